@@ -1,0 +1,240 @@
+//! What a check is: declared metadata plus a pure function over snapshots.
+
+use crate::model::{Finding, PageSnapshot, Severity, SiteSnapshot};
+use serde_json::{Map, Value};
+
+/// At most this many findings per check per page; the rest are counted in the last one's
+/// `evidence.omitted`.
+pub const MAX_FINDINGS_PER_CHECK_PER_PAGE: usize = 20;
+
+/// A check's declared metadata (the public catalogue is generated from it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CheckMeta {
+    /// `<category>.<subject>-<defect>`, public contract.
+    pub id: &'static str,
+    /// The default severity (a check may raise or lower it per finding, as documented).
+    pub severity: Severity,
+    /// One line naming the defect.
+    pub title: &'static str,
+    /// When it fires (`# Fires when`).
+    pub fires_when: &'static str,
+    /// Why it matters (`# Why it matters`).
+    pub description: &'static str,
+    /// What to do (`# How to fix`).
+    pub remediation: &'static str,
+    /// `CWE-<n>` where one applies.
+    pub cwe_id: Option<&'static str>,
+    /// The evidence keys its findings carry (`# Evidence`).
+    pub evidence_keys: &'static [&'static str],
+    /// Where to read more, when a public reference exists.
+    pub help_url: Option<&'static str>,
+}
+
+impl CheckMeta {
+    /// The category: the id's prefix.
+    pub fn category(&self) -> &'static str {
+        self.id.split_once('.').map_or(self.id, |(c, _)| c)
+    }
+}
+
+/// Thresholds (CHECKS.md defaults; configurable).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct Thresholds {
+    pub title_min_chars: usize,
+    pub title_max_chars: usize,
+    pub description_min_chars: usize,
+    pub description_max_chars: usize,
+    pub lcp_medium_ms: f64,
+    pub lcp_high_ms: f64,
+    pub cls_medium: f64,
+    pub cls_high: f64,
+    pub tbt_medium_ms: f64,
+    pub tbt_high_ms: f64,
+    pub fcp_low_ms: f64,
+    pub fcp_medium_ms: f64,
+    pub ttfb_low_ms: f64,
+    pub ttfb_medium_ms: f64,
+    pub page_weight_low_bytes: u64,
+    pub page_weight_medium_bytes: u64,
+    pub max_requests: u64,
+    pub render_blocking_ms: f64,
+    pub uncompressed_min_bytes: u64,
+    pub cache_min_seconds: u64,
+    pub dom_size_low: u64,
+    pub dom_size_medium: u64,
+    pub long_task_ms: f64,
+    pub image_oversize_factor: f64,
+    pub image_heavy_bytes: u64,
+    /// Below-the-fold distance, in viewport heights, beyond which an eager image is flagged.
+    pub lazy_viewports: f64,
+    pub redirect_max_hops: usize,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Thresholds {
+            title_min_chars: 10,
+            title_max_chars: 60,
+            description_min_chars: 50,
+            description_max_chars: 160,
+            lcp_medium_ms: 2500.0,
+            lcp_high_ms: 4000.0,
+            cls_medium: 0.1,
+            cls_high: 0.25,
+            tbt_medium_ms: 200.0,
+            tbt_high_ms: 600.0,
+            fcp_low_ms: 1800.0,
+            fcp_medium_ms: 3000.0,
+            ttfb_low_ms: 800.0,
+            ttfb_medium_ms: 1800.0,
+            page_weight_low_bytes: 2 * 1024 * 1024,
+            page_weight_medium_bytes: 4 * 1024 * 1024,
+            max_requests: 100,
+            render_blocking_ms: 500.0,
+            uncompressed_min_bytes: 1400,
+            cache_min_seconds: 86_400,
+            dom_size_low: 1500,
+            dom_size_medium: 3000,
+            long_task_ms: 250.0,
+            image_oversize_factor: 2.0,
+            image_heavy_bytes: 100 * 1024,
+            lazy_viewports: 2.0,
+            redirect_max_hops: 10,
+        }
+    }
+}
+
+/// Collects one check's findings for one page, applying the per-page cap.
+pub struct Findings<'a> {
+    meta: &'static CheckMeta,
+    out: &'a mut Vec<Finding>,
+    start: usize,
+    omitted: usize,
+}
+
+impl<'a> Findings<'a> {
+    pub fn new(meta: &'static CheckMeta, out: &'a mut Vec<Finding>) -> Self {
+        let start = out.len();
+        Findings { meta, out, start, omitted: 0 }
+    }
+
+    /// Reports a finding at the check's default severity.
+    pub fn report(&mut self, evidence: Map<String, Value>) {
+        self.report_with(self.meta.severity, evidence);
+    }
+
+    /// Reports a finding at a severity the check's documented rule chose.
+    pub fn report_with(&mut self, severity: Severity, evidence: Map<String, Value>) {
+        if self.out.len() - self.start >= MAX_FINDINGS_PER_CHECK_PER_PAGE {
+            self.omitted += 1;
+            return;
+        }
+        self.out.push(Finding {
+            check_id: self.meta.id.to_string(),
+            severity,
+            title: self.meta.title.to_string(),
+            description: self.meta.description.to_string(),
+            remediation: self.meta.remediation.to_string(),
+            cwe_id: self.meta.cwe_id.map(str::to_string),
+            evidence,
+        });
+    }
+
+    /// Reports a finding whose id is generated (axe rules: `accessibility.<rule>`), with its own
+    /// title, description and help.
+    pub fn report_dynamic(&mut self, finding: Finding) {
+        if self.out.len() - self.start >= MAX_FINDINGS_PER_CHECK_PER_PAGE * 10 {
+            self.omitted += 1;
+            return;
+        }
+        self.out.push(finding);
+    }
+}
+
+impl Drop for Findings<'_> {
+    fn drop(&mut self) {
+        if self.omitted > 0
+            && let Some(last) = self.out.last_mut()
+        {
+            last.evidence.insert("omitted".into(), Value::from(self.omitted as u64));
+        }
+    }
+}
+
+/// A check: metadata plus pure functions over snapshots. Implement `page` or `site` (or both).
+pub trait Check: Sync + Send {
+    fn meta(&self) -> &'static CheckMeta;
+
+    /// Judges one page.
+    fn page(&self, _page: &PageSnapshot, _thresholds: &Thresholds, _out: &mut Findings<'_>) {}
+
+    /// Judges the site once the crawl has ended.
+    fn site(&self, _site: &SiteSnapshot, _thresholds: &Thresholds, _out: &mut Findings<'_>) {}
+}
+
+/// Builds an evidence object: `evidence! { "url" => page.final_url, "value" => 3 }`.
+#[macro_export]
+macro_rules! evidence {
+    ($($k:expr => $v:expr),* $(,)?) => {{
+        #[allow(unused_mut)]
+        let mut map = ::serde_json::Map::new();
+        $( map.insert(($k).to_string(), ::serde_json::json!($v)); )*
+        map
+    }};
+}
+
+/// Declares a check: a unit struct with its documentation and its `META`.
+///
+/// ```ignore
+/// declare_check! {
+///     /// `<title>` is missing or empty.
+///     pub struct TitleMissing {
+///         id: "search.title-missing",
+///         severity: High,
+///         title: "Page has no title",
+///         fires_when: "no <title> or an empty one",
+///         description: "Why it matters ...",
+///         remediation: "What to do ...",
+///         cwe: None,
+///         evidence: ["url"],
+///         help_url: None,
+///     }
+/// }
+/// ```
+#[macro_export]
+macro_rules! declare_check {
+    (
+        $(#[$attr:meta])*
+        $vis:vis struct $name:ident {
+            id: $id:literal,
+            severity: $sev:ident,
+            title: $title:literal,
+            fires_when: $fires:literal,
+            description: $desc:literal,
+            remediation: $rem:literal,
+            cwe: $cwe:expr,
+            evidence: [$($ev:literal),* $(,)?],
+            help_url: $help:expr $(,)?
+        }
+    ) => {
+        $(#[$attr])*
+        #[derive(Debug, Clone, Copy, Default)]
+        $vis struct $name;
+
+        impl $name {
+            /// This check's declared metadata.
+            pub const META: $crate::checks::CheckMeta = $crate::checks::CheckMeta {
+                id: $id,
+                severity: $crate::model::Severity::$sev,
+                title: $title,
+                fires_when: $fires,
+                description: $desc,
+                remediation: $rem,
+                cwe_id: $cwe,
+                evidence_keys: &[$($ev),*],
+                help_url: $help,
+            };
+        }
+    };
+}

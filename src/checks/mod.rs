@@ -1,0 +1,9 @@
+//! The check catalogue: pure functions from snapshots to findings. Imports only `model`.
+
+pub mod check;
+pub mod registry;
+pub mod run;
+
+pub use check::{Check, CheckMeta, Findings, MAX_FINDINGS_PER_CHECK_PER_PAGE, Thresholds};
+pub use registry::{CHECKS, catalogue, find};
+pub use run::{run_page_checks, run_site_checks};

@@ -1,0 +1,15 @@
+//! Plain data shared by every layer: targets, severities, findings, snapshots. No I/O here.
+
+pub mod address_policy;
+pub mod category;
+pub mod finding;
+pub mod severity;
+pub mod snapshot;
+pub mod target;
+
+pub use address_policy::{AddressPolicy, BlockedRange};
+pub use category::{ACTIVE_ONLY_CATEGORIES, PASSIVE_CATEGORIES};
+pub use finding::{Finding, sort_findings};
+pub use severity::{Severity, SeverityCounts, UnknownSeverity};
+pub use snapshot::*;
+pub use target::{MAX_TARGET_LEN, Target, TargetError};
