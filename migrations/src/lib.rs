@@ -1,1 +1,15 @@
-pub fn placeholder() {}
+//! sitescan's schema migrations, the same for SQLite and PostgreSQL.
+
+pub use sea_orm_migration::prelude::*;
+
+mod m20261122_000001_init;
+
+/// Runs sitescan's migrations in order.
+pub struct Migrator;
+
+#[async_trait::async_trait]
+impl MigratorTrait for Migrator {
+    fn migrations() -> Vec<Box<dyn MigrationTrait>> {
+        vec![Box::new(m20261122_000001_init::Migration)]
+    }
+}

@@ -1,1 +1,18 @@
-//! TODO
+//! The API: one listener serving REST (transcoded from the proto's annotations), gRPC and
+//! gRPC-Web, with bearer tokens, per-token rate limits, quotas and the spec's error object.
+
+pub mod auth;
+pub mod convert;
+pub mod dto;
+pub mod error;
+pub mod health;
+pub mod limits;
+pub mod openapi;
+pub mod rest;
+pub mod router;
+pub mod service;
+pub mod startup;
+pub mod state;
+
+pub use limits::{DEFAULT_PER_MINUTE, DEFAULT_PER_SECOND, RateWindow};
+pub use startup::{ApiSettings, Application};

@@ -4,6 +4,8 @@ pub mod address_policy;
 pub mod category;
 pub mod finding;
 pub mod severity;
+pub mod report;
+pub mod scan_state;
 pub mod snapshot;
 pub mod target;
 
@@ -11,5 +13,7 @@ pub use address_policy::{AddressPolicy, BlockedRange};
 pub use category::{ACTIVE_ONLY_CATEGORIES, PASSIVE_CATEGORIES};
 pub use finding::{Finding, sort_findings};
 pub use severity::{Severity, SeverityCounts, UnknownSeverity};
+pub use report::{ReportError, ReportSummary};
+pub use scan_state::{ScanMode, ScanStatus, TriggeredBy};
 pub use snapshot::*;
 pub use target::{MAX_TARGET_LEN, Target, TargetError};

@@ -1,0 +1,165 @@
+//! Stored rows to protobuf messages, and JSON to and from `google.protobuf.Struct`.
+
+use crate::proto::v1 as pb;
+use crate::store::time::to_datetime;
+use crate::store::{FindingRow, ScanRow};
+use prost_types::value::Kind;
+use serde_json::{Map, Number, Value};
+
+pub fn timestamp(us: i64) -> prost_types::Timestamp {
+    prost_types::Timestamp { seconds: us.div_euclid(1_000_000), nanos: (us.rem_euclid(1_000_000) * 1000) as i32 }
+}
+
+/// Microseconds since the epoch of a protobuf timestamp.
+pub fn timestamp_us(ts: &prost_types::Timestamp) -> i64 {
+    ts.seconds * 1_000_000 + i64::from(ts.nanos) / 1000
+}
+
+pub fn status_to_proto(status: &str) -> pb::ScanStatus {
+    match status {
+        "queued" => pb::ScanStatus::Queued,
+        "running" => pb::ScanStatus::Running,
+        "completed" => pb::ScanStatus::Completed,
+        "failed" => pb::ScanStatus::Failed,
+        _ => pb::ScanStatus::Unspecified,
+    }
+}
+
+pub fn mode_to_proto(mode: &str) -> pb::ScanMode {
+    match mode {
+        "passive" => pb::ScanMode::Passive,
+        "active" => pb::ScanMode::Active,
+        _ => pb::ScanMode::Unspecified,
+    }
+}
+
+fn triggered_to_proto(t: &str) -> pb::TriggeredBy {
+    match t {
+        "manual" => pb::TriggeredBy::Manual,
+        "api" => pb::TriggeredBy::Api,
+        "schedule" => pb::TriggeredBy::Schedule,
+        "monitor" => pb::TriggeredBy::Monitor,
+        _ => pb::TriggeredBy::Unspecified,
+    }
+}
+
+pub fn severity_to_proto(s: &str) -> pb::Severity {
+    match s {
+        "critical" => pb::Severity::Critical,
+        "high" => pb::Severity::High,
+        "medium" => pb::Severity::Medium,
+        "low" => pb::Severity::Low,
+        "info" => pb::Severity::Info,
+        _ => pb::Severity::Unspecified,
+    }
+}
+
+pub fn scan_to_proto(row: &ScanRow) -> pb::Scan {
+    let counts: crate::model::SeverityCounts =
+        row.findings_count.as_deref().and_then(|c| serde_json::from_str(c).ok()).unwrap_or_default();
+    pb::Scan {
+        id: row.id.to_string(),
+        target_url: row.target_url.clone(),
+        target_hostname: row.target_hostname.clone(),
+        mode: mode_to_proto(&row.mode) as i32,
+        status: status_to_proto(&row.status) as i32,
+        started_at: row.started_at.map(timestamp),
+        completed_at: row.completed_at.map(timestamp),
+        findings_count: Some(pb::SeverityCounts {
+            critical: counts.critical,
+            high: counts.high,
+            medium: counts.medium,
+            low: counts.low,
+            info: counts.info,
+        }),
+        triggered_by: triggered_to_proto(&row.triggered_by) as i32,
+        created_at: Some(timestamp(row.created_at)),
+    }
+}
+
+pub fn finding_to_proto(row: &FindingRow) -> pb::Finding {
+    pb::Finding {
+        id: row.id.to_string(),
+        scan_id: row.scan_id.to_string(),
+        check_id: row.check_id.clone(),
+        severity: severity_to_proto(&row.severity) as i32,
+        title: row.title.clone(),
+        description: row.description.clone(),
+        evidence: row.evidence_json().as_ref().and_then(json_to_struct),
+        remediation: row.remediation.clone(),
+        cwe_id: row.cwe_id.clone(),
+        created_at: Some(timestamp(row.created_at)),
+    }
+}
+
+/// A JSON object as a Struct (`None` for non-objects).
+pub fn json_to_struct(value: &Value) -> Option<prost_types::Struct> {
+    match value {
+        Value::Object(map) => Some(prost_types::Struct {
+            fields: map.iter().map(|(k, v)| (k.clone(), json_to_value(v))).collect(),
+        }),
+        _ => None,
+    }
+}
+
+fn json_to_value(value: &Value) -> prost_types::Value {
+    let kind = match value {
+        Value::Null => Kind::NullValue(0),
+        Value::Bool(b) => Kind::BoolValue(*b),
+        Value::Number(n) => Kind::NumberValue(n.as_f64().unwrap_or(0.0)),
+        Value::String(s) => Kind::StringValue(s.clone()),
+        Value::Array(items) => {
+            Kind::ListValue(prost_types::ListValue { values: items.iter().map(json_to_value).collect() })
+        }
+        Value::Object(_) => Kind::StructValue(json_to_struct(value).unwrap_or_default()),
+    };
+    prost_types::Value { kind: Some(kind) }
+}
+
+/// A Struct as JSON. Struct numbers are doubles; whole numbers within 2^53 come back as integers
+/// (counts, sizes, statuses) so REST clients see `3`, not `3.0`.
+pub fn struct_to_json(s: &prost_types::Struct) -> Value {
+    let mut keys: Vec<&String> = s.fields.keys().collect();
+    keys.sort();
+    let map: Map<String, Value> = keys.into_iter().map(|k| (k.clone(), value_to_json(&s.fields[k]))).collect();
+    Value::Object(map)
+}
+
+fn value_to_json(v: &prost_types::Value) -> Value {
+    match &v.kind {
+        None | Some(Kind::NullValue(_)) => Value::Null,
+        Some(Kind::BoolValue(b)) => Value::Bool(*b),
+        Some(Kind::NumberValue(n)) => number(*n),
+        Some(Kind::StringValue(s)) => Value::String(s.clone()),
+        Some(Kind::ListValue(l)) => Value::Array(l.values.iter().map(value_to_json).collect()),
+        Some(Kind::StructValue(s)) => struct_to_json(s),
+    }
+}
+
+fn number(n: f64) -> Value {
+    const EXACT: f64 = 9_007_199_254_740_992.0;
+    if n.fract() == 0.0 && n.abs() < EXACT {
+        Value::Number(Number::from(n as i64))
+    } else {
+        Number::from_f64(n).map_or(Value::Null, Value::Number)
+    }
+}
+
+/// RFC 3339 (microseconds, `Z`) of a protobuf timestamp.
+pub fn rfc3339(ts: &prost_types::Timestamp) -> String {
+    to_datetime(timestamp_us(ts)).to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn struct_round_trip_keeps_integers() {
+        let v = json!({"a": 1, "b": 0.25, "c": [1, "x", null, true], "d": {"e": 1700000000}});
+        assert_eq!(struct_to_json(&json_to_struct(&v).unwrap()), v);
+        assert_eq!(timestamp_us(&timestamp(-1_500_001)), -1_500_001);
+        assert_eq!(rfc3339(&timestamp(1_700_000_000_000_001)), "2023-11-14T22:13:20.000001Z");
+    }
+}

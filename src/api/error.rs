@@ -1,0 +1,203 @@
+//! The API error object (spec section 7), built here and nowhere else, for REST and gRPC alike.
+//!
+//! A gRPC `Status` carries the same JSON object in its `details`, so the REST layer turns a
+//! `Status` back into exactly the body the service meant, and gRPC callers can read it too.
+
+use super::limits::RateLimitInfo;
+use crate::store::{QuotaExceeded, StoreError};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+/// One problem with the input: where (`path`, e.g. `target`, `limit`, `body`) and what.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Issue {
+    pub path: String,
+    pub message: String,
+}
+
+impl Issue {
+    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        Issue { path: path.into(), message: message.into() }
+    }
+}
+
+/// Everything the API can refuse with.
+#[derive(Debug)]
+pub enum ApiError {
+    InvalidInput(Vec<Issue>),
+    InvalidToken,
+    Forbidden(String),
+    NotFound,
+    MethodNotAllowed,
+    RateLimited(RateLimitInfo),
+    QuotaExceeded(QuotaExceeded),
+    Unavailable,
+    Internal(String),
+}
+
+impl ApiError {
+    pub fn invalid(path: impl Into<String>, message: impl Into<String>) -> Self {
+        ApiError::InvalidInput(vec![Issue::new(path, message)])
+    }
+
+    pub fn http_status(&self) -> StatusCode {
+        match self {
+            ApiError::InvalidInput(_) => StatusCode::BAD_REQUEST,
+            ApiError::InvalidToken => StatusCode::UNAUTHORIZED,
+            ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
+            ApiError::NotFound => StatusCode::NOT_FOUND,
+            ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::RateLimited(_) | ApiError::QuotaExceeded(_) => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn grpc_code(&self) -> tonic::Code {
+        match self {
+            ApiError::InvalidInput(_) => tonic::Code::InvalidArgument,
+            ApiError::InvalidToken => tonic::Code::Unauthenticated,
+            ApiError::Forbidden(_) => tonic::Code::PermissionDenied,
+            ApiError::NotFound => tonic::Code::NotFound,
+            ApiError::MethodNotAllowed => tonic::Code::Unimplemented,
+            ApiError::RateLimited(_) | ApiError::QuotaExceeded(_) => tonic::Code::ResourceExhausted,
+            ApiError::Unavailable => tonic::Code::Unavailable,
+            ApiError::Internal(_) => tonic::Code::Internal,
+        }
+    }
+
+    /// The spec's error object.
+    pub fn body(&self) -> Value {
+        match self {
+            ApiError::InvalidInput(issues) => json!({
+                "error": "invalid_input",
+                "message": issues.first().map_or("the input is invalid".to_string(), |i| {
+                    if i.path.is_empty() { i.message.clone() } else { format!("{}: {}", i.path, i.message) }
+                }),
+                "issues": issues,
+            }),
+            ApiError::InvalidToken => json!({
+                "error": "invalid_token",
+                "message": "the bearer token is missing, invalid or revoked",
+            }),
+            ApiError::Forbidden(why) => json!({"error": "forbidden", "message": why}),
+            ApiError::NotFound => json!({
+                "error": "not_found",
+                "message": "the resource does not exist or is not visible to the caller",
+            }),
+            ApiError::MethodNotAllowed => json!({
+                "error": "method_not_allowed",
+                "message": "the method is not allowed on this resource",
+            }),
+            ApiError::RateLimited(info) => json!({
+                "error": "rate_limited",
+                "message": format!("rate limit of {} requests exceeded; retry in {} s", info.limit, info.retry_after_secs()),
+                "retry_after_seconds": info.retry_after_secs(),
+            }),
+            ApiError::QuotaExceeded(q) => json!({
+                "error": "quota_exceeded",
+                "message": format!("the monthly scan quota of {} is used up", q.limit),
+                "retry_after_seconds": quota_retry_after(q),
+                "quota": {
+                    "limit": q.limit,
+                    "used": q.used,
+                    "resets_at": q.resets_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                },
+            }),
+            ApiError::Unavailable => json!({
+                "error": "unavailable",
+                "message": "the service is temporarily unavailable; retry shortly",
+            }),
+            ApiError::Internal(_) => json!({"error": "internal", "message": "internal error"}),
+        }
+    }
+
+    /// The headers that go with the error (the 429 family).
+    pub fn headers(&self) -> HeaderMap {
+        match self {
+            ApiError::RateLimited(info) => info.headers(),
+            ApiError::QuotaExceeded(q) => {
+                let info = RateLimitInfo {
+                    limit: q.limit.max(0) as u64,
+                    remaining: 0,
+                    reset_epoch: q.resets_at.timestamp().max(0) as u64,
+                    retry_after: Some(std::time::Duration::from_secs(quota_retry_after(q))),
+                };
+                info.headers()
+            }
+            ApiError::Unavailable => {
+                let mut h = HeaderMap::new();
+                h.insert("retry-after", HeaderValue::from_static("5"));
+                h
+            }
+            _ => HeaderMap::new(),
+        }
+    }
+
+    /// As a gRPC status: the code, the message, the JSON body in `details`, the headers as
+    /// metadata.
+    pub fn into_status(self) -> tonic::Status {
+        if let ApiError::Internal(why) = &self {
+            tracing::error!(error = %why, "internal error");
+        }
+        let body = self.body();
+        let message = body["message"].as_str().unwrap_or_default().to_string();
+        let metadata = tonic::metadata::MetadataMap::from_headers(self.headers());
+        tonic::Status::with_details_and_metadata(
+            self.grpc_code(),
+            message,
+            bytes::Bytes::from(body.to_string()),
+            metadata,
+        )
+    }
+}
+
+fn quota_retry_after(q: &QuotaExceeded) -> u64 {
+    (q.resets_at - chrono::Utc::now()).num_seconds().max(1) as u64
+}
+
+impl From<StoreError> for ApiError {
+    fn from(err: StoreError) -> Self {
+        if err.is_unavailable() { ApiError::Unavailable } else { ApiError::Internal(err.to_string()) }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        if let ApiError::Internal(why) = &self {
+            tracing::error!(error = %why, "internal error");
+        }
+        let mut response = (self.http_status(), axum::Json(self.body())).into_response();
+        response.headers_mut().extend(self.headers());
+        response
+    }
+}
+
+/// Turns a gRPC status from the service back into the REST response it stands for.
+pub fn status_into_response(status: tonic::Status) -> Response {
+    let body: Option<Value> = serde_json::from_slice(status.details()).ok().filter(|v: &Value| v.get("error").is_some());
+    let (code, body) = match body {
+        Some(body) => {
+            let code = match body["error"].as_str().unwrap_or_default() {
+                "invalid_input" => StatusCode::BAD_REQUEST,
+                "invalid_token" => StatusCode::UNAUTHORIZED,
+                "forbidden" => StatusCode::FORBIDDEN,
+                "not_found" => StatusCode::NOT_FOUND,
+                "method_not_allowed" => StatusCode::METHOD_NOT_ALLOWED,
+                "rate_limited" | "quota_exceeded" => StatusCode::TOO_MANY_REQUESTS,
+                "unavailable" => StatusCode::SERVICE_UNAVAILABLE,
+                _ => StatusCode::INTERNAL_SERVER_ERROR,
+            };
+            (code, body)
+        }
+        None => {
+            tracing::error!(code = ?status.code(), message = status.message(), "service status without details");
+            (StatusCode::INTERNAL_SERVER_ERROR, json!({"error": "internal", "message": "internal error"}))
+        }
+    };
+    let mut response = (code, axum::Json(body)).into_response();
+    response.headers_mut().extend(status.metadata().clone().into_headers());
+    response
+}

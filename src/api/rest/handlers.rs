@@ -1,0 +1,144 @@
+//! The REST handlers: admit the caller, read the input into the request message, call the one
+//! `ScanService` implementation, and shape its answer as the spec's JSON.
+
+use super::input::{Query, json_object};
+use crate::api::auth::Admitted;
+use crate::api::dto::{CreateScanDto, GetScanDto, ListFindingsDto, ListScansDto};
+use crate::api::error::{ApiError, Issue, status_into_response};
+use crate::api::service::ScanApi;
+use crate::proto::v1 as pb;
+use crate::proto::v1::scan_service_server::ScanService;
+use crate::store::{SCOPE_READ, SCOPE_WRITE};
+use axum::Json;
+use axum::body::Body;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use serde_json::Value;
+
+/// Authenticates, rate-limits and checks the scope; on refusal, the error response.
+async fn admit(api: &ScanApi, headers: &HeaderMap, scope: &str) -> Result<Admitted, Response> {
+    let auth = headers.get(axum::http::header::AUTHORIZATION).and_then(|v| v.to_str().ok());
+    let admitted = api.state().admit(auth).await.map_err(IntoResponse::into_response)?;
+    admitted.require(scope).map_err(|e| with_rate_headers(e.into_response(), &admitted))?;
+    Ok(admitted)
+}
+
+fn with_rate_headers(mut response: Response, who: &Admitted) -> Response {
+    for (name, value) in who.rate.headers() {
+        if let Some(name) = name
+            && !response.headers().contains_key(&name)
+        {
+            response.headers_mut().insert(name, value);
+        }
+    }
+    response
+}
+
+fn request<T>(message: T, who: Admitted) -> tonic::Request<T> {
+    let mut req = tonic::Request::new(message);
+    req.extensions_mut().insert(who);
+    req
+}
+
+fn reply<T, D: Serialize + From<T>>(status: StatusCode, result: Result<tonic::Response<T>, tonic::Status>) -> Response {
+    match result {
+        Ok(resp) => {
+            let (meta, body, _) = resp.into_parts();
+            let mut response = (status, Json(D::from(body))).into_response();
+            response.headers_mut().extend(meta.into_headers());
+            response
+        }
+        Err(status) => status_into_response(status),
+    }
+}
+
+/// `POST /api/v1/scans`
+pub async fn create_scan(State(api): State<ScanApi>, headers: HeaderMap, body: Body) -> Response {
+    let who = match admit(&api, &headers, SCOPE_WRITE).await {
+        Ok(w) => w,
+        Err(r) => return r,
+    };
+    let object = match json_object(body, &["target"]).await {
+        Ok(o) => o,
+        Err(e) => return with_rate_headers(e.into_response(), &who),
+    };
+    let target = match object.get("target") {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Null) | None => {
+            return with_rate_headers(ApiError::invalid("target", "is required").into_response(), &who);
+        }
+        Some(_) => return with_rate_headers(ApiError::invalid("target", "must be a string").into_response(), &who),
+    };
+    let result = api.create_scan(request(pb::CreateScanRequest { target }, who)).await;
+    reply::<_, CreateScanDto>(StatusCode::CREATED, result)
+}
+
+/// `GET /api/v1/scans`
+pub async fn list_scans(State(api): State<ScanApi>, headers: HeaderMap, RawQuery(raw): RawQuery) -> Response {
+    let who = match admit(&api, &headers, SCOPE_READ).await {
+        Ok(w) => w,
+        Err(r) => return r,
+    };
+    let query = match Query::parse(raw.as_deref()) {
+        Ok(q) => q,
+        Err(e) => return with_rate_headers(e.into_response(), &who),
+    };
+    let mut issues = Vec::new();
+    let limit = query.integer("limit", &mut issues);
+    if !issues.is_empty() {
+        return with_rate_headers(ApiError::InvalidInput(issues).into_response(), &who);
+    }
+    let message = pb::ListScansRequest { limit, cursor: query.string("cursor") };
+    reply::<_, ListScansDto>(StatusCode::OK, api.list_scans(request(message, who)).await)
+}
+
+/// `GET /api/v1/scans/{scanId}`
+pub async fn get_scan(
+    State(api): State<ScanApi>,
+    headers: HeaderMap,
+    Path(scan_id): Path<String>,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    let who = match admit(&api, &headers, SCOPE_READ).await {
+        Ok(w) => w,
+        Err(r) => return r,
+    };
+    let query = match Query::parse(raw.as_deref()) {
+        Ok(q) => q,
+        Err(e) => return with_rate_headers(e.into_response(), &who),
+    };
+    let mut issues: Vec<Issue> = Vec::new();
+    let include_findings = query.boolean("include_findings", &mut issues);
+    if !issues.is_empty() {
+        return with_rate_headers(ApiError::InvalidInput(issues).into_response(), &who);
+    }
+    let message = pb::GetScanRequest { scan_id, include_findings };
+    reply::<_, GetScanDto>(StatusCode::OK, api.get_scan(request(message, who)).await)
+}
+
+/// `GET /api/v1/findings`
+pub async fn list_findings(State(api): State<ScanApi>, headers: HeaderMap, RawQuery(raw): RawQuery) -> Response {
+    let who = match admit(&api, &headers, SCOPE_READ).await {
+        Ok(w) => w,
+        Err(r) => return r,
+    };
+    let query = match Query::parse(raw.as_deref()) {
+        Ok(q) => q,
+        Err(e) => return with_rate_headers(e.into_response(), &who),
+    };
+    let mut issues = Vec::new();
+    let limit = query.integer("limit", &mut issues);
+    if !issues.is_empty() {
+        return with_rate_headers(ApiError::InvalidInput(issues).into_response(), &who);
+    }
+    let message = pb::ListFindingsRequest {
+        severity: query.string("severity"),
+        check_id: query.string("check_id"),
+        since: query.string("since"),
+        limit,
+        cursor: query.string("cursor"),
+    };
+    reply::<_, ListFindingsDto>(StatusCode::OK, api.list_findings(request(message, who)).await)
+}

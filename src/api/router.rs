@@ -1,0 +1,147 @@
+//! The one router: REST routes, gRPC (+ gRPC-Web) on its service path, gRPC health and
+//! reflection, OpenAPI, health probes, and JSON errors for everything else.
+
+use super::error::ApiError;
+use super::service::ScanApi;
+use super::{health, openapi, rest};
+use crate::proto::FILE_DESCRIPTOR_SET;
+use crate::proto::v1::scan_service_server::ScanServiceServer;
+use axum::Router;
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use http_body_util::BodyExt;
+use std::collections::BTreeMap;
+use tower::Layer;
+use tracing::Instrument;
+
+/// The header carrying the request id (taken from the caller when sane, else generated).
+pub const REQUEST_ID: &str = "x-request-id";
+
+/// Builds the whole router over a service.
+pub fn build(api: ScanApi) -> Router {
+    let mut rest_router: Router<ScanApi> = Router::new();
+    let mut by_path: BTreeMap<&str, axum::routing::MethodRouter<ScanApi>> = BTreeMap::new();
+    for (_, path, route) in rest::routes() {
+        let merged = match by_path.remove(path) {
+            Some(existing) => existing.merge(route),
+            None => route,
+        };
+        by_path.insert(path, merged);
+    }
+    for (path, route) in by_path {
+        rest_router = rest_router.route(path, route);
+    }
+
+    let grpc = tonic_web::GrpcWebLayer::new().layer(ScanServiceServer::new(api.clone()));
+    let (_health_reporter, health_service) = tonic_health::server::health_reporter();
+    let reflection_v1 = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1();
+    let reflection_v1alpha = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1alpha();
+    let cors = tower_http::cors::CorsLayer::new()
+        .allow_origin(tower_http::cors::Any)
+        .allow_methods([Method::POST, Method::OPTIONS])
+        .allow_headers(tower_http::cors::Any)
+        .expose_headers(tower_http::cors::Any);
+
+    let mut router = rest_router
+        .route("/docs/api/openapi", get(openapi::serve))
+        .route("/healthz", get(health::healthz))
+        .route("/readyz", get(health::readyz))
+        .fallback(not_found)
+        .with_state(api);
+    router = router
+        .route_service("/sitescan.v1.ScanService/{*rest}", cors.layer(grpc))
+        .route_service("/grpc.health.v1.Health/{*rest}", health_service);
+    if let Ok(svc) = reflection_v1 {
+        router = router.route_service("/grpc.reflection.v1.ServerReflection/{*rest}", svc);
+    }
+    if let Ok(svc) = reflection_v1alpha {
+        router = router.route_service("/grpc.reflection.v1alpha.ServerReflection/{*rest}", svc);
+    }
+    router
+        .layer(middleware::from_fn(json_errors))
+        .layer(tower_http::catch_panic::CatchPanicLayer::custom(panic_response))
+        .layer(middleware::from_fn(request_id))
+}
+
+async fn not_found() -> Response {
+    ApiError::NotFound.into_response()
+}
+
+fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    ApiError::Internal("handler panicked".into()).into_response()
+}
+
+/// Gives every request an id (echoed as `x-request-id`) and a tracing span.
+async fn request_id(mut req: Request, next: Next) -> Response {
+    let id = req
+        .headers()
+        .get(REQUEST_ID)
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| !v.is_empty() && v.len() <= 64 && v.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'))
+        .map(str::to_string)
+        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+    if let Ok(v) = HeaderValue::from_str(&id) {
+        req.headers_mut().insert(REQUEST_ID, v);
+    }
+    let span = tracing::info_span!("request", request_id = %id, method = %req.method(), path = %req.uri().path());
+    let started = std::time::Instant::now();
+    let mut response = next.run(req).instrument(span.clone()).await;
+    span.in_scope(|| {
+        tracing::info!(status = response.status().as_u16(), elapsed_ms = started.elapsed().as_millis() as u64, "served");
+    });
+    if let Ok(v) = HeaderValue::from_str(&id) {
+        response.headers_mut().insert(REQUEST_ID, v);
+    }
+    response
+}
+
+/// Makes sure no error leaves without the JSON error object: framework rejections (405, 413,
+/// 415, extractor errors) become the spec's shape, their headers (e.g. `Allow`) kept.
+async fn json_errors(req: Request, next: Next) -> Response {
+    let grpc = req.uri().path().starts_with("/sitescan.v1.")
+        || req.uri().path().starts_with("/grpc.")
+        || req.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|c| c.starts_with("application/grpc"));
+    let response = next.run(req).await;
+    let status = response.status();
+    if grpc || !(status.is_client_error() || status.is_server_error()) {
+        return response;
+    }
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|c| c.starts_with("application/json"));
+    if is_json {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let detail = match body.collect().await {
+        Ok(b) => String::from_utf8_lossy(&b.to_bytes()).chars().take(300).collect::<String>(),
+        Err(_) => String::new(),
+    };
+    let error = match status {
+        StatusCode::METHOD_NOT_ALLOWED => ApiError::MethodNotAllowed,
+        StatusCode::NOT_FOUND => ApiError::NotFound,
+        s if s.is_server_error() => ApiError::Internal(detail),
+        _ => ApiError::invalid("", if detail.is_empty() { status.to_string() } else { detail }),
+    };
+    let body = serde_json::to_vec(&error.body()).unwrap_or_default();
+    if status.is_server_error() {
+        parts.status = StatusCode::INTERNAL_SERVER_ERROR;
+    } else if status != StatusCode::METHOD_NOT_ALLOWED && status != StatusCode::NOT_FOUND {
+        parts.status = StatusCode::BAD_REQUEST;
+    }
+    parts.headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, Body::from(body))
+}

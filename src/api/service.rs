@@ -1,0 +1,272 @@
+//! The one implementation of `sitescan.v1.ScanService`. gRPC calls it directly; the REST handlers
+//! build the same request messages and call it in-process.
+
+use super::auth::Admitted;
+use super::convert::{finding_to_proto, json_to_struct, mode_to_proto, scan_to_proto, status_to_proto};
+use super::error::ApiError;
+use super::state::AppState;
+use crate::model::{ScanMode, Severity, Target, TriggeredBy};
+use crate::proto::v1 as pb;
+use crate::store::time::to_rfc3339;
+use crate::store::{CreateOutcome, CursorKind, FindingFilter, Position, SCOPE_READ, SCOPE_WRITE};
+use serde_json::{Value, json};
+use std::sync::Arc;
+use tonic::{Request, Response, Status};
+use uuid::Uuid;
+
+/// Page size bounds of `ListScans`.
+pub const SCANS_LIMIT: (i64, i64, i64) = (1, 50, 100);
+/// Page size bounds of `ListFindings` (min, default, max).
+pub const FINDINGS_LIMIT: (i64, i64, i64) = (1, 100, 200);
+/// Longest `check_id` filter accepted.
+const MAX_CHECK_ID_LEN: usize = 200;
+
+/// The service.
+#[derive(Debug, Clone)]
+pub struct ScanApi {
+    state: Arc<AppState>,
+}
+
+impl ScanApi {
+    pub fn new(state: Arc<AppState>) -> Self {
+        ScanApi { state }
+    }
+
+    pub fn state(&self) -> &Arc<AppState> {
+        &self.state
+    }
+
+    /// The caller, admitted by the REST layer already or now from the gRPC metadata.
+    async fn admitted<T>(&self, req: &Request<T>) -> Result<Admitted, Status> {
+        if let Some(admitted) = req.extensions().get::<Admitted>() {
+            return Ok(admitted.clone());
+        }
+        let auth = req.metadata().get("authorization").and_then(|v| v.to_str().ok());
+        self.state.admit(auth).await.map_err(ApiError::into_status)
+    }
+
+    async fn create(&self, who: &Admitted, req: pb::CreateScanRequest) -> Result<pb::CreateScanResponse, ApiError> {
+        who.require(SCOPE_WRITE)?;
+        let target = Target::parse(&req.target, &self.state.policy).map_err(|e| ApiError::invalid("target", e.to_string()))?;
+        match self.state.store.create_scan(who.org(), &target, ScanMode::Passive, TriggeredBy::Api, None).await? {
+            CreateOutcome::Created(row) => Ok(pb::CreateScanResponse {
+                id: row.id.to_string(),
+                status: status_to_proto(&row.status) as i32,
+                target: row.target_url,
+                mode: mode_to_proto(&row.mode) as i32,
+            }),
+            CreateOutcome::QuotaExceeded(q) => Err(ApiError::QuotaExceeded(q)),
+        }
+    }
+
+    async fn list(&self, who: &Admitted, req: pb::ListScansRequest) -> Result<pb::ListScansResponse, ApiError> {
+        who.require(SCOPE_READ)?;
+        let limit = check_limit(req.limit, SCANS_LIMIT)?;
+        let cursor = self.cursor(CursorKind::Scans, req.cursor.as_deref())?;
+        let page = self.state.store.list_scans(who.org(), limit, cursor).await?;
+        Ok(pb::ListScansResponse { scans: page.rows.iter().map(scan_to_proto).collect(), next_cursor: page.next_cursor })
+    }
+
+    async fn get(&self, who: &Admitted, req: pb::GetScanRequest) -> Result<pb::GetScanResponse, ApiError> {
+        who.require(SCOPE_READ)?;
+        let id = Uuid::parse_str(&req.scan_id).map_err(|_| ApiError::NotFound)?;
+        let scan = self.state.store.scan(who.org(), id).await?.ok_or(ApiError::NotFound)?;
+        let report = match scan.report.as_deref() {
+            None => None,
+            Some(stored) => {
+                let stored: Value = serde_json::from_str(stored).map_err(|e| ApiError::Internal(e.to_string()))?;
+                let mut report = json!({ "summary": stored.get("summary").cloned().unwrap_or(Value::Null) });
+                if req.include_findings {
+                    report["pages"] = self.pages_json(id).await?;
+                    report["findings"] = self.findings_json(id).await?;
+                }
+                json_to_struct(&report)
+            }
+        };
+        Ok(pb::GetScanResponse { scan: Some(scan_to_proto(&scan)), report })
+    }
+
+    async fn pages_json(&self, scan: Uuid) -> Result<Value, ApiError> {
+        let pages = self.state.store.scan_pages(scan).await?;
+        Ok(Value::Array(
+            pages
+                .iter()
+                .map(|p| {
+                    let metrics: Value =
+                        p.metrics.as_deref().and_then(|m| serde_json::from_str(m).ok()).unwrap_or(Value::Null);
+                    let error: Value = p.error.as_deref().and_then(|e| serde_json::from_str(e).ok()).unwrap_or(Value::Null);
+                    json!({
+                        "url": p.url,
+                        "final_url": p.final_url,
+                        "status": p.status,
+                        "title": p.title,
+                        "metrics": metrics,
+                        "error": error,
+                    })
+                })
+                .collect(),
+        ))
+    }
+
+    async fn findings_json(&self, scan: Uuid) -> Result<Value, ApiError> {
+        let findings = self.state.store.scan_findings(scan).await?;
+        Ok(Value::Array(
+            findings
+                .iter()
+                .map(|f| {
+                    json!({
+                        "id": f.id.to_string(),
+                        "scan_id": f.scan_id.to_string(),
+                        "check_id": f.check_id,
+                        "severity": f.severity,
+                        "title": f.title,
+                        "description": f.description,
+                        "evidence": f.evidence_json(),
+                        "remediation": f.remediation,
+                        "cwe_id": f.cwe_id,
+                        "created_at": to_rfc3339(f.created_at),
+                    })
+                })
+                .collect(),
+        ))
+    }
+
+    async fn findings(&self, who: &Admitted, req: pb::ListFindingsRequest) -> Result<pb::ListFindingsResponse, ApiError> {
+        who.require(SCOPE_READ)?;
+        let mut issues = Vec::new();
+        let limit = check_limit(req.limit, FINDINGS_LIMIT);
+        let cursor = self.cursor(CursorKind::Findings, req.cursor.as_deref());
+        let mut filter = FindingFilter::default();
+        if let Some(list) = req.severity.as_deref() {
+            match parse_severities(list) {
+                Ok(s) => filter.severities = s,
+                Err(e) => issues.push(e),
+            }
+        }
+        if let Some(since) = req.since.as_deref() {
+            match chrono::DateTime::parse_from_rfc3339(since.trim()) {
+                Ok(t) => filter.since = Some(t.timestamp_micros()),
+                Err(_) => issues.push(super::error::Issue::new(
+                    "since",
+                    "must be an RFC 3339 date-time such as 2026-01-31T00:00:00Z",
+                )),
+            }
+        }
+        if let Some(check) = req.check_id.as_deref() {
+            if check.len() > MAX_CHECK_ID_LEN {
+                issues.push(super::error::Issue::new("check_id", format!("must be at most {MAX_CHECK_ID_LEN} characters")));
+            } else if !check.is_empty() {
+                filter.check_id = Some(check.to_string());
+            }
+        }
+        let (limit, cursor) = match (limit, cursor) {
+            (Ok(l), Ok(c)) if issues.is_empty() => (l, c),
+            (l, c) => {
+                for err in [l.err(), c.err()].into_iter().flatten() {
+                    if let ApiError::InvalidInput(mut more) = err {
+                        issues.append(&mut more);
+                    }
+                }
+                return Err(ApiError::InvalidInput(issues));
+            }
+        };
+        let page = self.state.store.list_findings(who.org(), &filter, limit, cursor).await?;
+        Ok(pb::ListFindingsResponse {
+            findings: page.rows.iter().map(finding_to_proto).collect(),
+            next_cursor: page.next_cursor,
+        })
+    }
+
+    fn cursor(&self, kind: CursorKind, cursor: Option<&str>) -> Result<Option<Position>, ApiError> {
+        match cursor.map(str::trim) {
+            None | Some("") => Ok(None),
+            Some(c) => self
+                .state
+                .store
+                .cursors()
+                .decode(kind, c)
+                .map(Some)
+                .map_err(|e| ApiError::invalid("cursor", e.to_string())),
+        }
+    }
+}
+
+fn check_limit(limit: Option<i64>, (min, default, max): (i64, i64, i64)) -> Result<u64, ApiError> {
+    match limit {
+        None => Ok(default as u64),
+        Some(l) if (min..=max).contains(&l) => Ok(l as u64),
+        Some(_) => Err(ApiError::invalid("limit", format!("must be an integer from {min} to {max}"))),
+    }
+}
+
+fn parse_severities(list: &str) -> Result<Vec<Severity>, super::error::Issue> {
+    let mut out = Vec::new();
+    for part in list.split(',') {
+        let part = part.trim();
+        let severity = part.parse::<Severity>().map_err(|_| {
+            super::error::Issue::new(
+                "severity",
+                format!("unknown severity {part:?}: expected a comma-separated list of critical, high, medium, low, info"),
+            )
+        })?;
+        if !out.contains(&severity) {
+            out.push(severity);
+        }
+    }
+    Ok(out)
+}
+
+/// Wraps a result in a gRPC response carrying the rate-limit headers as metadata.
+fn respond<T>(who: &Admitted, result: Result<T, ApiError>) -> Result<Response<T>, Status> {
+    let headers = who.rate.headers();
+    match result {
+        Ok(body) => {
+            let mut response = Response::new(body);
+            *response.metadata_mut() = tonic::metadata::MetadataMap::from_headers(headers);
+            Ok(response)
+        }
+        Err(err) => {
+            let mut status = err.into_status();
+            let meta = status.metadata_mut();
+            for (name, value) in headers.iter() {
+                if !meta.contains_key(name.as_str())
+                    && let Ok(v) = tonic::metadata::MetadataValue::try_from(value.as_bytes())
+                    && let Ok(k) = tonic::metadata::MetadataKey::from_bytes(name.as_str().as_bytes())
+                {
+                    meta.insert(k, v);
+                }
+            }
+            Err(status)
+        }
+    }
+}
+
+#[tonic::async_trait]
+impl pb::scan_service_server::ScanService for ScanApi {
+    async fn create_scan(&self, req: Request<pb::CreateScanRequest>) -> Result<Response<pb::CreateScanResponse>, Status> {
+        let who = self.admitted(&req).await?;
+        let result = self.create(&who, req.into_inner()).await;
+        respond(&who, result)
+    }
+
+    async fn list_scans(&self, req: Request<pb::ListScansRequest>) -> Result<Response<pb::ListScansResponse>, Status> {
+        let who = self.admitted(&req).await?;
+        let result = self.list(&who, req.into_inner()).await;
+        respond(&who, result)
+    }
+
+    async fn get_scan(&self, req: Request<pb::GetScanRequest>) -> Result<Response<pb::GetScanResponse>, Status> {
+        let who = self.admitted(&req).await?;
+        let result = self.get(&who, req.into_inner()).await;
+        respond(&who, result)
+    }
+
+    async fn list_findings(
+        &self,
+        req: Request<pb::ListFindingsRequest>,
+    ) -> Result<Response<pb::ListFindingsResponse>, Status> {
+        let who = self.admitted(&req).await?;
+        let result = self.findings(&who, req.into_inner()).await;
+        respond(&who, result)
+    }
+}

@@ -1,0 +1,46 @@
+//! Binding the listener and serving the router (HTTP/1.1 and h2c on one port) until shutdown.
+
+use super::limits::RateWindow;
+use super::router;
+use super::service::ScanApi;
+use super::state::AppState;
+use crate::model::AddressPolicy;
+use crate::store::Store;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+/// What the API needs to start.
+#[derive(Debug, Clone)]
+pub struct ApiSettings {
+    pub listen: String,
+    pub rate_windows: Vec<RateWindow>,
+    pub policy: AddressPolicy,
+}
+
+/// A bound, not yet serving, API.
+pub struct Application {
+    listener: tokio::net::TcpListener,
+    router: axum::Router,
+    addr: SocketAddr,
+}
+
+impl Application {
+    /// Binds `settings.listen` (port 0 picks a free port) and builds the router.
+    pub async fn build(settings: &ApiSettings, store: Store) -> std::io::Result<Application> {
+        let listener = tokio::net::TcpListener::bind(&settings.listen).await?;
+        let addr = listener.local_addr()?;
+        let state = Arc::new(AppState::new(store, settings.rate_windows.clone(), settings.policy.clone()));
+        let router = router::build(ScanApi::new(state));
+        Ok(Application { listener, router, addr })
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Serves until `shutdown` resolves, then drains in-flight requests.
+    pub async fn run_until(self, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
+        axum::serve(self.listener, self.router.into_make_service()).with_graceful_shutdown(shutdown).await
+    }
+}

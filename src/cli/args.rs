@@ -1,0 +1,233 @@
+//! The command line (DESIGN.md "The command line"): every flag has a `SITESCAN_*` fallback.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// sitescan: scans live websites for quality problems in a real headless Chromium.
+#[derive(Debug, Parser)]
+#[command(name = "sitescan", version = crate::cli::version::long_version(), about, propagate_version = true)]
+pub struct Cli {
+    /// Log format.
+    #[arg(long, global = true, env = "SITESCAN_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the API (REST, gRPC and gRPC-Web on one port) and, by default, scan workers.
+    Serve(ServeArgs),
+    /// Run scan workers only, against the same database as the API.
+    Worker(WorkerArgs),
+    /// Scan one site in-process (no server, no database file) and print the report.
+    Scan(ScanArgs),
+    /// Create, list and revoke API tokens.
+    #[command(subcommand)]
+    Token(TokenCommand),
+    /// Manage organisations.
+    #[command(subcommand)]
+    Org(OrgCommand),
+    /// List the check catalogue.
+    Checks(ChecksArgs),
+    /// Apply pending database migrations.
+    Migrate(DatabaseArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct DatabaseArgs {
+    /// Database URL: `sqlite://FILE?mode=rwc` (embedded default) or `postgres://USER@HOST/DB`.
+    #[arg(long = "database", env = "SITESCAN_DATABASE_URL", default_value = crate::store::DEFAULT_DATABASE_URL)]
+    pub database: String,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct PolicyArgs {
+    /// Let scans reach this address range despite the private-address policy (repeatable),
+    /// e.g. `127.0.0.1/32` to scan a site on loopback.
+    #[arg(long = "allow-target", env = "SITESCAN_ALLOW_TARGET", value_delimiter = ',')]
+    pub allow_target: Vec<ipnet::IpNet>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct BrowserArgs {
+    /// Chromium processes to launch.
+    #[arg(long, env = "SITESCAN_BROWSERS", default_value_t = 1)]
+    pub browsers: usize,
+    /// Concurrent pages per Chromium process.
+    #[arg(long, env = "SITESCAN_PAGES_PER_BROWSER", default_value_t = 4)]
+    pub pages_per_browser: usize,
+    /// Use a remote Chromium over CDP instead of launching one (repeatable), e.g.
+    /// `ws://127.0.0.1:9222/devtools/browser/<id>`.
+    #[arg(long = "cdp", env = "SITESCAN_CDP", value_delimiter = ',')]
+    pub cdp: Vec<String>,
+    /// The Chromium binary (default: SITESCAN_CHROMIUM, /usr/bin/chromium, chromium-headless-shell,
+    /// google-chrome).
+    #[arg(long, env = "SITESCAN_CHROMIUM")]
+    pub chromium: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct CrawlArgs {
+    /// Pages to render per scan.
+    #[arg(long, env = "SITESCAN_MAX_PAGES", default_value_t = crate::scan::DEFAULT_MAX_PAGES)]
+    pub max_pages: usize,
+    /// Link depth from the start page.
+    #[arg(long, env = "SITESCAN_MAX_DEPTH", default_value_t = crate::scan::DEFAULT_MAX_DEPTH)]
+    pub max_depth: u32,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct WorkerPoolArgs {
+    /// How long a claimed scan's lease lasts before another worker may take it over (seconds);
+    /// renewed while the scan runs.
+    #[arg(long, env = "SITESCAN_LEASE_SECONDS", default_value_t = crate::scan::DEFAULT_LEASE_SECONDS)]
+    pub lease_seconds: u64,
+    /// Claims after which a scan that keeps losing its worker is failed.
+    #[arg(long, env = "SITESCAN_MAX_ATTEMPTS", default_value_t = crate::store::jobs::DEFAULT_MAX_ATTEMPTS)]
+    pub max_attempts: i32,
+    /// How often an idle worker looks for queued scans (milliseconds).
+    #[arg(long, env = "SITESCAN_POLL_MS", default_value_t = crate::scan::DEFAULT_POLL_MS)]
+    pub poll_ms: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on (REST, gRPC and gRPC-Web share it).
+    #[arg(long, env = "SITESCAN_LISTEN", default_value = "127.0.0.1:8080")]
+    pub listen: String,
+    #[command(flatten)]
+    pub db: DatabaseArgs,
+    /// Scan workers to run in this process.
+    #[arg(long, env = "SITESCAN_WORKERS", default_value_t = 1, conflicts_with = "no_workers")]
+    pub workers: usize,
+    /// Run the API only (workers run elsewhere with `sitescan worker`).
+    #[arg(long, env = "SITESCAN_NO_WORKERS")]
+    pub no_workers: bool,
+    #[command(flatten)]
+    pub policy: PolicyArgs,
+    /// Burst rate limit per token (requests per second).
+    #[arg(long, env = "SITESCAN_RATE_LIMIT_PER_SECOND", default_value_t = crate::api::DEFAULT_PER_SECOND)]
+    pub rate_limit_per_second: u32,
+    /// Steady rate limit per token (requests per minute).
+    #[arg(long, env = "SITESCAN_RATE_LIMIT_PER_MINUTE", default_value_t = crate::api::DEFAULT_PER_MINUTE)]
+    pub rate_limit_per_minute: u32,
+    #[command(flatten)]
+    pub browser: BrowserArgs,
+    #[command(flatten)]
+    pub crawl: CrawlArgs,
+    #[command(flatten)]
+    pub jobs: WorkerPoolArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct WorkerArgs {
+    #[command(flatten)]
+    pub db: DatabaseArgs,
+    /// Scan workers to run in this process.
+    #[arg(long, env = "SITESCAN_WORKERS", default_value_t = 1)]
+    pub workers: usize,
+    #[command(flatten)]
+    pub policy: PolicyArgs,
+    #[command(flatten)]
+    pub browser: BrowserArgs,
+    #[command(flatten)]
+    pub crawl: CrawlArgs,
+    #[command(flatten)]
+    pub jobs: WorkerPoolArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    Text,
+    Json,
+    Sarif,
+    Junit,
+    Html,
+}
+
+#[derive(Debug, Args)]
+pub struct ScanArgs {
+    /// The site to scan: a URL or a bare hostname.
+    pub url: String,
+    /// Report format (default: text).
+    #[arg(long, env = "SITESCAN_FORMAT", value_enum, default_value_t = ReportFormat::Text)]
+    pub format: ReportFormat,
+    /// Write the report to this file instead of stdout.
+    #[arg(long, short = 'o')]
+    pub output: Option<PathBuf>,
+    /// Exit with status 1 when a finding at or above this severity exists.
+    #[arg(long, env = "SITESCAN_FAIL_ON")]
+    pub fail_on: Option<crate::model::Severity>,
+    #[command(flatten)]
+    pub policy: PolicyArgs,
+    #[command(flatten)]
+    pub browser: BrowserArgs,
+    #[command(flatten)]
+    pub crawl: CrawlArgs,
+    /// No progress bar on stderr.
+    #[arg(long, env = "SITESCAN_QUIET")]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TokenCommand {
+    /// Create a token; prints the plaintext token as the only line on stdout (shown once).
+    Create {
+        /// The organisation (created if new).
+        #[arg(long, env = "SITESCAN_ORG")]
+        org: String,
+        /// A name to recognise the token by.
+        #[arg(long)]
+        name: Option<String>,
+        /// Scopes: scans:read, scans:write (repeatable; default both).
+        #[arg(long = "scope")]
+        scope: Vec<String>,
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
+    /// List an organisation's tokens (never their plaintext).
+    List {
+        #[arg(long, env = "SITESCAN_ORG")]
+        org: String,
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
+    /// Revoke a token by its id or its plaintext.
+    Revoke {
+        id_or_token: String,
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum OrgCommand {
+    /// Create an organisation or change its settings.
+    Set {
+        org: String,
+        /// Scans the organisation may create per calendar month (UTC).
+        #[arg(long)]
+        monthly_scan_quota: Option<i64>,
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct ChecksArgs {
+    #[arg(long, value_enum, default_value_t = ChecksFormat::Text)]
+    pub format: ChecksFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ChecksFormat {
+    Text,
+    Json,
+}

@@ -1,0 +1,44 @@
+//! `sitescan serve`: the API on one port and, unless `--no-workers`, scan workers in-process.
+
+use super::args::ServeArgs;
+use super::admin::redact;
+use crate::api::{ApiSettings, Application, RateWindow};
+use crate::model::AddressPolicy;
+use crate::store::Store;
+use anyhow::Context;
+
+pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
+    let store = Store::open(&args.db.database, true)
+        .await
+        .with_context(|| format!("opening the database {}", redact(&args.db.database)))?;
+    let policy = AddressPolicy::new(args.policy.allow_target.clone());
+    let settings = ApiSettings {
+        listen: args.listen.clone(),
+        rate_windows: vec![
+            RateWindow::per_second(args.rate_limit_per_second),
+            RateWindow::per_minute(args.rate_limit_per_minute),
+        ],
+        policy: policy.clone(),
+    };
+    let app = Application::build(&settings, store.clone()).await.with_context(|| format!("listening on {}", args.listen))?;
+    tracing::info!(addr = %app.addr(), database = %redact(&args.db.database), "sitescan API listening");
+    eprintln!("sitescan {} listening on http://{}", crate::VERSION, app.addr());
+    let workers = if args.no_workers {
+        None
+    } else {
+        Some(super::worker::start(&args.browser, &args.crawl, &args.jobs, args.workers, policy, store.clone()).await?)
+    };
+    let (tx, rx) = tokio::sync::watch::channel(false);
+    let mut server_rx = rx.clone();
+    let server = tokio::spawn(app.run_until(async move {
+        let _ = server_rx.wait_for(|stop| *stop).await;
+    }));
+    super::signals::shutdown_signal().await;
+    tracing::info!("shutting down: draining requests, releasing scans, closing browsers");
+    let _ = tx.send(true);
+    if let Some(workers) = workers {
+        workers.shutdown().await;
+    }
+    server.await.context("server task")?.context("serving")?;
+    Ok(())
+}

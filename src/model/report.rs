@@ -1,0 +1,63 @@
+//! The report object's summary (DESIGN.md "The report object").
+
+use super::category::PASSIVE_CATEGORIES;
+use super::severity::{Severity, SeverityCounts};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Why a scan failed (`summary.error`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReportError {
+    /// `target_unreachable`, `target_blocked`, `target_timeout`, `retries_exhausted`, `internal`.
+    pub code: String,
+    pub message: String,
+}
+
+/// `report.summary`: pages scanned, duration, counts per category (every category of the scan's
+/// mode, zeros included) and the error of a failed scan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReportSummary {
+    pub pages_scanned: u64,
+    pub duration_ms: u64,
+    pub categories: BTreeMap<String, SeverityCounts>,
+    pub error: Option<ReportError>,
+}
+
+impl ReportSummary {
+    /// A summary with every passive category at zero.
+    pub fn empty() -> Self {
+        ReportSummary {
+            pages_scanned: 0,
+            duration_ms: 0,
+            categories: PASSIVE_CATEGORIES.iter().map(|c| (c.to_string(), SeverityCounts::default())).collect(),
+            error: None,
+        }
+    }
+
+    /// The summary of a scan that could not run.
+    pub fn failed(code: &str, message: &str) -> Self {
+        ReportSummary { error: Some(ReportError { code: code.into(), message: message.into() }), ..Self::empty() }
+    }
+
+    /// Adds `n` findings of `check_id` at `severity` to its category.
+    pub fn count(&mut self, check_id: &str, severity: Severity, n: u64) {
+        let category = check_id.split_once('.').map_or(check_id, |(c, _)| c);
+        self.categories.entry(category.to_string()).or_default().add(severity, n);
+    }
+
+    /// The totals over every category.
+    pub fn totals(&self) -> SeverityCounts {
+        let mut total = SeverityCounts::default();
+        for counts in self.categories.values() {
+            for s in Severity::ALL {
+                total.add(s, counts.get(s));
+            }
+        }
+        total
+    }
+
+    /// `{"summary": ...}`, the report as stored.
+    pub fn to_report(&self) -> serde_json::Value {
+        serde_json::json!({ "summary": self })
+    }
+}

@@ -1,0 +1,105 @@
+//! Connecting to the database (SQLite embedded or PostgreSQL) and migrating it.
+
+use super::cursor::CursorCodec;
+use super::error::{StoreError, StoreResult};
+use base64::Engine;
+use sea_orm::{ConnectOptions, ConnectionTrait, Database, DatabaseBackend, DatabaseConnection, Statement};
+use sitescan_migrations::{Migrator, MigratorTrait};
+use std::time::Duration;
+
+/// The default database: an SQLite file in the working directory.
+pub const DEFAULT_DATABASE_URL: &str = "sqlite://sitescan.db?mode=rwc";
+
+/// A handle on the database: the connection pool and the cursor codec.
+#[derive(Clone, Debug)]
+pub struct Store {
+    db: DatabaseConnection,
+    cursors: CursorCodec,
+}
+
+impl Store {
+    /// Connects, migrates when `migrate` is set, and loads the cursor key.
+    pub async fn open(url: &str, migrate: bool) -> StoreResult<Store> {
+        let db = connect(url).await?;
+        if migrate {
+            Migrator::up(&db, None).await?;
+        }
+        let cursors = load_cursor_key(&db).await?;
+        Ok(Store { db, cursors })
+    }
+
+    pub fn conn(&self) -> &DatabaseConnection {
+        &self.db
+    }
+
+    pub fn backend(&self) -> DatabaseBackend {
+        self.db.get_database_backend()
+    }
+
+    pub fn cursors(&self) -> &CursorCodec {
+        &self.cursors
+    }
+
+    /// True when the database answers and no migration is pending.
+    pub async fn ready(&self) -> bool {
+        match self.db.execute_unprepared("SELECT 1").await {
+            Ok(_) => matches!(Migrator::get_pending_migrations(&self.db).await, Ok(p) if p.is_empty()),
+            Err(_) => false,
+        }
+    }
+
+    /// A raw statement for this backend, written with PostgreSQL's `$N` placeholders (turned into
+    /// SQLite's numbered `?N` form when needed).
+    pub fn stmt(&self, sql: &str, values: Vec<sea_orm::Value>) -> Statement {
+        let sql = match self.backend() {
+            DatabaseBackend::Sqlite => sql.replace('$', "?"),
+            _ => sql.to_string(),
+        };
+        Statement::from_sql_and_values(self.backend(), sql, values)
+    }
+
+    pub async fn close(self) {
+        let _ = self.db.close().await;
+    }
+}
+
+/// Opens a pool. SQLite gets WAL and a busy timeout so API and workers can share one file;
+/// `sqlite::memory:` gets a single connection (each connection would be its own database).
+pub async fn connect(url: &str) -> StoreResult<DatabaseConnection> {
+    let mut opts = ConnectOptions::new(url.to_string());
+    opts.sqlx_logging(false).connect_timeout(Duration::from_secs(5)).acquire_timeout(Duration::from_secs(5));
+    if url.starts_with("sqlite:") {
+        let memory = url.contains(":memory:") || url.contains("mode=memory");
+        opts.max_connections(if memory { 1 } else { 8 }).min_connections(1);
+        opts.map_sqlx_sqlite_opts(move |o| {
+            let o = o.busy_timeout(Duration::from_secs(10)).foreign_keys(true);
+            if memory { o } else { o.journal_mode(sea_orm::sqlx::sqlite::SqliteJournalMode::Wal) }
+        });
+    } else {
+        opts.max_connections(16).min_connections(1);
+    }
+    Ok(Database::connect(opts).await?)
+}
+
+/// Runs pending migrations.
+pub async fn migrate(url: &str) -> StoreResult<usize> {
+    let db = connect(url).await?;
+    let pending = Migrator::get_pending_migrations(&db).await?.len();
+    Migrator::up(&db, None).await?;
+    db.close().await?;
+    Ok(pending)
+}
+
+async fn load_cursor_key(db: &DatabaseConnection) -> StoreResult<CursorCodec> {
+    let stmt = Statement::from_sql_and_values(
+        db.get_database_backend(),
+        "SELECT value FROM settings WHERE key = 'cursor_key'",
+        [],
+    );
+    let row = db.query_one_raw(stmt).await?.ok_or(StoreError::NotFound("cursor key (run migrations)"))?;
+    let value: String = row.try_get("", "value")?;
+    let key = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(value)
+        .map_err(|e| StoreError::Corrupt(format!("cursor key: {e}")))?;
+    Ok(CursorCodec::new(&key))
+}

@@ -1,0 +1,27 @@
+//! `findings`: what checks reported, scoped by organisation for keyset listing.
+
+use sea_orm::entity::prelude::*;
+
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "findings")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: Uuid,
+    pub scan_id: Uuid,
+    pub org_id: String,
+    pub check_id: String,
+    pub severity: String,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    /// JSON object.
+    pub evidence: Option<String>,
+    pub remediation: Option<String>,
+    pub cwe_id: Option<String>,
+    pub page_url: Option<String>,
+    pub created_at: i64,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

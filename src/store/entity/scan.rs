@@ -1,0 +1,32 @@
+//! `scans`: one row per scan; also the job queue (status, lease owner and expiry, attempts).
+
+use sea_orm::entity::prelude::*;
+
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "scans")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: Uuid,
+    pub org_id: String,
+    pub target_url: String,
+    pub target_hostname: String,
+    pub mode: String,
+    pub status: String,
+    pub triggered_by: String,
+    pub created_at: i64,
+    pub started_at: Option<i64>,
+    pub completed_at: Option<i64>,
+    /// JSON `SeverityCounts`, written when the scan ends.
+    pub findings_count: Option<String>,
+    /// JSON report (`{"summary": ...}`), written when the scan ends.
+    pub report: Option<String>,
+    pub max_pages: Option<i32>,
+    pub lease_owner: Option<String>,
+    pub lease_expires_at: Option<i64>,
+    pub attempts: i32,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

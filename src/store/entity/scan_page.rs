@@ -1,0 +1,26 @@
+//! `scan_pages`: each page a scan rendered, with its metrics (the report's `pages`).
+
+use sea_orm::entity::prelude::*;
+
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "scan_pages")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: Uuid,
+    pub scan_id: Uuid,
+    pub seq: i32,
+    pub url: String,
+    pub final_url: Option<String>,
+    pub status: Option<i32>,
+    pub title: Option<String>,
+    /// JSON metrics object.
+    pub metrics: Option<String>,
+    /// JSON `{"kind", "message"}` when the page could not be captured.
+    pub error: Option<String>,
+    pub created_at: i64,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

@@ -1,0 +1,191 @@
+//! Findings and scanned pages: written per page in one transaction, listed by keyset.
+
+use super::Store;
+use super::cursor::{CursorKind, Position};
+use super::entity::{finding, scan_page};
+use super::error::StoreResult;
+use super::scans::{Page, after};
+use super::time::now_us;
+use crate::model::{Finding, Severity};
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
+    TransactionTrait,
+};
+use uuid::Uuid;
+
+pub type FindingRow = finding::Model;
+pub type PageRow = scan_page::Model;
+
+/// Rows per INSERT statement (well under SQLite's bound-variable limit).
+const INSERT_CHUNK: usize = 500;
+
+/// Filters of `GET /api/v1/findings`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FindingFilter {
+    pub severities: Vec<Severity>,
+    pub check_id: Option<String>,
+    /// Inclusive lower bound on creation time (microseconds).
+    pub since: Option<i64>,
+    pub scan_id: Option<Uuid>,
+}
+
+/// A page a scan rendered (the report's `pages` entry).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PageRecord {
+    pub url: String,
+    pub final_url: Option<String>,
+    pub status: Option<u16>,
+    pub title: Option<String>,
+    pub metrics: serde_json::Value,
+    pub error: Option<serde_json::Value>,
+}
+
+impl FindingRow {
+    pub fn severity(&self) -> Severity {
+        self.severity.parse().unwrap_or(Severity::Info)
+    }
+
+    pub fn evidence_json(&self) -> Option<serde_json::Value> {
+        self.evidence.as_deref().and_then(|e| serde_json::from_str(e).ok())
+    }
+}
+
+fn finding_model(scan_id: Uuid, org: &str, created_at: i64, f: &Finding) -> finding::ActiveModel {
+    finding::ActiveModel {
+        id: Set(Uuid::now_v7()),
+        scan_id: Set(scan_id),
+        org_id: Set(org.to_string()),
+        check_id: Set(f.check_id.clone()),
+        severity: Set(f.severity.as_str().to_string()),
+        title: Set(Some(f.title.clone())),
+        description: Set(Some(f.description.clone())),
+        evidence: Set(Some(serde_json::Value::Object(f.evidence.clone()).to_string())),
+        remediation: Set(Some(f.remediation.clone())),
+        cwe_id: Set(f.cwe_id.clone()),
+        page_url: Set(f.url().map(str::to_string)),
+        created_at: Set(created_at),
+    }
+}
+
+async fn insert_findings_in<C: ConnectionTrait>(
+    conn: &C,
+    scan_id: Uuid,
+    org: &str,
+    findings: &[Finding],
+) -> StoreResult<()> {
+    let now = now_us();
+    for chunk in findings.chunks(INSERT_CHUNK) {
+        let models: Vec<_> = chunk.iter().map(|f| finding_model(scan_id, org, now, f)).collect();
+        finding::Entity::insert_many(models).exec(conn).await?;
+    }
+    Ok(())
+}
+
+impl Store {
+    /// Writes one page and its findings atomically: a crash leaves the page wholly written or
+    /// not at all.
+    pub async fn insert_page_results(
+        &self,
+        scan_id: Uuid,
+        org: &str,
+        seq: i32,
+        page: &PageRecord,
+        findings: &[Finding],
+    ) -> StoreResult<()> {
+        let txn = self.conn().begin().await?;
+        let model = scan_page::ActiveModel {
+            id: Set(Uuid::now_v7()),
+            scan_id: Set(scan_id),
+            seq: Set(seq),
+            url: Set(page.url.clone()),
+            final_url: Set(page.final_url.clone()),
+            status: Set(page.status.map(i32::from)),
+            title: Set(page.title.clone()),
+            metrics: Set(Some(page.metrics.to_string())),
+            error: Set(page.error.as_ref().map(|e| e.to_string())),
+            created_at: Set(now_us()),
+        };
+        scan_page::Entity::insert(model).exec(&txn).await?;
+        insert_findings_in(&txn, scan_id, org, findings).await?;
+        txn.commit().await?;
+        Ok(())
+    }
+
+    /// Writes findings that belong to no single page render (site-level checks), atomically.
+    pub async fn insert_findings(&self, scan_id: Uuid, org: &str, findings: &[Finding]) -> StoreResult<()> {
+        let txn = self.conn().begin().await?;
+        insert_findings_in(&txn, scan_id, org, findings).await?;
+        txn.commit().await?;
+        Ok(())
+    }
+
+    /// Removes what an earlier, interrupted attempt of a scan wrote (so a retry does not
+    /// duplicate findings).
+    pub async fn delete_scan_results(&self, scan_id: Uuid) -> StoreResult<()> {
+        let txn = self.conn().begin().await?;
+        finding::Entity::delete_many().filter(finding::Column::ScanId.eq(scan_id)).exec(&txn).await?;
+        scan_page::Entity::delete_many().filter(scan_page::Column::ScanId.eq(scan_id)).exec(&txn).await?;
+        txn.commit().await?;
+        Ok(())
+    }
+
+    /// The organisation's findings, newest first, filtered, `limit` per page after `cursor`.
+    pub async fn list_findings(
+        &self,
+        org: &str,
+        filter: &FindingFilter,
+        limit: u64,
+        cursor: Option<Position>,
+    ) -> StoreResult<Page<FindingRow>> {
+        let mut query = finding::Entity::find().filter(finding::Column::OrgId.eq(org));
+        if !filter.severities.is_empty() {
+            query = query.filter(finding::Column::Severity.is_in(filter.severities.iter().map(|s| s.as_str())));
+        }
+        if let Some(check) = &filter.check_id {
+            query = query.filter(finding::Column::CheckId.eq(check.as_str()));
+        }
+        if let Some(since) = filter.since {
+            query = query.filter(finding::Column::CreatedAt.gte(since));
+        }
+        if let Some(scan) = filter.scan_id {
+            query = query.filter(finding::Column::ScanId.eq(scan));
+        }
+        if let Some(pos) = cursor {
+            query = query.filter(after(finding::Column::CreatedAt, finding::Column::Id, pos));
+        }
+        let mut rows = query
+            .order_by_desc(finding::Column::CreatedAt)
+            .order_by_desc(finding::Column::Id)
+            .limit(limit + 1)
+            .all(self.conn())
+            .await?;
+        let next_cursor = if rows.len() as u64 > limit {
+            rows.truncate(limit as usize);
+            rows.last().map(|r| {
+                self.cursors().encode(CursorKind::Findings, Position { created_at: r.created_at, id: r.id })
+            })
+        } else {
+            None
+        };
+        Ok(Page { rows, next_cursor })
+    }
+
+    /// Every finding of one scan, in insertion order.
+    pub async fn scan_findings(&self, scan_id: Uuid) -> StoreResult<Vec<FindingRow>> {
+        Ok(finding::Entity::find()
+            .filter(finding::Column::ScanId.eq(scan_id))
+            .order_by_asc(finding::Column::CreatedAt)
+            .order_by_asc(finding::Column::Id)
+            .all(self.conn())
+            .await?)
+    }
+
+    /// Every page of one scan, in crawl order.
+    pub async fn scan_pages(&self, scan_id: Uuid) -> StoreResult<Vec<PageRow>> {
+        Ok(scan_page::Entity::find()
+            .filter(scan_page::Column::ScanId.eq(scan_id))
+            .order_by_asc(scan_page::Column::Seq)
+            .all(self.conn())
+            .await?)
+    }
+}

@@ -1,0 +1,175 @@
+//! The scans table as a job queue: claim with a lease, renew it, finish, fail or release.
+//!
+//! PostgreSQL claims with `FOR UPDATE SKIP LOCKED`; SQLite with one atomic `UPDATE ... RETURNING`
+//! (SQLite serialises writers). Either way no scan is claimed twice while its lease is live, and a
+//! scan whose lease expired (its worker died) is claimed again.
+
+use super::Store;
+use super::error::StoreResult;
+use super::scans::ScanRow;
+use super::time::now_us;
+use crate::model::{ReportSummary, ScanStatus, Severity, SeverityCounts};
+use sea_orm::{ConnectionTrait, DatabaseBackend};
+use std::collections::BTreeMap;
+use std::time::Duration;
+use uuid::Uuid;
+
+/// After this many claims a scan that keeps losing its worker is failed.
+pub const DEFAULT_MAX_ATTEMPTS: i32 = 3;
+
+/// Counts per check id and severity, from the stored findings.
+pub type CheckCounts = Vec<(String, Severity, u64)>;
+
+fn lease_us(lease: Duration) -> i64 {
+    i64::try_from(lease.as_micros()).unwrap_or(i64::MAX / 2)
+}
+
+impl Store {
+    /// Claims the oldest claimable scan for `owner`. Scans past `max_attempts` are failed on the
+    /// way (their `report.summary.error` says why) and the next one is tried.
+    pub async fn claim_scan(&self, owner: &str, lease: Duration, max_attempts: i32) -> StoreResult<Option<ScanRow>> {
+        loop {
+            let now = now_us();
+            let lock = match self.backend() {
+                DatabaseBackend::Postgres => " FOR UPDATE SKIP LOCKED",
+                _ => "",
+            };
+            let sql = format!(
+                "UPDATE scans SET status = 'running', lease_owner = $1, lease_expires_at = $2, \
+                 attempts = attempts + 1, started_at = COALESCE(started_at, $3) \
+                 WHERE id = (SELECT id FROM scans WHERE status = 'queued' \
+                   OR (status = 'running' AND lease_expires_at < $3) \
+                   ORDER BY created_at, id LIMIT 1{lock}) \
+                 RETURNING id"
+            );
+            let stmt = self.stmt(&sql, vec![owner.into(), (now + lease_us(lease)).into(), now.into()]);
+            let Some(row) = self.conn().query_one_raw(stmt).await? else {
+                return Ok(None);
+            };
+            let id: Uuid = row.try_get("", "id")?;
+            let Some(scan) = self.scan_any_org(id).await? else { continue };
+            if scan.attempts > max_attempts {
+                let message = format!(
+                    "the scan was interrupted {} times (its worker stopped before finishing); giving up",
+                    scan.attempts - 1
+                );
+                let report = ReportSummary::failed("retries_exhausted", &message).to_report();
+                self.fail_scan(id, owner, &report).await?;
+                continue;
+            }
+            return Ok(Some(scan));
+        }
+    }
+
+    /// Extends the lease; `false` when the lease was lost (another worker owns the scan now).
+    pub async fn renew_lease(&self, id: Uuid, owner: &str, lease: Duration) -> StoreResult<bool> {
+        let stmt = self.stmt(
+            "UPDATE scans SET lease_expires_at = $1 WHERE id = $2 AND lease_owner = $3 AND status = 'running'",
+            vec![(now_us() + lease_us(lease)).into(), id.into(), owner.into()],
+        );
+        Ok(self.conn().execute_raw(stmt).await?.rows_affected() == 1)
+    }
+
+    /// Marks the scan completed with its counts and report; `false` when the lease was lost.
+    pub async fn complete_scan(
+        &self,
+        id: Uuid,
+        owner: &str,
+        counts: &SeverityCounts,
+        report: &serde_json::Value,
+    ) -> StoreResult<bool> {
+        self.finish(id, owner, ScanStatus::Completed, Some(counts), report).await
+    }
+
+    /// Marks the scan failed with a report whose `summary.error` says why.
+    pub async fn fail_scan(&self, id: Uuid, owner: &str, report: &serde_json::Value) -> StoreResult<bool> {
+        let counts = self.scan_severity_counts(id).await?;
+        self.finish(id, owner, ScanStatus::Failed, Some(&counts), report).await
+    }
+
+    async fn finish(
+        &self,
+        id: Uuid,
+        owner: &str,
+        status: ScanStatus,
+        counts: Option<&SeverityCounts>,
+        report: &serde_json::Value,
+    ) -> StoreResult<bool> {
+        let counts = counts.map(|c| serde_json::to_string(c).unwrap_or_default());
+        let stmt = self.stmt(
+            "UPDATE scans SET status = $1, completed_at = $2, findings_count = $3, report = $4, \
+             lease_owner = NULL, lease_expires_at = NULL \
+             WHERE id = $5 AND lease_owner = $6 AND status = 'running'",
+            vec![
+                status.as_str().into(),
+                now_us().into(),
+                counts.into(),
+                report.to_string().into(),
+                id.into(),
+                owner.into(),
+            ],
+        );
+        Ok(self.conn().execute_raw(stmt).await?.rows_affected() == 1)
+    }
+
+    /// Puts a running scan back in the queue (graceful shutdown before it finished). Its partial
+    /// results are removed when it is claimed again.
+    pub async fn release_scan(&self, id: Uuid, owner: &str) -> StoreResult<bool> {
+        let stmt = self.stmt(
+            "UPDATE scans SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL, \
+             attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END \
+             WHERE id = $1 AND lease_owner = $2 AND status = 'running'",
+            vec![id.into(), owner.into()],
+        );
+        Ok(self.conn().execute_raw(stmt).await?.rows_affected() == 1)
+    }
+
+    /// Counts of a scan's stored findings per severity.
+    pub async fn scan_severity_counts(&self, id: Uuid) -> StoreResult<SeverityCounts> {
+        let mut counts = SeverityCounts::default();
+        for (_, severity, n) in self.scan_check_counts(id).await? {
+            counts.add(severity, n);
+        }
+        Ok(counts)
+    }
+
+    /// Counts of a scan's stored findings per check id and severity.
+    pub async fn scan_check_counts(&self, id: Uuid) -> StoreResult<CheckCounts> {
+        let stmt = self.stmt(
+            "SELECT check_id, severity, COUNT(*) AS n FROM findings WHERE scan_id = $1 GROUP BY check_id, severity",
+            vec![id.into()],
+        );
+        let mut out = Vec::new();
+        for row in self.conn().query_all_raw(stmt).await? {
+            let check: String = row.try_get("", "check_id")?;
+            let severity: String = row.try_get("", "severity")?;
+            let n: i64 = row.try_get("", "n")?;
+            if let Ok(severity) = severity.parse() {
+                out.push((check, severity, n.max(0) as u64));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Number of queued scans and the age of the oldest, in seconds (for metrics).
+    pub async fn queue_depth(&self) -> StoreResult<(u64, f64)> {
+        let stmt = self.stmt("SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM scans WHERE status = 'queued'", vec![]);
+        let Some(row) = self.conn().query_one_raw(stmt).await? else { return Ok((0, 0.0)) };
+        let n: i64 = row.try_get("", "n")?;
+        let oldest: Option<i64> = row.try_get("", "oldest")?;
+        let age = oldest.map_or(0.0, |o| (now_us() - o).max(0) as f64 / 1e6);
+        Ok((n.max(0) as u64, age))
+    }
+
+    /// Scans per status (for metrics).
+    pub async fn scans_by_status(&self) -> StoreResult<BTreeMap<String, u64>> {
+        let stmt = self.stmt("SELECT status, COUNT(*) AS n FROM scans GROUP BY status", vec![]);
+        let mut out = BTreeMap::new();
+        for row in self.conn().query_all_raw(stmt).await? {
+            let status: String = row.try_get("", "status")?;
+            let n: i64 = row.try_get("", "n")?;
+            out.insert(status, n.max(0) as u64);
+        }
+        Ok(out)
+    }
+}

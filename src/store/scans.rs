@@ -1,0 +1,153 @@
+//! Scans: creation under the monthly quota, reads and keyset listing, scoped by organisation.
+
+use super::Store;
+use super::cursor::{CursorKind, Position};
+use super::entity::{organisation, scan};
+use super::error::{StoreError, StoreResult};
+use super::time::{month_of, now_us};
+use crate::model::{ScanMode, ScanStatus, Target, TriggeredBy};
+use chrono::{DateTime, Utc};
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
+    TransactionTrait,
+};
+use uuid::Uuid;
+
+pub type ScanRow = scan::Model;
+
+/// The monthly quota is used up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QuotaExceeded {
+    pub limit: i64,
+    pub used: i64,
+    pub resets_at: DateTime<Utc>,
+}
+
+/// The outcome of asking for a new scan.
+#[derive(Debug)]
+pub enum CreateOutcome {
+    Created(ScanRow),
+    QuotaExceeded(QuotaExceeded),
+}
+
+/// A page of rows and the cursor of the next page (None on the last page).
+#[derive(Debug)]
+pub struct Page<T> {
+    pub rows: Vec<T>,
+    pub next_cursor: Option<String>,
+}
+
+impl ScanRow {
+    pub fn status(&self) -> ScanStatus {
+        self.status.parse().unwrap_or(ScanStatus::Queued)
+    }
+}
+
+/// Adds the keyset predicate "strictly after `pos` in (created_at desc, id desc) order".
+pub(super) fn after<C: ColumnTrait>(created: C, id: C, pos: Position) -> Condition {
+    Condition::any()
+        .add(created.lt(pos.created_at))
+        .add(Condition::all().add(created.eq(pos.created_at)).add(id.lt(pos.id)))
+}
+
+impl Store {
+    /// Creates a queued scan if the organisation's monthly quota allows it (atomically: two
+    /// concurrent requests cannot both take the last slot).
+    pub async fn create_scan(
+        &self,
+        org: &str,
+        target: &Target,
+        mode: ScanMode,
+        triggered_by: TriggeredBy,
+        max_pages: Option<i32>,
+    ) -> StoreResult<CreateOutcome> {
+        let org_row = organisation::Entity::find_by_id(org.to_string())
+            .one(self.conn())
+            .await?
+            .ok_or(StoreError::NotFound("organisation"))?;
+        let now = now_us();
+        let (month, resets_at) = month_of(now);
+        let txn = self.conn().begin().await?;
+        let insert_usage = self.stmt(
+            "INSERT INTO org_usage (org_id, month, scans_created) VALUES ($1, $2, 0) ON CONFLICT DO NOTHING",
+            vec![org.into(), month.clone().into()],
+        );
+        txn.execute_raw(insert_usage).await?;
+        let take = self.stmt(
+            "UPDATE org_usage SET scans_created = scans_created + 1 \
+             WHERE org_id = $1 AND month = $2 AND scans_created < $3",
+            vec![org.into(), month.clone().into(), org_row.monthly_scan_quota.into()],
+        );
+        if txn.execute_raw(take).await?.rows_affected() == 0 {
+            let used = self
+                .stmt("SELECT scans_created FROM org_usage WHERE org_id = $1 AND month = $2", vec![
+                    org.into(),
+                    month.into(),
+                ]);
+            let used: i64 = match txn.query_one_raw(used).await? {
+                Some(row) => row.try_get("", "scans_created")?,
+                None => 0,
+            };
+            txn.rollback().await?;
+            return Ok(CreateOutcome::QuotaExceeded(QuotaExceeded {
+                limit: org_row.monthly_scan_quota,
+                used,
+                resets_at,
+            }));
+        }
+        let model = scan::ActiveModel {
+            id: Set(Uuid::now_v7()),
+            org_id: Set(org.to_string()),
+            target_url: Set(target.to_string()),
+            target_hostname: Set(target.hostname()),
+            mode: Set(mode.as_str().to_string()),
+            status: Set(ScanStatus::Queued.as_str().to_string()),
+            triggered_by: Set(triggered_by.as_str().to_string()),
+            created_at: Set(now),
+            started_at: Set(None),
+            completed_at: Set(None),
+            findings_count: Set(None),
+            report: Set(None),
+            max_pages: Set(max_pages),
+            lease_owner: Set(None),
+            lease_expires_at: Set(None),
+            attempts: Set(0),
+        };
+        let row = scan::Entity::insert(model).exec_with_returning(&txn).await?;
+        txn.commit().await?;
+        Ok(CreateOutcome::Created(row))
+    }
+
+    /// One scan of the organisation (`None` for another organisation's scan).
+    pub async fn scan(&self, org: &str, id: Uuid) -> StoreResult<Option<ScanRow>> {
+        Ok(scan::Entity::find_by_id(id).filter(scan::Column::OrgId.eq(org)).one(self.conn()).await?)
+    }
+
+    /// A scan by id, whatever its organisation (workers).
+    pub async fn scan_any_org(&self, id: Uuid) -> StoreResult<Option<ScanRow>> {
+        Ok(scan::Entity::find_by_id(id).one(self.conn()).await?)
+    }
+
+    /// The organisation's scans, newest first, `limit` per page after `cursor`.
+    pub async fn list_scans(&self, org: &str, limit: u64, cursor: Option<Position>) -> StoreResult<Page<ScanRow>> {
+        let mut query = scan::Entity::find().filter(scan::Column::OrgId.eq(org));
+        if let Some(pos) = cursor {
+            query = query.filter(after(scan::Column::CreatedAt, scan::Column::Id, pos));
+        }
+        let mut rows = query
+            .order_by_desc(scan::Column::CreatedAt)
+            .order_by_desc(scan::Column::Id)
+            .limit(limit + 1)
+            .all(self.conn())
+            .await?;
+        let next_cursor = if rows.len() as u64 > limit {
+            rows.truncate(limit as usize);
+            rows.last().map(|r| {
+                self.cursors().encode(CursorKind::Scans, Position { created_at: r.created_at, id: r.id })
+            })
+        } else {
+            None
+        };
+        Ok(Page { rows, next_cursor })
+    }
+}
