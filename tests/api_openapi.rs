@@ -111,6 +111,11 @@ impl Checker {
     }
 
     fn validate_schema(&self, schema: &Value, body: &Value, what: &str) {
+        let errors = self.schema_errors(schema, body, what);
+        assert!(errors.is_empty(), "{what}: response does not match the document: {errors:#?}\nbody: {body}");
+    }
+
+    fn schema_errors(&self, schema: &Value, body: &Value, what: &str) -> Vec<String> {
         let root = json!({
             "$schema": "https://json-schema.org/draft/2020-12/schema",
             "components": self.doc["components"],
@@ -120,8 +125,7 @@ impl Checker {
             .should_validate_formats(true)
             .build(&root)
             .unwrap_or_else(|e| panic!("{what}: schema does not compile: {e}"));
-        let errors: Vec<String> = validator.iter_errors(body).map(|e| format!("{} at {}", e, e.instance_path)).collect();
-        assert!(errors.is_empty(), "{what}: response does not match the document: {errors:#?}\nbody: {body}");
+        validator.iter_errors(body).map(|e| format!("{} at {}", e, e.instance_path)).collect()
     }
 
     /// Checks a response of `method path-template`.
@@ -282,6 +286,44 @@ async fn too_many_requests_validate_against_the_document() {
     let quota = app.post("/api/v1/scans", &q2, r#"{"target":"example.com"}"#).await;
     quota.expect_error(429, "quota_exceeded");
     c.check("POST", "/api/v1/scans", &quota);
+}
+
+/// The checker is not vacuous: bodies the document forbids are refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_checker_refuses_what_the_document_forbids() {
+    let app = spawn_app().await;
+    let c = Checker { doc: openapi(&app).await };
+    let token = app.token("acme").await;
+    let created = app.create_scan(&token, "example.com").await;
+    let id = created["id"].as_str().unwrap().to_string();
+    let scan = app.get(&format!("/api/v1/scans/{id}"), &token).await.json;
+    let create_schema = json!({"$ref": "#/components/schemas/CreateScanResponse"});
+    let scan_schema = json!({"$ref": "#/components/schemas/Scan"});
+    assert!(c.schema_errors(&create_schema, &created, "real").is_empty());
+    assert!(c.schema_errors(&scan_schema, &scan["scan"], "real").is_empty());
+    let mut bad = Vec::new();
+    let mut v = created.clone();
+    v["mode"] = json!("active");
+    bad.push((create_schema.clone(), v));
+    let mut v = created.clone();
+    v["extra"] = json!(1);
+    bad.push((create_schema.clone(), v));
+    let mut v = created.clone();
+    v["id"] = json!("not-a-uuid");
+    bad.push((create_schema.clone(), v));
+    let mut v = scan["scan"].clone();
+    v["created_at"] = json!("yesterday");
+    bad.push((scan_schema.clone(), v));
+    let mut v = scan["scan"].clone();
+    v["findings_count"]["high"] = json!(-1);
+    bad.push((scan_schema.clone(), v));
+    let mut v = scan["scan"].clone();
+    v.as_object_mut().unwrap().remove("target_url");
+    bad.push((scan_schema.clone(), v));
+    bad.push((json!({"$ref": "#/components/schemas/Error"}), json!({"message": "no error key"})));
+    for (schema, body) in bad {
+        assert!(!c.schema_errors(&schema, &body, "mutated").is_empty(), "the checker accepted {body}");
+    }
 }
 
 /// Every `google.api.http` annotation of the compiled descriptor, as (verb, path).
