@@ -11,6 +11,7 @@ use crate::proto::v1::scan_service_server::ScanService;
 use crate::store::{SCOPE_READ, SCOPE_WRITE};
 use axum::Json;
 use axum::body::Body;
+use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -98,12 +99,16 @@ pub async fn list_scans(State(api): State<ScanApi>, headers: HeaderMap, RawQuery
 pub async fn get_scan(
     State(api): State<ScanApi>,
     headers: HeaderMap,
-    Path(scan_id): Path<String>,
+    path: Result<Path<String>, PathRejection>,
     RawQuery(raw): RawQuery,
 ) -> Response {
     let who = match admit(&api, &headers, SCOPE_READ).await {
         Ok(w) => w,
         Err(r) => return r,
+    };
+    // A scan id that does not even decode (e.g. `%FF`) is a malformed id: 404, like any other.
+    let Ok(Path(scan_id)) = path else {
+        return with_rate_headers(ApiError::NotFound.into_response(), &who);
     };
     let query = match Query::parse(raw.as_deref()) {
         Ok(q) => q,
