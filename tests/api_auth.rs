@@ -258,3 +258,53 @@ async fn request_ids_are_echoed_or_generated() {
     let resp = client.list_scans(req).await.unwrap();
     assert_eq!(resp.metadata().get("x-request-id").unwrap(), "grpc-req-1");
 }
+
+/// Two instances on one database: a revocation through either takes effect on the next call on
+/// both (no cache), and each accepts the other's cursors (the signing key lives in the database).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn instances_share_revocations_and_cursors() {
+    let a = spawn_app().await;
+    let b = app::spawn_app_at(&a.db_url, app::AppOptions::default()).await;
+    let token = a.token("acme").await;
+    for i in 0..3 {
+        a.create_scan(&token, &format!("s{i}.example.com")).await;
+    }
+    let page_a = a.get("/api/v1/scans?limit=1", &token).await;
+    let cursor = page_a.json["next_cursor"].as_str().unwrap().to_string();
+    let from_a = a.get(&format!("/api/v1/scans?limit=5&cursor={cursor}"), &token).await;
+    let from_b = b.get(&format!("/api/v1/scans?limit=5&cursor={cursor}"), &token).await;
+    from_b.expect(200);
+    assert_eq!(from_a.json, from_b.json, "instance B pages A's cursor the same way");
+    assert_eq!(from_b.json["scans"].as_array().unwrap().len(), 2);
+    // Warm both instances with the token, then revoke through the store.
+    a.get("/api/v1/scans", &token).await.expect(200);
+    b.get("/api/v1/scans", &token).await.expect(200);
+    a.store.revoke_token(&token).await.unwrap();
+    b.get("/api/v1/scans", &token).await.expect_error(401, "invalid_token");
+    a.get("/api/v1/scans", &token).await.expect_error(401, "invalid_token");
+}
+
+/// `last_used_at` is recorded, and not rewritten on every request.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn last_used_at_is_recorded_at_most_once_a_minute() {
+    let app = spawn_app().await;
+    let (token, row) = app.token_with("acme", &["scans:read"]).await;
+    assert_eq!(row.last_used_at, None);
+    app.get("/api/v1/scans", &token).await.expect(200);
+    let mut first = None;
+    for _ in 0..50 {
+        let t = app.store.list_tokens("acme").await.unwrap().into_iter().find(|t| t.id == row.id).unwrap();
+        if t.last_used_at.is_some() {
+            first = t.last_used_at;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let first = first.expect("last_used_at is recorded after a request");
+    for _ in 0..5 {
+        app.get("/api/v1/scans", &token).await.expect(200);
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let t = app.store.list_tokens("acme").await.unwrap().into_iter().find(|t| t.id == row.id).unwrap();
+    assert_eq!(t.last_used_at, Some(first), "not rewritten within a minute");
+}

@@ -226,6 +226,9 @@ async fn quota_exceeded_is_429_with_the_quota_and_creates_nothing() {
     assert_eq!(resets_at.time().hour(), 0);
     // The 429 headers.
     let retry = r.header_u64("retry-after");
+    if let Some(body_retry) = r.json.get("retry_after_seconds") {
+        assert_eq!(body_retry, &json!(retry), "retry_after_seconds agrees with retry-after");
+    }
     let to_reset = (next_month - Utc::now()).num_seconds() as u64;
     assert!(retry.abs_diff(to_reset) <= 5, "retry-after {retry} is the time to the reset ({to_reset})");
     r.header_u64("x-ratelimit-limit");
