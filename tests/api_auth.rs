@@ -221,6 +221,14 @@ async fn readyz_is_503_without_the_database() {
     r.expect(503);
     assert!(r.json["error"].is_string(), "503 carries the error object: {}", r.text);
     app.call("GET", "/healthz", None, None).await.expect(200);
+    // The API endpoints answer with the error object too, never a bare 500.
+    let token = format!("sitescan_{}", "D".repeat(43));
+    for (method, path, body) in ENDPOINTS {
+        let path = path.replace("{id}", &uuid::Uuid::new_v4().to_string());
+        let r = app.call(method, &path, Some(&token), body).await;
+        r.expect_error(503, "unavailable");
+        r.header_u64("retry-after");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

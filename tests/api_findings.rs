@@ -384,7 +384,8 @@ async fn completed_scan_report() {
             error: None,
         },
     ];
-    for (seq, (page, fs)) in pages.iter().zip(page_findings.iter()).enumerate() {
+    // Written out of crawl order: the report lists pages by their sequence number.
+    for (seq, (page, fs)) in pages.iter().zip(page_findings.iter()).enumerate().rev() {
         app.seed_page(id, "acme", seq as i32, page, fs).await;
     }
     let mut summary = ReportSummary::empty();

@@ -376,3 +376,35 @@ async fn grpc_health_and_reflection_answer() {
     };
     assert!(!files.file_descriptor_proto.is_empty());
 }
+
+/// The REST API also answers over HTTP/2 cleartext (prior knowledge) on the same port.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rest_over_h2c() {
+    use http_body_util::{BodyExt, Full};
+    let app = spawn_app().await;
+    let token = app.token("acme").await;
+    let tcp = tokio::net::TcpStream::connect(app.addr).await.unwrap();
+    let (mut sender, conn) = hyper::client::conn::http2::handshake(
+        hyper_util::rt::TokioExecutor::new(),
+        hyper_util::rt::TokioIo::new(tcp),
+    )
+    .await
+    .expect("h2c handshake");
+    tokio::spawn(conn);
+    let req = http::Request::post(format!("http://{}/api/v1/scans", app.addr))
+        .header("authorization", format!("Bearer {token}"))
+        .body(Full::new(bytes::Bytes::from_static(br#"{"target":"example.com"}"#)))
+        .unwrap();
+    let resp = sender.send_request(req).await.unwrap();
+    assert_eq!(resp.version(), http::Version::HTTP_2);
+    assert_eq!(resp.status(), 201);
+    let body: Value = serde_json::from_slice(&resp.into_body().collect().await.unwrap().to_bytes()).unwrap();
+    assert_eq!(body["target"], "https://example.com/");
+    let req = http::Request::get(format!("http://{}/api/v1/nope", app.addr))
+        .body(Full::new(bytes::Bytes::new()))
+        .unwrap();
+    let resp = sender.send_request(req).await.unwrap();
+    assert_eq!(resp.status(), 404);
+    let body: Value = serde_json::from_slice(&resp.into_body().collect().await.unwrap().to_bytes()).unwrap();
+    assert_eq!(body["error"], "not_found");
+}

@@ -96,6 +96,27 @@ async fn openapi_paths_equal_the_routes() {
     }
 }
 
+/// The check catalogue in the document is the registry's, never a second list.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn openapi_lists_the_registry_check_ids() {
+    let app = spawn_app().await;
+    let doc = openapi(&app).await;
+    let check_id = &doc["components"]["schemas"]["CheckId"];
+    let listed: Vec<String> = check_id["x-check-ids"]
+        .as_array()
+        .unwrap_or_else(|| panic!("CheckId has no x-check-ids list: {check_id}"))
+        .iter()
+        .map(|v| v.as_str().expect("check ids are strings").to_string())
+        .collect();
+    let mut registry: Vec<String> = sitescan::checks::catalogue().map(|m| m.id.to_string()).collect();
+    registry.sort();
+    assert_eq!(listed, registry);
+    let pattern = regex::Regex::new(check_id["pattern"].as_str().expect("CheckId pattern")).unwrap();
+    for id in &listed {
+        assert!(pattern.is_match(id), "{id} does not match the CheckId pattern");
+    }
+}
+
 /// Validates real responses against the document: schema of the status (or `default`), and the
 /// headers it declares.
 struct Checker {
