@@ -50,7 +50,8 @@ fn assert_rate_headers(r: &Resp, limit: u64) -> u64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn successful_and_error_responses_carry_rate_headers() {
-    let app = spawn_app_with(AppOptions::default().rate(&[(100, Duration::from_secs(10))])).await;
+    // A long period, so no cell is regained while the test runs.
+    let app = spawn_app_with(AppOptions::default().rate(&[(100, Duration::from_secs(3600))])).await;
     let token = app.token("acme").await;
     let (reader, _) = app.token_with("acme", &["scans:read"]).await;
     let created = app.post(SCANS, &token, r#"{"target":"example.com"}"#).await;
