@@ -10,6 +10,7 @@ pub mod cli;
 pub mod model;
 pub mod net;
 pub mod proto;
+pub mod report;
 pub mod scan;
 pub mod store;
 pub mod telemetry;

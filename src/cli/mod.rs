@@ -4,7 +4,6 @@ pub mod admin;
 pub mod args;
 pub mod checks;
 pub mod engine;
-pub mod format;
 pub mod scan;
 pub mod serve;
 pub mod signals;

@@ -2,7 +2,8 @@
 
 use super::Exit;
 use super::args::{ReportFormat, ScanArgs};
-use super::{engine, format};
+use super::engine;
+use crate::report as format;
 use crate::api::RateWindow;
 use crate::api::dto::GetScanDto;
 use crate::api::service::ScanApi;
@@ -89,8 +90,8 @@ pub async fn run(args: ScanArgs) -> anyhow::Result<Exit> {
             format::text::render(&body, color)
         }
         ReportFormat::Sarif => format::sarif::render(&body)?,
-        ReportFormat::Junit => format::junit::render(&body, args.fail_on),
-        ReportFormat::Html => format::html::render(&body),
+        ReportFormat::Junit => format::junit::render(&body, args.fail_on)?,
+        ReportFormat::Html => format::html::render(&body)?,
     };
     match &args.output {
         Some(path) => std::fs::write(path, rendered).with_context(|| format!("writing {}", path.display()))?,

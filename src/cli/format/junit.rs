@@ -1,5 +1,0 @@
-//! `--format junit` (being built: issue 6).
-
-pub fn render(_body: &serde_json::Value, _fail_on: Option<crate::model::Severity>) -> String {
-    String::new()
-}
