@@ -7,6 +7,7 @@ pub mod api;
 pub mod browser;
 pub mod checks;
 pub mod cli;
+pub mod metrics;
 pub mod model;
 pub mod net;
 pub mod proto;

@@ -138,6 +138,8 @@ impl Scanner {
             };
             let Some((url, depth, snapshot, took)) = next else { break Ok(()) };
             stats.render_ms += took.as_millis() as u64;
+            crate::metrics::metrics().pages_scanned.inc();
+            crate::metrics::metrics().page_duration.observe(took.as_secs_f64());
             done += 1;
             let is_start = done == 1 && url == *start;
             // Where the page really is (after redirects).

@@ -193,7 +193,14 @@ async fn worker_loop(index: usize, store: Store, scanner: Arc<Scanner>, config: 
             Ok(Some(scan)) => {
                 let id = scan.id;
                 match run_claimed(&store, &scanner, scan, &owner, &config, &shutdown, None).await {
-                    Ok(_) => {}
+                    Ok(outcome) => {
+                        let label = match outcome {
+                            Outcome::Completed(_) => "completed",
+                            Outcome::Failed(_) => "failed",
+                            Outcome::Interrupted => "interrupted",
+                        };
+                        crate::metrics::metrics().scans_finished.with_label_values(&[label]).inc();
+                    }
                     Err(e) => {
                         tracing::error!(scan_id = %id, error = %e, "scan aborted; its lease will expire and it will be retried");
                         tokio::time::sleep(config.poll).await;
