@@ -1,10 +1,19 @@
 //! The one list of checks. `sitescan checks`, the OpenAPI check ids and the reports read it.
 
 use super::check::{Check, CheckMeta};
+use super::semantics;
 
 /// Every check, grouped by category in report order.
 pub static CHECKS: &[&dyn Check] = &[
     // crawlability, search, semantics, structured-data, i18n (added below by their modules)
+    &semantics::DoctypeMissing,
+    &semantics::H1Missing,
+    &semantics::H1Multiple,
+    &semantics::HeadingSkip,
+    &semantics::MainMissing,
+    &semantics::DeprecatedElement,
+    &semantics::DuplicateId,
+    &semantics::ClickableNonInteractive,
     // media, performance, accessibility, forms, runtime
 ];
 

@@ -262,7 +262,7 @@ pub struct Anchor {
 }
 
 /// An image: `<img>` (also inside `<picture>`), `<input type=image>`, or a CSS background image.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Image {
     /// `img`, `picture-source`, `css-background`, `input-image`, `svg-image`.
     pub kind: String,
