@@ -14,6 +14,7 @@ pub static CHECKS: &[&dyn Check] = &[
     &semantics::DeprecatedElement,
     &semantics::DuplicateId,
     &semantics::ClickableNonInteractive,
+    &semantics::ParseError,
     // media, performance, accessibility, forms, runtime
 ];
 
