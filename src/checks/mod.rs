@@ -3,6 +3,7 @@
 pub mod check;
 pub mod registry;
 pub mod run;
+pub mod search;
 pub mod semantics;
 
 pub use check::{Check, CheckMeta, Findings, MAX_FINDINGS_PER_CHECK_PER_PAGE, Thresholds};

@@ -1,11 +1,25 @@
 //! The one list of checks. `sitescan checks`, the OpenAPI check ids and the reports read it.
 
 use super::check::{Check, CheckMeta};
-use super::semantics;
+use super::{search, semantics};
 
 /// Every check, grouped by category in report order.
 pub static CHECKS: &[&dyn Check] = &[
     // crawlability, search, semantics, structured-data, i18n (added below by their modules)
+    &search::TitleMissing,
+    &search::TitleLength,
+    &search::TitleDuplicate,
+    &search::MetaDescriptionMissing,
+    &search::MetaDescriptionLength,
+    &search::MetaDescriptionDuplicate,
+    &search::CanonicalMissing,
+    &search::CanonicalInvalid,
+    &search::CanonicalCrossOrigin,
+    &search::OpenGraphMissing,
+    &search::OpenGraphImageBroken,
+    &search::ViewportMissing,
+    &search::FaviconMissing,
+    &search::LinkTextGeneric,
     &semantics::DoctypeMissing,
     &semantics::H1Missing,
     &semantics::H1Multiple,
