@@ -1,7 +1,7 @@
 //! The one list of checks. `sitescan checks`, the OpenAPI check ids and the reports read it.
 
 use super::check::{Check, CheckMeta};
-use super::{search, semantics};
+use super::{i18n, search, semantics};
 
 /// Every check, grouped by category in report order.
 pub static CHECKS: &[&dyn Check] = &[
@@ -29,6 +29,14 @@ pub static CHECKS: &[&dyn Check] = &[
     &semantics::DuplicateId,
     &semantics::ClickableNonInteractive,
     &semantics::ParseError,
+    &i18n::LangMissing,
+    &i18n::LangInvalid,
+    &i18n::CharsetMissing,
+    &i18n::CharsetNotUtf8,
+    &i18n::HreflangInvalid,
+    &i18n::HreflangNoReturn,
+    &i18n::HreflangMissingSelf,
+    &i18n::DirMissing,
     // media, performance, accessibility, forms, runtime
 ];
 
