@@ -1,6 +1,7 @@
 //! The check catalogue: pure functions from snapshots to findings. Imports only `model`.
 
 pub mod check;
+pub mod crawlability;
 pub mod i18n;
 pub mod registry;
 pub mod run;

@@ -1,11 +1,25 @@
 //! The one list of checks. `sitescan checks`, the OpenAPI check ids and the reports read it.
 
 use super::check::{Check, CheckMeta};
-use super::{i18n, search, semantics};
+use super::{crawlability, i18n, search, semantics};
 
 /// Every check, grouped by category in report order.
 pub static CHECKS: &[&dyn Check] = &[
     // crawlability, search, semantics, structured-data, i18n (added below by their modules)
+    &crawlability::RobotsTxtUnreachable,
+    &crawlability::RobotsTxtInvalid,
+    &crawlability::RobotsTxtBlocksAll,
+    &crawlability::SitemapMissing,
+    &crawlability::SitemapInvalid,
+    &crawlability::SitemapUrlError,
+    &crawlability::HttpError,
+    &crawlability::BrokenLink,
+    &crawlability::RedirectChain,
+    &crawlability::RedirectLoop,
+    &crawlability::Noindex,
+    &crawlability::BlockedByRobots,
+    &crawlability::NoHttpsRedirect,
+    &crawlability::NonCrawlableLink,
     &search::TitleMissing,
     &search::TitleLength,
     &search::TitleDuplicate,

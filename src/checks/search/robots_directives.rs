@@ -22,7 +22,7 @@ fn says_noindex(directives: &str) -> bool {
 /// True when one `X-Robots-Tag` value forbids indexing for every crawler or for Googlebot. A
 /// value may start with a user agent (`googlebot: noindex`); `unavailable_after: <date>` is a
 /// directive, not a user agent.
-fn header_says_noindex(value: &str) -> bool {
+pub fn header_says_noindex(value: &str) -> bool {
     let mut agent: Option<String> = None;
     let mut noindex_for_all_or_google = false;
     for part in value.split(',') {
