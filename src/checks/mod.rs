@@ -7,6 +7,7 @@ pub mod registry;
 pub mod run;
 pub mod search;
 pub mod semantics;
+pub mod structured_data;
 
 pub use check::{Check, CheckMeta, Findings, MAX_FINDINGS_PER_CHECK_PER_PAGE, Thresholds};
 pub use registry::{CHECKS, catalogue, find};

@@ -1,7 +1,7 @@
 //! The one list of checks. `sitescan checks`, the OpenAPI check ids and the reports read it.
 
 use super::check::{Check, CheckMeta};
-use super::{crawlability, i18n, search, semantics};
+use super::{crawlability, i18n, search, semantics, structured_data};
 
 /// Every check, grouped by category in report order.
 pub static CHECKS: &[&dyn Check] = &[
@@ -43,6 +43,13 @@ pub static CHECKS: &[&dyn Check] = &[
     &semantics::DuplicateId,
     &semantics::ClickableNonInteractive,
     &semantics::ParseError,
+    &structured_data::JsonLdInvalid,
+    &structured_data::MissingContext,
+    &structured_data::UnknownType,
+    &structured_data::UnknownProperty,
+    &structured_data::RequiredPropertyMissing,
+    &structured_data::InvalidValue,
+    &structured_data::NoStructuredData,
     &i18n::LangMissing,
     &i18n::LangInvalid,
     &i18n::CharsetMissing,
