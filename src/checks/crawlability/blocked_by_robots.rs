@@ -29,7 +29,9 @@ impl Check for BlockedByRobots {
                 continue;
             }
             seen.push((link, found_on));
-            let element = site.page(found_on).and_then(|p| p.internal_links.iter().find(|l| l.href == *link));
+            let element = site
+                .page(found_on)
+                .and_then(|p| p.internal_links.iter().find(|l| l.href == *link));
             out.report(evidence! {
                 "url" => site.page(found_on).map_or(found_on.clone(), |p| p.final_url.clone()),
                 "selector" => element.map(|l| l.selector.clone()),
@@ -48,9 +50,20 @@ mod tests {
     #[test]
     fn fires_per_blocked_link_with_its_element() {
         let mut home = digest("https://e.com/");
-        home.internal_links.push(LinkRef { href: "https://e.com/private/x".into(), selector: "footer a".into(), snippet: "<a>x</a>".into() });
-        let pair = ("https://e.com/private/x".to_string(), "https://e.com/".to_string());
-        let site = SiteSnapshot { pages: vec![home], robots_blocked_links: vec![pair.clone(), pair], ..Default::default() };
+        home.internal_links.push(LinkRef {
+            href: "https://e.com/private/x".into(),
+            selector: "footer a".into(),
+            snippet: "<a>x</a>".into(),
+        });
+        let pair = (
+            "https://e.com/private/x".to_string(),
+            "https://e.com/".to_string(),
+        );
+        let site = SiteSnapshot {
+            pages: vec![home],
+            robots_blocked_links: vec![pair.clone(), pair],
+            ..Default::default()
+        };
         let f = site_findings(&site, "crawlability.blocked-by-robots");
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].evidence["selector"], "footer a");
@@ -58,7 +71,10 @@ mod tests {
 
     #[test]
     fn quiet_when_nothing_is_blocked() {
-        let site = SiteSnapshot { pages: vec![digest("https://e.com/")], ..Default::default() };
+        let site = SiteSnapshot {
+            pages: vec![digest("https://e.com/")],
+            ..Default::default()
+        };
         assert!(site_findings(&site, "crawlability.blocked-by-robots").is_empty());
     }
 }

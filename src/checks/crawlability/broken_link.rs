@@ -57,17 +57,30 @@ mod tests {
     use crate::model::{LinkRef, SiteSnapshot, UrlStatus};
 
     fn link(href: &str) -> LinkRef {
-        LinkRef { href: href.into(), selector: format!("a[href=\"{href}\"]"), snippet: format!("<a href=\"{href}\">x</a>") }
+        LinkRef {
+            href: href.into(),
+            selector: format!("a[href=\"{href}\"]"),
+            snippet: format!("<a href=\"{href}\">x</a>"),
+        }
     }
 
     fn status(url: &str, code: Option<u16>, error: Option<&str>) -> UrlStatus {
-        UrlStatus { url: url.into(), status: code, error: error.map(str::to_string), ..Default::default() }
+        UrlStatus {
+            url: url.into(),
+            status: code,
+            error: error.map(str::to_string),
+            ..Default::default()
+        }
     }
 
     #[test]
     fn fires_per_broken_link_element() {
         let mut home = digest("https://e.com/");
-        home.internal_links = vec![link("https://e.com/gone"), link("https://e.com/down"), link("https://e.com/ok")];
+        home.internal_links = vec![
+            link("https://e.com/gone"),
+            link("https://e.com/down"),
+            link("https://e.com/ok"),
+        ];
         let site = SiteSnapshot {
             pages: vec![home],
             link_statuses: vec![
@@ -79,14 +92,19 @@ mod tests {
         };
         let f = site_findings(&site, "crawlability.broken-link");
         assert_eq!(f.len(), 2);
-        assert!(f.iter().any(|x| x.evidence["status"] == 404 && x.evidence["selector"] == "a[href=\"https://e.com/gone\"]"));
+        assert!(f.iter().any(|x| x.evidence["status"] == 404
+            && x.evidence["selector"] == "a[href=\"https://e.com/gone\"]"));
     }
 
     #[test]
     fn quiet_for_redirects_and_unchecked_links() {
         let mut home = digest("https://e.com/");
         home.internal_links = vec![link("https://e.com/moved"), link("https://e.com/unknown")];
-        let site = SiteSnapshot { pages: vec![home], link_statuses: vec![status("https://e.com/moved", Some(301), None)], ..Default::default() };
+        let site = SiteSnapshot {
+            pages: vec![home],
+            link_statuses: vec![status("https://e.com/moved", Some(301), None)],
+            ..Default::default()
+        };
         assert!(site_findings(&site, "crawlability.broken-link").is_empty());
     }
 }

@@ -19,7 +19,12 @@ pub fn page(url: &str, dom: DomFacts) -> PageSnapshot {
 
 /// A 200 page digest.
 pub fn digest(url: &str) -> PageDigest {
-    PageDigest { url: url.into(), final_url: url.into(), status: Some(200), ..Default::default() }
+    PageDigest {
+        url: url.into(),
+        final_url: url.into(),
+        status: Some(200),
+        ..Default::default()
+    }
 }
 
 /// A site whose robots.txt answered 200 with `body`.
@@ -37,9 +42,15 @@ pub fn site_with_robots(body: &str) -> SiteSnapshot {
 }
 
 pub fn findings(page: &PageSnapshot, id: &str) -> Vec<Finding> {
-    run_page_checks(page, &Thresholds::default()).into_iter().filter(|f| f.check_id == id).collect()
+    run_page_checks(page, &Thresholds::default())
+        .into_iter()
+        .filter(|f| f.check_id == id)
+        .collect()
 }
 
 pub fn site_findings(site: &SiteSnapshot, id: &str) -> Vec<Finding> {
-    run_site_checks(site, &Thresholds::default()).into_iter().filter(|f| f.check_id == id).collect()
+    run_site_checks(site, &Thresholds::default())
+        .into_iter()
+        .filter(|f| f.check_id == id)
+        .collect()
 }

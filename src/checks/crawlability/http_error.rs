@@ -25,15 +25,25 @@ impl Check for HttpError {
 
     fn site(&self, site: &SiteSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
         for page in &site.pages {
-            let Some(status) = page.status.filter(|s| *s >= 400) else { continue };
-            let is_start = page.url == site.start_url || page.final_url == site.start_url || page.depth == 0;
-            let severity = if is_start { Severity::Critical } else { Self::META.severity };
+            let Some(status) = page.status.filter(|s| *s >= 400) else {
+                continue;
+            };
+            let is_start =
+                page.url == site.start_url || page.final_url == site.start_url || page.depth == 0;
+            let severity = if is_start {
+                Severity::Critical
+            } else {
+                Self::META.severity
+            };
             let found_on = first_referrer(site, &page.url).map(|(p, _)| p.final_url.clone());
-            out.report_with(severity, evidence! {
-                "url" => page.url,
-                "status" => status,
-                "found_on" => found_on,
-            });
+            out.report_with(
+                severity,
+                evidence! {
+                    "url" => page.url,
+                    "status" => status,
+                    "found_on" => found_on,
+                },
+            );
         }
     }
 }
@@ -49,9 +59,21 @@ mod tests {
         home.status = Some(503);
         let mut home_links = digest("https://e.com/about");
         home_links.depth = 1;
-        home_links.internal_links.push(LinkRef { href: "https://e.com/gone".into(), selector: "a".into(), snippet: "<a>".into() });
-        let gone = PageDigest { status: Some(404), depth: 2, ..digest("https://e.com/gone") };
-        let site = SiteSnapshot { start_url: START.into(), pages: vec![home, home_links, gone], ..Default::default() };
+        home_links.internal_links.push(LinkRef {
+            href: "https://e.com/gone".into(),
+            selector: "a".into(),
+            snippet: "<a>".into(),
+        });
+        let gone = PageDigest {
+            status: Some(404),
+            depth: 2,
+            ..digest("https://e.com/gone")
+        };
+        let site = SiteSnapshot {
+            start_url: START.into(),
+            pages: vec![home, home_links, gone],
+            ..Default::default()
+        };
         let f = site_findings(&site, "crawlability.http-error");
         assert_eq!(f.len(), 2);
         assert_eq!(f[0].severity, Severity::Critical);
@@ -64,7 +86,11 @@ mod tests {
         let mut moved = digest("https://e.com/old");
         moved.status = Some(301);
         moved.depth = 1;
-        let site = SiteSnapshot { start_url: START.into(), pages: vec![digest(START), moved], ..Default::default() };
+        let site = SiteSnapshot {
+            start_url: START.into(),
+            pages: vec![digest(START), moved],
+            ..Default::default()
+        };
         assert!(site_findings(&site, "crawlability.http-error").is_empty());
     }
 }

@@ -3,6 +3,14 @@
 use crate::model::{LinkRef, PageDigest, SiteSnapshot};
 
 /// The first crawled page with an internal link to `url`, and that link.
-pub fn first_referrer<'a>(site: &'a SiteSnapshot, url: &str) -> Option<(&'a PageDigest, &'a LinkRef)> {
-    site.pages.iter().find_map(|p| p.internal_links.iter().find(|l| l.href == url).map(|l| (p, l)))
+pub fn first_referrer<'a>(
+    site: &'a SiteSnapshot,
+    url: &str,
+) -> Option<(&'a PageDigest, &'a LinkRef)> {
+    site.pages.iter().find_map(|p| {
+        p.internal_links
+            .iter()
+            .find(|l| l.href == url)
+            .map(|l| (p, l))
+    })
 }

@@ -26,10 +26,13 @@ impl Check for NoHttpsRedirect {
         if !site.start_url.to_ascii_lowercase().starts_with("https://") {
             return;
         }
-        let Some(probe) = &site.https_probe else { return };
+        let Some(probe) = &site.https_probe else {
+            return;
+        };
         let Some(status) = probe.status else { return };
         let location = probe.location.as_deref().unwrap_or("");
-        let to_https = (300..400).contains(&status) && location.trim().to_ascii_lowercase().starts_with("https://");
+        let to_https = (300..400).contains(&status)
+            && location.trim().to_ascii_lowercase().starts_with("https://");
         if !to_https {
             out.report(evidence! {
                 "url" => probe.http_url,
@@ -61,14 +64,40 @@ mod tests {
 
     #[test]
     fn fires_when_http_serves_content_or_redirects_to_http() {
-        assert_eq!(site_findings(&probe(Some(200), None, None), "crawlability.no-https-redirect").len(), 1);
-        assert_eq!(site_findings(&probe(Some(302), Some("/login"), None), "crawlability.no-https-redirect").len(), 1);
+        assert_eq!(
+            site_findings(
+                &probe(Some(200), None, None),
+                "crawlability.no-https-redirect"
+            )
+            .len(),
+            1
+        );
+        assert_eq!(
+            site_findings(
+                &probe(Some(302), Some("/login"), None),
+                "crawlability.no-https-redirect"
+            )
+            .len(),
+            1
+        );
     }
 
     #[test]
     fn quiet_for_a_redirect_to_https_or_no_http_service() {
-        assert!(site_findings(&probe(Some(301), Some("HTTPS://e.com/"), None), "crawlability.no-https-redirect").is_empty());
-        assert!(site_findings(&probe(None, None, Some("connection refused")), "crawlability.no-https-redirect").is_empty());
+        assert!(
+            site_findings(
+                &probe(Some(301), Some("HTTPS://e.com/"), None),
+                "crawlability.no-https-redirect"
+            )
+            .is_empty()
+        );
+        assert!(
+            site_findings(
+                &probe(None, None, Some("connection refused")),
+                "crawlability.no-https-redirect"
+            )
+            .is_empty()
+        );
         let mut http_site = probe(Some(200), None, None);
         http_site.start_url = "http://e.com/".into();
         assert!(site_findings(&http_site, "crawlability.no-https-redirect").is_empty());

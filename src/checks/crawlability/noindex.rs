@@ -21,7 +21,10 @@ declare_check! {
 /// True when a sitemap lists the page (its requested or final URL).
 fn in_sitemap(site: &SiteSnapshot, page: &PageDigest) -> bool {
     let names = |u: &str| same_url(u, &page.url) || same_url(u, &page.final_url);
-    site.sitemaps.iter().any(|s| s.urls.iter().any(|u| names(u))) || site.sitemap_url_statuses.iter().any(|s| names(&s.url))
+    site.sitemaps
+        .iter()
+        .any(|s| s.urls.iter().any(|u| names(u)))
+        || site.sitemap_url_statuses.iter().any(|s| names(&s.url))
 }
 
 impl Check for Noindex {
@@ -30,14 +33,25 @@ impl Check for Noindex {
     }
 
     fn site(&self, site: &SiteSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
-        for page in site.pages.iter().filter(|p| p.noindex && p.status.is_some_and(|s| (200..300).contains(&s))) {
+        for page in site
+            .pages
+            .iter()
+            .filter(|p| p.noindex && p.status.is_some_and(|s| (200..300).contains(&s)))
+        {
             let listed = in_sitemap(site, page);
-            let severity = if listed { Severity::High } else { Self::META.severity };
-            out.report_with(severity, evidence! {
-                "url" => page.final_url,
-                "value" => "noindex",
-                "in_sitemap" => listed,
-            });
+            let severity = if listed {
+                Severity::High
+            } else {
+                Self::META.severity
+            };
+            out.report_with(
+                severity,
+                evidence! {
+                    "url" => page.final_url,
+                    "value" => "noindex",
+                    "in_sitemap" => listed,
+                },
+            );
         }
     }
 }
@@ -51,10 +65,19 @@ mod tests {
     fn fires_medium_and_high_when_in_a_sitemap() {
         let site = SiteSnapshot {
             pages: vec![
-                PageDigest { noindex: true, ..digest("https://e.com/thanks") },
-                PageDigest { noindex: true, ..digest("https://e.com/product") },
+                PageDigest {
+                    noindex: true,
+                    ..digest("https://e.com/thanks")
+                },
+                PageDigest {
+                    noindex: true,
+                    ..digest("https://e.com/product")
+                },
             ],
-            sitemaps: vec![Sitemap { urls: vec!["https://e.com/product#x".into()], ..Default::default() }],
+            sitemaps: vec![Sitemap {
+                urls: vec!["https://e.com/product#x".into()],
+                ..Default::default()
+            }],
             ..Default::default()
         };
         let f = site_findings(&site, "crawlability.noindex");
@@ -67,7 +90,14 @@ mod tests {
     #[test]
     fn quiet_for_indexable_pages_and_noindex_error_pages() {
         let site = SiteSnapshot {
-            pages: vec![digest("https://e.com/"), PageDigest { noindex: true, status: Some(404), ..digest("https://e.com/404") }],
+            pages: vec![
+                digest("https://e.com/"),
+                PageDigest {
+                    noindex: true,
+                    status: Some(404),
+                    ..digest("https://e.com/404")
+                },
+            ],
             ..Default::default()
         };
         assert!(site_findings(&site, "crawlability.noindex").is_empty());

@@ -76,10 +76,17 @@ mod tests {
 
     #[test]
     fn fires_on_script_links() {
-        let p = page("https://e.com/", DomFacts {
-            anchors: vec![anchor(Some("javascript:void(0)"), true), anchor(Some("#"), true), anchor(None, true)],
-            ..Default::default()
-        });
+        let p = page(
+            "https://e.com/",
+            DomFacts {
+                anchors: vec![
+                    anchor(Some("javascript:void(0)"), true),
+                    anchor(Some("#"), true),
+                    anchor(None, true),
+                ],
+                ..Default::default()
+            },
+        );
         assert_eq!(findings(&p, "crawlability.non-crawlable-link").len(), 3);
     }
 
@@ -89,7 +96,13 @@ mod tests {
         fragment.href = Some("https://e.com/".into());
         let mut mail = anchor(Some("mailto:hi@e.com"), false);
         mail.href = None;
-        let p = page("https://e.com/", DomFacts { anchors: vec![anchor(None, false), fragment, mail], ..Default::default() });
+        let p = page(
+            "https://e.com/",
+            DomFacts {
+                anchors: vec![anchor(None, false), fragment, mail],
+                ..Default::default()
+            },
+        );
         assert!(findings(&p, "crawlability.non-crawlable-link").is_empty());
     }
 }

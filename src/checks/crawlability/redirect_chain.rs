@@ -25,7 +25,10 @@ impl Check for RedirectChain {
     }
 
     fn page(&self, page: &PageSnapshot, thresholds: &Thresholds, out: &mut Findings<'_>) {
-        if page.redirects.len() > 1 && !loops(&page.redirects, thresholds.redirect_max_hops) && page.error.is_none() {
+        if page.redirects.len() > 1
+            && !loops(&page.redirects, thresholds.redirect_max_hops)
+            && page.error.is_none()
+        {
             out.report(evidence! {
                 "url" => page.final_url,
                 "resource" => page.requested_url,
@@ -42,7 +45,8 @@ impl Check for RedirectChain {
             if site.pages.iter().any(|p| p.url == status.url) {
                 continue;
             }
-            if status.redirects.len() <= 1 || loops(&status.redirects, thresholds.redirect_max_hops) {
+            if status.redirects.len() <= 1 || loops(&status.redirects, thresholds.redirect_max_hops)
+            {
                 continue;
             }
             let referrer = first_referrer(site, &status.url);
@@ -65,7 +69,11 @@ mod tests {
     use crate::model::{DomFacts, LinkRef, RedirectHop, SiteSnapshot, UrlStatus};
 
     fn hop(url: &str) -> RedirectHop {
-        RedirectHop { url: url.into(), status: 301, location: None }
+        RedirectHop {
+            url: url.into(),
+            status: 301,
+            location: None,
+        }
     }
 
     #[test]
@@ -76,13 +84,20 @@ mod tests {
         let f = findings(&p, "crawlability.redirect-chain");
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].evidence["value"], 2);
-        assert_eq!(f[0].evidence["chain"], serde_json::json!(["http://e.com/a", "https://e.com/a", "https://www.e.com/a/"]));
+        assert_eq!(
+            f[0].evidence["chain"],
+            serde_json::json!(["http://e.com/a", "https://e.com/a", "https://www.e.com/a/"])
+        );
     }
 
     #[test]
     fn fires_on_a_linked_url_with_its_link() {
         let mut home = digest("https://e.com/");
-        home.internal_links.push(LinkRef { href: "https://e.com/old".into(), selector: "nav a".into(), snippet: "<a>".into() });
+        home.internal_links.push(LinkRef {
+            href: "https://e.com/old".into(),
+            selector: "nav a".into(),
+            snippet: "<a>".into(),
+        });
         let site = SiteSnapshot {
             pages: vec![home],
             link_statuses: vec![UrlStatus {
@@ -105,7 +120,11 @@ mod tests {
         let mut p = page("https://e.com/", DomFacts::default());
         p.redirects = vec![hop("http://e.com/")];
         assert!(findings(&p, "crawlability.redirect-chain").is_empty());
-        p.redirects = vec![hop("https://e.com/a"), hop("https://e.com/b"), hop("https://e.com/a")];
+        p.redirects = vec![
+            hop("https://e.com/a"),
+            hop("https://e.com/b"),
+            hop("https://e.com/a"),
+        ];
         assert!(findings(&p, "crawlability.redirect-chain").is_empty());
     }
 }

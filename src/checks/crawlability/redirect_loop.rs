@@ -22,7 +22,10 @@ declare_check! {
 /// True when a fetch error text names a redirect loop.
 fn is_loop_error(text: &str) -> bool {
     let t = text.to_ascii_lowercase();
-    t.contains("too_many_redirects") || t.contains("too many redirects") || t.contains("redirect loop") || t.contains("redirect_loop")
+    t.contains("too_many_redirects")
+        || t.contains("too many redirects")
+        || t.contains("redirect loop")
+        || t.contains("redirect_loop")
 }
 
 impl Check for RedirectLoop {
@@ -31,7 +34,10 @@ impl Check for RedirectLoop {
     }
 
     fn page(&self, page: &PageSnapshot, thresholds: &Thresholds, out: &mut Findings<'_>) {
-        let errored = page.error.as_ref().is_some_and(|e| e.kind == "redirect_loop" || is_loop_error(&e.message));
+        let errored = page
+            .error
+            .as_ref()
+            .is_some_and(|e| e.kind == "redirect_loop" || is_loop_error(&e.message));
         if errored || loops(&page.redirects, thresholds.redirect_max_hops) {
             out.report(evidence! {
                 "url" => if page.final_url.is_empty() { page.requested_url.clone() } else { page.final_url.clone() },
@@ -72,29 +78,51 @@ mod tests {
     use crate::model::{DomFacts, PageError, RedirectHop, SiteSnapshot, UrlStatus};
 
     fn hop(url: &str) -> RedirectHop {
-        RedirectHop { url: url.into(), status: 302, location: None }
+        RedirectHop {
+            url: url.into(),
+            status: 302,
+            location: None,
+        }
     }
 
     #[test]
     fn fires_on_revisits_and_browser_errors() {
         let mut p = page("https://e.com/a", DomFacts::default());
-        p.redirects = vec![hop("https://e.com/a"), hop("https://e.com/b"), hop("https://e.com/a")];
+        p.redirects = vec![
+            hop("https://e.com/a"),
+            hop("https://e.com/b"),
+            hop("https://e.com/a"),
+        ];
         assert_eq!(findings(&p, "crawlability.redirect-loop").len(), 1);
         let mut p = page("https://e.com/x", DomFacts::default());
         p.status = None;
-        p.error = Some(PageError { kind: "navigation".into(), message: "net::ERR_TOO_MANY_REDIRECTS".into() });
+        p.error = Some(PageError {
+            kind: "navigation".into(),
+            message: "net::ERR_TOO_MANY_REDIRECTS".into(),
+        });
         assert_eq!(findings(&p, "crawlability.redirect-loop").len(), 1);
         let site = SiteSnapshot {
-            link_statuses: vec![UrlStatus { url: "https://e.com/l".into(), redirects: (0..11).map(|i| hop(&format!("https://e.com/{i}"))).collect(), ..Default::default() }],
+            link_statuses: vec![UrlStatus {
+                url: "https://e.com/l".into(),
+                redirects: (0..11)
+                    .map(|i| hop(&format!("https://e.com/{i}")))
+                    .collect(),
+                ..Default::default()
+            }],
             ..Default::default()
         };
-        assert_eq!(site_findings(&site, "crawlability.redirect-loop")[0].evidence["value"], 11);
+        assert_eq!(
+            site_findings(&site, "crawlability.redirect-loop")[0].evidence["value"],
+            11
+        );
     }
 
     #[test]
     fn quiet_for_a_long_but_settling_chain() {
         let mut p = page("https://e.com/f", DomFacts::default());
-        p.redirects = (0..10).map(|i| hop(&format!("https://e.com/{i}"))).collect();
+        p.redirects = (0..10)
+            .map(|i| hop(&format!("https://e.com/{i}")))
+            .collect();
         assert!(findings(&p, "crawlability.redirect-loop").is_empty());
     }
 }

@@ -16,7 +16,9 @@ pub fn loops(hops: &[RedirectHop], max_hops: usize) -> bool {
     if hops.len() > max_hops {
         return true;
     }
-    hops.iter().enumerate().any(|(i, h)| hops[..i].iter().any(|p| p.url == h.url))
+    hops.iter()
+        .enumerate()
+        .any(|(i, h)| hops[..i].iter().any(|p| p.url == h.url))
 }
 
 #[cfg(test)]
@@ -24,15 +26,29 @@ mod tests {
     use super::*;
 
     fn hop(url: &str) -> RedirectHop {
-        RedirectHop { url: url.into(), status: 301, location: None }
+        RedirectHop {
+            url: url.into(),
+            status: 301,
+            location: None,
+        }
     }
 
     #[test]
     fn sees_loops_and_chains() {
         let hops = [hop("http://e.com/a"), hop("https://e.com/a")];
-        assert_eq!(chain(&hops, Some("https://e.com/a/")), vec!["http://e.com/a", "https://e.com/a", "https://e.com/a/"]);
+        assert_eq!(
+            chain(&hops, Some("https://e.com/a/")),
+            vec!["http://e.com/a", "https://e.com/a", "https://e.com/a/"]
+        );
         assert!(!loops(&hops, 10));
-        assert!(loops(&[hop("https://e.com/a"), hop("https://e.com/b"), hop("https://e.com/a")], 10));
+        assert!(loops(
+            &[
+                hop("https://e.com/a"),
+                hop("https://e.com/b"),
+                hop("https://e.com/a")
+            ],
+            10
+        ));
         assert!(loops(&[hop("https://e.com/x")], 0));
     }
 }

@@ -35,15 +35,34 @@ pub struct ParsedRobots {
 
 /// Directives outside RFC 9309 that major crawlers understand (Crawl-delay: Bing, Yandex; Host,
 /// Clean-param: Yandex; Request-rate, Visit-time: older crawlers).
-const EXTENSIONS: &[&str] = &["crawl-delay", "host", "clean-param", "request-rate", "visit-time"];
+const EXTENSIONS: &[&str] = &[
+    "crawl-delay",
+    "host",
+    "clean-param",
+    "request-rate",
+    "visit-time",
+];
 
 /// Misspellings Google's parser forgives but other crawlers do not.
 const USER_AGENT_TYPOS: &[&str] = &["useragent", "user agent", "user_agent", "user-agents"];
-const DISALLOW_TYPOS: &[&str] = &["dissallow", "dissalow", "disalow", "diasllow", "disallaw", "disallows"];
+const DISALLOW_TYPOS: &[&str] = &[
+    "dissallow",
+    "dissalow",
+    "disalow",
+    "diasllow",
+    "disallaw",
+    "disallows",
+];
 
 /// The product token of a user-agent value (`Googlebot/2.1` -> `googlebot`).
 fn agent_token(value: &str) -> String {
-    value.trim().split('/').next().unwrap_or("").trim().to_ascii_lowercase()
+    value
+        .trim()
+        .split('/')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase()
 }
 
 pub fn parse(body: &str) -> ParsedRobots {
@@ -54,13 +73,18 @@ pub fn parse(body: &str) -> ParsedRobots {
         parsed.problems.push(Problem {
             line: 1,
             text: head.lines().next().unwrap_or("").to_string(),
-            reason: "robots.txt is an HTML page, not a robots.txt file (crawlers ignore it)".to_string(),
+            reason: "robots.txt is an HTML page, not a robots.txt file (crawlers ignore it)"
+                .to_string(),
         });
         return parsed;
     }
     let mut current: Option<Group> = None;
     let mut problem = |line: usize, text: &str, reason: String| {
-        parsed.problems.push(Problem { line, text: text.to_string(), reason });
+        parsed.problems.push(Problem {
+            line,
+            text: text.to_string(),
+            reason,
+        });
     };
     let mut groups: Vec<Group> = Vec::new();
     for (index, raw) in body.lines().enumerate() {
@@ -71,7 +95,11 @@ pub fn parse(body: &str) -> ParsedRobots {
             continue;
         }
         let Some((key, value)) = content.split_once(':') else {
-            problem(number, text, "no ':' between directive and value".to_string());
+            problem(
+                number,
+                text,
+                "no ':' between directive and value".to_string(),
+            );
             continue;
         };
         let key = key.trim().to_ascii_lowercase();
@@ -79,8 +107,16 @@ pub fn parse(body: &str) -> ParsedRobots {
         let is_user_agent = key == "user-agent" || USER_AGENT_TYPOS.contains(&key.as_str());
         let is_disallow = key == "disallow" || DISALLOW_TYPOS.contains(&key.as_str());
         if USER_AGENT_TYPOS.contains(&key.as_str()) || DISALLOW_TYPOS.contains(&key.as_str()) {
-            let fix = if is_user_agent { "User-agent" } else { "Disallow" };
-            problem(number, text, format!("misspelled directive \"{key}\" (write \"{fix}\")"));
+            let fix = if is_user_agent {
+                "User-agent"
+            } else {
+                "Disallow"
+            };
+            problem(
+                number,
+                text,
+                format!("misspelled directive \"{key}\" (write \"{fix}\")"),
+            );
         }
         if is_user_agent {
             if value.is_empty() {
@@ -91,15 +127,27 @@ pub fn parse(body: &str) -> ParsedRobots {
             if current.as_ref().is_some_and(|g| !g.rules.is_empty()) {
                 groups.extend(current.take());
             }
-            current.get_or_insert_with(Group::default).agents.push(agent_token(value));
+            current
+                .get_or_insert_with(Group::default)
+                .agents
+                .push(agent_token(value));
         } else if is_disallow || key == "allow" {
             match current.as_mut() {
-                None => problem(number, text, "rule before any User-agent line (it applies to no crawler)".to_string()),
+                None => problem(
+                    number,
+                    text,
+                    "rule before any User-agent line (it applies to no crawler)".to_string(),
+                ),
                 Some(group) => {
                     if !value.is_empty() && !value.starts_with('/') && !value.starts_with('*') {
                         problem(number, text, "path must start with '/' or '*'".to_string());
                     }
-                    group.rules.push(Rule { allow: !is_disallow, path: value.to_string(), line: number, text: text.to_string() });
+                    group.rules.push(Rule {
+                        allow: !is_disallow,
+                        path: value.to_string(),
+                        line: number,
+                        text: text.to_string(),
+                    });
                 }
             }
         } else if key == "sitemap" {
@@ -109,12 +157,29 @@ pub fn parse(body: &str) -> ParsedRobots {
             }
         } else if key == "crawl-delay" {
             if current.is_none() {
-                problem(number, text, "Crawl-delay before any User-agent line".to_string());
-            } else if value.parse::<f64>().map_or(true, |v| !v.is_finite() || v < 0.0) {
-                problem(number, text, "Crawl-delay must be a number of seconds".to_string());
+                problem(
+                    number,
+                    text,
+                    "Crawl-delay before any User-agent line".to_string(),
+                );
+            } else if value
+                .parse::<f64>()
+                .map_or(true, |v| !v.is_finite() || v < 0.0)
+            {
+                problem(
+                    number,
+                    text,
+                    "Crawl-delay must be a number of seconds".to_string(),
+                );
             }
         } else if key == "noindex" || key == "nofollow" || key == "noarchive" {
-            problem(number, text, format!("\"{key}\" is not a robots.txt directive (use a robots meta tag or X-Robots-Tag)"));
+            problem(
+                number,
+                text,
+                format!(
+                    "\"{key}\" is not a robots.txt directive (use a robots meta tag or X-Robots-Tag)"
+                ),
+            );
         } else if !EXTENSIONS.contains(&key.as_str()) {
             problem(number, text, format!("unknown directive \"{key}\""));
         }
@@ -127,7 +192,11 @@ pub fn parse(body: &str) -> ParsedRobots {
 impl ParsedRobots {
     /// The rules for exactly this agent token (all its groups merged, RFC 9309 §2.2.1).
     pub fn rules_for(&self, agent: &str) -> Option<Vec<&Rule>> {
-        let groups: Vec<&Group> = self.groups.iter().filter(|g| g.agents.iter().any(|a| a == agent)).collect();
+        let groups: Vec<&Group> = self
+            .groups
+            .iter()
+            .filter(|g| g.agents.iter().any(|a| a == agent))
+            .collect();
         (!groups.is_empty()).then(|| groups.iter().flat_map(|g| g.rules.iter()).collect())
     }
 }
@@ -139,7 +208,10 @@ pub fn blocks_all<'a>(rules: &[&'a Rule]) -> Option<&'a Rule> {
     if opens_something {
         return None;
     }
-    rules.iter().copied().find(|r| !r.allow && matches!(r.path.as_str(), "/" | "/*" | "*"))
+    rules
+        .iter()
+        .copied()
+        .find(|r| !r.allow && matches!(r.path.as_str(), "/" | "/*" | "*"))
 }
 
 #[cfg(test)]
@@ -148,7 +220,9 @@ mod tests {
 
     #[test]
     fn groups_agents_and_rules() {
-        let p = parse("User-agent: *\nUser-agent: Googlebot/2.1\nDisallow: /admin # private\nAllow: /admin/public\n\nUser-agent: bingbot\nDisallow:\nSitemap: https://e.com/sitemap.xml\n");
+        let p = parse(
+            "User-agent: *\nUser-agent: Googlebot/2.1\nDisallow: /admin # private\nAllow: /admin/public\n\nUser-agent: bingbot\nDisallow:\nSitemap: https://e.com/sitemap.xml\n",
+        );
         assert!(p.problems.is_empty(), "{:?}", p.problems);
         assert_eq!(p.groups.len(), 2);
         assert_eq!(p.groups[0].agents, vec!["*", "googlebot"]);
@@ -159,7 +233,9 @@ mod tests {
 
     #[test]
     fn reports_unparseable_lines() {
-        let p = parse("Disallow: /early\nUser-agent: *\nDisalow: /x\nFoo: bar\nnoindex: /y\njust text\nAllow: admin\nCrawl-delay: soon\nSitemap: /sitemap.xml\n");
+        let p = parse(
+            "Disallow: /early\nUser-agent: *\nDisalow: /x\nFoo: bar\nnoindex: /y\njust text\nAllow: admin\nCrawl-delay: soon\nSitemap: /sitemap.xml\n",
+        );
         let lines: Vec<usize> = p.problems.iter().map(|p| p.line).collect();
         assert_eq!(lines, vec![1, 3, 4, 5, 6, 7, 8, 9]);
         assert!(p.problems[0].reason.contains("before any User-agent"));

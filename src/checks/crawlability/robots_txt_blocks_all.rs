@@ -31,10 +31,14 @@ impl Check for RobotsTxtBlocksAll {
         if !robots.status.is_some_and(|s| (200..300).contains(&s)) {
             return;
         }
-        let Some(body) = robots.body.as_deref() else { return };
+        let Some(body) = robots.body.as_deref() else {
+            return;
+        };
         let parsed = parse(body);
         for agent in AGENTS {
-            let Some(rules) = parsed.rules_for(agent) else { continue };
+            let Some(rules) = parsed.rules_for(agent) else {
+                continue;
+            };
             if let Some(rule) = blocks_all(&rules) {
                 out.report(evidence! {
                     "url" => robots.url,
@@ -53,11 +57,19 @@ mod tests {
 
     #[test]
     fn fires_for_star_and_googlebot() {
-        let f = site_findings(&site_with_robots("User-agent: *\nDisallow: /\n"), "crawlability.robots-txt-blocks-all");
+        let f = site_findings(
+            &site_with_robots("User-agent: *\nDisallow: /\n"),
+            "crawlability.robots-txt-blocks-all",
+        );
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].evidence["value"], "User-agent: *");
         assert_eq!(f[0].evidence["line"], 2);
-        let f = site_findings(&site_with_robots("User-agent: Googlebot\nDisallow: /*\n\nUser-agent: *\nDisallow: /tmp/\n"), "crawlability.robots-txt-blocks-all");
+        let f = site_findings(
+            &site_with_robots(
+                "User-agent: Googlebot\nDisallow: /*\n\nUser-agent: *\nDisallow: /tmp/\n",
+            ),
+            "crawlability.robots-txt-blocks-all",
+        );
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].evidence["value"], "User-agent: googlebot");
     }
@@ -65,6 +77,12 @@ mod tests {
     #[test]
     fn quiet_for_partial_blocks_other_bots_and_empty_disallow() {
         let body = "User-agent: BadBot\nDisallow: /\n\nUser-agent: *\nDisallow:\n\nUser-agent: Googlebot\nDisallow: /\nAllow: /public/\n";
-        assert!(site_findings(&site_with_robots(body), "crawlability.robots-txt-blocks-all").is_empty());
+        assert!(
+            site_findings(
+                &site_with_robots(body),
+                "crawlability.robots-txt-blocks-all"
+            )
+            .is_empty()
+        );
     }
 }

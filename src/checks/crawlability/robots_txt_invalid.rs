@@ -28,7 +28,9 @@ impl Check for RobotsTxtInvalid {
         if !robots.status.is_some_and(|s| (200..300).contains(&s)) {
             return;
         }
-        let Some(body) = robots.body.as_deref() else { return };
+        let Some(body) = robots.body.as_deref() else {
+            return;
+        };
         for problem in parse(body).problems {
             out.report(evidence! {
                 "url" => robots.url,

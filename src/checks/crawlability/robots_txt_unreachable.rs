@@ -46,11 +46,17 @@ mod tests {
     fn fires_on_5xx_and_timeouts() {
         let mut site = site_with_robots("");
         site.robots.as_mut().unwrap().status = Some(503);
-        assert_eq!(site_findings(&site, "crawlability.robots-txt-unreachable")[0].evidence["status"], 503);
+        assert_eq!(
+            site_findings(&site, "crawlability.robots-txt-unreachable")[0].evidence["status"],
+            503
+        );
         let robots = site.robots.as_mut().unwrap();
         robots.status = None;
         robots.error = Some("timeout".into());
-        assert_eq!(site_findings(&site, "crawlability.robots-txt-unreachable").len(), 1);
+        assert_eq!(
+            site_findings(&site, "crawlability.robots-txt-unreachable").len(),
+            1
+        );
     }
 
     #[test]

@@ -41,10 +41,20 @@ impl Check for SitemapInvalid {
                 }
             } else if let Some(error) = &sitemap.parse_error {
                 (format!("not well-formed XML: {error}"), None)
-            } else if let Some(root) = sitemap.root.as_deref().filter(|r| *r != "urlset" && *r != "sitemapindex") {
-                (format!("root element is <{root}>, not <urlset> or <sitemapindex>"), None)
+            } else if let Some(root) = sitemap
+                .root
+                .as_deref()
+                .filter(|r| *r != "urlset" && *r != "sitemapindex")
+            {
+                (
+                    format!("root element is <{root}>, not <urlset> or <sitemapindex>"),
+                    None,
+                )
             } else if sitemap.url_count > MAX_SITEMAP_URLS {
-                (format!("{} URLs", sitemap.url_count), Some(MAX_SITEMAP_URLS as u64))
+                (
+                    format!("{} URLs", sitemap.url_count),
+                    Some(MAX_SITEMAP_URLS as u64),
+                )
             } else if sitemap.bytes > MAX_SITEMAP_BYTES {
                 (format!("{} bytes", sitemap.bytes), Some(MAX_SITEMAP_BYTES))
             } else {
@@ -85,11 +95,17 @@ mod tests {
         html.root = Some("html".into());
         let mut huge = sitemap("c", 200);
         huge.url_count = 50_001;
-        let site = SiteSnapshot { sitemaps: vec![bad_xml, html, huge, sitemap("robots.txt", 404)], ..Default::default() };
+        let site = SiteSnapshot {
+            sitemaps: vec![bad_xml, html, huge, sitemap("robots.txt", 404)],
+            ..Default::default()
+        };
         let f = site_findings(&site, "crawlability.sitemap-invalid");
         assert_eq!(f.len(), 4);
         assert!(f.iter().any(|x| x.evidence["limit"] == 50_000));
-        assert!(f.iter().any(|x| x.evidence["value"] == "announced sitemap answers 404"));
+        assert!(
+            f.iter()
+                .any(|x| x.evidence["value"] == "announced sitemap answers 404")
+        );
     }
 
     #[test]
@@ -97,7 +113,10 @@ mod tests {
         let mut index = sitemap("robots.txt", 200);
         index.root = Some("sitemapindex".into());
         index.url_count = 50_000;
-        let site = SiteSnapshot { sitemaps: vec![index, sitemap("default", 404)], ..Default::default() };
+        let site = SiteSnapshot {
+            sitemaps: vec![index, sitemap("default", 404)],
+            ..Default::default()
+        };
         assert!(site_findings(&site, "crawlability.sitemap-invalid").is_empty());
     }
 }

@@ -24,8 +24,12 @@ impl Check for SitemapMissing {
 
     fn site(&self, site: &SiteSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
         let Some(robots) = &site.robots else { return };
-        let listed = !robots.sitemaps.is_empty() || site.sitemaps.iter().any(|s| s.source == "robots.txt");
-        let found = site.sitemaps.iter().any(|s| s.status.is_some_and(|c| (200..300).contains(&c)));
+        let listed =
+            !robots.sitemaps.is_empty() || site.sitemaps.iter().any(|s| s.source == "robots.txt");
+        let found = site
+            .sitemaps
+            .iter()
+            .any(|s| s.status.is_some_and(|c| (200..300).contains(&c)));
         if listed || found {
             return;
         }
@@ -45,7 +49,12 @@ mod tests {
     #[test]
     fn fires_when_neither_listed_nor_at_the_default_path() {
         let mut site = site_with_robots("User-agent: *\nDisallow:\n");
-        site.sitemaps.push(Sitemap { url: "https://e.com/sitemap.xml".into(), source: "default".into(), status: Some(404), ..Default::default() });
+        site.sitemaps.push(Sitemap {
+            url: "https://e.com/sitemap.xml".into(),
+            source: "default".into(),
+            status: Some(404),
+            ..Default::default()
+        });
         let f = site_findings(&site, "crawlability.sitemap-missing");
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].evidence["expected"], "https://e.com/sitemap.xml");
@@ -54,10 +63,19 @@ mod tests {
     #[test]
     fn quiet_when_listed_or_found_or_robots_not_gathered() {
         let mut site = site_with_robots("Sitemap: https://e.com/s.xml\n");
-        site.robots.as_mut().unwrap().sitemaps.push("https://e.com/s.xml".into());
+        site.robots
+            .as_mut()
+            .unwrap()
+            .sitemaps
+            .push("https://e.com/s.xml".into());
         assert!(site_findings(&site, "crawlability.sitemap-missing").is_empty());
         let mut site = site_with_robots("");
-        site.sitemaps.push(Sitemap { url: "https://e.com/sitemap.xml".into(), source: "default".into(), status: Some(200), ..Default::default() });
+        site.sitemaps.push(Sitemap {
+            url: "https://e.com/sitemap.xml".into(),
+            source: "default".into(),
+            status: Some(200),
+            ..Default::default()
+        });
         assert!(site_findings(&site, "crawlability.sitemap-missing").is_empty());
         let mut site = site_with_robots("");
         site.robots = None;

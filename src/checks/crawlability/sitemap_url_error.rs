@@ -33,7 +33,9 @@ impl Check for SitemapUrlError {
             let crawled_noindex = site.page(&status.url).is_some_and(|p| p.noindex);
             let reason = if let Some(error) = &status.error {
                 format!("fails to load: {error}")
-            } else if !status.redirects.is_empty() || status.status.is_some_and(|s| (300..400).contains(&s)) {
+            } else if !status.redirects.is_empty()
+                || status.status.is_some_and(|s| (300..400).contains(&s))
+            {
                 match &status.final_url {
                     Some(to) => format!("redirects to {to}"),
                     None => "redirects".to_string(),
@@ -43,7 +45,12 @@ impl Check for SitemapUrlError {
                     Some(code) => format!("answers {code}"),
                     None => "no response".to_string(),
                 }
-            } else if status.x_robots_tag.as_deref().is_some_and(header_says_noindex) || crawled_noindex {
+            } else if status
+                .x_robots_tag
+                .as_deref()
+                .is_some_and(header_says_noindex)
+                || crawled_noindex
+            {
                 "noindex".to_string()
             } else {
                 continue;
@@ -64,32 +71,59 @@ mod tests {
     use crate::model::{PageDigest, RedirectHop, SiteSnapshot, UrlStatus};
 
     fn status(url: &str, code: u16) -> UrlStatus {
-        UrlStatus { url: url.into(), status: Some(code), final_url: Some(url.into()), ..Default::default() }
+        UrlStatus {
+            url: url.into(),
+            status: Some(code),
+            final_url: Some(url.into()),
+            ..Default::default()
+        }
     }
 
     #[test]
     fn fires_on_404_redirects_and_noindex() {
         let mut moved = status("https://e.com/old", 200);
-        moved.redirects.push(RedirectHop { url: "https://e.com/old".into(), status: 301, location: Some("/new".into()) });
+        moved.redirects.push(RedirectHop {
+            url: "https://e.com/old".into(),
+            status: 301,
+            location: Some("/new".into()),
+        });
         moved.final_url = Some("https://e.com/new".into());
         let mut tagged = status("https://e.com/tagged", 200);
         tagged.x_robots_tag = Some("noindex".into());
         let site = SiteSnapshot {
-            sitemap_url_statuses: vec![status("https://e.com/gone", 404), moved, tagged, status("https://e.com/meta", 200)],
-            pages: vec![PageDigest { noindex: true, ..digest("https://e.com/meta") }],
+            sitemap_url_statuses: vec![
+                status("https://e.com/gone", 404),
+                moved,
+                tagged,
+                status("https://e.com/meta", 200),
+            ],
+            pages: vec![PageDigest {
+                noindex: true,
+                ..digest("https://e.com/meta")
+            }],
             ..Default::default()
         };
         let f = site_findings(&site, "crawlability.sitemap-url-error");
         assert_eq!(f.len(), 4);
-        assert!(f.iter().any(|x| x.evidence["value"] == "redirects to https://e.com/new"));
-        assert!(f.iter().any(|x| x.evidence["url"] == "https://e.com/meta" && x.evidence["value"] == "noindex"));
+        assert!(
+            f.iter()
+                .any(|x| x.evidence["value"] == "redirects to https://e.com/new")
+        );
+        assert!(
+            f.iter()
+                .any(|x| x.evidence["url"] == "https://e.com/meta"
+                    && x.evidence["value"] == "noindex")
+        );
     }
 
     #[test]
     fn quiet_for_indexable_200s() {
         let mut other_bot = status("https://e.com/b", 200);
         other_bot.x_robots_tag = Some("otherbot: noindex".into());
-        let site = SiteSnapshot { sitemap_url_statuses: vec![status("https://e.com/a", 200), other_bot], ..Default::default() };
+        let site = SiteSnapshot {
+            sitemap_url_statuses: vec![status("https://e.com/a", 200), other_bot],
+            ..Default::default()
+        };
         assert!(site_findings(&site, "crawlability.sitemap-url-error").is_empty());
     }
 }

@@ -42,18 +42,30 @@ pub struct Declaration {
 pub fn declarations(page: &PageSnapshot) -> Vec<Declaration> {
     let mut found = Vec::new();
     if let Some(charset) = page.header("content-type").and_then(charset_param) {
-        found.push(Declaration { source: "header", charset, selector: None });
+        found.push(Declaration {
+            source: "header",
+            charset,
+            selector: None,
+        });
     }
     for meta in &page.dom.metas {
-        let charset = meta.charset.clone().filter(|c| !c.trim().is_empty()).or_else(|| {
-            meta.http_equiv
-                .as_deref()
-                .filter(|h| h.trim().eq_ignore_ascii_case("content-type"))
-                .and_then(|_| meta.content.as_deref())
-                .and_then(charset_param)
-        });
+        let charset = meta
+            .charset
+            .clone()
+            .filter(|c| !c.trim().is_empty())
+            .or_else(|| {
+                meta.http_equiv
+                    .as_deref()
+                    .filter(|h| h.trim().eq_ignore_ascii_case("content-type"))
+                    .and(meta.content.as_deref())
+                    .and_then(charset_param)
+            });
         if let Some(charset) = charset {
-            found.push(Declaration { source: "meta", charset: charset.trim().to_string(), selector: Some(meta.selector.clone()) });
+            found.push(Declaration {
+                source: "meta",
+                charset: charset.trim().to_string(),
+                selector: Some(meta.selector.clone()),
+            });
         }
     }
     found
@@ -63,7 +75,12 @@ pub fn declarations(page: &PageSnapshot) -> Vec<Declaration> {
 pub fn is_utf8_label(label: &str) -> bool {
     matches!(
         label.trim().to_ascii_lowercase().as_str(),
-        "utf-8" | "utf8" | "unicode-1-1-utf-8" | "unicode11utf8" | "unicode20utf8" | "x-unicode20utf8"
+        "utf-8"
+            | "utf8"
+            | "unicode-1-1-utf-8"
+            | "unicode11utf8"
+            | "unicode20utf8"
+            | "x-unicode20utf8"
     )
 }
 
@@ -73,10 +90,21 @@ mod tests {
 
     #[test]
     fn parses_declarations() {
-        assert_eq!(charset_param("text/html; Charset=\"UTF-8\"").as_deref(), Some("UTF-8"));
+        assert_eq!(
+            charset_param("text/html; Charset=\"UTF-8\"").as_deref(),
+            Some("UTF-8")
+        );
         assert_eq!(charset_param("text/html"), None);
-        assert_eq!(prescan_meta_charset("<html><head><META http-equiv=Content-Type content='text/html; charset=utf-8'>"), Some(12));
-        assert_eq!(prescan_meta_charset("<meta name=viewport content=x><title>charset</title>"), None);
+        assert_eq!(
+            prescan_meta_charset(
+                "<html><head><META http-equiv=Content-Type content='text/html; charset=utf-8'>"
+            ),
+            Some(12)
+        );
+        assert_eq!(
+            prescan_meta_charset("<meta name=viewport content=x><title>charset</title>"),
+            None
+        );
         assert!(is_utf8_label(" UTF8") && !is_utf8_label("iso-8859-1"));
     }
 }

@@ -32,17 +32,29 @@ impl Check for CharsetMissing {
             return;
         }
         // XHTML served as XML defaults to UTF-8 by the XML rules.
-        if page.mime_type.as_deref().is_some_and(|m| m.to_ascii_lowercase().contains("xml")) {
+        if page
+            .mime_type
+            .as_deref()
+            .is_some_and(|m| m.to_ascii_lowercase().contains("xml"))
+        {
             return;
         }
-        if page.header("content-type").and_then(charset_param).is_some() {
+        if page
+            .header("content-type")
+            .and_then(charset_param)
+            .is_some()
+        {
             return;
         }
-        let Some(html) = page.served_html.as_deref() else { return };
+        let Some(html) = page.served_html.as_deref() else {
+            return;
+        };
         if html.starts_with('\u{feff}') {
             return;
         }
-        let offset = page.meta_charset_offset.or_else(|| prescan_meta_charset(html));
+        let offset = page
+            .meta_charset_offset
+            .or_else(|| prescan_meta_charset(html));
         match offset {
             Some(o) if o < PRESCAN_BYTES => {}
             Some(o) => out.report(evidence! {
@@ -66,16 +78,25 @@ mod tests {
 
     fn served(content_type: &str, html: &str) -> PageSnapshot {
         let mut p = page(DomFacts::default());
-        p.response_headers = vec![Header { name: "content-type".into(), value: content_type.into() }];
+        p.response_headers = vec![Header {
+            name: "content-type".into(),
+            value: content_type.into(),
+        }];
         p.served_html = Some(html.into());
         p
     }
 
     #[test]
     fn fires_without_any_declaration_or_a_late_one() {
-        let f = findings(&served("text/html", "<!doctype html><title>x</title>"), "i18n.charset-missing");
+        let f = findings(
+            &served("text/html", "<!doctype html><title>x</title>"),
+            "i18n.charset-missing",
+        );
         assert_eq!(f[0].evidence["value"], "no charset declared");
-        let late = format!("<!doctype html><head><script>{}</script><meta charset=utf-8>", "x".repeat(1100));
+        let late = format!(
+            "<!doctype html><head><script>{}</script><meta charset=utf-8>",
+            "x".repeat(1100)
+        );
         let f = findings(&served("text/html", &late), "i18n.charset-missing");
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].evidence["limit"], 1024);
@@ -83,8 +104,29 @@ mod tests {
 
     #[test]
     fn quiet_with_header_meta_or_bom() {
-        assert!(findings(&served("text/html; charset=utf-8", "<p>x"), "i18n.charset-missing").is_empty());
-        assert!(findings(&served("text/html", "<!doctype html><meta charset=\"utf-8\"><title>x</title>"), "i18n.charset-missing").is_empty());
-        assert!(findings(&served("text/html", "\u{feff}<!doctype html><title>x</title>"), "i18n.charset-missing").is_empty());
+        assert!(
+            findings(
+                &served("text/html; charset=utf-8", "<p>x"),
+                "i18n.charset-missing"
+            )
+            .is_empty()
+        );
+        assert!(
+            findings(
+                &served(
+                    "text/html",
+                    "<!doctype html><meta charset=\"utf-8\"><title>x</title>"
+                ),
+                "i18n.charset-missing"
+            )
+            .is_empty()
+        );
+        assert!(
+            findings(
+                &served("text/html", "\u{feff}<!doctype html><title>x</title>"),
+                "i18n.charset-missing"
+            )
+            .is_empty()
+        );
     }
 }

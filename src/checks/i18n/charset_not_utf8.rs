@@ -28,7 +28,10 @@ impl Check for CharsetNotUtf8 {
         if !is_html_document(page) {
             return;
         }
-        for d in declarations(page).into_iter().filter(|d| !is_utf8_label(&d.charset)) {
+        for d in declarations(page)
+            .into_iter()
+            .filter(|d| !is_utf8_label(&d.charset))
+        {
             out.report(evidence! {
                 "url" => page.final_url,
                 "selector" => d.selector,
@@ -48,10 +51,17 @@ mod tests {
     #[test]
     fn fires_per_legacy_declaration() {
         let mut p = page(DomFacts {
-            metas: vec![MetaTag { charset: Some("windows-1252".into()), selector: "meta[charset]".into(), ..Default::default() }],
+            metas: vec![MetaTag {
+                charset: Some("windows-1252".into()),
+                selector: "meta[charset]".into(),
+                ..Default::default()
+            }],
             ..Default::default()
         });
-        p.response_headers = vec![Header { name: "Content-Type".into(), value: "text/html; charset=ISO-8859-1".into() }];
+        p.response_headers = vec![Header {
+            name: "Content-Type".into(),
+            value: "text/html; charset=ISO-8859-1".into(),
+        }];
         let f = findings(&p, "i18n.charset-not-utf8");
         assert_eq!(f.len(), 2);
         assert_eq!(f[0].evidence["source"], "header");
@@ -68,7 +78,10 @@ mod tests {
             }],
             ..Default::default()
         });
-        p.response_headers = vec![Header { name: "content-type".into(), value: "text/html;charset=utf-8".into() }];
+        p.response_headers = vec![Header {
+            name: "content-type".into(),
+            value: "text/html;charset=utf-8".into(),
+        }];
         assert!(findings(&p, "i18n.charset-not-utf8").is_empty());
     }
 }

@@ -29,7 +29,10 @@ fn sets_direction(dir: &str) -> bool {
 fn body_dir(rendered_html: &str) -> Option<String> {
     let doc = scraper::Html::parse_document(rendered_html);
     let selector = scraper::Selector::parse("body[dir]").ok()?;
-    doc.select(&selector).next().and_then(|b| b.value().attr("dir")).map(str::to_string)
+    doc.select(&selector)
+        .next()
+        .and_then(|b| b.value().attr("dir"))
+        .map(str::to_string)
 }
 
 impl Check for DirMissing {
@@ -41,11 +44,18 @@ impl Check for DirMissing {
         if !is_html_document(page) {
             return;
         }
-        let Some(lang) = page.dom.html_lang.as_deref().filter(|l| is_rtl(l)) else { return };
+        let Some(lang) = page.dom.html_lang.as_deref().filter(|l| is_rtl(l)) else {
+            return;
+        };
         if page.dom.html_dir.as_deref().is_some_and(sets_direction) {
             return;
         }
-        if page.rendered_html.as_deref().and_then(body_dir).is_some_and(|d| sets_direction(&d)) {
+        if page
+            .rendered_html
+            .as_deref()
+            .and_then(body_dir)
+            .is_some_and(|d| sets_direction(&d))
+        {
             return;
         }
         out.report(evidence! {
@@ -63,20 +73,28 @@ mod tests {
     use crate::model::DomFacts;
 
     fn lang_dir(lang: &str, dir: Option<&str>) -> crate::model::PageSnapshot {
-        page(DomFacts { html_lang: Some(lang.into()), html_dir: dir.map(str::to_string), ..Default::default() })
+        page(DomFacts {
+            html_lang: Some(lang.into()),
+            html_dir: dir.map(str::to_string),
+            ..Default::default()
+        })
     }
 
     #[test]
     fn fires_for_arabic_without_dir_or_with_ltr() {
         assert_eq!(findings(&lang_dir("ar", None), "i18n.dir-missing").len(), 1);
-        assert_eq!(findings(&lang_dir("he-IL", Some("ltr")), "i18n.dir-missing").len(), 1);
+        assert_eq!(
+            findings(&lang_dir("he-IL", Some("ltr")), "i18n.dir-missing").len(),
+            1
+        );
     }
 
     #[test]
     fn quiet_for_rtl_set_on_html_or_body_and_ltr_languages() {
         assert!(findings(&lang_dir("fa", Some("RTL")), "i18n.dir-missing").is_empty());
         let mut p = lang_dir("ur", None);
-        p.rendered_html = Some("<html lang=ur><head></head><body dir=\"rtl\"><p>x</p></body></html>".into());
+        p.rendered_html =
+            Some("<html lang=ur><head></head><body dir=\"rtl\"><p>x</p></body></html>".into());
         assert!(findings(&p, "i18n.dir-missing").is_empty());
         assert!(findings(&lang_dir("en", None), "i18n.dir-missing").is_empty());
         assert!(findings(&lang_dir("ar-Latn", None), "i18n.dir-missing").is_empty());

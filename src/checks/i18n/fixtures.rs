@@ -18,9 +18,15 @@ pub fn page(dom: DomFacts) -> PageSnapshot {
 }
 
 pub fn findings(page: &PageSnapshot, id: &str) -> Vec<Finding> {
-    run_page_checks(page, &Thresholds::default()).into_iter().filter(|f| f.check_id == id).collect()
+    run_page_checks(page, &Thresholds::default())
+        .into_iter()
+        .filter(|f| f.check_id == id)
+        .collect()
 }
 
 pub fn site_findings(site: &SiteSnapshot, id: &str) -> Vec<Finding> {
-    run_site_checks(site, &Thresholds::default()).into_iter().filter(|f| f.check_id == id).collect()
+    run_site_checks(site, &Thresholds::default())
+        .into_iter()
+        .filter(|f| f.check_id == id)
+        .collect()
 }

@@ -29,8 +29,14 @@ impl Check for HreflangInvalid {
             return;
         }
         for link in &page.dom.links {
-            let Some(hreflang) = link.hreflang.as_deref() else { continue };
-            if !link.rel.split_ascii_whitespace().any(|r| r.eq_ignore_ascii_case("alternate")) {
+            let Some(hreflang) = link.hreflang.as_deref() else {
+                continue;
+            };
+            if !link
+                .rel
+                .split_ascii_whitespace()
+                .any(|r| r.eq_ignore_ascii_case("alternate"))
+            {
                 continue;
             }
             if let Err(reason) = check_hreflang(hreflang) {
@@ -64,16 +70,27 @@ mod tests {
 
     #[test]
     fn fires_per_bad_value() {
-        let p = page(DomFacts { links: vec![alternate("en_GB"), alternate("en-UK"), alternate("en")], ..Default::default() });
+        let p = page(DomFacts {
+            links: vec![alternate("en_GB"), alternate("en-UK"), alternate("en")],
+            ..Default::default()
+        });
         let f = findings(&p, "i18n.hreflang-invalid");
         assert_eq!(f.len(), 2);
-        assert!(f.iter().any(|x| x.evidence["selector"] == "link[hreflang=\"en_GB\"]"));
+        assert!(
+            f.iter()
+                .any(|x| x.evidence["selector"] == "link[hreflang=\"en_GB\"]")
+        );
     }
 
     #[test]
     fn quiet_for_x_default_regions_and_scripts() {
         let p = page(DomFacts {
-            links: vec![alternate("x-default"), alternate("en-gb"), alternate("zh-Hant"), alternate("es-419")],
+            links: vec![
+                alternate("x-default"),
+                alternate("en-gb"),
+                alternate("zh-Hant"),
+                alternate("es-419"),
+            ],
             ..Default::default()
         });
         assert!(findings(&p, "i18n.hreflang-invalid").is_empty());

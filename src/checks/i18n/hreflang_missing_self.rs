@@ -33,7 +33,12 @@ impl Check for HreflangMissingSelf {
             .dom
             .links
             .iter()
-            .filter(|l| l.hreflang.is_some() && l.rel.split_ascii_whitespace().any(|r| r.eq_ignore_ascii_case("alternate")))
+            .filter(|l| {
+                l.hreflang.is_some()
+                    && l.rel
+                        .split_ascii_whitespace()
+                        .any(|r| r.eq_ignore_ascii_case("alternate"))
+            })
             .filter_map(|l| l.href.as_deref())
             .collect();
         if alternates.is_empty() {
@@ -41,7 +46,10 @@ impl Check for HreflangMissingSelf {
         }
         let mut own = vec![page.final_url.clone(), page.requested_url.clone()];
         own.extend(canonicals(page).into_iter().filter_map(|c| c.href));
-        if alternates.iter().any(|a| own.iter().any(|o| same_url(a, o))) {
+        if alternates
+            .iter()
+            .any(|a| own.iter().any(|o| same_url(a, o)))
+        {
             return;
         }
         out.report(evidence! {
@@ -58,13 +66,22 @@ mod tests {
     use crate::model::{DomFacts, LinkTag};
 
     fn link(rel: &str, hreflang: Option<&str>, href: &str) -> LinkTag {
-        LinkTag { rel: rel.into(), hreflang: hreflang.map(str::to_string), href: Some(href.into()), in_head: true, ..Default::default() }
+        LinkTag {
+            rel: rel.into(),
+            hreflang: hreflang.map(str::to_string),
+            href: Some(href.into()),
+            in_head: true,
+            ..Default::default()
+        }
     }
 
     #[test]
     fn fires_when_only_other_languages_are_listed() {
         let p = page(DomFacts {
-            links: vec![link("alternate", Some("de"), "https://example.com/de/page"), link("alternate", Some("fr"), "https://example.com/fr/page")],
+            links: vec![
+                link("alternate", Some("de"), "https://example.com/de/page"),
+                link("alternate", Some("fr"), "https://example.com/fr/page"),
+            ],
             ..Default::default()
         });
         let f = findings(&p, "i18n.hreflang-missing-self");

@@ -20,7 +20,9 @@ declare_check! {
 
 /// True when `url` names this page (its requested URL, final URL or canonical).
 fn names(page: &PageDigest, url: &str) -> bool {
-    same_url(url, &page.url) || same_url(url, &page.final_url) || page.canonical.as_deref().is_some_and(|c| same_url(url, c))
+    same_url(url, &page.url)
+        || same_url(url, &page.final_url)
+        || page.canonical.as_deref().is_some_and(|c| same_url(url, c))
 }
 
 impl Check for HreflangNoReturn {
@@ -37,7 +39,11 @@ impl Check for HreflangNoReturn {
                 if names(a, href) {
                     continue;
                 }
-                let Some(b) = site.pages.iter().find(|p| same_url(href, &p.url) || same_url(href, &p.final_url)) else {
+                let Some(b) = site
+                    .pages
+                    .iter()
+                    .find(|p| same_url(href, &p.url) || same_url(href, &p.final_url))
+                else {
                     continue;
                 };
                 if !b.status.is_some_and(|s| (200..300).contains(&s)) || names(b, &a.final_url) {
@@ -66,7 +72,10 @@ mod tests {
             url: url.into(),
             final_url: url.into(),
             status: Some(200),
-            hreflang: alternates.iter().map(|(l, h)| (l.to_string(), h.to_string())).collect(),
+            hreflang: alternates
+                .iter()
+                .map(|(l, h)| (l.to_string(), h.to_string()))
+                .collect(),
             ..Default::default()
         }
     }
@@ -75,7 +84,10 @@ mod tests {
     fn fires_on_a_one_way_alternate() {
         let site = SiteSnapshot {
             pages: vec![
-                page("https://e.com/en/", &[("en", "https://e.com/en/"), ("de", "https://e.com/de/")]),
+                page(
+                    "https://e.com/en/",
+                    &[("en", "https://e.com/en/"), ("de", "https://e.com/de/")],
+                ),
                 page("https://e.com/de/", &[("de", "https://e.com/de/")]),
             ],
             ..Default::default()
@@ -88,10 +100,23 @@ mod tests {
 
     #[test]
     fn quiet_for_confirmed_pairs_uncrawled_targets_and_redirected_urls() {
-        let mut en = page("https://e.com/en", &[("en", "https://e.com/en/"), ("de", "https://e.com/de/"), ("fr", "https://e.com/fr/")]);
+        let mut en = page(
+            "https://e.com/en",
+            &[
+                ("en", "https://e.com/en/"),
+                ("de", "https://e.com/de/"),
+                ("fr", "https://e.com/fr/"),
+            ],
+        );
         en.final_url = "https://e.com/en/".into();
         let site = SiteSnapshot {
-            pages: vec![en, page("https://e.com/de/", &[("en", "https://E.com/en/"), ("de", "https://e.com/de/")])],
+            pages: vec![
+                en,
+                page(
+                    "https://e.com/de/",
+                    &[("en", "https://E.com/en/"), ("de", "https://e.com/de/")],
+                ),
+            ],
             ..Default::default()
         };
         assert!(site_findings(&site, "i18n.hreflang-no-return").is_empty());

@@ -28,7 +28,14 @@ impl Check for LangInvalid {
         if !is_html_document(page) {
             return;
         }
-        let Some(lang) = page.dom.html_lang.as_deref().filter(|l| !l.trim().is_empty()) else { return };
+        let Some(lang) = page
+            .dom
+            .html_lang
+            .as_deref()
+            .filter(|l| !l.trim().is_empty())
+        else {
+            return;
+        };
         if let Err(reason) = check_bcp47(lang) {
             out.report(evidence! {
                 "url" => page.final_url,
@@ -46,7 +53,10 @@ mod tests {
     use crate::model::DomFacts;
 
     fn lang(l: &str) -> crate::model::PageSnapshot {
-        page(DomFacts { html_lang: Some(l.into()), ..Default::default() })
+        page(DomFacts {
+            html_lang: Some(l.into()),
+            ..Default::default()
+        })
     }
 
     #[test]

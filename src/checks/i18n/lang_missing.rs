@@ -24,7 +24,13 @@ impl Check for LangMissing {
     }
 
     fn page(&self, page: &PageSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
-        if is_html_document(page) && page.dom.html_lang.as_deref().is_none_or(|l| l.trim().is_empty()) {
+        if is_html_document(page)
+            && page
+                .dom
+                .html_lang
+                .as_deref()
+                .is_none_or(|l| l.trim().is_empty())
+        {
             out.report(evidence! { "url" => page.final_url, "selector" => "html" });
         }
     }
@@ -37,15 +43,24 @@ mod tests {
 
     #[test]
     fn fires_when_absent_or_empty() {
-        assert_eq!(findings(&page(DomFacts::default()), "i18n.lang-missing").len(), 1);
-        let p = page(DomFacts { html_lang: Some(" ".into()), ..Default::default() });
+        assert_eq!(
+            findings(&page(DomFacts::default()), "i18n.lang-missing").len(),
+            1
+        );
+        let p = page(DomFacts {
+            html_lang: Some(" ".into()),
+            ..Default::default()
+        });
         assert_eq!(findings(&p, "i18n.lang-missing").len(), 1);
     }
 
     #[test]
     fn quiet_with_any_lang_value() {
         // An invalid value is i18n.lang-invalid's business, not this check's.
-        let p = page(DomFacts { html_lang: Some("en_US".into()), ..Default::default() });
+        let p = page(DomFacts {
+            html_lang: Some("en_US".into()),
+            ..Default::default()
+        });
         assert!(findings(&p, "i18n.lang-missing").is_empty());
     }
 }

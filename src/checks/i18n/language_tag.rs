@@ -8,10 +8,16 @@ use language_tags::LanguageTag;
 pub fn check_bcp47(tag: &str) -> Result<LanguageTag, String> {
     let trimmed = tag.trim();
     if trimmed.contains('_') {
-        return Err(format!("\"{trimmed}\" uses '_' where BCP 47 uses '-' (write \"{}\")", trimmed.replace('_', "-")));
+        return Err(format!(
+            "\"{trimmed}\" uses '_' where BCP 47 uses '-' (write \"{}\")",
+            trimmed.replace('_', "-")
+        ));
     }
-    let parsed = LanguageTag::parse(trimmed).map_err(|e| format!("\"{trimmed}\" is not a well-formed BCP 47 tag: {e}"))?;
-    parsed.validate().map_err(|e| format!("\"{trimmed}\" is not a valid BCP 47 tag: {e}"))?;
+    let parsed = LanguageTag::parse(trimmed)
+        .map_err(|e| format!("\"{trimmed}\" is not a well-formed BCP 47 tag: {e}"))?;
+    parsed
+        .validate()
+        .map_err(|e| format!("\"{trimmed}\" is not a valid BCP 47 tag: {e}"))?;
     Ok(parsed)
 }
 
@@ -24,12 +30,20 @@ pub fn check_hreflang(value: &str) -> Result<(), String> {
         return Ok(());
     }
     let tag = check_bcp47(trimmed)?;
-    if tag.private_use().is_some() || tag.variant().is_some() || tag.extension().is_some() || tag.extended_language().is_some() {
-        return Err(format!("\"{trimmed}\" is valid BCP 47 but hreflang takes only language[-script][-region]"));
+    if tag.private_use().is_some()
+        || tag.variant().is_some()
+        || tag.extension().is_some()
+        || tag.extended_language().is_some()
+    {
+        return Err(format!(
+            "\"{trimmed}\" is valid BCP 47 but hreflang takes only language[-script][-region]"
+        ));
     }
     let language = tag.primary_language();
     if !(2..=3).contains(&language.len()) {
-        return Err(format!("\"{trimmed}\" must start with an ISO 639 language code"));
+        return Err(format!(
+            "\"{trimmed}\" must start with an ISO 639 language code"
+        ));
     }
     Ok(())
 }
@@ -50,7 +64,9 @@ const RTL_LANGUAGES: &[&str] = &[
 /// True when text in this language is written right to left: by its script subtag when there is
 /// one (`az-Arab` yes, `ku-Latn` no), else by the language's usual script.
 pub fn is_rtl(tag: &str) -> bool {
-    let Ok(parsed) = LanguageTag::parse(tag.trim()) else { return false };
+    let Ok(parsed) = LanguageTag::parse(tag.trim()) else {
+        return false;
+    };
     if let Some(script) = parsed.script() {
         return RTL_SCRIPTS.contains(&script.to_ascii_lowercase().as_str());
     }
@@ -63,7 +79,17 @@ mod tests {
 
     #[test]
     fn validates_against_the_registry() {
-        for ok in ["en", "en-US", "de-CH-1996", "zh-Hant-TW", "es-419", "sr-Latn", "fil", "EN-gb", "x-klingon"] {
+        for ok in [
+            "en",
+            "en-US",
+            "de-CH-1996",
+            "zh-Hant-TW",
+            "es-419",
+            "sr-Latn",
+            "fil",
+            "EN-gb",
+            "x-klingon",
+        ] {
             assert!(check_bcp47(ok).is_ok(), "{ok}");
         }
         for bad in ["en_US", "english", "e", "xx", "en-UK", "", "en--US", "eng"] {
@@ -73,10 +99,25 @@ mod tests {
 
     #[test]
     fn hreflang_takes_language_script_region() {
-        for ok in ["x-default", "X-Default", "en", "en-GB", "zh-Hant", "pt-BR", "es-419"] {
+        for ok in [
+            "x-default",
+            "X-Default",
+            "en",
+            "en-GB",
+            "zh-Hant",
+            "pt-BR",
+            "es-419",
+        ] {
             assert!(check_hreflang(ok).is_ok(), "{ok}");
         }
-        for bad in ["en-UK", "uk-UA-x-foo", "us", "en_GB", "de-CH-1996", "english"] {
+        for bad in [
+            "en-UK",
+            "uk-UA-x-foo",
+            "us",
+            "en_GB",
+            "de-CH-1996",
+            "english",
+        ] {
             assert!(check_hreflang(bad).is_err(), "{bad}");
         }
         // "us" is not a language; "uk" (Ukrainian) is.
@@ -85,7 +126,15 @@ mod tests {
 
     #[test]
     fn knows_right_to_left() {
-        assert!(is_rtl("ar") && is_rtl("he-IL") && is_rtl("fa") && is_rtl("ur-PK") && is_rtl("az-Arab"));
-        assert!(!is_rtl("en") && !is_rtl("az") && !is_rtl("uz-Latn") && !is_rtl("ar-Latn") && !is_rtl("bogus tag"));
+        assert!(
+            is_rtl("ar") && is_rtl("he-IL") && is_rtl("fa") && is_rtl("ur-PK") && is_rtl("az-Arab")
+        );
+        assert!(
+            !is_rtl("en")
+                && !is_rtl("az")
+                && !is_rtl("uz-Latn")
+                && !is_rtl("ar-Latn")
+                && !is_rtl("bogus tag")
+        );
     }
 }

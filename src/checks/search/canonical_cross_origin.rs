@@ -29,9 +29,13 @@ impl Check for CanonicalCrossOrigin {
         if !is_html_document(page) {
             return;
         }
-        let Some(own) = origin(&page.final_url) else { return };
+        let Some(own) = origin(&page.final_url) else {
+            return;
+        };
         for c in canonicals(page) {
-            let Some(target) = c.href.as_deref().and_then(origin) else { continue };
+            let Some(target) = c.href.as_deref().and_then(origin) else {
+                continue;
+            };
             if target != own {
                 out.report(evidence! {
                     "url" => page.final_url,
@@ -66,15 +70,31 @@ mod tests {
 
     #[test]
     fn fires_for_staging_hosts_and_http() {
-        let f = findings(&with_canonical("https://staging.example.com/page"), "search.canonical-cross-origin");
+        let f = findings(
+            &with_canonical("https://staging.example.com/page"),
+            "search.canonical-cross-origin",
+        );
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].evidence["value"], "https://staging.example.com");
         assert_eq!(f[0].evidence["expected"], "https://example.com");
-        assert_eq!(findings(&with_canonical("http://example.com/page"), "search.canonical-cross-origin").len(), 1);
+        assert_eq!(
+            findings(
+                &with_canonical("http://example.com/page"),
+                "search.canonical-cross-origin"
+            )
+            .len(),
+            1
+        );
     }
 
     #[test]
     fn quiet_for_same_origin_with_explicit_default_port() {
-        assert!(findings(&with_canonical("https://EXAMPLE.com:443/other"), "search.canonical-cross-origin").is_empty());
+        assert!(
+            findings(
+                &with_canonical("https://EXAMPLE.com:443/other"),
+                "search.canonical-cross-origin"
+            )
+            .is_empty()
+        );
     }
 }

@@ -43,7 +43,10 @@ impl Check for CanonicalInvalid {
         for c in &declared {
             let raw = c.raw.as_deref().unwrap_or("").trim();
             let has_scheme = raw.split_once(':').is_some_and(|(scheme, _)| {
-                !scheme.is_empty() && scheme.chars().all(|ch| ch.is_ascii_alphanumeric() || "+-.".contains(ch))
+                !scheme.is_empty()
+                    && scheme
+                        .chars()
+                        .all(|ch| ch.is_ascii_alphanumeric() || "+-.".contains(ch))
             });
             if raw.is_empty() {
                 report(c, "empty href");
@@ -60,24 +63,40 @@ impl Check for CanonicalInvalid {
                 targets.push(n);
             }
         }
-        if targets.len() > 1 {
-            if let Some(second) = declared.get(1) {
-                report(second, &format!("{} canonicals with different targets: {}", declared.len(), targets.join(", ")));
-            }
+        if targets.len() > 1
+            && let Some(second) = declared.get(1)
+        {
+            report(
+                second,
+                &format!(
+                    "{} canonicals with different targets: {}",
+                    declared.len(),
+                    targets.join(", ")
+                ),
+            );
         }
     }
 
     fn site(&self, site: &SiteSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
         for page in &site.pages {
-            let Some(canonical) = page.canonical.as_deref() else { continue };
-            if !page.status.is_some_and(|s| (200..300).contains(&s)) || same_url(canonical, &page.final_url) {
+            let Some(canonical) = page.canonical.as_deref() else {
+                continue;
+            };
+            if !page.status.is_some_and(|s| (200..300).contains(&s))
+                || same_url(canonical, &page.final_url)
+            {
                 continue; // a self-canonical answers what the page answered
             }
             let status = site
                 .status_of(canonical)
                 .map(|s| (s.status, s.error.clone(), !s.redirects.is_empty()))
-                .or_else(|| site.page(canonical).map(|p| (p.status, None, p.final_url != p.url)));
-            let Some((code, error, redirected)) = status else { continue };
+                .or_else(|| {
+                    site.page(canonical)
+                        .map(|p| (p.status, None, p.final_url != p.url))
+                });
+            let Some((code, error, redirected)) = status else {
+                continue;
+            };
             let reason = match (code, error) {
                 (Some(c), _) if (300..400).contains(&c) => format!("target redirects ({c})"),
                 (Some(c), _) if !(200..300).contains(&c) => format!("target answers {c}"),
@@ -113,10 +132,18 @@ mod tests {
 
     #[test]
     fn fires_on_relative_conflicting_and_body_canonicals() {
-        let p = page(DomFacts { links: vec![canonical("/page", Some("https://example.com/page"), true)], ..Default::default() });
+        let p = page(DomFacts {
+            links: vec![canonical("/page", Some("https://example.com/page"), true)],
+            ..Default::default()
+        });
         let f = findings(&p, "search.canonical-invalid");
         assert_eq!(f.len(), 1);
-        assert!(f[0].evidence["value"].as_str().unwrap().starts_with("relative"));
+        assert!(
+            f[0].evidence["value"]
+                .as_str()
+                .unwrap()
+                .starts_with("relative")
+        );
 
         let p = page(DomFacts {
             links: vec![
@@ -127,16 +154,33 @@ mod tests {
         });
         let f = findings(&p, "search.canonical-invalid");
         assert_eq!(f.len(), 1);
-        assert_eq!(f[0].evidence["selector"], "link[href=\"https://example.com/b\"]");
+        assert_eq!(
+            f[0].evidence["selector"],
+            "link[href=\"https://example.com/b\"]"
+        );
 
-        let p = page(DomFacts { links: vec![canonical("https://example.com/a", Some("https://example.com/a"), false)], ..Default::default() });
+        let p = page(DomFacts {
+            links: vec![canonical(
+                "https://example.com/a",
+                Some("https://example.com/a"),
+                false,
+            )],
+            ..Default::default()
+        });
         assert_eq!(findings(&p, "search.canonical-invalid").len(), 1);
     }
 
     #[test]
     fn quiet_on_one_absolute_canonical_repeated_identically() {
-        let c = canonical("https://example.com/page", Some("https://example.com/page"), true);
-        let p = page(DomFacts { links: vec![c.clone(), c], ..Default::default() });
+        let c = canonical(
+            "https://example.com/page",
+            Some("https://example.com/page"),
+            true,
+        );
+        let p = page(DomFacts {
+            links: vec![c.clone(), c],
+            ..Default::default()
+        });
         assert!(findings(&p, "search.canonical-invalid").is_empty());
     }
 
@@ -149,11 +193,19 @@ mod tests {
         let site = SiteSnapshot {
             pages: vec![a, b],
             resource_statuses: vec![
-                UrlStatus { url: "https://e.com/gone".into(), status: Some(404), ..Default::default() },
+                UrlStatus {
+                    url: "https://e.com/gone".into(),
+                    status: Some(404),
+                    ..Default::default()
+                },
                 UrlStatus {
                     url: "https://e.com/moved".into(),
                     status: Some(200),
-                    redirects: vec![RedirectHop { url: "https://e.com/moved".into(), status: 301, location: Some("/new".into()) }],
+                    redirects: vec![RedirectHop {
+                        url: "https://e.com/moved".into(),
+                        status: 301,
+                        location: Some("/new".into()),
+                    }],
                     ..Default::default()
                 },
             ],
@@ -172,7 +224,14 @@ mod tests {
         let mut b = digest("https://e.com/b");
         b.canonical = Some("https://e.com/b#top".into());
         let site = SiteSnapshot {
-            pages: vec![a, b, PageDigest { canonical: Some("https://e.com/a".into()), ..digest("https://e.com/a") }],
+            pages: vec![
+                a,
+                b,
+                PageDigest {
+                    canonical: Some("https://e.com/a".into()),
+                    ..digest("https://e.com/a")
+                },
+            ],
             ..Default::default()
         };
         assert!(site_findings(&site, "search.canonical-invalid").is_empty());

@@ -16,7 +16,8 @@ pub struct Canonical {
 
 /// True when a `rel` attribute value lists `canonical`.
 fn rel_has_canonical(rel: &str) -> bool {
-    rel.split_ascii_whitespace().any(|r| r.eq_ignore_ascii_case("canonical"))
+    rel.split_ascii_whitespace()
+        .any(|r| r.eq_ignore_ascii_case("canonical"))
 }
 
 /// Canonical targets from `Link` headers (`<https://x/>; rel="canonical"`).
@@ -25,8 +26,12 @@ fn header_canonicals(page: &PageSnapshot) -> Vec<Canonical> {
     for value in crate::model::header_all(&page.response_headers, "link") {
         for entry in value.split(',') {
             let entry = entry.trim();
-            let Some(rest) = entry.strip_prefix('<') else { continue };
-            let Some((target, params)) = rest.split_once('>') else { continue };
+            let Some(rest) = entry.strip_prefix('<') else {
+                continue;
+            };
+            let Some((target, params)) = rest.split_once('>') else {
+                continue;
+            };
             let is_canonical = params.split(';').any(|p| {
                 let p = p.trim();
                 p.get(..4).is_some_and(|k| k.eq_ignore_ascii_case("rel="))
@@ -72,7 +77,10 @@ mod tests {
     #[test]
     fn reads_elements_and_headers() {
         let mut page = PageSnapshot::default();
-        page.dom.links.push(LinkTag { rel: "stylesheet".into(), ..Default::default() });
+        page.dom.links.push(LinkTag {
+            rel: "stylesheet".into(),
+            ..Default::default()
+        });
         page.dom.links.push(LinkTag {
             rel: "Canonical".into(),
             href_raw: Some("/a".into()),

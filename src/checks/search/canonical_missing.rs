@@ -42,18 +42,31 @@ mod tests {
 
     #[test]
     fn fires_without_any_canonical() {
-        assert_eq!(findings(&page(DomFacts::default()), "search.canonical-missing").len(), 1);
+        assert_eq!(
+            findings(&page(DomFacts::default()), "search.canonical-missing").len(),
+            1
+        );
     }
 
     #[test]
     fn quiet_with_a_header_canonical_or_noindex() {
         let mut p = page(DomFacts::default());
-        p.response_headers.push(Header { name: "link".into(), value: "<https://example.com/page>; rel=canonical".into() });
-        assert!(findings(&p, "search.canonical-missing").is_empty());
-        let p = page(DomFacts { metas: vec![meta_name("robots", "noindex")], ..Default::default() });
+        p.response_headers.push(Header {
+            name: "link".into(),
+            value: "<https://example.com/page>; rel=canonical".into(),
+        });
         assert!(findings(&p, "search.canonical-missing").is_empty());
         let p = page(DomFacts {
-            links: vec![LinkTag { rel: "canonical".into(), href: Some("https://example.com/page".into()), ..Default::default() }],
+            metas: vec![meta_name("robots", "noindex")],
+            ..Default::default()
+        });
+        assert!(findings(&p, "search.canonical-missing").is_empty());
+        let p = page(DomFacts {
+            links: vec![LinkTag {
+                rel: "canonical".into(),
+                href: Some("https://example.com/page".into()),
+                ..Default::default()
+            }],
             ..Default::default()
         });
         assert!(findings(&p, "search.canonical-missing").is_empty());

@@ -32,13 +32,16 @@ impl Check for FaviconMissing {
     }
 
     fn site(&self, site: &SiteSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
-        let Some(start) = start_page(site) else { return };
+        let Some(start) = start_page(site) else {
+            return;
+        };
         if start.has_icon_link {
             return;
         }
-        let favicon = site.resource_statuses.iter().find(|s| {
-            url::Url::parse(&s.url).is_ok_and(|u| u.path() == "/favicon.ico")
-        });
+        let favicon = site
+            .resource_statuses
+            .iter()
+            .find(|s| url::Url::parse(&s.url).is_ok_and(|u| u.path() == "/favicon.ico"));
         // Without a probe of /favicon.ico there is nothing to judge.
         let Some(favicon) = favicon else { return };
         if !favicon.is_success() {
@@ -59,7 +62,10 @@ mod tests {
     fn site(icon_link: bool, favicon_status: u16) -> SiteSnapshot {
         SiteSnapshot {
             start_url: "https://e.com/".into(),
-            pages: vec![PageDigest { has_icon_link: icon_link, ..digest("https://e.com/") }],
+            pages: vec![PageDigest {
+                has_icon_link: icon_link,
+                ..digest("https://e.com/")
+            }],
             resource_statuses: vec![UrlStatus {
                 url: "https://e.com/favicon.ico".into(),
                 status: Some(favicon_status),

@@ -18,7 +18,12 @@ pub fn page(dom: DomFacts) -> PageSnapshot {
 }
 
 pub fn meta_name(name: &str, content: &str) -> MetaTag {
-    MetaTag { name: Some(name.into()), content: Some(content.into()), selector: format!("meta[name={name}]"), ..Default::default() }
+    MetaTag {
+        name: Some(name.into()),
+        content: Some(content.into()),
+        selector: format!("meta[name={name}]"),
+        ..Default::default()
+    }
 }
 
 pub fn meta_property(property: &str, content: &str) -> MetaTag {
@@ -32,13 +37,24 @@ pub fn meta_property(property: &str, content: &str) -> MetaTag {
 
 /// A 200 page digest.
 pub fn digest(url: &str) -> PageDigest {
-    PageDigest { url: url.into(), final_url: url.into(), status: Some(200), ..Default::default() }
+    PageDigest {
+        url: url.into(),
+        final_url: url.into(),
+        status: Some(200),
+        ..Default::default()
+    }
 }
 
 pub fn findings(page: &PageSnapshot, id: &str) -> Vec<Finding> {
-    run_page_checks(page, &Thresholds::default()).into_iter().filter(|f| f.check_id == id).collect()
+    run_page_checks(page, &Thresholds::default())
+        .into_iter()
+        .filter(|f| f.check_id == id)
+        .collect()
 }
 
 pub fn site_findings(site: &SiteSnapshot, id: &str) -> Vec<Finding> {
-    run_site_checks(site, &Thresholds::default()).into_iter().filter(|f| f.check_id == id).collect()
+    run_site_checks(site, &Thresholds::default())
+        .into_iter()
+        .filter(|f| f.check_id == id)
+        .collect()
 }

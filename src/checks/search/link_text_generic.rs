@@ -6,22 +6,75 @@ use crate::{declare_check, evidence};
 /// Link texts that say nothing about the target (Lighthouse's `link-text` list, English, plus
 /// common equivalents in German, French, Spanish, Italian, Portuguese and Dutch).
 pub const GENERIC_LINK_TEXTS: &[&str] = &[
-    "click here", "click this", "click", "go", "here", "information", "learn more", "link",
-    "more", "more info", "more information", "right here", "read more", "see more", "start",
-    "this", "this page", "continue", "continue reading", "details", "view more", "find out more",
-    "hier", "hier klicken", "klicken sie hier", "mehr", "mehr erfahren", "weiterlesen", "weiter",
-    "cliquez ici", "ici", "plus", "en savoir plus", "lire la suite", "voir plus",
-    "haga clic aquí", "haz clic aquí", "aquí", "más", "leer más", "ver más", "más información",
-    "clicca qui", "qui", "di più", "leggi di più", "scopri di più",
-    "clique aqui", "aqui", "mais", "leia mais", "saiba mais",
-    "klik hier", "meer", "lees meer", "meer informatie",
+    "click here",
+    "click this",
+    "click",
+    "go",
+    "here",
+    "information",
+    "learn more",
+    "link",
+    "more",
+    "more info",
+    "more information",
+    "right here",
+    "read more",
+    "see more",
+    "start",
+    "this",
+    "this page",
+    "continue",
+    "continue reading",
+    "details",
+    "view more",
+    "find out more",
+    "hier",
+    "hier klicken",
+    "klicken sie hier",
+    "mehr",
+    "mehr erfahren",
+    "weiterlesen",
+    "weiter",
+    "cliquez ici",
+    "ici",
+    "plus",
+    "en savoir plus",
+    "lire la suite",
+    "voir plus",
+    "haga clic aquí",
+    "haz clic aquí",
+    "aquí",
+    "más",
+    "leer más",
+    "ver más",
+    "más información",
+    "clicca qui",
+    "qui",
+    "di più",
+    "leggi di più",
+    "scopri di più",
+    "clique aqui",
+    "aqui",
+    "mais",
+    "leia mais",
+    "saiba mais",
+    "klik hier",
+    "meer",
+    "lees meer",
+    "meer informatie",
 ];
 
 /// Lowercased, whitespace collapsed, decoration (arrows, ellipses, punctuation) trimmed.
 fn normalise(text: &str) -> String {
-    let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+    let collapsed = text
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase();
     collapsed
-        .trim_matches(|c: char| c.is_ascii_punctuation() || "…»«›‹→←▸▶".contains(c) || c.is_whitespace())
+        .trim_matches(|c: char| {
+            c.is_ascii_punctuation() || "…»«›‹→←▸▶".contains(c) || c.is_whitespace()
+        })
         .to_string()
 }
 
@@ -54,8 +107,15 @@ impl Check for LinkTextGeneric {
             return;
         }
         for a in &page.dom.anchors {
-            let Some(href) = a.href.as_deref() else { continue };
-            let raw = a.href_raw.as_deref().unwrap_or("").trim().to_ascii_lowercase();
+            let Some(href) = a.href.as_deref() else {
+                continue;
+            };
+            let raw = a
+                .href_raw
+                .as_deref()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase();
             if raw.starts_with('#') || raw.starts_with("mailto:") || raw.starts_with("tel:") {
                 continue;
             }
@@ -86,7 +146,10 @@ mod tests {
     fn link(text: &str, name: &str, raw: &str) -> Anchor {
         Anchor {
             href_raw: Some(raw.into()),
-            href: Some(format!("https://example.com{}", raw.trim_start_matches('#'))),
+            href: Some(format!(
+                "https://example.com{}",
+                raw.trim_start_matches('#')
+            )),
             text: text.into(),
             accessible_name: name.into(),
             selector: format!("a[data-t=\"{text}\"]"),
@@ -99,7 +162,11 @@ mod tests {
     #[test]
     fn fires_on_generic_texts() {
         let p = page(DomFacts {
-            anchors: vec![link("Click here!", "Click here!", "/a"), link("Read more …", "Read more …", "/b"), link("Weiterlesen »", "", "/c")],
+            anchors: vec![
+                link("Click here!", "Click here!", "/a"),
+                link("Read more …", "Read more …", "/b"),
+                link("Weiterlesen »", "", "/c"),
+            ],
             ..Default::default()
         });
         let f = findings(&p, "search.link-text-generic");

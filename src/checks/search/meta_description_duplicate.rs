@@ -24,7 +24,8 @@ impl Check for MetaDescriptionDuplicate {
     }
 
     fn site(&self, site: &SiteSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
-        for (description, group) in duplicate_groups(&site.pages, |p| p.meta_description.as_deref()) {
+        for (description, group) in duplicate_groups(&site.pages, |p| p.meta_description.as_deref())
+        {
             for page in &group {
                 out.report(evidence! {
                     "url" => page.final_url,
@@ -43,14 +44,21 @@ mod tests {
     use crate::model::{PageDigest, SiteSnapshot};
 
     fn described(url: &str, d: Option<&str>) -> PageDigest {
-        PageDigest { meta_description: d.map(str::to_string), ..digest(url) }
+        PageDigest {
+            meta_description: d.map(str::to_string),
+            ..digest(url)
+        }
     }
 
     #[test]
     fn fires_for_a_template_default() {
         let d = Some("Welcome to our store, the best store.");
         let site = SiteSnapshot {
-            pages: vec![described("https://e.com/", d), described("https://e.com/a", d), described("https://e.com/b", d)],
+            pages: vec![
+                described("https://e.com/", d),
+                described("https://e.com/a", d),
+                described("https://e.com/b", d),
+            ],
             ..Default::default()
         };
         let f = site_findings(&site, "search.meta-description-duplicate");

@@ -28,7 +28,9 @@ impl Check for MetaDescriptionLength {
         if !is_html_document(page) {
             return;
         }
-        let Some(description) = meta_description(page) else { return };
+        let Some(description) = meta_description(page) else {
+            return;
+        };
         let chars = description.chars().count();
         let limit = if chars < thresholds.description_min_chars {
             thresholds.description_min_chars
@@ -37,7 +39,10 @@ impl Check for MetaDescriptionLength {
         } else {
             return;
         };
-        let selector = page.meta_named("description").map(|m| m.selector.clone()).unwrap_or_default();
+        let selector = page
+            .meta_named("description")
+            .map(|m| m.selector.clone())
+            .unwrap_or_default();
         out.report(evidence! {
             "url" => page.final_url,
             "selector" => selector,
@@ -54,7 +59,10 @@ mod tests {
     use crate::model::DomFacts;
 
     fn described(d: &str) -> crate::model::PageSnapshot {
-        page(DomFacts { metas: vec![meta_name("description", d)], ..Default::default() })
+        page(DomFacts {
+            metas: vec![meta_name("description", d)],
+            ..Default::default()
+        })
     }
 
     #[test]
@@ -62,7 +70,14 @@ mod tests {
         let f = findings(&described("Shoes."), "search.meta-description-length");
         assert_eq!(f[0].evidence["value"], 6);
         assert_eq!(f[0].evidence["limit"], 50);
-        assert_eq!(findings(&described(&"word ".repeat(40)), "search.meta-description-length")[0].evidence["limit"], 160);
+        assert_eq!(
+            findings(
+                &described(&"word ".repeat(40)),
+                "search.meta-description-length"
+            )[0]
+            .evidence["limit"],
+            160
+        );
     }
 
     #[test]

@@ -44,14 +44,27 @@ mod tests {
 
     #[test]
     fn fires_when_absent_or_empty() {
-        assert_eq!(findings(&page(DomFacts::default()), "search.meta-description-missing").len(), 1);
-        let p = page(DomFacts { metas: vec![meta_name("description", "   ")], ..Default::default() });
+        assert_eq!(
+            findings(
+                &page(DomFacts::default()),
+                "search.meta-description-missing"
+            )
+            .len(),
+            1
+        );
+        let p = page(DomFacts {
+            metas: vec![meta_name("description", "   ")],
+            ..Default::default()
+        });
         assert_eq!(findings(&p, "search.meta-description-missing").len(), 1);
     }
 
     #[test]
     fn quiet_with_an_uppercase_name() {
-        let p = page(DomFacts { metas: vec![meta_name("Description", "Shoes for running.")], ..Default::default() });
+        let p = page(DomFacts {
+            metas: vec![meta_name("Description", "Shoes for running.")],
+            ..Default::default()
+        });
         assert!(findings(&p, "search.meta-description-missing").is_empty());
     }
 }

@@ -24,9 +24,16 @@ impl Check for OpenGraphImageBroken {
 
     fn site(&self, site: &SiteSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
         for page in &site.pages {
-            let Some(image) = page.og_image.as_deref() else { continue };
-            let Some(status) = site.status_of(image) else { continue };
-            let content_type = status.content_type.as_deref().map(|c| c.trim().to_ascii_lowercase());
+            let Some(image) = page.og_image.as_deref() else {
+                continue;
+            };
+            let Some(status) = site.status_of(image) else {
+                continue;
+            };
+            let content_type = status
+                .content_type
+                .as_deref()
+                .map(|c| c.trim().to_ascii_lowercase());
             let reason = if let Some(error) = &status.error {
                 format!("failed to load: {error}")
             } else if !status.is_success() {
@@ -34,7 +41,9 @@ impl Check for OpenGraphImageBroken {
                     Some(code) => format!("answers {code}"),
                     None => "no response".to_string(),
                 }
-            } else if let Some(ct) = content_type.filter(|ct| !ct.is_empty() && !ct.starts_with("image/")) {
+            } else if let Some(ct) =
+                content_type.filter(|ct| !ct.is_empty() && !ct.starts_with("image/"))
+            {
                 format!("served as {ct}, not an image")
             } else {
                 continue;
@@ -56,7 +65,10 @@ mod tests {
 
     fn site(status: Option<u16>, content_type: Option<&str>, error: Option<&str>) -> SiteSnapshot {
         SiteSnapshot {
-            pages: vec![PageDigest { og_image: Some("https://e.com/og.png".into()), ..digest("https://e.com/") }],
+            pages: vec![PageDigest {
+                og_image: Some("https://e.com/og.png".into()),
+                ..digest("https://e.com/")
+            }],
             resource_statuses: vec![UrlStatus {
                 url: "https://e.com/og.png".into(),
                 status,
@@ -70,16 +82,41 @@ mod tests {
 
     #[test]
     fn fires_on_404_html_and_network_errors() {
-        let f = site_findings(&site(Some(404), Some("text/html"), None), "search.open-graph-image-broken");
+        let f = site_findings(
+            &site(Some(404), Some("text/html"), None),
+            "search.open-graph-image-broken",
+        );
         assert_eq!(f[0].evidence["value"], "answers 404");
-        let f = site_findings(&site(Some(200), Some("text/html; charset=utf-8"), None), "search.open-graph-image-broken");
+        let f = site_findings(
+            &site(Some(200), Some("text/html; charset=utf-8"), None),
+            "search.open-graph-image-broken",
+        );
         assert_eq!(f.len(), 1);
-        assert_eq!(site_findings(&site(None, None, Some("timeout")), "search.open-graph-image-broken").len(), 1);
+        assert_eq!(
+            site_findings(
+                &site(None, None, Some("timeout")),
+                "search.open-graph-image-broken"
+            )
+            .len(),
+            1
+        );
     }
 
     #[test]
     fn quiet_for_a_working_image() {
-        assert!(site_findings(&site(Some(200), Some("image/webp"), None), "search.open-graph-image-broken").is_empty());
-        assert!(site_findings(&site(Some(200), None, None), "search.open-graph-image-broken").is_empty());
+        assert!(
+            site_findings(
+                &site(Some(200), Some("image/webp"), None),
+                "search.open-graph-image-broken"
+            )
+            .is_empty()
+        );
+        assert!(
+            site_findings(
+                &site(Some(200), None, None),
+                "search.open-graph-image-broken"
+            )
+            .is_empty()
+        );
     }
 }

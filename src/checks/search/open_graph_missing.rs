@@ -27,8 +27,12 @@ pub fn og_content<'a>(page: &'a PageSnapshot, name: &str) -> Option<&'a str> {
         .metas
         .iter()
         .filter(|m| {
-            m.property.as_deref().is_some_and(|p| p.trim().eq_ignore_ascii_case(name))
-                || m.name.as_deref().is_some_and(|n| n.trim().eq_ignore_ascii_case(name))
+            m.property
+                .as_deref()
+                .is_some_and(|p| p.trim().eq_ignore_ascii_case(name))
+                || m.name
+                    .as_deref()
+                    .is_some_and(|n| n.trim().eq_ignore_ascii_case(name))
         })
         .filter_map(|m| m.content.as_deref())
         .find(|c| !c.trim().is_empty())
@@ -43,7 +47,10 @@ impl Check for OpenGraphMissing {
         if !is_html_document(page) {
             return;
         }
-        let missing: Vec<&str> = REQUIRED_OG.into_iter().filter(|p| og_content(page, p).is_none()).collect();
+        let missing: Vec<&str> = REQUIRED_OG
+            .into_iter()
+            .filter(|p| og_content(page, p).is_none())
+            .collect();
         if !missing.is_empty() {
             out.report(evidence! {
                 "url" => page.final_url,
@@ -62,12 +69,18 @@ mod tests {
     #[test]
     fn fires_listing_what_is_missing() {
         let p = page(DomFacts {
-            metas: vec![meta_property("og:title", "Shoes"), meta_property("og:image", "")],
+            metas: vec![
+                meta_property("og:title", "Shoes"),
+                meta_property("og:image", ""),
+            ],
             ..Default::default()
         });
         let f = findings(&p, "search.open-graph-missing");
         assert_eq!(f.len(), 1);
-        assert_eq!(f[0].evidence["value"], serde_json::json!(["og:type", "og:image", "og:url"]));
+        assert_eq!(
+            f[0].evidence["value"],
+            serde_json::json!(["og:type", "og:image", "og:url"])
+        );
     }
 
     #[test]

@@ -28,13 +28,18 @@ pub fn header_says_noindex(value: &str) -> bool {
     for part in value.split(',') {
         let part = part.trim();
         let directive = match part.split_once(':') {
-            Some((head, rest)) if !head.trim().eq_ignore_ascii_case("unavailable_after") && !head.contains(' ') => {
+            Some((head, rest))
+                if !head.trim().eq_ignore_ascii_case("unavailable_after")
+                    && !head.contains(' ') =>
+            {
                 agent = Some(head.trim().to_ascii_lowercase());
                 rest
             }
             _ => part,
         };
-        let applies = agent.as_deref().is_none_or(|a| a == "googlebot" || a == "*");
+        let applies = agent
+            .as_deref()
+            .is_none_or(|a| a == "googlebot" || a == "*");
         if applies && says_noindex(directive) {
             noindex_for_all_or_google = true;
         }
@@ -45,13 +50,18 @@ pub fn header_says_noindex(value: &str) -> bool {
 /// The first `noindex` directive of the page, if any.
 pub fn noindex(page: &PageSnapshot) -> Option<NoindexSource> {
     for meta in &page.dom.metas {
-        let Some(name) = meta.name.as_deref() else { continue };
+        let Some(name) = meta.name.as_deref() else {
+            continue;
+        };
         if !(name.eq_ignore_ascii_case("robots") || name.eq_ignore_ascii_case("googlebot")) {
             continue;
         }
         let content = meta.content.as_deref().unwrap_or("");
         if says_noindex(content) {
-            return Some(NoindexSource::Meta { selector: meta.selector.clone(), content: content.to_string() });
+            return Some(NoindexSource::Meta {
+                selector: meta.selector.clone(),
+                content: content.to_string(),
+            });
         }
     }
     crate::model::header_all(&page.response_headers, "x-robots-tag")
@@ -66,7 +76,10 @@ mod tests {
 
     fn with_header(value: &str) -> PageSnapshot {
         PageSnapshot {
-            response_headers: vec![Header { name: "x-robots-tag".into(), value: value.into() }],
+            response_headers: vec![Header {
+                name: "x-robots-tag".into(),
+                value: value.into(),
+            }],
             ..Default::default()
         }
     }

@@ -43,7 +43,10 @@ mod tests {
     use crate::model::{PageDigest, SiteSnapshot};
 
     fn titled(url: &str, title: &str) -> PageDigest {
-        PageDigest { title: Some(title.into()), ..digest(url) }
+        PageDigest {
+            title: Some(title.into()),
+            ..digest(url)
+        }
     }
 
     #[test]
@@ -59,7 +62,10 @@ mod tests {
         let f = site_findings(&site, "search.title-duplicate");
         assert_eq!(f.len(), 2);
         assert_eq!(f[0].evidence["count"], 2);
-        assert_eq!(f[0].evidence["pages"], serde_json::json!(["https://e.com/b"]));
+        assert_eq!(
+            f[0].evidence["pages"],
+            serde_json::json!(["https://e.com/b"])
+        );
     }
 
     #[test]
@@ -73,7 +79,13 @@ mod tests {
         let mut broken = titled("https://e.com/gone", "Shoes");
         broken.status = Some(404);
         let site = SiteSnapshot {
-            pages: vec![titled("https://e.com/a", "Shoes"), copy, hidden, alias, broken],
+            pages: vec![
+                titled("https://e.com/a", "Shoes"),
+                copy,
+                hidden,
+                alias,
+                broken,
+            ],
             ..Default::default()
         };
         assert!(site_findings(&site, "search.title-duplicate").is_empty());

@@ -27,7 +27,9 @@ impl Check for TitleLength {
         if !is_html_document(page) {
             return;
         }
-        let Some(title) = page.dom.title.as_deref() else { return };
+        let Some(title) = page.dom.title.as_deref() else {
+            return;
+        };
         let title = title.split_whitespace().collect::<Vec<_>>().join(" ");
         let chars = title.chars().count();
         if chars == 0 {
@@ -55,7 +57,11 @@ mod tests {
     use crate::model::DomFacts;
 
     fn titled(t: &str) -> crate::model::PageSnapshot {
-        page(DomFacts { title: Some(t.into()), title_count: 1, ..Default::default() })
+        page(DomFacts {
+            title: Some(t.into()),
+            title_count: 1,
+            ..Default::default()
+        })
     }
 
     #[test]
@@ -65,13 +71,22 @@ mod tests {
         assert_eq!(f[0].evidence["value"], 4);
         assert_eq!(f[0].evidence["limit"], 10);
         let long = "A very long title that goes on and on about everything this page has to offer";
-        assert_eq!(findings(&titled(long), "search.title-length")[0].evidence["limit"], 60);
+        assert_eq!(
+            findings(&titled(long), "search.title-length")[0].evidence["limit"],
+            60
+        );
     }
 
     #[test]
     fn counts_characters_not_bytes() {
         // 20 characters of Japanese are 60 bytes of UTF-8: well within the limit.
-        assert!(findings(&titled("東京の天気予報と週間天気の詳細情報ページです"), "search.title-length").is_empty());
+        assert!(
+            findings(
+                &titled("東京の天気予報と週間天気の詳細情報ページです"),
+                "search.title-length"
+            )
+            .is_empty()
+        );
         // Exactly 60 characters after collapsing whitespace is fine.
         let sixty = format!("{}  \n", "x".repeat(60));
         assert!(findings(&titled(&sixty), "search.title-length").is_empty());

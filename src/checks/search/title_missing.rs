@@ -24,7 +24,13 @@ impl Check for TitleMissing {
     }
 
     fn page(&self, page: &PageSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
-        if is_html_document(page) && page.dom.title.as_deref().is_none_or(|t| t.trim().is_empty()) {
+        if is_html_document(page)
+            && page
+                .dom
+                .title
+                .as_deref()
+                .is_none_or(|t| t.trim().is_empty())
+        {
             out.report(evidence! { "url" => page.final_url });
         }
     }
@@ -37,14 +43,25 @@ mod tests {
 
     #[test]
     fn fires_on_a_blank_title() {
-        let p = page(DomFacts { title: Some("  \n ".into()), title_count: 1, ..Default::default() });
+        let p = page(DomFacts {
+            title: Some("  \n ".into()),
+            title_count: 1,
+            ..Default::default()
+        });
         assert_eq!(findings(&p, "search.title-missing").len(), 1);
-        assert_eq!(findings(&page(DomFacts::default()), "search.title-missing").len(), 1);
+        assert_eq!(
+            findings(&page(DomFacts::default()), "search.title-missing").len(),
+            1
+        );
     }
 
     #[test]
     fn quiet_with_a_title_and_on_error_pages() {
-        let p = page(DomFacts { title: Some("Home – Example".into()), title_count: 1, ..Default::default() });
+        let p = page(DomFacts {
+            title: Some("Home – Example".into()),
+            title_count: 1,
+            ..Default::default()
+        });
         assert!(findings(&p, "search.title-missing").is_empty());
         let mut err = page(DomFacts::default());
         err.status = Some(500);

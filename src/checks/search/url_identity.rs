@@ -40,11 +40,20 @@ mod tests {
     #[test]
     fn compares_urls_like_a_browser() {
         assert!(same_url("https://Example.com", "https://example.com/"));
-        assert!(same_url("https://example.com:443/a#top", "https://example.com/a"));
+        assert!(same_url(
+            "https://example.com:443/a#top",
+            "https://example.com/a"
+        ));
         assert!(!same_url("https://example.com/a", "https://example.com/a/"));
         assert!(!same_url("/a", "/a"));
-        assert_eq!(origin("https://example.com/x").as_deref(), Some("https://example.com"));
-        assert_ne!(origin("http://example.com/"), origin("https://example.com/"));
+        assert_eq!(
+            origin("https://example.com/x").as_deref(),
+            Some("https://example.com")
+        );
+        assert_ne!(
+            origin("http://example.com/"),
+            origin("https://example.com/")
+        );
         assert!(is_absolute_http("https://example.com/x"));
         assert!(!is_absolute_http("//example.com/x"));
         assert!(!is_absolute_http("/x"));

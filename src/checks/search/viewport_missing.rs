@@ -41,9 +41,16 @@ impl Check for ViewportMissing {
             .dom
             .metas
             .iter()
-            .filter(|m| m.name.as_deref().is_some_and(|n| n.trim().eq_ignore_ascii_case("viewport")))
+            .filter(|m| {
+                m.name
+                    .as_deref()
+                    .is_some_and(|n| n.trim().eq_ignore_ascii_case("viewport"))
+            })
             .collect();
-        if viewports.iter().any(|m| m.content.as_deref().is_some_and(has_device_width)) {
+        if viewports
+            .iter()
+            .any(|m| m.content.as_deref().is_some_and(has_device_width))
+        {
             return;
         }
         let first = viewports.first();
@@ -63,15 +70,27 @@ mod tests {
 
     #[test]
     fn fires_when_missing_or_fixed_width() {
-        assert_eq!(findings(&page(DomFacts::default()), "search.viewport-missing").len(), 1);
-        let p = page(DomFacts { metas: vec![meta_name("viewport", "width=1024")], ..Default::default() });
+        assert_eq!(
+            findings(&page(DomFacts::default()), "search.viewport-missing").len(),
+            1
+        );
+        let p = page(DomFacts {
+            metas: vec![meta_name("viewport", "width=1024")],
+            ..Default::default()
+        });
         let f = findings(&p, "search.viewport-missing");
         assert_eq!(f[0].evidence["value"], "width=1024");
     }
 
     #[test]
     fn quiet_with_spaces_semicolons_and_case() {
-        let p = page(DomFacts { metas: vec![meta_name("Viewport", "initial-scale=1.0; WIDTH = Device-Width")], ..Default::default() });
+        let p = page(DomFacts {
+            metas: vec![meta_name(
+                "Viewport",
+                "initial-scale=1.0; WIDTH = Device-Width",
+            )],
+            ..Default::default()
+        });
         assert!(findings(&p, "search.viewport-missing").is_empty());
     }
 }

@@ -45,7 +45,11 @@ mod tests {
     #[test]
     fn fires_per_clickable_div() {
         let p = page(DomFacts {
-            clickable_non_interactive: vec![element("div", "div.card", "<div class=\"card\" onclick=\"go()\">")],
+            clickable_non_interactive: vec![element(
+                "div",
+                "div.card",
+                "<div class=\"card\" onclick=\"go()\">",
+            )],
             ..Default::default()
         });
         let f = findings(&p, "semantics.clickable-non-interactive");
@@ -55,6 +59,12 @@ mod tests {
 
     #[test]
     fn quiet_when_the_collector_found_none() {
-        assert!(findings(&page(DomFacts::default()), "semantics.clickable-non-interactive").is_empty());
+        assert!(
+            findings(
+                &page(DomFacts::default()),
+                "semantics.clickable-non-interactive"
+            )
+            .is_empty()
+        );
     }
 }

@@ -6,9 +6,34 @@ use crate::{declare_check, evidence};
 /// Elements the HTML standard lists as obsolete and non-conforming (WHATWG HTML, "Obsolete
 /// features", non-conforming features).
 pub const OBSOLETE_ELEMENTS: &[&str] = &[
-    "acronym", "applet", "basefont", "bgsound", "big", "blink", "center", "dir", "font", "frame",
-    "frameset", "isindex", "keygen", "listing", "marquee", "menuitem", "multicol", "nextid", "nobr",
-    "noembed", "noframes", "plaintext", "rb", "rtc", "spacer", "strike", "tt", "xmp",
+    "acronym",
+    "applet",
+    "basefont",
+    "bgsound",
+    "big",
+    "blink",
+    "center",
+    "dir",
+    "font",
+    "frame",
+    "frameset",
+    "isindex",
+    "keygen",
+    "listing",
+    "marquee",
+    "menuitem",
+    "multicol",
+    "nextid",
+    "nobr",
+    "noembed",
+    "noframes",
+    "plaintext",
+    "rb",
+    "rtc",
+    "spacer",
+    "strike",
+    "tt",
+    "xmp",
 ];
 
 declare_check! {
@@ -72,7 +97,10 @@ mod tests {
     fn quiet_for_current_elements_the_collector_might_pass_on() {
         // <s>, <small>, <b> and <i> were redefined by HTML5 and are conforming.
         let p = page(DomFacts {
-            deprecated_elements: vec![element("s", "s", "<s>old</s>"), element("small", "small", "<small>x</small>")],
+            deprecated_elements: vec![
+                element("s", "s", "<s>old</s>"),
+                element("small", "small", "<small>x</small>"),
+            ],
             ..Default::default()
         });
         assert!(findings(&p, "semantics.deprecated-element").is_empty());

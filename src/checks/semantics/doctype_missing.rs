@@ -49,7 +49,11 @@ mod tests {
 
     #[test]
     fn fires_without_doctype() {
-        let p = page(DomFacts { doctype: None, compat_mode: "BackCompat".into(), ..Default::default() });
+        let p = page(DomFacts {
+            doctype: None,
+            compat_mode: "BackCompat".into(),
+            ..Default::default()
+        });
         let f = findings(&p, "semantics.doctype-missing");
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].evidence["value"], "no doctype");
@@ -57,13 +61,21 @@ mod tests {
 
     #[test]
     fn fires_on_a_legacy_doctype_in_quirks_mode() {
-        let p = page(DomFacts { doctype: Some("html".into()), compat_mode: "BackCompat".into(), ..Default::default() });
+        let p = page(DomFacts {
+            doctype: Some("html".into()),
+            compat_mode: "BackCompat".into(),
+            ..Default::default()
+        });
         assert_eq!(findings(&p, "semantics.doctype-missing").len(), 1);
     }
 
     #[test]
     fn quiet_with_a_lowercase_doctype_in_standards_mode() {
-        let p = page(DomFacts { doctype: Some("html".into()), compat_mode: "CSS1Compat".into(), ..Default::default() });
+        let p = page(DomFacts {
+            doctype: Some("html".into()),
+            compat_mode: "CSS1Compat".into(),
+            ..Default::default()
+        });
         assert!(findings(&p, "semantics.doctype-missing").is_empty());
     }
 }

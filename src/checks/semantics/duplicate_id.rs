@@ -27,7 +27,12 @@ impl Check for DuplicateId {
         if !is_html_document(page) {
             return;
         }
-        for dup in page.dom.duplicate_ids.iter().filter(|d| d.count > 1 && !d.id.is_empty()) {
+        for dup in page
+            .dom
+            .duplicate_ids
+            .iter()
+            .filter(|d| d.count > 1 && !d.id.is_empty())
+        {
             let selectors: Vec<&String> = dup.selectors.iter().take(10).collect();
             out.report(evidence! {
                 "url" => page.final_url,

@@ -19,9 +19,16 @@ pub fn page(dom: DomFacts) -> PageSnapshot {
 
 /// The findings check `id` reports for `page` (through the registry, so registration is tested).
 pub fn findings(page: &PageSnapshot, id: &str) -> Vec<Finding> {
-    run_page_checks(page, &Thresholds::default()).into_iter().filter(|f| f.check_id == id).collect()
+    run_page_checks(page, &Thresholds::default())
+        .into_iter()
+        .filter(|f| f.check_id == id)
+        .collect()
 }
 
 pub fn element(tag: &str, selector: &str, snippet: &str) -> ElementRef {
-    ElementRef { tag: tag.into(), selector: selector.into(), snippet: snippet.into() }
+    ElementRef {
+        tag: tag.into(),
+        selector: selector.into(),
+        snippet: snippet.into(),
+    }
 }

@@ -37,18 +37,29 @@ mod tests {
     use crate::model::{DomFacts, Heading};
 
     fn heading(level: u8, visible: bool) -> Heading {
-        Heading { level, text: "Text".into(), selector: format!("h{level}"), visible }
+        Heading {
+            level,
+            text: "Text".into(),
+            selector: format!("h{level}"),
+            visible,
+        }
     }
 
     #[test]
     fn fires_when_only_h2s() {
-        let p = page(DomFacts { headings: vec![heading(2, true)], ..Default::default() });
+        let p = page(DomFacts {
+            headings: vec![heading(2, true)],
+            ..Default::default()
+        });
         assert_eq!(findings(&p, "semantics.h1-missing").len(), 1);
     }
 
     #[test]
     fn quiet_with_a_screen_reader_only_h1() {
-        let p = page(DomFacts { headings: vec![heading(1, false), heading(2, true)], ..Default::default() });
+        let p = page(DomFacts {
+            headings: vec![heading(1, false), heading(2, true)],
+            ..Default::default()
+        });
         assert!(findings(&p, "semantics.h1-missing").is_empty());
     }
 

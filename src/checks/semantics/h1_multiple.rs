@@ -27,7 +27,12 @@ impl Check for H1Multiple {
         if !is_html_document(page) {
             return;
         }
-        let h1s: Vec<_> = page.dom.headings.iter().filter(|h| h.level == 1 && h.visible).collect();
+        let h1s: Vec<_> = page
+            .dom
+            .headings
+            .iter()
+            .filter(|h| h.level == 1 && h.visible)
+            .collect();
         if h1s.len() > 1 {
             // Point at the first extra h1: the first one is presumably the page's real title.
             for extra in &h1s[1..] {
@@ -49,12 +54,20 @@ mod tests {
     use crate::model::{DomFacts, Heading};
 
     fn h1(selector: &str, visible: bool) -> Heading {
-        Heading { level: 1, text: "Title".into(), selector: selector.into(), visible }
+        Heading {
+            level: 1,
+            text: "Title".into(),
+            selector: selector.into(),
+            visible,
+        }
     }
 
     #[test]
     fn fires_on_each_extra_visible_h1() {
-        let p = page(DomFacts { headings: vec![h1("#a", true), h1("#b", true), h1("#c", true)], ..Default::default() });
+        let p = page(DomFacts {
+            headings: vec![h1("#a", true), h1("#b", true), h1("#c", true)],
+            ..Default::default()
+        });
         let f = findings(&p, "semantics.h1-multiple");
         assert_eq!(f.len(), 2);
         assert_eq!(f[0].evidence["selector"], "#b");
@@ -63,7 +76,10 @@ mod tests {
 
     #[test]
     fn quiet_when_the_second_h1_is_hidden() {
-        let p = page(DomFacts { headings: vec![h1("#a", true), h1("#menu h1", false)], ..Default::default() });
+        let p = page(DomFacts {
+            headings: vec![h1("#a", true), h1("#menu h1", false)],
+            ..Default::default()
+        });
         assert!(findings(&p, "semantics.h1-multiple").is_empty());
     }
 }

@@ -51,13 +51,21 @@ mod tests {
         levels
             .iter()
             .enumerate()
-            .map(|(i, &level)| Heading { level, text: format!("t{i}"), selector: format!("#h{i}"), visible: true })
+            .map(|(i, &level)| Heading {
+                level,
+                text: format!("t{i}"),
+                selector: format!("#h{i}"),
+                visible: true,
+            })
             .collect()
     }
 
     #[test]
     fn fires_on_h2_then_h4() {
-        let p = page(DomFacts { headings: hs(&[1, 2, 4]), ..Default::default() });
+        let p = page(DomFacts {
+            headings: hs(&[1, 2, 4]),
+            ..Default::default()
+        });
         let f = findings(&p, "semantics.heading-skip");
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].evidence["selector"], "#h2");
@@ -66,7 +74,10 @@ mod tests {
 
     #[test]
     fn quiet_when_going_back_up_or_starting_below_h1() {
-        let p = page(DomFacts { headings: hs(&[2, 3, 4, 2, 3, 1, 2]), ..Default::default() });
+        let p = page(DomFacts {
+            headings: hs(&[2, 3, 4, 2, 3, 1, 2]),
+            ..Default::default()
+        });
         assert!(findings(&p, "semantics.heading-skip").is_empty());
     }
 }

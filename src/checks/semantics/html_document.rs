@@ -21,7 +21,11 @@ mod tests {
 
     #[test]
     fn judges_rendered_html_only() {
-        let mut page = PageSnapshot { status: Some(200), mime_type: Some("text/html".into()), ..Default::default() };
+        let mut page = PageSnapshot {
+            status: Some(200),
+            mime_type: Some("text/html".into()),
+            ..Default::default()
+        };
         assert!(is_html_document(&page));
         page.mime_type = Some("application/xhtml+xml".into());
         assert!(is_html_document(&page));
@@ -31,7 +35,10 @@ mod tests {
         page.status = Some(404);
         assert!(!is_html_document(&page));
         page.status = Some(200);
-        page.error = Some(PageError { kind: "timeout".into(), message: "t".into() });
+        page.error = Some(PageError {
+            kind: "timeout".into(),
+            message: "t".into(),
+        });
         assert!(!is_html_document(&page));
     }
 }

@@ -28,8 +28,14 @@ pub struct ParseOutcome {
 /// Parses `html` as a document with exact error messages.
 pub fn parse_errors(html: &str) -> ParseOutcome {
     let opts = ParseOpts {
-        tokenizer: TokenizerOpts { exact_errors: true, ..Default::default() },
-        tree_builder: TreeBuilderOpts { exact_errors: true, ..Default::default() },
+        tokenizer: TokenizerOpts {
+            exact_errors: true,
+            ..Default::default()
+        },
+        tree_builder: TreeBuilderOpts {
+            exact_errors: true,
+            ..Default::default()
+        },
     };
     html5ever::parse_document(ErrorSink::new(), opts).one(html)
 }
@@ -43,7 +49,11 @@ struct ErrorSink {
 impl ErrorSink {
     fn new() -> Self {
         // Handle 0 is the document; every other handle indexes `names`.
-        ErrorSink { names: RefCell::new(vec![Self::blank()]), line: Cell::new(1), outcome: RefCell::default() }
+        ErrorSink {
+            names: RefCell::new(vec![Self::blank()]),
+            line: Cell::new(1),
+            outcome: RefCell::default(),
+        }
     }
 
     fn push(&self, name: QualName) -> usize {
@@ -68,7 +78,10 @@ impl TreeSink for ErrorSink {
 
     fn parse_error(&self, msg: Cow<'static, str>) {
         let line = self.line.get().max(1);
-        self.outcome.borrow_mut().errors.push(ParseErrorAt { line, message: msg.into_owned() });
+        self.outcome.borrow_mut().errors.push(ParseErrorAt {
+            line,
+            message: msg.into_owned(),
+        });
     }
 
     fn set_current_line(&self, line_number: u64) {
@@ -130,16 +143,25 @@ pub fn describe(message: &str) -> Option<String> {
     }
     let tag = tag_name(message);
     let described = if message.starts_with("Unexpected token") {
-        let mode = message.rsplit("insertion mode ").next().filter(|_| message.contains("insertion mode "));
+        let mode = message
+            .rsplit("insertion mode ")
+            .next()
+            .filter(|_| message.contains("insertion mode "));
         match (tag, message.contains("EndTag"), mode) {
-            (Some(t), true, Some(m)) => format!("Unexpected end tag </{t}> (no open <{t}> to close; parser state {m})"),
-            (Some(t), false, Some(m)) => format!("Unexpected start tag <{t}> (not allowed here; parser state {m})"),
+            (Some(t), true, Some(m)) => {
+                format!("Unexpected end tag </{t}> (no open <{t}> to close; parser state {m})")
+            }
+            (Some(t), false, Some(m)) => {
+                format!("Unexpected start tag <{t}> (not allowed here; parser state {m})")
+            }
             (_, _, Some(m)) => format!("Unexpected content (parser state {m})"),
             _ => "Unexpected token".to_string(),
         }
     } else if message.starts_with("Unexpected open tag") {
         match tag {
-            Some(t) => format!("Element <{t}> is never closed (still open at the end of the document)"),
+            Some(t) => {
+                format!("Element <{t}> is never closed (still open at the end of the document)")
+            }
             None => "An element is never closed".to_string(),
         }
     } else if message.starts_with("Formatting element") || message.contains("adoption agency") {
@@ -148,8 +170,11 @@ pub fn describe(message: &str) -> Option<String> {
         "End tag closes an element while a block element inside it is still open".to_string()
     } else if message.starts_with("Unacknowledged self-closing tag") {
         match tag {
-            Some(t) => format!("Self-closing syntax on non-void element <{t}/> is ignored: the element stays open"),
-            None => "Self-closing syntax on a non-void element is ignored: the element stays open".to_string(),
+            Some(t) => format!(
+                "Self-closing syntax on non-void element <{t}/> is ignored: the element stays open"
+            ),
+            None => "Self-closing syntax on a non-void element is ignored: the element stays open"
+                .to_string(),
         }
     } else {
         message.to_string()
@@ -166,7 +191,10 @@ fn tag_name(message: &str) -> Option<String> {
     });
     from_atom.or_else(|| {
         let rest = message.split("}:").nth(1)?;
-        let name: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-').collect();
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+            .collect();
         (!name.is_empty()).then_some(name)
     })
 }
@@ -207,12 +235,26 @@ mod tests {
     fn reports_misnesting_with_lines() {
         let doc = "<!DOCTYPE html>\n<title>x</title>\n<p>a</div>\n<b><i>x</b></i>\n<div>\n<span>";
         let errors = parse_errors(doc).errors;
-        let described: Vec<(u64, String)> =
-            errors.iter().filter_map(|e| describe(&e.message).map(|d| (e.line, d))).collect();
+        let described: Vec<(u64, String)> = errors
+            .iter()
+            .filter_map(|e| describe(&e.message).map(|d| (e.line, d)))
+            .collect();
         assert_eq!(described[0].0, 3);
-        assert!(described[0].1.starts_with("Unexpected end tag </div>"), "{described:?}");
-        assert!(described.iter().any(|(l, d)| *l == 4 && d.starts_with("Misnested")));
-        assert!(described.iter().any(|(_, d)| d.contains("<div> is never closed")), "{described:?}");
+        assert!(
+            described[0].1.starts_with("Unexpected end tag </div>"),
+            "{described:?}"
+        );
+        assert!(
+            described
+                .iter()
+                .any(|(l, d)| *l == 4 && d.starts_with("Misnested"))
+        );
+        assert!(
+            described
+                .iter()
+                .any(|(_, d)| d.contains("<div> is never closed")),
+            "{described:?}"
+        );
     }
 
     #[test]

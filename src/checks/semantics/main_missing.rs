@@ -36,18 +36,27 @@ mod tests {
     use crate::model::{DomFacts, Landmark};
 
     fn landmark(role: &str) -> Landmark {
-        Landmark { role: role.into(), selector: role.into() }
+        Landmark {
+            role: role.into(),
+            selector: role.into(),
+        }
     }
 
     #[test]
     fn fires_with_only_navigation() {
-        let p = page(DomFacts { landmarks: vec![landmark("navigation"), landmark("banner")], ..Default::default() });
+        let p = page(DomFacts {
+            landmarks: vec![landmark("navigation"), landmark("banner")],
+            ..Default::default()
+        });
         assert_eq!(findings(&p, "semantics.main-missing").len(), 1);
     }
 
     #[test]
     fn quiet_with_role_main() {
-        let p = page(DomFacts { landmarks: vec![landmark("navigation"), landmark("main")], ..Default::default() });
+        let p = page(DomFacts {
+            landmarks: vec![landmark("navigation"), landmark("main")],
+            ..Default::default()
+        });
         assert!(findings(&p, "semantics.main-missing").is_empty());
     }
 }

@@ -31,11 +31,15 @@ impl Check for ParseError {
         if !is_html_document(page) {
             return;
         }
-        let Some(html) = page.served_html.as_deref() else { return };
+        let Some(html) = page.served_html.as_deref() else {
+            return;
+        };
         // Group identical errors, keeping the order of first appearance.
         let mut groups: Vec<(String, Vec<u64>)> = Vec::new();
         for error in parse_errors(html).errors {
-            let Some(text) = describe(&error.message) else { continue };
+            let Some(text) = describe(&error.message) else {
+                continue;
+            };
             match groups.iter_mut().find(|(t, _)| *t == text) {
                 Some((_, lines)) => lines.push(error.line),
                 None => groups.push((text, vec![error.line])),
@@ -80,7 +84,12 @@ mod tests {
         let p = served("<!DOCTYPE html>\n<title>t</title>\n<p>a</div>\n<p>b</div>\n<p>c</span>");
         let f = findings(&p, "semantics.parse-error");
         assert_eq!(f.len(), 2, "{f:?}");
-        assert!(f[0].evidence["value"].as_str().unwrap().starts_with("Unexpected end tag </div>"));
+        assert!(
+            f[0].evidence["value"]
+                .as_str()
+                .unwrap()
+                .starts_with("Unexpected end tag </div>")
+        );
         assert_eq!(f[0].evidence["count"], 2);
         assert_eq!(f[0].evidence["line"], 3);
         assert_eq!(f[0].evidence["lines"], serde_json::json!([3, 4]));
@@ -89,7 +98,9 @@ mod tests {
 
     #[test]
     fn quiet_on_valid_html5_with_implied_end_tags() {
-        let p = served("<!doctype html><html lang=en><meta charset=utf-8><title>t</title><p>one<p>two<ul><li>a<li>b</ul><img src=x alt=''><br/><svg><path d='M0'/></svg>");
+        let p = served(
+            "<!doctype html><html lang=en><meta charset=utf-8><title>t</title><p>one<p>two<ul><li>a<li>b</ul><img src=x alt=''><br/><svg><path d='M0'/></svg>",
+        );
         assert!(findings(&p, "semantics.parse-error").is_empty());
     }
 

@@ -1,7 +1,9 @@
 //! Test helpers: pages carrying structured data, and the findings one check produces for them.
 
 use crate::checks::{Thresholds, run_page_checks};
-use crate::model::{DomFacts, Finding, JsonLdBlock, MicrodataItem, MicrodataProperty, PageSnapshot};
+use crate::model::{
+    DomFacts, Finding, JsonLdBlock, MicrodataItem, MicrodataProperty, PageSnapshot,
+};
 
 pub const URL: &str = "https://example.com/page";
 
@@ -10,9 +12,15 @@ pub fn json_ld_page(blocks: &[&str]) -> PageSnapshot {
     let json_ld = blocks
         .iter()
         .enumerate()
-        .map(|(i, t)| JsonLdBlock { text: (*t).into(), selector: format!("script:nth-of-type({})", i + 1) })
+        .map(|(i, t)| JsonLdBlock {
+            text: (*t).into(),
+            selector: format!("script:nth-of-type({})", i + 1),
+        })
         .collect();
-    page(DomFacts { json_ld, ..Default::default() })
+    page(DomFacts {
+        json_ld,
+        ..Default::default()
+    })
 }
 
 pub fn page(dom: DomFacts) -> PageSnapshot {
@@ -30,12 +38,21 @@ pub fn page(dom: DomFacts) -> PageSnapshot {
 pub fn microdata(itemtype: &str, properties: &[(&str, &str)], nested: bool) -> MicrodataItem {
     MicrodataItem {
         types: vec![itemtype.into()],
-        properties: properties.iter().map(|(n, v)| MicrodataProperty { name: (*n).into(), value: (*v).into() }).collect(),
+        properties: properties
+            .iter()
+            .map(|(n, v)| MicrodataProperty {
+                name: (*n).into(),
+                value: (*v).into(),
+            })
+            .collect(),
         nested,
         selector: format!("[itemtype=\"{itemtype}\"]"),
     }
 }
 
 pub fn findings(page: &PageSnapshot, id: &str) -> Vec<Finding> {
-    run_page_checks(page, &Thresholds::default()).into_iter().filter(|f| f.check_id == id).collect()
+    run_page_checks(page, &Thresholds::default())
+        .into_iter()
+        .filter(|f| f.check_id == id)
+        .collect()
 }

@@ -1,7 +1,9 @@
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::super::semantics::html_document::is_html_document;
 use super::items::{Item, PropValue, page_items};
-use super::value_shapes::{is_absolute_url, is_iso_date, is_iso_datetime, is_iso_duration, is_iso_time, is_plain_price};
+use super::value_shapes::{
+    is_absolute_url, is_iso_date, is_iso_datetime, is_iso_duration, is_iso_time, is_plain_price,
+};
 use super::vocab::{SchemaProperty, property, schema_type};
 use crate::model::PageSnapshot;
 use crate::{declare_check, evidence};
@@ -32,7 +34,9 @@ fn range_violation(p: &SchemaProperty, value: &str) -> Option<&'static str> {
     if has("Text") {
         return None;
     }
-    let temporal = ranges.iter().all(|r| matches!(*r, "Date" | "DateTime" | "Time"));
+    let temporal = ranges
+        .iter()
+        .all(|r| matches!(*r, "Date" | "DateTime" | "Time"));
     if temporal && !ranges.is_empty() {
         let ok = (has("DateTime") && is_iso_datetime(value)) || (has("Date") && is_iso_date(value)) || (has("Time") && is_iso_time(value))
             // A full datetime where only a Date is declared is still ISO 8601 and accepted.
@@ -62,7 +66,11 @@ fn number_of(v: &PropValue) -> Option<f64> {
 
 /// The rating scale of a Rating item: (worst, best), defaulting to 1..5.
 fn scale(item: &Item) -> (f64, f64) {
-    let bound = |name: &str, default: f64| item.values_of(name).and_then(|vs| vs.iter().find_map(number_of)).unwrap_or(default);
+    let bound = |name: &str, default: f64| {
+        item.values_of(name)
+            .and_then(|vs| vs.iter().find_map(number_of))
+            .unwrap_or(default)
+    };
     (bound("worstRating", 1.0), bound("bestRating", 5.0))
 }
 
@@ -76,13 +84,21 @@ impl Check for InvalidValue {
             return;
         }
         for item in page_items(&page.dom) {
-            let types: Vec<_> = item.schema_types().into_iter().filter_map(schema_type).collect();
+            let types: Vec<_> = item
+                .schema_types()
+                .into_iter()
+                .filter_map(schema_type)
+                .collect();
             if types.is_empty() {
                 continue;
             }
             let is_rating = types.iter().any(|t| t.is_a("Rating"));
             for prop in &item.properties {
-                let Some(name) = super::items::schema_name(&prop.name, &super::items::Context::SchemaOrg) else { continue };
+                let Some(name) =
+                    super::items::schema_name(&prop.name, &super::items::Context::SchemaOrg)
+                else {
+                    continue;
+                };
                 let Some(def) = property(name) else { continue };
                 for value in &prop.values {
                     let shown = match value {
@@ -94,13 +110,18 @@ impl Check for InvalidValue {
                         match value {
                             PropValue::Number(n) if *n >= 0.0 => None,
                             PropValue::Text(t) if is_plain_price(t) => None,
-                            _ => Some("a plain decimal number such as 19.99 (currency in priceCurrency)".to_string()),
+                            _ => Some(
+                                "a plain decimal number such as 19.99 (currency in priceCurrency)"
+                                    .to_string(),
+                            ),
                         }
                     } else if is_rating && name == "ratingValue" {
                         let (worst, best) = scale(&item);
                         match number_of(value) {
                             None => Some("a number".to_string()),
-                            Some(r) if r < worst || r > best => Some(format!("a rating between worstRating {worst} and bestRating {best}")),
+                            Some(r) if r < worst || r > best => Some(format!(
+                                "a rating between worstRating {worst} and bestRating {best}"
+                            )),
                             Some(_) => None,
                         }
                     } else if let PropValue::Text(t) = value {
@@ -133,12 +154,17 @@ mod tests {
 
     #[test]
     fn fires_on_bad_dates_urls_prices_durations_and_ratings() {
-        let p = json_ld_page(&[r#"{"@context": "https://schema.org", "@type": "Recipe", "name": "Soup",
+        let p = json_ld_page(&[
+            r#"{"@context": "https://schema.org", "@type": "Recipe", "name": "Soup",
             "datePublished": "May 5th 2024", "image": "/soup.jpg", "cookTime": "90 minutes",
             "offers": {"@type": "Offer", "price": "$4.99", "priceCurrency": "USD"},
-            "aggregateRating": {"@type": "AggregateRating", "ratingValue": 9, "ratingCount": 3}}"#]);
+            "aggregateRating": {"@type": "AggregateRating", "ratingValue": 9, "ratingCount": 3}}"#,
+        ]);
         let f = findings(&p, ID);
-        let props: Vec<&str> = f.iter().map(|x| x.evidence["property"].as_str().unwrap()).collect();
+        let props: Vec<&str> = f
+            .iter()
+            .map(|x| x.evidence["property"].as_str().unwrap())
+            .collect();
         assert_eq!(f.len(), 5, "{f:?}");
         for p in ["datePublished", "image", "cookTime", "price", "ratingValue"] {
             assert!(props.contains(&p), "{p} in {props:?}");
@@ -147,14 +173,20 @@ mod tests {
 
     #[test]
     fn quiet_on_well_formed_values_and_custom_scales() {
-        let p = json_ld_page(&[r#"{"@context": "https://schema.org", "@type": "Event", "name": "Gig",
+        let p = json_ld_page(&[
+            r#"{"@context": "https://schema.org", "@type": "Event", "name": "Gig",
             "startDate": "2025-05-31T19:30:00+02:00", "endDate": "2025-05-31", "image": ["https://e.com/a.jpg", {"@type": "ImageObject", "url": "https://e.com/b.jpg"}],
             "description": "May 5th", "offers": {"@type": "Offer", "price": 0, "lowPrice": "12.50", "url": "https://e.com/t", "validFrom": "2025-01-01T00:00"},
             "aggregateRating": {"@type": "AggregateRating", "ratingValue": "8.5", "bestRating": "10", "ratingCount": 3},
-            "duration": "PT2H", "sameAs": "https://en.wikipedia.org/wiki/Gig"}"#]);
+            "duration": "PT2H", "sameAs": "https://en.wikipedia.org/wiki/Gig"}"#,
+        ]);
         assert!(findings(&p, ID).is_empty(), "{:?}", findings(&p, ID));
         let p = page(DomFacts {
-            microdata: vec![microdata("https://schema.org/Product", &[("name", "Shoe"), ("url", "https://e.com/shoe")], false)],
+            microdata: vec![microdata(
+                "https://schema.org/Product",
+                &[("name", "Shoe"), ("url", "https://e.com/shoe")],
+                false,
+            )],
             ..Default::default()
         });
         assert!(findings(&p, ID).is_empty());

@@ -65,7 +65,13 @@ pub struct Item {
 /// `http(s)://schema.org/X` IRIs, `schema:X`, or bare `X` under a schema.org context.
 pub fn schema_name<'a>(term: &'a str, context: &Context) -> Option<&'a str> {
     let t = term.trim();
-    for prefix in ["https://schema.org/", "http://schema.org/", "https://www.schema.org/", "http://www.schema.org/", "schema:"] {
+    for prefix in [
+        "https://schema.org/",
+        "http://schema.org/",
+        "https://www.schema.org/",
+        "http://www.schema.org/",
+        "schema:",
+    ] {
         if let Some(rest) = t.strip_prefix(prefix) {
             return (!rest.is_empty() && !rest.contains('/')).then_some(rest);
         }
@@ -79,9 +85,17 @@ pub fn schema_name<'a>(term: &'a str, context: &Context) -> Option<&'a str> {
 /// True when a context string names schema.org.
 fn is_schema_iri(s: &str) -> bool {
     let lower = s.trim().to_ascii_lowercase();
-    let rest = lower.strip_prefix("https://").or_else(|| lower.strip_prefix("http://")).unwrap_or(&lower);
+    let rest = lower
+        .strip_prefix("https://")
+        .or_else(|| lower.strip_prefix("http://"))
+        .unwrap_or(&lower);
     let rest = rest.strip_prefix("www.").unwrap_or(rest);
-    matches!(rest.trim_end_matches('/'), "schema.org" | "schema.org/docs/jsonldcontext.json" | "schema.org/docs/jsonldcontext.jsonld")
+    matches!(
+        rest.trim_end_matches('/'),
+        "schema.org"
+            | "schema.org/docs/jsonldcontext.json"
+            | "schema.org/docs/jsonldcontext.jsonld"
+    )
 }
 
 /// Reads an `@context` value.
@@ -100,7 +114,10 @@ pub fn parse_context(value: &Value) -> Context {
             if parsed.contains(&Context::SchemaOrg) {
                 Context::SchemaOrg
             } else {
-                parsed.into_iter().find(|c| matches!(c, Context::Other(_))).unwrap_or(Context::Missing)
+                parsed
+                    .into_iter()
+                    .find(|c| matches!(c, Context::Other(_)))
+                    .unwrap_or(Context::Missing)
             }
         }
         other => Context::Other(other.to_string()),
@@ -130,8 +147,11 @@ impl Walker<'_> {
                 }
             }
             Value::Object(map) => {
-                let context = map.get("@context").map_or_else(|| context.clone(), parse_context);
-                let is_wrapper = map.contains_key("@graph") && map.keys().all(|k| k.starts_with('@'));
+                let context = map
+                    .get("@context")
+                    .map_or_else(|| context.clone(), parse_context);
+                let is_wrapper =
+                    map.contains_key("@graph") && map.keys().all(|k| k.starts_with('@'));
                 if is_wrapper {
                     if let Some(graph) = map.get("@graph") {
                         self.top(graph, &context, &child_path(path, "@graph"));
@@ -145,13 +165,28 @@ impl Walker<'_> {
     }
 
     /// Records a node object as an item and returns its index.
-    fn node(&mut self, map: &Map<String, Value>, inherited: &Context, path: &str, parent: Option<(usize, String)>, top_level: bool) -> usize {
-        let context = map.get("@context").map_or_else(|| inherited.clone(), parse_context);
+    fn node(
+        &mut self,
+        map: &Map<String, Value>,
+        inherited: &Context,
+        path: &str,
+        parent: Option<(usize, String)>,
+        top_level: bool,
+    ) -> usize {
+        let context = map
+            .get("@context")
+            .map_or_else(|| inherited.clone(), parse_context);
         let schema = context == Context::SchemaOrg;
-        let type_value = map.get("@type").or_else(|| if schema { map.get("type") } else { None });
+        let type_value = map
+            .get("@type")
+            .or_else(|| if schema { map.get("type") } else { None });
         let types = match type_value {
             Some(Value::String(s)) => vec![s.clone()],
-            Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).map(str::to_string).collect(),
+            Some(Value::Array(a)) => a
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect(),
             _ => Vec::new(),
         };
         let index = self.items.len();
@@ -179,18 +214,34 @@ impl Walker<'_> {
             match value {
                 Value::Array(list) => {
                     for (i, v) in list.iter().enumerate() {
-                        values.push(self.value(v, &context, &format!("{key_path}[{i}]"), index, key));
+                        values.push(self.value(
+                            v,
+                            &context,
+                            &format!("{key_path}[{i}]"),
+                            index,
+                            key,
+                        ));
                     }
                 }
                 v => values.push(self.value(v, &context, &key_path, index, key)),
             }
-            properties.push(Property { name: key.clone(), values });
+            properties.push(Property {
+                name: key.clone(),
+                values,
+            });
         }
         self.items[index].properties = properties;
         index
     }
 
-    fn value(&mut self, value: &Value, context: &Context, path: &str, parent: usize, property: &str) -> PropValue {
+    fn value(
+        &mut self,
+        value: &Value,
+        context: &Context,
+        path: &str,
+        parent: usize,
+        property: &str,
+    ) -> PropValue {
         match value {
             Value::String(s) => PropValue::Text(s.clone()),
             Value::Number(n) => n.as_f64().map_or(PropValue::Other, PropValue::Number),
@@ -202,10 +253,20 @@ impl Walker<'_> {
                         _ => PropValue::Other,
                     };
                 }
-                if let Some(id) = map.get("@id").and_then(Value::as_str).filter(|_| map.len() == 1) {
+                if let Some(id) = map
+                    .get("@id")
+                    .and_then(Value::as_str)
+                    .filter(|_| map.len() == 1)
+                {
                     return PropValue::Reference(id.to_string());
                 }
-                PropValue::Item(self.node(map, context, path, Some((parent, property.to_string())), false))
+                PropValue::Item(self.node(
+                    map,
+                    context,
+                    path,
+                    Some((parent, property.to_string())),
+                    false,
+                ))
             }
             _ => PropValue::Other,
         }
@@ -215,18 +276,27 @@ impl Walker<'_> {
 /// The items of one JSON-LD block, or the JSON error when it does not parse.
 pub fn json_ld_items(block: &JsonLdBlock) -> Result<Vec<Item>, serde_json::Error> {
     let value: Value = serde_json::from_str(block.text.trim())?;
-    let mut walker = Walker { selector: &block.selector, items: Vec::new() };
+    let mut walker = Walker {
+        selector: &block.selector,
+        items: Vec::new(),
+    };
     walker.top(&value, &Context::Missing, "$");
     Ok(walker.items)
 }
 
 fn microdata_item(item: &MicrodataItem) -> Item {
-    let schema = item.types.iter().any(|t| schema_name(t, &Context::Missing).is_some());
+    let schema = item
+        .types
+        .iter()
+        .any(|t| schema_name(t, &Context::Missing).is_some());
     let mut properties: Vec<Property> = Vec::new();
     for p in &item.properties {
         match properties.iter_mut().find(|q| q.name == p.name) {
             Some(q) => q.values.push(PropValue::Text(p.value.clone())),
-            None => properties.push(Property { name: p.name.clone(), values: vec![PropValue::Text(p.value.clone())] }),
+            None => properties.push(Property {
+                name: p.name.clone(),
+                values: vec![PropValue::Text(p.value.clone())],
+            }),
         }
     }
     Item {
@@ -234,7 +304,11 @@ fn microdata_item(item: &MicrodataItem) -> Item {
         selector: item.selector.clone(),
         path: String::new(),
         types: item.types.clone(),
-        context: if schema { Context::SchemaOrg } else { Context::Other(item.types.join(" ")) },
+        context: if schema {
+            Context::SchemaOrg
+        } else {
+            Context::Other(item.types.join(" "))
+        },
         properties,
         parent: None,
         nested: item.nested,
@@ -274,17 +348,26 @@ impl Item {
             Syntax::JsonLd => &self.context,
             Syntax::Microdata => &Context::Missing, // itemtype is always a full URL
         };
-        self.types.iter().filter_map(|t| schema_name(t, context)).collect()
+        self.types
+            .iter()
+            .filter_map(|t| schema_name(t, context))
+            .collect()
     }
 
     /// The values of the property whose schema.org name is `name`.
     pub fn values_of(&self, name: &str) -> Option<&[PropValue]> {
-        self.properties.iter().find(|p| schema_name(&p.name, &Context::SchemaOrg) == Some(name)).map(|p| p.values.as_slice())
+        self.properties
+            .iter()
+            .find(|p| schema_name(&p.name, &Context::SchemaOrg) == Some(name))
+            .map(|p| p.values.as_slice())
     }
 
     /// True when the property is present with at least one non-empty value.
     pub fn has(&self, name: &str) -> bool {
-        self.values_of(name).is_some_and(|vs| vs.iter().any(|v| !matches!(v, PropValue::Text(t) if t.trim().is_empty())))
+        self.values_of(name).is_some_and(|vs| {
+            vs.iter()
+                .any(|v| !matches!(v, PropValue::Text(t) if t.trim().is_empty()))
+        })
     }
 }
 
@@ -293,7 +376,10 @@ mod tests {
     use super::*;
 
     fn block(text: &str) -> JsonLdBlock {
-        JsonLdBlock { text: text.into(), selector: "script".into() }
+        JsonLdBlock {
+            text: text.into(),
+            selector: "script".into(),
+        }
     }
 
     #[test]
@@ -310,21 +396,42 @@ mod tests {
         assert!(items[0].top_level && !items[1].top_level);
         assert_eq!(items[1].parent, Some((0, "offers".to_string())));
         assert_eq!(items[1].path, "$[\"@graph\"][0].offers");
-        assert_eq!(items[1].values_of("price"), Some(&[PropValue::Number(19.5)][..]));
-        assert_eq!(items[1].values_of("seller"), Some(&[PropValue::Reference("#org".into())][..]));
+        assert_eq!(
+            items[1].values_of("price"),
+            Some(&[PropValue::Number(19.5)][..])
+        );
+        assert_eq!(
+            items[1].values_of("seller"),
+            Some(&[PropValue::Reference("#org".into())][..])
+        );
         assert_eq!(items[2].schema_types(), vec!["Organization"]);
         assert!(items.iter().all(|i| i.context == Context::SchemaOrg));
     }
 
     #[test]
     fn resolves_terms() {
-        assert_eq!(schema_name("http://schema.org/Product", &Context::Missing), Some("Product"));
-        assert_eq!(schema_name("schema:Offer", &Context::Missing), Some("Offer"));
+        assert_eq!(
+            schema_name("http://schema.org/Product", &Context::Missing),
+            Some("Product")
+        );
+        assert_eq!(
+            schema_name("schema:Offer", &Context::Missing),
+            Some("Offer")
+        );
         assert_eq!(schema_name("Product", &Context::Missing), None);
         assert_eq!(schema_name("Product", &Context::SchemaOrg), Some("Product"));
         assert_eq!(schema_name("og:title", &Context::SchemaOrg), None);
-        assert_eq!(parse_context(&Value::String("http://schema.org".into())), Context::SchemaOrg);
-        assert_eq!(parse_context(&serde_json::json!({"@vocab": "https://schema.org/"})), Context::SchemaOrg);
-        assert!(matches!(parse_context(&Value::String("https://example.org/ctx".into())), Context::Other(_)));
+        assert_eq!(
+            parse_context(&Value::String("http://schema.org".into())),
+            Context::SchemaOrg
+        );
+        assert_eq!(
+            parse_context(&serde_json::json!({"@vocab": "https://schema.org/"})),
+            Context::SchemaOrg
+        );
+        assert!(matches!(
+            parse_context(&Value::String("https://example.org/ctx".into())),
+            Context::Other(_)
+        ));
     }
 }

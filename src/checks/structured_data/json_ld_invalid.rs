@@ -47,7 +47,10 @@ mod tests {
 
     #[test]
     fn fires_on_trailing_commas_and_empty_blocks() {
-        let p = json_ld_page(&["{\"@context\": \"https://schema.org\", \"@type\": \"Thing\",}", "  "]);
+        let p = json_ld_page(&[
+            "{\"@context\": \"https://schema.org\", \"@type\": \"Thing\",}",
+            "  ",
+        ]);
         let f = findings(&p, "structured-data.json-ld-invalid");
         assert_eq!(f.len(), 2);
         assert!(f[0].evidence["value"].as_str().unwrap().contains("line 1"));
@@ -55,7 +58,9 @@ mod tests {
 
     #[test]
     fn quiet_on_valid_json_with_whitespace_and_unicode() {
-        let p = json_ld_page(&["\n  [{\"@context\": \"https://schema.org\", \"@type\": \"Thing\", \"name\": \"Café \\u00e9\"}]\n"]);
+        let p = json_ld_page(&[
+            "\n  [{\"@context\": \"https://schema.org\", \"@type\": \"Thing\", \"name\": \"Café \\u00e9\"}]\n",
+        ]);
         assert!(findings(&p, "structured-data.json-ld-invalid").is_empty());
     }
 }

@@ -28,14 +28,22 @@ impl Check for MissingContext {
         if !is_html_document(page) {
             return;
         }
-        for item in page_items(&page.dom).iter().filter(|i| i.syntax == Syntax::JsonLd && i.top_level) {
+        for item in page_items(&page.dom)
+            .iter()
+            .filter(|i| i.syntax == Syntax::JsonLd && i.top_level)
+        {
             let value = match &item.context {
                 Context::SchemaOrg => continue,
                 Context::Missing => "no @context".to_string(),
                 Context::Other(c) => format!("@context is {c}"),
             };
             // Types written as full schema.org IRIs need no context.
-            if !item.types.is_empty() && item.types.iter().all(|t| schema_name(t, &Context::Missing).is_some()) {
+            if !item.types.is_empty()
+                && item
+                    .types
+                    .iter()
+                    .all(|t| schema_name(t, &Context::Missing).is_some())
+            {
                 continue;
             }
             out.report(evidence! {

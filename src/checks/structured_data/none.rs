@@ -49,6 +49,15 @@ mod tests {
     #[test]
     fn quiet_with_json_ld_or_rdfa() {
         assert!(findings(&json_ld_page(&["{}"]), "structured-data.none").is_empty());
-        assert!(findings(&page(DomFacts { rdfa_count: 3, ..Default::default() }), "structured-data.none").is_empty());
+        assert!(
+            findings(
+                &page(DomFacts {
+                    rdfa_count: 3,
+                    ..Default::default()
+                }),
+                "structured-data.none"
+            )
+            .is_empty()
+        );
     }
 }

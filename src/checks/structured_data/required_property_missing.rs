@@ -14,11 +14,17 @@ pub struct Requirement {
 }
 
 const fn req(any_of: &'static [&'static str]) -> Requirement {
-    Requirement { any_of, unless_nested: false }
+    Requirement {
+        any_of,
+        unless_nested: false,
+    }
 }
 
 const fn req_top(any_of: &'static [&'static str]) -> Requirement {
-    Requirement { any_of, unless_nested: true }
+    Requirement {
+        any_of,
+        unless_nested: true,
+    }
 }
 
 /// The requirements of one rich-result type.
@@ -40,50 +46,159 @@ pub struct RichResultType {
 /// NewsArticle or a Corporation is recognised as covered rather than unknown.
 pub const RICH_RESULT_TYPES: &[RichResultType] = &[
     // Product snippets: name, and one of review, aggregateRating or offers.
-    RichResultType { type_name: "Product", within: None, required: &[req(&["name"]), req(&["offers", "review", "aggregateRating"])], doc: "product-snippet" },
+    RichResultType {
+        type_name: "Product",
+        within: None,
+        required: &[
+            req(&["name"]),
+            req(&["offers", "review", "aggregateRating"]),
+        ],
+        doc: "product-snippet",
+    },
     // A Product's Offer: price (or a priceSpecification carrying it); merchant listings also need
     // priceCurrency. (Offers of Events and others have only recommended properties.)
-    RichResultType { type_name: "Offer", within: Some("Product"), required: &[req(&["price", "priceSpecification"]), req(&["priceCurrency", "priceSpecification"])], doc: "merchant-listing" },
-    RichResultType { type_name: "AggregateOffer", within: Some("Product"), required: &[req(&["lowPrice"]), req(&["priceCurrency"])], doc: "product-snippet" },
-    RichResultType { type_name: "Article", within: None, required: &[], doc: "article" },
-    RichResultType { type_name: "BreadcrumbList", within: None, required: &[req(&["itemListElement"])], doc: "breadcrumb" },
+    RichResultType {
+        type_name: "Offer",
+        within: Some("Product"),
+        required: &[
+            req(&["price", "priceSpecification"]),
+            req(&["priceCurrency", "priceSpecification"]),
+        ],
+        doc: "merchant-listing",
+    },
+    RichResultType {
+        type_name: "AggregateOffer",
+        within: Some("Product"),
+        required: &[req(&["lowPrice"]), req(&["priceCurrency"])],
+        doc: "product-snippet",
+    },
+    RichResultType {
+        type_name: "Article",
+        within: None,
+        required: &[],
+        doc: "article",
+    },
+    RichResultType {
+        type_name: "BreadcrumbList",
+        within: None,
+        required: &[req(&["itemListElement"])],
+        doc: "breadcrumb",
+    },
     // ListItem of a breadcrumb: position, and name (or an item carrying it); item may be left
     // out only on the last crumb, which this check cannot tell, so it is not required here.
-    RichResultType { type_name: "ListItem", within: Some("BreadcrumbList"), required: &[req(&["position"]), req(&["name", "item"])], doc: "breadcrumb" },
-    RichResultType { type_name: "Organization", within: None, required: &[], doc: "organization" },
-    RichResultType { type_name: "FAQPage", within: None, required: &[req(&["mainEntity"])], doc: "faqpage" },
-    RichResultType { type_name: "Question", within: Some("FAQPage"), required: &[req(&["name"]), req(&["acceptedAnswer"])], doc: "faqpage" },
-    RichResultType { type_name: "Answer", within: Some("Question"), required: &[req(&["text"])], doc: "faqpage" },
-    RichResultType { type_name: "Event", within: None, required: &[req(&["name"]), req(&["startDate"]), req(&["location"])], doc: "event" },
-    RichResultType { type_name: "Recipe", within: None, required: &[req(&["name"]), req(&["image"])], doc: "recipe" },
+    RichResultType {
+        type_name: "ListItem",
+        within: Some("BreadcrumbList"),
+        required: &[req(&["position"]), req(&["name", "item"])],
+        doc: "breadcrumb",
+    },
+    RichResultType {
+        type_name: "Organization",
+        within: None,
+        required: &[],
+        doc: "organization",
+    },
+    RichResultType {
+        type_name: "FAQPage",
+        within: None,
+        required: &[req(&["mainEntity"])],
+        doc: "faqpage",
+    },
+    RichResultType {
+        type_name: "Question",
+        within: Some("FAQPage"),
+        required: &[req(&["name"]), req(&["acceptedAnswer"])],
+        doc: "faqpage",
+    },
+    RichResultType {
+        type_name: "Answer",
+        within: Some("Question"),
+        required: &[req(&["text"])],
+        doc: "faqpage",
+    },
+    RichResultType {
+        type_name: "Event",
+        within: None,
+        required: &[req(&["name"]), req(&["startDate"]), req(&["location"])],
+        doc: "event",
+    },
+    RichResultType {
+        type_name: "Recipe",
+        within: None,
+        required: &[req(&["name"]), req(&["image"])],
+        doc: "recipe",
+    },
     // jobLocation, except for fully remote jobs (applicantLocationRequirements + jobLocationType TELECOMMUTE).
     RichResultType {
         type_name: "JobPosting",
         within: None,
-        required: &[req(&["datePosted"]), req(&["description"]), req(&["hiringOrganization"]), req(&["title"]), req(&["jobLocation", "applicantLocationRequirements"])],
+        required: &[
+            req(&["datePosted"]),
+            req(&["description"]),
+            req(&["hiringOrganization"]),
+            req(&["title"]),
+            req(&["jobLocation", "applicantLocationRequirements"]),
+        ],
         doc: "job-posting",
     },
-    RichResultType { type_name: "LocalBusiness", within: None, required: &[req(&["name"]), req(&["address"])], doc: "local-business" },
-    RichResultType { type_name: "Review", within: None, required: &[req(&["author"]), req(&["reviewRating"]), req_top(&["itemReviewed"])], doc: "review-snippet" },
+    RichResultType {
+        type_name: "LocalBusiness",
+        within: None,
+        required: &[req(&["name"]), req(&["address"])],
+        doc: "local-business",
+    },
+    RichResultType {
+        type_name: "Review",
+        within: None,
+        required: &[
+            req(&["author"]),
+            req(&["reviewRating"]),
+            req_top(&["itemReviewed"]),
+        ],
+        doc: "review-snippet",
+    },
     RichResultType {
         type_name: "AggregateRating",
         within: None,
-        required: &[req(&["ratingValue"]), req(&["ratingCount", "reviewCount"]), req_top(&["itemReviewed"])],
+        required: &[
+            req(&["ratingValue"]),
+            req(&["ratingCount", "reviewCount"]),
+            req_top(&["itemReviewed"]),
+        ],
         doc: "review-snippet",
     },
-    RichResultType { type_name: "Rating", within: Some("Review"), required: &[req(&["ratingValue"])], doc: "review-snippet" },
-    RichResultType { type_name: "VideoObject", within: None, required: &[req(&["name"]), req(&["thumbnailUrl"]), req(&["uploadDate"])], doc: "video" },
+    RichResultType {
+        type_name: "Rating",
+        within: Some("Review"),
+        required: &[req(&["ratingValue"])],
+        doc: "review-snippet",
+    },
+    RichResultType {
+        type_name: "VideoObject",
+        within: None,
+        required: &[req(&["name"]), req(&["thumbnailUrl"]), req(&["uploadDate"])],
+        doc: "video",
+    },
 ];
 
 /// The table row that applies to an item: the most specific listed type it is an instance of,
 /// among rows whose `within` condition holds.
 pub fn applicable_row(item: &Item, items: &[Item]) -> Option<&'static RichResultType> {
-    let types: Vec<_> = item.schema_types().into_iter().filter_map(schema_type).collect();
+    let types: Vec<_> = item
+        .schema_types()
+        .into_iter()
+        .filter_map(schema_type)
+        .collect();
     let parent_is = |t: &str| {
         item.parent
             .as_ref()
             .and_then(|(p, _)| items.get(*p))
-            .is_some_and(|p| p.schema_types().into_iter().filter_map(schema_type).any(|pt| pt.is_a(t)))
+            .is_some_and(|p| {
+                p.schema_types()
+                    .into_iter()
+                    .filter_map(schema_type)
+                    .any(|pt| pt.is_a(t))
+            })
     };
     let matching: Vec<&RichResultType> = RICH_RESULT_TYPES
         .iter()
@@ -93,7 +208,8 @@ pub fn applicable_row(item: &Item, items: &[Item]) -> Option<&'static RichResult
     // Prefer the row no other matching row specialises.
     matching.iter().copied().find(|row| {
         !matching.iter().any(|other| {
-            other.type_name != row.type_name && schema_type(other.type_name).is_some_and(|o| o.is_a(row.type_name))
+            other.type_name != row.type_name
+                && schema_type(other.type_name).is_some_and(|o| o.is_a(row.type_name))
         })
     })
 }
@@ -124,7 +240,9 @@ impl Check for RequiredPropertyMissing {
         }
         let items = page_items(&page.dom);
         for item in &items {
-            let Some(row) = applicable_row(item, &items) else { continue };
+            let Some(row) = applicable_row(item, &items) else {
+                continue;
+            };
             let missing: Vec<String> = row
                 .required
                 .iter()
@@ -163,10 +281,16 @@ mod tests {
         let f = findings(&p, ID);
         assert_eq!(f.len(), 2, "{f:?}");
         let offer = f.iter().find(|x| x.evidence["value"] == "Offer").unwrap();
-        assert_eq!(offer.evidence["expected"], serde_json::json!(["priceCurrency or priceSpecification"]));
+        assert_eq!(
+            offer.evidence["expected"],
+            serde_json::json!(["priceCurrency or priceSpecification"])
+        );
         assert_eq!(offer.evidence["path"], "$.offers");
         let event = f.iter().find(|x| x.evidence["value"] == "Event").unwrap();
-        assert_eq!(event.evidence["expected"], serde_json::json!(["startDate", "location"]));
+        assert_eq!(
+            event.evidence["expected"],
+            serde_json::json!(["startDate", "location"])
+        );
     }
 
     #[test]
@@ -177,8 +301,10 @@ mod tests {
         ]);
         let f = findings(&p, ID);
         assert_eq!(f.len(), 2, "{f:?}");
-        assert!(f.iter().any(|x| x.evidence["value"] == "ListItem" && x.evidence["expected"] == serde_json::json!(["position"])));
-        assert!(f.iter().any(|x| x.evidence["value"] == "Review" && x.evidence["expected"] == serde_json::json!(["itemReviewed"])));
+        assert!(f.iter().any(|x| x.evidence["value"] == "ListItem"
+            && x.evidence["expected"] == serde_json::json!(["position"])));
+        assert!(f.iter().any(|x| x.evidence["value"] == "Review"
+            && x.evidence["expected"] == serde_json::json!(["itemReviewed"])));
     }
 
     #[test]
@@ -200,13 +326,24 @@ mod tests {
     fn judges_microdata_too() {
         let p = page(DomFacts {
             microdata: vec![
-                microdata("https://schema.org/VideoObject", &[("name", "Clip"), ("uploadDate", "2024-01-01")], false),
-                microdata("https://schema.org/AggregateRating", &[("ratingValue", "4"), ("reviewCount", "3")], true),
+                microdata(
+                    "https://schema.org/VideoObject",
+                    &[("name", "Clip"), ("uploadDate", "2024-01-01")],
+                    false,
+                ),
+                microdata(
+                    "https://schema.org/AggregateRating",
+                    &[("ratingValue", "4"), ("reviewCount", "3")],
+                    true,
+                ),
             ],
             ..Default::default()
         });
         let f = findings(&p, ID);
         assert_eq!(f.len(), 1);
-        assert_eq!(f[0].evidence["expected"], serde_json::json!(["thumbnailUrl"]));
+        assert_eq!(
+            f[0].evidence["expected"],
+            serde_json::json!(["thumbnailUrl"])
+        );
     }
 }

@@ -30,7 +30,11 @@ impl Check for UnknownProperty {
             return;
         }
         for item in page_items(&page.dom) {
-            let types: Vec<&SchemaType> = item.schema_types().into_iter().filter_map(schema_type).collect();
+            let types: Vec<&SchemaType> = item
+                .schema_types()
+                .into_iter()
+                .filter_map(schema_type)
+                .collect();
             // Items without a known type cannot be judged (unknown-type reports them).
             if types.is_empty() || types.len() != item.schema_types().len() {
                 continue;
@@ -41,13 +45,21 @@ impl Check for UnknownProperty {
                 super::items::Syntax::Microdata => Context::SchemaOrg,
             };
             for prop in &item.properties {
-                let Some(name) = schema_name(&prop.name, &context) else { continue };
+                let Some(name) = schema_name(&prop.name, &context) else {
+                    continue;
+                };
                 let (value, expected) = match property(name) {
-                    None => (format!("\"{name}\" is not a schema.org property"), property_ignoring_case(name).map(str::to_string)),
+                    None => (
+                        format!("\"{name}\" is not a schema.org property"),
+                        property_ignoring_case(name).map(str::to_string),
+                    ),
                     Some(p) if types.iter().any(|t| p.applies_to(t)) => continue,
                     Some(p) => (
                         format!("\"{name}\" is not defined for {type_names}"),
-                        Some(format!("a property of {}", p.domain_names().take(6).collect::<Vec<_>>().join(", "))),
+                        Some(format!(
+                            "a property of {}",
+                            p.domain_names().take(6).collect::<Vec<_>>().join(", ")
+                        )),
                     ),
                 };
                 out.report(evidence! {
@@ -69,13 +81,25 @@ mod tests {
 
     #[test]
     fn fires_on_misplaced_and_made_up_properties() {
-        let p = json_ld_page(&[r##"{"@context": "https://schema.org", "@type": "Product", "name": "Shoe", "price": "10", "colour": "red"}"##]);
+        let p = json_ld_page(&[
+            r##"{"@context": "https://schema.org", "@type": "Product", "name": "Shoe", "price": "10", "colour": "red"}"##,
+        ]);
         let f = findings(&p, "structured-data.unknown-property");
         assert_eq!(f.len(), 2, "{f:?}");
-        assert!(f.iter().any(|x| x.evidence["value"] == "\"price\" is not defined for Product"));
-        assert!(f.iter().any(|x| x.evidence["value"] == "\"colour\" is not a schema.org property"));
+        assert!(
+            f.iter()
+                .any(|x| x.evidence["value"] == "\"price\" is not defined for Product")
+        );
+        assert!(
+            f.iter()
+                .any(|x| x.evidence["value"] == "\"colour\" is not a schema.org property")
+        );
         let p = page(DomFacts {
-            microdata: vec![microdata("https://schema.org/Event", &[("name", "Gig"), ("ratingValue", "4")], false)],
+            microdata: vec![microdata(
+                "https://schema.org/Event",
+                &[("name", "Gig"), ("ratingValue", "4")],
+                false,
+            )],
             ..Default::default()
         });
         assert_eq!(findings(&p, "structured-data.unknown-property").len(), 1);
@@ -88,6 +112,10 @@ mod tests {
             r##"{"@context": "https://schema.org", "@type": ["Product", "Car"], "vehicleEngine": {"@type": "EngineSpecification"}, "sku": "1"}"##,
             r##"{"@context": ["https://schema.org", {"ex": "https://example.org/"}], "@type": "Restaurant", "servesCuisine": "Thai", "ex:internal": 1, "@id": "#r"}"##,
         ]);
-        assert!(findings(&p, "structured-data.unknown-property").is_empty(), "{:?}", findings(&p, "structured-data.unknown-property"));
+        assert!(
+            findings(&p, "structured-data.unknown-property").is_empty(),
+            "{:?}",
+            findings(&p, "structured-data.unknown-property")
+        );
     }
 }

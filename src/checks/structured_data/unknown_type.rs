@@ -52,11 +52,16 @@ mod tests {
 
     #[test]
     fn fires_on_misspelled_and_miscased_types() {
-        let p = json_ld_page(&[r#"{"@context": "https://schema.org", "@type": ["product", "Prodcut"]}"#]);
+        let p = json_ld_page(&[
+            r#"{"@context": "https://schema.org", "@type": ["product", "Prodcut"]}"#,
+        ]);
         let f = findings(&p, "structured-data.unknown-type");
         assert_eq!(f.len(), 2);
         assert!(f.iter().any(|x| x.evidence["expected"] == "Product"));
-        let p = page(DomFacts { microdata: vec![microdata("https://schema.org/Recipie", &[], false)], ..Default::default() });
+        let p = page(DomFacts {
+            microdata: vec![microdata("https://schema.org/Recipie", &[], false)],
+            ..Default::default()
+        });
         assert_eq!(findings(&p, "structured-data.unknown-type").len(), 1);
     }
 

@@ -7,17 +7,21 @@ use std::sync::LazyLock;
 static DATE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$").expect("date regex"));
 static TIME: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?$").expect("time regex")
+    Regex::new(r"^(\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?$")
+        .expect("time regex")
 });
 static DURATION: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^-?P(?:\d+(?:[.,]\d+)?Y)?(?:\d+(?:[.,]\d+)?M)?(?:\d+(?:[.,]\d+)?W)?(?:\d+(?:[.,]\d+)?D)?(?:T(?:\d+(?:[.,]\d+)?H)?(?:\d+(?:[.,]\d+)?M)?(?:\d+(?:[.,]\d+)?S)?)?$")
         .expect("duration regex")
 });
-static PRICE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^\d+(?:\.\d+)?$").expect("price regex"));
+static PRICE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\d+(?:\.\d+)?$").expect("price regex"));
 
 /// An ISO 8601 calendar date: `2024`, `2024-05`, `2024-05-31`.
 pub fn is_iso_date(s: &str) -> bool {
-    let Some(c) = DATE.captures(s.trim()) else { return false };
+    let Some(c) = DATE.captures(s.trim()) else {
+        return false;
+    };
     let month = c.get(2).map_or(Ok(1), |m| m.as_str().parse::<u32>());
     let day = c.get(3).map_or(Ok(1), |d| d.as_str().parse::<u32>());
     matches!((month, day), (Ok(m), Ok(d)) if (1..=12).contains(&m) && (1..=31).contains(&d))
@@ -25,7 +29,9 @@ pub fn is_iso_date(s: &str) -> bool {
 
 /// An ISO 8601 time of day, optionally with seconds, fraction and offset: `08:00`, `23:59:59Z`.
 pub fn is_iso_time(s: &str) -> bool {
-    let Some(c) = TIME.captures(s.trim()) else { return false };
+    let Some(c) = TIME.captures(s.trim()) else {
+        return false;
+    };
     let field = |i: usize| c.get(i).map_or(Ok(0), |m| m.as_str().parse::<u32>());
     matches!((field(1), field(2), field(3)), (Ok(h), Ok(m), Ok(sec)) if h <= 24 && m <= 59 && sec <= 60)
 }
@@ -62,10 +68,26 @@ mod tests {
 
     #[test]
     fn dates_and_times() {
-        for ok in ["2024", "2024-05", "2024-05-31", "2024-05-31T08:00", "2024-05-31T08:00:00Z", "2024-05-31T08:00:00.123+02:00", "2024-01-05T08:00:00+0800"] {
+        for ok in [
+            "2024",
+            "2024-05",
+            "2024-05-31",
+            "2024-05-31T08:00",
+            "2024-05-31T08:00:00Z",
+            "2024-05-31T08:00:00.123+02:00",
+            "2024-01-05T08:00:00+0800",
+        ] {
             assert!(is_iso_datetime(ok), "{ok}");
         }
-        for bad in ["31/05/2024", "May 31, 2024", "2024-13-01", "2024-05-31 8pm", "yesterday", "2024-5-3", ""] {
+        for bad in [
+            "31/05/2024",
+            "May 31, 2024",
+            "2024-13-01",
+            "2024-05-31 8pm",
+            "yesterday",
+            "2024-5-3",
+            "",
+        ] {
             assert!(!is_iso_datetime(bad), "{bad}");
         }
         assert!(is_iso_time("19:30") && !is_iso_time("7pm"));
@@ -74,8 +96,23 @@ mod tests {
     #[test]
     fn durations_urls_prices() {
         assert!(is_iso_duration("PT1H30M") && is_iso_duration("P3D") && is_iso_duration("PT0.5S"));
-        assert!(!is_iso_duration("90 minutes") && !is_iso_duration("P") && !is_iso_duration("PT") && !is_iso_duration("1:30"));
-        assert!(is_absolute_url("https://e.com/a.jpg") && !is_absolute_url("/a.jpg") && !is_absolute_url("a.jpg"));
-        assert!(is_plain_price("19.99") && is_plain_price("0") && !is_plain_price("$19.99") && !is_plain_price("1,299.00") && !is_plain_price("19,99"));
+        assert!(
+            !is_iso_duration("90 minutes")
+                && !is_iso_duration("P")
+                && !is_iso_duration("PT")
+                && !is_iso_duration("1:30")
+        );
+        assert!(
+            is_absolute_url("https://e.com/a.jpg")
+                && !is_absolute_url("/a.jpg")
+                && !is_absolute_url("a.jpg")
+        );
+        assert!(
+            is_plain_price("19.99")
+                && is_plain_price("0")
+                && !is_plain_price("$19.99")
+                && !is_plain_price("1,299.00")
+                && !is_plain_price("19,99")
+        );
     }
 }

@@ -25,27 +25,41 @@ include!(concat!(env!("OUT_DIR"), "/schema_org.rs"));
 
 /// The type called `name` (case-sensitive, as schema.org is).
 pub fn schema_type(name: &str) -> Option<&'static SchemaType> {
-    TYPES.binary_search_by(|t| t.name.cmp(name)).ok().map(|i| &TYPES[i])
+    TYPES
+        .binary_search_by(|t| t.name.cmp(name))
+        .ok()
+        .map(|i| &TYPES[i])
 }
 
 /// The property called `name` (case-sensitive).
 pub fn property(name: &str) -> Option<&'static SchemaProperty> {
-    PROPERTIES.binary_search_by(|p| p.name.cmp(name)).ok().map(|i| &PROPERTIES[i])
+    PROPERTIES
+        .binary_search_by(|p| p.name.cmp(name))
+        .ok()
+        .map(|i| &PROPERTIES[i])
 }
 
 /// A type or property whose name matches `name` ignoring case (for "did you mean").
 pub fn type_ignoring_case(name: &str) -> Option<&'static str> {
-    TYPES.iter().find(|t| t.name.eq_ignore_ascii_case(name)).map(|t| t.name)
+    TYPES
+        .iter()
+        .find(|t| t.name.eq_ignore_ascii_case(name))
+        .map(|t| t.name)
 }
 
 pub fn property_ignoring_case(name: &str) -> Option<&'static str> {
-    PROPERTIES.iter().find(|p| p.name.eq_ignore_ascii_case(name)).map(|p| p.name)
+    PROPERTIES
+        .iter()
+        .find(|p| p.name.eq_ignore_ascii_case(name))
+        .map(|p| p.name)
 }
 
 impl SchemaType {
     /// True when this type is `other` or one of its subtypes.
     pub fn is_a(&self, other: &str) -> bool {
-        self.ancestors.iter().any(|&i| TYPES[usize::from(i)].name == other)
+        self.ancestors
+            .iter()
+            .any(|&i| TYPES[usize::from(i)].name == other)
     }
 }
 
@@ -99,8 +113,17 @@ mod tests {
         assert!(price.applies_to(offer));
         assert!(!price.applies_to(product));
         assert!(property("name").unwrap().applies_to(product));
-        assert!(property("headline").unwrap().applies_to(schema_type("BlogPosting").unwrap()));
-        assert!(property("startDate").unwrap().range_names().any(|r| r == "Date"));
+        assert!(
+            property("headline")
+                .unwrap()
+                .applies_to(schema_type("BlogPosting").unwrap())
+        );
+        assert!(
+            property("startDate")
+                .unwrap()
+                .range_names()
+                .any(|r| r == "Date")
+        );
         assert!(property("pricee").is_none());
     }
 }
