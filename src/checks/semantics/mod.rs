@@ -13,6 +13,8 @@ pub mod main_missing;
 pub mod parse_error;
 
 #[cfg(test)]
+mod contract;
+#[cfg(test)]
 mod fixtures;
 
 pub use clickable_non_interactive::ClickableNonInteractive;

@@ -1,12 +1,15 @@
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::super::semantics::html_document::is_html_document;
-use super::items::{Item, PropValue, page_items};
+use super::items::{Item, PropValue, Syntax, page_items};
 use super::value_shapes::{
     is_absolute_url, is_iso_date, is_iso_datetime, is_iso_duration, is_iso_time, is_plain_price,
 };
 use super::vocab::{SchemaProperty, property, schema_type};
 use crate::model::PageSnapshot;
 use crate::{declare_check, evidence};
+
+/// What a URL-only property expects.
+const URL_SHAPE: &str = "an absolute URL (e.g. https://example.com/image.jpg)";
 
 /// Properties whose values are prices (Google: a number, `.` as decimal point, no symbols).
 const PRICE_PROPERTIES: &[&str] = &["price", "lowPrice", "highPrice", "minPrice", "maxPrice"];
@@ -51,7 +54,7 @@ fn range_violation(p: &SchemaProperty, value: &str) -> Option<&'static str> {
         return (!is_iso_duration(value)).then_some("an ISO 8601 duration (e.g. PT1H30M)");
     }
     if has("URL") && !is_absolute_url(value) {
-        return Some("an absolute URL (e.g. https://example.com/image.jpg)");
+        return Some(URL_SHAPE);
     }
     None
 }
@@ -101,6 +104,14 @@ impl Check for InvalidValue {
                 };
                 let Some(def) = property(name) else { continue };
                 for value in &prop.values {
+                    // A microdata property whose value is a nested item (an ImageObject for
+                    // `image`) carries that item's text, or nothing: empty values are not judged,
+                    // and prose is not judged as a URL.
+                    let microdata = item.syntax == Syntax::Microdata;
+                    let prose = matches!(value, PropValue::Text(t) if t.trim().contains(char::is_whitespace));
+                    if microdata && matches!(value, PropValue::Text(t) if t.trim().is_empty()) {
+                        continue;
+                    }
                     let shown = match value {
                         PropValue::Text(t) => t.clone(),
                         PropValue::Number(n) => n.to_string(),
@@ -125,7 +136,9 @@ impl Check for InvalidValue {
                             Some(_) => None,
                         }
                     } else if let PropValue::Text(t) = value {
-                        range_violation(def, t).map(str::to_string)
+                        range_violation(def, t)
+                            .filter(|e| !(microdata && prose && *e == URL_SHAPE))
+                            .map(str::to_string)
                     } else {
                         None
                     };
@@ -184,11 +197,33 @@ mod tests {
         let p = page(DomFacts {
             microdata: vec![microdata(
                 "https://schema.org/Product",
-                &[("name", "Shoe"), ("url", "https://e.com/shoe")],
+                &[
+                    ("name", "Shoe"),
+                    ("url", "https://e.com/shoe"),
+                    ("image", ""),
+                    ("logo", "Acme logo by Jane"),
+                ],
                 false,
             )],
             ..Default::default()
         });
         assert!(findings(&p, ID).is_empty());
+    }
+
+    #[test]
+    fn fires_on_microdata_values_too() {
+        let p = page(DomFacts {
+            microdata: vec![microdata(
+                "https://schema.org/Event",
+                &[
+                    ("name", "Gig"),
+                    ("startDate", "31.05.2025"),
+                    ("image", "img/a.jpg"),
+                ],
+                false,
+            )],
+            ..Default::default()
+        });
+        assert_eq!(findings(&p, ID).len(), 2);
     }
 }

@@ -290,13 +290,16 @@ fn microdata_item(item: &MicrodataItem) -> Item {
         .iter()
         .any(|t| schema_name(t, &Context::Missing).is_some());
     let mut properties: Vec<Property> = Vec::new();
+    // itemprop may hold several space-separated names for one value.
     for p in &item.properties {
-        match properties.iter_mut().find(|q| q.name == p.name) {
-            Some(q) => q.values.push(PropValue::Text(p.value.clone())),
-            None => properties.push(Property {
-                name: p.name.clone(),
-                values: vec![PropValue::Text(p.value.clone())],
-            }),
+        for name in p.name.split_ascii_whitespace() {
+            match properties.iter_mut().find(|q| q.name == name) {
+                Some(q) => q.values.push(PropValue::Text(p.value.clone())),
+                None => properties.push(Property {
+                    name: name.to_string(),
+                    values: vec![PropValue::Text(p.value.clone())],
+                }),
+            }
         }
     }
     Item {
@@ -362,11 +365,15 @@ impl Item {
             .map(|p| p.values.as_slice())
     }
 
-    /// True when the property is present with at least one non-empty value.
+    /// True when the property is present with at least one non-empty value. A microdata
+    /// property counts whenever it is present: when its value is a nested item, the collected
+    /// text may well be empty.
     pub fn has(&self, name: &str) -> bool {
         self.values_of(name).is_some_and(|vs| {
-            vs.iter()
-                .any(|v| !matches!(v, PropValue::Text(t) if t.trim().is_empty()))
+            self.syntax == Syntax::Microdata
+                || vs
+                    .iter()
+                    .any(|v| !matches!(v, PropValue::Text(t) if t.trim().is_empty()))
         })
     }
 }

@@ -336,6 +336,12 @@ mod tests {
                     &[("ratingValue", "4"), ("reviewCount", "3")],
                     true,
                 ),
+                // offers whose value is a nested Offer item: present even with empty text.
+                microdata(
+                    "https://schema.org/Product",
+                    &[("name headline", "Shoe"), ("offers", "")],
+                    false,
+                ),
             ],
             ..Default::default()
         });
