@@ -119,6 +119,11 @@ impl EgressProxy {
             .map(|e| e.reason.clone())
     }
 
+    /// Stops accepting connections and closes open tunnels without waiting (see `shutdown`).
+    pub fn stop(&self) {
+        self.cancel.cancel();
+    }
+
     /// Stops accepting connections and closes open ones.
     pub async fn shutdown(mut self) {
         self.cancel.cancel();
