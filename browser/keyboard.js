@@ -11,8 +11,19 @@ const countFocusable = () => Array.from(document.querySelectorAll(FOCUSABLE)).fi
   return __ss.visible(el);
 }).length;
 let current = null;
-const PROPS = ['outlineStyle', 'outlineWidth', 'outlineColor', 'outlineOffset', 'boxShadow', 'borderTopColor', 'borderRightColor', 'borderBottomColor', 'borderLeftColor', 'borderTopWidth', 'borderBottomWidth', 'borderTopStyle', 'borderBottomStyle', 'backgroundColor', 'backgroundImage', 'color', 'textDecorationLine', 'textDecorationColor', 'transform', 'opacity', 'filter', 'fontWeight'];
-const styleOf = (el, pseudo) => { const cs = getComputedStyle(el, pseudo); return PROPS.map((p) => cs[p]).join('|'); };
+// What a focus indicator can change. Outline and border parts count only when drawn (a UA rule
+// may change outline-offset of an outline that is `none`).
+const PROPS = ['boxShadow', 'backgroundColor', 'backgroundImage', 'color', 'textDecorationLine', 'textDecorationColor', 'transform', 'opacity', 'filter', 'fontWeight'];
+const drawn = (style, width) => style !== 'none' && style !== 'hidden' && width !== '0px';
+const styleOf = (el, pseudo) => {
+  const cs = getComputedStyle(el, pseudo);
+  const outline = drawn(cs.outlineStyle, cs.outlineWidth) ? [cs.outlineStyle, cs.outlineWidth, cs.outlineColor, cs.outlineOffset].join(' ') : 'none';
+  const border = ['Top', 'Right', 'Bottom', 'Left'].map((side) => {
+    const st = cs['border' + side + 'Style'], w = cs['border' + side + 'Width'];
+    return drawn(st, w) ? [st, w, cs['border' + side + 'Color']].join(' ') : 'none';
+  }).join(',');
+  return [outline, border].concat(PROPS.map((p) => cs[p])).join('|');
+};
 const signature = (el) => [styleOf(el, null), styleOf(el, '::before'), styleOf(el, '::after'), el.parentElement ? styleOf(el.parentElement, null) : ''].join('#');
 const suspend = (els) => els.filter(Boolean).map((e) => {
   const prev = [e.style.getPropertyValue('transition'), e.style.getPropertyPriority('transition'), e.style.getPropertyValue('caret-color'), e.style.getPropertyPriority('caret-color')];
@@ -34,6 +45,8 @@ Object.defineProperty(window, '__sitescanFocus', {
       const el = document.activeElement;
       current = el;
       if (!el || el === document.body || el === document.documentElement) return JSON.stringify({ none: true });
+      const selector = __ss.selector(el);
+      const snippet = __ss.snippet(el);
       restore = suspend([el, el.parentElement]);
       const focused = signature(el);
       el.blur();
@@ -42,8 +55,8 @@ Object.defineProperty(window, '__sitescanFocus', {
       const r = el.getBoundingClientRect();
       return JSON.stringify({
         none: false,
-        selector: __ss.selector(el),
-        snippet: __ss.snippet(el),
+        selector,
+        snippet,
         tag: el.localName,
         changed: focused !== blurred,
         refocused: document.activeElement === el,

@@ -193,8 +193,8 @@ async fn drive(
         gather_error(snap, "load", &BrowserError::Timeout { what: "load event", after: nav_limit });
     }
     wait_quiet(instance, log, budget, NETWORK_QUIET_MAX).await?;
-    if main_blocked(log, live.loader_id.as_deref()) {
-        return Ok(()); // The proxy's refusal page is not the site: nothing to gather in it.
+    if main_from_proxy(log, live.loader_id.as_deref()) {
+        return Ok(()); // The proxy's own answer (refused, unreachable) is not the site.
     }
 
     match metrics::read(instance, &page, budget).await {
@@ -297,16 +297,16 @@ async fn wait_quiet(instance: &Instance, log: &EventLog, budget: &Budget, max: D
     }
 }
 
-/// True when the main document got the egress proxy's refusal.
-fn main_blocked(log: &EventLog, loader_id: Option<&str>) -> bool {
-    let facts = network::gather(&log.snapshot(), loader_id, &|_, _| false);
-    facts.main.is_some_and(|m| m.blocked)
+/// True when the main document is the egress proxy's own answer (refused or unreachable).
+fn main_from_proxy(log: &EventLog, loader_id: Option<&str>) -> bool {
+    let facts = network::gather(&log.snapshot(), loader_id, &network::NoProxy);
+    facts.main.is_some_and(|m| m.blocked || (m.status.is_none() && m.failure.is_some()))
 }
 
 /// Builds the event-based artifacts and decides the page error.
 fn finish(snap: &mut PageSnapshot, live: &Live, failure: Option<BrowserError>, outcome: Outcome, proxy: &EgressProxy) {
     let events = live.log.as_ref().map(EventLog::snapshot).unwrap_or_default();
-    let facts = network::gather(&events, live.loader_id.as_deref(), &|h, p| proxy.blocked_reason(h, p).is_some());
+    let facts = network::gather(&events, live.loader_id.as_deref(), proxy);
     if let Some(main) = &facts.main {
         snap.final_url = main.final_url.clone();
         snap.redirects = main.redirects.clone();
@@ -340,12 +340,18 @@ fn finish(snap: &mut PageSnapshot, live: &Live, failure: Option<BrowserError>, o
     } else if let Some(nav) = &live.nav_error {
         snap.error = match nav.as_str() {
             _ if proxy_reason.is_some() && nav.contains("TUNNEL") => error("blocked", proxy_reason.clone().unwrap_or_default()),
+            _ if nav.contains("TUNNEL") && main.and_then(|m| m.failure.as_deref()).is_some_and(|f| !f.contains("TUNNEL")) => {
+                error("navigation", main.and_then(|m| m.failure.clone()).unwrap_or_default())
+            }
             "net::ERR_TOO_MANY_REDIRECTS" => error("redirect_loop", format!("{nav} after {} redirects", snap.redirects.len())),
             // An error status with an empty body: the status says it all.
             "net::ERR_HTTP_RESPONSE_CODE_FAILURE" if snap.status.is_some() => None,
             "net::ERR_TIMED_OUT" | "net::ERR_CONNECTION_TIMED_OUT" => error("timeout", nav.clone()),
             _ => error("navigation", nav.clone()),
         };
+    } else if let Some(failure) = main.and_then(|m| m.failure.clone()).filter(|_| snap.status.is_none()) {
+        // The proxy could not reach the site (its 502 answer was turned into the net error).
+        snap.error = error("navigation", failure);
     } else if main.is_none() {
         snap.error = error("internal", "no response for the main document was recorded".into());
     }

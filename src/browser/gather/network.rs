@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use std::collections::HashMap;
 
 use crate::browser::events::RawEvent;
-use crate::net::EGRESS_HEADER;
+use crate::net::{EGRESS_HEADER, NET_ERROR_HEADER};
 
 /// Failure text recorded for requests the egress proxy refused with a 403.
 pub(crate) const EGRESS_FAILURE: &str = "blocked by the sitescan egress guard";
@@ -227,15 +227,50 @@ fn host_port(url: &str) -> Option<(String, u16)> {
     Some((host, port))
 }
 
+/// What the egress proxy knows about a `host:port`.
+pub(crate) trait ProxyRecord {
+    /// The proxy refused a connection there (egress policy).
+    fn blocked(&self, host: &str, port: u16) -> bool;
+    /// The Chromium net error of the proxy's last failed connection there.
+    fn failure(&self, host: &str, port: u16) -> Option<&'static str>;
+}
+
+impl ProxyRecord for crate::net::EgressProxy {
+    fn blocked(&self, host: &str, port: u16) -> bool {
+        self.blocked_reason(host, port).is_some()
+    }
+
+    fn failure(&self, host: &str, port: u16) -> Option<&'static str> {
+        self.connect_failure(host, port)
+    }
+}
+
+/// No proxy knowledge (unit tests, early checks).
+pub(crate) struct NoProxy;
+
+impl ProxyRecord for NoProxy {
+    fn blocked(&self, _: &str, _: u16) -> bool {
+        false
+    }
+
+    fn failure(&self, _: &str, _: u16) -> Option<&'static str> {
+        None
+    }
+}
+
 /// Builds the request list and the main document from `events`. `loader_id` names the main
-/// navigation (its document request has that id); `egress_blocked(host, port)` says whether the
-/// proxy refused a connection there.
-pub(crate) fn gather(events: &[RawEvent], loader_id: Option<&str>, egress_blocked: &dyn Fn(&str, u16) -> bool) -> NetworkFacts {
+/// navigation (its document request has that id); `proxy` tells which connections the egress
+/// proxy refused or could not make.
+pub(crate) fn gather(events: &[RawEvent], loader_id: Option<&str>, proxy: &dyn ProxyRecord) -> NetworkFacts {
     let mut order: Vec<String> = Vec::new();
     let mut entries: HashMap<String, Entry> = HashMap::new();
     let mut first_doc_ts: Option<f64> = None;
     let mut main_id: Option<String> = loader_id.map(str::to_string);
-    for ev in events {
+    // Request events first (their own order is kept), then everything that refers to them:
+    // the streams are merged, so a response may have been logged before its request.
+    let is_request = |e: &&RawEvent| e.method == "Network.requestWillBeSent" || e.method == "Network.webSocketCreated";
+    let ordered = events.iter().filter(is_request).chain(events.iter().filter(|e| !is_request(e)));
+    for ev in ordered {
         match ev.method.as_str() {
             "Network.requestWillBeSent" => {
                 let e: WillBeSent = parse(ev);
@@ -385,7 +420,7 @@ pub(crate) fn gather(events: &[RawEvent], loader_id: Option<&str>, egress_blocke
         let last = en.hops.len() - 1;
         let mut main = MainDocument { request_id: id.clone(), ..MainDocument::default() };
         for (i, hop) in en.hops.iter().enumerate() {
-            let req = to_request(&en, hop, i == last, nav_ts, is_main, egress_blocked);
+            let req = to_request(&en, hop, i == last, nav_ts, is_main, proxy);
             if is_main {
                 if i < last {
                     main.redirects.push(RedirectHop {
@@ -435,7 +470,7 @@ fn assign_extras(en: &mut Entry) {
     }
 }
 
-fn to_request(en: &Entry, hop: &Hop, is_last: bool, nav_ts: Option<f64>, is_main: bool, egress_blocked: &dyn Fn(&str, u16) -> bool) -> NetworkRequest {
+fn to_request(en: &Entry, hop: &Hop, is_last: bool, nav_ts: Option<f64>, is_main: bool, proxy: &dyn ProxyRecord) -> NetworkRequest {
     let resp = hop.response.as_ref();
     let headers = match (&hop.extra, resp) {
         (Some((_, raw)), _) if !raw.is_empty() => headers_from(raw),
@@ -484,20 +519,37 @@ fn to_request(en: &Entry, hop: &Hop, is_last: bool, nav_ts: Option<f64>, is_main
         mixed_content_type: hop.mixed_content_type.clone(),
         response_headers: headers,
     };
-    if crate::model::header(&req.response_headers, EGRESS_HEADER) == Some("blocked") {
-        // The proxy answered for a host the site never got to: not a response of the site.
-        req.status = None;
-        req.mime_type = None;
-        req.response_headers.clear();
-        req.failure = Some(EGRESS_FAILURE.to_string());
-        req.blocked_reason = Some("egress".into());
-    } else if req.failure.is_some() && req.status.is_none() {
-        if let Some((host, port)) = host_port(&req.url) {
-            if egress_blocked(&host, port) {
-                req.blocked_reason = Some("egress".into());
+    // The proxy's own answers (403 refused, 502 unreachable) are not responses of the site.
+    match crate::model::header(&req.response_headers, EGRESS_HEADER) {
+        Some("blocked") => {
+            req.failure = Some(EGRESS_FAILURE.to_string());
+            req.blocked_reason = Some("egress".into());
+        }
+        Some("unreachable") => {
+            let code = crate::model::header(&req.response_headers, NET_ERROR_HEADER).unwrap_or("net::ERR_CONNECTION_FAILED");
+            req.failure = Some(code.to_string());
+        }
+        _ => {
+            if req.failure.is_some() && req.status.is_none() {
+                if let Some((host, port)) = host_port(&req.url) {
+                    if proxy.blocked(&host, port) {
+                        req.blocked_reason = Some("egress".into());
+                    } else if let Some(code) = proxy.failure(&host, port).filter(|_| req.failure.as_deref().is_some_and(|f| f.contains("TUNNEL"))) {
+                        req.failure = Some(code.to_string());
+                    }
+                }
             }
+            return req;
         }
     }
+    req.status = None;
+    req.mime_type = None;
+    req.response_headers.clear();
+    req.content_encoding = None;
+    req.cache_control = None;
+    req.expires = None;
+    req.etag = None;
+    req.last_modified = None;
     req
 }
 
@@ -530,7 +582,7 @@ mod tests {
             ev("Network.responseReceivedExtraInfo", json!({"requestId": "L1", "statusCode": 200, "headers": {"content-type": "text/html", "strict-transport-security": "max-age=63072000", "content-security-policy": "default-src 'self'"}})),
             ev("Network.dataReceived", json!({"requestId": "L1", "dataLength": 4000.0})),
         ];
-        let f = gather(&events, Some("L1"), &|_, _| false);
+        let f = gather(&events, Some("L1"), &NoProxy);
         let main = f.main.unwrap();
         assert_eq!(main.final_url, "http://a.test/new");
         assert_eq!(main.status, Some(200));
@@ -560,10 +612,24 @@ mod tests {
             ev("Network.loadingFailed", json!({"requestId": "3", "timestamp": 1.3, "errorText": "net::ERR_TUNNEL_CONNECTION_FAILED"})),
             sent("4", "https://ok.test/b.js", 1.1, "Script", None),
             ev("Network.loadingFailed", json!({"requestId": "4", "timestamp": 1.3, "errorText": "net::ERR_CONNECTION_REFUSED"})),
+            sent("6", "https://gone.test/d.js", 1.1, "Script", None),
+            ev("Network.loadingFailed", json!({"requestId": "6", "timestamp": 1.3, "errorText": "net::ERR_TUNNEL_CONNECTION_FAILED"})),
+            sent("7", "http://gone.test/e.js", 1.1, "Script", None),
+            ev("Network.responseReceived", json!({"requestId": "7", "response": {"url": "http://gone.test/e.js", "status": 502, "headers": {"x-sitescan-egress": "unreachable", "x-sitescan-net-error": "net::ERR_NAME_NOT_RESOLVED"}}})),
+            ev("Network.loadingFinished", json!({"requestId": "7", "timestamp": 1.2, "encodedDataLength": 200.0})),
             sent("5", "http://a.test/c.js", 1.1, "Script", None),
             ev("Network.loadingFailed", json!({"requestId": "5", "timestamp": 1.3, "errorText": "net::ERR_BLOCKED_BY_CLIENT", "blockedReason": "csp"})),
         ];
-        let f = gather(&events, Some("L1"), &|h, p| h == "10.0.0.2" && p == 443);
+        struct Blocks;
+        impl ProxyRecord for Blocks {
+            fn blocked(&self, h: &str, p: u16) -> bool {
+                h == "10.0.0.2" && p == 443
+            }
+            fn failure(&self, h: &str, _: u16) -> Option<&'static str> {
+                (h == "gone.test").then_some("net::ERR_NAME_NOT_RESOLVED")
+            }
+        }
+        let f = gather(&events, Some("L1"), &Blocks);
         let r: HashMap<&str, &NetworkRequest> = f.requests.iter().map(|r| (r.url.as_str(), r)).collect();
         let img = r["http://10.0.0.1/x.png"];
         assert_eq!((img.status, img.blocked_reason.as_deref(), img.failure.as_deref()), (None, Some("egress"), Some(EGRESS_FAILURE)));
@@ -571,6 +637,9 @@ mod tests {
         assert_eq!(r["https://10.0.0.2/a.js"].blocked_reason.as_deref(), Some("egress"));
         assert_eq!(r["https://ok.test/b.js"].blocked_reason, None);
         assert_eq!(r["http://a.test/c.js"].blocked_reason.as_deref(), Some("csp"));
+        assert_eq!(r["https://gone.test/d.js"].failure.as_deref(), Some("net::ERR_NAME_NOT_RESOLVED"));
+        let e = r["http://gone.test/e.js"];
+        assert_eq!((e.status, e.failure.as_deref(), e.blocked_reason.as_deref()), (None, Some("net::ERR_NAME_NOT_RESOLVED"), None));
     }
 
     #[test]
@@ -579,7 +648,7 @@ mod tests {
             ev("Network.webSocketCreated", json!({"requestId": "9", "url": "ws://a.test/socket"})),
             ev("Network.webSocketHandshakeResponseReceived", json!({"requestId": "9", "timestamp": 2.0, "response": {"status": 101, "headers": {"Upgrade": "websocket"}}})),
         ];
-        let f = gather(&events, None, &|_, _| false);
+        let f = gather(&events, None, &NoProxy);
         assert_eq!(f.requests[0].resource_type, "websocket");
         assert_eq!(f.requests[0].status, Some(101));
     }
