@@ -34,4 +34,19 @@ impl NetError {
     pub fn is_blocked(&self) -> bool {
         matches!(self, NetError::Blocked { .. })
     }
+
+    /// The Chromium net error a browser would have reported for this failure
+    /// (`net::ERR_CONNECTION_REFUSED`, `net::ERR_NAME_NOT_RESOLVED`, ...).
+    pub fn chromium_error(&self) -> &'static str {
+        match self {
+            NetError::Blocked { .. } => "net::ERR_BLOCKED_BY_ADMINISTRATOR",
+            NetError::Resolve { .. } | NetError::NoAddress { .. } => "net::ERR_NAME_NOT_RESOLVED",
+            NetError::Timeout { what: "resolving", .. } => "net::ERR_NAME_RESOLUTION_FAILED",
+            NetError::Timeout { .. } => "net::ERR_CONNECTION_TIMED_OUT",
+            NetError::Connect { message, .. } if message.contains("refused") => "net::ERR_CONNECTION_REFUSED",
+            NetError::Connect { message, .. } if message.contains("timed out") => "net::ERR_CONNECTION_TIMED_OUT",
+            NetError::Connect { message, .. } if message.contains("unreachable") => "net::ERR_ADDRESS_UNREACHABLE",
+            _ => "net::ERR_CONNECTION_FAILED",
+        }
+    }
 }

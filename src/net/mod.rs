@@ -13,4 +13,4 @@ pub use fetcher::{
     FetchResponse, Fetcher, FetcherOptions, MAX_REDIRECTS,
 };
 pub use guard::{DEFAULT_CONNECT_TIMEOUT, DEFAULT_RESOLVE_TIMEOUT, EgressGuard};
-pub use proxy::{BlockedRequest, EGRESS_HEADER, EgressProxy};
+pub use proxy::{BlockedRequest, EGRESS_HEADER, EgressProxy, NET_ERROR_HEADER};

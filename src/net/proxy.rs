@@ -21,8 +21,12 @@ use tokio_util::sync::CancellationToken;
 use super::error::NetError;
 use super::guard::EgressGuard;
 
-/// Header the proxy sets on the 403 it answers for a refused request.
+/// Header the proxy sets on the answers it makes itself: `blocked` (403, the egress policy
+/// refused the address) or `unreachable` (502, the connection failed).
 pub const EGRESS_HEADER: &str = "x-sitescan-egress";
+/// Header carrying the Chromium net error (`net::ERR_CONNECTION_REFUSED`, ...) on an
+/// `unreachable` answer.
+pub const NET_ERROR_HEADER: &str = "x-sitescan-net-error";
 
 /// How many refusals the proxy remembers.
 const BLOCKED_LOG_CAP: usize = 10_000;
@@ -57,6 +61,8 @@ pub struct BlockedRequest {
 #[derive(Debug, Default)]
 struct BlockedLog {
     entries: Mutex<VecDeque<BlockedRequest>>,
+    /// Connections that failed for network reasons: (host, port, Chromium net error).
+    failures: Mutex<VecDeque<(String, u16, &'static str)>>,
 }
 
 impl BlockedLog {
@@ -69,6 +75,19 @@ impl BlockedLog {
             entries.push_back(entry);
         }
     }
+
+    fn push_failure(&self, host: &str, port: u16, error: &'static str) {
+        if let Ok(mut failures) = self.failures.lock() {
+            if failures.len() >= BLOCKED_LOG_CAP {
+                failures.pop_front();
+            }
+            failures.push_back((host.to_string(), port, error));
+        }
+    }
+}
+
+fn same_host(a: &str, b: &str) -> bool {
+    a.trim_start_matches('[').trim_end_matches(']').eq_ignore_ascii_case(b.trim_start_matches('[').trim_end_matches(']'))
 }
 
 /// The running proxy. Dropping it stops accepting connections (like `shutdown`, without waiting).
@@ -110,13 +129,20 @@ impl EgressProxy {
     /// The reason the proxy refused a connection to `host:port`, if it did (host compared
     /// case-insensitively, IPv6 brackets ignored).
     pub fn blocked_reason(&self, host: &str, port: u16) -> Option<String> {
-        let host = host.trim_start_matches('[').trim_end_matches(']');
         let entries = self.log.entries.lock().ok()?;
-        entries
-            .iter()
-            .rev()
-            .find(|e| e.port == port && e.host.trim_start_matches('[').trim_end_matches(']').eq_ignore_ascii_case(host))
-            .map(|e| e.reason.clone())
+        entries.iter().rev().find(|e| e.port == port && same_host(&e.host, host)).map(|e| e.reason.clone())
+    }
+
+    /// The Chromium net error of the last failed connection to `host:port`
+    /// (a CONNECT tunnel that failed shows in the browser only as `ERR_TUNNEL_CONNECTION_FAILED`).
+    pub fn connect_failure(&self, host: &str, port: u16) -> Option<&'static str> {
+        let failures = self.log.failures.lock().ok()?;
+        failures.iter().rev().find(|(h, p, _)| *p == port && same_host(h, host)).map(|(_, _, e)| *e)
+    }
+
+    /// Stops accepting connections and closes open tunnels without waiting (see `shutdown`).
+    pub fn stop(&self) {
+        self.cancel.cancel();
     }
 
     /// Stops accepting connections and closes open ones.
@@ -262,7 +288,12 @@ fn refusal(e: NetError, target: String, host: &str, port: u16, log: &BlockedLog)
         resp
     } else {
         tracing::debug!(%target, error = %e, "egress connect failed");
-        text(StatusCode::BAD_GATEWAY, &e.to_string())
+        let code = e.chromium_error();
+        log.push_failure(host, port, code);
+        let mut resp = text(StatusCode::BAD_GATEWAY, &e.to_string());
+        resp.headers_mut().insert(EGRESS_HEADER, HeaderValue::from_static("unreachable"));
+        resp.headers_mut().insert(NET_ERROR_HEADER, HeaderValue::from_static(code));
+        resp
     }
 }
 
