@@ -3,6 +3,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[path = "build/schema_org.rs"]
+mod schema_org;
+
 fn main() {
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
     println!("cargo:rerun-if-changed=proto");
@@ -11,6 +14,7 @@ fn main() {
         .compile_protos(&["proto/sitescan/v1/scan_service.proto"], &["proto"])
         .expect("compile protos (is protoc installed? apt-get install -y protobuf-compiler)");
     embed_axe(&out_dir);
+    schema_org::generate(&out_dir);
 }
 
 /// Copies `browser/node_modules/axe-core/axe.min.js` (installing it with `npm ci` when missing)

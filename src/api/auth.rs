@@ -41,7 +41,10 @@ impl AppState {
         let token = bearer(authorization).filter(|t| looks_like_token(t)).ok_or(ApiError::InvalidToken)?;
         let hash = hash_token(token);
         let row = self.store.token_by_hash(&hash).await?.ok_or(ApiError::InvalidToken)?;
-        let rate = self.limiter.check(&hash).map_err(ApiError::RateLimited)?;
+        let rate = self.limiter.check(&hash).await.map_err(|info| {
+            crate::metrics::metrics().rate_limited.inc();
+            ApiError::RateLimited(info)
+        })?;
         let store = self.store.clone();
         let touched = row.clone();
         tokio::spawn(async move {

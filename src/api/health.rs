@@ -20,3 +20,24 @@ pub async fn readyz(State(api): State<ScanApi>) -> Response {
             .into_response()
     }
 }
+
+/// `/metrics`: Prometheus text; queue and scan gauges are read from the database at scrape time.
+pub async fn metrics(State(api): State<ScanApi>) -> Response {
+    let m = crate::metrics::metrics();
+    let store = &api.state().store;
+    if let Ok((depth, oldest)) = store.queue_depth().await {
+        m.queue_depth.set(depth as i64);
+        m.queue_oldest_age.set(oldest);
+    }
+    if let Ok(by_status) = store.scans_by_status().await {
+        for status in ["queued", "running", "completed", "failed"] {
+            m.scans.with_label_values(&[status]).set(by_status.get(status).copied().unwrap_or(0) as i64);
+        }
+    }
+    let mut response = crate::metrics::render().into_response();
+    response.headers_mut().insert(
+        axum::http::header::CONTENT_TYPE,
+        axum::http::HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+    );
+    response
+}

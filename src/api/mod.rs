@@ -6,6 +6,7 @@ pub mod convert;
 pub mod dto;
 pub mod error;
 pub mod health;
+pub mod limiter;
 pub mod limits;
 pub mod openapi;
 pub mod rest;
@@ -14,5 +15,6 @@ pub mod service;
 pub mod startup;
 pub mod state;
 
+pub use limiter::Limiter;
 pub use limits::{DEFAULT_PER_MINUTE, DEFAULT_PER_SECOND, RateWindow};
 pub use startup::{ApiSettings, Application};

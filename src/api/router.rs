@@ -56,6 +56,7 @@ pub fn build(api: ScanApi) -> Router {
         .route("/docs/api/openapi", get(openapi::serve))
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
+        .route("/metrics", get(health::metrics))
         .fallback(not_found)
         .with_state(api);
     router = router
@@ -69,6 +70,7 @@ pub fn build(api: ScanApi) -> Router {
     }
     router
         .layer(middleware::from_fn(json_errors))
+        .layer(middleware::from_fn(track))
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(panic_response))
         .layer(middleware::from_fn(request_id))
 }
@@ -101,6 +103,31 @@ async fn request_id(mut req: Request, next: Next) -> Response {
     });
     if let Ok(v) = HeaderValue::from_str(&id) {
         response.headers_mut().insert(REQUEST_ID, v);
+    }
+    response
+}
+
+/// Counts requests and their latency by route (HTTP) or method (gRPC).
+async fn track(req: Request, next: Next) -> Response {
+    let path = req.uri().path().to_string();
+    let method = req.method().as_str().to_string();
+    let route = req
+        .extensions()
+        .get::<axum::extract::MatchedPath>()
+        .map(|p| p.as_str().to_string())
+        .unwrap_or_else(|| "unmatched".to_string());
+    let started = std::time::Instant::now();
+    let response = next.run(req).await;
+    let elapsed = started.elapsed().as_secs_f64();
+    let m = crate::metrics::metrics();
+    if let Some(rpc) = path.strip_prefix("/sitescan.v1.ScanService/") {
+        let code = response.headers().get("grpc-status").and_then(|v| v.to_str().ok()).unwrap_or("0").to_string();
+        m.grpc_requests.with_label_values(&[rpc, code.as_str()]).inc();
+        m.grpc_duration.with_label_values(&[rpc]).observe(elapsed);
+    } else {
+        let status = response.status().as_u16().to_string();
+        m.http_requests.with_label_values(&[method.as_str(), route.as_str(), status.as_str()]).inc();
+        m.http_duration.with_label_values(&[method.as_str(), route.as_str()]).observe(elapsed);
     }
     response
 }

@@ -55,7 +55,10 @@ impl ScanApi {
                 target: row.target_url,
                 mode: mode_to_proto(&row.mode) as i32,
             }),
-            CreateOutcome::QuotaExceeded(q) => Err(ApiError::QuotaExceeded(q)),
+            CreateOutcome::QuotaExceeded(q) => {
+                crate::metrics::metrics().quota_exceeded.inc();
+                Err(ApiError::QuotaExceeded(q))
+            }
         }
     }
 

@@ -1,5 +1,6 @@
 //! Binding the listener and serving the router (HTTP/1.1 and h2c on one port) until shutdown.
 
+use super::limiter::Limiter;
 use super::limits::RateWindow;
 use super::router;
 use super::service::ScanApi;
@@ -16,6 +17,8 @@ pub struct ApiSettings {
     pub listen: String,
     pub rate_windows: Vec<RateWindow>,
     pub policy: AddressPolicy,
+    /// `memory` (per instance) or a `redis://` URL (shared by a fleet).
+    pub rate_limit_backend: String,
 }
 
 /// A bound, not yet serving, API.
@@ -30,7 +33,10 @@ impl Application {
     pub async fn build(settings: &ApiSettings, store: Store) -> std::io::Result<Application> {
         let listener = tokio::net::TcpListener::bind(&settings.listen).await?;
         let addr = listener.local_addr()?;
-        let state = Arc::new(AppState::new(store, settings.rate_windows.clone(), settings.policy.clone()));
+        let limiter = Limiter::connect(&settings.rate_limit_backend, settings.rate_windows.clone())
+            .await
+            .map_err(|e| std::io::Error::other(format!("rate limit backend: {e}")))?;
+        let state = Arc::new(AppState::with_limiter(store, limiter, settings.policy.clone()));
         let router = router::build(ScanApi::new(state));
         Ok(Application { listener, router, addr })
     }

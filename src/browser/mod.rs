@@ -1,1 +1,25 @@
-//! (being built)
+//! The browser engine: a pool of Chromium processes (or remote DevTools endpoints) driven over
+//! CDP, behind the egress proxy, turning a URL into a `PageSnapshot`. The only CDP code.
+
+mod capture;
+mod cdp;
+mod error;
+mod events;
+mod gather;
+mod instance;
+mod launch;
+mod options;
+mod pool;
+mod scripts;
+mod session;
+
+pub use error::BrowserError;
+pub use events::RawEvent;
+pub use launch::{CHROMIUM_ENV, CHROMIUM_FLAGS, find_chromium};
+pub use options::{
+    BrowserOptions, CaptureOptions, DEFAULT_BROWSERS, DEFAULT_NAVIGATION_TIMEOUT, DEFAULT_PAGE_TIMEOUT,
+    DEFAULT_PAGES_PER_BROWSER, DEFAULT_PROXY_LISTEN, DEFAULT_RECYCLE_AFTER_PAGES, VIEWPORT_HEIGHT, VIEWPORT_WIDTH,
+};
+pub use pool::{BrowserPool, PoolStats};
+pub use scripts::axe_version;
+pub use session::BrowserSession;

@@ -105,18 +105,18 @@ impl Default for Thresholds {
     }
 }
 
-/// Collects one check's findings for one page, applying the per-page cap.
+/// Collects one check's findings, applying the cap per page: for a page check the page is the
+/// snapshot; for a site check, each finding's `evidence.url`.
 pub struct Findings<'a> {
     meta: &'static CheckMeta,
     out: &'a mut Vec<Finding>,
-    start: usize,
-    omitted: usize,
+    /// Per page URL: findings kept, index of the last one kept, findings dropped.
+    pages: std::collections::HashMap<String, (usize, usize, usize)>,
 }
 
 impl<'a> Findings<'a> {
     pub fn new(meta: &'static CheckMeta, out: &'a mut Vec<Finding>) -> Self {
-        let start = out.len();
-        Findings { meta, out, start, omitted: 0 }
+        Findings { meta, out, pages: std::collections::HashMap::new() }
     }
 
     /// Reports a finding at the check's default severity.
@@ -126,38 +126,47 @@ impl<'a> Findings<'a> {
 
     /// Reports a finding at a severity the check's documented rule chose.
     pub fn report_with(&mut self, severity: Severity, evidence: Map<String, Value>) {
-        if self.out.len() - self.start >= MAX_FINDINGS_PER_CHECK_PER_PAGE {
-            self.omitted += 1;
-            return;
-        }
-        self.out.push(Finding {
-            check_id: self.meta.id.to_string(),
-            severity,
-            title: self.meta.title.to_string(),
-            description: self.meta.description.to_string(),
-            remediation: self.meta.remediation.to_string(),
-            cwe_id: self.meta.cwe_id.map(str::to_string),
-            evidence,
-        });
+        self.push(
+            Finding {
+                check_id: self.meta.id.to_string(),
+                severity,
+                title: self.meta.title.to_string(),
+                description: self.meta.description.to_string(),
+                remediation: self.meta.remediation.to_string(),
+                cwe_id: self.meta.cwe_id.map(str::to_string),
+                evidence,
+            },
+            MAX_FINDINGS_PER_CHECK_PER_PAGE,
+        );
     }
 
     /// Reports a finding whose id is generated (axe rules: `accessibility.<rule>`), with its own
-    /// title, description and help.
+    /// title, description and help. The cap covers the whole family on a page.
     pub fn report_dynamic(&mut self, finding: Finding) {
-        if self.out.len() - self.start >= MAX_FINDINGS_PER_CHECK_PER_PAGE * 10 {
-            self.omitted += 1;
+        self.push(finding, MAX_FINDINGS_PER_CHECK_PER_PAGE * 10);
+    }
+
+    fn push(&mut self, finding: Finding, cap: usize) {
+        let url = finding.url().unwrap_or_default().to_string();
+        let entry = self.pages.entry(url).or_insert((0, 0, 0));
+        if entry.0 >= cap {
+            entry.2 += 1;
             return;
         }
+        entry.0 += 1;
+        entry.1 = self.out.len();
         self.out.push(finding);
     }
 }
 
 impl Drop for Findings<'_> {
     fn drop(&mut self) {
-        if self.omitted > 0
-            && let Some(last) = self.out.last_mut()
-        {
-            last.evidence.insert("omitted".into(), Value::from(self.omitted as u64));
+        for (_, last, omitted) in self.pages.values() {
+            if *omitted > 0
+                && let Some(f) = self.out.get_mut(*last)
+            {
+                f.evidence.insert("omitted".into(), Value::from(*omitted as u64));
+            }
         }
     }
 }
@@ -237,4 +246,39 @@ macro_rules! declare_check {
             };
         }
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evidence;
+
+    const META: CheckMeta = CheckMeta {
+        id: "test.capped",
+        severity: Severity::Low,
+        title: "t",
+        fires_when: "f",
+        description: "d",
+        remediation: "r",
+        cwe_id: None,
+        evidence_keys: &["url"],
+        help_url: None,
+    };
+
+    #[test]
+    fn caps_per_page_and_counts_the_rest() {
+        let mut out = Vec::new();
+        {
+            let mut sink = Findings::new(&META, &mut out);
+            for i in 0..25 {
+                sink.report(evidence! { "url" => "https://a.test/", "i" => i });
+            }
+            for i in 0..3 {
+                sink.report(evidence! { "url" => "https://a.test/other", "i" => i });
+            }
+        }
+        assert_eq!(out.len(), MAX_FINDINGS_PER_CHECK_PER_PAGE + 3, "the cap is per page, not per site");
+        let omitted: Vec<_> = out.iter().filter_map(|f| f.evidence.get("omitted")).collect();
+        assert_eq!(omitted, vec![&Value::from(5u64)]);
+    }
 }

@@ -1,8 +1,13 @@
 //! The check catalogue: pure functions from snapshots to findings. Imports only `model`.
 
 pub mod check;
+pub mod crawlability;
+pub mod i18n;
 pub mod registry;
 pub mod run;
+pub mod search;
+pub mod semantics;
+pub mod structured_data;
 
 pub use check::{Check, CheckMeta, Findings, MAX_FINDINGS_PER_CHECK_PER_PAGE, Thresholds};
 pub use registry::{CHECKS, catalogue, find};

@@ -118,6 +118,10 @@ pub struct ServeArgs {
     /// Steady rate limit per token (requests per minute).
     #[arg(long, env = "SITESCAN_RATE_LIMIT_PER_MINUTE", default_value_t = crate::api::DEFAULT_PER_MINUTE)]
     pub rate_limit_per_minute: u32,
+    /// Where rate-limit state lives: `memory` (this instance) or `redis://HOST:PORT` (shared by
+    /// every instance of a fleet).
+    #[arg(long, env = "SITESCAN_RATE_LIMIT_BACKEND", default_value = "memory")]
+    pub rate_limit_backend: String,
     #[command(flatten)]
     pub browser: BrowserArgs,
     #[command(flatten)]

@@ -3,6 +3,7 @@
 pub mod admin;
 pub mod args;
 pub mod checks;
+pub mod engine;
 pub mod scan;
 pub mod serve;
 pub mod signals;

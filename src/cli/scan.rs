@@ -1,8 +1,138 @@
-//! `sitescan scan` (being built with the scan engine).
+//! `sitescan scan URL`: the same engine, in-process, on an in-memory database; prints the report.
 
 use super::Exit;
-use super::args::ScanArgs;
+use super::args::{ReportFormat, ScanArgs};
+use super::engine;
+use crate::report as format;
+use crate::api::RateWindow;
+use crate::api::dto::GetScanDto;
+use crate::api::service::ScanApi;
+use crate::api::state::AppState;
+use crate::model::{AddressPolicy, ScanMode, Severity, Target, TriggeredBy};
+use crate::proto::v1 as pb;
+use crate::proto::v1::scan_service_server::ScanService;
+use crate::scan::{Outcome, Progress, ProgressFn, run_claimed};
+use crate::store::{CreateOutcome, Store};
+use anyhow::Context;
+use std::io::{IsTerminal, Write};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
 
-pub async fn run(_args: ScanArgs) -> anyhow::Result<Exit> {
-    anyhow::bail!("the scan engine is not built yet")
+const LOCAL_ORG: &str = "local";
+
+pub async fn run(args: ScanArgs) -> anyhow::Result<Exit> {
+    let policy = AddressPolicy::new(args.policy.allow_target.clone());
+    let target = match Target::parse(&args.url, &policy) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {e}");
+            if matches!(e, crate::model::TargetError::BlockedAddress { .. }) {
+                eprintln!("hint: to scan a site on this address, pass --allow-target with its range (e.g. 127.0.0.1/32)");
+            }
+            return Ok(Exit::Failed);
+        }
+    };
+    let config = engine::worker_config(
+        &super::args::WorkerPoolArgs { lease_seconds: 3600, max_attempts: 1, poll_ms: 100 },
+        &args.crawl,
+        &args.browser,
+    )?;
+    let store = Store::open("sqlite::memory:", true).await.context("opening the in-memory database")?;
+    store.set_org(LOCAL_ORG, Some(i64::MAX)).await?;
+    let scan = match store
+        .create_scan(LOCAL_ORG, &target, ScanMode::Passive, TriggeredBy::Manual, Some(args.crawl.max_pages as i32))
+        .await?
+    {
+        CreateOutcome::Created(row) => row,
+        CreateOutcome::QuotaExceeded(_) => anyhow::bail!("unexpected quota refusal"),
+    };
+    let owner = crate::scan::worker::owner_id(0);
+    let claimed = store.claim_scan(&owner, config.lease, 1).await?.context("claiming the scan")?;
+    let scanner = engine::scanner(&args.browser, policy).await?;
+
+    let bar = (!args.quiet && std::io::stderr().is_terminal()).then(|| progress_bar(args.crawl.max_pages));
+    let progress: Option<ProgressFn> = bar.clone().map(|bar| {
+        Arc::new(move |p: Progress| match p {
+            Progress::PageStarted { url, .. } => bar.set_message(url),
+            Progress::PageDone { done, budget, .. } => {
+                bar.set_length(budget as u64);
+                bar.set_position(done as u64);
+            }
+            Progress::Finishing => bar.set_message("checking links and site-wide rules"),
+        }) as ProgressFn
+    });
+    let cancel = CancellationToken::new();
+    let ctrl_c = {
+        let cancel = cancel.clone();
+        tokio::spawn(async move {
+            super::signals::shutdown_signal().await;
+            cancel.cancel();
+        })
+    };
+    let outcome = run_claimed(&store, &scanner, claimed, &owner, &config, &cancel, progress).await;
+    ctrl_c.abort();
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+    scanner.pool().shutdown().await;
+    let outcome = outcome?;
+    if matches!(outcome, Outcome::Interrupted) {
+        eprintln!("scan interrupted");
+        return Ok(Exit::Failed);
+    }
+
+    let body = report_body(&store, scan.id).await?;
+    let rendered = match args.format {
+        ReportFormat::Json => serde_json::to_string_pretty(&body)? + "\n",
+        ReportFormat::Text => {
+            let color = args.output.is_none() && std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+            format::text::render(&body, color)
+        }
+        ReportFormat::Sarif => format::sarif::render(&body)?,
+        ReportFormat::Junit => format::junit::render(&body, args.fail_on)?,
+        ReportFormat::Html => format::html::render(&body)?,
+    };
+    match &args.output {
+        Some(path) => std::fs::write(path, rendered).with_context(|| format!("writing {}", path.display()))?,
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(rendered.as_bytes())?;
+            out.flush()?;
+        }
+    }
+    Ok(exit_status(&body, args.fail_on))
+}
+
+/// Exactly the body of `GET /api/v1/scans/{id}?include_findings=true`, through the API's code.
+pub async fn report_body(store: &Store, scan_id: uuid::Uuid) -> anyhow::Result<serde_json::Value> {
+    let (token, _) = store.create_token(LOCAL_ORG, Some("cli"), &[]).await?;
+    let state = Arc::new(AppState::new(store.clone(), Vec::<RateWindow>::new(), AddressPolicy::default()));
+    let api = ScanApi::new(state);
+    let mut request = tonic::Request::new(pb::GetScanRequest { scan_id: scan_id.to_string(), include_findings: true });
+    request.metadata_mut().insert("authorization", format!("Bearer {token}").parse()?);
+    let response = api.get_scan(request).await.map_err(|s| anyhow::anyhow!("reading the report: {}", s.message()))?;
+    Ok(serde_json::to_value(GetScanDto::from(response.into_inner()))?)
+}
+
+/// 2 when the scan failed, 1 when a finding is at or above `fail_on`, else 0.
+pub fn exit_status(body: &serde_json::Value, fail_on: Option<Severity>) -> Exit {
+    if body["scan"]["status"] == "failed" {
+        return Exit::Failed;
+    }
+    let Some(threshold) = fail_on else { return Exit::Clean };
+    let failing = body["report"]["findings"].as_array().is_some_and(|all| {
+        all.iter().any(|f| f["severity"].as_str().and_then(|s| s.parse::<Severity>().ok()).is_some_and(|s| s >= threshold))
+    });
+    if failing { Exit::Findings } else { Exit::Clean }
+}
+
+fn progress_bar(budget: usize) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new(budget as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} [{elapsed_precise}] {pos}/{len} pages  {wide_msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    bar.enable_steady_tick(Duration::from_millis(120));
+    bar
 }

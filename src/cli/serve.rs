@@ -19,6 +19,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
             RateWindow::per_minute(args.rate_limit_per_minute),
         ],
         policy: policy.clone(),
+        rate_limit_backend: args.rate_limit_backend.clone(),
     };
     let app = Application::build(&settings, store.clone()).await.with_context(|| format!("listening on {}", args.listen))?;
     tracing::info!(addr = %app.addr(), database = %redact(&args.db.database), "sitescan API listening");

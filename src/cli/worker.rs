@@ -1,26 +1,36 @@
-//! `sitescan worker` (being built with the scan engine).
+//! `sitescan worker`, and the in-process workers of `sitescan serve`.
 
+use super::admin::redact;
 use super::args::{BrowserArgs, CrawlArgs, WorkerArgs, WorkerPoolArgs};
+use super::engine;
 use crate::model::AddressPolicy;
+use crate::scan::Workers;
 use crate::store::Store;
+use anyhow::Context;
 
-pub struct Workers;
-
-impl Workers {
-    pub async fn shutdown(self) {}
-}
-
+/// Starts `count` workers on `store`.
 pub async fn start(
-    _browser: &BrowserArgs,
-    _crawl: &CrawlArgs,
-    _jobs: &WorkerPoolArgs,
-    _count: usize,
-    _policy: AddressPolicy,
-    _store: Store,
+    browser: &BrowserArgs,
+    crawl: &CrawlArgs,
+    jobs: &WorkerPoolArgs,
+    count: usize,
+    policy: AddressPolicy,
+    store: Store,
 ) -> anyhow::Result<Workers> {
-    Ok(Workers)
+    let config = engine::worker_config(jobs, crawl, browser)?;
+    let scanner = engine::scanner(browser, policy).await?;
+    Ok(Workers::spawn(store, scanner, count, config))
 }
 
-pub async fn run(_args: WorkerArgs) -> anyhow::Result<()> {
-    anyhow::bail!("the scan engine is not built yet")
+pub async fn run(args: WorkerArgs) -> anyhow::Result<()> {
+    let store = Store::open(&args.db.database, true)
+        .await
+        .with_context(|| format!("opening the database {}", redact(&args.db.database)))?;
+    let policy = AddressPolicy::new(args.policy.allow_target.clone());
+    let workers = start(&args.browser, &args.crawl, &args.jobs, args.workers, policy, store).await?;
+    eprintln!("sitescan {} worker(s) running; Ctrl-C to stop", args.workers.max(1));
+    super::signals::shutdown_signal().await;
+    tracing::info!("shutting down: releasing scans, closing browsers");
+    workers.shutdown().await;
+    Ok(())
 }

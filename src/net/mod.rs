@@ -1,1 +1,16 @@
-//! (being built)
+//! The network layer: the egress guard (SSRF policy with checked connects), the forward proxy
+//! Chromium must use, and the HTTP fetcher (robots.txt, sitemaps, link status). The only HTTP
+//! client code in the crate.
+
+mod error;
+mod fetcher;
+mod guard;
+mod proxy;
+
+pub use error::NetError;
+pub use fetcher::{
+    DEFAULT_FETCH_MAX_BYTES, DEFAULT_FETCH_TIMEOUT, DEFAULT_USER_AGENT, FetchError, FetchErrorKind,
+    FetchResponse, Fetcher, FetcherOptions, MAX_REDIRECTS,
+};
+pub use guard::{DEFAULT_CONNECT_TIMEOUT, DEFAULT_RESOLVE_TIMEOUT, EgressGuard};
+pub use proxy::{BlockedRequest, EGRESS_HEADER, EgressProxy, NET_ERROR_HEADER};

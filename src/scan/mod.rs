@@ -1,6 +1,18 @@
-//! The scan engine (being built).
+//! The scan engine: worker loop, crawl frontier, politeness, the scan itself, report assembly.
 
-pub const DEFAULT_MAX_PAGES: usize = 50;
-pub const DEFAULT_MAX_DEPTH: u32 = 5;
-pub const DEFAULT_LEASE_SECONDS: u64 = 60;
-pub const DEFAULT_POLL_MS: u64 = 500;
+pub mod digest;
+pub mod error;
+pub mod frontier;
+pub mod options;
+pub mod politeness;
+pub mod scanner;
+pub mod site_gather;
+pub mod sitemap_parse;
+pub mod worker;
+
+pub use error::ScanError;
+pub use options::{
+    DEFAULT_LEASE_SECONDS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_PAGES, DEFAULT_POLL_MS, MAX_PAGES_LIMIT, ScanOptions,
+};
+pub use scanner::{Progress, ProgressFn, ScanSink, ScanStats, Scanner};
+pub use worker::{Outcome, WorkerConfig, Workers, run_claimed};

@@ -1,0 +1,26 @@
+// Runs axe-core (already injected) on the document and returns the results as JSON text shaped
+// like sitescan's `AxeResults`.
+if (!window.axe) throw new Error('axe-core is not loaded');
+const MAX_NODES = 50;
+const target = (t) => (Array.isArray(t) ? t.map((x) => (Array.isArray(x) ? x.join(' >>> ') : String(x))).join(' >>> ') : String(t));
+const rule = (x) => ({
+  id: x.id,
+  impact: x.impact || null,
+  tags: x.tags || [],
+  help: x.help || '',
+  description: x.description || '',
+  help_url: x.helpUrl || '',
+  nodes: (x.nodes || []).slice(0, MAX_NODES).map((n) => ({
+    target: target(n.target),
+    html: String(n.html || '').slice(0, 300),
+    failure_summary: n.failureSummary || null,
+    impact: n.impact || null,
+  })),
+});
+const r = await window.axe.run(document, {
+  runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] },
+  resultTypes: ['violations', 'incomplete'],
+  iframes: false,
+  elementRef: false,
+});
+return JSON.stringify({ version: window.axe.version, violations: r.violations.map(rule), incomplete: r.incomplete.map(rule), error: null });

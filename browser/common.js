@@ -1,0 +1,58 @@
+// Helpers shared by the in-page scripts (prepended inside each script's function scope).
+// Selectors are unique CSS paths (an id when it is unique, else :nth-of-type steps from the
+// nearest uniquely-identified ancestor); snippets are outerHTML trimmed to ~300 characters.
+const __ss = (() => {
+  const MAX_SNIPPET = 300;
+  const esc = (s) => (window.CSS && CSS.escape) ? CSS.escape(s) : String(s).replace(/[^a-zA-Z0-9_-]/g, (c) => '\\' + c);
+  let idCounts = null;
+  const idCount = (id) => {
+    if (idCounts) return idCounts.get(id) || 0;
+    try { return document.querySelectorAll('#' + esc(id)).length; } catch (_) { return 0; }
+  };
+  const self = {
+    // Count ids once (for scripts that build many selectors at one moment).
+    freezeIds() {
+      idCounts = new Map();
+      for (const el of document.querySelectorAll('[id]')) idCounts.set(el.id, (idCounts.get(el.id) || 0) + 1);
+    },
+    selector(el) {
+      if (!el || el.nodeType !== 1) return '';
+      const parts = [];
+      let node = el;
+      while (node && node.nodeType === 1) {
+        const tag = node.localName;
+        if (node.id && idCount(node.id) === 1) { parts.unshift('#' + esc(node.id)); break; }
+        if (node === document.documentElement) { parts.unshift('html'); break; }
+        const parent = node.parentElement;
+        if (!parent) { parts.unshift(esc(tag)); break; }
+        let sel = esc(tag);
+        let index = 0, same = 0;
+        for (const sib of parent.children) {
+          if (sib.localName === tag) { same++; if (sib === node) index = same; }
+        }
+        if (same > 1) sel += ':nth-of-type(' + index + ')';
+        parts.unshift(sel);
+        node = parent;
+      }
+      return parts.join(' > ');
+    },
+    snippet(el) {
+      if (!el || el.nodeType !== 1) return '';
+      const html = el.outerHTML || '';
+      if (html.length <= MAX_SNIPPET) return html;
+      const end = html.indexOf('>');
+      if (end > 0 && end < MAX_SNIPPET - 1) return html.slice(0, end + 1) + '…';
+      return html.slice(0, MAX_SNIPPET - 1) + '…';
+    },
+    collapse(s) { return String(s == null ? '' : s).replace(/\s+/g, ' ').trim(); },
+    visible(el) {
+      if (!el || !el.isConnected) return false;
+      const r = el.getBoundingClientRect();
+      if (r.width <= 0 || r.height <= 0) return false;
+      if (el.checkVisibility) return el.checkVisibility({ opacityProperty: true, visibilityProperty: true, contentVisibilityAuto: true });
+      const cs = getComputedStyle(el);
+      return cs.visibility !== 'hidden' && cs.display !== 'none' && parseFloat(cs.opacity) > 0;
+    },
+  };
+  return self;
+})();

@@ -1,0 +1,56 @@
+// Init script (before any page script): remembers which elements get click or key listeners,
+// reports CSP violations and deprecation/intervention reports through the CDP binding.
+if (window.__sitescanHooks) return;
+const report = window.__sitescanReport;
+const stringify = JSON.stringify;
+const send = (o) => { try { if (typeof report === 'function') report(stringify(o)); } catch (_) {} };
+const CLICK = new Set(['click', 'dblclick', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'touchstart', 'touchend']);
+const KEY = new Set(['keydown', 'keyup', 'keypress']);
+const clickEls = new WeakSet();
+const keyEls = new WeakSet();
+const proto = EventTarget.prototype;
+const desc = Object.getOwnPropertyDescriptor(proto, 'addEventListener');
+const orig = desc && desc.value;
+if (typeof orig === 'function') {
+  const wrapped = {
+    addEventListener(type, listener, options) {
+      try {
+        if (this && this.nodeType === 1) {
+          const t = String(type).toLowerCase();
+          if (CLICK.has(t)) clickEls.add(this); else if (KEY.has(t)) keyEls.add(this);
+        }
+      } catch (_) {}
+      return orig.apply(this, arguments);
+    },
+  }.addEventListener;
+  try { Object.defineProperty(wrapped, 'toString', { value: () => orig.toString(), configurable: true }); } catch (_) {}
+  Object.defineProperty(proto, 'addEventListener', Object.assign({}, desc, { value: wrapped }));
+}
+const attrHandler = (el, names) => names.some((n) => typeof el[n] === 'function' || (el.hasAttribute && el.hasAttribute(n)));
+Object.defineProperty(window, '__sitescanHooks', {
+  value: Object.freeze({
+    hasClick: (el) => clickEls.has(el) || attrHandler(el, ['onclick', 'ondblclick', 'onmousedown', 'onmouseup', 'onpointerdown', 'onpointerup']),
+    hasKey: (el) => keyEls.has(el) || attrHandler(el, ['onkeydown', 'onkeyup', 'onkeypress']),
+  }),
+  enumerable: false,
+});
+const add = typeof orig === 'function' ? orig : proto.addEventListener;
+add.call(document, 'securitypolicyviolation', (e) => send({
+  type: 'csp',
+  directive: e.effectiveDirective || e.violatedDirective || '',
+  blocked_uri: e.blockedURI || '',
+  source_file: e.sourceFile || null,
+  line: e.lineNumber || null,
+  disposition: e.disposition || null,
+}), true);
+if (typeof ReportingObserver === 'function') {
+  try {
+    new ReportingObserver((reports) => {
+      for (const r of reports) {
+        let body = null;
+        try { body = r.body && (typeof r.body.toJSON === 'function' ? r.body.toJSON() : r.body); } catch (_) {}
+        send({ type: 'report', report_type: r.type, url: r.url, body });
+      }
+    }, { types: ['deprecation', 'intervention'], buffered: true }).observe();
+  } catch (_) {}
+}

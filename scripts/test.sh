@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Sets up and runs the whole test suite: once on SQLite (the embedded default), once on
+# PostgreSQL (127.0.0.1:5432, database `test`). This is what `.ci/run` calls.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+bash scripts/services.sh
+
+run() {
+  if command -v cargo-nextest >/dev/null 2>&1; then
+    cargo nextest run --workspace --no-fail-fast "$@"
+  else
+    cargo test --workspace --no-fail-fast "$@"
+  fi
+}
+
+echo "== tests on SQLite"
+( unset SITESCAN_TEST_DATABASE_URL; run )
+
+echo "== tests on PostgreSQL"
+( export SITESCAN_TEST_DATABASE_URL="${SITESCAN_TEST_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/test}"; run )

@@ -1,0 +1,383 @@
+//! One page capture: open a page in the scan's browser context, install the init scripts and
+//! listeners, navigate, wait for load and network quiet, scroll, run the gatherers, close the
+//! page. Never fails: trouble becomes `snapshot.error` (page level) or `gather_errors`.
+//!
+//! Order matters: paint metrics are read before scrolling (so LCP is what the first viewport
+//! showed), the page is then scrolled to the bottom and back once (lazy content loads, layout
+//! shifts happen, both are recorded), then DOM facts, HTML, axe, the screenshot and last the
+//! keyboard walk (it moves focus, which would otherwise show in the other artifacts).
+
+use chromiumoxide::Page;
+use chromiumoxide::cdp::browser_protocol::audits;
+use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
+use chromiumoxide::cdp::browser_protocol::emulation::SetUserAgentOverrideParams;
+use chromiumoxide::cdp::browser_protocol::inspector;
+use chromiumoxide::cdp::browser_protocol::network::SetCacheDisabledParams;
+use chromiumoxide::cdp::browser_protocol::page::{
+    AddScriptToEvaluateOnNewDocumentParams, CrashParams, EventJavascriptDialogOpening, HandleJavaScriptDialogParams, NavigateParams,
+    StopLoadingParams,
+};
+use chromiumoxide::cdp::browser_protocol::target::{CloseTargetParams, CreateTargetParams};
+use chromiumoxide::cdp::js_protocol::runtime::AddBindingParams;
+use futures::StreamExt;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+
+use crate::model::{GatherError, PageError, PageSnapshot};
+use crate::net::EgressProxy;
+
+use super::cdp::{Budget, STEP_TIMEOUT, eval_string, run, step};
+use super::error::BrowserError;
+use super::events::EventLog;
+use super::gather::{axe, console, cookies, csp, document, dom, exceptions, issues, keyboard, metrics, network, screenshot};
+use super::instance::Instance;
+use super::options::CaptureOptions;
+use super::scripts::{BINDING, HOOKS_INIT, PERF_INIT, SCROLL_PAGE};
+
+/// Network is quiet after this long without a request in flight.
+pub const NETWORK_QUIET: Duration = Duration::from_millis(500);
+/// Longest wait for network quiet after `load` (long polling never goes quiet).
+pub const NETWORK_QUIET_MAX: Duration = Duration::from_secs(5);
+/// Longest wait for network quiet after scrolling.
+pub const SCROLL_QUIET_MAX: Duration = Duration::from_secs(3);
+
+/// What a capture needs to know besides the URL.
+#[derive(Debug, Clone)]
+pub(crate) struct CaptureSettings {
+    pub(crate) navigation_timeout: Duration,
+    pub(crate) page_timeout: Duration,
+    pub(crate) capture: CaptureOptions,
+    pub(crate) user_agent: Option<String>,
+}
+
+/// How the capture ended, for the session's retry decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    Done,
+    /// The renderer crashed.
+    PageCrashed,
+    /// The browser died (or stopped answering) under the page.
+    BrowserGone,
+    /// A step timed out: the browser may be hung.
+    TimedOut,
+}
+
+/// State that outlives the in-page part, so the event-based artifacts are gathered even when
+/// navigation fails or the budget runs out.
+#[derive(Default)]
+struct Live {
+    page: Option<Page>,
+    session_id: Option<String>,
+    log: Option<EventLog>,
+    loader_id: Option<String>,
+    nav_error: Option<String>,
+    perf_early: Option<metrics::PerfReport>,
+    perf_late: Option<metrics::PerfReport>,
+}
+
+pub(crate) async fn capture(
+    instance: &Arc<Instance>,
+    context: &BrowserContextId,
+    url: &str,
+    settings: &CaptureSettings,
+    proxy: &EgressProxy,
+) -> (PageSnapshot, Outcome) {
+    let started = Instant::now();
+    let mut snap = PageSnapshot { requested_url: url.to_string(), final_url: url.to_string(), ..PageSnapshot::default() };
+    let mut live = Live::default();
+    let budget = Budget::new(settings.page_timeout);
+    // A hard stop a little after the budget, in case a step overruns its own limit.
+    let hard = settings.page_timeout + Duration::from_secs(5);
+    let inner = tokio::time::timeout(hard, drive(instance, context, url, settings, &budget, &mut snap, &mut live)).await;
+    let mut outcome = Outcome::Done;
+    let failure = match inner {
+        Ok(Ok(())) => None,
+        Ok(Err(e)) => Some(e),
+        Err(_) => Some(BrowserError::Timeout { what: "page capture", after: hard }),
+    };
+    if let Some(e) = &failure {
+        outcome = match e {
+            BrowserError::BrowserGone => Outcome::BrowserGone,
+            BrowserError::PageCrashed => Outcome::PageCrashed,
+            BrowserError::Timeout { .. } => Outcome::TimedOut,
+            _ => Outcome::Done,
+        };
+    }
+    if !instance.is_alive() {
+        outcome = Outcome::BrowserGone;
+    }
+    if live.log.as_ref().is_some_and(|l| l.signals().crashed) && outcome != Outcome::BrowserGone {
+        outcome = Outcome::PageCrashed;
+    }
+    finish(&mut snap, &live, failure, outcome, proxy);
+    close(instance, &mut live, outcome == Outcome::TimedOut).await;
+    snap.capture_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    tracing::debug!(url, final_url = %snap.final_url, status = ?snap.status, error = ?snap.error.as_ref().map(|e| &e.kind), capture_ms = snap.capture_ms, "page captured");
+    (snap, outcome)
+}
+
+fn gather_error(snap: &mut PageSnapshot, gatherer: &str, e: &BrowserError) {
+    tracing::debug!(gatherer, error = %e, "gatherer failed");
+    snap.gather_errors.push(GatherError { gatherer: gatherer.to_string(), message: e.to_string() });
+}
+
+/// Everything that talks to the page.
+async fn drive(
+    instance: &Arc<Instance>,
+    context: &BrowserContextId,
+    url: &str,
+    settings: &CaptureSettings,
+    budget: &Budget,
+    snap: &mut PageSnapshot,
+    live: &mut Live,
+) -> Result<(), BrowserError> {
+    let params = CreateTargetParams::builder()
+        .url("about:blank")
+        .browser_context_id(context.clone())
+        .build()
+        .map_err(|e| BrowserError::Cdp { what: "Target.createTarget", message: e })?;
+    let page = step(instance, "Target.createTarget", budget.cap(STEP_TIMEOUT), async {
+        instance.browser.new_page(params).await.map_err(|e| BrowserError::Cdp { what: "Target.createTarget", message: e.to_string() })
+    })
+    .await?;
+    live.page = Some(page.clone());
+    let session = page.session_id().as_ref().to_string();
+    let (tx, rx) = mpsc::unbounded_channel();
+    instance.route(&session, tx);
+    live.session_id = Some(session);
+    live.log = Some(EventLog::start(&page, rx).await?);
+    dismiss_dialogs(instance, &page).await?;
+
+    let limit = budget.cap(STEP_TIMEOUT);
+    run(instance, &page, "Audits.enable", limit, audits::EnableParams::default()).await?;
+    run(instance, &page, "Inspector.enable", limit, inspector::EnableParams::default()).await?;
+    run(instance, &page, "Network.setCacheDisabled", limit, SetCacheDisabledParams::new(true)).await?;
+    run(instance, &page, "Runtime.addBinding", limit, AddBindingParams::new(BINDING)).await?;
+    if let Some(ua) = &settings.user_agent {
+        run(instance, &page, "Emulation.setUserAgentOverride", limit, SetUserAgentOverrideParams::new(ua.clone())).await?;
+    }
+    for script in [&*HOOKS_INIT, &*PERF_INIT] {
+        run(instance, &page, "Page.addScriptToEvaluateOnNewDocument", limit, AddScriptToEvaluateOnNewDocumentParams::new(script.clone())).await?;
+    }
+
+    let log = live.log.as_ref().ok_or(BrowserError::Cdp { what: "event log", message: "missing".into() })?;
+    let loads_before = log.signals().load_events;
+    let nav_limit = budget.cap(settings.navigation_timeout);
+    let nav_deadline = Instant::now() + nav_limit;
+    let nav = run(instance, &page, "Page.navigate", nav_limit, NavigateParams::new(url)).await;
+    let nav = match nav {
+        Ok(n) => n,
+        Err(BrowserError::Timeout { .. }) => {
+            let _ = run(instance, &page, "Page.stopLoading", Duration::from_secs(2), StopLoadingParams::default()).await;
+            return Err(BrowserError::Timeout { what: "navigation", after: nav_limit });
+        }
+        Err(e) => return Err(e),
+    };
+    live.loader_id = nav.loader_id.as_ref().map(|l| l.as_ref().to_string());
+    if let Some(err) = nav.error_text.filter(|e| !e.is_empty()) {
+        live.nav_error = Some(err);
+        return Ok(());
+    }
+
+    // Load, then network quiet.
+    let mut signals = log.watch();
+    let loaded = tokio::select! {
+        r = tokio::time::timeout_at(nav_deadline.into(), signals.wait_for(|s| s.load_events > loads_before || s.crashed)) => r.is_ok(),
+        _ = instance.dead() => return Err(BrowserError::BrowserGone),
+    };
+    if log.signals().crashed {
+        return Err(BrowserError::PageCrashed);
+    }
+    if !loaded {
+        gather_error(snap, "load", &BrowserError::Timeout { what: "load event", after: nav_limit });
+    }
+    wait_quiet(instance, log, budget, NETWORK_QUIET_MAX).await?;
+    if main_from_proxy(log, live.loader_id.as_deref()) {
+        return Ok(()); // The proxy's own answer (refused, unreachable) is not the site.
+    }
+
+    match metrics::read(instance, &page, budget).await {
+        Ok(r) => live.perf_early = Some(r),
+        Err(e) => gather_error(snap, "metrics", &e),
+    }
+    if settings.capture.scroll {
+        match eval_string(instance, &page, "scroll", &SCROLL_PAGE, budget.cap(Duration::from_secs(10))).await {
+            Ok(_) => wait_quiet(instance, log, budget, SCROLL_QUIET_MAX).await?,
+            Err(e) => gather_error(snap, "scroll", &e),
+        }
+    }
+    match metrics::read(instance, &page, budget).await {
+        Ok(r) => live.perf_late = Some(r),
+        Err(e) => gather_error(snap, "metrics", &e),
+    }
+    check_alive(instance, log)?;
+    match dom::gather(instance, &page, budget).await {
+        Ok(d) => snap.dom = d,
+        Err(e) => gather_error(snap, "dom", &e),
+    }
+    if let Some(id) = live.loader_id.clone() {
+        match document::served(instance, &page, budget, &id).await {
+            Ok((html, offset)) => {
+                snap.served_html = Some(html);
+                snap.meta_charset_offset = offset;
+            }
+            Err(e) => gather_error(snap, "served-html", &e),
+        }
+    }
+    match document::rendered(instance, &page, budget).await {
+        Ok(html) => snap.rendered_html = Some(html),
+        Err(e) => gather_error(snap, "rendered-html", &e),
+    }
+    check_alive(instance, log)?;
+    if settings.capture.axe {
+        match axe::gather(instance, &page, budget).await {
+            Ok(a) => snap.axe = Some(a),
+            Err(e) => gather_error(snap, "axe", &e),
+        }
+    }
+    if settings.capture.screenshot {
+        match screenshot::viewport_png(instance, &page, budget).await {
+            Ok(png) => snap.screenshot_png_base64 = Some(png),
+            Err(e) => gather_error(snap, "screenshot", &e),
+        }
+    }
+    check_alive(instance, log)?;
+    if settings.capture.keyboard_walk {
+        match keyboard::walk(instance, &page, budget).await {
+            Ok(k) => snap.keyboard = Some(k),
+            Err(e) => gather_error(snap, "keyboard", &e),
+        }
+    }
+    check_alive(instance, log)?;
+    Ok(())
+}
+
+fn check_alive(instance: &Instance, log: &EventLog) -> Result<(), BrowserError> {
+    if !instance.is_alive() {
+        return Err(BrowserError::BrowserGone);
+    }
+    if log.signals().crashed {
+        return Err(BrowserError::PageCrashed);
+    }
+    Ok(())
+}
+
+/// Answers every JavaScript dialog (alert, confirm, prompt, beforeunload) with "cancel", so a
+/// dialog never blocks the page.
+async fn dismiss_dialogs(instance: &Instance, page: &Page) -> Result<(), BrowserError> {
+    let mut dialogs = step(instance, "dialog listener", STEP_TIMEOUT, async {
+        page.event_listener::<EventJavascriptDialogOpening>().await.map_err(|e| BrowserError::Cdp { what: "dialog listener", message: e.to_string() })
+    })
+    .await?;
+    let page = page.clone();
+    tokio::spawn(async move {
+        while let Some(d) = dialogs.next().await {
+            tracing::debug!(kind = ?d.r#type, message = %d.message, "dismissing dialog");
+            let _ = tokio::time::timeout(STEP_TIMEOUT, page.execute(HandleJavaScriptDialogParams::new(false))).await;
+        }
+    });
+    Ok(())
+}
+
+/// Waits until no request has been in flight for `NETWORK_QUIET`, at most `max`.
+async fn wait_quiet(instance: &Instance, log: &EventLog, budget: &Budget, max: Duration) -> Result<(), BrowserError> {
+    let until = Instant::now() + budget.cap(max);
+    loop {
+        check_alive(instance, log)?;
+        let s = log.signals();
+        let now = Instant::now();
+        if now >= until {
+            return Ok(());
+        }
+        if s.inflight == 0 && now.duration_since(s.last_network) >= NETWORK_QUIET {
+            return Ok(());
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// True when the main document is the egress proxy's own answer (refused or unreachable).
+fn main_from_proxy(log: &EventLog, loader_id: Option<&str>) -> bool {
+    let facts = network::gather(&log.snapshot(), loader_id, &network::NoProxy);
+    facts.main.is_some_and(|m| m.blocked || (m.status.is_none() && m.failure.is_some()))
+}
+
+/// Builds the event-based artifacts and decides the page error.
+fn finish(snap: &mut PageSnapshot, live: &Live, failure: Option<BrowserError>, outcome: Outcome, proxy: &EgressProxy) {
+    let events = live.log.as_ref().map(EventLog::snapshot).unwrap_or_default();
+    let facts = network::gather(&events, live.loader_id.as_deref(), proxy);
+    if let Some(main) = &facts.main {
+        snap.final_url = main.final_url.clone();
+        snap.redirects = main.redirects.clone();
+        snap.status = main.status;
+        snap.response_headers = main.headers.clone();
+        snap.mime_type = main.mime_type.clone();
+    }
+    snap.requests = facts.requests;
+    snap.console = console::gather(&events);
+    snap.js_errors = exceptions::gather(&events);
+    snap.csp_violations = csp::gather(&events);
+    snap.browser_issues = issues::gather(&events);
+    snap.cookies = cookies::gather(&snap.requests);
+    snap.metrics = metrics::combine(live.perf_early.as_ref(), live.perf_late.as_ref(), &snap.requests);
+
+    let error = |kind: &str, message: String| Some(PageError { kind: kind.to_string(), message });
+    snap.error = match (outcome, &failure) {
+        (Outcome::BrowserGone, _) => error("crashed", "the browser died while loading the page".into()),
+        (Outcome::PageCrashed, _) => error("crashed", "the page's renderer crashed".into()),
+        (_, Some(e)) => error(e.page_error_kind(), e.to_string()),
+        _ => None,
+    };
+    if snap.error.is_some() {
+        return;
+    }
+    let main = facts.main.as_ref();
+    let host_port = url::Url::parse(&snap.final_url).ok().and_then(|u| Some((u.host_str()?.to_string(), u.port_or_known_default()?)));
+    let proxy_reason = host_port.and_then(|(h, p)| proxy.blocked_reason(&h, p));
+    if main.is_some_and(|m| m.blocked) {
+        snap.error = error("blocked", proxy_reason.unwrap_or_else(|| "refused by the egress guard".into()));
+    } else if let Some(nav) = &live.nav_error {
+        snap.error = match nav.as_str() {
+            _ if proxy_reason.is_some() && nav.contains("TUNNEL") => error("blocked", proxy_reason.clone().unwrap_or_default()),
+            _ if nav.contains("TUNNEL") && main.and_then(|m| m.failure.as_deref()).is_some_and(|f| !f.contains("TUNNEL")) => {
+                error("navigation", main.and_then(|m| m.failure.clone()).unwrap_or_default())
+            }
+            "net::ERR_TOO_MANY_REDIRECTS" => error("redirect_loop", format!("{nav} after {} redirects", snap.redirects.len())),
+            // An error status with an empty body: the status says it all.
+            "net::ERR_HTTP_RESPONSE_CODE_FAILURE" if snap.status.is_some() => None,
+            "net::ERR_TIMED_OUT" | "net::ERR_CONNECTION_TIMED_OUT" => error("timeout", nav.clone()),
+            _ => error("navigation", nav.clone()),
+        };
+    } else if let Some(failure) = main.and_then(|m| m.failure.clone()).filter(|_| snap.status.is_none()) {
+        // The proxy could not reach the site (its 502 answer was turned into the net error).
+        snap.error = error("navigation", failure);
+    } else if main.is_none() {
+        snap.error = error("internal", "no response for the main document was recorded".into());
+    }
+}
+
+/// Closes the page. After a timeout the renderer may be stuck in a script: if it does not answer
+/// within a second it is crashed (`Page.crash`), so the scan's next pages get a fresh process.
+async fn close(instance: &Instance, live: &mut Live, timed_out: bool) {
+    if let Some(session) = &live.session_id {
+        instance.unroute(session);
+    }
+    live.log = None;
+    if let Some(page) = live.page.take() {
+        if instance.is_alive() {
+            if timed_out {
+                let alive = eval_string(instance, &page, "liveness", "'ok'", Duration::from_secs(1)).await.is_ok();
+                if !alive {
+                    tracing::info!("renderer unresponsive after a timeout; crashing it");
+                    let _ = run(instance, &page, "Page.crash", Duration::from_secs(2), CrashParams::default()).await;
+                }
+            }
+            let target = page.target_id().clone();
+            let closing = instance.browser.execute(CloseTargetParams::new(target));
+            if tokio::time::timeout(Duration::from_secs(5), closing).await.is_err() {
+                tracing::debug!("closing the page timed out");
+            }
+        }
+    }
+}

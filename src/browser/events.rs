@@ -1,0 +1,157 @@
+//! The event log of one page: every CDP event a gatherer needs, as `(method, params JSON)`, in
+//! arrival order. Typed chromiumoxide events are turned back into JSON and merged with the
+//! messages chromiumoxide could not parse (routed here by the instance), so gatherers read one
+//! lenient format whatever the CDP types of the day. Also tracks load, crash and network
+//! activity for the capture's waits.
+
+use chromiumoxide::Page;
+use chromiumoxide::cdp::IntoEventKind;
+use chromiumoxide::cdp::browser_protocol::{audits, inspector, log, network, page as cdp_page};
+use chromiumoxide::cdp::js_protocol::runtime;
+use chromiumoxide::types::MethodType;
+use futures::StreamExt;
+use futures::stream::BoxStream;
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+use tokio::sync::{mpsc, watch};
+use tokio::task::JoinHandle;
+
+use super::error::BrowserError;
+
+/// One CDP event: its method and its params as sent by Chromium.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawEvent {
+    pub method: String,
+    pub params: Value,
+}
+
+impl RawEvent {
+    /// `params[key]` as a string.
+    pub fn str(&self, key: &str) -> Option<&str> {
+        self.params.get(key).and_then(Value::as_str)
+    }
+}
+
+/// What the capture waits on.
+#[derive(Debug, Clone)]
+pub(crate) struct PageSignals {
+    pub(crate) load_events: usize,
+    pub(crate) dom_content_events: usize,
+    pub(crate) crashed: bool,
+    pub(crate) inflight: usize,
+    pub(crate) last_network: Instant,
+}
+
+pub(crate) struct EventLog {
+    events: Arc<Mutex<Vec<RawEvent>>>,
+    signals: watch::Receiver<PageSignals>,
+    pump: JoinHandle<()>,
+}
+
+async fn typed<T>(page: &Page) -> Result<BoxStream<'static, RawEvent>, BrowserError>
+where
+    T: IntoEventKind + MethodType + Serialize + Unpin + Send + Sync + 'static,
+{
+    let stream = page
+        .event_listener::<T>()
+        .await
+        .map_err(|e| BrowserError::Cdp { what: "event subscription", message: e.to_string() })?;
+    let method = T::method_id().to_string();
+    Ok(stream
+        .map(move |ev| RawEvent { method: method.clone(), params: serde_json::to_value(&*ev).unwrap_or(Value::Null) })
+        .boxed())
+}
+
+impl EventLog {
+    /// Subscribes to every event the gatherers read, plus `raw` (messages chromiumoxide could not
+    /// parse for this page). Call before navigating.
+    pub(crate) async fn start(page: &Page, raw: mpsc::UnboundedReceiver<RawEvent>) -> Result<EventLog, BrowserError> {
+        let streams = vec![
+            typed::<network::EventRequestWillBeSent>(page).await?,
+            typed::<network::EventResponseReceived>(page).await?,
+            typed::<network::EventResponseReceivedExtraInfo>(page).await?,
+            typed::<network::EventRequestWillBeSentExtraInfo>(page).await?,
+            typed::<network::EventLoadingFinished>(page).await?,
+            typed::<network::EventLoadingFailed>(page).await?,
+            typed::<network::EventDataReceived>(page).await?,
+            typed::<network::EventRequestServedFromCache>(page).await?,
+            typed::<network::EventWebSocketCreated>(page).await?,
+            typed::<network::EventWebSocketHandshakeResponseReceived>(page).await?,
+            typed::<network::EventWebSocketFrameError>(page).await?,
+            typed::<network::EventWebSocketClosed>(page).await?,
+            typed::<runtime::EventConsoleApiCalled>(page).await?,
+            typed::<runtime::EventExceptionThrown>(page).await?,
+            typed::<runtime::EventBindingCalled>(page).await?,
+            typed::<log::EventEntryAdded>(page).await?,
+            typed::<audits::EventIssueAdded>(page).await?,
+            typed::<cdp_page::EventLoadEventFired>(page).await?,
+            typed::<cdp_page::EventDomContentEventFired>(page).await?,
+            typed::<inspector::EventTargetCrashed>(page).await?,
+            futures::stream::unfold(raw, |mut rx| async move { rx.recv().await.map(|ev| (ev, rx)) }).boxed(),
+        ];
+        let mut merged = futures::stream::select_all(streams);
+        let events: Arc<Mutex<Vec<RawEvent>>> = Arc::default();
+        let (tx, signals) = watch::channel(PageSignals {
+            load_events: 0,
+            dom_content_events: 0,
+            crashed: false,
+            inflight: 0,
+            last_network: Instant::now(),
+        });
+        let log = events.clone();
+        let pump = tokio::spawn(async move {
+            let mut inflight: HashSet<String> = HashSet::new();
+            while let Some(ev) = merged.next().await {
+                let id = ev.str("requestId").map(str::to_string);
+                tx.send_modify(|s| match ev.method.as_str() {
+                    "Page.loadEventFired" => s.load_events += 1,
+                    "Page.domContentEventFired" => s.dom_content_events += 1,
+                    "Inspector.targetCrashed" => s.crashed = true,
+                    "Network.requestWillBeSent" | "Network.loadingFinished" | "Network.loadingFailed" | "Network.dataReceived"
+                    | "Network.responseReceived" => {
+                        if let Some(id) = &id {
+                            match ev.method.as_str() {
+                                "Network.requestWillBeSent" => {
+                                    inflight.insert(id.clone());
+                                }
+                                "Network.loadingFinished" | "Network.loadingFailed" => {
+                                    inflight.remove(id);
+                                }
+                                _ => {}
+                            }
+                        }
+                        s.inflight = inflight.len();
+                        s.last_network = Instant::now();
+                    }
+                    _ => {}
+                });
+                if let Ok(mut log) = log.lock() {
+                    log.push(ev);
+                }
+            }
+        });
+        Ok(EventLog { events, signals, pump })
+    }
+
+    /// A copy of every event so far.
+    pub(crate) fn snapshot(&self) -> Vec<RawEvent> {
+        self.events.lock().map(|e| e.clone()).unwrap_or_default()
+    }
+
+    pub(crate) fn signals(&self) -> PageSignals {
+        self.signals.borrow().clone()
+    }
+
+    pub(crate) fn watch(&self) -> watch::Receiver<PageSignals> {
+        self.signals.clone()
+    }
+}
+
+impl Drop for EventLog {
+    fn drop(&mut self) {
+        self.pump.abort();
+    }
+}

@@ -1,0 +1,96 @@
+//! Console gatherer: console API calls (`Runtime.consoleAPICalled`) and browser log entries
+//! (`Log.entryAdded`), in order.
+
+use crate::model::ConsoleMessage;
+use serde_json::Value;
+
+use crate::browser::events::RawEvent;
+
+/// Messages kept per page.
+pub const MAX_CONSOLE_MESSAGES: usize = 500;
+/// Characters kept per message.
+pub const MAX_MESSAGE_CHARS: usize = 2000;
+
+fn level_of(console_type: &str) -> &'static str {
+    match console_type {
+        "error" | "assert" => "error",
+        "warning" | "warn" => "warning",
+        "info" => "info",
+        "debug" => "debug",
+        _ => "log",
+    }
+}
+
+fn arg_text(arg: &Value) -> String {
+    match arg.get("value") {
+        Some(Value::String(s)) => return s.clone(),
+        Some(Value::Null) | None => {}
+        Some(other) => return other.to_string(),
+    }
+    if let Some(s) = arg.get("unserializableValue").and_then(Value::as_str) {
+        return s.to_string();
+    }
+    if let Some(s) = arg.get("description").and_then(Value::as_str) {
+        return s.to_string();
+    }
+    arg.get("type").and_then(Value::as_str).unwrap_or("undefined").to_string()
+}
+
+fn clip(s: String) -> String {
+    if s.chars().count() > MAX_MESSAGE_CHARS { s.chars().take(MAX_MESSAGE_CHARS).collect() } else { s }
+}
+
+fn top_frame(stack: Option<&Value>) -> (Option<String>, Option<u32>) {
+    let frame = stack.and_then(|s| s.get("callFrames")).and_then(Value::as_array).and_then(|f| f.first());
+    let url = frame.and_then(|f| f.get("url")).and_then(Value::as_str).filter(|u| !u.is_empty()).map(str::to_string);
+    let line = frame.and_then(|f| f.get("lineNumber")).and_then(Value::as_u64).and_then(|l| u32::try_from(l + 1).ok());
+    (url, line)
+}
+
+pub(crate) fn gather(events: &[RawEvent]) -> Vec<ConsoleMessage> {
+    let mut out = Vec::new();
+    for ev in events {
+        if out.len() >= MAX_CONSOLE_MESSAGES {
+            break;
+        }
+        match ev.method.as_str() {
+            "Runtime.consoleAPICalled" => {
+                let kind = ev.str("type").unwrap_or("log");
+                let args = ev.params.get("args").and_then(Value::as_array).cloned().unwrap_or_default();
+                let text = args.iter().map(arg_text).collect::<Vec<_>>().join(" ");
+                let (url, line) = top_frame(ev.params.get("stackTrace"));
+                out.push(ConsoleMessage { level: level_of(kind).into(), source: "console".into(), text: clip(text), url, line });
+            }
+            "Log.entryAdded" => {
+                let Some(entry) = ev.params.get("entry") else { continue };
+                let s = |k: &str| entry.get(k).and_then(Value::as_str).map(str::to_string);
+                out.push(ConsoleMessage {
+                    level: s("level").unwrap_or_else(|| "info".into()),
+                    source: s("source").unwrap_or_else(|| "other".into()),
+                    text: clip(s("text").unwrap_or_default()),
+                    url: s("url").filter(|u| !u.is_empty()),
+                    line: entry.get("lineNumber").and_then(Value::as_u64).and_then(|l| u32::try_from(l + 1).ok()),
+                });
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn console_calls_and_log_entries() {
+        let events = vec![
+            RawEvent { method: "Runtime.consoleAPICalled".into(), params: json!({"type": "error", "args": [{"type": "string", "value": "bad"}, {"type": "number", "value": 42}, {"type": "object", "description": "Object"}], "stackTrace": {"callFrames": [{"url": "http://a.test/app.js", "lineNumber": 9}]}}) },
+            RawEvent { method: "Log.entryAdded".into(), params: json!({"entry": {"source": "network", "level": "error", "text": "Failed to load resource", "url": "http://a.test/x.png"}}) },
+        ];
+        let c = gather(&events);
+        assert_eq!(c[0], ConsoleMessage { level: "error".into(), source: "console".into(), text: "bad 42 Object".into(), url: Some("http://a.test/app.js".into()), line: Some(10) });
+        assert_eq!((c[1].source.as_str(), c[1].level.as_str()), ("network", "error"));
+    }
+}

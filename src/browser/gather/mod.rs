@@ -1,0 +1,15 @@
+//! Gatherers: each fills one part of a `PageSnapshot`, from the page's CDP event log (pure
+//! functions, unit-tested on literal events) or by asking the page (in-page scripts).
+
+pub(crate) mod axe;
+pub(crate) mod console;
+pub(crate) mod cookies;
+pub(crate) mod csp;
+pub(crate) mod document;
+pub(crate) mod dom;
+pub(crate) mod exceptions;
+pub(crate) mod issues;
+pub(crate) mod keyboard;
+pub(crate) mod metrics;
+pub(crate) mod network;
+pub(crate) mod screenshot;

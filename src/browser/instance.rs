@@ -1,0 +1,246 @@
+//! One browser the pool drives: a launched Chromium process or a remote DevTools endpoint, the
+//! chromiumoxide connection, the task that polls its handler, and the router that hands CDP
+//! messages chromiumoxide cannot parse to the page they belong to.
+
+use chromiumoxide::Browser;
+use chromiumoxide::cdp::browser_protocol::browser::{CloseParams, GetVersionParams};
+use chromiumoxide::error::CdpError;
+use chromiumoxide::handler::HandlerConfig;
+use chromiumoxide::handler::viewport::Viewport;
+use futures::StreamExt;
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::{mpsc, watch};
+use tokio::task::JoinHandle;
+
+use super::error::BrowserError;
+use super::events::RawEvent;
+use super::launch::ChromiumProcess;
+use super::options::{VIEWPORT_HEIGHT, VIEWPORT_WIDTH};
+
+/// How long a health probe (`Browser.getVersion`) may take.
+pub const PING_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Session id -> where that page's unparsed events go.
+type RawRoutes = Arc<Mutex<HashMap<String, mpsc::UnboundedSender<RawEvent>>>>;
+
+#[derive(Debug)]
+pub(crate) struct Instance {
+    pub(crate) id: u64,
+    pub(crate) browser: Browser,
+    process: Option<ChromiumProcess>,
+    endpoint: String,
+    dead_tx: watch::Sender<bool>,
+    dead_rx: watch::Receiver<bool>,
+    retiring: AtomicBool,
+    crash_counted: AtomicBool,
+    /// Pages open right now.
+    pub(crate) active: AtomicUsize,
+    /// Pages started over the instance's life.
+    pub(crate) started: AtomicUsize,
+    raw_routes: RawRoutes,
+    handler: JoinHandle<()>,
+    watcher: Option<JoinHandle<()>>,
+}
+
+impl Instance {
+    /// Launches a local Chromium routed through `proxy_server` and connects to it.
+    pub(crate) async fn launch(id: u64, exe: &Path, proxy_server: &str, request_timeout: Duration) -> Result<Arc<Instance>, BrowserError> {
+        let process = ChromiumProcess::spawn(exe, proxy_server).await?;
+        let ws = process.ws_url().to_string();
+        Instance::attach(id, ws, Some(process), request_timeout).await
+    }
+
+    /// Connects to a remote DevTools endpoint (`ws://...`, or `http://host:port` to look it up).
+    pub(crate) async fn connect(id: u64, endpoint: &str, request_timeout: Duration) -> Result<Arc<Instance>, BrowserError> {
+        Instance::attach(id, endpoint.to_string(), None, request_timeout).await
+    }
+
+    async fn attach(id: u64, endpoint: String, process: Option<ChromiumProcess>, request_timeout: Duration) -> Result<Arc<Instance>, BrowserError> {
+        let config = HandlerConfig {
+            // A certificate problem is something a scan must see, not hide.
+            ignore_https_errors: false,
+            // Unparsable messages come to us (see `route_raw`) instead of being dropped.
+            ignore_invalid_messages: false,
+            viewport: Some(Viewport {
+                width: VIEWPORT_WIDTH,
+                height: VIEWPORT_HEIGHT,
+                device_scale_factor: Some(1.0),
+                emulating_mobile: false,
+                is_landscape: true,
+                has_touch: false,
+            }),
+            context_ids: Vec::new(),
+            request_timeout,
+            request_intercept: false,
+            cache_enabled: true,
+        };
+        let connect = Browser::connect_with_config(endpoint.clone(), config);
+        let (browser, mut handler) = match tokio::time::timeout(Duration::from_secs(20), connect).await {
+            Ok(Ok(pair)) => pair,
+            Ok(Err(e)) => return Err(BrowserError::Connect { endpoint, message: e.to_string() }),
+            Err(_) => return Err(BrowserError::Connect { endpoint, message: "timed out".into() }),
+        };
+        let (dead_tx, dead_rx) = watch::channel(false);
+        let raw_routes: RawRoutes = Arc::default();
+        let (routes, dead) = (raw_routes.clone(), dead_tx.clone());
+        let handler = tokio::spawn(async move {
+            // Poll for the browser's whole life; never stop on an error.
+            while let Some(item) = handler.next().await {
+                match item {
+                    Ok(()) => {}
+                    Err(CdpError::InvalidMessage(text, err)) => route_raw(&routes, &text, &err.to_string()),
+                    Err(CdpError::Ws(e)) => {
+                        tracing::debug!(browser = id, error = %e, "DevTools connection error");
+                        let _ = dead.send(true);
+                    }
+                    Err(e) => tracing::debug!(browser = id, error = %e, "CDP handler error"),
+                }
+            }
+            let _ = dead.send(true);
+        });
+        tracing::debug!(browser = id, %endpoint, "connected to DevTools");
+        let watcher = process.as_ref().map(|p| {
+            let mut exited = p.exited();
+            let dead = dead_tx.clone();
+            tokio::spawn(async move {
+                let _ = exited.wait_for(|e| *e).await;
+                let _ = dead.send(true);
+            })
+        });
+        let instance = Instance {
+            id,
+            browser,
+            process,
+            endpoint,
+            dead_tx,
+            dead_rx,
+            retiring: AtomicBool::new(false),
+            crash_counted: AtomicBool::new(false),
+            active: AtomicUsize::new(0),
+            started: AtomicUsize::new(0),
+            raw_routes,
+            handler,
+            watcher,
+        };
+        if !instance.ping().await {
+            return Err(BrowserError::Connect { endpoint: instance.endpoint.clone(), message: "does not answer Browser.getVersion".into() });
+        }
+        Ok(Arc::new(instance))
+    }
+
+    pub(crate) fn pid(&self) -> Option<u32> {
+        self.process.as_ref().map(ChromiumProcess::pid)
+    }
+
+    pub(crate) fn is_remote(&self) -> bool {
+        self.process.is_none()
+    }
+
+    pub(crate) fn is_alive(&self) -> bool {
+        !*self.dead_rx.borrow()
+    }
+
+    /// Resolves when the browser is found dead (process exit, connection loss, or `mark_dead`).
+    pub(crate) async fn dead(&self) {
+        let mut rx = self.dead_rx.clone();
+        let _ = rx.wait_for(|d| *d).await;
+    }
+
+    /// Declares the browser dead (it stopped answering) and kills a launched process.
+    pub(crate) fn mark_dead(&self) {
+        let _ = self.dead_tx.send(true);
+        if let Some(p) = &self.process {
+            p.kill();
+        }
+    }
+
+    /// True the first time it is called on a dead instance (so a crash is counted once).
+    pub(crate) fn take_crash(&self) -> bool {
+        !self.is_alive() && !self.crash_counted.swap(true, Ordering::SeqCst)
+    }
+
+    pub(crate) fn retire(&self) {
+        self.retiring.store(true, Ordering::SeqCst);
+    }
+
+    pub(crate) fn is_retiring(&self) -> bool {
+        self.retiring.load(Ordering::SeqCst)
+    }
+
+    /// Usable for a new page.
+    pub(crate) fn is_available(&self) -> bool {
+        self.is_alive() && !self.is_retiring()
+    }
+
+    /// `Browser.getVersion` answers within `PING_TIMEOUT`.
+    pub(crate) async fn ping(&self) -> bool {
+        if !self.is_alive() {
+            return false;
+        }
+        matches!(tokio::time::timeout(PING_TIMEOUT, self.browser.execute(GetVersionParams::default())).await, Ok(Ok(_)))
+    }
+
+    /// Sends unparsable CDP messages of `session_id` to `tx` until `unroute`.
+    pub(crate) fn route(&self, session_id: &str, tx: mpsc::UnboundedSender<RawEvent>) {
+        if let Ok(mut routes) = self.raw_routes.lock() {
+            routes.insert(session_id.to_string(), tx);
+        }
+    }
+
+    pub(crate) fn unroute(&self, session_id: &str) {
+        if let Ok(mut routes) = self.raw_routes.lock() {
+            routes.remove(session_id);
+        }
+    }
+
+    /// Closes the browser: `Browser.close`, then the process group is killed. For a remote
+    /// endpoint only the connection is dropped.
+    pub(crate) async fn close(&self) {
+        if let Some(p) = &self.process {
+            if self.is_alive() {
+                let _ = tokio::time::timeout(Duration::from_secs(3), self.browser.execute(CloseParams::default())).await;
+            }
+            p.kill_and_wait().await;
+        }
+        let _ = self.dead_tx.send(true);
+        self.handler.abort();
+    }
+}
+
+impl Drop for Instance {
+    fn drop(&mut self) {
+        if let Some(p) = &self.process {
+            p.kill();
+        }
+        self.handler.abort();
+        if let Some(w) = &self.watcher {
+            w.abort();
+        }
+    }
+}
+
+/// Hands a message chromiumoxide could not parse (its CDP types lag behind Chromium, e.g.
+/// `Network.requestWillBeSentExtraInfo`) to the page session it belongs to.
+fn route_raw(routes: &RawRoutes, text: &str, err: &str) {
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(text) else {
+        tracing::debug!(error = err, "unparsable CDP message is not JSON");
+        return;
+    };
+    let Some(method) = value.get("method").and_then(|m| m.as_str()) else {
+        tracing::debug!(error = err, "unparsable CDP response");
+        return;
+    };
+    let Some(session) = value.get("sessionId").and_then(|s| s.as_str()) else {
+        tracing::trace!(method, "unparsable browser-level event");
+        return;
+    };
+    let tx = routes.lock().ok().and_then(|r| r.get(session).cloned());
+    if let Some(tx) = tx {
+        let params = value.get("params").cloned().unwrap_or(serde_json::Value::Null);
+        let _ = tx.send(RawEvent { method: method.to_string(), params });
+    }
+}

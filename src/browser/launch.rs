@@ -1,0 +1,284 @@
+//! Finding and starting a Chromium process: its flags (proxy, no background traffic), its own
+//! user-data-dir and TMPDIR under a temp dir, a process group we can kill as a whole, and death
+//! with the parent (`PR_SET_PDEATHSIG`), so no Chromium outlives sitescan.
+
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use tempfile::TempDir;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use super::error::BrowserError;
+use super::options::{VIEWPORT_HEIGHT, VIEWPORT_WIDTH};
+
+/// Environment variable naming the Chromium binary.
+pub const CHROMIUM_ENV: &str = "SITESCAN_CHROMIUM";
+/// How long Chromium may take to announce its DevTools endpoint.
+pub const LAUNCH_TIMEOUT: Duration = Duration::from_secs(20);
+/// Prefix of the per-browser temp dirs (followed by our pid), so stale ones can be swept.
+const TEMP_PREFIX: &str = "sitescan-chromium-";
+
+/// Flags every launched Chromium gets (besides the proxy, user-data-dir and sandbox flags).
+pub const CHROMIUM_FLAGS: &[&str] = &[
+    "--headless",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-default-apps",
+    "--disable-extensions",
+    "--disable-dev-shm-usage",
+    "--disable-breakpad",
+    "--disable-domain-reliability",
+    "--disable-client-side-phishing-detection",
+    "--metrics-recording-only",
+    "--mute-audio",
+    "--hide-scrollbars",
+    "--password-store=basic",
+    "--use-mock-keychain",
+    // Concurrent pages are background tabs: without these they stop painting, and paint
+    // metrics (FCP, LCP) never arrive.
+    "--disable-renderer-backgrounding",
+    "--disable-background-timer-throttling",
+    "--disable-backgrounding-occluded-windows",
+    "--disable-features=HttpsUpgrades,HttpsFirstBalancedModeAutoEnable,Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider",
+    // WebRTC must not reach the network around the proxy.
+    "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+    "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+    // Loopback is NOT bypassed: everything goes through the egress proxy.
+    "--proxy-bypass-list=<-loopback>",
+    "--remote-debugging-port=0",
+];
+
+/// The Chromium binary: `explicit`, else `$SITESCAN_CHROMIUM`, `/usr/bin/chromium`,
+/// `chromium-headless-shell`, `google-chrome`.
+pub fn find_chromium(explicit: Option<&Path>) -> Result<PathBuf, BrowserError> {
+    let mut tried = Vec::new();
+    let mut candidates: Vec<PathBuf> = Vec::new();
+    if let Some(p) = explicit {
+        candidates.push(p.to_path_buf());
+    }
+    if let Some(p) = std::env::var_os(CHROMIUM_ENV).filter(|v| !v.is_empty()) {
+        candidates.push(PathBuf::from(p));
+    }
+    candidates.push(PathBuf::from("/usr/bin/chromium"));
+    candidates.push(PathBuf::from("/usr/lib/chromium/chromium-headless-shell"));
+    for name in ["chromium-headless-shell", "chromium", "google-chrome", "google-chrome-stable"] {
+        if let Some(p) = on_path(name) {
+            candidates.push(p);
+        }
+    }
+    for c in candidates {
+        if is_executable(&c) {
+            return Ok(c);
+        }
+        tried.push(c.display().to_string());
+        if explicit.is_some_and(|e| e == c) {
+            return Err(BrowserError::NotFound { tried: tried.join(", ") });
+        }
+    }
+    tried.push("chromium-headless-shell, google-chrome on PATH".into());
+    Err(BrowserError::NotFound { tried: tried.join(", ") })
+}
+
+fn on_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).map(|d| d.join(name)).find(|p| is_executable(p))
+}
+
+fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0).unwrap_or(false)
+}
+
+/// Removes temp dirs left by sitescan processes that no longer exist (after a hard kill).
+pub fn sweep_stale_temp_dirs() {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(rest) = name.strip_prefix(TEMP_PREFIX) else { continue };
+        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else { continue };
+        if !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// A running Chromium we launched. Dropping it kills the whole process group.
+#[derive(Debug)]
+pub(crate) struct ChromiumProcess {
+    pid: u32,
+    ws_url: String,
+    exited: watch::Receiver<bool>,
+    killed: Arc<AtomicBool>,
+    reaper: JoinHandle<()>,
+    stderr: JoinHandle<()>,
+    // Last: removed after the process is gone.
+    _dir: TempDir,
+}
+
+impl ChromiumProcess {
+    /// Starts `exe` with our flags, routing everything through `proxy_server`
+    /// (`http://IP:PORT`), and waits for its DevTools endpoint.
+    pub(crate) async fn spawn(exe: &Path, proxy_server: &str) -> Result<ChromiumProcess, BrowserError> {
+        let launch_err = |message: String| BrowserError::Launch { path: exe.display().to_string(), message };
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("{TEMP_PREFIX}{}-", std::process::id()))
+            .tempdir()
+            .map_err(|e| launch_err(format!("temp dir: {e}")))?;
+        let (profile, tmp, xdg) = (dir.path().join("profile"), dir.path().join("tmp"), dir.path().join("xdg"));
+        for d in [&profile, &tmp, &xdg] {
+            std::fs::create_dir_all(d).map_err(|e| launch_err(format!("temp dir: {e}")))?;
+        }
+        let proxy_host = proxy_server.trim_start_matches("http://").rsplit_once(':').map(|(h, _)| h).unwrap_or("127.0.0.1");
+        let mut cmd = std::process::Command::new(exe);
+        cmd.args(CHROMIUM_FLAGS)
+            .arg(format!("--proxy-server={proxy_server}"))
+            // Chromium itself resolves nothing: the proxy does. Defence in depth against any
+            // path that would connect around the proxy by name.
+            .arg(format!("--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE {proxy_host}"))
+            .arg(format!("--window-size={VIEWPORT_WIDTH},{VIEWPORT_HEIGHT}"))
+            .arg(format!("--user-data-dir={}", profile.display()));
+        if running_as_root() || std::env::var_os("SITESCAN_CHROMIUM_NO_SANDBOX").is_some() {
+            cmd.arg("--no-sandbox");
+        }
+        cmd.arg("about:blank")
+            .env("TMPDIR", &tmp)
+            .env("XDG_CONFIG_HOME", &xdg)
+            .env("XDG_CACHE_HOME", &xdg)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        // SAFETY: prctl is async-signal-safe; the closure touches no memory of the parent.
+        unsafe {
+            cmd.pre_exec(|| {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let mut child = tokio::process::Command::from(cmd).kill_on_drop(true).spawn().map_err(|e| launch_err(e.to_string()))?;
+        let pid = child.id().ok_or_else(|| launch_err("no pid".into()))?;
+        let stderr = child.stderr.take().ok_or_else(|| launch_err("no stderr".into()))?;
+        let mut lines = BufReader::new(stderr).lines();
+        let found = tokio::time::timeout(LAUNCH_TIMEOUT, async {
+            let mut tail = Vec::new();
+            while let Ok(Some(line)) = lines.next_line().await {
+                if let Some(i) = line.find("ws://") {
+                    return Ok(line[i..].trim().to_string());
+                }
+                tail.push(line);
+                if tail.len() > 20 {
+                    tail.remove(0);
+                }
+            }
+            Err(tail.join(" | "))
+        })
+        .await;
+        let ws_url = match found {
+            Ok(Ok(url)) => url,
+            Ok(Err(tail)) => {
+                kill_group(pid);
+                return Err(launch_err(format!("exited before announcing DevTools: {tail}")));
+            }
+            Err(_) => {
+                kill_group(pid);
+                return Err(launch_err(format!("no DevTools endpoint within {LAUNCH_TIMEOUT:?}")));
+            }
+        };
+        // Keep draining stderr, or Chromium blocks on a full pipe.
+        let stderr = tokio::spawn(async move {
+            while let Ok(Some(line)) = lines.next_line().await {
+                tracing::trace!(target: "sitescan::chromium", pid, "{line}");
+            }
+        });
+        let (tx, exited) = watch::channel(false);
+        let killed = Arc::new(AtomicBool::new(false));
+        let reaper_killed = killed.clone();
+        let reaper = tokio::spawn(async move {
+            let status = child.wait().await;
+            if !reaper_killed.load(Ordering::SeqCst) {
+                tracing::warn!(pid, ?status, "Chromium exited");
+            }
+            let _ = tx.send(true);
+        });
+        tracing::debug!(pid, %ws_url, exe = %exe.display(), "Chromium launched");
+        Ok(ChromiumProcess { pid, ws_url, exited, killed, reaper, stderr, _dir: dir })
+    }
+
+    pub(crate) fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    pub(crate) fn ws_url(&self) -> &str {
+        &self.ws_url
+    }
+
+    /// Resolves when the process has exited.
+    pub(crate) fn exited(&self) -> watch::Receiver<bool> {
+        self.exited.clone()
+    }
+
+    /// Kills the whole process group (renderers, GPU and utility processes included).
+    pub(crate) fn kill(&self) {
+        self.killed.store(true, Ordering::SeqCst);
+        kill_group(self.pid);
+    }
+
+    /// Kills the process and waits (up to 5 s) until it is reaped.
+    pub(crate) async fn kill_and_wait(&self) {
+        self.kill();
+        let mut exited = self.exited.clone();
+        let _ = tokio::time::timeout(Duration::from_secs(5), exited.wait_for(|e| *e)).await;
+    }
+}
+
+impl Drop for ChromiumProcess {
+    fn drop(&mut self) {
+        self.kill();
+        self.stderr.abort();
+        // Leave the reaper running: it reaps the child (no zombie) and then ends.
+        let _ = &self.reaper;
+    }
+}
+
+fn kill_group(pid: u32) {
+    let Ok(pid) = libc::pid_t::try_from(pid) else { return };
+    // SAFETY: plain syscalls on a process group we created (process_group(0) made pid its id).
+    unsafe {
+        libc::killpg(pid, libc::SIGKILL);
+        libc::kill(pid, libc::SIGKILL);
+    }
+}
+
+fn running_as_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn explicit_missing_binary_is_reported() {
+        let err = find_chromium(Some(Path::new("/nonexistent/chrome"))).unwrap_err();
+        assert!(err.to_string().contains("/nonexistent/chrome"), "{err}");
+    }
+
+    #[test]
+    fn flags_route_everything_through_the_proxy() {
+        assert!(CHROMIUM_FLAGS.contains(&"--proxy-bypass-list=<-loopback>"));
+        assert!(CHROMIUM_FLAGS.contains(&"--disable-quic"));
+    }
+}

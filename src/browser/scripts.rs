@@ -1,0 +1,73 @@
+//! The in-page scripts of `browser/` (embedded at build time) and axe-core.
+//!
+//! Init scripts (`hooks.js`, `perf.js`) run in every document before its own scripts; the others
+//! are evaluated on demand. Each script body shares the helpers of `common.js` and is wrapped in
+//! its own function, so nothing leaks but the few `__sitescan*` globals the scripts define.
+
+use std::sync::LazyLock;
+
+/// Name of the CDP binding (`Runtime.addBinding`) through which in-page hooks report.
+pub(crate) const BINDING: &str = "__sitescanReport";
+
+const COMMON: &str = include_str!("../../browser/common.js");
+const HOOKS: &str = include_str!("../../browser/hooks.js");
+const PERF: &str = include_str!("../../browser/perf.js");
+const COLLECTOR: &str = include_str!("../../browser/collector.js");
+const SCROLL: &str = include_str!("../../browser/scroll.js");
+const KEYBOARD: &str = include_str!("../../browser/keyboard.js");
+const AXE_RUN: &str = include_str!("../../browser/axe_run.js");
+const AXE_SOURCE: &str = include_str!(concat!(env!("OUT_DIR"), "/axe.min.js"));
+const AXE_VERSION: &str = include_str!(concat!(env!("OUT_DIR"), "/axe_version.txt"));
+
+fn wrap(body: &str) -> String {
+    format!("(() => {{\n{COMMON}\n{body}\n}})()")
+}
+
+fn wrap_async(body: &str) -> String {
+    format!("(async () => {{\n{COMMON}\n{body}\n}})()")
+}
+
+/// Init script: click/key listener tracking, CSP violations, deprecation reports.
+pub(crate) static HOOKS_INIT: LazyLock<String> = LazyLock::new(|| wrap(HOOKS));
+/// Init script: paint, LCP, layout-shift and long-task observers.
+pub(crate) static PERF_INIT: LazyLock<String> = LazyLock::new(|| wrap(PERF));
+/// Returns the DOM facts as JSON text.
+pub(crate) static COLLECT: LazyLock<String> = LazyLock::new(|| wrap(COLLECTOR));
+/// Scrolls to the bottom and back; resolves to JSON text.
+pub(crate) static SCROLL_PAGE: LazyLock<String> = LazyLock::new(|| wrap_async(SCROLL));
+/// Installs the keyboard-walk probe; returns the focusable count as text.
+pub(crate) static KEYBOARD_INSTALL: LazyLock<String> = LazyLock::new(|| wrap(KEYBOARD));
+/// Runs axe (after `AXE_INJECT`); resolves to JSON text.
+pub(crate) static AXE_RUN_SCRIPT: LazyLock<String> = LazyLock::new(|| wrap_async(AXE_RUN));
+/// Defines `window.axe` without registering with a page's AMD or CommonJS loader.
+pub(crate) static AXE_INJECT: LazyLock<String> =
+    LazyLock::new(|| format!("(function (define, module, exports) {{\n{AXE_SOURCE}\n}}).call(window, undefined, undefined, undefined); String(typeof window.axe)"));
+/// Reads the performance observers' state as JSON text.
+pub(crate) const PERF_REPORT: &str = "window.__sitescanPerf ? window.__sitescanPerf.report() : ''";
+/// `document.documentElement.outerHTML`.
+pub(crate) const RENDERED_HTML: &str = "document.documentElement ? document.documentElement.outerHTML : ''";
+
+/// The version of the embedded axe-core.
+pub fn axe_version() -> &'static str {
+    AXE_VERSION.trim()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn axe_is_embedded_with_its_version() {
+        assert!(axe_version().starts_with("4."), "{}", axe_version());
+        assert!(AXE_SOURCE.len() > 100_000);
+        assert!(AXE_INJECT.contains("axe"));
+    }
+
+    #[test]
+    fn scripts_are_wrapped_with_the_helpers() {
+        for s in [&*HOOKS_INIT, &*PERF_INIT, &*COLLECT, &*SCROLL_PAGE, &*KEYBOARD_INSTALL, &*AXE_RUN_SCRIPT] {
+            assert!(s.contains("const __ss"), "helpers missing");
+            assert!(s.trim_end().ends_with(")()"));
+        }
+    }
+}

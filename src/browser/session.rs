@@ -1,0 +1,160 @@
+//! `BrowserSession`: one scan's isolated browser context(s). A capture holds a pool-wide page
+//! permit, runs on the least busy browser (the session creates its context there on first use),
+//! and is retried once when the browser or the renderer died under it.
+
+use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
+use chromiumoxide::cdp::browser_protocol::target::{CreateBrowserContextParams, DisposeBrowserContextParams};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use crate::model::{PageError, PageSnapshot};
+
+use super::capture::{CaptureSettings, Outcome, capture};
+use super::cdp::STEP_TIMEOUT;
+use super::error::BrowserError;
+use super::instance::Instance;
+use super::pool::BrowserPool;
+
+type Contexts = tokio::sync::Mutex<HashMap<u64, (Weak<Instance>, BrowserContextId)>>;
+
+#[derive(Debug)]
+pub struct BrowserSession {
+    pool: Arc<BrowserPool>,
+    contexts: Contexts,
+    closed: AtomicBool,
+}
+
+impl BrowserSession {
+    pub(crate) fn new(pool: Arc<BrowserPool>) -> BrowserSession {
+        BrowserSession { pool, contexts: tokio::sync::Mutex::new(HashMap::new()), closed: AtomicBool::new(false) }
+    }
+
+    /// Renders `url` and gathers its snapshot. Never fails: trouble is in `snapshot.error`
+    /// (`navigation`, `blocked`, `timeout`, `crashed`, `redirect_loop`, `internal`).
+    pub async fn capture(&self, url: &str) -> PageSnapshot {
+        let _permit = match self.pool.acquire().await {
+            Ok(p) => p,
+            Err(e) => return failed(url, "internal", e.to_string()),
+        };
+        let settings = CaptureSettings {
+            navigation_timeout: self.pool.options.navigation_timeout,
+            page_timeout: self.pool.options.page_timeout,
+            capture: self.pool.options.capture,
+            user_agent: self.pool.user_agent.clone(),
+        };
+        let mut last: Option<PageSnapshot> = None;
+        for attempt in 0..2 {
+            let inst = match self.pool.instance_for_page().await {
+                Ok(i) => i,
+                Err(e) => return last.unwrap_or_else(|| failed(url, e.page_error_kind(), e.to_string())),
+            };
+            let context = match self.context_on(&inst).await {
+                Ok(c) => c,
+                Err(e) => {
+                    if !inst.is_alive() || !inst.ping().await {
+                        self.pool.browser_failed(&inst).await;
+                        if attempt == 0 {
+                            continue;
+                        }
+                    }
+                    return failed(url, e.page_error_kind(), e.to_string());
+                }
+            };
+            self.pool.note_page(&inst);
+            self.pool.page_started();
+            let (snap, outcome) = capture(&inst, &context, url, &settings, &self.pool.proxy).await;
+            self.pool.page_finished();
+            self.pool.end_page(&inst);
+            let retry = match outcome {
+                Outcome::Done => false,
+                Outcome::PageCrashed => true,
+                Outcome::BrowserGone => {
+                    self.pool.browser_failed(&inst).await;
+                    true
+                }
+                Outcome::TimedOut => {
+                    if inst.ping().await {
+                        false
+                    } else {
+                        tracing::warn!(browser = inst.id, url, "browser stopped answering during a capture");
+                        self.pool.browser_failed(&inst).await;
+                        true
+                    }
+                }
+            };
+            if !retry || attempt == 1 {
+                return snap;
+            }
+            tracing::info!(url, ?outcome, "retrying the page once");
+            last = Some(snap);
+        }
+        last.unwrap_or_else(|| failed(url, "internal", "no attempt made".into()))
+    }
+
+    /// The session's context on `inst`, created on first use with the egress proxy.
+    async fn context_on(&self, inst: &Arc<Instance>) -> Result<BrowserContextId, BrowserError> {
+        let mut contexts = self.contexts.lock().await;
+        if let Some((_, id)) = contexts.get(&inst.id) {
+            return Ok(id.clone());
+        }
+        let params = CreateBrowserContextParams {
+            dispose_on_detach: Some(true),
+            proxy_server: Some(self.pool.proxy_server()),
+            proxy_bypass_list: Some("<-loopback>".into()),
+            origins_with_universal_network_access: None,
+        };
+        let id = match tokio::time::timeout(STEP_TIMEOUT, inst.browser.create_browser_context(params)).await {
+            Ok(Ok(id)) => id,
+            Ok(Err(e)) => return Err(BrowserError::Cdp { what: "Target.createBrowserContext", message: e.to_string() }),
+            Err(_) => return Err(BrowserError::Timeout { what: "Target.createBrowserContext", after: STEP_TIMEOUT }),
+        };
+        contexts.insert(inst.id, (Arc::downgrade(inst), id.clone()));
+        Ok(id)
+    }
+
+    /// Disposes the session's browser contexts (their pages, cookies and cache).
+    pub async fn close(self) {
+        self.closed.store(true, Ordering::SeqCst);
+        let contexts: Vec<_> = self.contexts.lock().await.drain().map(|(_, v)| v).collect();
+        dispose(contexts).await;
+    }
+}
+
+async fn dispose(contexts: Vec<(Weak<Instance>, BrowserContextId)>) {
+    for (inst, id) in contexts {
+        let Some(inst) = inst.upgrade().filter(|i| i.is_alive()) else { continue };
+        let done = tokio::time::timeout(Duration::from_secs(5), inst.browser.execute(DisposeBrowserContextParams::new(id))).await;
+        if !matches!(done, Ok(Ok(_))) {
+            tracing::debug!(browser = inst.id, "disposing a browser context failed");
+        }
+    }
+}
+
+impl Drop for BrowserSession {
+    fn drop(&mut self) {
+        if self.closed.load(Ordering::SeqCst) {
+            return;
+        }
+        let contexts: Vec<_> = match self.contexts.try_lock() {
+            Ok(mut c) => c.drain().map(|(_, v)| v).collect(),
+            Err(_) => return,
+        };
+        if contexts.is_empty() {
+            return;
+        }
+        if let Ok(handle) = tokio::runtime::Handle::try_current() {
+            handle.spawn(dispose(contexts));
+        }
+    }
+}
+
+fn failed(url: &str, kind: &str, message: String) -> PageSnapshot {
+    PageSnapshot {
+        requested_url: url.to_string(),
+        final_url: url.to_string(),
+        error: Some(PageError { kind: kind.to_string(), message }),
+        ..PageSnapshot::default()
+    }
+}

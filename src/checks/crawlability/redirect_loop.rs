@@ -1,0 +1,128 @@
+use super::super::check::{Check, CheckMeta, Findings, Thresholds};
+use super::link_referrers::first_referrer;
+use super::redirect_path::{chain, loops};
+use crate::model::{PageSnapshot, SiteSnapshot};
+use crate::{declare_check, evidence};
+
+declare_check! {
+    /// Redirects never settle.
+    pub struct RedirectLoop {
+        id: "crawlability.redirect-loop",
+        severity: High,
+        title: "Redirect loop",
+        fires_when: "a URL's redirects revisit a URL, exceed 10 hops (threshold redirect_max_hops), or the browser gave up with a redirect-loop error",
+        description: "A redirect loop makes the page unreachable: browsers show ERR_TOO_MANY_REDIRECTS and crawlers give up, so the URL drops out of search.",
+        remediation: "Follow the chain in the evidence and fix the rule that sends a URL back to an earlier one (typical causes: http/https or www/non-www rules fighting, a trailing-slash rule against the CMS's own, or a login redirect to itself). Each URL should reach a 200 page in at most one hop.",
+        cwe: None,
+        evidence: ["url", "selector", "snippet", "resource", "value", "limit", "chain"],
+        help_url: Some("https://developers.google.com/search/docs/crawling-indexing/301-redirects"),
+    }
+}
+
+/// True when a fetch error text names a redirect loop.
+fn is_loop_error(text: &str) -> bool {
+    let t = text.to_ascii_lowercase();
+    t.contains("too_many_redirects")
+        || t.contains("too many redirects")
+        || t.contains("redirect loop")
+        || t.contains("redirect_loop")
+}
+
+impl Check for RedirectLoop {
+    fn meta(&self) -> &'static CheckMeta {
+        &Self::META
+    }
+
+    fn page(&self, page: &PageSnapshot, thresholds: &Thresholds, out: &mut Findings<'_>) {
+        let errored = page
+            .error
+            .as_ref()
+            .is_some_and(|e| e.kind == "redirect_loop" || is_loop_error(&e.message));
+        if errored || loops(&page.redirects, thresholds.redirect_max_hops) {
+            out.report(evidence! {
+                "url" => if page.final_url.is_empty() { page.requested_url.clone() } else { page.final_url.clone() },
+                "resource" => page.requested_url,
+                "value" => page.redirects.len(),
+                "limit" => thresholds.redirect_max_hops,
+                "chain" => chain(&page.redirects, None),
+            });
+        }
+    }
+
+    fn site(&self, site: &SiteSnapshot, thresholds: &Thresholds, out: &mut Findings<'_>) {
+        for status in &site.link_statuses {
+            if site.pages.iter().any(|p| p.url == status.url) {
+                continue;
+            }
+            let errored = status.error.as_deref().is_some_and(is_loop_error);
+            if !errored && !loops(&status.redirects, thresholds.redirect_max_hops) {
+                continue;
+            }
+            let referrer = first_referrer(site, &status.url);
+            out.report(evidence! {
+                "url" => referrer.map_or(status.url.clone(), |(p, _)| p.final_url.clone()),
+                "selector" => referrer.map(|(_, l)| l.selector.clone()),
+                "snippet" => referrer.map(|(_, l)| l.snippet.clone()),
+                "resource" => status.url,
+                "value" => status.redirects.len(),
+                "limit" => thresholds.redirect_max_hops,
+                "chain" => chain(&status.redirects, None),
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::{findings, page, site_findings};
+    use crate::model::{DomFacts, PageError, RedirectHop, SiteSnapshot, UrlStatus};
+
+    fn hop(url: &str) -> RedirectHop {
+        RedirectHop {
+            url: url.into(),
+            status: 302,
+            location: None,
+        }
+    }
+
+    #[test]
+    fn fires_on_revisits_and_browser_errors() {
+        let mut p = page("https://e.com/a", DomFacts::default());
+        p.redirects = vec![
+            hop("https://e.com/a"),
+            hop("https://e.com/b"),
+            hop("https://e.com/a"),
+        ];
+        assert_eq!(findings(&p, "crawlability.redirect-loop").len(), 1);
+        let mut p = page("https://e.com/x", DomFacts::default());
+        p.status = None;
+        p.error = Some(PageError {
+            kind: "navigation".into(),
+            message: "net::ERR_TOO_MANY_REDIRECTS".into(),
+        });
+        assert_eq!(findings(&p, "crawlability.redirect-loop").len(), 1);
+        let site = SiteSnapshot {
+            link_statuses: vec![UrlStatus {
+                url: "https://e.com/l".into(),
+                redirects: (0..11)
+                    .map(|i| hop(&format!("https://e.com/{i}")))
+                    .collect(),
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        assert_eq!(
+            site_findings(&site, "crawlability.redirect-loop")[0].evidence["value"],
+            11
+        );
+    }
+
+    #[test]
+    fn quiet_for_a_long_but_settling_chain() {
+        let mut p = page("https://e.com/f", DomFacts::default());
+        p.redirects = (0..10)
+            .map(|i| hop(&format!("https://e.com/{i}")))
+            .collect();
+        assert!(findings(&p, "crawlability.redirect-loop").is_empty());
+    }
+}

@@ -1,0 +1,77 @@
+use super::super::check::{Check, CheckMeta, Findings, Thresholds};
+use super::super::semantics::html_document::is_html_document;
+use super::language_tag::check_bcp47;
+use crate::model::PageSnapshot;
+use crate::{declare_check, evidence};
+
+declare_check! {
+    /// The lang attribute is not a valid BCP 47 tag.
+    pub struct LangInvalid {
+        id: "i18n.lang-invalid",
+        severity: Medium,
+        title: "Page language is not a valid BCP 47 tag",
+        fires_when: "the <html lang> value is not well-formed BCP 47 (e.g. en_US, english) or uses a language, script or region subtag missing from the IANA Language Subtag Registry (e.g. en-UK, eng)",
+        description: "Browsers, screen readers and search engines only understand registered language tags: an invalid one is treated like no language at all, so text is read with the wrong pronunciation and may be mis-targeted in search.",
+        remediation: "Use a registered tag: language (ISO 639-1 where one exists) optionally followed by region (ISO 3166-1), e.g. `en`, `en-GB` (not en-UK), `pt-BR`, `zh-Hant`.",
+        cwe: None,
+        evidence: ["url", "selector", "value", "expected"],
+        help_url: Some("https://www.w3.org/International/articles/language-tags/"),
+    }
+}
+
+impl Check for LangInvalid {
+    fn meta(&self) -> &'static CheckMeta {
+        &Self::META
+    }
+
+    fn page(&self, page: &PageSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
+        if !is_html_document(page) {
+            return;
+        }
+        let Some(lang) = page
+            .dom
+            .html_lang
+            .as_deref()
+            .filter(|l| !l.trim().is_empty())
+        else {
+            return;
+        };
+        if let Err(reason) = check_bcp47(lang) {
+            out.report(evidence! {
+                "url" => page.final_url,
+                "selector" => "html",
+                "value" => lang,
+                "expected" => reason,
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::{findings, page};
+    use crate::model::DomFacts;
+
+    fn lang(l: &str) -> crate::model::PageSnapshot {
+        page(DomFacts {
+            html_lang: Some(l.into()),
+            ..Default::default()
+        })
+    }
+
+    #[test]
+    fn fires_on_underscores_names_and_unregistered_regions() {
+        for bad in ["en_US", "english", "en-UK"] {
+            let f = findings(&lang(bad), "i18n.lang-invalid");
+            assert_eq!(f.len(), 1, "{bad}");
+            assert_eq!(f[0].evidence["value"], bad);
+        }
+    }
+
+    #[test]
+    fn quiet_on_valid_tags_in_any_case() {
+        for ok in ["EN-us", "zh-Hant-TW", "es-419", "sr-Latn-RS"] {
+            assert!(findings(&lang(ok), "i18n.lang-invalid").is_empty(), "{ok}");
+        }
+    }
+}

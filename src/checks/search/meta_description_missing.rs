@@ -1,0 +1,70 @@
+use super::super::check::{Check, CheckMeta, Findings, Thresholds};
+use super::super::semantics::html_document::is_html_document;
+use crate::model::PageSnapshot;
+use crate::{declare_check, evidence};
+
+declare_check! {
+    /// No meta description, or an empty one.
+    pub struct MetaDescriptionMissing {
+        id: "search.meta-description-missing",
+        severity: Medium,
+        title: "Page has no meta description",
+        fires_when: "no <meta name=\"description\"> or one whose content is empty",
+        description: "Search engines often use the meta description as the snippet under the title in results, and social networks use it for link previews. Without one they pick arbitrary text from the page.",
+        remediation: "Add `<meta name=\"description\" content=\"...\">` to <head> with a unique 50-160 character summary of the page.",
+        cwe: None,
+        evidence: ["url"],
+        help_url: Some("https://developers.google.com/search/docs/appearance/snippet#meta-descriptions"),
+    }
+}
+
+/// The page's meta description, whitespace collapsed (`None` when absent or empty).
+pub fn meta_description(page: &PageSnapshot) -> Option<String> {
+    let content = page.meta_named("description")?.content.as_deref()?;
+    let collapsed = content.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!collapsed.is_empty()).then_some(collapsed)
+}
+
+impl Check for MetaDescriptionMissing {
+    fn meta(&self) -> &'static CheckMeta {
+        &Self::META
+    }
+
+    fn page(&self, page: &PageSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
+        if is_html_document(page) && meta_description(page).is_none() {
+            out.report(evidence! { "url" => page.final_url });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::{findings, meta_name, page};
+    use crate::model::DomFacts;
+
+    #[test]
+    fn fires_when_absent_or_empty() {
+        assert_eq!(
+            findings(
+                &page(DomFacts::default()),
+                "search.meta-description-missing"
+            )
+            .len(),
+            1
+        );
+        let p = page(DomFacts {
+            metas: vec![meta_name("description", "   ")],
+            ..Default::default()
+        });
+        assert_eq!(findings(&p, "search.meta-description-missing").len(), 1);
+    }
+
+    #[test]
+    fn quiet_with_an_uppercase_name() {
+        let p = page(DomFacts {
+            metas: vec![meta_name("Description", "Shoes for running.")],
+            ..Default::default()
+        });
+        assert!(findings(&p, "search.meta-description-missing").is_empty());
+    }
+}

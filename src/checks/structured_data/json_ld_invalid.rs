@@ -1,0 +1,66 @@
+use super::super::check::{Check, CheckMeta, Findings, Thresholds};
+use super::super::semantics::html_document::is_html_document;
+use super::super::semantics::html_parse_errors::truncate;
+use crate::model::PageSnapshot;
+use crate::{declare_check, evidence};
+
+declare_check! {
+    /// An `application/ld+json` block is not valid JSON.
+    pub struct JsonLdInvalid {
+        id: "structured-data.json-ld-invalid",
+        severity: High,
+        title: "JSON-LD block is not valid JSON",
+        fires_when: "the text of a <script type=\"application/ld+json\"> does not parse as JSON (trailing commas, comments, single quotes, unescaped quotes or line breaks in strings, an empty block). One finding per block",
+        description: "Search engines discard a JSON-LD block that does not parse, so none of its structured data (products, breadcrumbs, articles, events...) counts, and rich results for the page disappear.",
+        remediation: "Fix the JSON at the reported line and column: no trailing commas or comments, double quotes only, escape quotes and line breaks inside strings. Generate the block with a JSON serializer (JSON.stringify, json_encode) instead of string templates.",
+        cwe: None,
+        evidence: ["url", "selector", "snippet", "value"],
+        help_url: Some("https://developers.google.com/search/docs/appearance/structured-data/intro-structured-data#structured-data-format"),
+    }
+}
+
+impl Check for JsonLdInvalid {
+    fn meta(&self) -> &'static CheckMeta {
+        &Self::META
+    }
+
+    fn page(&self, page: &PageSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
+        if !is_html_document(page) {
+            return;
+        }
+        for block in &page.dom.json_ld {
+            if let Err(error) = serde_json::from_str::<serde_json::Value>(block.text.trim()) {
+                out.report(evidence! {
+                    "url" => page.final_url,
+                    "selector" => block.selector,
+                    "snippet" => truncate(block.text.trim(), 200),
+                    "value" => error.to_string(),
+                });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::{findings, json_ld_page};
+
+    #[test]
+    fn fires_on_trailing_commas_and_empty_blocks() {
+        let p = json_ld_page(&[
+            "{\"@context\": \"https://schema.org\", \"@type\": \"Thing\",}",
+            "  ",
+        ]);
+        let f = findings(&p, "structured-data.json-ld-invalid");
+        assert_eq!(f.len(), 2);
+        assert!(f[0].evidence["value"].as_str().unwrap().contains("line 1"));
+    }
+
+    #[test]
+    fn quiet_on_valid_json_with_whitespace_and_unicode() {
+        let p = json_ld_page(&[
+            "\n  [{\"@context\": \"https://schema.org\", \"@type\": \"Thing\", \"name\": \"Café \\u00e9\"}]\n",
+        ]);
+        assert!(findings(&p, "structured-data.json-ld-invalid").is_empty());
+    }
+}

@@ -1,0 +1,50 @@
+//! Flags to a running engine: the egress guard, the fetcher, the browser pool, the scanner.
+
+use super::args::{BrowserArgs, CrawlArgs, WorkerPoolArgs};
+use crate::browser::{BrowserOptions, BrowserPool};
+use crate::model::AddressPolicy;
+use crate::net::{EgressGuard, Fetcher, FetcherOptions};
+use crate::scan::{MAX_PAGES_LIMIT, ScanOptions, Scanner, WorkerConfig};
+use anyhow::Context;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Starts Chromium (or connects to remote CDP endpoints) behind the egress guard.
+pub async fn scanner(browser: &BrowserArgs, policy: AddressPolicy) -> anyhow::Result<Arc<Scanner>> {
+    let guard = Arc::new(EgressGuard::new(policy));
+    let fetcher = Arc::new(Fetcher::new(guard.clone(), FetcherOptions::default()).context("building the HTTP fetcher")?);
+    let options = BrowserOptions {
+        chromium: browser.chromium.clone(),
+        cdp_endpoints: browser.cdp.clone(),
+        browsers: browser.browsers.max(1),
+        pages_per_browser: browser.pages_per_browser.max(1),
+        ..BrowserOptions::default()
+    };
+    let pool = BrowserPool::start(options, guard).await.context("starting the browser pool")?;
+    Ok(Arc::new(Scanner::new(pool, fetcher)))
+}
+
+/// Crawl flags to scan options.
+pub fn scan_options(crawl: &CrawlArgs, browser: &BrowserArgs) -> anyhow::Result<ScanOptions> {
+    anyhow::ensure!(
+        (1..=MAX_PAGES_LIMIT).contains(&crawl.max_pages),
+        "--max-pages must be between 1 and {MAX_PAGES_LIMIT}"
+    );
+    Ok(ScanOptions {
+        max_pages: crawl.max_pages,
+        max_depth: crawl.max_depth,
+        page_concurrency: (browser.browsers.max(1) * browser.pages_per_browser.max(1)).max(1),
+        ..ScanOptions::default()
+    })
+}
+
+/// Job flags to the worker configuration.
+pub fn worker_config(jobs: &WorkerPoolArgs, crawl: &CrawlArgs, browser: &BrowserArgs) -> anyhow::Result<WorkerConfig> {
+    anyhow::ensure!(jobs.lease_seconds >= 1, "--lease-seconds must be at least 1");
+    Ok(WorkerConfig {
+        lease: Duration::from_secs(jobs.lease_seconds),
+        max_attempts: jobs.max_attempts.max(1),
+        poll: Duration::from_millis(jobs.poll_ms.max(10)),
+        options: scan_options(crawl, browser)?,
+    })
+}

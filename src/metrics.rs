@@ -1,0 +1,101 @@
+//! Prometheus metrics: one registry for the process, written to by the API and the engine, read
+//! by `GET /metrics`.
+
+use prometheus::{
+    Encoder, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Opts,
+    Registry, TextEncoder,
+};
+use std::sync::OnceLock;
+
+/// Every metric sitescan exports.
+pub struct Metrics {
+    pub registry: Registry,
+    pub http_requests: IntCounterVec,
+    pub http_duration: HistogramVec,
+    pub grpc_requests: IntCounterVec,
+    pub grpc_duration: HistogramVec,
+    pub rate_limited: IntCounter,
+    pub quota_exceeded: IntCounter,
+    pub scans: IntGaugeVec,
+    pub queue_depth: IntGauge,
+    pub queue_oldest_age: prometheus::Gauge,
+    pub pages_scanned: IntCounter,
+    pub page_duration: Histogram,
+    pub scans_finished: IntCounterVec,
+    pub browsers: IntGauge,
+    pub busy_pages: IntGauge,
+    pub browser_crashes: IntGauge,
+    pub browser_restarts: IntGauge,
+}
+
+fn build() -> Result<Metrics, prometheus::Error> {
+    let registry = Registry::new_custom(Some("sitescan".into()), None)?;
+    let latency = vec![0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0];
+    let m = Metrics {
+        http_requests: IntCounterVec::new(
+            Opts::new("http_requests_total", "HTTP requests by route and status"),
+            &["method", "route", "status"],
+        )?,
+        http_duration: HistogramVec::new(
+            HistogramOpts::new("http_request_duration_seconds", "HTTP request latency by route").buckets(latency.clone()),
+            &["method", "route"],
+        )?,
+        grpc_requests: IntCounterVec::new(
+            Opts::new("grpc_requests_total", "gRPC calls by method and status code"),
+            &["method", "code"],
+        )?,
+        grpc_duration: HistogramVec::new(
+            HistogramOpts::new("grpc_request_duration_seconds", "gRPC call latency by method").buckets(latency),
+            &["method"],
+        )?,
+        rate_limited: IntCounter::new("rate_limit_rejections_total", "Requests refused by the per-token rate limit")?,
+        quota_exceeded: IntCounter::new("quota_rejections_total", "Scans refused by the monthly quota")?,
+        scans: IntGaugeVec::new(Opts::new("scans", "Scans by status (at the last scrape)"), &["status"])?,
+        queue_depth: IntGauge::new("queue_depth", "Queued scans")?,
+        queue_oldest_age: prometheus::Gauge::new("queue_oldest_age_seconds", "Age of the oldest queued scan")?,
+        pages_scanned: IntCounter::new("pages_scanned_total", "Pages rendered and checked")?,
+        page_duration: Histogram::with_opts(
+            HistogramOpts::new("page_duration_seconds", "Time to capture one page")
+                .buckets(vec![0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0, 60.0]),
+        )?,
+        scans_finished: IntCounterVec::new(
+            Opts::new("scans_finished_total", "Scans this process finished, by outcome"),
+            &["outcome"],
+        )?,
+        browsers: IntGauge::new("browser_pool_size", "Chromium processes in the pool")?,
+        busy_pages: IntGauge::new("browser_busy_pages", "Pages being captured")?,
+        browser_crashes: IntGauge::new("browser_crashes", "Chromium crashes detected since start")?,
+        browser_restarts: IntGauge::new("browser_restarts", "Chromium processes replaced since start")?,
+        registry,
+    };
+    m.registry.register(Box::new(m.http_requests.clone()))?;
+    m.registry.register(Box::new(m.http_duration.clone()))?;
+    m.registry.register(Box::new(m.grpc_requests.clone()))?;
+    m.registry.register(Box::new(m.grpc_duration.clone()))?;
+    m.registry.register(Box::new(m.rate_limited.clone()))?;
+    m.registry.register(Box::new(m.quota_exceeded.clone()))?;
+    m.registry.register(Box::new(m.scans.clone()))?;
+    m.registry.register(Box::new(m.queue_depth.clone()))?;
+    m.registry.register(Box::new(m.queue_oldest_age.clone()))?;
+    m.registry.register(Box::new(m.pages_scanned.clone()))?;
+    m.registry.register(Box::new(m.page_duration.clone()))?;
+    m.registry.register(Box::new(m.scans_finished.clone()))?;
+    m.registry.register(Box::new(m.browsers.clone()))?;
+    m.registry.register(Box::new(m.busy_pages.clone()))?;
+    m.registry.register(Box::new(m.browser_crashes.clone()))?;
+    m.registry.register(Box::new(m.browser_restarts.clone()))?;
+    Ok(m)
+}
+
+/// The process's metrics.
+pub fn metrics() -> &'static Metrics {
+    static M: OnceLock<Metrics> = OnceLock::new();
+    M.get_or_init(|| build().expect("metric definitions are valid"))
+}
+
+/// The registry in Prometheus text format.
+pub fn render() -> String {
+    let mut buf = Vec::new();
+    let _ = TextEncoder::new().encode(&metrics().registry.gather(), &mut buf);
+    String::from_utf8(buf).unwrap_or_default()
+}

@@ -1,0 +1,126 @@
+//! From a page snapshot to what outlives it: the digest site checks read, and the report's page
+//! entry. Pure functions.
+
+use crate::model::{LinkRef, PageDigest, PageSnapshot, header_all};
+use crate::store::PageRecord;
+use serde_json::json;
+use url::Url;
+
+fn round(v: Option<f64>, digits: i32) -> Option<f64> {
+    let f = 10f64.powi(digits);
+    v.map(|x| (x * f).round() / f)
+}
+
+/// True when a robots meta tag or `X-Robots-Tag` says `noindex` (for every crawler or Google's).
+pub fn is_noindex(page: &PageSnapshot) -> bool {
+    let meta = page.dom.metas.iter().any(|m| {
+        m.name.as_deref().is_some_and(|n| n.eq_ignore_ascii_case("robots") || n.eq_ignore_ascii_case("googlebot"))
+            && m.content.as_deref().is_some_and(|c| c.to_ascii_lowercase().contains("noindex") || c.to_ascii_lowercase().contains("none"))
+    });
+    let header = header_all(&page.response_headers, "x-robots-tag").any(|v| {
+        let v = v.to_ascii_lowercase();
+        // `googlebot: noindex` or plain `noindex`; another named bot's rule does not count.
+        let applies = match v.split_once(':') {
+            Some((agent, _)) if !agent.contains(',') && !agent.trim().contains(' ') => {
+                matches!(agent.trim(), "googlebot" | "*" | "sitescan")
+            }
+            _ => true,
+        };
+        applies && (v.contains("noindex") || v.contains("none"))
+    });
+    meta || header
+}
+
+/// The digest of a rendered page; `internal` decides which links are the site's own.
+pub fn digest(page: &PageSnapshot, depth: u32, internal: impl Fn(&Url) -> bool) -> PageDigest {
+    let dom = &page.dom;
+    let rel_has = |rel: &str, want: &str| rel.split_ascii_whitespace().any(|r| r.eq_ignore_ascii_case(want));
+    let canonical = dom.links.iter().find(|l| rel_has(&l.rel, "canonical")).and_then(|l| l.href.clone());
+    let hreflang = dom
+        .links
+        .iter()
+        .filter(|l| rel_has(&l.rel, "alternate"))
+        .filter_map(|l| Some((l.hreflang.clone()?, l.href.clone()?)))
+        .collect();
+    let og_image = dom
+        .metas
+        .iter()
+        .find(|m| m.property.as_deref().is_some_and(|p| p.eq_ignore_ascii_case("og:image")))
+        .and_then(|m| m.content.clone())
+        .and_then(|c| Url::parse(&page.final_url).ok().and_then(|base| base.join(c.trim()).ok()))
+        .map(|u| u.to_string());
+    let mut seen = std::collections::HashSet::new();
+    let internal_links = dom
+        .anchors
+        .iter()
+        .filter_map(|a| {
+            let href = a.href.as_deref()?;
+            let url = super::frontier::normalize(href, None)?;
+            (internal(&url) && seen.insert((url.to_string(), a.selector.clone())))
+                .then(|| LinkRef { href: url.to_string(), selector: a.selector.clone(), snippet: a.snippet.clone() })
+        })
+        .collect();
+    PageDigest {
+        url: page.requested_url.clone(),
+        final_url: page.final_url.clone(),
+        status: page.status,
+        depth,
+        title: dom.title.clone(),
+        meta_description: page.meta_named("description").and_then(|m| m.content.clone()),
+        canonical,
+        noindex: is_noindex(page),
+        hreflang,
+        og_image,
+        has_icon_link: dom.links.iter().any(|l| rel_has(&l.rel, "icon")),
+        internal_links,
+    }
+}
+
+/// The report's entry for a page.
+pub fn page_record(page: &PageSnapshot) -> PageRecord {
+    let m = &page.metrics;
+    PageRecord {
+        url: page.requested_url.clone(),
+        final_url: (!page.final_url.is_empty()).then(|| page.final_url.clone()),
+        status: page.status,
+        title: page.dom.title.clone(),
+        metrics: json!({
+            "ttfb_ms": round(m.ttfb_ms, 1),
+            "fcp_ms": round(m.fcp_ms, 1),
+            "lcp_ms": round(m.lcp_ms, 1),
+            "cls": round(m.cls, 4),
+            "tbt_ms": round(m.tbt_ms, 1),
+            "transfer_bytes": m.transfer_bytes,
+            "requests": m.requests,
+        }),
+        error: page.error.as_ref().map(|e| json!({"kind": e.kind, "message": e.message})),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Anchor, Header, LinkTag, MetaTag};
+
+    #[test]
+    fn digests_a_page() {
+        let mut page = PageSnapshot { requested_url: "http://a.test/".into(), final_url: "http://a.test/".into(), status: Some(200), ..Default::default() };
+        page.dom.title = Some("Home".into());
+        page.dom.metas.push(MetaTag { name: Some("description".into()), content: Some("D".into()), ..Default::default() });
+        page.dom.metas.push(MetaTag { property: Some("og:image".into()), content: Some("/og.png".into()), ..Default::default() });
+        page.dom.links.push(LinkTag { rel: "canonical".into(), href: Some("http://a.test/".into()), ..Default::default() });
+        page.dom.links.push(LinkTag { rel: "alternate".into(), hreflang: Some("de".into()), href: Some("http://a.test/de/".into()), ..Default::default() });
+        page.dom.anchors.push(Anchor { href: Some("http://a.test/x#top".into()), selector: "a".into(), ..Default::default() });
+        page.dom.anchors.push(Anchor { href: Some("http://b.test/".into()), selector: "a:nth-of-type(2)".into(), ..Default::default() });
+        let d = digest(&page, 0, |u| u.host_str() == Some("a.test"));
+        assert_eq!(d.og_image.as_deref(), Some("http://a.test/og.png"));
+        assert_eq!(d.internal_links.len(), 1);
+        assert_eq!(d.internal_links[0].href, "http://a.test/x");
+        assert_eq!(d.hreflang, vec![("de".to_string(), "http://a.test/de/".to_string())]);
+        assert!(!d.noindex);
+        page.response_headers.push(Header { name: "x-robots-tag".into(), value: "otherbot: noindex".into() });
+        assert!(!is_noindex(&page));
+        page.response_headers.push(Header { name: "x-robots-tag".into(), value: "noindex, nofollow".into() });
+        assert!(is_noindex(&page));
+    }
+}

@@ -1,0 +1,54 @@
+//! What a scan may do: page budget, depth, link checks, politeness, thresholds.
+
+use crate::checks::Thresholds;
+use std::time::Duration;
+
+/// Pages rendered per scan unless configured.
+pub const DEFAULT_MAX_PAGES: usize = 50;
+/// The most pages an operator lets one scan render.
+pub const MAX_PAGES_LIMIT: usize = 10_000;
+/// Link depth from the start page.
+pub const DEFAULT_MAX_DEPTH: u32 = 5;
+/// Internal links whose status is checked without rendering them, per scan.
+pub const DEFAULT_LINK_CHECK_BUDGET: usize = 200;
+/// Sitemap-listed URLs whose status is checked, per scan.
+pub const DEFAULT_SITEMAP_URL_BUDGET: usize = 100;
+/// Requests in flight to the target host at once (fetcher requests; pages count too).
+pub const DEFAULT_HOST_CONCURRENCY: usize = 4;
+/// Minimum interval between requests to the host, unless robots.txt asks for more.
+pub const DEFAULT_MIN_INTERVAL_MS: u64 = 0;
+/// The longest crawl-delay honoured (a site asking for more gets this).
+pub const MAX_CRAWL_DELAY: Duration = Duration::from_secs(5);
+/// Lease length default, seconds.
+pub const DEFAULT_LEASE_SECONDS: u64 = 60;
+/// Idle worker poll interval default, milliseconds.
+pub const DEFAULT_POLL_MS: u64 = 500;
+
+/// Options of one scan.
+#[derive(Debug, Clone)]
+pub struct ScanOptions {
+    pub max_pages: usize,
+    pub max_depth: u32,
+    pub link_check_budget: usize,
+    pub sitemap_url_budget: usize,
+    pub host_concurrency: usize,
+    pub min_interval: Duration,
+    pub thresholds: Thresholds,
+    /// Pages rendered at once for this scan (the pool bounds the total across scans).
+    pub page_concurrency: usize,
+}
+
+impl Default for ScanOptions {
+    fn default() -> Self {
+        ScanOptions {
+            max_pages: DEFAULT_MAX_PAGES,
+            max_depth: DEFAULT_MAX_DEPTH,
+            link_check_budget: DEFAULT_LINK_CHECK_BUDGET,
+            sitemap_url_budget: DEFAULT_SITEMAP_URL_BUDGET,
+            host_concurrency: DEFAULT_HOST_CONCURRENCY,
+            min_interval: Duration::from_millis(DEFAULT_MIN_INTERVAL_MS),
+            thresholds: Thresholds::default(),
+            page_concurrency: 4,
+        }
+    }
+}

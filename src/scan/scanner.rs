@@ -1,0 +1,312 @@
+//! One scan, start to end: preflight, robots.txt and sitemaps, a breadth-first crawl rendered by
+//! the browser pool, page checks as pages finish, link and resource statuses, then site checks.
+
+use super::digest::{digest, page_record};
+use super::error::ScanError;
+use super::frontier::{Frontier, Site, looks_like_page, normalize};
+use super::options::{MAX_CRAWL_DELAY, ScanOptions};
+use super::politeness::HostGate;
+use super::site_gather::{fetch_robots, fetch_sitemaps, https_probe, preflight, url_status};
+use crate::browser::BrowserPool;
+use crate::checks::{run_page_checks, run_site_checks};
+use crate::model::{Finding, PageDigest, PageSnapshot, SiteSnapshot, UrlStatus};
+use crate::net::Fetcher;
+use crate::store::PageRecord;
+use futures::stream::{FuturesUnordered, StreamExt};
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+use url::Url;
+
+/// Where a scan's results go as they are produced.
+#[async_trait::async_trait]
+pub trait ScanSink: Send {
+    /// One page and its findings (written atomically).
+    async fn page(&mut self, record: PageRecord, findings: Vec<Finding>) -> Result<(), ScanError>;
+    /// The site-level findings, once the crawl has ended.
+    async fn site(&mut self, findings: Vec<Finding>) -> Result<(), ScanError>;
+}
+
+/// Progress of a running scan (for the terminal's progress bar).
+#[derive(Debug, Clone)]
+pub enum Progress {
+    PageStarted { url: String, budget: usize },
+    PageDone { url: String, done: usize, budget: usize },
+    Finishing,
+}
+
+pub type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
+
+/// Where the time of a scan went.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ScanStats {
+    pub pages: usize,
+    pub duration_ms: u64,
+    /// Summed over pages (pages render in parallel, so this can exceed the duration).
+    pub render_ms: u64,
+    pub checks_ms: u64,
+    pub store_ms: u64,
+    pub site_ms: u64,
+}
+
+/// The engine: a browser pool and a guarded fetcher, shared by every scan of a worker process.
+pub struct Scanner {
+    pool: Arc<BrowserPool>,
+    fetcher: Arc<Fetcher>,
+}
+
+impl Scanner {
+    pub fn new(pool: Arc<BrowserPool>, fetcher: Arc<Fetcher>) -> Self {
+        Scanner { pool, fetcher }
+    }
+
+    pub fn pool(&self) -> &Arc<BrowserPool> {
+        &self.pool
+    }
+
+    /// Scans the site at `start`. Trouble on the site becomes findings; `Err` only when the
+    /// scan cannot run at all (or was interrupted).
+    pub async fn run(
+        &self,
+        start: &Url,
+        options: &ScanOptions,
+        sink: &mut dyn ScanSink,
+        progress: Option<ProgressFn>,
+        cancel: CancellationToken,
+    ) -> Result<ScanStats, ScanError> {
+        let began = Instant::now();
+        let mut stats = ScanStats::default();
+        let notify = |p: Progress| {
+            if let Some(f) = &progress {
+                f(p);
+            }
+        };
+        tokio::select! {
+            r = preflight(&self.fetcher, start) => r?,
+            _ = cancel.cancelled() => return Err(ScanError::Interrupted),
+        }
+        let mut gate = HostGate::new(options.host_concurrency, options.min_interval);
+        let (robots, rules) = fetch_robots(&self.fetcher, &gate, start).await;
+        if let Some(delay) = robots.crawl_delay_s.filter(|d| d.is_finite() && *d > 0.0) {
+            let delay = Duration::from_secs_f64(delay).min(MAX_CRAWL_DELAY).max(options.min_interval);
+            gate = HostGate::new(options.host_concurrency, delay);
+        }
+        let sitemaps = fetch_sitemaps(&self.fetcher, &gate, start, &robots.sitemaps).await;
+        let probe = https_probe(&self.fetcher, &gate, start).await;
+
+        let session = self.pool.session().await.map_err(|e| ScanError::Browser(e.to_string()))?;
+        let mut site = Site::new(start);
+        let mut frontier = Frontier::default();
+        frontier.push(start.clone(), 0);
+        let sitemap_urls: Vec<Url> = sitemaps.iter().flat_map(|s| s.urls.iter()).filter_map(|u| normalize(u, None)).collect();
+        for url in &sitemap_urls {
+            if site.contains(url) && looks_like_page(url) && rules.allowed(url) {
+                frontier.push(url.clone(), 1);
+            }
+        }
+
+        let budget = options.max_pages.max(1);
+        let concurrency = options.page_concurrency.max(1);
+        let mut started = 0usize;
+        let mut done = 0usize;
+        let mut digests: Vec<PageDigest> = Vec::new();
+        let mut rendered: HashMap<String, UrlStatus> = HashMap::new();
+        let mut robots_blocked: BTreeSet<(String, String)> = BTreeSet::new();
+        let mut link_targets: BTreeSet<String> = BTreeSet::new();
+        let mut pending = FuturesUnordered::new();
+        let result: Result<(), ScanError> = loop {
+            while pending.len() < concurrency && started < budget {
+                let Some((url, depth)) = frontier.pop() else { break };
+                started += 1;
+                notify(Progress::PageStarted { url: url.to_string(), budget });
+                let session = &session;
+                let gate = gate.clone();
+                pending.push(async move {
+                    let _permit = gate.enter().await;
+                    let t = Instant::now();
+                    let snapshot = session.capture(url.as_str()).await;
+                    (url, depth, snapshot, t.elapsed())
+                });
+            }
+            if pending.is_empty() {
+                break Ok(());
+            }
+            let next = tokio::select! {
+                n = pending.next() => n,
+                _ = cancel.cancelled() => break Err(ScanError::Interrupted),
+            };
+            let Some((url, depth, snapshot, took)) = next else { break Ok(()) };
+            stats.render_ms += took.as_millis() as u64;
+            crate::metrics::metrics().pages_scanned.inc();
+            crate::metrics::metrics().page_duration.observe(took.as_secs_f64());
+            done += 1;
+            let is_start = done == 1 && url == *start;
+            // Where the page really is (after redirects).
+            let final_url = normalize(&snapshot.final_url, None).unwrap_or_else(|| url.clone());
+            if final_url != url {
+                frontier.mark_seen(&final_url);
+                if is_start {
+                    site.add(&final_url);
+                }
+            }
+            for status in rendered_statuses(&url, &final_url, &snapshot) {
+                rendered.insert(status.url.clone(), status);
+            }
+            let on_site = site.contains(&final_url);
+            let page_digest = digest(&snapshot, depth, |u| site.contains(u));
+            if on_site && snapshot.rendered() {
+                for link in &page_digest.internal_links {
+                    let Some(link_url) = normalize(&link.href, None) else { continue };
+                    link_targets.insert(link_url.to_string());
+                    if !looks_like_page(&link_url) || frontier.seen(&link_url) {
+                        continue;
+                    }
+                    if !rules.allowed(&link_url) {
+                        robots_blocked.insert((link_url.to_string(), snapshot.final_url.clone()));
+                    } else if depth < options.max_depth {
+                        frontier.push(link_url, depth + 1);
+                    }
+                }
+            }
+            digests.push(page_digest);
+            let t = Instant::now();
+            let thresholds = options.thresholds.clone();
+            let record = page_record(&snapshot);
+            let findings = tokio::task::spawn_blocking(move || run_page_checks(&snapshot, &thresholds))
+                .await
+                .unwrap_or_default();
+            stats.checks_ms += t.elapsed().as_millis() as u64;
+            let t = Instant::now();
+            if let Err(e) = sink.page(record, findings).await {
+                break Err(e);
+            }
+            stats.store_ms += t.elapsed().as_millis() as u64;
+            notify(Progress::PageDone { url: url.to_string(), done, budget });
+        };
+        drop(pending);
+        if let Err(e) = result {
+            session.close().await;
+            return Err(e);
+        }
+        session.close().await;
+        notify(Progress::Finishing);
+
+        let t = Instant::now();
+        let site_snapshot = self
+            .gather_site(start, options, &gate, robots, sitemaps, probe, digests, rendered, link_targets, robots_blocked, &cancel)
+            .await?;
+        let thresholds = options.thresholds.clone();
+        let site_findings = tokio::task::spawn_blocking(move || run_site_checks(&site_snapshot, &thresholds))
+            .await
+            .unwrap_or_default();
+        sink.site(site_findings).await?;
+        stats.site_ms = t.elapsed().as_millis() as u64;
+        stats.pages = done;
+        stats.duration_ms = began.elapsed().as_millis() as u64;
+        Ok(stats)
+    }
+
+    /// Statuses of links, sitemap URLs and resources the crawl did not render, then the site
+    /// snapshot.
+    #[allow(clippy::too_many_arguments)]
+    async fn gather_site(
+        &self,
+        start: &Url,
+        options: &ScanOptions,
+        gate: &HostGate,
+        robots: crate::model::RobotsTxt,
+        sitemaps: Vec<crate::model::Sitemap>,
+        probe: Option<crate::model::HttpsProbe>,
+        digests: Vec<PageDigest>,
+        rendered: HashMap<String, UrlStatus>,
+        link_targets: BTreeSet<String>,
+        robots_blocked: BTreeSet<(String, String)>,
+        cancel: &CancellationToken,
+    ) -> Result<SiteSnapshot, ScanError> {
+        let blocked: std::collections::HashSet<&String> = robots_blocked.iter().map(|(u, _)| u).collect();
+        let unrendered_links: Vec<String> = link_targets
+            .iter()
+            .filter(|u| !rendered.contains_key(*u) && !blocked.contains(u))
+            .take(options.link_check_budget)
+            .cloned()
+            .collect();
+        let sitemap_listed: Vec<String> = sitemaps
+            .iter()
+            .flat_map(|s| s.urls.iter().cloned())
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .take(options.sitemap_url_budget)
+            .collect();
+        let mut resources: BTreeSet<String> = digests.iter().filter_map(|d| d.og_image.clone()).collect();
+        for d in &digests {
+            if let Some(c) = &d.canonical
+                && !rendered.contains_key(c)
+            {
+                resources.insert(c.clone());
+            }
+        }
+        if let Ok(favicon) = start.join("/favicon.ico") {
+            resources.insert(favicon.to_string());
+        }
+        let to_fetch: BTreeSet<String> = unrendered_links
+            .iter()
+            .chain(sitemap_listed.iter().filter(|u| !rendered.contains_key(*u)))
+            .chain(resources.iter().filter(|u| !rendered.contains_key(*u)))
+            .cloned()
+            .collect();
+        let fetched: HashMap<String, UrlStatus> = tokio::select! {
+            r = futures::stream::iter(to_fetch)
+                .map(|u| async move { (u.clone(), url_status(&self.fetcher, gate, &u).await) })
+                .buffer_unordered(options.host_concurrency.max(1))
+                .collect::<HashMap<_, _>>() => r,
+            _ = cancel.cancelled() => return Err(ScanError::Interrupted),
+        };
+        let lookup = |u: &String| rendered.get(u).or_else(|| fetched.get(u)).cloned();
+        let mut link_statuses: Vec<UrlStatus> = rendered.values().cloned().collect();
+        link_statuses.extend(unrendered_links.iter().filter_map(|u| fetched.get(u).cloned()));
+        link_statuses.sort_by(|a, b| a.url.cmp(&b.url));
+        let sitemap_url_statuses = sitemap_listed.iter().filter_map(lookup).collect();
+        let resource_statuses = resources.iter().filter_map(lookup).collect();
+        Ok(SiteSnapshot {
+            start_url: start.to_string(),
+            robots: Some(robots),
+            sitemaps,
+            sitemap_url_statuses,
+            link_statuses,
+            resource_statuses,
+            robots_blocked_links: robots_blocked.into_iter().collect(),
+            https_probe: probe,
+            pages: digests,
+        })
+    }
+}
+
+/// The statuses a render tells: the requested URL (with its redirect chain) and the final one.
+fn rendered_statuses(url: &Url, final_url: &Url, page: &PageSnapshot) -> Vec<UrlStatus> {
+    let content_type = page.mime_type.clone();
+    let x_robots_tag = page.header("x-robots-tag").map(str::to_string);
+    let error = page.error.as_ref().map(|e| format!("{}: {}", e.kind, e.message));
+    let requested = UrlStatus {
+        url: url.to_string(),
+        status: page.redirects.first().map(|h| h.status).or(page.status),
+        final_url: Some(final_url.to_string()),
+        redirects: page.redirects.clone(),
+        content_type: content_type.clone(),
+        x_robots_tag: x_robots_tag.clone(),
+        error: error.clone(),
+    };
+    let mut out = vec![requested];
+    if final_url != url {
+        out.push(UrlStatus {
+            url: final_url.to_string(),
+            status: page.status,
+            final_url: Some(final_url.to_string()),
+            redirects: Vec::new(),
+            content_type,
+            x_robots_tag,
+            error,
+        });
+    }
+    out
+}

@@ -1,0 +1,181 @@
+//! What the crawl learns about the site outside the browser: robots.txt, sitemaps, the http ->
+//! https probe, and the status of URLs it does not render. All through the guarded fetcher.
+
+use super::error::ScanError;
+use super::politeness::HostGate;
+use super::sitemap_parse::parse_sitemap;
+use crate::model::{HttpsProbe, RobotsTxt, Sitemap, UrlStatus};
+use crate::net::{FetchErrorKind, Fetcher};
+use std::collections::HashSet;
+use url::Url;
+
+/// The product token robots.txt rules are matched against.
+pub const ROBOTS_AGENT: &str = "sitescan";
+/// Bytes of robots.txt read (Google reads 500 KiB).
+const ROBOTS_MAX_BYTES: usize = 500 * 1024;
+/// Sitemaps read per scan, index children included.
+const MAX_SITEMAPS: usize = 20;
+/// Sitemap URLs kept in the snapshot per sitemap.
+const SITEMAP_URLS_KEPT: usize = 1000;
+
+/// robots.txt rules for our user agent.
+#[derive(Default)]
+pub struct RobotsRules {
+    robot: Option<texting_robots::Robot>,
+}
+
+impl std::fmt::Debug for RobotsRules {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RobotsRules").field("parsed", &self.robot.is_some()).finish()
+    }
+}
+
+impl RobotsRules {
+    /// Rules from a robots.txt body (no rules when it does not parse).
+    pub fn parse(body: &[u8]) -> Self {
+        RobotsRules { robot: texting_robots::Robot::new(ROBOTS_AGENT, body).ok() }
+    }
+
+    pub fn allowed(&self, url: &Url) -> bool {
+        self.robot.as_ref().is_none_or(|r| r.allowed(url.as_str()))
+    }
+
+    pub fn crawl_delay(&self) -> Option<f64> {
+        self.robot.as_ref().and_then(|r| r.delay).map(f64::from)
+    }
+
+    pub fn sitemaps(&self) -> Vec<String> {
+        self.robot.as_ref().map(|r| r.sitemaps.clone()).unwrap_or_default()
+    }
+}
+
+fn origin_url(start: &Url, path: &str) -> Option<Url> {
+    let mut u = start.clone();
+    u.set_query(None);
+    u.set_fragment(None);
+    u.set_path(path);
+    Some(u)
+}
+
+/// Fetches and parses `/robots.txt`. A 404 means no rules; 5xx or no answer is recorded (the
+/// check reports it) and the crawl goes on with no rules, since the owner asked for the scan.
+pub async fn fetch_robots(fetcher: &Fetcher, gate: &HostGate, start: &Url) -> (RobotsTxt, RobotsRules) {
+    let Some(url) = origin_url(start, "/robots.txt") else {
+        return (RobotsTxt::default(), RobotsRules::default());
+    };
+    let _permit = gate.enter().await;
+    let response = fetcher.get(url.as_str()).await;
+    let mut robots = RobotsTxt {
+        url: url.to_string(),
+        status: response.status,
+        error: response.error.as_ref().map(|e| e.message.clone()),
+        ..RobotsTxt::default()
+    };
+    let mut rules = RobotsRules::default();
+    if response.status.is_some_and(|s| (200..300).contains(&s)) {
+        let body = &response.body[..response.body.len().min(ROBOTS_MAX_BYTES)];
+        rules = RobotsRules::parse(body);
+        robots.body = Some(String::from_utf8_lossy(body).to_string());
+        robots.sitemaps = rules.sitemaps();
+        robots.crawl_delay_s = rules.crawl_delay();
+    }
+    (robots, rules)
+}
+
+/// Fetches the sitemaps robots.txt lists, or `/sitemap.xml`, following sitemap indexes.
+pub async fn fetch_sitemaps(fetcher: &Fetcher, gate: &HostGate, start: &Url, listed: &[String]) -> Vec<Sitemap> {
+    let mut queue: Vec<(String, String)> = listed.iter().map(|u| (u.clone(), "robots.txt".to_string())).collect();
+    if queue.is_empty()
+        && let Some(default) = origin_url(start, "/sitemap.xml")
+    {
+        queue.push((default.to_string(), "default".to_string()));
+    }
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    while let Some((url, source)) = queue.pop() {
+        if out.len() >= MAX_SITEMAPS || !seen.insert(url.clone()) {
+            continue;
+        }
+        let _permit = gate.enter().await;
+        let response = fetcher.get(&url).await;
+        drop(_permit);
+        let mut sitemap = Sitemap {
+            url: url.clone(),
+            source: source.clone(),
+            status: response.status,
+            error: response.error.as_ref().map(|e| e.message.clone()),
+            bytes: response.body.len() as u64,
+            ..Sitemap::default()
+        };
+        let ok = response.status.is_some_and(|s| (200..300).contains(&s));
+        // A missing default sitemap is not a sitemap at all.
+        if source == "default" && !ok {
+            continue;
+        }
+        if ok {
+            if response.truncated {
+                sitemap.parse_error = Some("the sitemap is larger than 50 MB".into());
+            }
+            let parsed = parse_sitemap(&response.body);
+            sitemap.root = parsed.root.clone();
+            if sitemap.parse_error.is_none() {
+                sitemap.parse_error = parsed.error.clone();
+            }
+            sitemap.url_count = parsed.count;
+            if parsed.root.as_deref() == Some("sitemapindex") {
+                for child in parsed.locs.iter().take(MAX_SITEMAPS) {
+                    queue.push((child.clone(), url.clone()));
+                }
+            }
+            sitemap.urls = parsed.locs.into_iter().take(SITEMAP_URLS_KEPT).collect();
+        }
+        out.push(sitemap);
+    }
+    out.sort_by(|a, b| a.url.cmp(&b.url));
+    out
+}
+
+/// For an https start URL: does its http:// form redirect to https://?
+pub async fn https_probe(fetcher: &Fetcher, gate: &HostGate, start: &Url) -> Option<HttpsProbe> {
+    if start.scheme() != "https" {
+        return None;
+    }
+    let mut http = start.clone();
+    http.set_scheme("http").ok()?;
+    if start.port().is_some() {
+        // A non-default https port has no http twin to probe.
+        return None;
+    }
+    let _permit = gate.enter().await;
+    let response = fetcher.get(http.as_str()).await;
+    let first = response.redirects.first();
+    Some(HttpsProbe {
+        http_url: http.to_string(),
+        status: first.map(|h| h.status).or(response.status),
+        location: first.and_then(|h| h.location.clone()),
+        error: response.error.map(|e| e.message),
+    })
+}
+
+/// The status of a URL without rendering it (HEAD, falling back to GET), through the gate.
+pub async fn url_status(fetcher: &Fetcher, gate: &HostGate, url: &str) -> UrlStatus {
+    let _permit = gate.enter().await;
+    fetcher.status(url).await
+}
+
+/// How the start URL answered before rendering: `Err` when it cannot be reached at all (DNS,
+/// connect, TLS, refused by the egress guard, no answer in time). Any HTTP answer is fine: a 500
+/// start page is a finding, not a failed scan.
+pub async fn preflight(fetcher: &Fetcher, start: &Url) -> Result<(), ScanError> {
+    let response = fetcher.get(start.as_str()).await;
+    match response.error {
+        None => Ok(()),
+        Some(_) if response.status.is_some() => Ok(()),
+        Some(e) => match e.kind {
+            FetchErrorKind::Blocked => Err(ScanError::TargetBlocked(e.message)),
+            FetchErrorKind::Timeout => Err(ScanError::TargetTimeout(e.message)),
+            FetchErrorKind::TooManyRedirects | FetchErrorKind::TooLarge => Ok(()),
+            _ => Err(ScanError::TargetUnreachable(e.message)),
+        },
+    }
+}

@@ -1,0 +1,231 @@
+//! Workers: claim queued scans with a lease, renew it while scanning, store results as pages
+//! finish, and complete, fail or (on shutdown) release the scan.
+
+use super::error::ScanError;
+use super::options::ScanOptions;
+use super::scanner::{ProgressFn, ScanSink, ScanStats, Scanner};
+use crate::model::{Finding, ReportSummary, ScanStatus};
+use crate::store::{PageRecord, ScanRow, Store};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+use url::Url;
+use uuid::Uuid;
+
+/// How workers claim and hold scans.
+#[derive(Debug, Clone)]
+pub struct WorkerConfig {
+    pub lease: Duration,
+    pub max_attempts: i32,
+    pub poll: Duration,
+    pub options: ScanOptions,
+}
+
+/// Writes a scan's results to the store as they come.
+struct StoreSink {
+    store: Store,
+    scan_id: Uuid,
+    org: String,
+    seq: i32,
+}
+
+#[async_trait::async_trait]
+impl ScanSink for StoreSink {
+    async fn page(&mut self, record: PageRecord, findings: Vec<Finding>) -> Result<(), ScanError> {
+        self.seq += 1;
+        self.store.insert_page_results(self.scan_id, &self.org, self.seq, &record, &findings).await?;
+        Ok(())
+    }
+
+    async fn site(&mut self, findings: Vec<Finding>) -> Result<(), ScanError> {
+        self.store.insert_findings(self.scan_id, &self.org, &findings).await?;
+        Ok(())
+    }
+}
+
+/// What became of a claimed scan.
+#[derive(Debug)]
+pub enum Outcome {
+    Completed(ScanStats),
+    Failed(String),
+    /// Released (shutdown) or lost (lease taken over): another worker finishes it.
+    Interrupted,
+}
+
+/// A unique owner id for leases: host, process, worker index.
+pub fn owner_id(index: usize) -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    format!("{}-{}-{}-{}", host.trim(), std::process::id(), index, &Uuid::new_v4().simple().to_string()[..8])
+}
+
+/// Runs one claimed scan to its end.
+pub async fn run_claimed(
+    store: &Store,
+    scanner: &Scanner,
+    scan: ScanRow,
+    owner: &str,
+    config: &WorkerConfig,
+    shutdown: &CancellationToken,
+    progress: Option<ProgressFn>,
+) -> Result<Outcome, ScanError> {
+    let span = tracing::info_span!("scan", scan_id = %scan.id, target = %scan.target_url, attempt = scan.attempts);
+    let _enter = span.enter();
+    let began = Instant::now();
+    if scan.attempts > 1 {
+        // An earlier attempt died part-way: start clean so nothing is duplicated.
+        store.delete_scan_results(scan.id).await?;
+    }
+    let cancel = shutdown.child_token();
+    let lost = CancellationToken::new();
+    let renewer = {
+        let (store, owner, cancel, lost) = (store.clone(), owner.to_string(), cancel.clone(), lost.clone());
+        let (id, lease) = (scan.id, config.lease);
+        tokio::spawn(async move {
+            let every = (lease / 3).max(Duration::from_millis(200));
+            loop {
+                tokio::select! {
+                    _ = tokio::time::sleep(every) => {}
+                    _ = cancel.cancelled() => return,
+                }
+                match store.renew_lease(id, &owner, lease).await {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        tracing::warn!(scan_id = %id, "lease lost; stopping this attempt");
+                        lost.cancel();
+                        cancel.cancel();
+                        return;
+                    }
+                    Err(e) => tracing::warn!(scan_id = %id, error = %e, "could not renew the lease"),
+                }
+            }
+        })
+    };
+    let mut options = config.options.clone();
+    if let Some(max) = scan.max_pages.filter(|m| *m > 0) {
+        options.max_pages = options.max_pages.min(max as usize);
+    }
+    let mut sink = StoreSink { store: store.clone(), scan_id: scan.id, org: scan.org_id.clone(), seq: 0 };
+    let result = match Url::parse(&scan.target_url) {
+        Ok(start) => scanner.run(&start, &options, &mut sink, progress, cancel.clone()).await,
+        Err(e) => Err(ScanError::TargetUnreachable(format!("the stored target is not a URL: {e}"))),
+    };
+    cancel.cancel();
+    let _ = renewer.await;
+    match result {
+        Ok(stats) => {
+            let mut summary = ReportSummary::empty();
+            for (check, severity, n) in store.scan_check_counts(scan.id).await? {
+                summary.count(&check, severity, n);
+            }
+            summary.pages_scanned = stats.pages as u64;
+            summary.duration_ms = began.elapsed().as_millis() as u64;
+            let counts = summary.totals();
+            if store.complete_scan(scan.id, owner, &counts, &summary.to_report()).await? {
+                tracing::info!(
+                    pages = stats.pages,
+                    duration_ms = summary.duration_ms,
+                    render_ms = stats.render_ms,
+                    checks_ms = stats.checks_ms,
+                    store_ms = stats.store_ms,
+                    site_ms = stats.site_ms,
+                    findings = counts.total(),
+                    "scan completed"
+                );
+                Ok(Outcome::Completed(stats))
+            } else {
+                Ok(Outcome::Interrupted)
+            }
+        }
+        Err(ScanError::Interrupted) => {
+            if !lost.is_cancelled() {
+                store.release_scan(scan.id, owner).await?;
+                tracing::info!("scan released for another worker");
+            }
+            Ok(Outcome::Interrupted)
+        }
+        Err(ScanError::Store(e)) => Err(ScanError::Store(e)),
+        Err(e) => {
+            let mut summary = ReportSummary::failed(e.code(), &e.to_string());
+            summary.duration_ms = began.elapsed().as_millis() as u64;
+            store.fail_scan(scan.id, owner, &summary.to_report()).await?;
+            tracing::warn!(code = e.code(), error = %e, "scan failed");
+            Ok(Outcome::Failed(e.to_string()))
+        }
+    }
+}
+
+/// Scan workers running in this process.
+pub struct Workers {
+    shutdown: CancellationToken,
+    handles: Vec<JoinHandle<()>>,
+    scanner: Arc<Scanner>,
+}
+
+impl Workers {
+    /// Starts `count` worker loops.
+    pub fn spawn(store: Store, scanner: Arc<Scanner>, count: usize, config: WorkerConfig) -> Workers {
+        let shutdown = CancellationToken::new();
+        let handles = (0..count.max(1))
+            .map(|i| {
+                let (store, scanner, config, shutdown) = (store.clone(), scanner.clone(), config.clone(), shutdown.clone());
+                tokio::spawn(async move { worker_loop(i, store, scanner, config, shutdown).await })
+            })
+            .collect();
+        Workers { shutdown, handles, scanner }
+    }
+
+    /// Stops claiming, releases the scans in progress, closes the browsers.
+    pub async fn shutdown(self) {
+        self.shutdown.cancel();
+        for h in self.handles {
+            let _ = h.await;
+        }
+        self.scanner.pool().shutdown().await;
+    }
+}
+
+async fn worker_loop(index: usize, store: Store, scanner: Arc<Scanner>, config: WorkerConfig, shutdown: CancellationToken) {
+    let owner = owner_id(index);
+    tracing::info!(worker = %owner, "worker started");
+    while !shutdown.is_cancelled() {
+        match store.claim_scan(&owner, config.lease, config.max_attempts).await {
+            Ok(Some(scan)) => {
+                let id = scan.id;
+                match run_claimed(&store, &scanner, scan, &owner, &config, &shutdown, None).await {
+                    Ok(outcome) => {
+                        let label = match outcome {
+                            Outcome::Completed(_) => "completed",
+                            Outcome::Failed(_) => "failed",
+                            Outcome::Interrupted => "interrupted",
+                        };
+                        crate::metrics::metrics().scans_finished.with_label_values(&[label]).inc();
+                    }
+                    Err(e) => {
+                        tracing::error!(scan_id = %id, error = %e, "scan aborted; its lease will expire and it will be retried");
+                        tokio::time::sleep(config.poll).await;
+                    }
+                }
+            }
+            Ok(None) => {
+                tokio::select! {
+                    _ = tokio::time::sleep(config.poll) => {}
+                    _ = shutdown.cancelled() => {}
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "could not claim a scan; retrying");
+                tokio::select! {
+                    _ = tokio::time::sleep(config.poll.max(Duration::from_secs(1))) => {}
+                    _ = shutdown.cancelled() => {}
+                }
+            }
+        }
+    }
+    tracing::info!(worker = %owner, "worker stopped");
+}
+
+/// True when the scan has reached an end state.
+pub fn is_finished(scan: &ScanRow) -> bool {
+    matches!(scan.status(), ScanStatus::Completed | ScanStatus::Failed)
+}
