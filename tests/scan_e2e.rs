@@ -72,9 +72,9 @@ async fn wait_done(app: &app::TestApp, token: &str, id: &str) -> Value {
     loop {
         let resp = app.get(&format!("/api/v1/scans/{id}?include_findings=true"), token).await;
         resp.expect(200);
-        let status = resp.body["scan"]["status"].as_str().unwrap_or_default().to_string();
+        let status = resp.json["scan"]["status"].as_str().unwrap_or_default().to_string();
         if status == "completed" || status == "failed" {
-            return resp.body.clone();
+            return resp.json.clone();
         }
         assert!(started.elapsed() < Duration::from_secs(180), "scan {id} still {status} after 180 s");
         tokio::time::sleep(Duration::from_millis(250)).await;
@@ -135,11 +135,11 @@ async fn a_scan_posted_through_the_api_crawls_the_site_and_lists_findings() {
     // The same findings through GET /api/v1/findings, filterable.
     let listed = app.get("/api/v1/findings?limit=200", &token).await;
     listed.expect(200);
-    assert_eq!(listed.body["findings"].as_array().unwrap().len(), findings.len().min(200));
+    assert_eq!(listed.json["findings"].as_array().unwrap().len(), findings.len().min(200));
     let check = findings[0]["check_id"].as_str().unwrap();
     let filtered = app.get(&format!("/api/v1/findings?check_id={check}&limit=200"), &token).await;
     let expected = findings.iter().filter(|f| f["check_id"] == check).count();
-    assert_eq!(filtered.body["findings"].as_array().unwrap().len(), expected.min(200));
+    assert_eq!(filtered.json["findings"].as_array().unwrap().len(), expected.min(200));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -251,7 +251,6 @@ macro_rules! declare_check {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evidence;
 
     const META: CheckMeta = CheckMeta {
         id: "test.capped",
