@@ -262,7 +262,7 @@ pub struct Anchor {
 }
 
 /// An image: `<img>` (also inside `<picture>`), `<input type=image>`, or a CSS background image.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Image {
     /// `img`, `picture-source`, `css-background`, `input-image`, `svg-image`.
     pub kind: String,
@@ -601,7 +601,7 @@ impl UrlStatus {
 }
 
 /// What `/robots.txt` said.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RobotsTxt {
     pub url: String,
     pub status: Option<u16>,
@@ -670,7 +670,7 @@ pub struct HttpsProbe {
 }
 
 /// What the crawl learned about the site as a whole.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct SiteSnapshot {
     pub start_url: String,
