@@ -11,6 +11,7 @@ fn main() {
         .compile_protos(&["proto/sitescan/v1/scan_service.proto"], &["proto"])
         .expect("compile protos (is protoc installed? apt-get install -y protobuf-compiler)");
     embed_axe(&out_dir);
+    axe_rules::generate(&out_dir);
 }
 
 /// Copies `browser/node_modules/axe-core/axe.min.js` (installing it with `npm ci` when missing)
@@ -37,3 +38,7 @@ fn embed_axe(out_dir: &Path) {
     std::fs::write(out_dir.join("axe.min.js"), script).expect("write axe.min.js");
     std::fs::write(out_dir.join("axe_version.txt"), version).expect("write axe version");
 }
+
+/// The axe-core rule catalogue (generated table of `accessibility.<rule>` ids).
+#[path = "build/axe_rules.rs"]
+mod axe_rules;

@@ -6,11 +6,29 @@ use super::check::{Check, CheckMeta};
 pub static CHECKS: &[&dyn Check] = &[
     // crawlability, search, semantics, structured-data, i18n (added below by their modules)
     // media, performance, accessibility, forms, runtime
+    &super::accessibility::AxeViolations,
+    &super::accessibility::FocusNotVisible,
+    &super::accessibility::KeyboardTrap,
+    &super::accessibility::ZoomDisabled,
 ];
 
 /// Metadata of every check, in registry order.
+///
+/// The axe-core mapper (`accessibility::AXE_MAPPER_ID`) is not an id of its own: in its place the
+/// catalogue lists the axe rules a scan runs, `accessibility.<axe-rule-id>`, generated at build
+/// time from the embedded axe-core (`accessibility::catalogued_axe_checks`; the full axe table,
+/// with tags and impacts, is `accessibility::axe_catalogue()`).
 pub fn catalogue() -> impl Iterator<Item = &'static CheckMeta> {
-    CHECKS.iter().map(|c| c.meta())
+    CHECKS.iter().flat_map(|c| {
+        let meta = c.meta();
+        let is_axe_mapper = meta.id == super::accessibility::AXE_MAPPER_ID;
+        let axe: &'static [super::accessibility::AxeRuleMeta] =
+            if is_axe_mapper { super::accessibility::axe_catalogue() } else { &[] };
+        (!is_axe_mapper)
+            .then_some(meta)
+            .into_iter()
+            .chain(axe.iter().filter(|r| r.is_catalogued()).map(|r| &r.meta))
+    })
 }
 
 /// The metadata of the check with this id.

@@ -1,0 +1,71 @@
+//! The accessibility ids of CHECKS.md are in the catalogue, spelled exactly, with their default
+//! severities, and every accessibility entry is documented.
+
+use crate::checks::{catalogue, find};
+use crate::model::Severity;
+
+/// Our own checks (CHECKS.md, accessibility table).
+const OWN: &[(&str, Severity)] = &[
+    ("accessibility.focus-not-visible", Severity::High),
+    ("accessibility.keyboard-trap", Severity::Critical),
+    ("accessibility.zoom-disabled", Severity::High),
+];
+
+/// The axe ids CHECKS.md names as examples (severity from axe's impact).
+const AXE_EXAMPLES: &[&str] = &[
+    "accessibility.image-alt",
+    "accessibility.color-contrast",
+    "accessibility.label",
+    "accessibility.button-name",
+    "accessibility.link-name",
+    "accessibility.html-has-lang",
+    "accessibility.document-title",
+    "accessibility.aria-valid-attr-value",
+];
+
+#[test]
+fn own_ids_are_registered_with_their_default_severity() {
+    for (id, severity) in OWN {
+        let meta = find(id).unwrap_or_else(|| panic!("{id} is not registered"));
+        assert_eq!(meta.severity, *severity, "{id}");
+    }
+}
+
+#[test]
+fn axe_example_ids_are_in_the_catalogue() {
+    for id in AXE_EXAMPLES {
+        let meta = find(id).unwrap_or_else(|| panic!("{id} is not in the catalogue"));
+        assert!(meta.help_url.is_some(), "{id}");
+    }
+    // The mapper itself is not a public id.
+    assert!(find(super::AXE_MAPPER_ID).is_none());
+    assert!(catalogue().all(|m| m.id != super::AXE_MAPPER_ID));
+}
+
+#[test]
+fn catalogue_keeps_accessibility_entries_together() {
+    let categories: Vec<&str> = catalogue().map(|m| m.category()).collect();
+    let first = categories.iter().position(|c| *c == "accessibility").expect("accessibility entries");
+    let last = categories.iter().rposition(|c| *c == "accessibility").expect("accessibility entries");
+    assert!(categories[first..=last].iter().all(|c| *c == "accessibility"));
+    assert!(last - first > 50, "axe rules are listed");
+}
+
+#[test]
+fn every_accessibility_entry_is_documented() {
+    let mut ids = Vec::new();
+    for meta in catalogue().filter(|m| m.category() == "accessibility") {
+        assert!(!meta.title.trim().is_empty(), "{}", meta.id);
+        assert!(!meta.fires_when.trim().is_empty(), "{}", meta.id);
+        assert!(!meta.description.trim().is_empty(), "{}", meta.id);
+        assert!(!meta.remediation.trim().is_empty(), "{}", meta.id);
+        assert!(meta.evidence_keys.contains(&"url"), "{}", meta.id);
+        let name = &meta.id["accessibility.".len()..];
+        assert!(name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'), "{}", meta.id);
+        ids.push(meta.id);
+    }
+    let total = ids.len();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), total, "duplicate accessibility ids");
+}
