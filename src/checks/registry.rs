@@ -6,6 +6,14 @@ use super::check::{Check, CheckMeta};
 pub static CHECKS: &[&dyn Check] = &[
     // crawlability, search, semantics, structured-data, i18n (added below by their modules)
     // media, performance, accessibility, forms, runtime
+    &super::media::ImageBroken,
+    &super::media::ImageOversized,
+    &super::media::ImageLegacyFormat,
+    &super::media::ImageMissingDimensions,
+    &super::media::ImageNotLazy,
+    &super::media::LcpImageLazy,
+    &super::media::VideoNoCaptions,
+    &super::media::AutoplayAudio,
     &super::accessibility::AxeViolations,
     &super::accessibility::FocusNotVisible,
     &super::accessibility::KeyboardTrap,
