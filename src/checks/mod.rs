@@ -2,6 +2,7 @@
 
 pub mod accessibility;
 pub mod media;
+pub mod performance;
 
 pub mod check;
 pub mod registry;
