@@ -1,6 +1,7 @@
 //! The check catalogue: pure functions from snapshots to findings. Imports only `model`.
 
 pub mod accessibility;
+pub mod forms;
 pub mod media;
 pub mod performance;
 

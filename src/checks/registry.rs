@@ -30,6 +30,13 @@ pub static CHECKS: &[&dyn Check] = &[
     &super::accessibility::FocusNotVisible,
     &super::accessibility::KeyboardTrap,
     &super::accessibility::ZoomDisabled,
+    &super::forms::InsecureAction,
+    &super::forms::PasswordOverHttp,
+    &super::forms::PasswordInGet,
+    &super::forms::AutocompleteMissing,
+    &super::forms::InputTypeMismatch,
+    &super::forms::LabelMissing,
+    &super::forms::SubmitMissing,
 ];
 
 /// Metadata of every check, in registry order.
