@@ -4,6 +4,7 @@ pub mod accessibility;
 pub mod forms;
 pub mod media;
 pub mod performance;
+pub mod runtime;
 
 pub mod check;
 pub mod registry;

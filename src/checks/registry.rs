@@ -37,6 +37,15 @@ pub static CHECKS: &[&dyn Check] = &[
     &super::forms::InputTypeMismatch,
     &super::forms::LabelMissing,
     &super::forms::SubmitMissing,
+    &super::runtime::UncaughtException,
+    &super::runtime::UnhandledRejection,
+    &super::runtime::ConsoleError,
+    &super::runtime::FailedRequest,
+    &super::runtime::MixedContent,
+    &super::runtime::DeprecatedApi,
+    &super::runtime::CspViolation,
+    &super::runtime::MissingSecurityHeader,
+    &super::runtime::InsecureCookie,
 ];
 
 /// Metadata of every check, in registry order.
