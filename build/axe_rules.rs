@@ -48,11 +48,7 @@ pub fn generate(out_dir: &Path) {
         .current_dir(manifest_dir)
         .output()
         .expect("run node to list axe-core rules (is Node.js installed?)");
-    assert!(
-        output.status.success(),
-        "listing axe-core rules failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert!(output.status.success(), "listing axe-core rules failed: {}", String::from_utf8_lossy(&output.stderr));
     let text = String::from_utf8(output.stdout).expect("axe rule list is UTF-8");
     let mut lines = text.lines();
     let version = lines.next().unwrap_or("unknown").trim().to_string();
@@ -78,15 +74,13 @@ pub fn generate(out_dir: &Path) {
             _ => "Medium",
         };
         let impact_code = if impact.is_empty() { "None".to_string() } else { format!("Some({impact:?})") };
-        let tag_list: Vec<String> =
-            tags.split(',').filter(|t| !t.is_empty()).map(|t| format!("{t:?}")).collect();
+        let tag_list: Vec<String> = tags.split(',').filter(|t| !t.is_empty()).map(|t| format!("{t:?}")).collect();
         let check_id = format!("accessibility.{id}");
         let fires_when = format!("axe-core rule `{id}` reports a violation: {description}");
         let remediation = format!(
             "{help}. Fix each element listed in the finding (its selector and failure summary say what is wrong); axe-core's rule page (help_url) explains the accepted techniques."
         );
-        let help_url_code =
-            if help_url.is_empty() { "None".to_string() } else { format!("Some({help_url:?})") };
+        let help_url_code = if help_url.is_empty() { "None".to_string() } else { format!("Some({help_url:?})") };
         code.push_str(&format!(
             "    AxeRuleMeta {{\n        rule_id: {id:?},\n        impact: {impact_code},\n        enabled_by_default: {enabled},\n        tags: &[{tags}],\n        meta: CheckMeta {{\n            id: {check_id:?},\n            severity: Severity::{severity},\n            title: {help:?},\n            fires_when: {fires_when:?},\n            description: {description:?},\n            remediation: {remediation:?},\n            cwe_id: None,\n            evidence_keys: AXE_EVIDENCE_KEYS,\n            help_url: {help_url_code},\n        }},\n    }},\n",
             enabled = enabled == "true",

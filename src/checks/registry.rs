@@ -60,10 +60,7 @@ pub fn catalogue() -> impl Iterator<Item = &'static CheckMeta> {
         let is_axe_mapper = meta.id == super::accessibility::AXE_MAPPER_ID;
         let axe: &'static [super::accessibility::AxeRuleMeta] =
             if is_axe_mapper { super::accessibility::axe_catalogue() } else { &[] };
-        (!is_axe_mapper)
-            .then_some(meta)
-            .into_iter()
-            .chain(axe.iter().filter(|r| r.is_catalogued()).map(|r| &r.meta))
+        (!is_axe_mapper).then_some(meta).into_iter().chain(axe.iter().filter(|r| r.is_catalogued()).map(|r| &r.meta))
     })
 }
 

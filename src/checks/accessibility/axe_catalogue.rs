@@ -26,14 +26,12 @@ pub struct AxeRuleMeta {
 }
 
 /// The evidence keys of every axe finding.
-pub const AXE_EVIDENCE_KEYS: &[&str] =
-    &["url", "selector", "snippet", "failure_summary", "wcag", "help_url", "impact"];
+pub const AXE_EVIDENCE_KEYS: &[&str] = &["url", "selector", "snippet", "failure_summary", "wcag", "help_url", "impact"];
 
 /// The tags the scan runs axe with (issue 5: WCAG 2.0/2.1/2.2 A and AA plus best practices).
 /// The browser engine passes these as `runOnly: {type: "tag"}`; axe then leaves out rules tagged
 /// `experimental` or `deprecated` unless those tags are asked for, which `is_in_scan` mirrors.
-pub const AXE_RUN_TAGS: &[&str] =
-    &["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22a", "wcag22aa", "best-practice"];
+pub const AXE_RUN_TAGS: &[&str] = &["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22a", "wcag22aa", "best-practice"];
 
 /// Tags axe excludes from a tag-based run unless they are requested explicitly.
 const AXE_DEFAULT_EXCLUDED_TAGS: &[&str] = &["experimental", "deprecated"];

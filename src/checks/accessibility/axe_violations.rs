@@ -182,7 +182,10 @@ mod tests {
 
     #[test]
     fn node_impact_overrides_rule_impact() {
-        let p = with_axe(vec![rule("color-contrast", "serious", vec![node("p.a", Some("moderate")), node("p.b", None)])], vec![]);
+        let p = with_axe(
+            vec![rule("color-contrast", "serious", vec![node("p.a", Some("moderate")), node("p.b", None)])],
+            vec![],
+        );
         let f = run(&AxeViolations, &p);
         let sev = |sel: &str| f.iter().find(|f| f.selector() == Some(sel)).map(|f| f.severity);
         assert_eq!(sev("p.a"), Some(Severity::Medium));

@@ -31,7 +31,9 @@ impl Check for KeyboardTrap {
             return;
         }
         let Some(walk) = &page.keyboard else { return };
-        let Some(selector) = walk.trapped_at.as_deref() else { return };
+        let Some(selector) = walk.trapped_at.as_deref() else {
+            return;
+        };
         if walk.focusable_count <= 1 {
             return;
         }

@@ -45,7 +45,9 @@ pub fn zoom_blocked(page: &PageSnapshot) -> Option<ZoomBlock<'_>> {
     let mut no_scaling = None;
     let mut low_maximum = None;
     for pair in content.split([',', ';']) {
-        let Some((key, value)) = pair.split_once('=') else { continue };
+        let Some((key, value)) = pair.split_once('=') else {
+            continue;
+        };
         let key = key.trim().to_ascii_lowercase();
         let value = value.trim().trim_matches(['"', '\'']).to_ascii_lowercase();
         match key.as_str() {
@@ -73,7 +75,9 @@ impl Check for ZoomDisabled {
         if !page.rendered() {
             return;
         }
-        let Some(block) = zoom_blocked(page) else { return };
+        let Some(block) = zoom_blocked(page) else {
+            return;
+        };
         out.report(evidence! {
             "url" => page.final_url,
             "selector" => block.meta.selector,

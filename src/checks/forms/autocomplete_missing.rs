@@ -46,7 +46,9 @@ impl Check for AutocompleteMissing {
             return;
         }
         for field in page.dom.fields.iter().filter(|f| f.visible && is_data_entry(f)) {
-            let Some(purpose) = personal_purpose(field) else { continue };
+            let Some(purpose) = personal_purpose(field) else {
+                continue;
+            };
             let token = autofill_field_name(field.autocomplete.as_deref());
             if token.as_deref().is_some_and(|t| purpose.tokens().contains(&t)) {
                 continue;

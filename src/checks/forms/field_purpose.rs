@@ -6,7 +6,11 @@ use crate::model::FormField;
 /// The words of an identifier or a label: split at non-alphanumerics and camelCase humps,
 /// lowercased; `e-mail`/`e_mail` become `email`.
 pub fn words(text: &str) -> Vec<String> {
-    let lower_joined = text.replace("e-mail", "email").replace("E-mail", "Email").replace("e_mail", "email").replace("E-Mail", "Email");
+    let lower_joined = text
+        .replace("e-mail", "email")
+        .replace("E-mail", "Email")
+        .replace("e_mail", "email")
+        .replace("E-Mail", "Email");
     let mut out = Vec::new();
     let mut current = String::new();
     let mut prev_lower = false;
@@ -134,25 +138,106 @@ impl Purpose {
 /// Identifier words that make a field about something other than the visitor's own personal data
 /// (an email subject, a friend's address, a search box, a newsletter opt-in, a format choice).
 const NOT_PERSONAL: &[&str] = &[
-    "subject", "message", "body", "comment", "comments", "note", "notes", "search", "query", "coupon", "promo",
-    "voucher", "template", "opt", "optin", "friend", "friends", "recipient", "referral", "referee", "invitee",
-    "colleague", "otp", "format", "type", "frequency", "preference", "preferences", "consent", "domain", "server",
-    "host", "ip",
+    "subject",
+    "message",
+    "body",
+    "comment",
+    "comments",
+    "note",
+    "notes",
+    "search",
+    "query",
+    "coupon",
+    "promo",
+    "voucher",
+    "template",
+    "opt",
+    "optin",
+    "friend",
+    "friends",
+    "recipient",
+    "referral",
+    "referee",
+    "invitee",
+    "colleague",
+    "otp",
+    "format",
+    "type",
+    "frequency",
+    "preference",
+    "preferences",
+    "consent",
+    "domain",
+    "server",
+    "host",
+    "ip",
 ];
 
 /// Label words with the same meaning (labels are prose, so fewer words qualify: "Type your
 /// email" is still an email field).
 const NOT_PERSONAL_LABEL: &[&str] = &[
-    "subject", "message", "comment", "search", "coupon", "promo", "voucher", "friend", "friends", "recipient",
-    "referral", "colleague", "invitee",
+    "subject",
+    "message",
+    "comment",
+    "search",
+    "coupon",
+    "promo",
+    "voucher",
+    "friend",
+    "friends",
+    "recipient",
+    "referral",
+    "colleague",
+    "invitee",
 ];
 
 /// Words that make a "name" field something other than a person's name.
 const NOT_A_PERSON: &[&str] = &[
-    "user", "username", "login", "company", "organization", "organisation", "org", "business", "file", "filename",
-    "display", "screen", "nick", "nickname", "product", "item", "pet", "team", "group", "account", "project",
-    "site", "event", "street", "city", "town", "country", "card", "holder", "cardholder", "bank", "app", "store",
-    "shop", "brand", "model", "school", "job", "title", "tag", "list", "key", "field", "space", "workspace",
+    "user",
+    "username",
+    "login",
+    "company",
+    "organization",
+    "organisation",
+    "org",
+    "business",
+    "file",
+    "filename",
+    "display",
+    "screen",
+    "nick",
+    "nickname",
+    "product",
+    "item",
+    "pet",
+    "team",
+    "group",
+    "account",
+    "project",
+    "site",
+    "event",
+    "street",
+    "city",
+    "town",
+    "country",
+    "card",
+    "holder",
+    "cardholder",
+    "bank",
+    "app",
+    "store",
+    "shop",
+    "brand",
+    "model",
+    "school",
+    "job",
+    "title",
+    "tag",
+    "list",
+    "key",
+    "field",
+    "space",
+    "workspace",
 ];
 
 fn has(words: &[String], any: &[&str]) -> bool {
@@ -185,10 +270,16 @@ fn classify(w: &[String]) -> Option<Purpose> {
     if has(w, &["phone", "tel", "telephone", "mobile", "cellphone", "phonenumber", "fax"]) {
         return Some(Purpose::Tel);
     }
-    if has(w, &["firstname", "fname", "givenname", "forename"]) || has_all(w, &["first", "name"]) || has_all(w, &["given", "name"]) {
+    if has(w, &["firstname", "fname", "givenname", "forename"])
+        || has_all(w, &["first", "name"])
+        || has_all(w, &["given", "name"])
+    {
         return Some(Purpose::GivenName);
     }
-    if has(w, &["lastname", "lname", "surname", "familyname"]) || has_all(w, &["last", "name"]) || has_all(w, &["family", "name"]) {
+    if has(w, &["lastname", "lname", "surname", "familyname"])
+        || has_all(w, &["last", "name"])
+        || has_all(w, &["family", "name"])
+    {
         return Some(Purpose::FamilyName);
     }
     if has(w, &["fullname"]) || (has(w, &["name"]) && !has(w, NOT_A_PERSON)) {
@@ -221,13 +312,12 @@ pub fn personal_purpose(field: &FormField) -> Option<Purpose> {
     if has(&ident, NOT_PERSONAL) || has(&label, NOT_PERSONAL_LABEL) {
         return None;
     }
-    classify(&ident)
-        .or_else(|| match field.type_.as_str() {
-            "email" => Some(Purpose::Email),
-            "tel" => Some(Purpose::Tel),
-            _ => None,
-        })
-        .or_else(|| classify(&label))
+    let by_type = match field.type_.as_str() {
+        "email" => Some(Purpose::Email),
+        "tel" => Some(Purpose::Tel),
+        _ => None,
+    };
+    classify(&ident).or(by_type).or_else(|| classify(&label))
 }
 
 #[cfg(test)]
@@ -291,7 +381,18 @@ mod tests {
 
     #[test]
     fn leaves_other_fields_alone() {
-        for name in ["username", "company_name", "email_subject", "friend_email", "q", "search", "file_name", "coupon_code", "message", "phone_type"] {
+        for name in [
+            "username",
+            "company_name",
+            "email_subject",
+            "friend_email",
+            "q",
+            "search",
+            "file_name",
+            "coupon_code",
+            "message",
+            "phone_type",
+        ] {
             assert_eq!(personal_purpose(&named(name, None)), None, "{name}");
         }
         assert_eq!(personal_purpose(&named("f2", Some("Your friend's email"))), None);

@@ -30,9 +30,35 @@ declare_check! {
 
 /// Words that make a field about something other than the address/number itself.
 const NOT_THE_VALUE: &[&str] = &[
-    "type", "format", "subject", "opt", "optin", "consent", "verified", "carrier", "model", "brand", "case", "ext",
-    "extension", "name", "title", "label", "text", "description", "template", "frequency", "preference",
-    "preferences", "code", "domain", "username", "user", "login", "or", "id",
+    "type",
+    "format",
+    "subject",
+    "opt",
+    "optin",
+    "consent",
+    "verified",
+    "carrier",
+    "model",
+    "brand",
+    "case",
+    "ext",
+    "extension",
+    "name",
+    "title",
+    "label",
+    "text",
+    "description",
+    "template",
+    "frequency",
+    "preference",
+    "preferences",
+    "code",
+    "domain",
+    "username",
+    "user",
+    "login",
+    "or",
+    "id",
 ];
 
 fn has(words: &[String], any: &[&str]) -> bool {
@@ -52,7 +78,10 @@ fn type_from_words(w: &[String]) -> Option<&'static str> {
         Some("email")
     } else if has(w, &["phone", "tel", "telephone", "mobile", "cellphone", "phonenumber", "fax"]) {
         Some("tel")
-    } else if has(w, &["url", "website", "homepage", "webpage", "weburl"]) || has_all(w, &["web", "site"]) || has_all(w, &["home", "page"]) {
+    } else if has(w, &["url", "website", "homepage", "webpage", "weburl"])
+        || has_all(w, &["web", "site"])
+        || has_all(w, &["home", "page"])
+    {
         Some("url")
     } else if has(w, &["quantity", "qty"]) {
         Some("number")
@@ -65,7 +94,8 @@ fn type_from_words(w: &[String]) -> Option<&'static str> {
 fn looks_like_email(placeholder: &str) -> bool {
     let p = placeholder.trim();
     !p.contains(' ')
-        && p.split_once('@').is_some_and(|(local, domain)| !local.is_empty() && domain.contains('.') && !domain.ends_with('.'))
+        && p.split_once('@')
+            .is_some_and(|(local, domain)| !local.is_empty() && domain.contains('.') && !domain.ends_with('.'))
 }
 
 /// The expected type and the signal that called for it.
@@ -88,7 +118,10 @@ fn expected_type(field: &FormField) -> Option<(&'static str, String)> {
         }
     }
     if let Some(t) = type_from_words(&ident) {
-        let signal = field.name.as_deref().map_or_else(|| format!("id={}", field.id.as_deref().unwrap_or("")), |n| format!("name={n}"));
+        let signal = field
+            .name
+            .as_deref()
+            .map_or_else(|| format!("id={}", field.id.as_deref().unwrap_or("")), |n| format!("name={n}"));
         return Some((t, signal));
     }
     if let Some(t) = type_from_words(&label) {
@@ -108,10 +141,16 @@ impl Check for InputTypeMismatch {
             return;
         }
         for field in &page.dom.fields {
-            if !field.visible || !field.tag.eq_ignore_ascii_case("input") || field.type_ != "text" || inputmode(field).is_some() {
+            if !field.visible
+                || !field.tag.eq_ignore_ascii_case("input")
+                || field.type_ != "text"
+                || inputmode(field).is_some()
+            {
                 continue;
             }
-            let Some((expected, signal)) = expected_type(field) else { continue };
+            let Some((expected, signal)) = expected_type(field) else {
+                continue;
+            };
             out.report(evidence! {
                 "url" => page.final_url,
                 "selector" => field.selector,
@@ -151,7 +190,10 @@ mod tests {
             ],
         );
         let f = run(&InputTypeMismatch, &p);
-        let got: Vec<_> = f.iter().map(|f| (f.evidence["expected"].as_str().unwrap_or(""), f.evidence["signal"].as_str().unwrap_or(""))).collect();
+        let got: Vec<_> = f
+            .iter()
+            .map(|f| (f.evidence["expected"].as_str().unwrap_or(""), f.evidence["signal"].as_str().unwrap_or("")))
+            .collect();
         assert_eq!(
             got,
             vec![

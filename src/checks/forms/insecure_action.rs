@@ -33,7 +33,9 @@ impl Check for InsecureAction {
             if form.method.eq_ignore_ascii_case("dialog") {
                 continue;
             }
-            let Some(action) = form.action.as_deref() else { continue };
+            let Some(action) = form.action.as_deref() else {
+                continue;
+            };
             if !action.get(..7).is_some_and(|p| p.eq_ignore_ascii_case("http://")) {
                 continue;
             }

@@ -71,7 +71,10 @@ mod tests {
         let mut placeholder = unlabelled("input", "email", "email");
         placeholder.placeholder = Some("Email".into());
         placeholder.placeholder_only = true;
-        let p = page(vec![], vec![unlabelled("select", "text", "country"), unlabelled("textarea", "text", "msg"), placeholder]);
+        let p = page(
+            vec![],
+            vec![unlabelled("select", "text", "country"), unlabelled("textarea", "text", "msg"), placeholder],
+        );
         let f = run(&LabelMissing, &p);
         assert_eq!(f.len(), 3);
         assert_eq!(f[0].evidence["selector"], "#country");

@@ -61,7 +61,13 @@ mod tests {
     use super::*;
     use crate::model::MediaElement;
 
-    fn media(selector: &str, autoplay: bool, muted: bool, has_audio: Option<bool>, duration: Option<f64>) -> MediaElement {
+    fn media(
+        selector: &str,
+        autoplay: bool,
+        muted: bool,
+        has_audio: Option<bool>,
+        duration: Option<f64>,
+    ) -> MediaElement {
         MediaElement {
             tag: "video".into(),
             src: Some("https://example.com/promo.mp4".into()),

@@ -17,9 +17,7 @@ const CONTRACT: &[(&str, Severity)] = &[
 ];
 
 /// CWE ids CHECKS.md gives for this category.
-const CWES: &[(&str, &str)] = &[
-
-];
+const CWES: &[(&str, &str)] = &[];
 
 #[test]
 fn contract_ids_are_registered_with_their_default_severity() {

@@ -152,7 +152,12 @@ mod tests {
         let mut image = img("picture > img", url);
         image.broken = true;
         image.visible = false;
-        let source = Image { kind: "picture-source".into(), url: Some(url.into()), selector: "picture > source".into(), ..Default::default() };
+        let source = Image {
+            kind: "picture-source".into(),
+            url: Some(url.into()),
+            selector: "picture > source".into(),
+            ..Default::default()
+        };
         let p = page(vec![source, image], vec![failed(url, Some(404), None)]);
         let f = run(&ImageBroken, &p);
         assert_eq!(f.len(), 1);
@@ -168,10 +173,7 @@ mod tests {
         // (complete, naturalWidth 0) although it never tried to load anything.
         let placeholder = Image { src_raw: None, url: None, broken: true, natural_width: 0, ..img("#lazy", "") };
         // A below-the-fold background whose request failed is outside the catalogue's scope.
-        let p = page(
-            vec![ok, placeholder],
-            vec![image_response("https://example.com/ok.png", "image/png", 2000)],
-        );
+        let p = page(vec![ok, placeholder], vec![image_response("https://example.com/ok.png", "image/png", 2000)]);
         assert!(run(&ImageBroken, &p).is_empty());
     }
 }

@@ -41,11 +41,14 @@ impl Check for ImageLegacyFormat {
             if !request.status.is_some_and(|s| (200..300).contains(&s)) || request.failure.is_some() {
                 continue;
             }
-            let mime = request.mime_type.as_deref().unwrap_or("").split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+            let mime =
+                request.mime_type.as_deref().unwrap_or("").split(';').next().unwrap_or("").trim().to_ascii_lowercase();
             if !LEGACY_MIMES.contains(&mime.as_str()) {
                 continue;
             }
-            let Some(bytes) = request.decoded_bytes.filter(|b| *b > 0).or(request.encoded_bytes) else { continue };
+            let Some(bytes) = request.decoded_bytes.filter(|b| *b > 0).or(request.encoded_bytes) else {
+                continue;
+            };
             if bytes <= thresholds.image_heavy_bytes {
                 continue;
             }

@@ -74,8 +74,18 @@ mod tests {
     #[test]
     fn quiet_for_sized_css_sized_hidden_and_tracking_pixels() {
         let sized = img("#sized", "https://example.com/a.jpg");
-        let css = Image { has_width_attr: false, has_height_attr: false, has_css_size: true, ..img("#css", "https://example.com/b.jpg") };
-        let hidden = Image { has_width_attr: false, has_height_attr: false, visible: false, ..img("#hidden", "https://example.com/c.jpg") };
+        let css = Image {
+            has_width_attr: false,
+            has_height_attr: false,
+            has_css_size: true,
+            ..img("#css", "https://example.com/b.jpg")
+        };
+        let hidden = Image {
+            has_width_attr: false,
+            has_height_attr: false,
+            visible: false,
+            ..img("#hidden", "https://example.com/c.jpg")
+        };
         let pixel = Image {
             has_width_attr: false,
             has_height_attr: false,
@@ -83,7 +93,12 @@ mod tests {
             rendered_height: 1,
             ..img("#pixel", "https://tracker.test/p.gif")
         };
-        let bg = Image { kind: "css-background".into(), has_width_attr: false, has_height_attr: false, ..img(".bg", "https://example.com/bg.jpg") };
+        let bg = Image {
+            kind: "css-background".into(),
+            has_width_attr: false,
+            has_height_attr: false,
+            ..img(".bg", "https://example.com/bg.jpg")
+        };
         assert!(run(&ImageMissingDimensions, &page(vec![sized, css, hidden, pixel, bg], vec![])).is_empty());
     }
 }

@@ -38,7 +38,9 @@ impl Check for ImageNotLazy {
             if lazy || image.top_px <= limit || image.rendered_width <= 1 || image.rendered_height <= 1 {
                 continue;
             }
-            let Some(url) = image.url.as_deref() else { continue };
+            let Some(url) = image.url.as_deref() else {
+                continue;
+            };
             if is_inline_url(url) {
                 continue;
             }
@@ -80,7 +82,10 @@ mod tests {
     #[test]
     fn quiet_for_lazy_near_fold_and_inline_images() {
         let inline = Image { url: Some("data:image/png;base64,AAAA".into()), ..at("#inline", 5000.0, None) };
-        let p = page(vec![at("#lazy", 5000.0, Some("LAZY")), at("#near", 1200.0, None), at("#top", 0.0, None), inline], vec![]);
+        let p = page(
+            vec![at("#lazy", 5000.0, Some("LAZY")), at("#near", 1200.0, None), at("#top", 0.0, None), inline],
+            vec![],
+        );
         assert!(run(&ImageNotLazy, &p).is_empty());
     }
 }

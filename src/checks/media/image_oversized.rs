@@ -35,7 +35,9 @@ impl Check for ImageOversized {
         }
         let factor = thresholds.image_oversize_factor;
         for image in page.dom.images.iter().filter(|i| i.kind == "img" && i.visible && !i.broken) {
-            let Some(url) = image.url.as_deref() else { continue };
+            let Some(url) = image.url.as_deref() else {
+                continue;
+            };
             if image.rendered_width == 0 || image.rendered_height == 0 {
                 continue;
             }
@@ -44,7 +46,9 @@ impl Check for ImageOversized {
             if ratio_w <= factor || ratio_h <= factor {
                 continue;
             }
-            let Some(bytes) = image_bytes(page, url) else { continue };
+            let Some(bytes) = image_bytes(page, url) else {
+                continue;
+            };
             if bytes <= thresholds.image_heavy_bytes || is_svg(page, url) {
                 continue;
             }

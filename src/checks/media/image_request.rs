@@ -21,7 +21,9 @@ fn resolve(base: &str, location: &str) -> String {
     if location.contains("://") {
         return location.to_string();
     }
-    let Some((scheme, rest)) = base.split_once("://") else { return location.to_string() };
+    let Some((scheme, rest)) = base.split_once("://") else {
+        return location.to_string();
+    };
     if let Some(stripped) = location.strip_prefix("//") {
         return format!("{scheme}://{stripped}");
     }
@@ -38,9 +40,9 @@ fn resolve(base: &str, location: &str) -> String {
 /// The last request made for exactly this URL (fragment ignored) that got an answer or failed.
 fn request_to<'a>(page: &'a PageSnapshot, url: &str) -> Option<&'a NetworkRequest> {
     let url = without_fragment(url);
-    let matching = page.requests.iter().filter(|r| without_fragment(&r.url) == url);
-    let answered = matching.clone().filter(|r| r.status.is_some() || r.failure.is_some()).last();
-    answered.or_else(|| matching.last())
+    let mut matching = page.requests.iter().rev().filter(|r| without_fragment(&r.url) == url);
+    let answered = matching.clone().find(|r| r.status.is_some() || r.failure.is_some());
+    answered.or_else(|| matching.next())
 }
 
 /// The response that delivered `url`, following redirects (3xx with a `location` header).

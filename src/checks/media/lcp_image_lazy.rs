@@ -31,7 +31,9 @@ impl Check for LcpImageLazy {
         if !page.rendered() {
             return;
         }
-        let Some(lcp) = page.metrics.lcp_element.as_ref().filter(|l| l.is_image) else { return };
+        let Some(lcp) = page.metrics.lcp_element.as_ref().filter(|l| l.is_image) else {
+            return;
+        };
         let element = page
             .dom
             .images
@@ -40,7 +42,10 @@ impl Check for LcpImageLazy {
             .find(|i| lcp.selector.as_deref().is_some_and(|s| s == i.selector))
             .or_else(|| {
                 let url = without_fragment(lcp.url.as_deref()?);
-                page.dom.images.iter().find(|i| i.kind == "img" && i.url.as_deref().is_some_and(|u| without_fragment(u) == url))
+                page.dom
+                    .images
+                    .iter()
+                    .find(|i| i.kind == "img" && i.url.as_deref().is_some_and(|u| without_fragment(u) == url))
             });
         let loading = lcp.loading.as_deref().or(element.and_then(|e| e.loading.as_deref()));
         if !loading.is_some_and(|l| l.trim().eq_ignore_ascii_case("lazy")) {
@@ -94,9 +99,12 @@ mod tests {
     #[test]
     fn quiet_for_eager_lcp_image_or_text_lcp() {
         assert!(run(&LcpImageLazy, &with_lcp(lcp_img(Some("eager")), vec![])).is_empty());
-        assert!(run(&LcpImageLazy, &with_lcp(lcp_img(None), vec![img("#hero", "https://example.com/hero.jpg")])).is_empty());
+        assert!(
+            run(&LcpImageLazy, &with_lcp(lcp_img(None), vec![img("#hero", "https://example.com/hero.jpg")])).is_empty()
+        );
         // A heading as LCP; a lazy image elsewhere on the page is not the LCP.
-        let text = LcpElement { selector: Some("h1".into()), tag: Some("h1".into()), is_image: false, ..Default::default() };
+        let text =
+            LcpElement { selector: Some("h1".into()), tag: Some("h1".into()), is_image: false, ..Default::default() };
         let lazy_elsewhere = Image { loading: Some("lazy".into()), ..img("#other", "https://example.com/o.jpg") };
         assert!(run(&LcpImageLazy, &with_lcp(text, vec![lazy_elsewhere])).is_empty());
     }

@@ -123,7 +123,9 @@ impl Check for CachePolicy {
                 continue;
             }
             seen.push(&request.url);
-            let Lifetime::Seconds(seconds) = lifetime(request) else { continue };
+            let Lifetime::Seconds(seconds) = lifetime(request) else {
+                continue;
+            };
             let seconds = seconds.max(0);
             if seconds as u64 >= thresholds.cache_min_seconds {
                 continue;
@@ -165,7 +167,13 @@ mod tests {
                     &[("date", "Sun, 06 Nov 1994 08:49:37 GMT"), ("expires", "Sun, 06 Nov 1994 09:49:37 GMT")],
                 ),
                 css("https://example.com/expired.css", &[("expires", "0")]),
-                response("https://cdn.test/lib.js", "script", "text/javascript", 10_000, &[("cache-control", "max-age=600")]),
+                response(
+                    "https://cdn.test/lib.js",
+                    "script",
+                    "text/javascript",
+                    10_000,
+                    &[("cache-control", "max-age=600")],
+                ),
             ],
         );
         let f = run(&CachePolicy, &p);

@@ -33,7 +33,9 @@ impl Check for Cls {
         if !page.rendered() {
             return;
         }
-        let Some(value) = page.metrics.cls else { return };
+        let Some(value) = page.metrics.cls else {
+            return;
+        };
         let Some((severity, limit)) =
             grade(value, thresholds.cls_medium, Severity::Medium, thresholds.cls_high, Severity::High)
         else {
@@ -74,7 +76,11 @@ mod tests {
         page(
             PageMetrics {
                 cls,
-                layout_shifts: vec![shift(0.02, &["footer"]), shift(0.2, &["main > .ad", "main > p"]), shift(0.1, &["main > p"])],
+                layout_shifts: vec![
+                    shift(0.02, &["footer"]),
+                    shift(0.2, &["main > .ad", "main > p"]),
+                    shift(0.1, &["main > p"]),
+                ],
                 ..Default::default()
             },
             vec![],

@@ -27,7 +27,9 @@ impl Check for Fcp {
         if !page.rendered() {
             return;
         }
-        let Some(value) = page.metrics.fcp_ms else { return };
+        let Some(value) = page.metrics.fcp_ms else {
+            return;
+        };
         let Some((severity, limit)) =
             grade(value, thresholds.fcp_low_ms, Severity::Low, thresholds.fcp_medium_ms, Severity::Medium)
         else {

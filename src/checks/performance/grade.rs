@@ -5,7 +5,13 @@ use crate::model::Severity;
 
 /// The severity and the limit broken by `value`: `upper_severity` when it is above `upper`,
 /// `lower_severity` when above `lower`, `None` otherwise (or when `value` is not a finite number).
-pub fn grade(value: f64, lower: f64, lower_severity: Severity, upper: f64, upper_severity: Severity) -> Option<(Severity, f64)> {
+pub fn grade(
+    value: f64,
+    lower: f64,
+    lower_severity: Severity,
+    upper: f64,
+    upper_severity: Severity,
+) -> Option<(Severity, f64)> {
     if !value.is_finite() {
         None
     } else if value > upper {

@@ -54,7 +54,9 @@ pub fn parse_http_date(text: &str) -> Option<i64> {
     } else {
         let fields: Vec<&str> = text.split_ascii_whitespace().collect();
         match fields.as_slice() {
-            [_, mon, day, time, year] => seconds(year.parse().ok()?, month(mon)?, day.parse().ok()?, time_of_day(time)?),
+            [_, mon, day, time, year] => {
+                seconds(year.parse().ok()?, month(mon)?, day.parse().ok()?, time_of_day(time)?)
+            }
             _ => None,
         }
     }

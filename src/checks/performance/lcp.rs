@@ -29,7 +29,9 @@ impl Check for Lcp {
         if !page.rendered() {
             return;
         }
-        let Some(value) = page.metrics.lcp_ms else { return };
+        let Some(value) = page.metrics.lcp_ms else {
+            return;
+        };
         let Some((severity, limit)) =
             grade(value, thresholds.lcp_medium_ms, Severity::Medium, thresholds.lcp_high_ms, Severity::High)
         else {

@@ -91,7 +91,9 @@ mod tests {
 
     #[test]
     fn quiet_for_a_light_page() {
-        assert!(run(&PageWeight, &page(PageMetrics { transfer_bytes: 2 * MB, ..Default::default() }, vec![])).is_empty());
+        assert!(
+            run(&PageWeight, &page(PageMetrics { transfer_bytes: 2 * MB, ..Default::default() }, vec![])).is_empty()
+        );
         assert!(run(&PageWeight, &page(PageMetrics::default(), vec![])).is_empty());
     }
 }

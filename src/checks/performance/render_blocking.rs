@@ -73,7 +73,9 @@ impl Check for RenderBlocking {
         if !page.rendered() {
             return;
         }
-        let Some(first_byte) = document_first_byte(page) else { return };
+        let Some(first_byte) = document_first_byte(page) else {
+            return;
+        };
         let fcp = page.metrics.fcp_ms;
         for request in page.requests.iter().filter(|r| blocks_rendering(page, r)) {
             let Some(end) = request.end_ms else { continue };

@@ -27,7 +27,9 @@ impl Check for Tbt {
         if !page.rendered() {
             return;
         }
-        let Some(value) = page.metrics.tbt_ms else { return };
+        let Some(value) = page.metrics.tbt_ms else {
+            return;
+        };
         let Some((severity, limit)) =
             grade(value, thresholds.tbt_medium_ms, Severity::Medium, thresholds.tbt_high_ms, Severity::High)
         else {

@@ -29,7 +29,11 @@ impl Check for Ttfb {
         if !page.rendered() {
             return;
         }
-        let Some(value) = page.metrics.ttfb_ms.or_else(|| page.requests.iter().find(|r| r.is_navigation).and_then(|r| r.ttfb_ms)) else { return };
+        let Some(value) =
+            page.metrics.ttfb_ms.or_else(|| page.requests.iter().find(|r| r.is_navigation).and_then(|r| r.ttfb_ms))
+        else {
+            return;
+        };
         let Some((severity, limit)) =
             grade(value, thresholds.ttfb_low_ms, Severity::Low, thresholds.ttfb_medium_ms, Severity::Medium)
         else {

@@ -81,8 +81,12 @@ impl Check for UncompressedText {
             if request.method.eq_ignore_ascii_case("HEAD") || request.resource_type == "websocket" {
                 continue;
             }
-            let Some(mime) = request.mime_type.as_deref().filter(|m| is_text_mime(m)) else { continue };
-            let Some(decoded) = request.decoded_bytes.or(request.encoded_bytes) else { continue };
+            let Some(mime) = request.mime_type.as_deref().filter(|m| is_text_mime(m)) else {
+                continue;
+            };
+            let Some(decoded) = request.decoded_bytes.or(request.encoded_bytes) else {
+                continue;
+            };
             if decoded <= thresholds.uncompressed_min_bytes || is_compressed(request, decoded) {
                 continue;
             }
@@ -115,7 +119,13 @@ mod tests {
             PageMetrics::default(),
             vec![
                 doc,
-                response("https://example.com/app.js", "script", "application/javascript", 90_000, &[("Content-Encoding", "identity")]),
+                response(
+                    "https://example.com/app.js",
+                    "script",
+                    "application/javascript",
+                    90_000,
+                    &[("Content-Encoding", "identity")],
+                ),
                 response("https://example.com/logo.svg", "image", "image/svg+xml", 8_000, &[]),
                 response("https://example.com/api/items", "fetch", "application/vnd.api+json", 4_000, &[]),
             ],
@@ -124,7 +134,12 @@ mod tests {
         let resources: Vec<_> = f.iter().map(|f| f.evidence["resource"].as_str().unwrap_or("")).collect();
         assert_eq!(
             resources,
-            vec![super::super::test_support::URL, "https://example.com/app.js", "https://example.com/logo.svg", "https://example.com/api/items"]
+            vec![
+                super::super::test_support::URL,
+                "https://example.com/app.js",
+                "https://example.com/logo.svg",
+                "https://example.com/api/items"
+            ]
         );
         assert_eq!(f[0].evidence["mime"], "text/html");
         assert_eq!(f[1].evidence["value"], 90_000);
@@ -142,8 +157,20 @@ mod tests {
         let p = page(
             PageMetrics::default(),
             vec![
-                response("https://example.com/app.js", "script", "text/javascript", 90_000, &[("content-encoding", "br")]),
-                response("https://example.com/site.css", "stylesheet", "text/css", 40_000, &[("content-encoding", "gzip")]),
+                response(
+                    "https://example.com/app.js",
+                    "script",
+                    "text/javascript",
+                    90_000,
+                    &[("content-encoding", "br")],
+                ),
+                response(
+                    "https://example.com/site.css",
+                    "stylesheet",
+                    "text/css",
+                    40_000,
+                    &[("content-encoding", "gzip")],
+                ),
                 response("https://example.com/tiny.json", "fetch", "application/json", 1_400, &[]),
                 response("https://example.com/photo.jpg", "image", "image/jpeg", 400_000, &[]),
                 response("https://example.com/font.woff2", "font", "font/woff2", 40_000, &[]),

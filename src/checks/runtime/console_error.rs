@@ -39,10 +39,14 @@ fn reported_elsewhere(page: &PageSnapshot, message: &ConsoleMessage) -> bool {
     {
         return true;
     }
-    if text.starts_with("Uncaught") && page.js_errors.iter().any(|e| !e.message.is_empty() && text.contains(e.message.as_str())) {
+    if text.starts_with("Uncaught")
+        && page.js_errors.iter().any(|e| !e.message.is_empty() && text.contains(e.message.as_str()))
+    {
         return true;
     }
-    if text.contains("Content Security Policy") && (!page.csp_violations.is_empty() || page.browser_issues.iter().any(|i| i.kind == "csp")) {
+    if text.contains("Content Security Policy")
+        && (!page.csp_violations.is_empty() || page.browser_issues.iter().any(|i| i.kind == "csp"))
+    {
         return true;
     }
     text.starts_with("Mixed Content:") && page.is_https()
@@ -57,8 +61,11 @@ impl Check for ConsoleError {
         if !page.rendered() {
             return;
         }
-        let errors = page.console.iter().filter(|m| m.level.eq_ignore_ascii_case("error") && !reported_elsewhere(page, m));
-        for (message, count) in group_by(errors, |m: &ConsoleMessage| (m.source.clone(), m.text.clone(), m.url.clone(), m.line)) {
+        let errors =
+            page.console.iter().filter(|m| m.level.eq_ignore_ascii_case("error") && !reported_elsewhere(page, m));
+        for (message, count) in
+            group_by(errors, |m: &ConsoleMessage| (m.source.clone(), m.text.clone(), m.url.clone(), m.line))
+        {
             out.report(evidence! {
                 "url" => page.final_url,
                 "message" => clip(&message.text),
@@ -78,7 +85,13 @@ mod tests {
     use crate::model::{CspViolation, JsError};
 
     fn msg(level: &str, source: &str, text: &str, url: Option<&str>) -> ConsoleMessage {
-        ConsoleMessage { level: level.into(), source: source.into(), text: text.into(), url: url.map(str::to_string), line: Some(3) }
+        ConsoleMessage {
+            level: level.into(),
+            source: source.into(),
+            text: text.into(),
+            url: url.map(str::to_string),
+            line: Some(3),
+        }
     }
 
     #[test]
@@ -87,9 +100,19 @@ mod tests {
         p.console = vec![
             msg("error", "console", "Stripe: invalid publishable key", Some("https://js.stripe.test/v3")),
             msg("error", "console", "Stripe: invalid publishable key", Some("https://js.stripe.test/v3")),
-            msg("error", "javascript", "Refused to apply style: MIME type ('text/html') is not a supported stylesheet MIME type", None),
+            msg(
+                "error",
+                "javascript",
+                "Refused to apply style: MIME type ('text/html') is not a supported stylesheet MIME type",
+                None,
+            ),
             // A network error whose request is not in the capture stays a console error.
-            msg("error", "network", "Failed to load resource: net::ERR_CONNECTION_RESET", Some("https://lost.test/x.js")),
+            msg(
+                "error",
+                "network",
+                "Failed to load resource: net::ERR_CONNECTION_RESET",
+                Some("https://lost.test/x.js"),
+            ),
         ];
         let f = run(&ConsoleError, &p);
         assert_eq!(f.len(), 3);
@@ -102,8 +125,10 @@ mod tests {
     fn quiet_for_warnings_and_what_other_checks_report() {
         let mut p = page();
         p.requests = vec![request("https://example.com/missing.js", "script", Some(404))];
-        p.js_errors = vec![JsError { kind: "exception".into(), message: "x is not defined".into(), ..Default::default() }];
-        p.csp_violations = vec![CspViolation { directive: "script-src".into(), blocked_uri: "inline".into(), ..Default::default() }];
+        p.js_errors =
+            vec![JsError { kind: "exception".into(), message: "x is not defined".into(), ..Default::default() }];
+        p.csp_violations =
+            vec![CspViolation { directive: "script-src".into(), blocked_uri: "inline".into(), ..Default::default() }];
         p.console = vec![
             msg("warning", "console", "deprecated option", None),
             msg("log", "console", "hello", None),
@@ -114,8 +139,18 @@ mod tests {
                 Some("https://example.com/missing.js"),
             ),
             msg("error", "javascript", "Uncaught ReferenceError: x is not defined", None),
-            msg("error", "security", "Refused to execute inline script because it violates the following Content Security Policy directive: \"script-src 'self'\"", None),
-            msg("error", "security", "Mixed Content: The page at 'https://example.com/page' was loaded over HTTPS, but requested an insecure script 'http://example.com/a.js'.", None),
+            msg(
+                "error",
+                "security",
+                "Refused to execute inline script because it violates the following Content Security Policy directive: \"script-src 'self'\"",
+                None,
+            ),
+            msg(
+                "error",
+                "security",
+                "Mixed Content: The page at 'https://example.com/page' was loaded over HTTPS, but requested an insecure script 'http://example.com/a.js'.",
+                None,
+            ),
         ];
         assert!(run(&ConsoleError, &p).is_empty());
     }

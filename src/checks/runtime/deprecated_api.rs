@@ -32,9 +32,12 @@ impl Check for DeprecatedApi {
         if !page.rendered() {
             return;
         }
-        let issues: Vec<&BrowserIssue> = page.browser_issues.iter().filter(|i| i.kind.eq_ignore_ascii_case("deprecation")).collect();
+        let issues: Vec<&BrowserIssue> =
+            page.browser_issues.iter().filter(|i| i.kind.eq_ignore_ascii_case("deprecation")).collect();
         if !issues.is_empty() {
-            for (issue, count) in group_by(issues, |i: &BrowserIssue| i.code.clone().unwrap_or_else(|| i.message.clone())) {
+            for (issue, count) in
+                group_by(issues, |i: &BrowserIssue| i.code.clone().unwrap_or_else(|| i.message.clone()))
+            {
                 out.report(evidence! {
                     "url" => page.final_url,
                     "code" => issue.code,
@@ -76,13 +79,23 @@ mod tests {
     }
 
     fn deprecation_message(text: &str) -> ConsoleMessage {
-        ConsoleMessage { level: "warning".into(), source: "deprecation".into(), text: text.into(), url: None, line: None }
+        ConsoleMessage {
+            level: "warning".into(),
+            source: "deprecation".into(),
+            text: text.into(),
+            url: None,
+            line: None,
+        }
     }
 
     #[test]
     fn fires_per_distinct_deprecation_issue() {
         let mut p = page();
-        p.browser_issues = vec![issue("deprecation", "UnloadHandler"), issue("deprecation", "UnloadHandler"), issue("deprecation", "SyncXHR")];
+        p.browser_issues = vec![
+            issue("deprecation", "UnloadHandler"),
+            issue("deprecation", "UnloadHandler"),
+            issue("deprecation", "SyncXHR"),
+        ];
         // The same deprecation also arrives as a console message: not counted twice.
         p.console = vec![deprecation_message("Unload event listeners are deprecated")];
         let f = run(&DeprecatedApi, &p);
@@ -104,7 +117,13 @@ mod tests {
     fn quiet_for_other_issues_and_messages() {
         let mut p = page();
         p.browser_issues = vec![issue("cookie", "ExcludeSameSiteNoneInsecure"), issue("heavy-ad", "NetworkTotalLimit")];
-        p.console = vec![ConsoleMessage { level: "warning".into(), source: "console".into(), text: "deprecated: use v2".into(), url: None, line: None }];
+        p.console = vec![ConsoleMessage {
+            level: "warning".into(),
+            source: "console".into(),
+            text: "deprecated: use v2".into(),
+            url: None,
+            line: None,
+        }];
         assert!(run(&DeprecatedApi, &p).is_empty());
     }
 }

@@ -48,7 +48,8 @@ fn path_of(url: &str) -> &str {
 fn is_automatic_favicon(page: &PageSnapshot, request: &NetworkRequest) -> bool {
     path_of(&request.url).eq_ignore_ascii_case("/favicon.ico")
         && !page.dom.links.iter().any(|l| {
-            l.rel.split_ascii_whitespace().any(|r| r.eq_ignore_ascii_case("icon")) && l.href.as_deref() == Some(request.url.as_str())
+            l.rel.split_ascii_whitespace().any(|r| r.eq_ignore_ascii_case("icon"))
+                && l.href.as_deref() == Some(request.url.as_str())
         })
 }
 

@@ -5,7 +5,10 @@
 pub const MAX_TEXT_CHARS: usize = 1000;
 
 /// Distinct items by `key`, in first-seen order, with how often each occurred.
-pub fn group_by<'a, T, K: PartialEq>(items: impl IntoIterator<Item = &'a T>, key: impl Fn(&T) -> K) -> Vec<(&'a T, usize)>
+pub fn group_by<'a, T, K: PartialEq>(
+    items: impl IntoIterator<Item = &'a T>,
+    key: impl Fn(&T) -> K,
+) -> Vec<(&'a T, usize)>
 where
     T: 'a,
 {

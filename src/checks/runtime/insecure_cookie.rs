@@ -33,8 +33,26 @@ declare_check! {
 const CWE_HTTPONLY: &str = "CWE-1004";
 
 const SESSION_WORDS: &[&str] = &[
-    "session", "sess", "sessid", "sessionid", "sid", "auth", "authtoken", "token", "jwt", "phpsessid", "jsessionid",
-    "aspsessionid", "cfid", "cftoken", "accesstoken", "refreshtoken", "idtoken", "remember", "login", "logged",
+    "session",
+    "sess",
+    "sessid",
+    "sessionid",
+    "sid",
+    "auth",
+    "authtoken",
+    "token",
+    "jwt",
+    "phpsessid",
+    "jsessionid",
+    "aspsessionid",
+    "cfid",
+    "cftoken",
+    "accesstoken",
+    "refreshtoken",
+    "idtoken",
+    "remember",
+    "login",
+    "logged",
 ];
 
 /// True when the cookie name looks like a session or authentication cookie.
@@ -44,7 +62,8 @@ pub fn is_session_cookie(name: &str) -> bool {
     if bare.contains("csrf") || bare.contains("xsrf") {
         return false;
     }
-    if bare.starts_with("aspsessionid") || bare.starts_with("wordpress_logged_in") || bare.starts_with("wordpress_sec") {
+    if bare.starts_with("aspsessionid") || bare.starts_with("wordpress_logged_in") || bare.starts_with("wordpress_sec")
+    {
         return true;
     }
     let words: Vec<&str> = bare.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()).collect();
@@ -126,7 +145,13 @@ mod tests {
         let f = run(&InsecureCookie, &p);
         let got: Vec<_> = f
             .iter()
-            .map(|f| (f.evidence["cookie"].as_str().unwrap_or(""), f.evidence["flag"].as_str().unwrap_or(""), f.cwe_id.as_deref().unwrap_or("")))
+            .map(|f| {
+                (
+                    f.evidence["cookie"].as_str().unwrap_or(""),
+                    f.evidence["flag"].as_str().unwrap_or(""),
+                    f.cwe_id.as_deref().unwrap_or(""),
+                )
+            })
             .collect();
         assert_eq!(
             got,
@@ -158,10 +183,23 @@ mod tests {
 
     #[test]
     fn session_names() {
-        for name in ["session", "sessionid", "connect.sid", "JSESSIONID", "ASP.NET_SessionId", "laravel_session", "_myapp_session", "jwt", "access_token", "remember_web_59ba", "wordpress_logged_in_abc"] {
+        for name in [
+            "session",
+            "sessionid",
+            "connect.sid",
+            "JSESSIONID",
+            "ASP.NET_SessionId",
+            "laravel_session",
+            "_myapp_session",
+            "jwt",
+            "access_token",
+            "remember_web_59ba",
+            "wordpress_logged_in_abc",
+        ] {
             assert!(is_session_cookie(name), "{name}");
         }
-        for name in ["_ga", "_gid", "theme", "lang", "csrftoken", "_csrf", "consent", "sidebar_state", "tokenizer_pref"] {
+        for name in ["_ga", "_gid", "theme", "lang", "csrftoken", "_csrf", "consent", "sidebar_state", "tokenizer_pref"]
+        {
             assert!(!is_session_cookie(name), "{name}");
         }
     }

@@ -38,9 +38,7 @@ fn hsts_max_age(value: &str) -> Option<u64> {
 
 /// True when a CSP value has a directive called `name`.
 fn has_directive(policy: &str, name: &str) -> bool {
-    policy
-        .split(';')
-        .any(|d| d.split_ascii_whitespace().next().is_some_and(|n| n.eq_ignore_ascii_case(name)))
+    policy.split(';').any(|d| d.split_ascii_whitespace().next().is_some_and(|n| n.eq_ignore_ascii_case(name)))
 }
 
 fn is_html(page: &PageSnapshot) -> bool {
@@ -72,7 +70,11 @@ impl Check for MissingSecurityHeader {
         if page.is_https() {
             let hsts = header_all(headers, "strict-transport-security").next();
             if hsts.is_none_or(|v| hsts_max_age(v).is_none_or(|age| age == 0)) {
-                report("strict-transport-security", hsts, "Strict-Transport-Security: max-age=31536000; includeSubDomains");
+                report(
+                    "strict-transport-security",
+                    hsts,
+                    "Strict-Transport-Security: max-age=31536000; includeSubDomains",
+                );
             }
         }
 
@@ -83,7 +85,11 @@ impl Check for MissingSecurityHeader {
         });
         if !enforced_header && !enforced_meta {
             let report_only = header_all(headers, "content-security-policy-report-only").next();
-            report("content-security-policy", report_only.map(|_| "report-only policy only"), "Content-Security-Policy: default-src 'self'; ...");
+            report(
+                "content-security-policy",
+                report_only.map(|_| "report-only policy only"),
+                "Content-Security-Policy: default-src 'self'; ...",
+            );
         }
 
         let nosniff = header_all(headers, "x-content-type-options").next();
@@ -120,7 +126,10 @@ mod tests {
     fn fires_once_per_missing_header() {
         let f = run(&MissingSecurityHeader, &page());
         let headers: Vec<_> = f.iter().map(|f| f.evidence["header"].as_str().unwrap_or("")).collect();
-        assert_eq!(headers, vec!["strict-transport-security", "content-security-policy", "x-content-type-options", "x-frame-options"]);
+        assert_eq!(
+            headers,
+            vec!["strict-transport-security", "content-security-policy", "x-content-type-options", "x-frame-options"]
+        );
         assert!(f.iter().all(|f| f.cwe_id.as_deref() == Some("CWE-693")));
     }
 
@@ -153,7 +162,8 @@ mod tests {
         );
         assert!(missing(&p).is_empty(), "{:?}", missing(&p));
         // HSTS is not expected on http; a meta CSP counts as a policy; XFO covers framing.
-        let mut http = with_headers("http://example.com/", &[("x-content-type-options", "nosniff"), ("x-frame-options", "DENY")]);
+        let mut http =
+            with_headers("http://example.com/", &[("x-content-type-options", "nosniff"), ("x-frame-options", "DENY")]);
         http.dom.metas.push(MetaTag {
             http_equiv: Some("Content-Security-Policy".into()),
             content: Some("default-src 'self'".into()),

@@ -24,7 +24,13 @@ pub fn page() -> PageSnapshot {
 
 /// A subresource request that answered `status`.
 pub fn request(url: &str, resource_type: &str, status: Option<u16>) -> NetworkRequest {
-    NetworkRequest { url: url.into(), resource_type: resource_type.into(), method: "GET".into(), status, ..Default::default() }
+    NetworkRequest {
+        url: url.into(),
+        resource_type: resource_type.into(),
+        method: "GET".into(),
+        status,
+        ..Default::default()
+    }
 }
 
 /// The findings `check` reports for `page` with default thresholds.

@@ -46,7 +46,10 @@ mod tests {
     #[test]
     fn fires_per_distinct_rejection() {
         let mut p = page();
-        p.js_errors = vec![error("unhandled-rejection", "TypeError: Failed to fetch"), error("unhandled-rejection", "TypeError: Failed to fetch")];
+        p.js_errors = vec![
+            error("unhandled-rejection", "TypeError: Failed to fetch"),
+            error("unhandled-rejection", "TypeError: Failed to fetch"),
+        ];
         let f = run(&UnhandledRejection, &p);
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].evidence["count"], 2);
