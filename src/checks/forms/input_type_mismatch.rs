@@ -224,6 +224,8 @@ mod tests {
                 // A login field that takes either.
                 labelled("login", "Email or username"),
                 labelled("contact", "Email or phone"),
+                // A choice stays text even when its placeholder shows an address.
+                FormField { placeholder: Some("you@example.com".into()), ..labelled("reach", "Email or phone") },
                 // Postcodes and card numbers are not quantities.
                 input("text", "zip"),
                 input("text", "card_number"),

@@ -198,8 +198,19 @@ mod tests {
         ] {
             assert!(is_session_cookie(name), "{name}");
         }
-        for name in ["_ga", "_gid", "theme", "lang", "csrftoken", "_csrf", "consent", "sidebar_state", "tokenizer_pref"]
-        {
+        for name in [
+            "_ga",
+            "_gid",
+            "theme",
+            "lang",
+            "csrftoken",
+            "csrf_token",
+            "_csrf",
+            "XSRF-TOKEN",
+            "consent",
+            "sidebar_state",
+            "tokenizer_pref",
+        ] {
             assert!(!is_session_cookie(name), "{name}");
         }
     }
