@@ -69,3 +69,44 @@ fn every_accessibility_entry_is_documented() {
     ids.dedup();
     assert_eq!(ids.len(), total, "duplicate accessibility ids");
 }
+
+/// A page whose axe run found only "incomplete" results, whose every Tab stop shows focus, and
+/// whose viewport allows zoom.
+#[test]
+fn clean_page_is_quiet() {
+    use super::test_support::page;
+    use crate::checks::{Thresholds, run_page_checks};
+    use crate::model::{AxeResults, AxeRule, DomFacts, FocusStep, KeyboardWalk, MetaTag};
+
+    let mut p = page(DomFacts {
+        metas: vec![MetaTag {
+            name: Some("viewport".into()),
+            content: Some("width=device-width, initial-scale=1".into()),
+            selector: "meta[name=viewport]".into(),
+            ..Default::default()
+        }],
+        ..Default::default()
+    });
+    p.axe = Some(AxeResults {
+        version: "4.14.1".into(),
+        violations: vec![],
+        incomplete: vec![AxeRule { id: "color-contrast".into(), impact: Some("serious".into()), ..Default::default() }],
+        error: None,
+    });
+    let step = |s: &str| FocusStep {
+        selector: s.into(),
+        snippet: format!("<a id=\"{s}\">"),
+        tag: "a".into(),
+        visible_change: true,
+        method: "pixels".into(),
+    };
+    p.keyboard = Some(KeyboardWalk {
+        steps: vec![step("#a"), step("#b")],
+        trapped_at: None,
+        focusable_count: 2,
+        ..Default::default()
+    });
+    let findings: Vec<_> =
+        run_page_checks(&p, &Thresholds::default()).into_iter().filter(|f| f.category() == "accessibility").collect();
+    assert!(findings.is_empty(), "{findings:#?}");
+}
