@@ -30,11 +30,9 @@ pub const AXE_EVIDENCE_KEYS: &[&str] = &["url", "selector", "snippet", "failure_
 
 /// The tags the scan runs axe with (issue 5: WCAG 2.0/2.1/2.2 A and AA plus best practices).
 /// The browser engine passes these as `runOnly: {type: "tag"}`; axe then leaves out rules tagged
-/// `experimental` or `deprecated` unless those tags are asked for, which `is_in_scan` mirrors.
+/// `AXE_DEFAULT_EXCLUDED_TAGS` (`experimental`, `deprecated`) unless those tags are asked for,
+/// which `is_in_scan` mirrors (axe's `ruleShouldRun`/`matchTags`: a tag run ignores `enabled`).
 pub const AXE_RUN_TAGS: &[&str] = &["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22a", "wcag22aa", "best-practice"];
-
-/// Tags axe excludes from a tag-based run unless they are requested explicitly.
-const AXE_DEFAULT_EXCLUDED_TAGS: &[&str] = &["experimental", "deprecated"];
 
 include!(concat!(env!("OUT_DIR"), "/axe_rules.rs"));
 

@@ -14,7 +14,8 @@ mod contract_tests;
 mod test_support;
 
 pub use axe_catalogue::{
-    AXE_RUN_TAGS, AxeRuleMeta, axe_catalogue, axe_rule, catalogued_axe_checks, severity_from_impact,
+    AXE_DEFAULT_EXCLUDED_TAGS, AXE_RUN_TAGS, AxeRuleMeta, axe_catalogue, axe_rule, catalogued_axe_checks,
+    severity_from_impact,
 };
 pub use axe_overlap::{AXE_OVERLAPS, AxeOverlap};
 pub use axe_violations::{AXE_MAPPER_ID, AxeViolations};
