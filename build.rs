@@ -15,6 +15,7 @@ fn main() {
         .expect("compile protos (is protoc installed? apt-get install -y protobuf-compiler)");
     embed_axe(&out_dir);
     schema_org::generate(&out_dir);
+    axe_rules::generate(&out_dir);
 }
 
 /// Copies `browser/node_modules/axe-core/axe.min.js` (installing it with `npm ci` when missing)
@@ -41,3 +42,7 @@ fn embed_axe(out_dir: &Path) {
     std::fs::write(out_dir.join("axe.min.js"), script).expect("write axe.min.js");
     std::fs::write(out_dir.join("axe_version.txt"), version).expect("write axe version");
 }
+
+/// The axe-core rule catalogue (generated table of `accessibility.<rule>` ids).
+#[path = "build/axe_rules.rs"]
+mod axe_rules;

@@ -1,5 +1,11 @@
 //! The check catalogue: pure functions from snapshots to findings. Imports only `model`.
 
+pub mod accessibility;
+pub mod forms;
+pub mod media;
+pub mod performance;
+pub mod runtime;
+
 pub mod check;
 pub mod crawlability;
 pub mod i18n;

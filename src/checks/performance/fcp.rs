@@ -1,0 +1,76 @@
+use super::super::check::{Check, CheckMeta, Findings, Thresholds};
+use super::grade::{grade, round_ms};
+use crate::model::{PageSnapshot, Severity};
+use crate::{declare_check, evidence};
+
+declare_check! {
+    /// First Contentful Paint is slow.
+    pub struct Fcp {
+        id: "performance.fcp",
+        severity: Medium,
+        title: "First Contentful Paint is slow",
+        fires_when: "First Contentful Paint is over 3.0 s (medium) or over 1.8 s (low) (thresholds fcp_medium_ms, fcp_low_ms)",
+        description: "First Contentful Paint is when the visitor first sees anything of the page; until then they stare at a blank screen and wonder whether the site works.",
+        remediation: "Get the first pixels out sooner: reduce server response time, inline the critical CSS and load the rest without blocking, `defer` scripts in the head, and avoid font loading that hides text (`font-display: swap`).",
+        cwe: None,
+        evidence: ["url", "value", "limit", "unit"],
+        help_url: Some("https://web.dev/articles/fcp"),
+    }
+}
+
+impl Check for Fcp {
+    fn meta(&self) -> &'static CheckMeta {
+        &Self::META
+    }
+
+    fn page(&self, page: &PageSnapshot, thresholds: &Thresholds, out: &mut Findings<'_>) {
+        if !page.rendered() {
+            return;
+        }
+        let Some(value) = page.metrics.fcp_ms else {
+            return;
+        };
+        let Some((severity, limit)) =
+            grade(value, thresholds.fcp_low_ms, Severity::Low, thresholds.fcp_medium_ms, Severity::Medium)
+        else {
+            return;
+        };
+        out.report_with(
+            severity,
+            evidence! {
+                "url" => page.final_url,
+                "value" => round_ms(value),
+                "limit" => limit,
+                "unit" => "ms",
+            },
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{page, run};
+    use super::*;
+    use crate::model::PageMetrics;
+
+    fn with(ms: Option<f64>) -> PageSnapshot {
+        page(PageMetrics { fcp_ms: ms, ..Default::default() }, vec![])
+    }
+
+    #[test]
+    fn two_levels() {
+        let f = run(&Fcp, &with(Some(3500.0)));
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].severity, Severity::Medium);
+        assert_eq!(f[0].evidence["limit"], 3000.0);
+        assert_eq!(f[0].evidence["value"], 3500.0);
+        let f = run(&Fcp, &with(Some(2000.0)));
+        assert_eq!((f[0].severity, f[0].evidence["limit"].as_f64()), (Severity::Low, Some(1800.0)));
+    }
+
+    #[test]
+    fn quiet_at_the_limit_or_unknown() {
+        assert!(run(&Fcp, &with(Some(1800.0))).is_empty());
+        assert!(run(&Fcp, &with(None)).is_empty());
+    }
+}

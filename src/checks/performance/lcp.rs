@@ -1,0 +1,102 @@
+use super::super::check::{Check, CheckMeta, Findings, Thresholds};
+use super::grade::{grade, round_ms};
+use crate::model::{PageSnapshot, Severity};
+use crate::{declare_check, evidence};
+
+declare_check! {
+    /// Largest Contentful Paint is slow.
+    ///
+    /// The evidence names the LCP element (selector, snippet, image URL) when the browser knew it.
+    pub struct Lcp {
+        id: "performance.lcp",
+        severity: High,
+        title: "Largest Contentful Paint is slow",
+        fires_when: "Largest Contentful Paint is over 4.0 s (high) or over 2.5 s (medium) (thresholds lcp_high_ms, lcp_medium_ms)",
+        description: "Largest Contentful Paint is when the main content (the biggest image or text block of the first screen) appears; it is a Core Web Vital that search engines use as a ranking signal. Past 2.5 s visitors perceive the page as slow, past 4 s many leave before it shows.",
+        remediation: "Make the LCP element (named in the evidence) arrive sooner: serve the HTML fast (caching, CDN), preload or `fetchpriority=\"high\"` the LCP image and never lazy-load it, compress and resize it, and remove render-blocking CSS and JavaScript ahead of it.",
+        cwe: None,
+        evidence: ["url", "value", "limit", "unit", "selector", "snippet", "resource"],
+        help_url: Some("https://web.dev/articles/lcp"),
+    }
+}
+
+impl Check for Lcp {
+    fn meta(&self) -> &'static CheckMeta {
+        &Self::META
+    }
+
+    fn page(&self, page: &PageSnapshot, thresholds: &Thresholds, out: &mut Findings<'_>) {
+        if !page.rendered() {
+            return;
+        }
+        let Some(value) = page.metrics.lcp_ms else {
+            return;
+        };
+        let Some((severity, limit)) =
+            grade(value, thresholds.lcp_medium_ms, Severity::Medium, thresholds.lcp_high_ms, Severity::High)
+        else {
+            return;
+        };
+        let element = page.metrics.lcp_element.as_ref();
+        out.report_with(
+            severity,
+            evidence! {
+                "url" => page.final_url,
+                "value" => round_ms(value),
+                "limit" => limit,
+                "unit" => "ms",
+                "selector" => element.and_then(|e| e.selector.as_deref()),
+                "snippet" => element.and_then(|e| e.snippet.as_deref()),
+                "resource" => element.and_then(|e| e.url.as_deref()),
+            },
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{page, run, run_with};
+    use super::*;
+    use crate::model::{LcpElement, PageMetrics};
+
+    fn lcp(ms: Option<f64>) -> PageSnapshot {
+        page(
+            PageMetrics {
+                lcp_ms: ms,
+                lcp_element: Some(LcpElement {
+                    selector: Some("main > img.hero".into()),
+                    snippet: Some("<img class=\"hero\">".into()),
+                    url: Some("https://example.com/hero.jpg".into()),
+                    is_image: true,
+                    ..Default::default()
+                }),
+                ..Default::default()
+            },
+            vec![],
+        )
+    }
+
+    #[test]
+    fn two_levels_with_the_lcp_element() {
+        let f = run(&Lcp, &lcp(Some(4500.0)));
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].severity, Severity::High);
+        assert_eq!(f[0].evidence["value"], 4500.0);
+        assert_eq!(f[0].evidence["limit"], 4000.0);
+        assert_eq!(f[0].evidence["selector"], "main > img.hero");
+        let f = run(&Lcp, &lcp(Some(3000.0)));
+        assert_eq!((f[0].severity, f[0].evidence["limit"].as_f64()), (Severity::Medium, Some(2500.0)));
+    }
+
+    #[test]
+    fn quiet_when_good_unknown_or_not_rendered() {
+        assert!(run(&Lcp, &lcp(Some(2500.0))).is_empty());
+        assert!(run(&Lcp, &lcp(None)).is_empty());
+        let mut failed = lcp(Some(9000.0));
+        failed.status = None;
+        assert!(run(&Lcp, &failed).is_empty());
+        // Thresholds are configurable.
+        let strict = Thresholds { lcp_medium_ms: 1000.0, ..Thresholds::default() };
+        assert_eq!(run_with(&Lcp, &lcp(Some(1200.0)), &strict).len(), 1);
+    }
+}

@@ -1,0 +1,76 @@
+use super::super::check::{Check, CheckMeta, Findings, Thresholds};
+use super::grade::{grade, round_ms};
+use crate::model::{PageSnapshot, Severity};
+use crate::{declare_check, evidence};
+
+declare_check! {
+    /// Total Blocking Time is high.
+    pub struct Tbt {
+        id: "performance.tbt",
+        severity: High,
+        title: "Total Blocking Time is high",
+        fires_when: "Total Blocking Time is over 600 ms (high) or over 200 ms (medium) (thresholds tbt_high_ms, tbt_medium_ms)",
+        description: "Total Blocking Time adds up how long the main thread was blocked by long JavaScript tasks after the first paint; while it is blocked, clicks and key presses get no response. It is the lab stand-in for Interaction to Next Paint, a Core Web Vital.",
+        remediation: "Ship less JavaScript and run less of it at load: split bundles and load non-critical code later (`defer`, dynamic `import()`), remove unused third-party scripts, and break long tasks into chunks that yield to the browser (`scheduler.yield()` or `setTimeout`).",
+        cwe: None,
+        evidence: ["url", "value", "limit", "unit"],
+        help_url: Some("https://web.dev/articles/tbt"),
+    }
+}
+
+impl Check for Tbt {
+    fn meta(&self) -> &'static CheckMeta {
+        &Self::META
+    }
+
+    fn page(&self, page: &PageSnapshot, thresholds: &Thresholds, out: &mut Findings<'_>) {
+        if !page.rendered() {
+            return;
+        }
+        let Some(value) = page.metrics.tbt_ms else {
+            return;
+        };
+        let Some((severity, limit)) =
+            grade(value, thresholds.tbt_medium_ms, Severity::Medium, thresholds.tbt_high_ms, Severity::High)
+        else {
+            return;
+        };
+        out.report_with(
+            severity,
+            evidence! {
+                "url" => page.final_url,
+                "value" => round_ms(value),
+                "limit" => limit,
+                "unit" => "ms",
+            },
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{page, run};
+    use super::*;
+    use crate::model::PageMetrics;
+
+    fn with(ms: Option<f64>) -> PageSnapshot {
+        page(PageMetrics { tbt_ms: ms, ..Default::default() }, vec![])
+    }
+
+    #[test]
+    fn two_levels() {
+        let f = run(&Tbt, &with(Some(700.0)));
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].severity, Severity::High);
+        assert_eq!(f[0].evidence["limit"], 600.0);
+        assert_eq!(f[0].evidence["value"], 700.0);
+        let f = run(&Tbt, &with(Some(300.0)));
+        assert_eq!((f[0].severity, f[0].evidence["limit"].as_f64()), (Severity::Medium, Some(200.0)));
+    }
+
+    #[test]
+    fn quiet_at_the_limit_or_unknown() {
+        assert!(run(&Tbt, &with(Some(200.0))).is_empty());
+        assert!(run(&Tbt, &with(None)).is_empty());
+    }
+}

@@ -1,0 +1,77 @@
+use super::super::check::{Check, CheckMeta, Findings, Thresholds};
+use super::grade::{grade, round_ms};
+use crate::model::{PageSnapshot, Severity};
+use crate::{declare_check, evidence};
+
+declare_check! {
+    /// Server responds slowly (TTFB).
+    ///
+    /// The page's `metrics.ttfb_ms`, else the main document request's `ttfb_ms`.
+    pub struct Ttfb {
+        id: "performance.ttfb",
+        severity: Medium,
+        title: "Server responds slowly (TTFB)",
+        fires_when: "Time To First Byte of the page is over 1.8 s (medium) or over 0.8 s (low) (thresholds ttfb_medium_ms, ttfb_low_ms)",
+        description: "Nothing can render before the first byte of HTML arrives, so a slow server response delays every other metric; it usually points at slow back-end work, missing caching, or redirects before the page.",
+        remediation: "Cache rendered pages (or their expensive parts) on the server or a CDN, speed up slow database queries and back-end calls, avoid redirect hops before the page, and serve from a region close to the visitors.",
+        cwe: None,
+        evidence: ["url", "value", "limit", "unit"],
+        help_url: Some("https://web.dev/articles/ttfb"),
+    }
+}
+
+impl Check for Ttfb {
+    fn meta(&self) -> &'static CheckMeta {
+        &Self::META
+    }
+
+    fn page(&self, page: &PageSnapshot, thresholds: &Thresholds, out: &mut Findings<'_>) {
+        if !page.rendered() {
+            return;
+        }
+        let Some(value) =
+            page.metrics.ttfb_ms.or_else(|| page.requests.iter().find(|r| r.is_navigation).and_then(|r| r.ttfb_ms))
+        else {
+            return;
+        };
+        let Some((severity, limit)) =
+            grade(value, thresholds.ttfb_low_ms, Severity::Low, thresholds.ttfb_medium_ms, Severity::Medium)
+        else {
+            return;
+        };
+        out.report_with(
+            severity,
+            evidence! {
+                "url" => page.final_url,
+                "value" => round_ms(value),
+                "limit" => limit,
+                "unit" => "ms",
+            },
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{page, response, run};
+    use super::*;
+    use crate::model::PageMetrics;
+
+    #[test]
+    fn two_levels_from_metrics_or_the_document_request() {
+        let f = run(&Ttfb, &page(PageMetrics { ttfb_ms: Some(2100.0), ..Default::default() }, vec![]));
+        assert_eq!((f[0].severity, f[0].evidence["limit"].as_f64()), (Severity::Medium, Some(1800.0)));
+        let mut doc = response(super::super::test_support::URL, "document", "text/html", 5000, &[]);
+        doc.is_navigation = true;
+        doc.ttfb_ms = Some(950.0);
+        let f = run(&Ttfb, &page(PageMetrics::default(), vec![doc]));
+        assert_eq!(f.len(), 1);
+        assert_eq!((f[0].severity, f[0].evidence["value"].as_f64()), (Severity::Low, Some(950.0)));
+    }
+
+    #[test]
+    fn quiet_for_a_fast_server() {
+        assert!(run(&Ttfb, &page(PageMetrics { ttfb_ms: Some(120.0), ..Default::default() }, vec![])).is_empty());
+        assert!(run(&Ttfb, &page(PageMetrics::default(), vec![])).is_empty());
+    }
+}
