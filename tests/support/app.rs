@@ -149,6 +149,7 @@ async fn start(db_url: String, guard: DbGuard, options: AppOptions) -> TestApp {
         listen: "127.0.0.1:0".to_string(),
         rate_windows: options.rate_windows,
         policy: AddressPolicy::new(options.allow),
+        rate_limit_backend: "memory".to_string(),
     };
     let app = Application::build(&settings, store.clone()).await.expect("bind the API");
     let addr = app.addr();
