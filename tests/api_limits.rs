@@ -86,8 +86,19 @@ async fn successful_and_error_responses_carry_rate_headers() {
 /// `remaining` is true: exactly that many more requests get through at once, then 429; waiting
 /// `retry-after` seconds gets the next one through, and at `x-ratelimit-reset` the window is whole.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn burst_window_values_are_true() {
-    let app = spawn_app_with(AppOptions::default().rate(&[(3, Duration::from_secs(1))])).await;
+async fn burst_window_values_are_true_memory() {
+    burst_window_values_are_true(AppOptions::default()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn burst_window_values_are_true_redis() {
+    if let Some(url) = app::redis_url().await {
+        burst_window_values_are_true(AppOptions::default().rate_backend(&url)).await;
+    }
+}
+
+async fn burst_window_values_are_true(options: AppOptions) {
+    let app = spawn_app_with(options.rate(&[(3, Duration::from_secs(1))])).await;
     let token = app.token("acme").await;
     let first = app.get(SCANS, &token).await;
     first.expect(200);
@@ -117,11 +128,19 @@ async fn burst_window_values_are_true() {
 
 /// Both windows at once: a burst window (3 per second) and a steady one (5 per 20 s).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn burst_and_steady_windows_apply_at_once() {
-    let app = spawn_app_with(
-        AppOptions::default().rate(&[(3, Duration::from_secs(1)), (5, Duration::from_secs(20))]),
-    )
-    .await;
+async fn burst_and_steady_windows_apply_at_once_memory() {
+    burst_and_steady_windows_apply_at_once(AppOptions::default()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn burst_and_steady_windows_apply_at_once_redis() {
+    if let Some(url) = app::redis_url().await {
+        burst_and_steady_windows_apply_at_once(AppOptions::default().rate_backend(&url)).await;
+    }
+}
+
+async fn burst_and_steady_windows_apply_at_once(options: AppOptions) {
+    let app = spawn_app_with(options.rate(&[(3, Duration::from_secs(1)), (5, Duration::from_secs(20))])).await;
     let token = app.token("acme").await;
     // Three at once pass the burst window.
     for expect_remaining in [2, 1, 0] {
@@ -151,8 +170,35 @@ async fn burst_and_steady_windows_apply_at_once() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn limits_are_per_token() {
-    let app = spawn_app_with(AppOptions::default().rate(&[(2, Duration::from_secs(30))])).await;
+async fn limits_are_per_token_memory() {
+    limits_are_per_token(AppOptions::default()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn limits_are_per_token_redis() {
+    if let Some(url) = app::redis_url().await {
+        limits_are_per_token(AppOptions::default().rate_backend(&url)).await;
+    }
+}
+
+/// With the Redis backend, instances of a fleet share each token's limits.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_limits_are_shared_by_instances() {
+    let Some(url) = app::redis_url().await else { return };
+    let options = AppOptions::default().rate_backend(&url).rate(&[(3, Duration::from_secs(60))]);
+    let a = spawn_app_with(options.clone()).await;
+    let b = app::spawn_app_at(&a.db_url, options).await;
+    let token = a.token("acme").await;
+    assert_eq!(assert_rate_headers(a.get(SCANS, &token).await.expect(200), 3), 2);
+    assert_eq!(assert_rate_headers(b.get(SCANS, &token).await.expect(200), 3), 1);
+    assert_eq!(assert_rate_headers(a.get(SCANS, &token).await.expect(200), 3), 0);
+    let retry = assert_rate_limited(&b.get(SCANS, &token).await, 3);
+    assert!(retry >= 10, "a 3/min window shared by both instances, retry-after {retry}");
+    assert_rate_limited(&a.get(SCANS, &token).await, 3);
+}
+
+async fn limits_are_per_token(options: AppOptions) {
+    let app = spawn_app_with(options.rate(&[(2, Duration::from_secs(30))])).await;
     let a = app.token("acme").await;
     let b = app.token("acme").await;
     let c = app.token("globex").await;

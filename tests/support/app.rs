@@ -32,11 +32,13 @@ pub struct AppOptions {
     pub rate_windows: Vec<RateWindow>,
     /// `--allow-target` CIDRs.
     pub allow: Vec<ipnet::IpNet>,
+    /// `memory` or a `redis://` URL.
+    pub rate_backend: String,
 }
 
 impl Default for AppOptions {
     fn default() -> Self {
-        AppOptions { rate_windows: lifted_windows(), allow: Vec::new() }
+        AppOptions { rate_windows: lifted_windows(), allow: Vec::new(), rate_backend: "memory".to_string() }
     }
 }
 
@@ -44,6 +46,11 @@ impl AppOptions {
     /// Rate windows `(limit, period)`, enforced at once.
     pub fn rate(mut self, windows: &[(u32, Duration)]) -> Self {
         self.rate_windows = windows.iter().map(|&(limit, period)| RateWindow { limit, period }).collect();
+        self
+    }
+
+    pub fn rate_backend(mut self, backend: &str) -> Self {
+        self.rate_backend = backend.to_string();
         self
     }
 
@@ -100,6 +107,23 @@ async fn fresh_database() -> (String, DbGuard) {
     }
 }
 
+/// The Redis to test the shared rate limiter against: `SITESCAN_TEST_REDIS_URL`, else a local
+/// Redis on 127.0.0.1:6379 when one answers (`None`, with a note, when there is none).
+pub async fn redis_url() -> Option<String> {
+    if let Ok(url) = std::env::var("SITESCAN_TEST_REDIS_URL")
+        && !url.trim().is_empty()
+    {
+        return Some(url);
+    }
+    let probe = tokio::time::timeout(Duration::from_secs(1), tokio::net::TcpStream::connect("127.0.0.1:6379")).await;
+    if matches!(probe, Ok(Ok(_))) {
+        Some("redis://127.0.0.1:6379".to_string())
+    } else {
+        eprintln!("no Redis on 127.0.0.1:6379 and SITESCAN_TEST_REDIS_URL unset: Redis limiter case skipped");
+        None
+    }
+}
+
 /// True when the suite runs against PostgreSQL.
 pub fn on_postgres() -> bool {
     std::env::var(PG_ENV).is_ok_and(|v| !v.trim().is_empty())
@@ -149,7 +173,7 @@ async fn start(db_url: String, guard: DbGuard, options: AppOptions) -> TestApp {
         listen: "127.0.0.1:0".to_string(),
         rate_windows: options.rate_windows,
         policy: AddressPolicy::new(options.allow),
-        rate_limit_backend: "memory".to_string(),
+        rate_limit_backend: options.rate_backend,
     };
     let app = Application::build(&settings, store.clone()).await.expect("bind the API");
     let addr = app.addr();
