@@ -37,7 +37,11 @@ pub fn build(api: ScanApi) -> Router {
     }
 
     let grpc = tonic_web::GrpcWebLayer::new().layer(ScanServiceServer::new(api.clone()));
-    let (_health_reporter, health_service) = tonic_health::server::health_reporter();
+    let (health_reporter, health_service) = tonic_health::server::health_reporter();
+    // The service is serving as soon as the router exists (readiness of the database is /readyz).
+    tokio::spawn(async move {
+        health_reporter.set_serving::<ScanServiceServer<ScanApi>>().await;
+    });
     let reflection_v1 = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
