@@ -530,10 +530,13 @@ fn to_request(en: &Entry, hop: &Hop, is_last: bool, nav_ts: Option<f64>, is_main
             req.failure = Some(code.to_string());
         }
         _ => {
-            if req.failure.is_some() && req.status.is_none() {
+            if req.status.is_none() {
                 if let Some((host, port)) = host_port(&req.url) {
                     if proxy.blocked(&host, port) {
+                        // A refused tunnel (https, wss) fails as ERR_TUNNEL_CONNECTION_FAILED, or
+                        // (websockets) with no event at all.
                         req.blocked_reason = Some("egress".into());
+                        req.failure = req.failure.or_else(|| Some(EGRESS_FAILURE.to_string()));
                     } else if let Some(code) = proxy.failure(&host, port).filter(|_| req.failure.as_deref().is_some_and(|f| f.contains("TUNNEL"))) {
                         req.failure = Some(code.to_string());
                     }
