@@ -160,16 +160,33 @@ async fn drive(
     for script in [&*HOOKS_INIT, &*PERF_INIT] {
         run(instance, &page, "Page.addScriptToEvaluateOnNewDocument", limit, AddScriptToEvaluateOnNewDocumentParams::new(script.clone())).await?;
     }
+    // From here on a renderer crash ends the capture at once.
+    let mut crash = live.log.as_ref().map(EventLog::watch).ok_or(BrowserError::Cdp { what: "event log", message: "missing".into() })?;
+    tokio::select! {
+        r = load_and_gather(instance, &page, url, settings, budget, snap, live) => r,
+        _ = crash.wait_for(|s| s.crashed) => Err(BrowserError::PageCrashed),
+    }
+}
 
+/// Navigates, waits, and runs the in-page gatherers.
+async fn load_and_gather(
+    instance: &Arc<Instance>,
+    page: &Page,
+    url: &str,
+    settings: &CaptureSettings,
+    budget: &Budget,
+    snap: &mut PageSnapshot,
+    live: &mut Live,
+) -> Result<(), BrowserError> {
     let log = live.log.as_ref().ok_or(BrowserError::Cdp { what: "event log", message: "missing".into() })?;
     let loads_before = log.signals().load_events;
     let nav_limit = budget.cap(settings.navigation_timeout);
     let nav_deadline = Instant::now() + nav_limit;
-    let nav = run(instance, &page, "Page.navigate", nav_limit, NavigateParams::new(url)).await;
+    let nav = run(instance, page, "Page.navigate", nav_limit, NavigateParams::new(url)).await;
     let nav = match nav {
         Ok(n) => n,
         Err(BrowserError::Timeout { .. }) => {
-            let _ = run(instance, &page, "Page.stopLoading", Duration::from_secs(2), StopLoadingParams::default()).await;
+            let _ = run(instance, page, "Page.stopLoading", Duration::from_secs(2), StopLoadingParams::default()).await;
             return Err(BrowserError::Timeout { what: "navigation", after: nav_limit });
         }
         Err(e) => return Err(e),
@@ -197,27 +214,27 @@ async fn drive(
         return Ok(()); // The proxy's own answer (refused, unreachable) is not the site.
     }
 
-    match metrics::read(instance, &page, budget).await {
+    match metrics::read(instance, page, budget).await {
         Ok(r) => live.perf_early = Some(r),
         Err(e) => gather_error(snap, "metrics", &e),
     }
     if settings.capture.scroll {
-        match eval_string(instance, &page, "scroll", &SCROLL_PAGE, budget.cap(Duration::from_secs(10))).await {
+        match eval_string(instance, page, "scroll", &SCROLL_PAGE, budget.cap(Duration::from_secs(10))).await {
             Ok(_) => wait_quiet(instance, log, budget, SCROLL_QUIET_MAX).await?,
             Err(e) => gather_error(snap, "scroll", &e),
         }
     }
-    match metrics::read(instance, &page, budget).await {
+    match metrics::read(instance, page, budget).await {
         Ok(r) => live.perf_late = Some(r),
         Err(e) => gather_error(snap, "metrics", &e),
     }
     check_alive(instance, log)?;
-    match dom::gather(instance, &page, budget).await {
+    match dom::gather(instance, page, budget).await {
         Ok(d) => snap.dom = d,
         Err(e) => gather_error(snap, "dom", &e),
     }
     if let Some(id) = live.loader_id.clone() {
-        match document::served(instance, &page, budget, &id).await {
+        match document::served(instance, page, budget, &id).await {
             Ok((html, offset)) => {
                 snap.served_html = Some(html);
                 snap.meta_charset_offset = offset;
@@ -225,26 +242,26 @@ async fn drive(
             Err(e) => gather_error(snap, "served-html", &e),
         }
     }
-    match document::rendered(instance, &page, budget).await {
+    match document::rendered(instance, page, budget).await {
         Ok(html) => snap.rendered_html = Some(html),
         Err(e) => gather_error(snap, "rendered-html", &e),
     }
     check_alive(instance, log)?;
     if settings.capture.axe {
-        match axe::gather(instance, &page, budget).await {
+        match axe::gather(instance, page, budget).await {
             Ok(a) => snap.axe = Some(a),
             Err(e) => gather_error(snap, "axe", &e),
         }
     }
     if settings.capture.screenshot {
-        match screenshot::viewport_png(instance, &page, budget).await {
+        match screenshot::viewport_png(instance, page, budget).await {
             Ok(png) => snap.screenshot_png_base64 = Some(png),
             Err(e) => gather_error(snap, "screenshot", &e),
         }
     }
     check_alive(instance, log)?;
     if settings.capture.keyboard_walk {
-        match keyboard::walk(instance, &page, budget).await {
+        match keyboard::walk(instance, page, budget).await {
             Ok(k) => snap.keyboard = Some(k),
             Err(e) => gather_error(snap, "keyboard", &e),
         }

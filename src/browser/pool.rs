@@ -326,25 +326,27 @@ impl BrowserPool {
         if let Some(cur) = slot.current().filter(|c| c.is_available()) {
             return Ok(cur);
         }
-        let replacing = match slot.set_current(None) {
-            Some(old) => {
-                if old.take_crash() {
-                    self.crashes.fetch_add(1, Ordering::SeqCst);
-                    tracing::warn!(browser = old.id, "browser died; replacing it");
-                    old.close().await;
-                } else if let Ok(mut d) = slot.draining.lock() {
-                    d.push(old);
-                }
-                true
+        // The old browser stays visible (unavailable) until its replacement is up.
+        let old = slot.current();
+        if let Some(old) = &old {
+            if old.take_crash() {
+                self.crashes.fetch_add(1, Ordering::SeqCst);
+                tracing::warn!(browser = old.id, "browser died; replacing it");
             }
-            None => true,
-        };
+        }
         let inst = self.launch_for(slot).await?;
         slot.ping_failures.store(0, Ordering::SeqCst);
-        if replacing {
-            self.restarts.fetch_add(1, Ordering::SeqCst);
-        }
         slot.set_current(Some(inst.clone()));
+        if let Some(old) = old {
+            self.restarts.fetch_add(1, Ordering::SeqCst);
+            if old.is_alive() {
+                if let Ok(mut d) = slot.draining.lock() {
+                    d.push(old);
+                }
+            } else {
+                old.close().await;
+            }
+        }
         Ok(inst)
     }
 }
