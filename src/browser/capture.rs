@@ -381,8 +381,8 @@ async fn close(instance: &Instance, live: &mut Live, timed_out: bool) {
         instance.unroute(session);
     }
     live.log = None;
-    if let Some(page) = live.page.take() {
-        if instance.is_alive() {
+    if let Some(page) = live.page.take()
+        && instance.is_alive() {
             if timed_out {
                 let alive = eval_string(instance, &page, "liveness", "'ok'", Duration::from_secs(1)).await.is_ok();
                 if !alive {
@@ -396,5 +396,4 @@ async fn close(instance: &Instance, live: &mut Live, timed_out: bool) {
                 tracing::debug!("closing the page timed out");
             }
         }
-    }
 }
