@@ -98,6 +98,26 @@ async fn a_killed_browser_is_replaced_and_the_page_retried() {
 }
 
 #[tokio::test]
+async fn a_browser_that_stops_answering_is_replaced() {
+    let site = FixtureSite::start().await;
+    site.route("/", Route::html("<!doctype html><title>ok</title>"));
+    let pool = BrowserPool::start(bare(BrowserOptions::default()), guard()).await.unwrap();
+    let session = pool.session().await.unwrap();
+    assert_eq!(session.capture(&site.url("/")).await.error, None);
+    let frozen = pool.browser_pids()[0];
+    unsafe {
+        libc::kill(frozen as i32, libc::SIGSTOP);
+    }
+    let s = session.capture(&site.url("/")).await;
+    assert_eq!((s.error.clone(), s.dom.title.as_deref()), (None, Some("ok")), "retried on a fresh browser");
+    assert_ne!(pool.browser_pids()[0], frozen);
+    assert_eq!(pool.stats().crashes, 1);
+    assert!(wait_dead(&[frozen]).await.is_empty(), "the hung browser was killed");
+    session.close().await;
+    pool.shutdown().await;
+}
+
+#[tokio::test]
 async fn a_crashed_renderer_is_a_page_error() {
     let pool = BrowserPool::start(bare(BrowserOptions::default()), guard()).await.unwrap();
     let session = pool.session().await.unwrap();
@@ -184,9 +204,20 @@ async fn no_chromium_outlives_shutdown_or_drop() {
     session.capture(&site.url("/")).await;
     let tree: Vec<u32> = pool.browser_pids().into_iter().flat_map(descendants).collect();
     assert!(tree.len() >= 4, "browsers and their children: {tree:?}");
+    let temp_dirs = || -> Vec<String> {
+        let prefix = format!("sitescan-chromium-{}-", std::process::id());
+        std::fs::read_dir(std::env::temp_dir())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(&prefix))
+            .collect()
+    };
+    assert_eq!(temp_dirs().len(), 2, "one user-data-dir per browser");
     session.close().await;
     pool.shutdown().await;
     assert!(wait_dead(&tree).await.is_empty(), "still running after shutdown");
+    assert!(temp_dirs().is_empty(), "temp dirs removed: {:?}", temp_dirs());
 
     let pool = BrowserPool::start(bare(BrowserOptions::default()), guard()).await.unwrap();
     let tree: Vec<u32> = pool.browser_pids().into_iter().flat_map(descendants).collect();

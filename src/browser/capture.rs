@@ -72,6 +72,7 @@ struct Live {
     log: Option<EventLog>,
     loader_id: Option<String>,
     nav_error: Option<String>,
+    download: bool,
     perf_early: Option<metrics::PerfReport>,
     perf_late: Option<metrics::PerfReport>,
 }
@@ -146,7 +147,7 @@ async fn drive(
     let (tx, rx) = mpsc::unbounded_channel();
     instance.route(&session, tx);
     live.session_id = Some(session);
-    live.log = Some(EventLog::start(&page, rx).await?);
+    live.log = Some(step(instance, "event subscriptions", budget.cap(STEP_TIMEOUT), EventLog::start(&page, rx)).await?);
     dismiss_dialogs(instance, &page).await?;
 
     let limit = budget.cap(STEP_TIMEOUT);
@@ -192,6 +193,10 @@ async fn load_and_gather(
         Err(e) => return Err(e),
     };
     live.loader_id = nav.loader_id.as_ref().map(|l| l.as_ref().to_string());
+    if nav.is_download == Some(true) {
+        live.download = true;
+        return Ok(()); // Not a document (PDF, archive, ...): the network record says what it was.
+    }
     if let Some(err) = nav.error_text.filter(|e| !e.is_empty()) {
         live.nav_error = Some(err);
         return Ok(());
@@ -361,15 +366,15 @@ fn finish(snap: &mut PageSnapshot, live: &Live, failure: Option<BrowserError>, o
                 error("navigation", main.and_then(|m| m.failure.clone()).unwrap_or_default())
             }
             "net::ERR_TOO_MANY_REDIRECTS" => error("redirect_loop", format!("{nav} after {} redirects", snap.redirects.len())),
-            // An error status with an empty body: the status says it all.
-            "net::ERR_HTTP_RESPONSE_CODE_FAILURE" if snap.status.is_some() => None,
+            // An error status with an empty body, or 204: the status says it all.
+            "net::ERR_HTTP_RESPONSE_CODE_FAILURE" | "net::ERR_ABORTED" if snap.status.is_some() => None,
             "net::ERR_TIMED_OUT" | "net::ERR_CONNECTION_TIMED_OUT" => error("timeout", nav.clone()),
             _ => error("navigation", nav.clone()),
         };
     } else if let Some(failure) = main.and_then(|m| m.failure.clone()).filter(|_| snap.status.is_none()) {
         // The proxy could not reach the site (its 502 answer was turned into the net error).
         snap.error = error("navigation", failure);
-    } else if main.is_none() {
+    } else if main.is_none() && !live.download {
         snap.error = error("internal", "no response for the main document was recorded".into());
     }
 }
