@@ -100,6 +100,7 @@ const RICH_PAGE: &str = r##"<!doctype html>
 <footer>footer</footer>
 <script>
 document.querySelector('.clicky').addEventListener('click', () => {});
+window.addEventListener('unload', () => {});
 console.log('hello from the page', 42);
 console.error('something failed');
 setTimeout(() => { throw new Error('kaboom'); }, 10);
@@ -201,6 +202,9 @@ async fn captures_a_rich_page() {
     assert!(rej.stack.is_some());
     let csp = snap.csp_violations.iter().find(|v| v.blocked_uri.contains("csp-blocked.png")).expect("csp violation");
     assert_eq!(csp.directive, "img-src");
+    assert!(snap.browser_issues.iter().any(|i| i.kind == "csp"), "{:?}", snap.browser_issues);
+    let unload = snap.browser_issues.iter().find(|i| i.kind == "deprecation").expect("unload handler deprecation");
+    assert!(unload.code.as_deref().unwrap_or("").to_lowercase().contains("unload"), "{unload:?}");
 
     // Metrics.
     let m = &snap.metrics;

@@ -72,6 +72,7 @@ struct Live {
     log: Option<EventLog>,
     loader_id: Option<String>,
     nav_error: Option<String>,
+    download: bool,
     perf_early: Option<metrics::PerfReport>,
     perf_late: Option<metrics::PerfReport>,
 }
@@ -146,7 +147,7 @@ async fn drive(
     let (tx, rx) = mpsc::unbounded_channel();
     instance.route(&session, tx);
     live.session_id = Some(session);
-    live.log = Some(EventLog::start(&page, rx).await?);
+    live.log = Some(step(instance, "event subscriptions", budget.cap(STEP_TIMEOUT), EventLog::start(&page, rx)).await?);
     dismiss_dialogs(instance, &page).await?;
 
     let limit = budget.cap(STEP_TIMEOUT);
@@ -160,21 +161,42 @@ async fn drive(
     for script in [&*HOOKS_INIT, &*PERF_INIT] {
         run(instance, &page, "Page.addScriptToEvaluateOnNewDocument", limit, AddScriptToEvaluateOnNewDocumentParams::new(script.clone())).await?;
     }
+    // From here on a renderer crash ends the capture at once.
+    let mut crash = live.log.as_ref().map(EventLog::watch).ok_or(BrowserError::Cdp { what: "event log", message: "missing".into() })?;
+    tokio::select! {
+        r = load_and_gather(instance, &page, url, settings, budget, snap, live) => r,
+        _ = crash.wait_for(|s| s.crashed) => Err(BrowserError::PageCrashed),
+    }
+}
 
+/// Navigates, waits, and runs the in-page gatherers.
+async fn load_and_gather(
+    instance: &Arc<Instance>,
+    page: &Page,
+    url: &str,
+    settings: &CaptureSettings,
+    budget: &Budget,
+    snap: &mut PageSnapshot,
+    live: &mut Live,
+) -> Result<(), BrowserError> {
     let log = live.log.as_ref().ok_or(BrowserError::Cdp { what: "event log", message: "missing".into() })?;
     let loads_before = log.signals().load_events;
     let nav_limit = budget.cap(settings.navigation_timeout);
     let nav_deadline = Instant::now() + nav_limit;
-    let nav = run(instance, &page, "Page.navigate", nav_limit, NavigateParams::new(url)).await;
+    let nav = run(instance, page, "Page.navigate", nav_limit, NavigateParams::new(url)).await;
     let nav = match nav {
         Ok(n) => n,
         Err(BrowserError::Timeout { .. }) => {
-            let _ = run(instance, &page, "Page.stopLoading", Duration::from_secs(2), StopLoadingParams::default()).await;
+            let _ = run(instance, page, "Page.stopLoading", Duration::from_secs(2), StopLoadingParams::default()).await;
             return Err(BrowserError::Timeout { what: "navigation", after: nav_limit });
         }
         Err(e) => return Err(e),
     };
     live.loader_id = nav.loader_id.as_ref().map(|l| l.as_ref().to_string());
+    if nav.is_download == Some(true) {
+        live.download = true;
+        return Ok(()); // Not a document (PDF, archive, ...): the network record says what it was.
+    }
     if let Some(err) = nav.error_text.filter(|e| !e.is_empty()) {
         live.nav_error = Some(err);
         return Ok(());
@@ -197,27 +219,27 @@ async fn drive(
         return Ok(()); // The proxy's own answer (refused, unreachable) is not the site.
     }
 
-    match metrics::read(instance, &page, budget).await {
+    match metrics::read(instance, page, budget).await {
         Ok(r) => live.perf_early = Some(r),
         Err(e) => gather_error(snap, "metrics", &e),
     }
     if settings.capture.scroll {
-        match eval_string(instance, &page, "scroll", &SCROLL_PAGE, budget.cap(Duration::from_secs(10))).await {
+        match eval_string(instance, page, "scroll", &SCROLL_PAGE, budget.cap(Duration::from_secs(10))).await {
             Ok(_) => wait_quiet(instance, log, budget, SCROLL_QUIET_MAX).await?,
             Err(e) => gather_error(snap, "scroll", &e),
         }
     }
-    match metrics::read(instance, &page, budget).await {
+    match metrics::read(instance, page, budget).await {
         Ok(r) => live.perf_late = Some(r),
         Err(e) => gather_error(snap, "metrics", &e),
     }
     check_alive(instance, log)?;
-    match dom::gather(instance, &page, budget).await {
+    match dom::gather(instance, page, budget).await {
         Ok(d) => snap.dom = d,
         Err(e) => gather_error(snap, "dom", &e),
     }
     if let Some(id) = live.loader_id.clone() {
-        match document::served(instance, &page, budget, &id).await {
+        match document::served(instance, page, budget, &id).await {
             Ok((html, offset)) => {
                 snap.served_html = Some(html);
                 snap.meta_charset_offset = offset;
@@ -225,26 +247,26 @@ async fn drive(
             Err(e) => gather_error(snap, "served-html", &e),
         }
     }
-    match document::rendered(instance, &page, budget).await {
+    match document::rendered(instance, page, budget).await {
         Ok(html) => snap.rendered_html = Some(html),
         Err(e) => gather_error(snap, "rendered-html", &e),
     }
     check_alive(instance, log)?;
     if settings.capture.axe {
-        match axe::gather(instance, &page, budget).await {
+        match axe::gather(instance, page, budget).await {
             Ok(a) => snap.axe = Some(a),
             Err(e) => gather_error(snap, "axe", &e),
         }
     }
     if settings.capture.screenshot {
-        match screenshot::viewport_png(instance, &page, budget).await {
+        match screenshot::viewport_png(instance, page, budget).await {
             Ok(png) => snap.screenshot_png_base64 = Some(png),
             Err(e) => gather_error(snap, "screenshot", &e),
         }
     }
     check_alive(instance, log)?;
     if settings.capture.keyboard_walk {
-        match keyboard::walk(instance, &page, budget).await {
+        match keyboard::walk(instance, page, budget).await {
             Ok(k) => snap.keyboard = Some(k),
             Err(e) => gather_error(snap, "keyboard", &e),
         }
@@ -344,15 +366,15 @@ fn finish(snap: &mut PageSnapshot, live: &Live, failure: Option<BrowserError>, o
                 error("navigation", main.and_then(|m| m.failure.clone()).unwrap_or_default())
             }
             "net::ERR_TOO_MANY_REDIRECTS" => error("redirect_loop", format!("{nav} after {} redirects", snap.redirects.len())),
-            // An error status with an empty body: the status says it all.
-            "net::ERR_HTTP_RESPONSE_CODE_FAILURE" if snap.status.is_some() => None,
+            // An error status with an empty body, or 204: the status says it all.
+            "net::ERR_HTTP_RESPONSE_CODE_FAILURE" | "net::ERR_ABORTED" if snap.status.is_some() => None,
             "net::ERR_TIMED_OUT" | "net::ERR_CONNECTION_TIMED_OUT" => error("timeout", nav.clone()),
             _ => error("navigation", nav.clone()),
         };
     } else if let Some(failure) = main.and_then(|m| m.failure.clone()).filter(|_| snap.status.is_none()) {
         // The proxy could not reach the site (its 502 answer was turned into the net error).
         snap.error = error("navigation", failure);
-    } else if main.is_none() {
+    } else if main.is_none() && !live.download {
         snap.error = error("internal", "no response for the main document was recorded".into());
     }
 }
@@ -364,8 +386,8 @@ async fn close(instance: &Instance, live: &mut Live, timed_out: bool) {
         instance.unroute(session);
     }
     live.log = None;
-    if let Some(page) = live.page.take() {
-        if instance.is_alive() {
+    if let Some(page) = live.page.take()
+        && instance.is_alive() {
             if timed_out {
                 let alive = eval_string(instance, &page, "liveness", "'ok'", Duration::from_secs(1)).await.is_ok();
                 if !alive {
@@ -379,5 +401,4 @@ async fn close(instance: &Instance, live: &mut Live, timed_out: bool) {
                 tracing::debug!("closing the page timed out");
             }
         }
-    }
 }

@@ -141,11 +141,10 @@ impl BrowserPool {
             pool.proxy.stop();
             return Err(e);
         }
-        if let Some(inst) = pool.slots.first().and_then(Slot::current) {
-            if let Ok(Ok(v)) = tokio::time::timeout(Duration::from_secs(5), inst.browser.execute(GetVersionParams::default())).await {
+        if let Some(inst) = pool.slots.first().and_then(Slot::current)
+            && let Ok(Ok(v)) = tokio::time::timeout(Duration::from_secs(5), inst.browser.execute(GetVersionParams::default())).await {
                 pool.user_agent = Some(scanner_user_agent(&v.result.user_agent));
             }
-        }
         let pool = Arc::new(pool);
         let weak = Arc::downgrade(&pool);
         let task = tokio::spawn(watchdog(weak));
@@ -285,21 +284,19 @@ impl BrowserPool {
     pub(crate) async fn browser_failed(&self, inst: &Arc<Instance>) {
         inst.mark_dead();
         for slot in &self.slots {
-            if slot.current().is_some_and(|c| c.id == inst.id) {
-                if let Err(e) = self.ensure(slot).await {
+            if slot.current().is_some_and(|c| c.id == inst.id)
+                && let Err(e) = self.ensure(slot).await {
                     tracing::warn!(error = %e, "cannot replace a dead browser");
                 }
-            }
         }
     }
 
     async fn replace_retired(&self) {
         for slot in &self.slots {
-            if slot.current().is_some_and(|c| c.is_retiring()) {
-                if let Err(e) = self.ensure(slot).await {
+            if slot.current().is_some_and(|c| c.is_retiring())
+                && let Err(e) = self.ensure(slot).await {
                     tracing::warn!(error = %e, "cannot replace a recycled browser");
                 }
-            }
         }
         self.close_drained().await;
     }
@@ -326,25 +323,26 @@ impl BrowserPool {
         if let Some(cur) = slot.current().filter(|c| c.is_available()) {
             return Ok(cur);
         }
-        let replacing = match slot.set_current(None) {
-            Some(old) => {
-                if old.take_crash() {
-                    self.crashes.fetch_add(1, Ordering::SeqCst);
-                    tracing::warn!(browser = old.id, "browser died; replacing it");
-                    old.close().await;
-                } else if let Ok(mut d) = slot.draining.lock() {
-                    d.push(old);
-                }
-                true
+        // The old browser stays visible (unavailable) until its replacement is up.
+        let old = slot.current();
+        if let Some(old) = &old
+            && old.take_crash() {
+                self.crashes.fetch_add(1, Ordering::SeqCst);
+                tracing::warn!(browser = old.id, "browser died; replacing it");
             }
-            None => true,
-        };
         let inst = self.launch_for(slot).await?;
         slot.ping_failures.store(0, Ordering::SeqCst);
-        if replacing {
-            self.restarts.fetch_add(1, Ordering::SeqCst);
-        }
         slot.set_current(Some(inst.clone()));
+        if let Some(old) = old {
+            self.restarts.fetch_add(1, Ordering::SeqCst);
+            if old.is_alive() {
+                if let Ok(mut d) = slot.draining.lock() {
+                    d.push(old);
+                }
+            } else {
+                old.close().await;
+            }
+        }
         Ok(inst)
     }
 }
@@ -360,7 +358,7 @@ async fn watchdog(pool: Weak<BrowserPool>) {
         if pool.shut.load(Ordering::SeqCst) {
             return;
         }
-        let ping = ticks % (PING_INTERVAL.as_secs() / WATCHDOG_INTERVAL.as_secs()).max(1) == 0;
+        let ping = ticks.is_multiple_of((PING_INTERVAL.as_secs() / WATCHDOG_INTERVAL.as_secs()).max(1));
         for slot in &pool.slots {
             let Some(cur) = slot.current() else {
                 let _ = pool.ensure(slot).await;
@@ -398,11 +396,10 @@ impl Drop for BrowserPool {
                 d.iter().for_each(|i| i.mark_dead());
             }
         }
-        if let Ok(mut w) = self.watchdog.lock() {
-            if let Some(w) = w.take() {
+        if let Ok(mut w) = self.watchdog.lock()
+            && let Some(w) = w.take() {
                 w.abort();
             }
-        }
         self.proxy.stop();
     }
 }

@@ -2,7 +2,7 @@
 //! permit, runs on the least busy browser (the session creates its context there on first use),
 //! and is retried once when the browser or the renderer died under it.
 
-use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
+use chromiumoxide::cdp::browser_protocol::browser::{BrowserContextId, SetDownloadBehaviorBehavior, SetDownloadBehaviorParams};
 use chromiumoxide::cdp::browser_protocol::target::{CreateBrowserContextParams, DisposeBrowserContextParams};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -110,6 +110,16 @@ impl BrowserSession {
             Ok(Err(e)) => return Err(BrowserError::Cdp { what: "Target.createBrowserContext", message: e.to_string() }),
             Err(_) => return Err(BrowserError::Timeout { what: "Target.createBrowserContext", after: STEP_TIMEOUT }),
         };
+        // A scan never writes downloads to disk.
+        let deny = SetDownloadBehaviorParams {
+            behavior: SetDownloadBehaviorBehavior::Deny,
+            browser_context_id: Some(id.clone()),
+            download_path: None,
+            events_enabled: None,
+        };
+        if !matches!(tokio::time::timeout(STEP_TIMEOUT, inst.browser.execute(deny)).await, Ok(Ok(_))) {
+            tracing::debug!(browser = inst.id, "Browser.setDownloadBehavior failed");
+        }
         contexts.insert(inst.id, (Arc::downgrade(inst), id.clone()));
         Ok(id)
     }

@@ -285,11 +285,10 @@ fn fail(mut out: FetchResponse, kind: FetchErrorKind, message: String) -> FetchR
 fn classify(e: &reqwest::Error) -> (FetchErrorKind, String) {
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(err) = source {
-        if let Some(net) = err.downcast_ref::<NetError>() {
-            if net.is_blocked() {
+        if let Some(net) = err.downcast_ref::<NetError>()
+            && net.is_blocked() {
                 return (FetchErrorKind::Blocked, net.to_string());
             }
-        }
         source = err.source();
     }
     let kind = if e.is_timeout() { FetchErrorKind::Timeout } else { FetchErrorKind::Network };

@@ -250,11 +250,10 @@ async fn forward(mut req: Request<Incoming>, guard: &EgressGuard, log: &BlockedL
         Err(_) => return Ok(text(StatusCode::BAD_REQUEST, "bad request target")),
     };
     strip_hop_by_hop(req.headers_mut());
-    if !req.headers().contains_key(http::header::HOST) {
-        if let Ok(v) = HeaderValue::from_str(authority.as_str()) {
+    if !req.headers().contains_key(http::header::HOST)
+        && let Ok(v) = HeaderValue::from_str(authority.as_str()) {
             req.headers_mut().insert(http::header::HOST, v);
         }
-    }
     let (mut sender, conn) = match hyper::client::conn::http1::Builder::new()
         .preserve_header_case(true)
         .handshake::<_, Incoming>(TokioIo::new(upstream))

@@ -68,7 +68,7 @@ fn from_audit(issue: &Value) -> Option<BrowserIssue> {
             s(inner.get("contentSecurityPolicyViolationType")),
             format!("CSP {} blocked {}", s(inner.get("violatedDirective")).unwrap_or_default(), s(inner.get("blockedURL")).unwrap_or_else(|| "inline content".into())),
         ),
-        "GenericIssue" => (s(inner.get("errorType")), format!("{}", s(inner.get("errorType")).unwrap_or_default())),
+        "GenericIssue" => (s(inner.get("errorType")), s(inner.get("errorType")).unwrap_or_default().to_string()),
         _ => (None, format!("{code}: {}", truncate(&inner.to_string(), 300))),
     };
     Some(BrowserIssue { kind: kind_of(code), code: sub, message, url, line })

@@ -365,11 +365,10 @@ pub(crate) fn gather(events: &[RawEvent], loader_id: Option<&str>, proxy: &dyn P
                 }
             }
             "Network.requestServedFromCache" => {
-                if let Some(id) = ev.str("requestId") {
-                    if let Some(en) = entries.get_mut(id) {
+                if let Some(id) = ev.str("requestId")
+                    && let Some(en) = entries.get_mut(id) {
                         en.served_from_cache = true;
                     }
-                }
             }
             "Network.webSocketCreated" => {
                 let e: WsCreated = parse(ev);
@@ -397,11 +396,10 @@ pub(crate) fn gather(events: &[RawEvent], loader_id: Option<&str>, proxy: &dyn P
             }
             "Network.webSocketFrameError" => {
                 let e: WsError = parse(ev);
-                if let Some(en) = entries.get_mut(&e.request_id) {
-                    if en.failed.is_none() {
+                if let Some(en) = entries.get_mut(&e.request_id)
+                    && en.failed.is_none() {
                         en.failed = Some(Failed { request_id: e.request_id.clone(), timestamp: e.timestamp, error_text: e.error_message, blocked_reason: None });
                     }
-                }
             }
             _ => {}
         }
@@ -460,14 +458,12 @@ fn assign_extras(en: &mut Entry) {
         }
     }
     // A response Chromium never reported (e.g. blocked by CORS) still has its raw headers.
-    if let Some(hop) = en.hops.last_mut() {
-        if hop.response.is_none() {
-            if let Some(extra) = extras.into_iter().next() {
+    if let Some(hop) = en.hops.last_mut()
+        && hop.response.is_none()
+            && let Some(extra) = extras.into_iter().next() {
                 hop.response = Some(Response { status: extra.0, ..Response::default() });
                 hop.extra = Some(extra);
             }
-        }
-    }
 }
 
 fn to_request(en: &Entry, hop: &Hop, is_last: bool, nav_ts: Option<f64>, is_main: bool, proxy: &dyn ProxyRecord) -> NetworkRequest {
@@ -530,15 +526,17 @@ fn to_request(en: &Entry, hop: &Hop, is_last: bool, nav_ts: Option<f64>, is_main
             req.failure = Some(code.to_string());
         }
         _ => {
-            if req.failure.is_some() && req.status.is_none() {
-                if let Some((host, port)) = host_port(&req.url) {
+            if req.status.is_none()
+                && let Some((host, port)) = host_port(&req.url) {
                     if proxy.blocked(&host, port) {
+                        // A refused tunnel (https, wss) fails as ERR_TUNNEL_CONNECTION_FAILED, or
+                        // (websockets) with no event at all.
                         req.blocked_reason = Some("egress".into());
+                        req.failure = req.failure.or_else(|| Some(EGRESS_FAILURE.to_string()));
                     } else if let Some(code) = proxy.failure(&host, port).filter(|_| req.failure.as_deref().is_some_and(|f| f.contains("TUNNEL"))) {
                         req.failure = Some(code.to_string());
                     }
                 }
-            }
             return req;
         }
     }
