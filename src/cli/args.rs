@@ -71,6 +71,10 @@ pub struct BrowserArgs {
     /// google-chrome).
     #[arg(long, env = "SITESCAN_CHROMIUM")]
     pub chromium: Option<PathBuf>,
+    /// Where the egress proxy Chromium must use listens. Remote Chromium (`--cdp`) must be able
+    /// to reach it: e.g. `0.0.0.0:8099` with the worker's address reachable from the container.
+    #[arg(long, env = "SITESCAN_PROXY_LISTEN", default_value = "127.0.0.1:0")]
+    pub proxy_listen: std::net::SocketAddr,
 }
 
 #[derive(Debug, Clone, Args)]

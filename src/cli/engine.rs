@@ -18,6 +18,7 @@ pub async fn scanner(browser: &BrowserArgs, policy: AddressPolicy) -> anyhow::Re
         cdp_endpoints: browser.cdp.clone(),
         browsers: browser.browsers.max(1),
         pages_per_browser: browser.pages_per_browser.max(1),
+        proxy_listen: browser.proxy_listen,
         ..BrowserOptions::default()
     };
     let pool = BrowserPool::start(options, guard).await.context("starting the browser pool")?;
