@@ -212,7 +212,6 @@ fn write(w: &mut Writer<Vec<u8>>, view: &ReportView<'_>, fail_on: Option<Severit
                     .with_attribute(("tests", "1"))
                     .with_attribute(("failures", "0"))
                     .with_attribute(("errors", "1"))
-                    .with_attribute(("skipped", "0"))
                     .with_attribute(("time", seconds.as_str()))
                     .write_inner_content(|w| {
                         properties(w)?;
@@ -244,7 +243,6 @@ fn write(w: &mut Writer<Vec<u8>>, view: &ReportView<'_>, fail_on: Option<Severit
                     .with_attribute(("tests", suite.cases.len().to_string().as_str()))
                     .with_attribute(("failures", failed.to_string().as_str()))
                     .with_attribute(("errors", "0"))
-                    .with_attribute(("skipped", "0"))
                     .with_attribute(("time", "0"))
                     .write_inner_content(|w| {
                         properties(w)?;
