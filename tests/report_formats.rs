@@ -569,6 +569,14 @@ fn write_report(dir: &Path, name: &str, body: &Value) -> PathBuf {
 async fn html_report_passes_axe_fetches_nothing_and_is_screenshotted() {
     let axe = std::fs::read_to_string(required("browser/node_modules/axe-core/axe.min.js")).unwrap();
     let dir = tempfile::tempdir().unwrap();
+    // The sample in every format, for people to look at beside the screenshots.
+    let samples = target_dir().join("report-samples");
+    std::fs::create_dir_all(&samples).unwrap();
+    std::fs::write(samples.join("sitescan.html"), html::render(&sample::completed()).unwrap()).unwrap();
+    std::fs::write(samples.join("sitescan.sarif"), sarif::render(&sample::completed()).unwrap()).unwrap();
+    std::fs::write(samples.join("sitescan.xml"), junit::render(&sample::completed(), Some(Severity::High)).unwrap()).unwrap();
+    std::fs::write(samples.join("failed.sarif"), sarif::render(&sample::failed()).unwrap()).unwrap();
+    std::fs::write(samples.join("failed.xml"), junit::render(&sample::failed(), None).unwrap()).unwrap();
     let chromium = browser::Chromium::launch().await;
     for (name, body, width) in [
         ("completed", sample::completed(), 1280),

@@ -11,8 +11,8 @@
 //!   its HTML snippet and the remediation.
 //! - Filtering by severity: checkboxes the script reveals and wires up. Without JavaScript every
 //!   finding shows and no dead control is on the page.
-//! - Accessibility: `lang`, a title, landmarks (header, nav, main, footer), headings h1 > h2 > h3
-//!   > h4 in order, labelled controls, table captions and header cells, text contrast of at least
+//! - Accessibility: `lang`, a title, landmarks (header, nav, main, footer), headings h1 to h4 in
+//!   order, labelled controls, table captions and header cells, text contrast of at least
 //!   4.5:1 (the palette is tested), a visible focus outline.
 //! - Escaping: every text from the report is escaped; links are made only of http(s) URLs.
 

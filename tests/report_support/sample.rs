@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 
 const SCAN_ID: &str = "0194b3c2-7d1e-7c40-9a51-2f0e8d6b1a01";
 
+#[allow(clippy::too_many_arguments)]
 fn finding(n: u32, check_id: &str, severity: &str, title: &str, description: &str, remediation: &str, cwe: Option<&str>, evidence: Value) -> Value {
     json!({
         "id": format!("0194b3c2-7d1e-7c40-9a51-{n:012}"),
