@@ -336,7 +336,10 @@ fn failure(o: &mut String, view: &ReportView<'_>) -> std::fmt::Result {
             writeln!(o, "<section class=\"block failed\" aria-labelledby=\"failed-h\">")?;
             writeln!(o, "<h2 id=\"failed-h\">The scan failed</h2>")?;
             writeln!(o, "<p><code>{}</code>: {}</p>", escape(code), escape(message))?;
-            writeln!(o, "<p>Findings below, if any, are from the pages scanned before it stopped.</p>\n</section>")
+            if !view.findings.is_empty() {
+                writeln!(o, "<p>The findings below are from the pages scanned before it stopped.</p>")?;
+            }
+            writeln!(o, "</section>")
         }
         ("failed", None) => writeln!(
             o,
