@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs what sitescan needs on a fresh Debian machine with Rust, Node.js and root:
-# Chromium, protoc, and the in-page npm package (axe-core). Idempotent.
+# Chromium, protoc, xmllint, the in-page npm package (axe-core) and the test-only report
+# validators (tools/report-validators: SARIF schema and Multitool, JUnit XSDs). Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v protoc >/dev/null 2>&1 || need+=(protobuf-compiler)
+command -v xmllint >/dev/null 2>&1 || need+=(libxml2-utils)
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}"
   export DEBIAN_FRONTEND=noninteractive
@@ -17,3 +19,12 @@ if [ ! -f browser/node_modules/axe-core/axe.min.js ]; then
   echo "setup: npm ci in browser/"
   (cd browser && npm ci --no-audit --no-fund --ignore-scripts)
 fi
+validators=tools/report-validators
+if [ ! -f "$validators/node_modules/@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json" ] \
+  || [ ! -f "$validators/node_modules/junit-processor/schemas/jenkins-junit.xsd" ] \
+  || [ ! -f "$validators/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool" ]; then
+  echo "setup: npm ci in $validators/"
+  (cd "$validators" && npm ci --no-audit --no-fund --ignore-scripts)
+fi
+# The package's own postinstall only does this chmod (skipped by --ignore-scripts).
+chmod u+x "$validators/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool"

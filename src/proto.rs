@@ -2,9 +2,21 @@
 
 #![allow(missing_docs, clippy::all)]
 
-/// `sitescan.v1`: the scan service.
-pub mod v1 {
-    tonic::include_proto!("sitescan.v1");
+/// `sitescan.*`: the packages of the service.
+pub mod sitescan {
+    /// `sitescan.v1`: the scan service.
+    pub mod v1 {
+        tonic::include_proto!("sitescan.v1");
+    }
+}
+
+pub use sitescan::v1;
+
+/// `google.api`: the HTTP annotations and `HttpBody` (the report documents).
+pub mod google {
+    pub mod api {
+        tonic::include_proto!("google.api");
+    }
 }
 
 /// The compiled descriptor set (for reflection and the annotation test).

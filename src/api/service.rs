@@ -2,10 +2,12 @@
 //! build the same request messages and call it in-process.
 
 use super::auth::Admitted;
+use super::dto::GetScanDto;
 use super::convert::{finding_to_proto, json_to_struct, mode_to_proto, scan_to_proto, status_to_proto};
 use super::error::ApiError;
 use super::state::AppState;
 use crate::model::{ScanMode, Severity, Target, TriggeredBy};
+use crate::proto::google::api::HttpBody;
 use crate::proto::v1 as pb;
 use crate::store::time::to_rfc3339;
 use crate::store::{CreateOutcome, CursorKind, FindingFilter, Position, SCOPE_READ, SCOPE_WRITE};
@@ -18,6 +20,10 @@ use uuid::Uuid;
 pub const SCANS_LIMIT: (i64, i64, i64) = (1, 50, 100);
 /// Page size bounds of `ListFindings` (min, default, max).
 pub const FINDINGS_LIMIT: (i64, i64, i64) = (1, 100, 200);
+/// Media type of `GetScanReport` in HTML.
+pub const REPORT_HTML_CONTENT_TYPE: &str = "text/html; charset=utf-8";
+/// Media type of `GetScanReport` in SARIF.
+pub const REPORT_SARIF_CONTENT_TYPE: &str = "application/sarif+json";
 /// Longest `check_id` filter accepted.
 const MAX_CHECK_ID_LEN: usize = 200;
 
@@ -87,6 +93,23 @@ impl ScanApi {
             }
         };
         Ok(pb::GetScanResponse { scan: Some(scan_to_proto(&scan)), report })
+    }
+
+    /// The report as a document: the body of `get` with findings, rendered as HTML or SARIF.
+    async fn report(&self, who: &Admitted, req: pb::GetScanReportRequest) -> Result<HttpBody, ApiError> {
+        who.require(SCOPE_READ)?;
+        let format = match pb::ReportFormat::try_from(req.format) {
+            Ok(f @ (pb::ReportFormat::Html | pb::ReportFormat::Sarif)) => f,
+            _ => return Err(ApiError::invalid("format", "must be REPORT_FORMAT_HTML or REPORT_FORMAT_SARIF")),
+        };
+        let scan = self.get(who, pb::GetScanRequest { scan_id: req.scan_id, include_findings: true }).await?;
+        let body = serde_json::to_value(GetScanDto::from(scan)).map_err(|e| ApiError::Internal(e.to_string()))?;
+        let (content_type, rendered) = match format {
+            pb::ReportFormat::Sarif => (REPORT_SARIF_CONTENT_TYPE, crate::report::sarif::render(&body)),
+            _ => (REPORT_HTML_CONTENT_TYPE, crate::report::html::render(&body)),
+        };
+        let data = rendered.map_err(|e| ApiError::Internal(format!("rendering the report: {e}")))?;
+        Ok(HttpBody { content_type: content_type.to_string(), data: data.into_bytes(), extensions: Vec::new() })
     }
 
     async fn pages_json(&self, scan: Uuid) -> Result<Value, ApiError> {
@@ -270,6 +293,12 @@ impl pb::scan_service_server::ScanService for ScanApi {
     ) -> Result<Response<pb::ListFindingsResponse>, Status> {
         let who = self.admitted(&req).await?;
         let result = self.findings(&who, req.into_inner()).await;
+        respond(&who, result)
+    }
+
+    async fn get_scan_report(&self, req: Request<pb::GetScanReportRequest>) -> Result<Response<HttpBody>, Status> {
+        let who = self.admitted(&req).await?;
+        let result = self.report(&who, req.into_inner()).await;
         respond(&who, result)
     }
 }

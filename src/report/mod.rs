@@ -6,3 +6,4 @@ pub mod html;
 pub mod junit;
 pub mod sarif;
 pub mod text;
+mod view;

@@ -13,7 +13,7 @@ use axum::Json;
 use axum::body::Body;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, RawQuery, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde_json::Value;
@@ -146,4 +146,55 @@ pub async fn list_findings(State(api): State<ScanApi>, headers: HeaderMap, RawQu
         cursor: query.string("cursor"),
     };
     reply::<_, ListFindingsDto>(StatusCode::OK, api.list_findings(request(message, who)).await)
+}
+
+/// `GET /api/v1/scans/{scanId}/report.html`: the self-contained HTML report. It carries its own
+/// Content-Security-Policy as a header too (nothing loads from anywhere, only its own script runs).
+pub async fn get_scan_report_html(
+    State(api): State<ScanApi>,
+    headers: HeaderMap,
+    Path(scan_id): Path<String>,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    scan_report(api, headers, scan_id, raw, pb::ReportFormat::Html).await
+}
+
+/// `GET /api/v1/scans/{scanId}/report.sarif`: the report as SARIF 2.1.0.
+pub async fn get_scan_report_sarif(
+    State(api): State<ScanApi>,
+    headers: HeaderMap,
+    Path(scan_id): Path<String>,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    scan_report(api, headers, scan_id, raw, pb::ReportFormat::Sarif).await
+}
+
+async fn scan_report(api: ScanApi, headers: HeaderMap, scan_id: String, raw: Option<String>, format: pb::ReportFormat) -> Response {
+    let who = match admit(&api, &headers, SCOPE_READ).await {
+        Ok(w) => w,
+        Err(r) => return r,
+    };
+    if let Err(e) = Query::parse(raw.as_deref()) {
+        return with_rate_headers(e.into_response(), &who);
+    }
+    let message = pb::GetScanReportRequest { scan_id, format: format as i32 };
+    match api.get_scan_report(request(message, who)).await {
+        Ok(resp) => {
+            let (meta, body, _) = resp.into_parts();
+            let mut response = (StatusCode::OK, body.data).into_response();
+            let h = response.headers_mut();
+            h.extend(meta.into_headers());
+            if let Ok(v) = header::HeaderValue::from_str(&body.content_type) {
+                h.insert(header::CONTENT_TYPE, v);
+            }
+            h.insert(header::X_CONTENT_TYPE_OPTIONS, header::HeaderValue::from_static("nosniff"));
+            if format == pb::ReportFormat::Html
+                && let Ok(v) = header::HeaderValue::from_str(&crate::report::html::content_security_policy())
+            {
+                h.insert(header::CONTENT_SECURITY_POLICY, v);
+            }
+            response
+        }
+        Err(status) => status_into_response(status),
+    }
 }

@@ -14,5 +14,7 @@ pub fn routes() -> Vec<(&'static str, &'static str, MethodRouter<ScanApi>)> {
         ("GET", "/api/v1/scans", get(handlers::list_scans)),
         ("GET", "/api/v1/scans/{scan_id}", get(handlers::get_scan)),
         ("GET", "/api/v1/findings", get(handlers::list_findings)),
+        ("GET", "/api/v1/scans/{scan_id}/report.html", get(handlers::get_scan_report_html)),
+        ("GET", "/api/v1/scans/{scan_id}/report.sarif", get(handlers::get_scan_report_sarif)),
     ]
 }
