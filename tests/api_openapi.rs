@@ -392,7 +392,7 @@ fn annotations() -> BTreeSet<(String, String)> {
             assert_eq!(rule.get_field_by_name("body").unwrap().as_str(), Some("*"), "CreateScan takes the body");
         }
     }
-    assert_eq!(methods, 4, "CreateScan, ListScans, GetScan, ListFindings");
+    assert_eq!(methods, 5, "CreateScan, ListScans, GetScan, ListFindings, GetScanReport");
     out
 }
 
@@ -411,8 +411,10 @@ fn annotations_equal_the_routes_one_for_one() {
             ("GET".to_string(), "/api/v1/scans".to_string()),
             ("GET".to_string(), "/api/v1/scans/{scan_id}".to_string()),
             ("GET".to_string(), "/api/v1/findings".to_string()),
+            ("GET".to_string(), "/api/v1/scans/{scan_id}/report.html".to_string()),
+            ("GET".to_string(), "/api/v1/scans/{scan_id}/report.sarif".to_string()),
         ]),
-        "the spec's four endpoints"
+        "the spec's four endpoints and the two report documents"
     );
 }
 
