@@ -168,17 +168,22 @@ async fn rate_limits_hold_across_two_instances_through_redis() {
         wait_ready(&format!("{b}/readyz"), Duration::from_secs(30)).await;
     }
     let http = reqwest::Client::new();
-    // Burst: 12 requests at once over both instances; exactly 10 pass (10/s for the fleet).
-    let burst = futures::future::join_all((0..12).map(|i| {
+    // Burst: 30 requests at once over both instances. The fleet lets 10 through, plus one per
+    // 100 ms the burst took to arrive (the 10/s window refills); per-instance limits would let 20+.
+    let t = Instant::now();
+    let burst = futures::future::join_all((0..30).map(|i| {
         let (http, token, base) = (http.clone(), token.clone(), bases[i % 2].clone());
         async move { http.get(format!("{base}/api/v1/scans")).bearer_auth(token).send().await.unwrap().status().as_u16() }
     }))
     .await;
-    assert_eq!(burst.iter().filter(|s| **s == 200).count(), 10, "{burst:?}");
-    assert_eq!(burst.iter().filter(|s| **s == 429).count(), 2, "{burst:?}");
+    let took = t.elapsed().as_secs_f64();
+    let passed = burst.iter().filter(|s| **s == 200).count();
+    assert_eq!(passed + burst.iter().filter(|s| **s == 429).count(), 30, "only 200 and 429: {burst:?}");
+    assert!(passed >= 10, "{burst:?}");
+    assert!(passed as f64 <= 10.0 + (took * 10.0).ceil(), "{passed} passed in {took:.2} s: {burst:?}");
+    let mut ok = passed;
     // Steady: keep asking for 7 s; the fleet lets through at most 60 per minute (+1/s refill).
     let started = Instant::now();
-    let mut ok = 10;
     let mut i = 0;
     while started.elapsed() < Duration::from_secs(7) {
         let r = http.get(format!("{}/api/v1/scans", bases[i % 2])).bearer_auth(&token).send().await.unwrap();
