@@ -9,7 +9,9 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY browser/package.json browser/package-lock.json browser/
-RUN cd browser && npm ci --no-audit --no-fund --ignore-scripts
+WORKDIR /src/browser
+RUN npm ci --no-audit --no-fund --ignore-scripts
+WORKDIR /src
 COPY . .
 RUN cargo build --release --locked --bin sitescan
 
@@ -21,7 +23,7 @@ RUN apt-get update \
  && mkdir -p /data \
  && chown sitescan:sitescan /data
 COPY --from=build /src/target/release/sitescan /usr/local/bin/sitescan
-USER sitescan
+USER 10001
 WORKDIR /data
 VOLUME ["/data"]
 ENV SITESCAN_LISTEN=0.0.0.0:8080 \
@@ -30,6 +32,6 @@ ENV SITESCAN_LISTEN=0.0.0.0:8080 \
     SITESCAN_LOG_FORMAT=json
 EXPOSE 8080
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
-  CMD curl -fsS http://127.0.0.1:8080/readyz || exit 1
+  CMD ["curl", "-fsS", "http://127.0.0.1:8080/readyz"]
 ENTRYPOINT ["sitescan"]
 CMD ["serve"]

