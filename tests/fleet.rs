@@ -201,3 +201,66 @@ async fn rate_limits_hold_across_two_instances_through_redis() {
     assert!(ok >= 60, "the fleet allowed only {ok} in {elapsed:.1} s");
     assert!((ok as f64) <= 60.0 + elapsed + 1.0, "the fleet allowed {ok} in {elapsed:.1} s: more than 60/min");
 }
+
+/// A worker using a Chromium it did not start (`--cdp ws://...`), as containerised deployments
+/// do: the scan completes and the egress guard still applies to that browser.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_worker_drives_a_remote_chromium_through_the_egress_guard() {
+    use tokio::io::AsyncBufReadExt;
+    let exe = sitescan::browser::find_chromium(None).expect("chromium");
+    let dir = tempfile::tempdir().unwrap();
+    let mut chromium = tokio::process::Command::new(exe)
+        .args([
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            "--remote-debugging-port=0", "about:blank",
+        ])
+        .arg(format!("--user-data-dir={}", dir.path().display()))
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = tokio::io::BufReader::new(chromium.stderr.take().unwrap()).lines();
+    let ws = loop {
+        let line = lines.next_line().await.unwrap().expect("DevTools listening line");
+        if let Some(i) = line.find("ws://") {
+            break line[i..].trim().to_string();
+        }
+    };
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+
+    let site = small_site().await;
+    let evil = FixtureSite::start_on("127.0.0.2").await;
+    evil.route("/pixel.png", Route::typed("image/png", vec![0u8; 64]));
+    site.route(
+        "/",
+        html("Remote home page", &format!(r#"<a href="/a">A</a><img src="{}" alt="x" width="1" height="1">"#, evil.url("/pixel.png"))),
+    );
+    let seed = app::spawn_app_with(app::AppOptions::default().allow_target("127.0.0.1/32")).await;
+    let token = seed.token("remote").await;
+    let worker = sitescan(&[
+        "worker", "--database", &seed.db_url, "--cdp", &ws, "--allow-target", "127.0.0.1/32", "--poll-ms", "100",
+        "--max-pages", "2",
+    ]);
+    let created = seed.create_scan(&token, &site.url("/")).await;
+    let id: uuid::Uuid = created["id"].as_str().unwrap().parse().unwrap();
+    let started = Instant::now();
+    let scan = loop {
+        let scan = seed.store.scan_any_org(id).await.unwrap().unwrap();
+        if scan.status == "completed" || scan.status == "failed" {
+            break scan;
+        }
+        assert!(started.elapsed() < Duration::from_secs(120), "scan not done: {}", worker.tail());
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert_eq!(scan.status, "completed", "{:?}\n{}", scan.report, worker.tail());
+    assert_eq!(seed.store.scan_pages(id).await.unwrap().len(), 2);
+    assert_eq!(evil.connections(), 0, "the remote browser could not reach 127.0.0.2");
+    let findings = seed.store.scan_findings(id).await.unwrap();
+    assert!(
+        findings.iter().any(|f| f.check_id == "runtime.failed-request" && f.evidence.as_deref().unwrap_or("").contains("127.0.0.2")),
+        "the blocked subresource is reported: {:?}",
+        findings.iter().map(|f| &f.check_id).collect::<Vec<_>>()
+    );
+    drop(worker);
+}
