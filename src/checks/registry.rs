@@ -20,6 +20,7 @@ pub static CHECKS: &[&dyn Check] = &[
     &crawlability::BlockedByRobots,
     &crawlability::NoHttpsRedirect,
     &crawlability::NonCrawlableLink,
+    &crawlability::PageLoadFailed,
     &search::TitleMissing,
     &search::TitleLength,
     &search::TitleDuplicate,

@@ -55,10 +55,12 @@ fn every_listed_id_is_registered_with_its_severity() {
             "{id} evidence starts with url"
         );
     }
-    // Nothing registered under these categories that CHECKS.md does not list.
+    // Nothing registered under these categories that CHECKS.md does not list, except the
+    // documented additions beyond the minimum catalogue.
+    const ADDED: [&str; 1] = ["crawlability.page-load-failed"];
     for meta in catalogue().filter(|m| CATEGORIES.contains(&m.category())) {
         assert!(
-            listed.iter().any(|(id, _)| id == meta.id),
+            listed.iter().any(|(id, _)| id == meta.id) || ADDED.contains(&meta.id),
             "{} is not in CHECKS.md",
             meta.id
         );
