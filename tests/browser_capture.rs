@@ -5,7 +5,7 @@
 #[path = "support/fixture_site.rs"]
 mod fixture_site;
 
-use fixture_site::{FixtureSite, Route};
+use fixture_site::{FixtureSite, Route, init_test_log};
 use sitescan::browser::{BrowserOptions, BrowserPool, CaptureOptions};
 use sitescan::model::{AddressPolicy, PageSnapshot};
 use sitescan::net::EgressGuard;
@@ -138,6 +138,7 @@ async fn start_rich_site() -> FixtureSite {
 
 #[tokio::test]
 async fn captures_a_rich_page() {
+    init_test_log();
     let site = start_rich_site().await;
     let snap = capture_one(CaptureOptions { screenshot: true, ..CaptureOptions::default() }, &site.url("/rich")).await;
     dump("rich", &snap);
@@ -295,6 +296,7 @@ async fn captures_a_rich_page() {
 
 #[tokio::test]
 async fn keyboard_walk_sees_invisible_focus_and_traps() {
+    init_test_log();
     let site = FixtureSite::start().await;
     let links = "<a href='/a'>One</a> <a href='/b'>Two</a> <button>Three</button> <input aria-label='Four'>";
     site.route("/default", Route::html(format!("<!doctype html><title>t</title>{links}")));
@@ -332,6 +334,7 @@ async fn keyboard_walk_sees_invisible_focus_and_traps() {
 
 #[tokio::test]
 async fn redirects_statuses_and_navigation_errors() {
+    init_test_log();
     let site = FixtureSite::start().await;
     site.route("/start", Route::redirect(301, "/middle"));
     site.route("/middle", Route::redirect(302, &site.url("/final")));
@@ -377,6 +380,7 @@ async fn redirects_statuses_and_navigation_errors() {
 
 #[tokio::test]
 async fn slow_and_hung_pages_time_out_and_the_pool_goes_on() {
+    init_test_log();
     let site = FixtureSite::start().await;
     site.route("/slow", Route::html("late").delay(Duration::from_secs(6)));
     site.route("/busy", Route::html("<!doctype html><title>busy</title><script>addEventListener('load', () => setTimeout(() => { for(;;){} }, 50))</script>"));
@@ -410,6 +414,7 @@ async fn slow_and_hung_pages_time_out_and_the_pool_goes_on() {
 
 #[tokio::test]
 async fn sessions_are_isolated() {
+    init_test_log();
     let site = FixtureSite::start().await;
     site.route("/set", Route::html("<!doctype html><title>set</title>").header("set-cookie", "visitor=42; Path=/"));
     site.route("/show", Route::html("<!doctype html><title>x</title><script>document.title = 'cookies:' + document.cookie</script>"));

@@ -310,6 +310,9 @@ async fn wait_quiet(instance: &Instance, log: &EventLog, budget: &Budget, max: D
         let s = log.signals();
         let now = Instant::now();
         if now >= until {
+            if s.inflight > 0 {
+                tracing::debug!(inflight = ?log.inflight_urls(), "network never went quiet");
+            }
             return Ok(());
         }
         if s.inflight == 0 && now.duration_since(s.last_network) >= NETWORK_QUIET {

@@ -104,6 +104,8 @@ impl EventLog {
         let log = events.clone();
         let pump = tokio::spawn(async move {
             let mut inflight: HashSet<String> = HashSet::new();
+            // Streams are merged, so a finish may be seen before its request.
+            let mut done: HashSet<String> = HashSet::new();
             while let Some(ev) = merged.next().await {
                 let id = ev.str("requestId").map(str::to_string);
                 tx.send_modify(|s| match ev.method.as_str() {
@@ -115,10 +117,13 @@ impl EventLog {
                         if let Some(id) = &id {
                             match ev.method.as_str() {
                                 "Network.requestWillBeSent" => {
-                                    inflight.insert(id.clone());
+                                    if !done.contains(id) {
+                                        inflight.insert(id.clone());
+                                    }
                                 }
                                 "Network.loadingFinished" | "Network.loadingFailed" => {
                                     inflight.remove(id);
+                                    done.insert(id.clone());
                                 }
                                 _ => {}
                             }
@@ -139,6 +144,22 @@ impl EventLog {
     /// A copy of every event so far.
     pub(crate) fn snapshot(&self) -> Vec<RawEvent> {
         self.events.lock().map(|e| e.clone()).unwrap_or_default()
+    }
+
+    /// URLs of requests without a finish or failure event (for diagnostics).
+    pub(crate) fn inflight_urls(&self) -> Vec<String> {
+        let events = self.snapshot();
+        let done: HashSet<&str> = events
+            .iter()
+            .filter(|e| e.method == "Network.loadingFinished" || e.method == "Network.loadingFailed")
+            .filter_map(|e| e.str("requestId"))
+            .collect();
+        events
+            .iter()
+            .filter(|e| e.method == "Network.requestWillBeSent")
+            .filter(|e| e.str("requestId").is_some_and(|id| !done.contains(id)))
+            .filter_map(|e| e.params.get("request").and_then(|r| r.get("url")).and_then(Value::as_str).map(str::to_string))
+            .collect()
     }
 
     pub(crate) fn signals(&self) -> PageSignals {
