@@ -384,7 +384,7 @@ async fn slow_and_hung_pages_time_out_and_the_pool_goes_on() {
     let site = FixtureSite::start().await;
     site.route("/slow", Route::html("late").delay(Duration::from_secs(6)));
     site.route("/busy", Route::html("<!doctype html><title>busy</title><script>addEventListener('load', () => setTimeout(() => { for(;;){} }, 50))</script>"));
-    site.route("/ok", Route::html("<!doctype html><title>fine</title>"));
+    site.route("/ok", Route::html("<!doctype html><title>fine</title><script>alert('hi'); document.title = 'fine:' + confirm('sure?')</script>"));
     let options = BrowserOptions {
         navigation_timeout: Duration::from_secs(2),
         page_timeout: Duration::from_secs(6),
@@ -406,8 +406,9 @@ async fn slow_and_hung_pages_time_out_and_the_pool_goes_on() {
     assert!(s.error.is_some() || !s.gather_errors.is_empty(), "a hung page cannot be fully gathered");
     assert_eq!(s.status, Some(200));
 
+    // Dialogs are dismissed (confirm answers false) instead of blocking the page.
     let s = session.capture(&site.url("/ok")).await;
-    assert_eq!((s.error.clone(), s.dom.title.as_deref()), (None, Some("fine")), "{:?}", s.gather_errors);
+    assert_eq!((s.error.clone(), s.dom.title.as_deref()), (None, Some("fine:false")), "{:?}", s.gather_errors);
     session.close().await;
     pool.shutdown().await;
 }

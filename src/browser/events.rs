@@ -21,6 +21,9 @@ use tokio::task::JoinHandle;
 
 use super::error::BrowserError;
 
+/// Events kept per page; a page that floods the console or the binding cannot exhaust memory.
+pub const MAX_EVENTS: usize = 200_000;
+
 /// One CDP event: its method and its params as sent by Chromium.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RawEvent {
@@ -116,10 +119,8 @@ impl EventLog {
                     | "Network.responseReceived" => {
                         if let Some(id) = &id {
                             match ev.method.as_str() {
-                                "Network.requestWillBeSent" => {
-                                    if !done.contains(id) {
-                                        inflight.insert(id.clone());
-                                    }
+                                "Network.requestWillBeSent" if !done.contains(id) => {
+                                    inflight.insert(id.clone());
                                 }
                                 "Network.loadingFinished" | "Network.loadingFailed" => {
                                     inflight.remove(id);
@@ -134,7 +135,12 @@ impl EventLog {
                     _ => {}
                 });
                 if let Ok(mut log) = log.lock() {
-                    log.push(ev);
+                    if log.len() < MAX_EVENTS {
+                        log.push(ev);
+                    } else if log.len() == MAX_EVENTS {
+                        tracing::warn!(max = MAX_EVENTS, "page event log full; dropping further events");
+                        log.push(RawEvent { method: "sitescan.eventLogFull".into(), params: Value::Null });
+                    }
                 }
             }
         });
