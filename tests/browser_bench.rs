@@ -2,7 +2,7 @@
 //! `cargo nextest run --test browser_bench --run-ignored only --no-capture`, ideally `--release`).
 //!
 //! Prints pages/min and capture time for bare navigation, all gatherers without axe, and all
-//! gatherers, at 4 and 8 concurrent pages on one browser, with the peak memory of the Chromium
+//! gatherers, at 1, 4 and 8 concurrent pages on one browser, with the peak memory of the Chromium
 //! process tree (sum of RSS, and of PSS which counts shared pages once).
 
 #[path = "support/fixture_site.rs"]
@@ -145,7 +145,7 @@ async fn throughput() {
         site.route(&format!("/img{j}.svg"), Route::typed("image/svg+xml", format!("<svg xmlns='http://www.w3.org/2000/svg' width='300' height='200'><rect width='300' height='200' fill='#{:06x}'/></svg>", j * 40_000)));
     }
     let no_axe = CaptureOptions { axe: false, ..CaptureOptions::default() };
-    for concurrency in [4, 8] {
+    for concurrency in [1, 4, 8] {
         run(&site, "bare", CaptureOptions::bare(), concurrency).await;
         run(&site, "full-no-axe", no_axe, concurrency).await;
         run(&site, "full", CaptureOptions::default(), concurrency).await;

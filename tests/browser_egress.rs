@@ -7,7 +7,7 @@
 #[path = "support/fixture_site.rs"]
 mod fixture_site;
 
-use fixture_site::{FixtureSite, Route};
+use fixture_site::{FixtureSite, Route, init_test_log};
 use sitescan::browser::{BrowserOptions, BrowserPool, CaptureOptions};
 use sitescan::model::AddressPolicy;
 use sitescan::net::{EgressGuard, FetchErrorKind, Fetcher, FetcherOptions};
@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 #[tokio::test]
 async fn every_browser_request_goes_through_the_guard() {
+    init_test_log();
     let site = FixtureSite::start().await;
     let evil2 = FixtureSite::start_on("127.0.0.2").await;
     let evil3 = FixtureSite::start_on("127.0.0.3").await;

@@ -4,7 +4,7 @@
 #[path = "support/fixture_site.rs"]
 mod fixture_site;
 
-use fixture_site::{FixtureSite, Route};
+use fixture_site::{FixtureSite, Route, init_test_log};
 use sitescan::browser::{BrowserOptions, BrowserPool, CaptureOptions};
 use sitescan::model::AddressPolicy;
 use sitescan::net::EgressGuard;
@@ -65,6 +65,7 @@ fn kill(pid: u32) {
 
 #[tokio::test]
 async fn a_killed_browser_is_replaced_and_the_page_retried() {
+    init_test_log();
     let site = FixtureSite::start().await;
     site.route("/", Route::html("<!doctype html><title>ok</title>"));
     site.route("/slow", Route::html("<!doctype html><title>slow</title><img src='/slow.svg'>"));
@@ -99,6 +100,7 @@ async fn a_killed_browser_is_replaced_and_the_page_retried() {
 
 #[tokio::test]
 async fn a_browser_that_stops_answering_is_replaced() {
+    init_test_log();
     let site = FixtureSite::start().await;
     site.route("/", Route::html("<!doctype html><title>ok</title>"));
     let pool = BrowserPool::start(bare(BrowserOptions::default()), guard()).await.unwrap();
@@ -119,6 +121,7 @@ async fn a_browser_that_stops_answering_is_replaced() {
 
 #[tokio::test]
 async fn a_crashed_renderer_is_a_page_error() {
+    init_test_log();
     let pool = BrowserPool::start(bare(BrowserOptions::default()), guard()).await.unwrap();
     let session = pool.session().await.unwrap();
     let s = session.capture("chrome://crash/").await;
@@ -133,6 +136,7 @@ async fn a_crashed_renderer_is_a_page_error() {
 
 #[tokio::test]
 async fn browsers_are_recycled_after_their_page_budget() {
+    init_test_log();
     let site = FixtureSite::start().await;
     site.route("/", Route::html("<!doctype html><title>r</title>"));
     let options = bare(BrowserOptions { recycle_after_pages: 2, ..BrowserOptions::default() });
@@ -161,6 +165,7 @@ async fn browsers_are_recycled_after_their_page_budget() {
 
 #[tokio::test]
 async fn concurrent_pages_share_the_permits() {
+    init_test_log();
     let site = FixtureSite::start().await;
     site.route("/", Route::html("<!doctype html><title>c</title><img src='/s.svg'>"));
     site.route("/s.svg", Route::typed("image/svg+xml", "<svg xmlns='http://www.w3.org/2000/svg' width='1' height='1'/>").delay(Duration::from_millis(500)));
@@ -197,6 +202,7 @@ async fn concurrent_pages_share_the_permits() {
 
 #[tokio::test]
 async fn no_chromium_outlives_shutdown_or_drop() {
+    init_test_log();
     let pool = BrowserPool::start(bare(BrowserOptions { browsers: 2, ..BrowserOptions::default() }), guard()).await.unwrap();
     let site = FixtureSite::start().await;
     site.route("/", Route::html("<!doctype html><title>x</title>"));
@@ -229,6 +235,7 @@ async fn no_chromium_outlives_shutdown_or_drop() {
 /// route it through the egress proxy (per browser context), since it cannot pass launch flags.
 #[tokio::test]
 async fn remote_endpoints_are_used_and_still_guarded() {
+    init_test_log();
     let exe = sitescan::browser::find_chromium(None).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let mut child = tokio::process::Command::new(exe)

@@ -85,3 +85,15 @@ async fn shutdown_stops_listening() {
     p.shutdown().await;
     assert!(TcpStream::connect(addr).await.is_err());
 }
+
+#[tokio::test]
+async fn the_deny_all_proxy_connects_nowhere() {
+    let site = FixtureSite::start().await;
+    site.route("/", Route::html("x"));
+    let p = EgressProxy::start_deny_all("127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let resp = client(&p).get(site.url("/")).send().await.unwrap();
+    assert_eq!(resp.status(), 403);
+    let (_s, head) = raw(&p, &format!("CONNECT 127.0.0.1:{0} HTTP/1.1\r\nHost: 127.0.0.1:{0}\r\n\r\n", site.port())).await;
+    assert!(head.starts_with("HTTP/1.1 403"), "{head}");
+    assert_eq!(site.connections(), 0);
+}

@@ -70,6 +70,7 @@ struct Live {
     page: Option<Page>,
     session_id: Option<String>,
     log: Option<EventLog>,
+    dialogs: Option<tokio::task::JoinHandle<()>>,
     loader_id: Option<String>,
     nav_error: Option<String>,
     download: bool,
@@ -148,7 +149,7 @@ async fn drive(
     instance.route(&session, tx);
     live.session_id = Some(session);
     live.log = Some(step(instance, "event subscriptions", budget.cap(STEP_TIMEOUT), EventLog::start(&page, rx)).await?);
-    dismiss_dialogs(instance, &page).await?;
+    live.dialogs = Some(dismiss_dialogs(instance, &page).await?);
 
     let limit = budget.cap(STEP_TIMEOUT);
     run(instance, &page, "Audits.enable", limit, audits::EnableParams::default()).await?;
@@ -287,19 +288,18 @@ fn check_alive(instance: &Instance, log: &EventLog) -> Result<(), BrowserError> 
 
 /// Answers every JavaScript dialog (alert, confirm, prompt, beforeunload) with "cancel", so a
 /// dialog never blocks the page.
-async fn dismiss_dialogs(instance: &Instance, page: &Page) -> Result<(), BrowserError> {
+async fn dismiss_dialogs(instance: &Instance, page: &Page) -> Result<tokio::task::JoinHandle<()>, BrowserError> {
     let mut dialogs = step(instance, "dialog listener", STEP_TIMEOUT, async {
         page.event_listener::<EventJavascriptDialogOpening>().await.map_err(|e| BrowserError::Cdp { what: "dialog listener", message: e.to_string() })
     })
     .await?;
     let page = page.clone();
-    tokio::spawn(async move {
+    Ok(tokio::spawn(async move {
         while let Some(d) = dialogs.next().await {
             tracing::debug!(kind = ?d.r#type, message = %d.message, "dismissing dialog");
             let _ = tokio::time::timeout(STEP_TIMEOUT, page.execute(HandleJavaScriptDialogParams::new(false))).await;
         }
-    });
-    Ok(())
+    }))
 }
 
 /// Waits until no request has been in flight for `NETWORK_QUIET`, at most `max`.
@@ -310,6 +310,9 @@ async fn wait_quiet(instance: &Instance, log: &EventLog, budget: &Budget, max: D
         let s = log.signals();
         let now = Instant::now();
         if now >= until {
+            if s.inflight > 0 {
+                tracing::debug!(inflight = ?log.inflight_urls(), "network never went quiet");
+            }
             return Ok(());
         }
         if s.inflight == 0 && now.duration_since(s.last_network) >= NETWORK_QUIET {

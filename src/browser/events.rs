@@ -21,6 +21,9 @@ use tokio::task::JoinHandle;
 
 use super::error::BrowserError;
 
+/// Events kept per page; a page that floods the console or the binding cannot exhaust memory.
+pub const MAX_EVENTS: usize = 200_000;
+
 /// One CDP event: its method and its params as sent by Chromium.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RawEvent {
@@ -104,6 +107,8 @@ impl EventLog {
         let log = events.clone();
         let pump = tokio::spawn(async move {
             let mut inflight: HashSet<String> = HashSet::new();
+            // Streams are merged, so a finish may be seen before its request.
+            let mut done: HashSet<String> = HashSet::new();
             while let Some(ev) = merged.next().await {
                 let id = ev.str("requestId").map(str::to_string);
                 tx.send_modify(|s| match ev.method.as_str() {
@@ -114,11 +119,12 @@ impl EventLog {
                     | "Network.responseReceived" => {
                         if let Some(id) = &id {
                             match ev.method.as_str() {
-                                "Network.requestWillBeSent" => {
+                                "Network.requestWillBeSent" if !done.contains(id) => {
                                     inflight.insert(id.clone());
                                 }
                                 "Network.loadingFinished" | "Network.loadingFailed" => {
                                     inflight.remove(id);
+                                    done.insert(id.clone());
                                 }
                                 _ => {}
                             }
@@ -129,7 +135,12 @@ impl EventLog {
                     _ => {}
                 });
                 if let Ok(mut log) = log.lock() {
-                    log.push(ev);
+                    if log.len() < MAX_EVENTS {
+                        log.push(ev);
+                    } else if log.len() == MAX_EVENTS {
+                        tracing::warn!(max = MAX_EVENTS, "page event log full; dropping further events");
+                        log.push(RawEvent { method: "sitescan.eventLogFull".into(), params: Value::Null });
+                    }
                 }
             }
         });
@@ -139,6 +150,22 @@ impl EventLog {
     /// A copy of every event so far.
     pub(crate) fn snapshot(&self) -> Vec<RawEvent> {
         self.events.lock().map(|e| e.clone()).unwrap_or_default()
+    }
+
+    /// URLs of requests without a finish or failure event (for diagnostics).
+    pub(crate) fn inflight_urls(&self) -> Vec<String> {
+        let events = self.snapshot();
+        let done: HashSet<&str> = events
+            .iter()
+            .filter(|e| e.method == "Network.loadingFinished" || e.method == "Network.loadingFailed")
+            .filter_map(|e| e.str("requestId"))
+            .collect();
+        events
+            .iter()
+            .filter(|e| e.method == "Network.requestWillBeSent")
+            .filter(|e| e.str("requestId").is_some_and(|id| !done.contains(id)))
+            .filter_map(|e| e.params.get("request").and_then(|r| r.get("url")).and_then(Value::as_str).map(str::to_string))
+            .collect()
     }
 
     pub(crate) fn signals(&self) -> PageSignals {

@@ -49,7 +49,13 @@ pub const CHROMIUM_FLAGS: &[&str] = &[
     "--disable-renderer-backgrounding",
     "--disable-background-timer-throttling",
     "--disable-backgrounding-occluded-windows",
-    "--disable-features=HttpsUpgrades,HttpsFirstBalancedModeAutoEnable,Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider",
+    "--disable-field-trial-config",
+    "--disable-search-engine-choice-screen",
+    // Frames stay in their page's renderer: one CDP session sees all of a page's network,
+    // console and errors (out-of-process iframes report on sessions of their own), and a page
+    // costs one renderer process.
+    "--disable-site-isolation-trials",
+    "--disable-features=HttpsUpgrades,HttpsFirstBalancedModeAutoEnable,Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider,NetworkTimeServiceQuerying,IsolateOrigins,site-per-process,AcceptCHFrame",
     // WebRTC must not reach the network around the proxy.
     "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
     "--webrtc-ip-handling-policy=disable_non_proxied_udp",
@@ -126,8 +132,9 @@ pub(crate) struct ChromiumProcess {
 }
 
 impl ChromiumProcess {
-    /// Starts `exe` with our flags, routing everything through `proxy_server`
-    /// (`http://IP:PORT`), and waits for its DevTools endpoint.
+    /// Starts `exe` with our flags and `proxy_server` (`http://IP:PORT`) as its proxy for
+    /// everything outside the scan's browser contexts (which carry their own), and waits for its
+    /// DevTools endpoint.
     pub(crate) async fn spawn(exe: &Path, proxy_server: &str) -> Result<ChromiumProcess, BrowserError> {
         let launch_err = |message: String| BrowserError::Launch { path: exe.display().to_string(), message };
         let dir = tempfile::Builder::new()

@@ -68,6 +68,8 @@ pub struct BrowserPool {
     pub(crate) options: BrowserOptions,
     exe: Option<PathBuf>,
     pub(crate) proxy: EgressProxy,
+    /// Where launched browsers send their own (non-page) traffic: nowhere.
+    null_proxy: Option<EgressProxy>,
     slots: Vec<Slot>,
     permits: Arc<Semaphore>,
     next_id: AtomicU64,
@@ -102,6 +104,10 @@ impl BrowserPool {
             None
         };
         let proxy = EgressProxy::start(guard, options.proxy_listen).await?;
+        let null_proxy = match &exe {
+            Some(_) => Some(EgressProxy::start_deny_all(std::net::SocketAddr::from(([127, 0, 0, 1], 0))).await?),
+            None => None,
+        };
         let slots: Vec<Slot> = if options.cdp_endpoints.is_empty() {
             (0..options.browsers).map(|_| Slot::default()).collect()
         } else {
@@ -112,6 +118,7 @@ impl BrowserPool {
             options,
             exe,
             proxy,
+            null_proxy,
             slots,
             next_id: AtomicU64::new(1),
             pages_captured: AtomicU64::new(0),
@@ -139,6 +146,9 @@ impl BrowserPool {
                 }
             }
             pool.proxy.stop();
+            if let Some(p) = &pool.null_proxy {
+                p.stop();
+            }
             return Err(e);
         }
         if let Some(inst) = pool.slots.first().and_then(Slot::current)
@@ -161,6 +171,13 @@ impl BrowserPool {
         if addr.ip().is_unspecified() { format!("http://127.0.0.1:{}", addr.port()) } else { format!("http://{addr}") }
     }
 
+    /// The `--proxy-server` of launched browsers: their own background traffic (update checks,
+    /// sign-in, ...) goes to the deny-all proxy; pages use the egress proxy set on their browser
+    /// context.
+    fn browser_proxy_server(&self) -> String {
+        self.null_proxy.as_ref().map(|p| format!("http://{}", p.addr())).unwrap_or_else(|| self.proxy_server())
+    }
+
     /// The egress proxy every browser request goes through.
     pub fn proxy(&self) -> &EgressProxy {
         &self.proxy
@@ -171,7 +188,7 @@ impl BrowserPool {
         let timeout = self.options.navigation_timeout;
         match (&slot.endpoint, &self.exe) {
             (Some(endpoint), _) => Instance::connect(id, endpoint, timeout).await,
-            (None, Some(exe)) => Instance::launch(id, exe, &self.proxy_server(), timeout).await,
+            (None, Some(exe)) => Instance::launch(id, exe, &self.browser_proxy_server(), timeout).await,
             (None, None) => Err(BrowserError::NotFound { tried: "nothing".into() }),
         }
     }
@@ -217,6 +234,9 @@ impl BrowserPool {
         }
         join_all(all.iter().map(|i| i.close())).await;
         self.proxy.stop();
+        if let Some(p) = &self.null_proxy {
+            p.stop();
+        }
         tracing::info!("browser pool shut down");
     }
 
@@ -401,6 +421,9 @@ impl Drop for BrowserPool {
                 w.abort();
             }
         self.proxy.stop();
+        if let Some(p) = &self.null_proxy {
+            p.stop();
+        }
     }
 }
 

@@ -102,6 +102,16 @@ pub struct EgressProxy {
 impl EgressProxy {
     /// Binds `listen` (use port 0 for any free port) and serves until shutdown.
     pub async fn start(guard: Arc<EgressGuard>, listen: SocketAddr) -> Result<EgressProxy, NetError> {
+        EgressProxy::serve(Some(guard), listen).await
+    }
+
+    /// A proxy that connects nowhere: every request and tunnel gets the 403. For traffic that
+    /// must not leave at all (the browser's own background requests).
+    pub async fn start_deny_all(listen: SocketAddr) -> Result<EgressProxy, NetError> {
+        EgressProxy::serve(None, listen).await
+    }
+
+    async fn serve(guard: Option<Arc<EgressGuard>>, listen: SocketAddr) -> Result<EgressProxy, NetError> {
         let listener = TcpListener::bind(listen).await.map_err(|source| NetError::Bind { addr: listen, source })?;
         let addr = listener.local_addr().map_err(|source| NetError::Bind { addr: listen, source })?;
         let log = Arc::new(BlockedLog::default());
@@ -160,7 +170,7 @@ impl Drop for EgressProxy {
     }
 }
 
-async fn accept_loop(listener: TcpListener, guard: Arc<EgressGuard>, log: Arc<BlockedLog>, cancel: CancellationToken) {
+async fn accept_loop(listener: TcpListener, guard: Option<Arc<EgressGuard>>, log: Arc<BlockedLog>, cancel: CancellationToken) {
     loop {
         let accepted = tokio::select! {
             _ = cancel.cancelled() => break,
@@ -190,10 +200,16 @@ async fn accept_loop(listener: TcpListener, guard: Arc<EgressGuard>, log: Arc<Bl
 
 async fn handle(
     req: Request<Incoming>,
-    guard: Arc<EgressGuard>,
+    guard: Option<Arc<EgressGuard>>,
     log: Arc<BlockedLog>,
     cancel: CancellationToken,
 ) -> Result<Response<ProxyBody>, hyper::Error> {
+    let Some(guard) = guard else {
+        tracing::trace!(uri = %req.uri(), "deny-all proxy refused");
+        let mut resp = text(StatusCode::FORBIDDEN, "blocked: this proxy connects nowhere");
+        resp.headers_mut().insert(EGRESS_HEADER, HeaderValue::from_static("blocked"));
+        return Ok(resp);
+    };
     if req.method() == Method::CONNECT {
         Ok(tunnel(req, &guard, &log, cancel).await)
     } else {

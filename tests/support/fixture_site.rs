@@ -41,6 +41,14 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
+/// Logs to stderr when `SITESCAN_TEST_LOG` is set (its value is the filter, e.g. `sitescan=debug`);
+/// tests stay quiet otherwise. Safe to call from every test.
+pub fn init_test_log() {
+    if let Ok(filter) = std::env::var("SITESCAN_TEST_LOG") {
+        let _ = tracing_subscriber::fmt().with_env_filter(tracing_subscriber::EnvFilter::new(filter)).with_test_writer().try_init();
+    }
+}
+
 /// What the server answers on one path.
 #[derive(Debug, Clone)]
 pub struct Route {
