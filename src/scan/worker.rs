@@ -171,7 +171,24 @@ impl Workers {
                 let (store, scanner, config, shutdown) = (store.clone(), scanner.clone(), config.clone(), shutdown.clone());
                 tokio::spawn(async move { worker_loop(i, store, scanner, config, shutdown).await })
             })
-            .collect();
+            .collect::<Vec<_>>();
+        let mut handles = handles;
+        let (pool, stop) = (scanner.pool().clone(), shutdown.clone());
+        handles.push(tokio::spawn(async move {
+            // Browser pool gauges for /metrics.
+            loop {
+                let s = pool.stats();
+                let m = crate::metrics::metrics();
+                m.browsers.set(s.browsers as i64);
+                m.busy_pages.set(s.busy_pages as i64);
+                m.browser_crashes.set(s.crashes as i64);
+                m.browser_restarts.set(s.restarts as i64);
+                tokio::select! {
+                    _ = tokio::time::sleep(Duration::from_secs(2)) => {}
+                    _ = stop.cancelled() => return,
+                }
+            }
+        }));
         Workers { shutdown, handles, scanner }
     }
 
