@@ -11,6 +11,9 @@ pub mod crawlability;
 pub mod i18n;
 pub mod registry;
 pub mod run;
+
+#[cfg(test)]
+mod contract_tests;
 pub mod search;
 pub mod semantics;
 pub mod structured_data;

@@ -1,11 +1,11 @@
 //! The one list of checks. `sitescan checks`, the OpenAPI check ids and the reports read it.
 
 use super::check::{Check, CheckMeta};
-use super::{crawlability, i18n, search, semantics, structured_data};
+use super::{accessibility, crawlability, forms, i18n, media, performance, runtime, search, semantics, structured_data};
 
-/// Every check, grouped by category in report order.
+/// Every check, grouped by category in CHECKS.md order (the order of reports and `sitescan checks`).
 pub static CHECKS: &[&dyn Check] = &[
-    // crawlability, search, semantics, structured-data, i18n (added below by their modules)
+    // crawlability
     &crawlability::RobotsTxtUnreachable,
     &crawlability::RobotsTxtInvalid,
     &crawlability::RobotsTxtBlocksAll,
@@ -21,6 +21,7 @@ pub static CHECKS: &[&dyn Check] = &[
     &crawlability::NoHttpsRedirect,
     &crawlability::NonCrawlableLink,
     &crawlability::PageLoadFailed,
+    // search
     &search::TitleMissing,
     &search::TitleLength,
     &search::TitleDuplicate,
@@ -35,6 +36,7 @@ pub static CHECKS: &[&dyn Check] = &[
     &search::ViewportMissing,
     &search::FaviconMissing,
     &search::LinkTextGeneric,
+    // semantics
     &semantics::DoctypeMissing,
     &semantics::H1Missing,
     &semantics::H1Multiple,
@@ -44,6 +46,7 @@ pub static CHECKS: &[&dyn Check] = &[
     &semantics::DuplicateId,
     &semantics::ClickableNonInteractive,
     &semantics::ParseError,
+    // structured-data
     &structured_data::JsonLdInvalid,
     &structured_data::MissingContext,
     &structured_data::UnknownType,
@@ -51,6 +54,42 @@ pub static CHECKS: &[&dyn Check] = &[
     &structured_data::RequiredPropertyMissing,
     &structured_data::InvalidValue,
     &structured_data::NoStructuredData,
+    // media
+    &media::ImageBroken,
+    &media::ImageOversized,
+    &media::ImageLegacyFormat,
+    &media::ImageMissingDimensions,
+    &media::ImageNotLazy,
+    &media::LcpImageLazy,
+    &media::VideoNoCaptions,
+    &media::AutoplayAudio,
+    // performance
+    &performance::Lcp,
+    &performance::Cls,
+    &performance::Tbt,
+    &performance::Fcp,
+    &performance::Ttfb,
+    &performance::PageWeight,
+    &performance::RequestCount,
+    &performance::RenderBlocking,
+    &performance::UncompressedText,
+    &performance::CachePolicy,
+    &performance::DomSize,
+    &performance::LongTask,
+    // accessibility
+    &accessibility::AxeViolations,
+    &accessibility::FocusNotVisible,
+    &accessibility::KeyboardTrap,
+    &accessibility::ZoomDisabled,
+    // forms
+    &forms::InsecureAction,
+    &forms::PasswordOverHttp,
+    &forms::PasswordInGet,
+    &forms::AutocompleteMissing,
+    &forms::InputTypeMismatch,
+    &forms::LabelMissing,
+    &forms::SubmitMissing,
+    // i18n
     &i18n::LangMissing,
     &i18n::LangInvalid,
     &i18n::CharsetMissing,
@@ -59,47 +98,16 @@ pub static CHECKS: &[&dyn Check] = &[
     &i18n::HreflangNoReturn,
     &i18n::HreflangMissingSelf,
     &i18n::DirMissing,
-    // media, performance, accessibility, forms, runtime
-    &super::media::ImageBroken,
-    &super::media::ImageOversized,
-    &super::media::ImageLegacyFormat,
-    &super::media::ImageMissingDimensions,
-    &super::media::ImageNotLazy,
-    &super::media::LcpImageLazy,
-    &super::media::VideoNoCaptions,
-    &super::media::AutoplayAudio,
-    &super::performance::Lcp,
-    &super::performance::Cls,
-    &super::performance::Tbt,
-    &super::performance::Fcp,
-    &super::performance::Ttfb,
-    &super::performance::PageWeight,
-    &super::performance::RequestCount,
-    &super::performance::RenderBlocking,
-    &super::performance::UncompressedText,
-    &super::performance::CachePolicy,
-    &super::performance::DomSize,
-    &super::performance::LongTask,
-    &super::accessibility::AxeViolations,
-    &super::accessibility::FocusNotVisible,
-    &super::accessibility::KeyboardTrap,
-    &super::accessibility::ZoomDisabled,
-    &super::forms::InsecureAction,
-    &super::forms::PasswordOverHttp,
-    &super::forms::PasswordInGet,
-    &super::forms::AutocompleteMissing,
-    &super::forms::InputTypeMismatch,
-    &super::forms::LabelMissing,
-    &super::forms::SubmitMissing,
-    &super::runtime::UncaughtException,
-    &super::runtime::UnhandledRejection,
-    &super::runtime::ConsoleError,
-    &super::runtime::FailedRequest,
-    &super::runtime::MixedContent,
-    &super::runtime::DeprecatedApi,
-    &super::runtime::CspViolation,
-    &super::runtime::MissingSecurityHeader,
-    &super::runtime::InsecureCookie,
+    // runtime
+    &runtime::UncaughtException,
+    &runtime::UnhandledRejection,
+    &runtime::ConsoleError,
+    &runtime::FailedRequest,
+    &runtime::MixedContent,
+    &runtime::DeprecatedApi,
+    &runtime::CspViolation,
+    &runtime::MissingSecurityHeader,
+    &runtime::InsecureCookie,
 ];
 
 /// Metadata of every check, in registry order.
