@@ -163,7 +163,7 @@ pub fn serve(site: &FixtureSite, name: &str, other: &str, vars: &[(&str, String)
         }
     };
     let mut served = Vec::new();
-    let mut build = |path: &str, spec: &RouteSpec, file: Option<&Path>| -> Route {
+    let build = |path: &str, spec: &RouteSpec, file: Option<&Path>| -> Route {
         if let Some(location) = &spec.location {
             let mut r = Route::redirect(spec.status.unwrap_or(301), &expand(location, &all_vars));
             for (k, v) in &spec.headers {

@@ -199,6 +199,15 @@ impl Scan {
         self.quiet_site(expect, check, url);
     }
 
+    /// `check` reports nothing on the element `selector` of `url` (it may on others).
+    pub fn quiet_selector(&self, expect: &mut Expect, check: &str, url: &str, selector: &str) {
+        if !self.rendered(expect, url) {
+            return;
+        }
+        let found: Vec<String> = self.of(check, url).filter(|f| f.selector() == Some(selector)).map(brief).collect();
+        expect.check(found.is_empty(), || format!("expected no {check} on {url} at {selector}, found:\n{}", found.join("\n")));
+    }
+
     /// `check` reports nothing with evidence url `url` (for site-level evidence urls such as a
     /// robots.txt or a sitemap, which are not rendered pages).
     pub fn quiet_site(&self, expect: &mut Expect, check: &str, url: &str) {
