@@ -69,7 +69,7 @@ pub struct RouteSpec {
     pub gzip: Option<bool>,
     pub delay_ms: Option<u64>,
     pub head_status: Option<u16>,
-    /// Leave out the default HTML headers for this path.
+    /// Leave out the default headers for this path (`html_headers`, `static_cache`).
     pub no_default_headers: bool,
 }
 
@@ -196,6 +196,7 @@ pub fn serve(site: &FixtureSite, name: &str, other: &str, vars: &[(&str, String)
             }
         }
         if is_static(&ct)
+            && !spec.no_default_headers
             && let Some(cc) = &manifest.defaults.static_cache
             && !spec.headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("cache-control"))
         {

@@ -228,7 +228,7 @@ impl Scan {
         }
         eprintln!("== scan of {} ({} pages, {:?})", self.start, self.pages.len(), self.took);
         for p in &self.pages {
-            eprintln!("  page {} -> {:?} {:?} {:?}", p.url, p.final_url, p.status, p.error);
+            eprintln!("  page {} -> {:?} {:?} {:?} {}", p.url, p.final_url, p.status, p.error, p.metrics);
         }
         for f in &self.findings {
             eprintln!("{}", brief(f));
