@@ -159,12 +159,14 @@ impl Scanner {
                 for link in &page_digest.internal_links {
                     let Some(link_url) = normalize(&link.href, None) else { continue };
                     link_targets.insert(link_url.to_string());
-                    if !looks_like_page(&link_url) || frontier.seen(&link_url) {
+                    if frontier.seen(&link_url) {
                         continue;
                     }
+                    // Disallowed links are neither rendered nor status-checked, pages or not
+                    // (a PDF or an archive under a Disallow rule is off limits too).
                     if !rules.allowed(&link_url) {
                         robots_blocked.insert((link_url.to_string(), snapshot.final_url.clone()));
-                    } else if depth < options.max_depth {
+                    } else if looks_like_page(&link_url) && depth < options.max_depth {
                         frontier.push(link_url, depth + 1);
                     }
                 }
