@@ -18,7 +18,7 @@ async fn interaction_checks_fire_on_their_fixtures_and_not_on_near_misses() {
     let site = FixtureSite::start().await;
     fixture_dir::serve(&site, "interact", "http://127.0.0.2:9", &[]);
     let engine = Engine::start(4).await;
-    let scan = engine.scan(&site.url("/")).await;
+    let scan = engine.scan(site.url("/")).await;
     engine.shutdown().await;
     scan.dump();
     let u = |p: &str| site.url(p);

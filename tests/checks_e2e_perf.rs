@@ -55,7 +55,7 @@ async fn media_and_performance_checks_fire_on_their_fixtures_and_not_on_near_mis
     fixture_dir::serve(&site, "perf", "http://127.0.0.2:9", &[]);
     serve_assets(&site);
     let engine = Engine::start(4).await;
-    let scan = engine.scan(&site.url("/")).await;
+    let scan = engine.scan(site.url("/")).await;
     engine.shutdown().await;
     scan.dump();
     let u = |p: &str| site.url(p);

@@ -61,8 +61,8 @@ impl Engine {
     }
 
     /// Scans `start` (up to 60 pages, depth 3) and returns what the scan produced.
-    pub async fn scan(&self, start: &str) -> Scan {
-        self.scan_with(start, ScanOptions { max_pages: 60, max_depth: 3, page_concurrency: 4, ..ScanOptions::default() }).await
+    pub async fn scan(&self, start: impl Into<String>) -> Scan {
+        self.scan_with(&start.into(), ScanOptions { max_pages: 60, max_depth: 3, page_concurrency: 4, ..ScanOptions::default() }).await
     }
 
     pub async fn scan_with(&self, start: &str, options: ScanOptions) -> Scan {
