@@ -208,6 +208,15 @@ impl Scan {
         expect.check(found.is_empty(), || format!("expected no {check} on {url} at {selector}, found:\n{}", found.join("\n")));
     }
 
+    /// `check` reports nothing on `url` whose evidence `key` is `value` (it may report others).
+    pub fn quiet_with(&self, expect: &mut Expect, check: &str, url: &str, key: &str, value: serde_json::Value) {
+        if !self.rendered(expect, url) {
+            return;
+        }
+        let found: Vec<String> = self.of(check, url).filter(|f| f.evidence.get(key) == Some(&value)).map(brief).collect();
+        expect.check(found.is_empty(), || format!("expected no {check} on {url} with {key} = {value}, found:\n{}", found.join("\n")));
+    }
+
     /// `check` reports nothing with evidence url `url` (for site-level evidence urls such as a
     /// robots.txt or a sitemap, which are not rendered pages).
     pub fn quiet_site(&self, expect: &mut Expect, check: &str, url: &str) {
