@@ -21,7 +21,11 @@ async fn sitescan(args: Vec<String>) -> (Option<i32>, String, String) {
         .output()
         .await
         .expect("run sitescan");
-    (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 fn args(a: &[&str]) -> Vec<String> {
@@ -44,7 +48,8 @@ async fn a_clean_site_has_no_finding_at_medium_or_above() {
     fixture_dir::serve(&site, "clean", "http://127.0.0.2:9", &[]);
     let start = site.url("/");
     let (code, stdout, stderr) =
-        sitescan(args(&["scan", &start, "--format", "json", "--allow-target", "127.0.0.1/32", "--fail-on", "medium"])).await;
+        sitescan(args(&["scan", &start, "--format", "json", "--allow-target", "127.0.0.1/32", "--fail-on", "medium"]))
+            .await;
     let body: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("JSON report ({e}); stderr: {stderr}"));
     let findings = body["report"]["findings"].as_array().cloned().unwrap_or_default();
     let serious: Vec<String> =
@@ -59,7 +64,10 @@ async fn a_clean_site_has_no_finding_at_medium_or_above() {
         let page = pages.iter().find(|p| p["url"] == site.url(path));
         assert!(page.is_some_and(|p| p["status"] == 200 && p["error"].is_null()), "{path} rendered: {urls:?}");
         let metrics = &page.unwrap()["metrics"];
-        assert!(metrics["fcp_ms"].is_number() && metrics["lcp_ms"].is_number() && metrics["cls"].is_number(), "{path} measured: {metrics}");
+        assert!(
+            metrics["fcp_ms"].is_number() && metrics["lcp_ms"].is_number() && metrics["cls"].is_number(),
+            "{path} measured: {metrics}"
+        );
     }
     assert_eq!(pages.len(), 5, "{urls:?}");
     assert_eq!(site.hit_count("/basket/"), 0);
@@ -86,8 +94,28 @@ async fn sitescan_scan_lists_findings_with_titles_and_remediation() {
     fixture_dir::serve(&down, "down", "http://127.0.0.2:9", &[]);
     let (json_start, text_start) = (interact.url("/"), down.url("/"));
     let ((code, stdout, stderr), (text_code, text, text_err)) = tokio::join!(
-        sitescan(args(&["scan", &json_start, "--format", "json", "--allow-target", "127.0.0.1/32", "--max-pages", "4", "--fail-on", "high"])),
-        sitescan(args(&["scan", &text_start, "--format", "text", "--allow-target", "127.0.0.1/32", "--max-pages", "3"])),
+        sitescan(args(&[
+            "scan",
+            &json_start,
+            "--format",
+            "json",
+            "--allow-target",
+            "127.0.0.1/32",
+            "--max-pages",
+            "4",
+            "--fail-on",
+            "high"
+        ])),
+        sitescan(args(&[
+            "scan",
+            &text_start,
+            "--format",
+            "text",
+            "--allow-target",
+            "127.0.0.1/32",
+            "--max-pages",
+            "3"
+        ])),
     );
 
     assert_eq!(code, Some(1), "--fail-on high exits 1 when a high finding exists; stderr: {stderr}");
@@ -97,7 +125,9 @@ async fn sitescan_scan_lists_findings_with_titles_and_remediation() {
         let (_, out, _) = sitescan(args(&["checks", "--format", "json"])).await;
         serde_json::from_str(&out).expect("checks JSON")
     };
-    let listed = |id: &str| catalogue.as_array().or(catalogue["checks"].as_array()).is_some_and(|a| a.iter().any(|c| c["id"] == id));
+    let listed = |id: &str| {
+        catalogue.as_array().or(catalogue["checks"].as_array()).is_some_and(|a| a.iter().any(|c| c["id"] == id))
+    };
     for f in &findings {
         for key in ["title", "description", "remediation"] {
             assert!(f[key].as_str().is_some_and(|t| t.len() >= 10), "{key} of {}", brief(f));
@@ -109,7 +139,9 @@ async fn sitescan_scan_lists_findings_with_titles_and_remediation() {
     let image_alt = findings
         .iter()
         .find(|f| f["check_id"] == "accessibility.image-alt" && f["evidence"]["url"] == axe_bad.as_str())
-        .unwrap_or_else(|| panic!("accessibility.image-alt on {axe_bad}: {:#?}", findings.iter().map(brief).collect::<Vec<_>>()));
+        .unwrap_or_else(|| {
+            panic!("accessibility.image-alt on {axe_bad}: {:#?}", findings.iter().map(brief).collect::<Vec<_>>())
+        });
     assert_eq!(image_alt["severity"], "critical");
     assert_eq!(image_alt["evidence"]["selector"], "#no-alt");
     let label = findings.iter().find(|f| f["check_id"] == "forms.label-missing").expect("forms.label-missing");

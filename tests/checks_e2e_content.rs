@@ -39,7 +39,15 @@ async fn content_checks_fire_on_their_fixtures_and_not_on_near_misses() {
     scan.fires(&mut e, "semantics.deprecated-element", &bad, Low, Some("#old-center"));
     scan.fires(&mut e, "semantics.deprecated-element", &bad, Low, Some("#old-font"));
     scan.quiet(&mut e, "semantics.deprecated-element", &good);
-    scan.fires_with(&mut e, "semantics.duplicate-id", &bad, Medium, Some("#dups > p:nth-of-type(1)"), "value", "promo".into());
+    scan.fires_with(
+        &mut e,
+        "semantics.duplicate-id",
+        &bad,
+        Medium,
+        Some("#dups > p:nth-of-type(1)"),
+        "value",
+        "promo".into(),
+    );
     scan.quiet(&mut e, "semantics.duplicate-id", &good);
     scan.fires(&mut e, "semantics.clickable-non-interactive", &bad, Medium, Some("#card"));
     scan.fires(&mut e, "semantics.clickable-non-interactive", &bad, Medium, Some("#chip"));
@@ -58,20 +66,57 @@ async fn content_checks_fire_on_their_fixtures_and_not_on_near_misses() {
     scan.fires(&mut e, "structured-data.missing-context", &broken, Medium, Some("#ld-no-context"));
     scan.fires(&mut e, "structured-data.missing-context", &broken, Medium, Some("#ld-other-context"));
     scan.quiet(&mut e, "structured-data.missing-context", &sound);
-    scan.fires_with(&mut e, "structured-data.unknown-type", &broken, Medium, Some("#ld-bad-type"), "value", "Prodcut".into());
+    scan.fires_with(
+        &mut e,
+        "structured-data.unknown-type",
+        &broken,
+        Medium,
+        Some("#ld-bad-type"),
+        "value",
+        "Prodcut".into(),
+    );
     scan.quiet(&mut e, "structured-data.unknown-type", &sound);
     scan.fires(&mut e, "structured-data.unknown-property", &broken, Low, Some("#ld-bad-property"));
     scan.quiet(&mut e, "structured-data.unknown-property", &sound);
-    scan.fires_with(&mut e, "structured-data.required-property-missing", &broken, High, Some("#ld-event-missing"), "value", "Event".into());
+    scan.fires_with(
+        &mut e,
+        "structured-data.required-property-missing",
+        &broken,
+        High,
+        Some("#ld-event-missing"),
+        "value",
+        "Event".into(),
+    );
     scan.quiet(&mut e, "structured-data.required-property-missing", &sound);
-    scan.fires_with(&mut e, "structured-data.invalid-value", &broken, Medium, Some("#ld-bad-values"), "property", "startDate".into());
-    scan.fires_with(&mut e, "structured-data.invalid-value", &broken, Medium, Some("#ld-bad-price"), "property", "price".into());
+    scan.fires_with(
+        &mut e,
+        "structured-data.invalid-value",
+        &broken,
+        Medium,
+        Some("#ld-bad-values"),
+        "property",
+        "startDate".into(),
+    );
+    scan.fires_with(
+        &mut e,
+        "structured-data.invalid-value",
+        &broken,
+        Medium,
+        Some("#ld-bad-price"),
+        "property",
+        "price".into(),
+    );
     scan.quiet(&mut e, "structured-data.invalid-value", &sound);
     scan.fires(&mut e, "structured-data.none", &u("/data/none.html"), Info, None);
     scan.quiet(&mut e, "structured-data.none", &sound);
     scan.quiet(&mut e, "structured-data.none", &u("/data/microdata.html"));
     scan.quiet(&mut e, "structured-data.none", &u("/data/rdfa.html"));
-    for check in ["structured-data.unknown-type", "structured-data.unknown-property", "structured-data.invalid-value", "structured-data.required-property-missing"] {
+    for check in [
+        "structured-data.unknown-type",
+        "structured-data.unknown-property",
+        "structured-data.invalid-value",
+        "structured-data.required-property-missing",
+    ] {
         scan.quiet(&mut e, check, &u("/data/microdata.html"));
     }
 
@@ -91,7 +136,15 @@ async fn content_checks_fire_on_their_fixtures_and_not_on_near_misses() {
     scan.fires(&mut e, "i18n.hreflang-invalid", &u("/i18n/bad-hreflang.html"), Medium, Some("#uk"));
     scan.quiet(&mut e, "i18n.hreflang-invalid", &u("/i18n/en.html"));
     scan.quiet(&mut e, "i18n.hreflang-invalid", &u("/i18n/de.html"));
-    scan.fires_with(&mut e, "i18n.hreflang-no-return", &u("/i18n/fr.html"), Medium, None, "resource", u("/i18n/es.html").into());
+    scan.fires_with(
+        &mut e,
+        "i18n.hreflang-no-return",
+        &u("/i18n/fr.html"),
+        Medium,
+        None,
+        "resource",
+        u("/i18n/es.html").into(),
+    );
     scan.quiet(&mut e, "i18n.hreflang-no-return", &u("/i18n/en.html"));
     scan.quiet(&mut e, "i18n.hreflang-no-return", &u("/i18n/de.html"));
     scan.fires(&mut e, "i18n.hreflang-missing-self", &u("/i18n/pt.html"), Low, None);

@@ -80,13 +80,25 @@ async fn crawl_and_search_checks_fire_on_their_fixtures_and_not_on_near_misses()
     });
 
     // pages and links
-    s.fires_with(&mut e, "crawlability.http-error", &u("/missing.html"), High, None, "found_on", u("/links.html").into());
+    s.fires_with(
+        &mut e,
+        "crawlability.http-error",
+        &u("/missing.html"),
+        High,
+        None,
+        "found_on",
+        u("/links.html").into(),
+    );
     dn.fires(&mut e, "crawlability.http-error", &down.url("/"), Critical, None);
     dn.rendered(&mut e, &down.url("/about.html")); // the crawl went on past the error page
     s.quiet(&mut e, "crawlability.http-error", &u("/about.html"));
     // A linked text file is rendered in Chromium's viewer: no accessibility findings about it.
     if s.rendered(&mut e, &u("/notes.txt")) {
-        let a11y: Vec<_> = s.findings.iter().filter(|f| f.url() == Some(u("/notes.txt").as_str()) && f.category() == "accessibility").collect();
+        let a11y: Vec<_> = s
+            .findings
+            .iter()
+            .filter(|f| f.url() == Some(u("/notes.txt").as_str()) && f.category() == "accessibility")
+            .collect();
         e.check(a11y.is_empty(), || format!("accessibility findings on a text file: {a11y:#?}"));
     }
     s.quiet_site(&mut e, "crawlability.http-error", &u("/moved.html"));
@@ -95,12 +107,36 @@ async fn crawl_and_search_checks_fire_on_their_fixtures_and_not_on_near_misses()
     s.fires(&mut e, "crawlability.broken-link", &links, High, Some("#to-missing"));
     s.fires(&mut e, "crawlability.broken-link", &links, High, Some("#to-gone-pdf"));
     s.quiet(&mut e, "crawlability.broken-link", &links_good);
-    s.fires_with(&mut e, "crawlability.redirect-chain", &u("/chain-end.html"), Medium, None, "resource", u("/chain-a.html").into());
+    s.fires_with(
+        &mut e,
+        "crawlability.redirect-chain",
+        &u("/chain-end.html"),
+        Medium,
+        None,
+        "resource",
+        u("/chain-a.html").into(),
+    );
     s.quiet(&mut e, "crawlability.redirect-chain", &u("/about.html")); // reached from /moved.html in one hop
-    s.fires_with(&mut e, "crawlability.redirect-loop", &u("/loop-a.html"), High, None, "resource", u("/loop-a.html").into());
+    s.fires_with(
+        &mut e,
+        "crawlability.redirect-loop",
+        &u("/loop-a.html"),
+        High,
+        None,
+        "resource",
+        u("/loop-a.html").into(),
+    );
     s.quiet_site(&mut e, "crawlability.redirect-loop", &u("/about.html"));
     s.fires_with(&mut e, "crawlability.noindex", &u("/hidden.html"), High, None, "in_sitemap", json!(true));
-    s.fires_with(&mut e, "crawlability.noindex", &u("/search/noindex-nocanon.html"), Medium, None, "in_sitemap", json!(false));
+    s.fires_with(
+        &mut e,
+        "crawlability.noindex",
+        &u("/search/noindex-nocanon.html"),
+        Medium,
+        None,
+        "in_sitemap",
+        json!(false),
+    );
     s.quiet(&mut e, "crawlability.noindex", &u("/preview.html"));
     s.quiet(&mut e, "crawlability.noindex", &u("/other-bots.html"));
     s.fires(&mut e, "crawlability.blocked-by-robots", &links, Low, Some("#to-private"));
@@ -109,7 +145,9 @@ async fn crawl_and_search_checks_fire_on_their_fixtures_and_not_on_near_misses()
     bl.fires(&mut e, "crawlability.blocked-by-robots", &blocked.url("/"), Low, Some("#to-products"));
     // Passive means polite: nothing robots.txt disallows is fetched, not even to check its status.
     for path in ["/private/secret.html", "/downloads/catalogue.zip"] {
-        e.check(shop.hit_count(path) == 0, || format!("{path} is disallowed by robots.txt but was fetched {} times", shop.hit_count(path)));
+        e.check(shop.hit_count(path) == 0, || {
+            format!("{path} is disallowed by robots.txt but was fetched {} times", shop.hit_count(path))
+        });
     }
     e.check(blocked.hit_count("/products.html") == 0, || "the blocked site's /products.html was fetched".into());
     s.fires(&mut e, "crawlability.non-crawlable-link", &links, Low, Some("#js-link"));
@@ -146,7 +184,15 @@ async fn crawl_and_search_checks_fire_on_their_fixtures_and_not_on_near_misses()
     for page in [p("dup-variant"), p("canonical-other"), p("header-canonical"), u("/about.html"), u("/")] {
         s.quiet(&mut e, "search.canonical-invalid", &page);
     }
-    s.fires_with(&mut e, "search.canonical-cross-origin", &p("canonical-other"), Low, None, "value", other.origin().into());
+    s.fires_with(
+        &mut e,
+        "search.canonical-cross-origin",
+        &p("canonical-other"),
+        Low,
+        None,
+        "value",
+        other.origin().into(),
+    );
     s.quiet(&mut e, "search.canonical-cross-origin", &p("dup-variant"));
     s.quiet(&mut e, "search.canonical-cross-origin", &u("/about.html"));
 

@@ -50,7 +50,13 @@ async fn interaction_checks_fire_on_their_fixtures_and_not_on_near_misses() {
     scan.fires(&mut e, "accessibility.document-title", &untitled, High, Some("html"));
     // Every axe finding carries the WCAG tags and the help URL.
     let axe = scan.of("accessibility.image-alt", &bad).next();
-    e.check(axe.is_some_and(|f| f.evidence["help_url"].as_str().is_some_and(|h| h.contains("dequeuniversity")) && f.evidence["wcag"].as_array().is_some_and(|w| !w.is_empty())), || format!("axe evidence has help_url and wcag: {axe:?}"));
+    e.check(
+        axe.is_some_and(|f| {
+            f.evidence["help_url"].as_str().is_some_and(|h| h.contains("dequeuniversity"))
+                && f.evidence["wcag"].as_array().is_some_and(|w| !w.is_empty())
+        }),
+        || format!("axe evidence has help_url and wcag: {axe:?}"),
+    );
 
     // accessibility: our own checks.
     scan.fires(&mut e, "accessibility.focus-not-visible", &u("/a11y/focus-bad.html"), High, Some("#no-ring"));
@@ -92,11 +98,27 @@ async fn interaction_checks_fire_on_their_fixtures_and_not_on_near_misses() {
     scan.quiet(&mut e, "runtime.uncaught-exception", &calm);
     scan.fires(&mut e, "runtime.unhandled-rejection", &errors, Medium, None);
     scan.quiet(&mut e, "runtime.unhandled-rejection", &calm);
-    scan.fires_with(&mut e, "runtime.console-error", &errors, Medium, None, "message", "Checkout failed to initialise".into());
+    scan.fires_with(
+        &mut e,
+        "runtime.console-error",
+        &errors,
+        Medium,
+        None,
+        "message",
+        "Checkout failed to initialise".into(),
+    );
     scan.quiet(&mut e, "runtime.console-error", &calm);
     scan.quiet(&mut e, "runtime.console-error", &u("/runtime/missing-image.html"));
     scan.fires_with(&mut e, "runtime.failed-request", &errors, High, None, "resource", u("/runtime/missing.js").into());
-    scan.fires_with(&mut e, "runtime.failed-request", &u("/runtime/missing-image.html"), Medium, None, "resource", u("/runtime/missing.png").into());
+    scan.fires_with(
+        &mut e,
+        "runtime.failed-request",
+        &u("/runtime/missing-image.html"),
+        Medium,
+        None,
+        "resource",
+        u("/runtime/missing.png").into(),
+    );
     // The browser's own /favicon.ico request 404s on every page here: not the page's request.
     scan.quiet(&mut e, "runtime.failed-request", &calm);
     scan.fires(&mut e, "runtime.deprecated-api", &u("/runtime/deprecated.html"), Low, None);
@@ -108,8 +130,20 @@ async fn interaction_checks_fire_on_their_fixtures_and_not_on_near_misses() {
         scan.fires_with(&mut e, "runtime.missing-security-header", &errors, Low, None, "header", header.into());
     }
     scan.quiet(&mut e, "runtime.missing-security-header", &u("/runtime/headers.html"));
-    scan.fires_with(&mut e, "runtime.insecure-cookie", &u("/runtime/cookies.html"), Medium, None, "cookie", "sessionid".into());
-    e.check(scan.of("runtime.insecure-cookie", &u("/runtime/cookies.html")).all(|f| f.evidence["cookie"] == "sessionid" && f.cwe_id.as_deref() == Some("CWE-1004")), || "only the session cookie, for HttpOnly (CWE-1004)".into());
+    scan.fires_with(
+        &mut e,
+        "runtime.insecure-cookie",
+        &u("/runtime/cookies.html"),
+        Medium,
+        None,
+        "cookie",
+        "sessionid".into(),
+    );
+    e.check(
+        scan.of("runtime.insecure-cookie", &u("/runtime/cookies.html"))
+            .all(|f| f.evidence["cookie"] == "sessionid" && f.cwe_id.as_deref() == Some("CWE-1004")),
+        || "only the session cookie, for HttpOnly (CWE-1004)".into(),
+    );
     scan.quiet(&mut e, "runtime.insecure-cookie", &u("/runtime/cookies-good.html"));
     // runtime.mixed-content judges https pages only: http subresources of an http page are not it.
     scan.quiet(&mut e, "runtime.mixed-content", &errors);

@@ -39,13 +39,21 @@ fn serve_assets(site: &FixtureSite) {
     site.route("/gen/px.gif", asset("image/gif", media_gen::GIF_1X1.to_vec()));
     site.route("/gen/tone.wav", asset("audio/wav", media_gen::wav(4.0)));
     site.route("/gen/chime.wav", asset("audio/wav", media_gen::wav(1.0)));
-    let mut svg = String::from(r#"<svg xmlns="http://www.w3.org/2000/svg" width="300" height="200" viewBox="0 0 300 200">"#);
+    let mut svg =
+        String::from(r#"<svg xmlns="http://www.w3.org/2000/svg" width="300" height="200" viewBox="0 0 300 200">"#);
     for i in 0..2500 {
-        svg.push_str(&format!(r##"<circle cx="{}" cy="{}" r="{}" fill="#{:06x}"/>"##, i % 300, (i * 7) % 200, 1 + i % 5, (i * 2654435761u64 as usize) & 0xffffff));
+        svg.push_str(&format!(
+            r##"<circle cx="{}" cy="{}" r="{}" fill="#{:06x}"/>"##,
+            i % 300,
+            (i * 7) % 200,
+            1 + i % 5,
+            (i * 2654435761u64 as usize) & 0xffffff
+        ));
     }
     svg.push_str("</svg>");
     site.route("/gen/big.svg", asset("image/svg+xml", svg.into_bytes()).gzip(true));
-    let script: String = (0..60_000).map(|i| format!("// line {i:06} of a large, very compressible script\n")).collect();
+    let script: String =
+        (0..60_000).map(|i| format!("// line {i:06} of a large, very compressible script\n")).collect();
     site.route("/gen/big-compressed.js", asset("text/javascript", script.into_bytes()).gzip(true));
 }
 
@@ -68,7 +76,15 @@ async fn media_and_performance_checks_fire_on_their_fixtures_and_not_on_near_mis
     scan.quiet(&mut e, "media.image-broken", &good);
     scan.fires(&mut e, "media.image-oversized", &bad, Medium, Some("#oversized"));
     scan.quiet(&mut e, "media.image-oversized", &good);
-    scan.fires_with(&mut e, "media.image-legacy-format", &bad, Low, Some("#oversized"), "resource", u("/gen/big.png").into());
+    scan.fires_with(
+        &mut e,
+        "media.image-legacy-format",
+        &bad,
+        Low,
+        Some("#oversized"),
+        "resource",
+        u("/gen/big.png").into(),
+    );
     scan.quiet(&mut e, "media.image-legacy-format", &u("/media/legacy-good.html"));
     scan.fires(&mut e, "media.image-missing-dimensions", &bad, Medium, Some("#no-dims"));
     scan.quiet(&mut e, "media.image-missing-dimensions", &good);
@@ -92,7 +108,15 @@ async fn media_and_performance_checks_fire_on_their_fixtures_and_not_on_near_mis
     scan.quiet(&mut e, "performance.long-task", &u("/perf/busy-good.html"));
     scan.fires(&mut e, "performance.fcp", &u("/perf/blocking.html"), Low, None);
     scan.quiet(&mut e, "performance.fcp", &u("/perf/blocking-good.html"));
-    scan.fires_with(&mut e, "performance.render-blocking", &u("/perf/blocking.html"), Medium, None, "resource", u("/perf/slow.css").into());
+    scan.fires_with(
+        &mut e,
+        "performance.render-blocking",
+        &u("/perf/blocking.html"),
+        Medium,
+        None,
+        "resource",
+        u("/perf/slow.css").into(),
+    );
     scan.quiet(&mut e, "performance.render-blocking", &u("/perf/blocking-good.html"));
     scan.fires(&mut e, "performance.ttfb", &u("/perf/slow-ttfb.html"), Low, None);
     scan.quiet(&mut e, "performance.ttfb", &u("/perf/fast-ttfb.html"));
@@ -103,12 +127,44 @@ async fn media_and_performance_checks_fire_on_their_fixtures_and_not_on_near_mis
     scan.fires(&mut e, "performance.request-count", &u("/perf/many.html"), Low, None);
     scan.quiet(&mut e, "performance.request-count", &u("/perf/some.html"));
     let uncompressed = u("/perf/uncompressed.html");
-    scan.fires_with(&mut e, "performance.uncompressed-text", &uncompressed, Medium, None, "resource", uncompressed.clone().into());
-    scan.fires_with(&mut e, "performance.uncompressed-text", &uncompressed, Medium, None, "resource", u("/perf/big.js").into());
+    scan.fires_with(
+        &mut e,
+        "performance.uncompressed-text",
+        &uncompressed,
+        Medium,
+        None,
+        "resource",
+        uncompressed.clone().into(),
+    );
+    scan.fires_with(
+        &mut e,
+        "performance.uncompressed-text",
+        &uncompressed,
+        Medium,
+        None,
+        "resource",
+        u("/perf/big.js").into(),
+    );
     scan.quiet(&mut e, "performance.uncompressed-text", &u("/perf/compressed.html"));
     scan.quiet(&mut e, "performance.uncompressed-text", &u("/perf/light.html"));
-    scan.fires_with(&mut e, "performance.cache-policy", &u("/perf/cache.html"), Low, None, "resource", u("/perf/nocache.js").into());
-    scan.fires_with(&mut e, "performance.cache-policy", &u("/perf/cache.html"), Low, None, "resource", u("/perf/short.css").into());
+    scan.fires_with(
+        &mut e,
+        "performance.cache-policy",
+        &u("/perf/cache.html"),
+        Low,
+        None,
+        "resource",
+        u("/perf/nocache.js").into(),
+    );
+    scan.fires_with(
+        &mut e,
+        "performance.cache-policy",
+        &u("/perf/cache.html"),
+        Low,
+        None,
+        "resource",
+        u("/perf/short.css").into(),
+    );
     scan.quiet(&mut e, "performance.cache-policy", &u("/perf/cache-good.html"));
     scan.fires(&mut e, "performance.dom-size", &u("/perf/dom-big.html"), Low, None);
     scan.quiet(&mut e, "performance.dom-size", &u("/perf/dom-ok.html"));

@@ -220,11 +220,11 @@ pub fn serve(site: &FixtureSite, name: &str, other: &str, vars: &[(&str, String)
         }
         site.route(path, route.clone());
         served.push(path.clone());
-        if let Some(dir_path) = path.strip_suffix("index.html") {
-            if !manifest.routes.contains_key(dir_path) {
-                site.route(dir_path, route);
-                served.push(dir_path.to_string());
-            }
+        if let Some(dir_path) = path.strip_suffix("index.html")
+            && !manifest.routes.contains_key(dir_path)
+        {
+            site.route(dir_path, route);
+            served.push(dir_path.to_string());
         }
     }
     for (path, spec) in &manifest.routes {

@@ -31,7 +31,11 @@ pub fn png(width: u32, height: u32) -> Vec<u8> {
     for y in 0..height {
         raw.push(0); // filter: none
         for x in 0..width {
-            raw.extend_from_slice(&[(x * 255 / width.max(1)) as u8, (y * 255 / height.max(1)) as u8, ((x ^ y) & 0xff) as u8]);
+            raw.extend_from_slice(&[
+                (x * 255 / width.max(1)) as u8,
+                (y * 255 / height.max(1)) as u8,
+                ((x ^ y) & 0xff) as u8,
+            ]);
         }
     }
     let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::none());

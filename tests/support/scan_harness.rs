@@ -62,7 +62,11 @@ impl Engine {
 
     /// Scans `start` (up to 60 pages, depth 3) and returns what the scan produced.
     pub async fn scan(&self, start: impl Into<String>) -> Scan {
-        self.scan_with(&start.into(), ScanOptions { max_pages: 60, max_depth: 3, page_concurrency: 4, ..ScanOptions::default() }).await
+        self.scan_with(
+            &start.into(),
+            ScanOptions { max_pages: 60, max_depth: 3, page_concurrency: 4, ..ScanOptions::default() },
+        )
+        .await
     }
 
     pub async fn scan_with(&self, start: &str, options: ScanOptions) -> Scan {
@@ -112,7 +116,12 @@ impl Expect {
     /// Panics listing every failed expectation.
     pub fn finish(self) {
         if !self.failures.is_empty() {
-            panic!("{} of {} expectations failed:\n\n{}", self.failures.len(), self.failures.len() + self.passed, self.failures.join("\n\n"));
+            panic!(
+                "{} of {} expectations failed:\n\n{}",
+                self.failures.len(),
+                self.failures.len() + self.passed,
+                self.failures.join("\n\n")
+            );
         }
     }
 }
@@ -154,7 +163,8 @@ impl Scan {
 
     /// `check` reports `url` at `severity` (and, when given, on the element `selector`).
     pub fn fires(&self, expect: &mut Expect, check: &str, url: &str, severity: Severity, selector: Option<&str>) {
-        let hit = self.of(check, url).any(|f| f.severity == severity && selector.is_none_or(|s| f.selector() == Some(s)));
+        let hit =
+            self.of(check, url).any(|f| f.severity == severity && selector.is_none_or(|s| f.selector() == Some(s)));
         expect.check(hit, || {
             format!(
                 "expected {check} [{severity}] on {url}{}\n findings of {check}:\n{}\n findings on {url}:\n{}",
@@ -166,9 +176,21 @@ impl Scan {
     }
 
     /// Like `fires`, then also checks evidence `key` equals `value`.
-    pub fn fires_with(&self, expect: &mut Expect, check: &str, url: &str, severity: Severity, selector: Option<&str>, key: &str, value: serde_json::Value) {
+    #[allow(clippy::too_many_arguments)]
+    pub fn fires_with(
+        &self,
+        expect: &mut Expect,
+        check: &str,
+        url: &str,
+        severity: Severity,
+        selector: Option<&str>,
+        key: &str,
+        value: serde_json::Value,
+    ) {
         let hit = self.of(check, url).any(|f| {
-            f.severity == severity && selector.is_none_or(|s| f.selector() == Some(s)) && f.evidence.get(key) == Some(&value)
+            f.severity == severity
+                && selector.is_none_or(|s| f.selector() == Some(s))
+                && f.evidence.get(key) == Some(&value)
         });
         expect.check(hit, || {
             format!(
@@ -185,7 +207,8 @@ impl Scan {
         let page = self.page(url);
         let ok = page.is_some_and(|p| p.status.is_some() && p.error.is_none());
         expect.check(ok, || {
-            let seen: Vec<String> = self.pages.iter().map(|p| format!("  {} -> {:?} {:?}", p.url, p.status, p.error)).collect();
+            let seen: Vec<String> =
+                self.pages.iter().map(|p| format!("  {} -> {:?} {:?}", p.url, p.status, p.error)).collect();
             format!("expected {url} to be rendered; pages of the scan of {}:\n{}", self.start, seen.join("\n"))
         });
         ok
@@ -205,7 +228,9 @@ impl Scan {
             return;
         }
         let found: Vec<String> = self.of(check, url).filter(|f| f.selector() == Some(selector)).map(brief).collect();
-        expect.check(found.is_empty(), || format!("expected no {check} on {url} at {selector}, found:\n{}", found.join("\n")));
+        expect.check(found.is_empty(), || {
+            format!("expected no {check} on {url} at {selector}, found:\n{}", found.join("\n"))
+        });
     }
 
     /// `check` reports nothing on `url` whose evidence `key` is `value` (it may report others).
@@ -213,8 +238,11 @@ impl Scan {
         if !self.rendered(expect, url) {
             return;
         }
-        let found: Vec<String> = self.of(check, url).filter(|f| f.evidence.get(key) == Some(&value)).map(brief).collect();
-        expect.check(found.is_empty(), || format!("expected no {check} on {url} with {key} = {value}, found:\n{}", found.join("\n")));
+        let found: Vec<String> =
+            self.of(check, url).filter(|f| f.evidence.get(key) == Some(&value)).map(brief).collect();
+        expect.check(found.is_empty(), || {
+            format!("expected no {check} on {url} with {key} = {value}, found:\n{}", found.join("\n"))
+        });
     }
 
     /// `check` reports nothing with evidence url `url` (for site-level evidence urls such as a
@@ -227,7 +255,9 @@ impl Scan {
     /// `check` reports nothing anywhere in this scan.
     pub fn quiet_everywhere(&self, expect: &mut Expect, check: &str) {
         let found: Vec<String> = self.findings.iter().filter(|f| f.check_id == check).map(brief).collect();
-        expect.check(found.is_empty(), || format!("expected no {check} in the scan of {}, found:\n{}", self.start, found.join("\n")));
+        expect.check(found.is_empty(), || {
+            format!("expected no {check} in the scan of {}, found:\n{}", self.start, found.join("\n"))
+        });
     }
 
     /// Every finding, for debugging (`SITESCAN_TEST_DUMP=1`).

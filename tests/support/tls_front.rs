@@ -63,7 +63,11 @@ impl TlsFront {
             return Err("openssl could not make a certificate".into());
         }
         let backend = format!("TCP:127.0.0.1:{backend_port}");
-        let tls = format!("OPENSSL-LISTEN:443,bind={ip},reuseaddr,fork,verify=0,cert={},key={}", cert.display(), key.display());
+        let tls = format!(
+            "OPENSSL-LISTEN:443,bind={ip},reuseaddr,fork,verify=0,cert={},key={}",
+            cert.display(),
+            key.display()
+        );
         let plain = format!("TCP-LISTEN:80,bind={ip},reuseaddr,fork");
         let mut children = Vec::new();
         for listen in [tls, plain] {
@@ -100,7 +104,8 @@ impl TlsFront {
         use std::os::unix::fs::PermissionsExt;
         let chromium = sitescan::browser::find_chromium(None).expect("a Chromium binary");
         let path = self.dir.path().join("chromium-test-tls");
-        std::fs::write(&path, format!("#!/bin/sh\nexec '{}' --ignore-certificate-errors \"$@\"\n", chromium.display())).unwrap();
+        std::fs::write(&path, format!("#!/bin/sh\nexec '{}' --ignore-certificate-errors \"$@\"\n", chromium.display()))
+            .unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
         path
     }
