@@ -121,9 +121,9 @@ async fn content_checks_fire_on_their_fixtures_and_not_on_near_misses() {
     }
 
     // i18n
-    scan.fires(&mut e, "i18n.lang-missing", &u("/i18n/no-lang.html"), High, None);
+    scan.fires(&mut e, "i18n.lang-missing", &u("/i18n/no-lang.html"), High, Some("html"));
     scan.quiet(&mut e, "i18n.lang-missing", &u("/i18n/lang-good.html"));
-    scan.fires_with(&mut e, "i18n.lang-invalid", &u("/i18n/bad-lang.html"), Medium, None, "value", "en_US".into());
+    scan.fires_with(&mut e, "i18n.lang-invalid", &u("/i18n/bad-lang.html"), Medium, Some("html"), "value", "en_US".into());
     scan.quiet(&mut e, "i18n.lang-invalid", &u("/i18n/lang-good.html"));
     scan.quiet(&mut e, "i18n.lang-invalid", &u("/i18n/de.html"));
     scan.quiet(&mut e, "i18n.lang-invalid", &u("/i18n/es.html"));
@@ -150,7 +150,7 @@ async fn content_checks_fire_on_their_fixtures_and_not_on_near_misses() {
     scan.fires(&mut e, "i18n.hreflang-missing-self", &u("/i18n/pt.html"), Low, None);
     scan.quiet(&mut e, "i18n.hreflang-missing-self", &u("/i18n/en.html"));
     scan.quiet(&mut e, "i18n.hreflang-missing-self", &u("/i18n/de.html"));
-    scan.fires(&mut e, "i18n.dir-missing", &u("/i18n/ar.html"), Medium, None);
+    scan.fires(&mut e, "i18n.dir-missing", &u("/i18n/ar.html"), Medium, Some("html"));
     scan.quiet(&mut e, "i18n.dir-missing", &u("/i18n/he.html"));
 
     eprintln!("content scan: {} pages in {:?}", scan.pages.len(), scan.took);
