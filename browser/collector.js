@@ -233,8 +233,10 @@ for (const el of document.querySelectorAll('input, select, textarea, button')) {
     selector: sel(el), snippet: snip(el),
   });
 }
+// form.elements leaves out image buttons (<input type=image>), which do submit the form.
+const imageButtons = Array.from(document.querySelectorAll('input[type="image" i]'));
 out.forms = forms.map((f, i) => {
-  const els = Array.from(f.elements);
+  const els = Array.from(f.elements).concat(imageButtons.filter((b) => b.form === f));
   return {
     action_raw: attr(f, 'action'),
     action: f.action || null,

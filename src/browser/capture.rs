@@ -134,9 +134,14 @@ async fn drive(
     snap: &mut PageSnapshot,
     live: &mut Live,
 ) -> Result<(), BrowserError> {
+    // Each page in a window of its own: tabs sharing a window are hidden (visibilityState
+    // `hidden`) while another tab is in front, and hidden pages do not paint, so concurrent pages
+    // would get no FCP, LCP or layout shifts, and lazy images, animation frames and media behave
+    // as in a background tab.
     let params = CreateTargetParams::builder()
         .url("about:blank")
         .browser_context_id(context.clone())
+        .new_window(true)
         .build()
         .map_err(|e| BrowserError::Cdp { what: "Target.createTarget", message: e })?;
     let page = step(instance, "Target.createTarget", budget.cap(STEP_TIMEOUT), async {

@@ -1,7 +1,7 @@
 //! From a page snapshot to what outlives it: the digest site checks read, and the report's page
 //! entry. Pure functions.
 
-use crate::model::{LinkRef, PageDigest, PageSnapshot, header_all};
+use crate::model::{LinkRef, PageDigest, PageSnapshot};
 use crate::store::PageRecord;
 use serde_json::json;
 use url::Url;
@@ -11,24 +11,11 @@ fn round(v: Option<f64>, digits: i32) -> Option<f64> {
     v.map(|x| (x * f).round() / f)
 }
 
-/// True when a robots meta tag or `X-Robots-Tag` says `noindex` (for every crawler or Google's).
+/// True when a robots meta tag or `X-Robots-Tag` says `noindex` (or `none`) for every crawler or
+/// Google's: the same reading as the checks' (`robots_directives::noindex`), directive by directive,
+/// so `max-image-preview:none` is not mistaken for `none`.
 pub fn is_noindex(page: &PageSnapshot) -> bool {
-    let meta = page.dom.metas.iter().any(|m| {
-        m.name.as_deref().is_some_and(|n| n.eq_ignore_ascii_case("robots") || n.eq_ignore_ascii_case("googlebot"))
-            && m.content.as_deref().is_some_and(|c| c.to_ascii_lowercase().contains("noindex") || c.to_ascii_lowercase().contains("none"))
-    });
-    let header = header_all(&page.response_headers, "x-robots-tag").any(|v| {
-        let v = v.to_ascii_lowercase();
-        // `googlebot: noindex` or plain `noindex`; another named bot's rule does not count.
-        let applies = match v.split_once(':') {
-            Some((agent, _)) if !agent.contains(',') && !agent.trim().contains(' ') => {
-                matches!(agent.trim(), "googlebot" | "*" | "sitescan")
-            }
-            _ => true,
-        };
-        applies && (v.contains("noindex") || v.contains("none"))
-    });
-    meta || header
+    crate::checks::search::robots_directives::noindex(page).is_some()
 }
 
 /// The digest of a rendered page; `internal` decides which links are the site's own.
@@ -120,6 +107,8 @@ mod tests {
         assert!(!d.noindex);
         page.response_headers.push(Header { name: "x-robots-tag".into(), value: "otherbot: noindex".into() });
         assert!(!is_noindex(&page));
+        page.dom.metas.push(MetaTag { name: Some("robots".into()), content: Some("max-image-preview:none, max-snippet:50".into()), ..Default::default() });
+        assert!(!is_noindex(&page), "max-image-preview:none limits previews, it is not noindex");
         page.response_headers.push(Header { name: "x-robots-tag".into(), value: "noindex, nofollow".into() });
         assert!(is_noindex(&page));
     }

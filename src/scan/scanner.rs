@@ -99,7 +99,7 @@ impl Scanner {
         let mut site = Site::new(start);
         let mut frontier = Frontier::default();
         frontier.push(start.clone(), 0);
-        let sitemap_urls: Vec<Url> = sitemaps.iter().flat_map(|s| s.urls.iter()).filter_map(|u| normalize(u, None)).collect();
+        let sitemap_urls: Vec<Url> = listed_pages(&sitemaps).filter_map(|u| normalize(u, None)).collect();
         for url in &sitemap_urls {
             if site.contains(url) && looks_like_page(url) && rules.allowed(url) {
                 frontier.push(url.clone(), 1);
@@ -159,12 +159,14 @@ impl Scanner {
                 for link in &page_digest.internal_links {
                     let Some(link_url) = normalize(&link.href, None) else { continue };
                     link_targets.insert(link_url.to_string());
-                    if !looks_like_page(&link_url) || frontier.seen(&link_url) {
+                    if frontier.seen(&link_url) {
                         continue;
                     }
+                    // Disallowed links are neither rendered nor status-checked, pages or not
+                    // (a PDF or an archive under a Disallow rule is off limits too).
                     if !rules.allowed(&link_url) {
                         robots_blocked.insert((link_url.to_string(), snapshot.final_url.clone()));
-                    } else if depth < options.max_depth {
+                    } else if looks_like_page(&link_url) && depth < options.max_depth {
                         frontier.push(link_url, depth + 1);
                     }
                 }
@@ -231,9 +233,8 @@ impl Scanner {
             .take(options.link_check_budget)
             .cloned()
             .collect();
-        let sitemap_listed: Vec<String> = sitemaps
-            .iter()
-            .flat_map(|s| s.urls.iter().cloned())
+        let sitemap_listed: Vec<String> = listed_pages(&sitemaps)
+            .cloned()
             .collect::<BTreeSet<_>>()
             .into_iter()
             .take(options.sitemap_url_budget)
@@ -280,6 +281,12 @@ impl Scanner {
             pages: digests,
         })
     }
+}
+
+/// The page URLs the sitemaps list. A sitemap index lists sitemaps, not pages: its entries were
+/// fetched as sitemaps, they are neither rendered nor judged as listed pages.
+fn listed_pages(sitemaps: &[crate::model::Sitemap]) -> impl Iterator<Item = &String> {
+    sitemaps.iter().filter(|s| s.root.as_deref() != Some("sitemapindex")).flat_map(|s| s.urls.iter())
 }
 
 /// The statuses a render tells: the requested URL (with its redirect chain) and the final one.

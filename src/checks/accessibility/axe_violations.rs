@@ -108,13 +108,23 @@ fn rule_findings(page: &PageSnapshot, rule: &AxeRule) -> Vec<Finding> {
     out
 }
 
+/// True for HTML and XHTML documents (or an unknown type). Text, JSON, XML or images that a link
+/// opened are shown by Chromium in a viewer of its own: axe would judge that viewer (no title, no
+/// lang, no landmarks), not the site.
+fn is_markup(page: &PageSnapshot) -> bool {
+    page.mime_type.as_deref().is_none_or(|m| {
+        let m = m.trim().to_ascii_lowercase();
+        m.is_empty() || m.starts_with("text/html") || m.starts_with("application/xhtml+xml")
+    })
+}
+
 impl Check for AxeViolations {
     fn meta(&self) -> &'static CheckMeta {
         &Self::META
     }
 
     fn page(&self, page: &PageSnapshot, _thresholds: &Thresholds, out: &mut Findings<'_>) {
-        if !page.rendered() {
+        if !page.rendered() || !is_markup(page) {
             return;
         }
         let Some(axe) = &page.axe else { return };
@@ -196,6 +206,19 @@ mod tests {
     fn incomplete_results_are_never_findings() {
         let p = with_axe(vec![], vec![rule("color-contrast", "serious", vec![node("p", Some("serious"))])]);
         assert!(run(&AxeViolations, &p).is_empty());
+    }
+
+    #[test]
+    fn documents_chromium_shows_in_a_viewer_are_not_judged() {
+        let mut p = with_axe(vec![rule("document-title", "serious", vec![node("html", None)])], vec![]);
+        for mime in ["text/plain", "application/xml", "application/json"] {
+            p.mime_type = Some(mime.into());
+            assert!(run(&AxeViolations, &p).is_empty(), "{mime}");
+        }
+        for mime in ["text/html", "application/xhtml+xml"] {
+            p.mime_type = Some(mime.into());
+            assert_eq!(run(&AxeViolations, &p).len(), 1, "{mime}");
+        }
     }
 
     #[test]

@@ -28,6 +28,14 @@ fn is_loop_error(text: &str) -> bool {
         || t.contains("redirect_loop")
 }
 
+/// The chain up to the first URL it revisits (the loop once, not the browser's 20 hops).
+fn first_cycle(mut urls: Vec<String>) -> Vec<String> {
+    if let Some(end) = (0..urls.len()).find(|&i| urls[..i].contains(&urls[i])) {
+        urls.truncate(end + 1);
+    }
+    urls
+}
+
 impl Check for RedirectLoop {
     fn meta(&self) -> &'static CheckMeta {
         &Self::META
@@ -39,19 +47,22 @@ impl Check for RedirectLoop {
             .as_ref()
             .is_some_and(|e| e.kind == "redirect_loop" || is_loop_error(&e.message));
         if errored || loops(&page.redirects, thresholds.redirect_max_hops) {
+            // A loop has no final page: the finding belongs to the URL that was asked for (the
+            // final URL is wherever the browser happened to give up).
             out.report(evidence! {
-                "url" => if page.final_url.is_empty() { page.requested_url.clone() } else { page.final_url.clone() },
+                "url" => page.requested_url,
                 "resource" => page.requested_url,
                 "value" => page.redirects.len(),
                 "limit" => thresholds.redirect_max_hops,
-                "chain" => chain(&page.redirects, None),
+                "chain" => first_cycle(chain(&page.redirects, None)),
             });
         }
     }
 
     fn site(&self, site: &SiteSnapshot, thresholds: &Thresholds, out: &mut Findings<'_>) {
         for status in &site.link_statuses {
-            if site.pages.iter().any(|p| p.url == status.url) {
+            // Rendered pages, and the URL a rendered loop ended on, were judged by `page`.
+            if site.pages.iter().any(|p| p.url == status.url || p.final_url == status.url) {
                 continue;
             }
             let errored = status.error.as_deref().is_some_and(is_loop_error);
@@ -66,7 +77,7 @@ impl Check for RedirectLoop {
                 "resource" => status.url,
                 "value" => status.redirects.len(),
                 "limit" => thresholds.redirect_max_hops,
-                "chain" => chain(&status.redirects, None),
+                "chain" => first_cycle(chain(&status.redirects, None)),
             });
         }
     }
@@ -124,5 +135,33 @@ mod tests {
             .map(|i| hop(&format!("https://e.com/{i}")))
             .collect();
         assert!(findings(&p, "crawlability.redirect-loop").is_empty());
+    }
+
+    #[test]
+    fn a_rendered_loop_is_one_finding_on_the_requested_url() {
+        use crate::checks::{Thresholds, run_page_checks, run_site_checks};
+        use crate::model::PageDigest;
+        // The browser gave up on /b after bouncing a <-> b; the crawl also recorded /b's status.
+        let mut p = page("https://e.com/a", DomFacts::default());
+        p.final_url = "https://e.com/b".into();
+        p.redirects = (0..6).map(|i| hop(if i % 2 == 0 { "https://e.com/a" } else { "https://e.com/b" })).collect();
+        p.error = Some(PageError { kind: "redirect_loop".into(), message: "net::ERR_TOO_MANY_REDIRECTS".into() });
+        let found: Vec<_> = run_page_checks(&p, &Thresholds::default())
+            .into_iter()
+            .filter(|f| f.check_id == "crawlability.redirect-loop")
+            .collect();
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].evidence["url"], "https://e.com/a");
+        assert_eq!(found[0].evidence["chain"], serde_json::json!(["https://e.com/a", "https://e.com/b", "https://e.com/a"]));
+        let site = SiteSnapshot {
+            pages: vec![PageDigest { url: "https://e.com/a".into(), final_url: "https://e.com/b".into(), ..Default::default() }],
+            link_statuses: vec![UrlStatus {
+                url: "https://e.com/b".into(),
+                error: Some("redirect_loop: net::ERR_TOO_MANY_REDIRECTS".into()),
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        assert!(run_site_checks(&site, &Thresholds::default()).iter().all(|f| f.check_id != "crawlability.redirect-loop"));
     }
 }
