@@ -9,6 +9,8 @@ need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v protoc >/dev/null 2>&1 || need+=(protobuf-compiler)
 command -v xmllint >/dev/null 2>&1 || need+=(libxml2-utils)
+command -v socat >/dev/null 2>&1 || need+=(socat)
+command -v openssl >/dev/null 2>&1 || need+=(openssl)
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}"
   export DEBIAN_FRONTEND=noninteractive
