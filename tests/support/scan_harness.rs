@@ -54,7 +54,7 @@ impl Engine {
 
     /// Same, with another Chromium binary (a wrapper script, for instance).
     pub async fn start_with(pages: usize, chromium: Option<PathBuf>) -> Engine {
-        let browser = BrowserArgs { browsers: 1, pages_per_browser: pages, cdp: vec![], chromium };
+        let browser = BrowserArgs { browsers: 1, pages_per_browser: pages, cdp: vec![], chromium, proxy_listen: "127.0.0.1:0".parse().expect("addr") };
         let policy = AddressPolicy::new(vec!["127.0.0.0/8".parse().unwrap()]);
         let scanner = sitescan::cli::engine::scanner(&browser, policy).await.expect("start the browser pool");
         Engine { scanner }
