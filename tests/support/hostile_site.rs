@@ -16,7 +16,6 @@
 #![allow(dead_code)]
 
 use bytes::Bytes;
-use futures::StreamExt;
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full, StreamBody};
 use hyper::body::{Frame, Incoming};
@@ -210,7 +209,7 @@ async fn answer(req: Request<Incoming>, state: Arc<State>) -> Result<Response<Bo
                     Some((Ok::<_, Infallible>(Frame::data(chunk)), i + 1))
                 }
             });
-            Response::builder().status(200).header("content-type", content_type).body(StreamBody::new(stream).boxed()).unwrap()
+            Response::builder().status(200).header("content-type", content_type).body(BodyExt::boxed(StreamBody::new(stream))).unwrap()
         }
         Behaviour::Generated { content_type, bytes, head: h, piece, tail } => {
             if head {
@@ -240,9 +239,8 @@ async fn answer(req: Request<Incoming>, state: Arc<State>) -> Result<Response<Bo
                     st.bytes_sent.fetch_add(chunk.len(), Ordering::SeqCst);
                     Some((Ok::<_, Infallible>(Frame::data(Bytes::from(chunk))), next))
                 }
-            })
-            .boxed();
-            Response::builder().status(200).header("content-type", content_type).body(StreamBody::new(stream).boxed()).unwrap()
+            });
+            Response::builder().status(200).header("content-type", content_type).body(BodyExt::boxed(StreamBody::new(stream))).unwrap()
         }
         Behaviour::RedirectLoop => {
             let (base, n) = match path.rsplit_once('/') {
