@@ -96,7 +96,7 @@ async fn postgres_stopped_under_load_gives_503_then_everything_recovers() {
             let mut n = 0u64;
             while !stop.load(Ordering::SeqCst) {
                 n += 1;
-                let req = match n % 4 {
+                let req = match n % 10 {
                     0 => http.post(format!("{base}/api/v1/scans")).body(serde_json::json!({ "target": target }).to_string()),
                     1 => http.get(format!("{base}/api/v1/findings?limit=5")),
                     _ => http.get(format!("{base}/api/v1/scans?limit=5")),
@@ -168,21 +168,29 @@ async fn postgres_stopped_under_load_gives_503_then_everything_recovers() {
     let acknowledged = acknowledged.lock().unwrap().clone();
     let began = Instant::now();
     let mut pending: HashSet<(String, String)> = acknowledged.iter().cloned().collect();
+    let mut last: BTreeMap<String, usize> = BTreeMap::new();
     while !pending.is_empty() {
         let mut still = HashSet::new();
+        last.clear();
         for (org, id) in &pending {
             let r = app.get(&format!("/api/v1/scans/{id}"), &token_of_org[org]).await;
             r.expect(200);
             match r.json["scan"]["status"].as_str().unwrap_or_default() {
                 "completed" => {}
                 "failed" => panic!("scan {id} failed after the outage: {}", r.json["report"]),
-                _ => {
+                other => {
+                    *last.entry(format!("{other} attempts={}", r.json["scan"]["started_at"].is_string())).or_default() += 1;
                     still.insert((org.clone(), id.clone()));
                 }
             }
         }
         pending = still;
-        assert!(began.elapsed() < Duration::from_secs(300), "{} scans never completed after the outage", pending.len());
+        assert!(
+            began.elapsed() < Duration::from_secs(300),
+            "{} of {} scans never completed after the outage: {last:?}",
+            pending.len(),
+            acknowledged.len()
+        );
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
     workers.shutdown().await;
