@@ -26,3 +26,17 @@ echo "== tests on PostgreSQL (the suites that touch a database)"
   else
     run
   fi )
+
+# Reliability steps of their own (README "Reliability").
+echo "== PostgreSQL outage (stops and restarts the local server; alone)"
+(
+  export SITESCAN_TEST_DATABASE_URL="${SITESCAN_TEST_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/test}"
+  cargo test --test reliability_pg_outage -- --ignored --test-threads=1
+)
+bash scripts/services.sh
+
+echo "== schemathesis against the served OpenAPI"
+bash scripts/schemathesis.sh
+
+echo "== cargo fuzz (short run of every target when cargo-fuzz and nightly are installed)"
+bash scripts/fuzz.sh

@@ -39,6 +39,8 @@ use super::scripts::{BINDING, HOOKS_INIT, PERF_INIT, SCROLL_PAGE};
 pub const NETWORK_QUIET: Duration = Duration::from_millis(500);
 /// Longest wait for network quiet after `load` (long polling never goes quiet).
 pub const NETWORK_QUIET_MAX: Duration = Duration::from_secs(5);
+/// How long `Page.navigate`'s answer is awaited once the document was parsed.
+const NAVIGATE_GRACE: Duration = Duration::from_millis(500);
 /// Longest wait for network quiet after scrolling.
 pub const SCROLL_QUIET_MAX: Duration = Duration::from_secs(3);
 
@@ -187,25 +189,46 @@ async fn load_and_gather(
 ) -> Result<(), BrowserError> {
     let log = live.log.as_ref().ok_or(BrowserError::Cdp { what: "event log", message: "missing".into() })?;
     let loads_before = log.signals().load_events;
+    let dom_before = log.signals().dom_content_events;
     let nav_limit = budget.cap(settings.navigation_timeout);
     let nav_deadline = Instant::now() + nav_limit;
-    let nav = run(instance, page, "Page.navigate", nav_limit, NavigateParams::new(url)).await;
-    let nav = match nav {
-        Ok(n) => n,
-        Err(BrowserError::Timeout { .. }) => {
-            let _ = run(instance, page, "Page.stopLoading", Duration::from_secs(2), StopLoadingParams::default()).await;
+    // chromiumoxide answers `Page.navigate` only once the frame fired `load`: a page with one
+    // subresource that never arrives would time out with nothing gathered. The document is
+    // usable once it was parsed (DOMContentLoaded), so that ends the wait too; `load` is then
+    // awaited below, up to the same deadline.
+    let mut parsed = log.watch();
+    let navigate = run(instance, &page, "Page.navigate", nav_limit, NavigateParams::new(url));
+    tokio::pin!(navigate);
+    let mut nav = tokio::select! {
+        r = &mut navigate => Some(r),
+        _ = parsed.wait_for(|s| s.dom_content_events > dom_before || s.crashed) => None,
+    };
+    if nav.is_none() {
+        // A failed navigation shows an error page that parses and loads at once: its answer
+        // (with the net error) follows within a moment.
+        nav = tokio::time::timeout(NAVIGATE_GRACE, &mut navigate).await.ok();
+    }
+    match nav {
+        Some(Ok(nav)) => {
+            live.loader_id = nav.loader_id.as_ref().map(|l| l.as_ref().to_string());
+            if nav.is_download == Some(true) {
+                live.download = true;
+                return Ok(()); // Not a document (PDF, archive, ...): the network record says what it was.
+            }
+            if let Some(err) = nav.error_text.filter(|e| !e.is_empty()) {
+                live.nav_error = Some(err);
+                return Ok(());
+            }
+        }
+        Some(Err(BrowserError::Timeout { .. })) => {
+            if log.signals().crashed {
+                return Err(BrowserError::PageCrashed);
+            }
+            let _ = run(instance, &page, "Page.stopLoading", Duration::from_secs(2), StopLoadingParams::default()).await;
             return Err(BrowserError::Timeout { what: "navigation", after: nav_limit });
         }
-        Err(e) => return Err(e),
-    };
-    live.loader_id = nav.loader_id.as_ref().map(|l| l.as_ref().to_string());
-    if nav.is_download == Some(true) {
-        live.download = true;
-        return Ok(()); // Not a document (PDF, archive, ...): the network record says what it was.
-    }
-    if let Some(err) = nav.error_text.filter(|e| !e.is_empty()) {
-        live.nav_error = Some(err);
-        return Ok(());
+        Some(Err(e)) => return Err(e),
+        None => live.loader_id = main_document_request(log),
     }
 
     // Load, then network quiet.
@@ -325,6 +348,15 @@ async fn wait_quiet(instance: &Instance, log: &EventLog, budget: &Budget, max: D
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+/// The request id of the main document (the first document request that starts its own loader).
+fn main_document_request(log: &EventLog) -> Option<String> {
+    log.snapshot()
+        .iter()
+        .filter(|e| e.method == "Network.requestWillBeSent" && e.str("type") == Some("Document"))
+        .find(|e| e.str("requestId").is_some() && e.str("requestId") == e.str("loaderId"))
+        .and_then(|e| e.str("requestId").map(str::to_string))
 }
 
 /// True when the main document is the egress proxy's own answer (refused or unreachable).

@@ -75,6 +75,18 @@ pub async fn connect(url: &str) -> StoreResult<DatabaseConnection> {
             let o = o.busy_timeout(Duration::from_secs(10)).foreign_keys(true);
             if memory { o } else { o.journal_mode(sea_orm::sqlx::sqlite::SqliteJournalMode::Wal) }
         });
+        // A COMMIT that fails with SQLITE_FULL or SQLITE_IOERR leaves SQLite's transaction open
+        // (and its write lock held) while the pool believes the connection is clean: every later
+        // write then fails with "database is locked", even once space is back. Roll back any such
+        // leftover before a connection is handed out; it then stays usable.
+        opts.map_sqlx_sqlite_before_acquire(|conn, _| {
+            Box::pin(async move {
+                if sea_orm::sqlx::Executor::execute(&mut *conn, "ROLLBACK").await.is_ok() {
+                    tracing::warn!("rolled back a transaction a failed commit had left open");
+                }
+                Ok(true)
+            })
+        });
     } else {
         opts.max_connections(16).min_connections(1);
     }
