@@ -5,7 +5,7 @@
 use crate::proc::terminate;
 use crate::report::{percentile, Report};
 use crate::runners::{Ctx, tail};
-use sea_orm::{ConnectionTrait, Database, DatabaseBackend, Statement};
+use sea_orm::{ConnectionTrait, Database};
 use serde::Serialize;
 use serde_json::{Value, json};
 use sitescan::model::{AddressPolicy, Finding, ScanMode, Severity, Target, TriggeredBy};
@@ -164,12 +164,9 @@ async fn seed_to(store: &Store, have: usize, total: usize) -> anyhow::Result<usi
     Ok(have)
 }
 
+/// Fresh planner statistics after a bulk load (what autovacuum would do a little later).
 async fn analyze(store: &Store) {
-    let sql = match store.backend() {
-        DatabaseBackend::Postgres => "ANALYZE",
-        _ => "ANALYZE",
-    };
-    if let Err(e) = store.conn().execute_unprepared(sql).await {
+    if let Err(e) = store.conn().execute_unprepared("ANALYZE").await {
         eprintln!("ANALYZE failed: {e}");
     }
 }
@@ -195,13 +192,14 @@ fn free_port() -> anyhow::Result<u16> {
 async fn start_server(ctx: &Ctx, db_url: &str) -> anyhow::Result<(tokio::process::Child, String)> {
     let port = free_port()?;
     let listen = format!("127.0.0.1:{port}");
+    let log = ctx.work.join(format!("serve-{port}.log"));
     let mut cmd = Command::new(&ctx.sitescan);
     cmd.args(["serve", "--no-workers", "--listen", &listen, "--database", db_url])
         .args(["--rate-limit-per-second", "1000000000", "--rate-limit-per-minute", "1000000000"])
         .env("RUST_LOG", "warn")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::piped())
+        .stderr(Stdio::from(std::fs::File::create(&log)?))
         .kill_on_drop(true);
     let mut child = cmd.spawn()?;
     let base = format!("http://{listen}");
@@ -214,11 +212,7 @@ async fn start_server(ctx: &Ctx, db_url: &str) -> anyhow::Result<(tokio::process
             return Ok((child, base));
         }
         if let Ok(Some(status)) = child.try_wait() {
-            let mut err = String::new();
-            if let Some(mut s) = child.stderr.take() {
-                use tokio::io::AsyncReadExt;
-                let _ = s.read_to_string(&mut err).await;
-            }
+            let err = std::fs::read_to_string(&log).unwrap_or_default();
             anyhow::bail!("sitescan serve exited with {status}: {}", tail(&err, 1500));
         }
         if started.elapsed() > Duration::from_secs(60) {
@@ -474,9 +468,4 @@ async fn run_backend(
     }
     store.close().await;
     Ok(())
-}
-
-#[allow(dead_code)]
-fn raw(backend: DatabaseBackend, sql: &str) -> Statement {
-    Statement::from_string(backend, sql.to_string())
 }

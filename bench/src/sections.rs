@@ -228,10 +228,11 @@ async fn throughput(ctx: &Ctx, args: &RunArgs, site: &GeneratedSite, with_peers:
             Err(e) => report.problem(format!("pa11y: {e:#}")),
         }
     }
+    let pa11y_label = format!("pa11y (one browser, {} at once)", args.pa11y_concurrency);
     for (label, run) in [
         ("Lighthouse CLI (Chrome per page, all categories)", &lh_cli),
         ("Lighthouse API (one Chrome, all categories)", &lh_api),
-        (&*format!("pa11y (one browser, {} at once)", args.pa11y_concurrency), &pa),
+        (pa11y_label.as_str(), &pa),
     ] {
         if let Some(r) = run {
             report.row(B, &format!("{label}: {} pages, wall", r.pages), r.wall_s, "s").note =
