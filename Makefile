@@ -1,0 +1,35 @@
+# `make bench`: the benchmark suite (bench/), side by side with Lighthouse, pa11y and bare
+# Chromium. Not part of the tests: `cargo test` / `.ci/run` never build or run it.
+#
+#   make bench                          # everything (about 30-60 min on 2 cores)
+#   make bench BENCH_ARGS="--only throughput,fidelity --sample 4"
+#   make bench BENCH_ARGS="--api-findings 1000,100000"   # a smaller API table
+#
+# Builds sitescan and the bench in release, installs the peers into bench/peers/ (ignored by
+# git), starts the local PostgreSQL when it is installed but down, and writes
+# bench/results-<timestamp>.json.
+
+CARGO_TARGET_DIR ?= $(CURDIR)/target
+export CARGO_TARGET_DIR
+BENCH_ARGS ?=
+PEERS := bench/peers
+
+.PHONY: bench bench-build bench-peers
+
+bench: bench-build bench-peers
+	-bash scripts/services.sh
+	$(CARGO_TARGET_DIR)/release/sitescan-bench --sitescan $(CARGO_TARGET_DIR)/release/sitescan --peers $(PEERS) $(BENCH_ARGS)
+
+bench-build:
+	bash scripts/setup.sh
+	cargo build --release --bin sitescan
+	cargo build --release --manifest-path bench/Cargo.toml
+
+bench-peers: $(PEERS)/node_modules/.installed
+	cp bench/node/*.mjs $(PEERS)/
+
+$(PEERS)/node_modules/.installed: bench/node/package.json bench/node/package-lock.json
+	mkdir -p $(PEERS)
+	cp bench/node/package.json bench/node/package-lock.json $(PEERS)/
+	cd $(PEERS) && PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund
+	touch $@

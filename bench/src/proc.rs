@@ -1,0 +1,222 @@
+//! Measuring processes: peak memory of a process tree (sampled from /proc), the load average,
+//! and running a command to completion with both.
+
+use serde::Serialize;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// How often the memory of a process tree is sampled.
+pub const SAMPLE_EVERY: Duration = Duration::from_millis(100);
+/// PSS (smaps_rollup) is dearer to read: every this many RSS samples.
+const PSS_EVERY: usize = 5;
+
+fn parent_map() -> Vec<(u32, u32)> {
+    let mut out = Vec::new();
+    let Ok(dir) = std::fs::read_dir("/proc") else { return out };
+    for entry in dir.flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+        let Some((_, rest)) = stat.rsplit_once(')') else { continue };
+        let ppid = rest.split_whitespace().nth(1).and_then(|x| x.parse().ok()).unwrap_or(0);
+        out.push((pid, ppid));
+    }
+    out
+}
+
+/// `root` and every descendant alive right now.
+pub fn tree(root: u32) -> Vec<u32> {
+    let parents = parent_map();
+    let mut pids = vec![root];
+    let mut i = 0;
+    while i < pids.len() {
+        let cur = pids[i];
+        pids.extend(parents.iter().filter(|(_, pp)| *pp == cur).map(|(p, _)| *p));
+        i += 1;
+    }
+    pids
+}
+
+fn kib_field(text: &str, name: &str) -> u64 {
+    text.lines()
+        .find(|l| l.starts_with(name))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Summed RSS (and PSS when asked) of `root`'s tree, in bytes, and the process count.
+pub fn tree_memory(root: u32, with_pss: bool) -> (u64, u64, usize) {
+    let pids = tree(root);
+    let (mut rss, mut pss) = (0, 0);
+    let mut alive = 0;
+    for p in &pids {
+        if let Ok(s) = std::fs::read_to_string(format!("/proc/{p}/status")) {
+            rss += kib_field(&s, "VmRSS:");
+            alive += 1;
+        }
+        if with_pss && let Ok(s) = std::fs::read_to_string(format!("/proc/{p}/smaps_rollup")) {
+            pss += kib_field(&s, "Pss:");
+        }
+    }
+    (rss * 1024, pss * 1024, alive)
+}
+
+/// The peak memory of a process tree over a sampled period.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct Peak {
+    pub rss_bytes: u64,
+    pub pss_bytes: u64,
+    pub processes: usize,
+    pub samples: usize,
+}
+
+impl Peak {
+    pub fn merge(self, other: Peak) -> Peak {
+        Peak {
+            rss_bytes: self.rss_bytes.max(other.rss_bytes),
+            pss_bytes: self.pss_bytes.max(other.pss_bytes),
+            processes: self.processes.max(other.processes),
+            samples: self.samples + other.samples,
+        }
+    }
+
+    pub fn rss_mib(&self) -> f64 {
+        self.rss_bytes as f64 / 1048576.0
+    }
+
+    pub fn pss_mib(&self) -> f64 {
+        self.pss_bytes as f64 / 1048576.0
+    }
+}
+
+/// Samples a process tree's memory on a thread of its own until stopped.
+pub struct TreeSampler {
+    stop: Arc<AtomicBool>,
+    handle: JoinHandle<Peak>,
+}
+
+impl TreeSampler {
+    pub fn start(root: u32) -> TreeSampler {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let handle = std::thread::spawn(move || {
+            let mut peak = Peak::default();
+            let mut n = 0usize;
+            while !flag.load(Ordering::SeqCst) {
+                let (rss, pss, procs) = tree_memory(root, n % PSS_EVERY == 0);
+                if procs == 0 {
+                    break;
+                }
+                peak.rss_bytes = peak.rss_bytes.max(rss);
+                peak.pss_bytes = peak.pss_bytes.max(pss);
+                peak.processes = peak.processes.max(procs);
+                peak.samples += 1;
+                n += 1;
+                std::thread::sleep(SAMPLE_EVERY);
+            }
+            peak
+        });
+        TreeSampler { stop, handle }
+    }
+
+    pub fn finish(self) -> Peak {
+        self.stop.store(true, Ordering::SeqCst);
+        self.handle.join().unwrap_or_default()
+    }
+}
+
+/// The 1-minute load average.
+pub fn loadavg() -> f64 {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().and_then(|v| v.parse().ok()))
+        .unwrap_or(f64::NAN)
+}
+
+/// Samples the load average every few seconds for the whole run.
+pub struct LoadSampler {
+    stop: Arc<AtomicBool>,
+    handle: JoinHandle<Vec<f64>>,
+}
+
+impl LoadSampler {
+    pub fn start(every: Duration) -> LoadSampler {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let handle = std::thread::spawn(move || {
+            let mut out = vec![loadavg()];
+            let mut last = Instant::now();
+            while !flag.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(200));
+                if last.elapsed() >= every {
+                    out.push(loadavg());
+                    last = Instant::now();
+                }
+            }
+            out.push(loadavg());
+            out
+        });
+        LoadSampler { stop, handle }
+    }
+
+    pub fn finish(self) -> Vec<f64> {
+        self.stop.store(true, Ordering::SeqCst);
+        self.handle.join().unwrap_or_default()
+    }
+}
+
+/// What a finished command left.
+#[derive(Debug)]
+pub struct Run {
+    pub wall: Duration,
+    pub peak: Peak,
+    pub status: std::process::ExitStatus,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    pub fn ok(&self) -> bool {
+        self.status.success()
+    }
+}
+
+/// Runs `cmd` to completion, timing it and sampling its process tree's memory.
+pub async fn run_measured(mut cmd: tokio::process::Command, timeout: Duration) -> anyhow::Result<Run> {
+    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true);
+    let started = Instant::now();
+    let child = cmd.spawn()?;
+    let pid = child.id().unwrap_or(0);
+    let sampler = TreeSampler::start(pid);
+    let out = tokio::time::timeout(timeout, child.wait_with_output()).await;
+    let wall = started.elapsed();
+    let peak = sampler.finish();
+    let out = match out {
+        Ok(o) => o?,
+        Err(_) => anyhow::bail!("timed out after {timeout:?} (and was killed)"),
+    };
+    Ok(Run {
+        wall,
+        peak,
+        status: out.status,
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    })
+}
+
+/// Asks a child process to stop (SIGTERM), then waits for it a little.
+pub async fn terminate(child: &mut tokio::process::Child) {
+    if let Some(pid) = child.id() {
+        // SAFETY: sending a signal to a process we started.
+        unsafe {
+            libc::kill(pid as i32, libc::SIGTERM);
+        }
+    }
+    if tokio::time::timeout(Duration::from_secs(10), child.wait()).await.is_err() {
+        let _ = child.start_kill();
+        let _ = child.wait().await;
+    }
+}
