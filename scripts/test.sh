@@ -35,8 +35,15 @@ echo "== PostgreSQL outage (stops and restarts the local server; alone)"
 )
 bash scripts/services.sh
 
+# The fuzz harnesses ran on stable above (tests/security_fuzz.rs). The libFuzzer run needs a
+# nightly build of the whole dependency tree with sanitizers (10+ minutes on 2 cores), so CI runs
+# it only when asked: SITESCAN_CARGO_FUZZ=1 (FUZZ_SECONDS per target, default 10).
+if [ "${SITESCAN_CARGO_FUZZ:-0}" = "1" ]; then
+  echo "== cargo fuzz (short run of every target)"
+  bash scripts/fuzz.sh
+else
+  echo "== cargo fuzz: skipped (set SITESCAN_CARGO_FUZZ=1; the harnesses ran on stable in tests/security_fuzz.rs)"
+fi
+
 echo "== schemathesis against the served OpenAPI"
 bash scripts/schemathesis.sh
-
-echo "== cargo fuzz (short run of every target when cargo-fuzz and nightly are installed)"
-bash scripts/fuzz.sh

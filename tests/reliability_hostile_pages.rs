@@ -344,3 +344,26 @@ async fn a_tab_that_crashes_itself_is_reported_as_crashed() {
     assert!(took < Duration::from_secs(30), "{took:?}");
     assert!(after.rendered(), "the next page renders: {:?}", after.error);
 }
+
+/// A valid sitemap larger than the fetcher's default body cap (5 MB) but within the protocol's
+/// 50 MB is read whole, not reported as truncated; one over 50 MB is cut and says so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_large_valid_sitemap_is_read_whole_and_an_oversized_one_is_reported() {
+    let site = HostileSite::start().await;
+    let entry = |i: usize| format!("<url><loc>https://a.example/page/{i:08}</loc></url>");
+    let per = entry(0).len();
+    let head = r#"<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">"#;
+    site.route("/big.xml", Behaviour::wrapped("application/xml", head, 12 << 20, entry, "</urlset>"));
+    site.route("/huge.xml", Behaviour::wrapped("application/xml", head, 60 << 20, entry, "</urlset>"));
+    let spec = EngineSpec::default();
+    let fetcher = sitescan::net::Fetcher::new(spec.guard(), sitescan::net::FetcherOptions::default()).unwrap();
+    let gate = sitescan::scan::politeness::HostGate::new(2, Duration::ZERO);
+    let start = url::Url::parse(&site.url("/")).unwrap();
+    let listed = vec![site.url("/big.xml"), site.url("/huge.xml")];
+    let maps = sitescan::scan::site_gather::fetch_sitemaps(&fetcher, &gate, &start, &listed).await;
+    let big = maps.iter().find(|m| m.url.ends_with("/big.xml")).unwrap();
+    assert_eq!(big.parse_error, None, "a 12 MB sitemap is within the protocol's limit");
+    assert_eq!(big.url_count, (12usize << 20).div_ceil(per));
+    let huge = maps.iter().find(|m| m.url.ends_with("/huge.xml")).unwrap();
+    assert!(huge.parse_error.as_deref().is_some_and(|e| e.contains("50 MB")), "{:?}", huge.parse_error);
+}

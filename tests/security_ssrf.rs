@@ -189,7 +189,7 @@ async fn a_hostile_page_reaches_no_blocked_address() {
     let evidence = serde_json::to_string(&sink.findings.iter().map(|f| &f.evidence).collect::<Vec<_>>()).unwrap();
     assert!(evidence.contains("refused by the egress policy"), "findings say the egress guard refused: {evidence}");
     eprintln!(
-        "ssrf: {} vectors refused by the proxy ({} refusals), 0 of {} trap connections, scan {:?}",
+        "ssrf: {} vectors refused by the proxy ({} refusals), {} connections reached the 5 blocked listeners, scan {:?}",
         vectors.len() + 1,
         blocked.len(),
         traps.total(),

@@ -127,7 +127,8 @@ pub struct Fetcher {
 }
 
 enum BodyMode {
-    Read,
+    /// Read the body, up to this many bytes.
+    Read(usize),
     Skip,
 }
 
@@ -155,7 +156,12 @@ impl Fetcher {
 
     /// GETs `url`, following up to `MAX_REDIRECTS` redirects, each hop re-checked.
     pub async fn get(&self, url: &str) -> FetchResponse {
-        self.fetch(Method::GET, url, BodyMode::Read).await
+        self.fetch(Method::GET, url, BodyMode::Read(self.options.max_bytes)).await
+    }
+
+    /// Like `get`, with a body cap of its own (sitemaps may be 50 MB).
+    pub async fn get_capped(&self, url: &str, max_bytes: usize) -> FetchResponse {
+        self.fetch(Method::GET, url, BodyMode::Read(max_bytes)).await
     }
 
     /// The status of `url`: HEAD, falling back to GET (body not read) when HEAD answers 405 or
@@ -232,8 +238,8 @@ impl Fetcher {
                 .iter()
                 .map(|(k, v)| Header { name: k.as_str().to_ascii_lowercase(), value: String::from_utf8_lossy(v.as_bytes()).into_owned() })
                 .collect();
-            if let BodyMode::Read = body {
-                self.read_body(resp, &mut out).await;
+            if let BodyMode::Read(max) = body {
+                self.read_body(resp, &mut out, max).await;
             }
             return out;
         }
@@ -250,8 +256,7 @@ impl Fetcher {
         }
     }
 
-    async fn read_body(&self, mut resp: reqwest::Response, out: &mut FetchResponse) {
-        let max = self.options.max_bytes;
+    async fn read_body(&self, mut resp: reqwest::Response, out: &mut FetchResponse, max: usize) {
         loop {
             match resp.chunk().await {
                 Ok(Some(chunk)) => {

@@ -15,6 +15,9 @@ pub const ROBOTS_AGENT: &str = "sitescan";
 const ROBOTS_MAX_BYTES: usize = 500 * 1024;
 /// Sitemaps read per scan, index children included.
 const MAX_SITEMAPS: usize = 20;
+/// Bytes of one sitemap read: the protocol's limit (50 MB uncompressed); the fetcher's default cap
+/// is smaller, and a valid sitemap larger than it must not read as truncated.
+const SITEMAP_MAX_BYTES: usize = 50 * 1024 * 1024;
 /// Sitemap URLs kept in the snapshot per sitemap.
 const SITEMAP_URLS_KEPT: usize = 1000;
 
@@ -97,7 +100,7 @@ pub async fn fetch_sitemaps(fetcher: &Fetcher, gate: &HostGate, start: &Url, lis
             continue;
         }
         let _permit = gate.enter().await;
-        let response = fetcher.get(&url).await;
+        let response = fetcher.get_capped(&url, SITEMAP_MAX_BYTES).await;
         drop(_permit);
         let mut sitemap = Sitemap {
             url: url.clone(),
