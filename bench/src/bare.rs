@@ -1,6 +1,7 @@
 //! Bare rendering: the same pages loaded by the same Chromium with the same concurrency and
 //! nothing else (a new tab per page in one browser context, cache disabled like sitescan's,
-//! the same viewport, navigate, wait for `load`, close). Runs as a subprocess of the bench
+//! the same viewport, each page in a window of its own as sitescan opens them (a background tab
+//! of a shared window would not paint), navigate, wait for `load`, close). Runs as a subprocess of the bench
 //! (`sitescan-bench bare-render`) so its process tree is measured like the others.
 
 use chromiumoxide::browser::{Browser, BrowserConfig};
@@ -69,6 +70,7 @@ pub async fn run(urls: Vec<String>, concurrency: usize, chromium: PathBuf) -> an
                     let params = CreateTargetParams::builder()
                         .url("about:blank")
                         .browser_context_id(context)
+                        .new_window(true)
                         .build()
                         .map_err(anyhow::Error::msg)?;
                     let page = browser.new_page(params).await?;
