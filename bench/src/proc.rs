@@ -15,11 +15,19 @@ const PSS_EVERY: usize = 5;
 
 fn parent_map() -> Vec<(u32, u32)> {
     let mut out = Vec::new();
-    let Ok(dir) = std::fs::read_dir("/proc") else { return out };
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return out;
+    };
     for entry in dir.flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
-        let Some((_, rest)) = stat.rsplit_once(')') else { continue };
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        let Some((_, rest)) = stat.rsplit_once(')') else {
+            continue;
+        };
         let ppid = rest.split_whitespace().nth(1).and_then(|x| x.parse().ok()).unwrap_or(0);
         out.push((pid, ppid));
     }
@@ -40,11 +48,7 @@ pub fn tree(root: u32) -> Vec<u32> {
 }
 
 fn kib_field(text: &str, name: &str) -> u64 {
-    text.lines()
-        .find(|l| l.starts_with(name))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0)
+    text.lines().find(|l| l.starts_with(name)).and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse().ok()).unwrap_or(0)
 }
 
 /// Summed RSS (and PSS when asked) of `root`'s tree, in bytes, and the process count.
@@ -73,6 +77,36 @@ pub struct Peak {
     pub samples: usize,
 }
 
+/// CPU seconds (user + system) a process has used so far, and what kind of process it is
+/// (Chromium's `--type=`, with the utility's sub-type, else the program's name).
+pub fn process_cpu(pid: u32) -> Option<(f64, String)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (head, rest) = stat.rsplit_once(')')?;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // Fields after the command: state(0) ppid(1) ... utime(11) stime(12).
+    let ticks = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    // SAFETY: sysconf has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+    let cmdline = std::fs::read_to_string(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    let args: Vec<&str> = cmdline.split(['\0', ' ']).collect();
+    let arg = |name: &str| args.iter().find_map(|a| a.strip_prefix(name)).map(str::to_string);
+    let kind = match arg("--type=") {
+        Some(t) if t == "utility" => format!("chromium {}", arg("--utility-sub-type=").unwrap_or_default().split('.').next().unwrap_or("utility")),
+        Some(t) => format!("chromium {t}"),
+        None => head.rsplit_once('(').map(|(_, n)| n.to_string()).unwrap_or_default(),
+    };
+    Some((ticks / hz, kind))
+}
+
+/// CPU time of a process tree: every process seen, at its last sample (a process that exits
+/// between two samples loses at most one sampling period).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct CpuUse {
+    pub total_s: f64,
+    /// Process kind -> CPU seconds.
+    pub by_kind: std::collections::BTreeMap<String, f64>,
+}
+
 impl Peak {
     pub fn merge(self, other: Peak) -> Peak {
         Peak {
@@ -95,7 +129,7 @@ impl Peak {
 /// Samples a process tree's memory on a thread of its own until stopped.
 pub struct TreeSampler {
     stop: Arc<AtomicBool>,
-    handle: JoinHandle<Peak>,
+    handle: JoinHandle<(Peak, CpuUse)>,
 }
 
 impl TreeSampler {
@@ -104,11 +138,17 @@ impl TreeSampler {
         let flag = stop.clone();
         let handle = std::thread::spawn(move || {
             let mut peak = Peak::default();
+            let mut seen: std::collections::HashMap<u32, (f64, String)> = std::collections::HashMap::new();
             let mut n = 0usize;
             while !flag.load(Ordering::SeqCst) {
                 let (rss, pss, procs) = tree_memory(root, n % PSS_EVERY == 0);
                 if procs == 0 {
                     break;
+                }
+                for pid in tree(root) {
+                    if let Some(c) = process_cpu(pid) {
+                        seen.insert(pid, c);
+                    }
                 }
                 peak.rss_bytes = peak.rss_bytes.max(rss);
                 peak.pss_bytes = peak.pss_bytes.max(pss);
@@ -117,12 +157,17 @@ impl TreeSampler {
                 n += 1;
                 std::thread::sleep(SAMPLE_EVERY);
             }
-            peak
+            let mut cpu = CpuUse::default();
+            for (s, kind) in seen.into_values() {
+                cpu.total_s += s;
+                *cpu.by_kind.entry(kind).or_default() += s;
+            }
+            (peak, cpu)
         });
         TreeSampler { stop, handle }
     }
 
-    pub fn finish(self) -> Peak {
+    pub fn finish(self) -> (Peak, CpuUse) {
         self.stop.store(true, Ordering::SeqCst);
         self.handle.join().unwrap_or_default()
     }
@@ -130,10 +175,7 @@ impl TreeSampler {
 
 /// The 1-minute load average.
 pub fn loadavg() -> f64 {
-    std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .and_then(|s| s.split_whitespace().next().and_then(|v| v.parse().ok()))
-        .unwrap_or(f64::NAN)
+    std::fs::read_to_string("/proc/loadavg").ok().and_then(|s| s.split_whitespace().next().and_then(|v| v.parse().ok())).unwrap_or(f64::NAN)
 }
 
 /// Samples the load average every few seconds for the whole run.
@@ -172,6 +214,8 @@ impl LoadSampler {
 #[derive(Debug)]
 pub struct Run {
     pub wall: Duration,
+    /// User + system CPU seconds of the whole process tree, sampled from /proc.
+    pub cpu: CpuUse,
     pub peak: Peak,
     pub status: std::process::ExitStatus,
     pub stdout: String,
@@ -193,13 +237,14 @@ pub async fn run_measured(mut cmd: tokio::process::Command, timeout: Duration) -
     let sampler = TreeSampler::start(pid);
     let out = tokio::time::timeout(timeout, child.wait_with_output()).await;
     let wall = started.elapsed();
-    let peak = sampler.finish();
+    let (peak, cpu) = sampler.finish();
     let out = match out {
         Ok(o) => o?,
         Err(_) => anyhow::bail!("timed out after {timeout:?} (and was killed)"),
     };
     Ok(Run {
         wall,
+        cpu,
         peak,
         status: out.status,
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),

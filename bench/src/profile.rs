@@ -21,6 +21,8 @@ pub struct Variant {
     pub capture_mean_ms: f64,
     pub capture_median_ms: f64,
     pub errors: usize,
+    /// CPU seconds per page of this process and its Chromium while the variant ran.
+    pub cpu_per_page_s: f64,
 }
 
 pub async fn capture_variants(urls: &[String], concurrency: usize, chromium: PathBuf) -> anyhow::Result<Vec<Variant>> {
@@ -33,6 +35,9 @@ pub async fn capture_variants(urls: &[String], concurrency: usize, chromium: Pat
     ];
     let mut out = Vec::new();
     for (name, what, capture) in variants {
+        let me = std::process::id();
+        let own_before = crate::proc::process_cpu(me).map(|c| c.0).unwrap_or(0.0);
+        let sampler = crate::proc::TreeSampler::start(me);
         let guard = Arc::new(EgressGuard::new(AddressPolicy::new(vec!["127.0.0.1/32".parse()?])));
         let options = BrowserOptions { chromium: Some(chromium.clone()), pages_per_browser: concurrency, capture, ..BrowserOptions::default() };
         let pool = BrowserPool::start(options, guard).await?;
@@ -65,6 +70,8 @@ pub async fn capture_variants(urls: &[String], concurrency: usize, chromium: Pat
             s.close().await;
         }
         pool.shutdown().await;
+        let (_, cpu) = sampler.finish();
+        let cpu_s = cpu.total_s - own_before;
         println!("profile: {name}: {:.1} s, capture mean {:.0} ms", wall, mean(&ms));
         out.push(Variant {
             name: name.to_string(),
@@ -75,6 +82,7 @@ pub async fn capture_variants(urls: &[String], concurrency: usize, chromium: Pat
             capture_mean_ms: mean(&ms),
             capture_median_ms: median(&ms),
             errors,
+            cpu_per_page_s: cpu_s / urls.len().max(1) as f64,
         });
     }
     Ok(out)

@@ -22,13 +22,16 @@ pub struct Ctx {
 }
 
 /// The log filter of measured scans: the engine's info lines plus each page's capture time.
-pub const SCAN_LOG: &str =
-    "info,sitescan::browser::capture=debug,chromiumoxide=off,sqlx=warn,sea_orm=warn,hyper=warn,h2=warn,tower=warn";
+pub const SCAN_LOG: &str = "info,sitescan::browser::capture=debug,chromiumoxide=off,sqlx=warn,sea_orm=warn,hyper=warn,h2=warn,tower=warn";
 
 /// One `sitescan scan`.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct ScanRun {
     pub wall_s: f64,
+    /// CPU seconds of the process tree (sitescan and its Chromium).
+    pub cpu_s: f64,
+    /// ... by process kind.
+    pub cpu_by_kind: BTreeMap<String, f64>,
     pub exit: Option<i32>,
     pub pages: usize,
     pub page_errors: usize,
@@ -41,6 +44,8 @@ pub struct ScanRun {
     /// url -> metrics object of the report.
     pub metrics: BTreeMap<String, Value>,
     pub gather_errors: usize,
+    /// Capture phase -> milliseconds of each page (debug log "capture phases").
+    pub phases: BTreeMap<String, Vec<f64>>,
 }
 
 impl ScanRun {
@@ -67,12 +72,16 @@ pub async fn sitescan_scan(ctx: &Ctx, url: &str, max_pages: usize, pages_per_bro
     let run = run_measured(cmd, Duration::from_secs(3600)).await?;
     let mut result = ScanRun {
         wall_s: run.wall.as_secs_f64(),
+        cpu_s: run.cpu.total_s,
+        cpu_by_kind: run.cpu.by_kind.clone(),
         exit: run.status.code(),
         peak: run.peak,
         ..ScanRun::default()
     };
     for line in run.stderr.lines() {
-        let Ok(v) = serde_json::from_str::<Value>(line) else { continue };
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
         match v["message"].as_str() {
             Some("scan completed") => {
                 for key in ["pages", "duration_ms", "render_ms", "checks_ms", "store_ms", "site_ms", "findings"] {
@@ -87,6 +96,15 @@ pub async fn sitescan_scan(ctx: &Ctx, url: &str, max_pages: usize, pages_per_bro
                 }
             }
             Some("gatherer failed") => result.gather_errors += 1,
+            Some("capture phases") => {
+                for pair in v["phases"].as_str().unwrap_or("").split_whitespace() {
+                    if let Some((name, ms)) = pair.split_once('=')
+                        && let Ok(ms) = ms.parse::<f64>()
+                    {
+                        result.phases.entry(name.to_string()).or_default().push(ms);
+                    }
+                }
+            }
             _ => {}
         }
     }
@@ -113,6 +131,7 @@ pub async fn sitescan_scan(ctx: &Ctx, url: &str, max_pages: usize, pages_per_bro
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct BareRun {
     pub wall_s: f64,
+    pub cpu_s: f64,
     pub peak: Peak,
     pub report: BareReport,
 }
@@ -135,7 +154,7 @@ pub async fn bare(ctx: &Ctx, urls: &[String], concurrency: usize) -> anyhow::Res
         anyhow::bail!("bare-render failed: {}", tail(&run.stderr, 1500));
     }
     let report: BareReport = serde_json::from_str(run.stdout.trim())?;
-    Ok(BareRun { wall_s: run.wall.as_secs_f64(), peak: run.peak, report })
+    Ok(BareRun { wall_s: run.wall.as_secs_f64(), cpu_s: run.cpu.total_s, peak: run.peak, report })
 }
 
 fn node(ctx: &Ctx) -> Command {
@@ -148,6 +167,7 @@ fn node(ctx: &Ctx) -> Command {
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct PeerRun {
     pub wall_s: f64,
+    pub cpu_s: f64,
     pub pages: usize,
     pub errors: usize,
     pub peak: Peak,
@@ -178,6 +198,7 @@ pub async fn lighthouse_cli(ctx: &Ctx, urls: &[String]) -> anyhow::Result<PeerRu
             .arg(format!("--chrome-flags={CHROME_FLAGS}"));
         let run = run_measured(cmd, Duration::from_secs(300)).await?;
         out.wall_s += run.wall.as_secs_f64();
+        out.cpu_s += run.cpu.total_s;
         out.per_page_s.push(run.wall.as_secs_f64());
         out.peak = out.peak.merge(run.peak);
         out.pages += 1;
@@ -186,10 +207,8 @@ pub async fn lighthouse_cli(ctx: &Ctx, urls: &[String]) -> anyhow::Result<PeerRu
         if failed {
             out.errors += 1;
         }
-        let scores: serde_json::Map<String, Value> = lhr["categories"]
-            .as_object()
-            .map(|c| c.iter().map(|(k, v)| (k.clone(), v["score"].clone())).collect())
-            .unwrap_or_default();
+        let scores: serde_json::Map<String, Value> =
+            lhr["categories"].as_object().map(|c| c.iter().map(|(k, v)| (k.clone(), v["score"].clone())).collect()).unwrap_or_default();
         details.push(serde_json::json!({"url": url, "s": run.wall.as_secs_f64(), "exit": run.status.code(), "scores": scores,
             "runtime_error": lhr["runtimeError"]["code"].clone(), "stderr": if failed { tail(&run.stderr, 600) } else { String::new() }}));
         let _ = std::fs::remove_file(&file);
@@ -215,6 +234,7 @@ pub async fn lighthouse_api(ctx: &Ctx, urls: &[String], fidelity: bool, runs: us
     let pages = detail["pages"].as_array().cloned().unwrap_or_default();
     Ok(PeerRun {
         wall_s: run.wall.as_secs_f64(),
+        cpu_s: run.cpu.total_s,
         pages: pages.len(),
         errors: pages.iter().filter(|p| !p["error"].is_null() || !p["runtime_error"].is_null()).count(),
         peak: run.peak,
@@ -235,6 +255,7 @@ pub async fn pa11y(ctx: &Ctx, urls: &[String], concurrency: usize) -> anyhow::Re
     let pages = detail["pages"].as_array().cloned().unwrap_or_default();
     Ok(PeerRun {
         wall_s: run.wall.as_secs_f64(),
+        cpu_s: run.cpu.total_s,
         pages: pages.len(),
         errors: pages.iter().filter(|p| !p["error"].is_null()).count(),
         peak: run.peak,

@@ -33,7 +33,8 @@ pub async fn run_all(args: RunArgs, root: PathBuf) -> anyhow::Result<()> {
     };
     let peers = args.peers.clone().unwrap_or_else(|| root.join("bench/peers"));
     let work = tempfile::Builder::new().prefix("sitescan-bench-").tempdir()?;
-    let ctx = Ctx { sitescan, chromium: chromium.clone(), peers: peers.clone(), bench_exe: std::env::current_exe()?, work: work.path().to_path_buf() };
+    let ctx =
+        Ctx { sitescan, chromium: chromium.clone(), peers: peers.clone(), bench_exe: std::env::current_exe()?, work: work.path().to_path_buf() };
     let with_peers = !args.skip_peers && peers.join("node_modules/lighthouse").exists() && peers.join("node_modules/pa11y").exists();
     let mut report = Report::default();
     if !args.skip_peers && !with_peers {
@@ -161,10 +162,6 @@ async fn environment(ctx: &Ctx, root: &std::path::Path) -> Value {
     })
 }
 
-fn mib(bytes: u64) -> f64 {
-    bytes as f64 / 1048576.0
-}
-
 async fn throughput(ctx: &Ctx, args: &RunArgs, site: &GeneratedSite, with_peers: bool, report: &mut Report) -> (Option<ScanRun>, Option<BareRun>) {
     const B: &str = "throughput";
     let all: Vec<String> = (0..site.pages).map(|i| site.url(i)).collect();
@@ -180,6 +177,13 @@ async fn throughput(ctx: &Ctx, args: &RunArgs, site: &GeneratedSite, with_peers:
         report.row(B, &format!("sitescan scan: {} pages, wall", s.pages), s.wall_s, "s").note =
             Some(format!("{} findings, {} page errors, {} gatherer errors", s.findings, s.page_errors, s.gather_errors));
         report.row(B, "sitescan pages/min", s.pages_per_min(), "pages/min");
+        report.row(B, "sitescan CPU per page (process tree, user+sys)", s.cpu_s / s.pages.max(1) as f64, "s").note =
+            Some(format!("{:.0} CPU-s over {:.1} s wall: {:.2} cores busy", s.cpu_s, s.wall_s, s.cpu_s / s.wall_s));
+        let mut kinds: Vec<(&String, &f64)> = s.cpu_by_kind.iter().collect();
+        kinds.sort_by(|a, b| b.1.total_cmp(a.1));
+        for (kind, secs) in kinds.into_iter().filter(|(_, s)| **s >= 0.5) {
+            report.row(B, &format!("  CPU per page: {kind}"), secs / s.pages.max(1) as f64, "s");
+        }
         let r = report.row(B, "sitescan peak RSS (process tree)", s.peak.rss_mib(), "MiB");
         r.target = Some(format!("< {TARGET_RSS_MIB:.0} MiB"));
         r.met = Some(s.peak.rss_mib() < TARGET_RSS_MIB);
@@ -206,6 +210,8 @@ async fn throughput(ctx: &Ctx, args: &RunArgs, site: &GeneratedSite, with_peers:
         ));
         report.row(B, "bare Chromium pages/min", b.report.pages as f64 / b.wall_s * 60.0, "pages/min");
         report.row(B, "bare Chromium peak RSS", b.peak.rss_mib(), "MiB").note = Some(format!("PSS {:.0} MiB", b.peak.pss_mib()));
+        report.row(B, "bare Chromium CPU per page", b.cpu_s / b.report.pages.max(1) as f64, "s").note =
+            Some(format!("{:.0} CPU-s over {:.1} s wall: {:.2} cores busy", b.cpu_s, b.wall_s, b.cpu_s / b.wall_s));
     }
     let mut lh_cli: Option<PeerRun> = None;
     let mut lh_api: Option<PeerRun> = None;
@@ -238,7 +244,7 @@ async fn throughput(ctx: &Ctx, args: &RunArgs, site: &GeneratedSite, with_peers:
             report.row(B, &format!("{label}: {} pages, wall", r.pages), r.wall_s, "s").note =
                 Some(format!("{} errors, per page median {:.1} s", r.errors, median(&r.per_page_s)));
             report.row(B, &format!("{label} pages/min"), r.pages_per_min(), "pages/min").note =
-                Some(format!("peak RSS {:.0} MiB", r.peak.rss_mib()));
+                Some(format!("peak RSS {:.0} MiB, CPU {:.1} s per page", r.peak.rss_mib(), r.cpu_s / r.pages.max(1) as f64));
         }
     }
     let mut summary = Vec::new();
@@ -270,13 +276,13 @@ async fn throughput(ctx: &Ctx, args: &RunArgs, site: &GeneratedSite, with_peers:
             row.target = Some(format!("<= {TARGET_BARE_RATIO}x"));
             row.met = Some(ratio <= TARGET_BARE_RATIO);
             summary.push(format!("{ratio:.2}x the time of bare rendering"));
+            let cpu = (s.cpu_s / s.pages.max(1) as f64) / (b.cpu_s / b.report.pages.max(1) as f64);
+            report.row(B, "ratio sitescan CPU / bare rendering CPU (per page)", cpu, "x").note = Some("what the gatherers cost in compute".into());
+            summary.push(format!("{cpu:.2}x its CPU"));
         }
     }
     report.summary(format!("throughput: {}", if summary.is_empty() { "no result".into() } else { summary.join(", ") }));
-    report.data(
-        B,
-        json!({"sitescan": scan, "bare": bare, "lighthouse_cli": lh_cli, "lighthouse_api": lh_api, "pa11y": pa, "sample": sample}),
-    );
+    report.data(B, json!({"sitescan": scan, "bare": bare, "lighthouse_cli": lh_cli, "lighthouse_api": lh_api, "pa11y": pa, "sample": sample}));
     (scan, bare)
 }
 
@@ -310,9 +316,45 @@ async fn profile_section(ctx: &Ctx, args: &RunArgs, site: &GeneratedSite, scan: 
             s.wall_s
         ));
         data.insert("engine".into(), json!(s.engine));
+        // The engine's own account of each page, phase by phase (in capture order).
+        const ORDER: [&str; 16] = [
+            "open",
+            "navigate",
+            "load",
+            "quiet",
+            "metrics",
+            "scroll",
+            "scroll-quiet",
+            "dom",
+            "html",
+            "axe",
+            "screenshot",
+            "keyboard",
+            "in-page",
+            "artifacts",
+            "close",
+            "",
+        ];
+        let mut names: Vec<&String> = s.phases.keys().collect();
+        names.sort_by_key(|n| ORDER.iter().position(|o| o == n).unwrap_or(ORDER.len()));
+        let total: f64 = s.phases.values().map(|v| mean(v)).sum();
+        lines.push(format!("capture phases of the {}-page scan (mean ms per page, {DEFAULT_CONCURRENCY} at once; total {total:.0} ms):", s.pages));
+        for name in names {
+            let v = &s.phases[name];
+            let m = mean(v);
+            report.row(B, &format!("phase {name}: mean per page"), m, "ms").note = Some(format!(
+                "median {:.0} ms, max {:.0} ms, {:.0}% of the capture",
+                median(v),
+                v.iter().copied().fold(0.0, f64::max),
+                m / total * 100.0
+            ));
+            lines.push(format!("  {name:<13} {m:>7.0} ms  {:>4.0}%", m / total * 100.0));
+        }
+        data.insert("phases".into(), json!(s.phases));
     }
     if let Some(b) = bare {
-        report.row(B, "bare Chromium: load per page", median(&b.report.page_ms), "ms").note = Some("median, new tab + navigate + load + close".into());
+        report.row(B, "bare Chromium: load per page", median(&b.report.page_ms), "ms").note =
+            Some("median, new tab + navigate + load + close".into());
     }
     let n = args.profile_pages.min(site.pages);
     let urls: Vec<String> = (0..n).map(|i| site.url(i * site.pages / n.max(1))).collect();
@@ -323,14 +365,15 @@ async fn profile_section(ctx: &Ctx, args: &RunArgs, site: &GeneratedSite, scan: 
             for v in &variants {
                 let delta = prev.map(|p| v.capture_mean_ms - p);
                 report.row(B, &format!("capture {}: mean per page", v.name), v.capture_mean_ms, "ms").note = Some(format!(
-                    "{:.1} pages/min{}{}",
+                    "{:.1} pages/min, CPU {:.2} s per page{}{}",
                     v.pages_per_min,
+                    v.cpu_per_page_s,
                     delta.map(|d| format!(", +{d:.0} ms over the previous")).unwrap_or_default(),
                     if v.errors > 0 { format!(", {} errors", v.errors) } else { String::new() }
                 ));
                 lines.push(format!(
-                    "  {:<18} mean {:>6.0} ms  median {:>6.0} ms  {:>6.1} pages/min  {}",
-                    v.name, v.capture_mean_ms, v.capture_median_ms, v.pages_per_min, v.what
+                    "  {:<18} mean {:>6.0} ms  median {:>6.0} ms  {:>6.1} pages/min  CPU {:>5.2} s/page  {}",
+                    v.name, v.capture_mean_ms, v.capture_median_ms, v.pages_per_min, v.cpu_per_page_s, v.what
                 ));
                 prev = Some(v.capture_mean_ms);
             }
@@ -370,8 +413,12 @@ async fn scaling(ctx: &Ctx, args: &RunArgs, main_site: &GeneratedSite, main_scan
         };
         if let Some(r) = run {
             println!("scaling: {n} pages in {:.1} s", r.wall_s);
-            report.row(B, &format!("{n} pages: wall"), r.wall_s, "s").note =
-                Some(format!("{:.2} s/page, {:.1} pages/min, peak RSS {:.0} MiB", r.wall_s / r.pages.max(1) as f64, r.pages_per_min(), r.peak.rss_mib()));
+            report.row(B, &format!("{n} pages: wall"), r.wall_s, "s").note = Some(format!(
+                "{:.2} s/page, {:.1} pages/min, peak RSS {:.0} MiB",
+                r.wall_s / r.pages.max(1) as f64,
+                r.pages_per_min(),
+                r.peak.rss_mib()
+            ));
             points.push((r.pages as f64, r.wall_s));
             runs.insert(n.to_string(), r);
         }
@@ -481,8 +528,12 @@ async fn fidelity(ctx: &Ctx, args: &RunArgs, report: &mut Report) {
             let tol = (lh_v.abs() * TARGET_FIDELITY_REL).max(floor);
             let ok = (ss - lh_v).abs() <= tol;
             let ok1 = (ss1 - lh_v).abs() <= tol;
-            let rel = |v: f64| if lh_v.abs() > 1e-9 { format!("{:+.0}%", (v - lh_v) / lh_v * 100.0) } else { format!("{:+.3}", v - lh_v) };
-            let fmt = |v: f64| if key == "cls" { format!("{v:.3}") } else { format!("{v:.0}") };
+            let rel = |v: f64| {
+                if lh_v.abs() > 1e-9 { format!("{:+.0}%", (v - lh_v) / lh_v * 100.0) } else { format!("{:+.3}", v - lh_v) }
+            };
+            let fmt = |v: f64| {
+                if key == "cls" { format!("{v:.3}") } else { format!("{v:.0}") }
+            };
             total += 1;
             pass += usize::from(ok);
             pass1 += usize::from(ok1);

@@ -78,6 +78,33 @@ struct Live {
     download: bool,
     perf_early: Option<metrics::PerfReport>,
     perf_late: Option<metrics::PerfReport>,
+    phases: Phases,
+}
+
+/// Where a capture's time went, phase by phase (the debug log line `capture phases`; the
+/// benchmark's profile reads it).
+struct Phases {
+    last: Instant,
+    spent: Vec<(&'static str, u128)>,
+}
+
+impl Default for Phases {
+    fn default() -> Self {
+        Phases { last: Instant::now(), spent: Vec::new() }
+    }
+}
+
+impl Phases {
+    /// Ends the phase `name` now.
+    fn end(&mut self, name: &'static str) {
+        let now = Instant::now();
+        self.spent.push((name, now.duration_since(self.last).as_millis()));
+        self.last = now;
+    }
+
+    fn render(&self) -> String {
+        self.spent.iter().map(|(n, ms)| format!("{n}={ms}")).collect::<Vec<_>>().join(" ")
+    }
 }
 
 pub(crate) async fn capture(
@@ -114,9 +141,13 @@ pub(crate) async fn capture(
     if live.log.as_ref().is_some_and(|l| l.signals().crashed) && outcome != Outcome::BrowserGone {
         outcome = Outcome::PageCrashed;
     }
+    live.phases.end("in-page");
     finish(&mut snap, &live, failure, outcome, proxy);
+    live.phases.end("artifacts");
     close(instance, &mut live, outcome == Outcome::TimedOut).await;
+    live.phases.end("close");
     snap.capture_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    tracing::debug!(url, phases = %live.phases.render(), "capture phases");
     tracing::debug!(url, final_url = %snap.final_url, status = ?snap.status, error = ?snap.error.as_ref().map(|e| &e.kind), capture_ms = snap.capture_ms, "page captured");
     (snap, outcome)
 }
@@ -169,6 +200,7 @@ async fn drive(
     for script in [&*HOOKS_INIT, &*PERF_INIT] {
         run(instance, &page, "Page.addScriptToEvaluateOnNewDocument", limit, AddScriptToEvaluateOnNewDocumentParams::new(script.clone())).await?;
     }
+    live.phases.end("open");
     // From here on a renderer crash ends the capture at once.
     let mut crash = live.log.as_ref().map(EventLog::watch).ok_or(BrowserError::Cdp { what: "event log", message: "missing".into() })?;
     tokio::select! {
@@ -231,6 +263,7 @@ async fn load_and_gather(
         None => live.loader_id = main_document_request(log),
     }
 
+    live.phases.end("navigate");
     // Load, then network quiet.
     let mut signals = log.watch();
     let loaded = tokio::select! {
@@ -243,7 +276,9 @@ async fn load_and_gather(
     if !loaded {
         gather_error(snap, "load", &BrowserError::Timeout { what: "load event", after: nav_limit });
     }
+    live.phases.end("load");
     wait_quiet(instance, log, budget, NETWORK_QUIET_MAX).await?;
+    live.phases.end("quiet");
     if main_from_proxy(log, live.loader_id.as_deref()) {
         return Ok(()); // The proxy's own answer (refused, unreachable) is not the site.
     }
@@ -252,9 +287,14 @@ async fn load_and_gather(
         Ok(r) => live.perf_early = Some(r),
         Err(e) => gather_error(snap, "metrics", &e),
     }
+    live.phases.end("metrics");
     if settings.capture.scroll {
         match eval_string(instance, page, "scroll", &SCROLL_PAGE, budget.cap(Duration::from_secs(10))).await {
-            Ok(_) => wait_quiet(instance, log, budget, SCROLL_QUIET_MAX).await?,
+            Ok(_) => {
+                live.phases.end("scroll");
+                wait_quiet(instance, log, budget, SCROLL_QUIET_MAX).await?;
+                live.phases.end("scroll-quiet");
+            }
             Err(e) => gather_error(snap, "scroll", &e),
         }
     }
@@ -267,6 +307,7 @@ async fn load_and_gather(
         Ok(d) => snap.dom = d,
         Err(e) => gather_error(snap, "dom", &e),
     }
+    live.phases.end("dom");
     if let Some(id) = live.loader_id.clone() {
         match document::served(instance, page, budget, &id).await {
             Ok((html, offset)) => {
@@ -280,18 +321,21 @@ async fn load_and_gather(
         Ok(html) => snap.rendered_html = Some(html),
         Err(e) => gather_error(snap, "rendered-html", &e),
     }
+    live.phases.end("html");
     check_alive(instance, log)?;
     if settings.capture.axe {
         match axe::gather(instance, page, budget).await {
             Ok(a) => snap.axe = Some(a),
             Err(e) => gather_error(snap, "axe", &e),
         }
+        live.phases.end("axe");
     }
     if settings.capture.screenshot {
         match screenshot::viewport_png(instance, page, budget).await {
             Ok(png) => snap.screenshot_png_base64 = Some(png),
             Err(e) => gather_error(snap, "screenshot", &e),
         }
+        live.phases.end("screenshot");
     }
     check_alive(instance, log)?;
     if settings.capture.keyboard_walk {
@@ -299,6 +343,7 @@ async fn load_and_gather(
             Ok(k) => snap.keyboard = Some(k),
             Err(e) => gather_error(snap, "keyboard", &e),
         }
+        live.phases.end("keyboard");
     }
     check_alive(instance, log)?;
     Ok(())
@@ -427,18 +472,19 @@ async fn close(instance: &Instance, live: &mut Live, timed_out: bool) {
     }
     live.log = None;
     if let Some(page) = live.page.take()
-        && instance.is_alive() {
-            if timed_out {
-                let alive = eval_string(instance, &page, "liveness", "'ok'", Duration::from_secs(1)).await.is_ok();
-                if !alive {
-                    tracing::info!("renderer unresponsive after a timeout; crashing it");
-                    let _ = run(instance, &page, "Page.crash", Duration::from_secs(2), CrashParams::default()).await;
-                }
-            }
-            let target = page.target_id().clone();
-            let closing = instance.browser.execute(CloseTargetParams::new(target));
-            if tokio::time::timeout(Duration::from_secs(5), closing).await.is_err() {
-                tracing::debug!("closing the page timed out");
+        && instance.is_alive()
+    {
+        if timed_out {
+            let alive = eval_string(instance, &page, "liveness", "'ok'", Duration::from_secs(1)).await.is_ok();
+            if !alive {
+                tracing::info!("renderer unresponsive after a timeout; crashing it");
+                let _ = run(instance, &page, "Page.crash", Duration::from_secs(2), CrashParams::default()).await;
             }
         }
+        let target = page.target_id().clone();
+        let closing = instance.browser.execute(CloseTargetParams::new(target));
+        if tokio::time::timeout(Duration::from_secs(5), closing).await.is_err() {
+            tracing::debug!("closing the page timed out");
+        }
+    }
 }

@@ -4,6 +4,7 @@
 
 use chromiumoxide::Browser;
 use chromiumoxide::cdp::browser_protocol::browser::{CloseParams, GetVersionParams};
+use chromiumoxide::cdp::browser_protocol::target::{CloseTargetParams, GetTargetsParams};
 use chromiumoxide::error::CdpError;
 use chromiumoxide::handler::HandlerConfig;
 use chromiumoxide::handler::viewport::Viewport;
@@ -81,8 +82,12 @@ impl Instance {
         let connect = Browser::connect_with_config(endpoint.clone(), config);
         let (browser, mut handler) = match tokio::time::timeout(Duration::from_secs(20), connect).await {
             Ok(Ok(pair)) => pair,
-            Ok(Err(e)) => return Err(BrowserError::Connect { endpoint, message: e.to_string() }),
-            Err(_) => return Err(BrowserError::Connect { endpoint, message: "timed out".into() }),
+            Ok(Err(e)) => {
+                return Err(BrowserError::Connect { endpoint, message: e.to_string() });
+            }
+            Err(_) => {
+                return Err(BrowserError::Connect { endpoint, message: "timed out".into() });
+            }
         };
         let (dead_tx, dead_rx) = watch::channel(false);
         let raw_routes: RawRoutes = Arc::default();
@@ -129,7 +134,26 @@ impl Instance {
         if !instance.ping().await {
             return Err(BrowserError::Connect { endpoint: instance.endpoint.clone(), message: "does not answer Browser.getVersion".into() });
         }
+        if instance.process.is_some() {
+            instance.close_start_page().await;
+        }
         Ok(Arc::new(instance))
+    }
+
+    /// Closes the `about:blank` a launched Chromium starts with: every capture opens a window of
+    /// its own, and the start page would hold a renderer process for the browser's whole life.
+    /// Headless Chromium keeps running without windows. Best effort.
+    async fn close_start_page(&self) {
+        let close = async {
+            let targets = self.browser.execute(GetTargetsParams::default()).await.ok()?;
+            for t in targets.result.target_infos.iter().filter(|t| t.r#type == "page") {
+                let _ = self.browser.execute(CloseTargetParams::new(t.target_id.clone())).await;
+            }
+            Some(())
+        };
+        if tokio::time::timeout(Duration::from_secs(5), close).await.is_err() {
+            tracing::debug!(browser = self.id, "closing the start page timed out");
+        }
     }
 
     pub(crate) fn pid(&self) -> Option<u32> {

@@ -5,8 +5,8 @@
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use tempfile::TempDir;
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -55,7 +55,11 @@ pub const CHROMIUM_FLAGS: &[&str] = &[
     // console and errors (out-of-process iframes report on sessions of their own), and a page
     // costs one renderer process.
     "--disable-site-isolation-trials",
-    "--disable-features=HttpsUpgrades,HttpsFirstBalancedModeAutoEnable,Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider,NetworkTimeServiceQuerying,IsolateOrigins,site-per-process,AcceptCHFrame",
+    // New headless mode builds a browser window per page, and with it two omnibox popup WebUI
+    // renderers (WebUIOmniboxPopup, WebUIOmniboxAimPopup) nobody ever sees: ~230 MiB for nothing.
+    "--disable-features=HttpsUpgrades,HttpsFirstBalancedModeAutoEnable,Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider,NetworkTimeServiceQuerying,IsolateOrigins,site-per-process,AcceptCHFrame,WebUIOmniboxPopup,WebUIOmniboxAimPopup",
+    // With the GPU disabled the compositor is software anyway: a process of its own costs memory.
+    "--in-process-gpu",
     // WebRTC must not reach the network around the proxy.
     "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
     "--webrtc-ip-handling-policy=disable_non_proxied_udp",
@@ -107,11 +111,17 @@ fn is_executable(p: &Path) -> bool {
 
 /// Removes temp dirs left by sitescan processes that no longer exist (after a hard kill).
 pub fn sweep_stale_temp_dirs() {
-    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else { return };
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        let Some(rest) = name.strip_prefix(TEMP_PREFIX) else { continue };
-        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else { continue };
+        let Some(rest) = name.strip_prefix(TEMP_PREFIX) else {
+            continue;
+        };
+        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {
+            continue;
+        };
         if !Path::new(&format!("/proc/{pid}")).exists() {
             let _ = std::fs::remove_dir_all(entry.path());
         }
@@ -260,7 +270,9 @@ impl Drop for ChromiumProcess {
 }
 
 fn kill_group(pid: u32) {
-    let Ok(pid) = libc::pid_t::try_from(pid) else { return };
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return;
+    };
     // SAFETY: plain syscalls on a process group we created (process_group(0) made pid its id).
     unsafe {
         libc::killpg(pid, libc::SIGKILL);

@@ -4,7 +4,7 @@ use super::args::{BrowserArgs, CrawlArgs, WorkerPoolArgs};
 use crate::browser::{BrowserOptions, BrowserPool};
 use crate::model::AddressPolicy;
 use crate::net::{EgressGuard, Fetcher, FetcherOptions};
-use crate::scan::{MAX_PAGES_LIMIT, ScanOptions, Scanner, WorkerConfig};
+use crate::scan::{DEFAULT_HOST_CONCURRENCY, MAX_PAGES_LIMIT, ScanOptions, Scanner, WorkerConfig};
 use anyhow::Context;
 use std::sync::Arc;
 use std::time::Duration;
@@ -27,14 +27,15 @@ pub async fn scanner(browser: &BrowserArgs, policy: AddressPolicy) -> anyhow::Re
 
 /// Crawl flags to scan options.
 pub fn scan_options(crawl: &CrawlArgs, browser: &BrowserArgs) -> anyhow::Result<ScanOptions> {
-    anyhow::ensure!(
-        (1..=MAX_PAGES_LIMIT).contains(&crawl.max_pages),
-        "--max-pages must be between 1 and {MAX_PAGES_LIMIT}"
-    );
+    anyhow::ensure!((1..=MAX_PAGES_LIMIT).contains(&crawl.max_pages), "--max-pages must be between 1 and {MAX_PAGES_LIMIT}");
+    let page_concurrency = (browser.browsers.max(1) * browser.pages_per_browser.max(1)).max(1);
     Ok(ScanOptions {
         max_pages: crawl.max_pages,
         max_depth: crawl.max_depth,
-        page_concurrency: (browser.browsers.max(1) * browser.pages_per_browser.max(1)).max(1),
+        page_concurrency,
+        // A page holds a host slot while it renders: an operator who gives a scan more pages at
+        // once gives the host as many slots (the default stays the polite 4).
+        host_concurrency: page_concurrency.max(DEFAULT_HOST_CONCURRENCY),
         ..ScanOptions::default()
     })
 }

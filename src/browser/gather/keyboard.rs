@@ -45,19 +45,28 @@ struct Rect {
     in_view: bool,
 }
 
-async fn press_tab(instance: &Instance, page: &Page, budget: &Budget) -> Result<(), BrowserError> {
-    for ty in [DispatchKeyEventType::RawKeyDown, DispatchKeyEventType::KeyUp] {
-        let key = DispatchKeyEventParams {
-            r#type: ty,
-            key: Some("Tab".into()),
-            code: Some("Tab".into()),
-            windows_virtual_key_code: Some(9),
-            native_virtual_key_code: Some(9),
-            ..DispatchKeyEventParams::new(DispatchKeyEventType::KeyUp)
-        };
-        run(instance, page, "Input.dispatchKeyEvent", budget.cap(STEP_TIMEOUT), key).await?;
+fn tab_key(ty: DispatchKeyEventType) -> DispatchKeyEventParams {
+    DispatchKeyEventParams {
+        r#type: ty,
+        key: Some("Tab".into()),
+        code: Some("Tab".into()),
+        windows_virtual_key_code: Some(9),
+        native_virtual_key_code: Some(9),
+        ..DispatchKeyEventParams::new(DispatchKeyEventType::KeyUp)
     }
-    Ok(())
+}
+
+/// Presses Tab (focus moves on the key down) and reads where focus landed. The key up and the
+/// probe go out together: focus is settled once the key down is acknowledged, and the release
+/// changes nothing the probe reads, so a step costs two round trips instead of three.
+async fn tab_and_probe(instance: &Instance, page: &Page, budget: &Budget) -> Result<String, BrowserError> {
+    run(instance, page, "Input.dispatchKeyEvent", budget.cap(STEP_TIMEOUT), tab_key(DispatchKeyEventType::RawKeyDown)).await?;
+    let (up, probe) = tokio::join!(
+        run(instance, page, "Input.dispatchKeyEvent", budget.cap(STEP_TIMEOUT), tab_key(DispatchKeyEventType::KeyUp)),
+        eval(instance, page, budget, "window.__sitescanFocus ? window.__sitescanFocus.probe() : '{\"none\":true}'")
+    );
+    up?;
+    probe
 }
 
 async fn eval(instance: &Instance, page: &Page, budget: &Budget, expr: &str) -> Result<String, BrowserError> {
@@ -68,7 +77,13 @@ pub(crate) async fn walk(instance: &Instance, page: &Page, budget: &Budget) -> R
     run(instance, page, "Emulation.setFocusEmulationEnabled", budget.cap(STEP_TIMEOUT), SetFocusEmulationEnabledParams::new(true)).await?;
     let count = eval(instance, page, budget, &KEYBOARD_INSTALL).await?;
     let mut walk = KeyboardWalk { focusable_count: count.trim().parse().unwrap_or(0), ..KeyboardWalk::default() };
-    eval(instance, page, budget, "(() => { if (document.activeElement && document.activeElement.blur) document.activeElement.blur(); window.scrollTo(0, 0); return 'ok'; })()").await?;
+    eval(
+        instance,
+        page,
+        budget,
+        "(() => { if (document.activeElement && document.activeElement.blur) document.activeElement.blur(); window.scrollTo(0, 0); return 'ok'; })()",
+    )
+    .await?;
     if walk.focusable_count == 0 {
         return Ok(walk);
     }
@@ -80,8 +95,7 @@ pub(crate) async fn walk(instance: &Instance, page: &Page, budget: &Budget) -> R
         if budget.left() < Duration::from_secs(2) {
             break;
         }
-        press_tab(instance, page, budget).await?;
-        let text = eval(instance, page, budget, "window.__sitescanFocus ? window.__sitescanFocus.probe() : '{\"none\":true}'").await?;
+        let text = tab_and_probe(instance, page, budget).await?;
         let probe: Probe = serde_json::from_str(&text).map_err(|e| BrowserError::Script { name: "keyboard", message: e.to_string() })?;
         if probe.none {
             empty += 1;
