@@ -45,9 +45,13 @@ impl ScanRow {
 
 /// Adds the keyset predicate "strictly after `pos` in (created_at desc, id desc) order".
 pub(super) fn after<C: ColumnTrait>(created: C, id: C, pos: Position) -> Condition {
-    Condition::any()
-        .add(created.lt(pos.created_at))
-        .add(Condition::all().add(created.eq(pos.created_at)).add(id.lt(pos.id)))
+    // `created <= c AND (created < c OR id < i)`, the same rows as `created < c OR (created = c
+    // AND id < i)`, but with a leading range bound the (org, created_at desc, id desc) index can
+    // seek to: the OR form alone made SQLite walk the index from the newest row, so a page deep
+    // in a million findings cost a scan of everything before it.
+    Condition::all()
+        .add(created.lte(pos.created_at))
+        .add(Condition::any().add(created.lt(pos.created_at)).add(id.lt(pos.id)))
 }
 
 impl Store {
