@@ -26,6 +26,7 @@ pub struct Metrics {
     pub busy_pages: IntGauge,
     pub browser_crashes: IntGauge,
     pub browser_restarts: IntGauge,
+    pub check_panics: IntCounter,
 }
 
 fn build() -> Result<Metrics, prometheus::Error> {
@@ -66,6 +67,7 @@ fn build() -> Result<Metrics, prometheus::Error> {
         busy_pages: IntGauge::new("browser_busy_pages", "Pages being captured")?,
         browser_crashes: IntGauge::new("browser_crashes", "Chromium crashes detected since start")?,
         browser_restarts: IntGauge::new("browser_restarts", "Chromium processes replaced since start")?,
+        check_panics: IntCounter::new("check_panics_total", "Checks that panicked on a page or site (their findings are left out)")?,
         registry,
     };
     m.registry.register(Box::new(m.http_requests.clone()))?;
@@ -84,6 +86,7 @@ fn build() -> Result<Metrics, prometheus::Error> {
     m.registry.register(Box::new(m.busy_pages.clone()))?;
     m.registry.register(Box::new(m.browser_crashes.clone()))?;
     m.registry.register(Box::new(m.browser_restarts.clone()))?;
+    m.registry.register(Box::new(m.check_panics.clone()))?;
     Ok(m)
 }
 

@@ -374,6 +374,7 @@ async fn completed_scan_report() {
             title: Some("Acme".into()),
             metrics: json!({"ttfb_ms": 12.5, "fcp_ms": 300, "lcp_ms": 800.25, "cls": 0.05, "tbt_ms": 0, "transfer_bytes": 123456, "requests": 17}),
             error: None,
+            checks_not_run: Vec::new(),
         },
         PageRecord {
             url: "https://acme.example.com/about-old".into(),
@@ -382,6 +383,7 @@ async fn completed_scan_report() {
             title: None,
             metrics: json!({"ttfb_ms": null, "fcp_ms": null, "lcp_ms": null, "cls": null, "tbt_ms": null, "transfer_bytes": 0, "requests": 1}),
             error: None,
+            checks_not_run: Vec::new(),
         },
     ];
     // Written out of crawl order: the report lists pages by their sequence number.

@@ -233,6 +233,7 @@ async fn real_responses_validate_against_the_document() {
         title: Some("Example".into()),
         metrics: json!({"ttfb_ms": 10.5, "fcp_ms": 100, "lcp_ms": 200, "cls": 0.01, "tbt_ms": 0, "transfer_bytes": 1000, "requests": 3}),
         error: None,
+        checks_not_run: Vec::new(),
     };
     let mut with_cwe = finding("runtime.mixed-content", Severity::High, "https://example.com/");
     with_cwe.cwe_id = Some("CWE-319".into());

@@ -75,6 +75,7 @@ async fn seed_completed(store: &Store, org: &str) -> Uuid {
         title: Some("Example Shop".into()),
         metrics: json!({"ttfb_ms": 320.0, "fcp_ms": 900.0, "lcp_ms": 4300.0, "cls": 0.05, "tbt_ms": 250.0, "transfer_bytes": 900_000, "requests": 40}),
         error: None,
+        checks_not_run: Vec::new(),
     };
     let home_findings = vec![
         finding("accessibility.image-alt", Severity::Critical, "Images must have alternative text",
@@ -90,6 +91,7 @@ async fn seed_completed(store: &Store, org: &str) -> Uuid {
         title: Some("About".into()),
         metrics: json!({"ttfb_ms": 90.0, "fcp_ms": 400.0, "lcp_ms": 800.0, "cls": 0.0, "tbt_ms": 0.0, "transfer_bytes": 120_000, "requests": 12}),
         error: None,
+        checks_not_run: Vec::new(),
     };
     let about_findings = vec![finding("search.meta-description-missing", Severity::Medium, "Page has no meta description", json!({"url": "https://shop.example.com/about"}))];
     store.insert_page_results(scan.id, org, 1, &about, &about_findings).await.unwrap();

@@ -137,6 +137,7 @@ async fn seed_target_scan(store: &Store) -> anyhow::Result<Uuid> {
             title: Some(format!("Page {p}")),
             metrics: json!({"ttfb_ms": 42.0, "fcp_ms": 180.0, "lcp_ms": 420.0, "cls": 0.01, "tbt_ms": 30.0, "transfer_bytes": 512000, "requests": 24}),
             error: None,
+            checks_not_run: Vec::new(),
         };
         store.insert_page_results(row.id, ORG, p as i32 + 1, &page, &findings).await?;
     }

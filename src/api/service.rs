@@ -121,6 +121,11 @@ impl ScanApi {
                     let metrics: Value =
                         p.metrics.as_deref().and_then(|m| serde_json::from_str(m).ok()).unwrap_or(Value::Null);
                     let error: Value = p.error.as_deref().and_then(|e| serde_json::from_str(e).ok()).unwrap_or(Value::Null);
+                    let not_run: Value = p
+                        .checks_not_run
+                        .as_deref()
+                        .and_then(|e| serde_json::from_str(e).ok())
+                        .unwrap_or_else(|| Value::Array(Vec::new()));
                     json!({
                         "url": p.url,
                         "final_url": p.final_url,
@@ -128,6 +133,7 @@ impl ScanApi {
                         "title": p.title,
                         "metrics": metrics,
                         "error": error,
+                        "checks_not_run": not_run,
                     })
                 })
                 .collect(),

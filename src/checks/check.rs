@@ -1,6 +1,6 @@
 //! What a check is: declared metadata plus a pure function over snapshots.
 
-use crate::model::{Finding, PageSnapshot, Severity, SiteSnapshot};
+use crate::model::{Artifact, Finding, PageSnapshot, Severity, SiteSnapshot};
 use serde_json::{Map, Value};
 
 /// At most this many findings per check per page; the rest are counted in the last one's
@@ -28,6 +28,9 @@ pub struct CheckMeta {
     pub evidence_keys: &'static [&'static str],
     /// Where to read more, when a public reference exists.
     pub help_url: Option<&'static str>,
+    /// The gathered facts a page check judges: when one failed on a page, the check does not
+    /// run there (it would judge an empty default).
+    pub requires: &'static [Artifact],
 }
 
 impl CheckMeta {
@@ -224,7 +227,8 @@ macro_rules! declare_check {
             remediation: $rem:literal,
             cwe: $cwe:expr,
             evidence: [$($ev:literal),* $(,)?],
-            help_url: $help:expr $(,)?
+            help_url: $help:expr
+            $(, requires: [$($req:ident),* $(,)?])? $(,)?
         }
     ) => {
         $(#[$attr])*
@@ -243,6 +247,7 @@ macro_rules! declare_check {
                 cwe_id: $cwe,
                 evidence_keys: &[$($ev),*],
                 help_url: $help,
+                requires: &[$($($crate::model::Artifact::$req),*)?],
             };
         }
     };
@@ -262,6 +267,7 @@ mod tests {
         cwe_id: None,
         evidence_keys: &["url"],
         help_url: None,
+        requires: &[],
     };
 
     #[test]

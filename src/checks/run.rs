@@ -1,27 +1,162 @@
-//! Runs every registered check over snapshots.
+//! Runs every registered check over snapshots. A page check whose declared artifacts are missing
+//! on the page (their gatherer failed) does not run there; a check that panics loses only its own
+//! findings. Both are reported as `CheckNotRun`, never as a silent pass.
 
-use super::check::{Findings, Thresholds};
+use super::check::{Check, Findings, Thresholds};
 use super::registry::CHECKS;
-use crate::model::{Finding, PageSnapshot, SiteSnapshot, sort_findings};
+use crate::model::{CheckNotRun, Finding, PageSnapshot, SiteSnapshot, sort_findings};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 
-/// Runs every page check over one page; findings come out sorted.
-pub fn run_page_checks(page: &PageSnapshot, thresholds: &Thresholds) -> Vec<Finding> {
-    let mut out = Vec::new();
-    for check in CHECKS {
-        let mut sink = Findings::new(check.meta(), &mut out);
-        check.page(page, thresholds, &mut sink);
-    }
-    sort_findings(&mut out);
-    out
+/// What the checks made of one snapshot.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CheckRun {
+    /// Sorted.
+    pub findings: Vec<Finding>,
+    /// Checks that did not judge, in registry order.
+    pub not_run: Vec<CheckNotRun>,
+    /// How many of `not_run` are checks that panicked (a bug of ours, to log and count).
+    pub panicked: usize,
 }
 
-/// Runs every site check once the crawl has ended; findings come out sorted.
-pub fn run_site_checks(site: &SiteSnapshot, thresholds: &Thresholds) -> Vec<Finding> {
-    let mut out = Vec::new();
-    for check in CHECKS {
-        let mut sink = Findings::new(check.meta(), &mut out);
-        check.site(site, thresholds, &mut sink);
+/// The reason given for a check that panicked.
+pub const PANICKED: &str = "the check failed with an internal error; its findings are left out";
+
+/// Runs every page check over one page.
+pub fn run_page_checks(page: &PageSnapshot, thresholds: &Thresholds) -> CheckRun {
+    run_checks(CHECKS, |check, sink| check.page(page, thresholds, sink), |check| {
+        check.meta().requires.iter().find_map(|artifact| {
+            page.artifact_error(*artifact).map(|e| format!("the {} gatherer failed: {}", e.gatherer, e.message))
+        })
+    })
+}
+
+/// Runs every site check once the crawl has ended.
+pub fn run_site_checks(site: &SiteSnapshot, thresholds: &Thresholds) -> CheckRun {
+    run_checks(CHECKS, |check, sink| check.site(site, thresholds, sink), |_| None)
+}
+
+fn run_checks(
+    checks: &[&dyn Check],
+    judge: impl Fn(&dyn Check, &mut Findings<'_>),
+    missing: impl Fn(&dyn Check) -> Option<String>,
+) -> CheckRun {
+    let mut run = CheckRun::default();
+    for &check in checks {
+        let meta = check.meta();
+        if let Some(reason) = missing(check) {
+            run.not_run.push(CheckNotRun { check_id: meta.id.to_string(), reason });
+            continue;
+        }
+        let mut own = Vec::new();
+        let judged = catch_unwind(AssertUnwindSafe(|| {
+            let mut sink = Findings::new(meta, &mut own);
+            judge(check, &mut sink);
+        }));
+        match judged {
+            Ok(()) => run.findings.append(&mut own),
+            Err(_) => {
+                run.panicked += 1;
+                run.not_run.push(CheckNotRun { check_id: meta.id.to_string(), reason: PANICKED.to_string() });
+            }
+        }
     }
-    sort_findings(&mut out);
-    out
+    sort_findings(&mut run.findings);
+    run
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::CheckMeta;
+    use crate::model::{Artifact, DomFacts, GatherError, Severity};
+    use crate::{declare_check, evidence};
+
+    declare_check! {
+        /// Fires on every page.
+        struct Always {
+            id: "test.always",
+            severity: Low,
+            title: "t",
+            fires_when: "always",
+            description: "d",
+            remediation: "r",
+            cwe: None,
+            evidence: ["url"],
+            help_url: None,
+        }
+    }
+    impl Check for Always {
+        fn meta(&self) -> &'static CheckMeta {
+            &Self::META
+        }
+        fn page(&self, page: &PageSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
+            out.report(evidence! { "url" => page.final_url });
+        }
+    }
+
+    declare_check! {
+        /// Reports, then panics.
+        struct Panics {
+            id: "test.panics",
+            severity: High,
+            title: "t",
+            fires_when: "always, then panics",
+            description: "d",
+            remediation: "r",
+            cwe: None,
+            evidence: ["url"],
+            help_url: None,
+        }
+    }
+    impl Check for Panics {
+        fn meta(&self) -> &'static CheckMeta {
+            &Self::META
+        }
+        fn page(&self, page: &PageSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
+            out.report(evidence! { "url" => page.final_url });
+            let empty: Vec<u8> = Vec::new();
+            let _ = empty[usize::from(page.final_url.len() > 0)];
+        }
+    }
+
+    fn page() -> PageSnapshot {
+        PageSnapshot {
+            requested_url: "https://a.test/".into(),
+            final_url: "https://a.test/".into(),
+            status: Some(200),
+            mime_type: Some("text/html".into()),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_panicking_check_loses_only_its_own_findings() {
+        let checks: &[&dyn Check] = &[&Always, &Panics, &Always];
+        let run = run_checks(checks, |c, sink| c.page(&page(), &Thresholds::default(), sink), |_| None);
+        assert_eq!(run.findings.len(), 2, "{:?}", run.findings);
+        assert!(run.findings.iter().all(|f| f.check_id == "test.always" && f.severity == Severity::Low));
+        assert_eq!(run.panicked, 1);
+        assert_eq!(run.not_run, vec![CheckNotRun { check_id: "test.panics".into(), reason: PANICKED.into() }]);
+    }
+
+    #[test]
+    fn a_failed_gatherer_skips_the_checks_that_need_it_and_says_why() {
+        // The page has a title, but the DOM gatherer failed: the title checks must not judge
+        // the empty default.
+        let mut p = page();
+        p.dom = DomFacts::default();
+        p.gather_errors.push(GatherError { gatherer: Artifact::Dom.gatherer().into(), message: "timed out after 5s".into() });
+        let run = run_page_checks(&p, &Thresholds::default());
+        assert!(!run.findings.iter().any(|f| f.check_id == "search.title-missing"), "{:?}", run.findings);
+        let skipped = run.not_run.iter().find(|n| n.check_id == "search.title-missing").expect("title check reported as not run");
+        assert_eq!(skipped.reason, "the dom gatherer failed: timed out after 5s");
+        assert!(!run.not_run.iter().any(|n| n.check_id == "performance.lcp"), "metrics did not fail");
+        assert_eq!(run.panicked, 0);
+
+        // The same page with the gatherer working: the title check judges it.
+        p.gather_errors.clear();
+        let run = run_page_checks(&p, &Thresholds::default());
+        assert!(run.findings.iter().any(|f| f.check_id == "search.title-missing"));
+        assert!(run.not_run.is_empty(), "{:?}", run.not_run);
+    }
 }

@@ -10,6 +10,10 @@ pub struct Cli {
     /// Log format.
     #[arg(long, global = true, env = "SITESCAN_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
+    /// More log lines on stderr: -v info, -vv debug (`sitescan scan` logs only warnings by
+    /// default; the services log info). `RUST_LOG` overrides both.
+    #[arg(long, short = 'v', global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
     #[command(subcommand)]
     pub command: Command,
 }

@@ -23,7 +23,13 @@ pub enum Exit {
 
 /// Runs a parsed command line.
 pub async fn run(cli: Cli) -> anyhow::Result<Exit> {
-    crate::telemetry::init(cli.log_format == args::LogFormat::Json);
+    // A one-shot scan prints a report: its log stays at warnings unless asked (-v info, -vv debug).
+    let level = match (&cli.command, cli.verbose) {
+        (_, n) if n >= 2 => "debug",
+        (args::Command::Scan(_), 0) => "warn",
+        _ => "info",
+    };
+    crate::telemetry::init(cli.log_format == args::LogFormat::Json, level);
     match cli.command {
         args::Command::Serve(a) => serve::run(a).await.map(|_| Exit::Clean),
         args::Command::Worker(a) => worker::run(a).await.map(|_| Exit::Clean),

@@ -546,6 +546,50 @@ pub struct PageSnapshot {
     pub capture_ms: u64,
 }
 
+/// A gathered fact a check can declare it needs. When its gatherer failed on a page, the checks
+/// that need it do not run there (the page's `checks_not_run` says so) instead of judging an empty
+/// default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Artifact {
+    /// `PageSnapshot::dom` (the in-page collector).
+    Dom,
+    /// `PageSnapshot::served_html`.
+    ServedHtml,
+    /// `PageSnapshot::rendered_html`.
+    RenderedHtml,
+    /// `PageSnapshot::metrics` (performance observers).
+    Metrics,
+    /// `PageSnapshot::axe`.
+    Axe,
+    /// `PageSnapshot::keyboard`.
+    Keyboard,
+    /// `PageSnapshot::screenshot_png_base64`.
+    Screenshot,
+}
+
+impl Artifact {
+    /// The gatherer's name in `PageSnapshot::gather_errors`.
+    pub const fn gatherer(self) -> &'static str {
+        match self {
+            Artifact::Dom => "dom",
+            Artifact::ServedHtml => "served-html",
+            Artifact::RenderedHtml => "rendered-html",
+            Artifact::Metrics => "metrics",
+            Artifact::Axe => "axe",
+            Artifact::Keyboard => "keyboard",
+            Artifact::Screenshot => "screenshot",
+        }
+    }
+}
+
+/// A check that did not judge a page, and why (a gatherer it needs failed, or the check itself
+/// failed): reported per page so an absent finding is never mistaken for a pass.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckNotRun {
+    pub check_id: String,
+    pub reason: String,
+}
+
 /// A gatherer that could not produce its artifact.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GatherError {
@@ -572,6 +616,11 @@ impl PageSnapshot {
     /// True when a gatherer of this name failed (so checks depending on it skip).
     pub fn gather_failed(&self, gatherer: &str) -> bool {
         self.gather_errors.iter().any(|g| g.gatherer == gatherer)
+    }
+
+    /// Why `artifact` is missing on this page, when its gatherer failed.
+    pub fn artifact_error(&self, artifact: Artifact) -> Option<&GatherError> {
+        self.gather_errors.iter().find(|g| g.gatherer == artifact.gatherer())
     }
 
     /// True when the page rendered a document (a response arrived and nothing fatal happened).

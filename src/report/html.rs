@@ -459,6 +459,19 @@ fn page_row(o: &mut String, p: &PageView<'_>) -> std::fmt::Result {
     if let Some((kind, message)) = p.error {
         write!(o, "<span class=\"title\">Not rendered ({}): {}</span>", escape(kind), escape(message))?;
     }
+    if !p.checks_not_run.is_empty() {
+        let ids: Vec<String> = p.checks_not_run.iter().map(|(id, _)| escape(id)).collect();
+        let reasons: std::collections::BTreeSet<&str> = p.checks_not_run.iter().map(|(_, r)| *r).collect();
+        let reasons: Vec<String> = reasons.into_iter().map(escape).collect();
+        write!(
+            o,
+            "<span class=\"title\">{} check{} not run ({}): {}</span>",
+            ids.len(),
+            if ids.len() == 1 { "" } else { "s" },
+            reasons.join("; "),
+            ids.join(", ")
+        )?;
+    }
     write!(o, "</th><td>{}</td>", p.status.map_or("n/a".to_string(), |s| s.to_string()))?;
     o.push_str(&metric_cell(num("ttfb_ms"), TTFB_MS, ms));
     o.push_str(&metric_cell(num("fcp_ms"), FCP_MS, ms));

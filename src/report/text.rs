@@ -1,12 +1,14 @@
-//! `--format text`: a compact summary by category and severity, then the top findings with
-//! their page and selector. Colour only when asked (a terminal without NO_COLOR).
+//! `--format text`: a compact summary by category and severity, then the findings grouped by
+//! check (count, pages, the worst examples with their page and selector). Colour only when asked (a terminal without NO_COLOR).
 
 use crate::model::{PASSIVE_CATEGORIES, Severity};
 use serde_json::Value;
 use std::fmt::Write;
 
-/// Findings listed in full before the rest are counted.
-const TOP_FINDINGS: usize = 25;
+/// Checks listed before the rest are counted.
+const TOP_CHECKS: usize = 25;
+/// Example findings (page and selector) shown under each check.
+const EXAMPLES_PER_CHECK: usize = 3;
 
 fn paint(color: bool, code: &str, text: &str) -> String {
     if color { format!("\x1b[{code}m{text}\x1b[0m") } else { text.to_string() }
@@ -63,36 +65,138 @@ pub fn render(body: &Value, color: bool) -> String {
             cell(Severity::Info, 5)
         );
     }
-    let mut findings: Vec<&Value> = body["report"]["findings"].as_array().map(|a| a.iter().collect()).unwrap_or_default();
-    let rank = |f: &Value| f["severity"].as_str().and_then(|s| s.parse::<Severity>().ok()).unwrap_or(Severity::Info);
-    findings.sort_by(|a, b| rank(b).cmp(&rank(a)).then_with(|| a["check_id"].as_str().cmp(&b["check_id"].as_str())));
+    let findings: Vec<&Value> = body["report"]["findings"].as_array().map(|a| a.iter().collect()).unwrap_or_default();
     let _ = writeln!(out);
     if findings.is_empty() {
         let _ = writeln!(out, "no findings");
         return out;
     }
-    let _ = writeln!(out, "{} findings; the most serious:", findings.len());
-    for f in findings.iter().take(TOP_FINDINGS) {
-        let sev = rank(f);
-        let ev = &f["evidence"];
+    let groups = group_by_check(&findings);
+    let _ = writeln!(
+        out,
+        "{} findings from {} checks, the most serious first:",
+        findings.len(),
+        groups.len()
+    );
+    for group in groups.iter().take(TOP_CHECKS) {
+        let pages = group.pages();
         let _ = writeln!(
             out,
-            "  {} {}  {}",
-            paint(color, severity_color(sev), &format!("{:<8}", sev.as_str())),
-            f["check_id"].as_str().unwrap_or_default(),
-            f["title"].as_str().unwrap_or_default()
+            "  {} {}  {}  ({} on {} page{})",
+            paint(color, severity_color(group.severity), &format!("{:<8}", group.severity.as_str())),
+            group.check_id,
+            group.title,
+            group.findings.len(),
+            pages,
+            if pages == 1 { "" } else { "s" }
         );
-        let mut place = ev["url"].as_str().unwrap_or_default().to_string();
-        if let Some(sel) = ev["selector"].as_str() {
-            place.push_str("  ");
-            place.push_str(sel);
+        for f in group.findings.iter().take(EXAMPLES_PER_CHECK) {
+            let place = place(f);
+            if !place.is_empty() {
+                let _ = writeln!(out, "           {}", paint(color, "2", &place));
+            }
         }
-        if !place.is_empty() {
-            let _ = writeln!(out, "           {}", paint(color, "2", &place));
+        if group.findings.len() > EXAMPLES_PER_CHECK {
+            let _ = writeln!(out, "           {}", paint(color, "2", &format!("... {} more", group.findings.len() - EXAMPLES_PER_CHECK)));
         }
     }
-    if findings.len() > TOP_FINDINGS {
-        let _ = writeln!(out, "  ... and {} more (use --format json or html for all)", findings.len() - TOP_FINDINGS);
+    if groups.len() > TOP_CHECKS {
+        let rest: usize = groups[TOP_CHECKS..].iter().map(|g| g.findings.len()).sum();
+        let _ = writeln!(
+            out,
+            "  ... and {} more checks with {rest} findings (use --format json or html for all)",
+            groups.len() - TOP_CHECKS
+        );
     }
     out
+}
+
+/// One check's findings, the worst first.
+struct CheckGroup<'a> {
+    check_id: &'a str,
+    title: &'a str,
+    /// The worst severity among them.
+    severity: Severity,
+    findings: Vec<&'a Value>,
+}
+
+impl CheckGroup<'_> {
+    fn pages(&self) -> usize {
+        self.findings.iter().filter_map(|f| f["evidence"]["url"].as_str()).collect::<std::collections::BTreeSet<_>>().len().max(1)
+    }
+}
+
+fn severity_of(f: &Value) -> Severity {
+    f["severity"].as_str().and_then(|s| s.parse::<Severity>().ok()).unwrap_or(Severity::Info)
+}
+
+/// Findings grouped by check id, as Lighthouse groups by audit: the worst severity first, then the
+/// most findings, then the id.
+fn group_by_check<'a>(findings: &[&'a Value]) -> Vec<CheckGroup<'a>> {
+    let mut by_id: std::collections::BTreeMap<&str, CheckGroup<'a>> = std::collections::BTreeMap::new();
+    for f in findings {
+        let id = f["check_id"].as_str().unwrap_or_default();
+        let group = by_id.entry(id).or_insert_with(|| CheckGroup {
+            check_id: id,
+            title: f["title"].as_str().unwrap_or_default(),
+            severity: Severity::Info,
+            findings: Vec::new(),
+        });
+        group.severity = group.severity.max(severity_of(f));
+        group.findings.push(f);
+    }
+    let mut groups: Vec<CheckGroup<'a>> = by_id.into_values().collect();
+    for g in &mut groups {
+        g.findings.sort_by(|a, b| {
+            severity_of(b).cmp(&severity_of(a)).then_with(|| place(a).cmp(&place(b)))
+        });
+    }
+    groups.sort_by(|a, b| {
+        b.severity.cmp(&a.severity).then_with(|| b.findings.len().cmp(&a.findings.len())).then_with(|| a.check_id.cmp(b.check_id))
+    });
+    groups
+}
+
+/// Where a finding is: its page and selector.
+fn place(f: &Value) -> String {
+    let ev = &f["evidence"];
+    let mut place = ev["url"].as_str().unwrap_or_default().to_string();
+    if let Some(sel) = ev["selector"].as_str() {
+        if !place.is_empty() {
+            place.push_str("  ");
+        }
+        place.push_str(sel);
+    }
+    place
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn finding(check: &str, severity: &str, url: &str, selector: &str) -> Value {
+        json!({"check_id": check, "severity": severity, "title": "A title",
+               "evidence": {"url": url, "selector": selector}})
+    }
+
+    #[test]
+    fn groups_findings_by_check_with_the_worst_first() {
+        let mut findings: Vec<Value> = (0..16)
+            .map(|i| finding("accessibility.color-contrast", "medium", &format!("https://blog.test/{}", i % 5), &format!("p:nth-child({i})")))
+            .collect();
+        findings.push(finding("search.title-missing", "high", "https://blog.test/2", "title"));
+        let body = json!({"scan": {"target_url": "https://blog.test/", "status": "completed"},
+                          "report": {"summary": {"pages_scanned": 5, "duration_ms": 1200, "categories": {}}, "findings": findings}});
+        let text = render(&body, false);
+        assert!(!text.contains('\x1b'), "no colour when not asked: {text}");
+        assert!(text.contains("17 findings from 2 checks"), "{text}");
+        let title = text.find("search.title-missing").expect("high check listed");
+        let contrast = text.find("accessibility.color-contrast").expect("medium check listed");
+        assert!(title < contrast, "worst severity first:\n{text}");
+        assert_eq!(text.matches("accessibility.color-contrast").count(), 1, "one line per check, not per finding:\n{text}");
+        assert!(text.contains("(16 on 5 pages)"), "{text}");
+        assert!(text.contains("... 13 more"), "three examples, then a count:\n{text}");
+        assert!(render(&body, true).contains("\x1b["), "colour when asked");
+    }
 }

@@ -53,6 +53,8 @@ pub(crate) struct PageView<'a> {
     pub metrics: &'a Value,
     /// `(kind, message)` when the page could not be rendered.
     pub error: Option<(&'a str, &'a str)>,
+    /// `(check_id, reason)` of the checks that did not judge the page.
+    pub checks_not_run: Vec<(&'a str, &'a str)>,
 }
 
 #[derive(Debug)]
@@ -208,6 +210,15 @@ impl<'a> ReportView<'a> {
                             status: p.get("status").and_then(Value::as_u64),
                             title: str_of(p, "title"),
                             metrics: p.get("metrics").unwrap_or(&Value::Null),
+                            checks_not_run: p
+                                .get("checks_not_run")
+                                .and_then(Value::as_array)
+                                .map(|a| {
+                                    a.iter()
+                                        .filter_map(|n| Some((str_of(n, "check_id")?, str_of(n, "reason").unwrap_or_default())))
+                                        .collect()
+                                })
+                                .unwrap_or_default(),
                             error: p.get("error").filter(|e| e.is_object()).map(|e| {
                                 (
                                     str_of(e, "kind").or_else(|| str_of(e, "code")).unwrap_or("error"),

@@ -81,6 +81,7 @@ pub fn page_record(page: &PageSnapshot) -> PageRecord {
             "requests": m.requests,
         }),
         error: page.error.as_ref().map(|e| json!({"kind": e.kind, "message": e.message})),
+        checks_not_run: Vec::new(),
     }
 }
 

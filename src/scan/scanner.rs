@@ -8,8 +8,9 @@ use super::options::{MAX_CRAWL_DELAY, ScanOptions};
 use super::politeness::HostGate;
 use super::site_gather::{fetch_robots, fetch_sitemaps, https_probe, preflight, url_status};
 use crate::browser::BrowserPool;
+use crate::checks::run::CheckRun;
 use crate::checks::{run_page_checks, run_site_checks};
-use crate::model::{Finding, PageDigest, PageSnapshot, SiteSnapshot, UrlStatus};
+use crate::model::{CheckNotRun, Finding, PageDigest, PageSnapshot, SiteSnapshot, UrlStatus};
 use crate::net::Fetcher;
 use crate::store::PageRecord;
 use futures::stream::{FuturesUnordered, StreamExt};
@@ -174,10 +175,12 @@ impl Scanner {
             digests.push(page_digest);
             let t = Instant::now();
             let thresholds = options.thresholds.clone();
-            let record = page_record(&snapshot);
-            let findings = tokio::task::spawn_blocking(move || run_page_checks(&snapshot, &thresholds))
-                .await
-                .unwrap_or_default();
+            let mut record = page_record(&snapshot);
+            let page_url = snapshot.final_url.clone();
+            let checked = tokio::task::spawn_blocking(move || run_page_checks(&snapshot, &thresholds)).await;
+            let checked = account_checks(checked, &page_url);
+            record.checks_not_run = checked.not_run;
+            let findings = checked.findings;
             stats.checks_ms += t.elapsed().as_millis() as u64;
             let t = Instant::now();
             if let Err(e) = sink.page(record, findings).await {
@@ -199,9 +202,8 @@ impl Scanner {
             .gather_site(start, options, &gate, robots, sitemaps, probe, digests, rendered, link_targets, robots_blocked, &cancel)
             .await?;
         let thresholds = options.thresholds.clone();
-        let site_findings = tokio::task::spawn_blocking(move || run_site_checks(&site_snapshot, &thresholds))
-            .await
-            .unwrap_or_default();
+        let checked = tokio::task::spawn_blocking(move || run_site_checks(&site_snapshot, &thresholds)).await;
+        let site_findings = account_checks(checked, start.as_str()).findings;
         sink.site(site_findings).await?;
         stats.site_ms = t.elapsed().as_millis() as u64;
         stats.pages = done;
@@ -281,6 +283,31 @@ impl Scanner {
             pages: digests,
         })
     }
+}
+
+/// Logs and counts the checks that did not run; a runner task that died (it cannot, the runner
+/// catches each check's panic) is one more internal error, never a page silently without findings.
+fn account_checks(checked: Result<CheckRun, tokio::task::JoinError>, url: &str) -> CheckRun {
+    let run = match checked {
+        Ok(run) => run,
+        Err(e) => {
+            tracing::error!(url, error = %e, "the check runner failed; no findings for this page");
+            crate::metrics::metrics().check_panics.inc();
+            return CheckRun {
+                not_run: vec![CheckNotRun { check_id: "*".into(), reason: crate::checks::run::PANICKED.into() }],
+                ..CheckRun::default()
+            };
+        }
+    };
+    for skipped in &run.not_run {
+        if skipped.reason == crate::checks::run::PANICKED {
+            tracing::error!(url, check_id = %skipped.check_id, "check panicked; its findings on this page are left out");
+        } else {
+            tracing::debug!(url, check_id = %skipped.check_id, reason = %skipped.reason, "check not run");
+        }
+    }
+    crate::metrics::metrics().check_panics.inc_by(run.panicked as u64);
+    run
 }
 
 /// The page URLs the sitemaps list. A sitemap index lists sitemaps, not pages: its entries were

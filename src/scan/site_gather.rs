@@ -4,6 +4,7 @@
 use super::error::ScanError;
 use super::politeness::HostGate;
 use super::sitemap_parse::parse_sitemap;
+use crate::model::robots::{self, ParsedRobots};
 use crate::model::{HttpsProbe, RobotsTxt, Sitemap, UrlStatus};
 use crate::net::{FetchErrorKind, Fetcher};
 use std::collections::HashSet;
@@ -21,34 +22,35 @@ const SITEMAP_MAX_BYTES: usize = 50 * 1024 * 1024;
 /// Sitemap URLs kept in the snapshot per sitemap.
 const SITEMAP_URLS_KEPT: usize = 1000;
 
-/// robots.txt rules for our user agent.
-#[derive(Default)]
+/// robots.txt as the crawler obeys it: the same reading the robots checks judge
+/// (`model::robots`), asked for our user agent.
+#[derive(Debug, Default)]
 pub struct RobotsRules {
-    robot: Option<texting_robots::Robot>,
-}
-
-impl std::fmt::Debug for RobotsRules {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RobotsRules").field("parsed", &self.robot.is_some()).finish()
-    }
+    parsed: Option<ParsedRobots>,
 }
 
 impl RobotsRules {
-    /// Rules from a robots.txt body (no rules when it does not parse).
+    /// Rules from a robots.txt body (undecodable bytes read as U+FFFD, as crawlers do).
     pub fn parse(body: &[u8]) -> Self {
-        RobotsRules { robot: texting_robots::Robot::new(ROBOTS_AGENT, body).ok() }
+        RobotsRules { parsed: Some(robots::parse(&String::from_utf8_lossy(body))) }
     }
 
     pub fn allowed(&self, url: &Url) -> bool {
-        self.robot.as_ref().is_none_or(|r| r.allowed(url.as_str()))
+        let Some(parsed) = &self.parsed else { return true };
+        let mut path = url.path().to_string();
+        if let Some(q) = url.query() {
+            path.push('?');
+            path.push_str(q);
+        }
+        parsed.allowed(ROBOTS_AGENT, &path)
     }
 
     pub fn crawl_delay(&self) -> Option<f64> {
-        self.robot.as_ref().and_then(|r| r.delay).map(f64::from)
+        self.parsed.as_ref().and_then(|p| p.crawl_delay_for(ROBOTS_AGENT))
     }
 
     pub fn sitemaps(&self) -> Vec<String> {
-        self.robot.as_ref().map(|r| r.sitemaps.clone()).unwrap_or_default()
+        self.parsed.as_ref().map(|p| p.sitemaps.clone()).unwrap_or_default()
     }
 }
 

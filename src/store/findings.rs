@@ -38,6 +38,8 @@ pub struct PageRecord {
     pub title: Option<String>,
     pub metrics: serde_json::Value,
     pub error: Option<serde_json::Value>,
+    /// Checks that did not judge the page, and why.
+    pub checks_not_run: Vec<crate::model::CheckNotRun>,
 }
 
 impl FindingRow {
@@ -103,6 +105,8 @@ impl Store {
             title: Set(page.title.clone()),
             metrics: Set(Some(page.metrics.to_string())),
             error: Set(page.error.as_ref().map(|e| e.to_string())),
+            checks_not_run: Set((!page.checks_not_run.is_empty())
+                .then(|| serde_json::to_string(&page.checks_not_run).unwrap_or_default())),
             created_at: Set(now_us()),
         };
         scan_page::Entity::insert(model).exec(&txn).await?;

@@ -166,7 +166,7 @@ pub async fn spawn_app_at(db_url: &str, options: AppOptions) -> TestApp {
 
 async fn start(db_url: String, guard: DbGuard, options: AppOptions) -> TestApp {
     if std::env::var_os("SITESCAN_TEST_LOG").is_some() {
-        sitescan::telemetry::init(false);
+        sitescan::telemetry::init(false, "info");
     }
     let store = Store::open(&db_url, true).await.expect("open and migrate the test database");
     let settings = ApiSettings {

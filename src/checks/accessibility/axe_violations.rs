@@ -24,6 +24,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "selector", "snippet", "failure_summary", "wcag", "help_url", "impact"],
         help_url: Some("https://github.com/dequelabs/axe-core/blob/develop/doc/rule-descriptions.md"),
+        requires: [Dom, Axe],
     }
 }
 

@@ -107,6 +107,6 @@ fn clean_page_is_quiet() {
         ..Default::default()
     });
     let findings: Vec<_> =
-        run_page_checks(&p, &Thresholds::default()).into_iter().filter(|f| f.category() == "accessibility").collect();
+        run_page_checks(&p, &Thresholds::default()).findings.into_iter().filter(|f| f.category() == "accessibility").collect();
     assert!(findings.is_empty(), "{findings:#?}");
 }

@@ -20,6 +20,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "selector", "snippet", "value", "expected"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/resize-text.html"),
+        requires: [Dom],
     }
 }
 

@@ -11,7 +11,6 @@ pub mod non_crawlable_link;
 pub mod redirect_chain;
 pub mod redirect_loop;
 pub mod redirect_path;
-pub mod robots_rules;
 pub mod robots_txt_blocks_all;
 pub mod robots_txt_invalid;
 pub mod robots_txt_unreachable;

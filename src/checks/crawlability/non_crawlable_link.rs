@@ -15,6 +15,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "selector", "snippet", "value"],
         help_url: Some("https://developers.google.com/search/docs/crawling-indexing/links-crawlable"),
+        requires: [Dom],
     }
 }
 

@@ -56,7 +56,7 @@ mod tests {
     }
 
     fn ids(p: &PageSnapshot) -> Vec<serde_json::Value> {
-        run_page_checks(p, &Thresholds::default())
+        run_page_checks(p, &Thresholds::default()).findings
             .into_iter()
             .filter(|f| f.check_id == "crawlability.page-load-failed")
             .map(|f| serde_json::Value::Object(f.evidence))

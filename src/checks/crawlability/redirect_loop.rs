@@ -146,7 +146,7 @@ mod tests {
         p.final_url = "https://e.com/b".into();
         p.redirects = (0..6).map(|i| hop(if i % 2 == 0 { "https://e.com/a" } else { "https://e.com/b" })).collect();
         p.error = Some(PageError { kind: "redirect_loop".into(), message: "net::ERR_TOO_MANY_REDIRECTS".into() });
-        let found: Vec<_> = run_page_checks(&p, &Thresholds::default())
+        let found: Vec<_> = run_page_checks(&p, &Thresholds::default()).findings
             .into_iter()
             .filter(|f| f.check_id == "crawlability.redirect-loop")
             .collect();
@@ -162,6 +162,6 @@ mod tests {
             }],
             ..Default::default()
         };
-        assert!(run_site_checks(&site, &Thresholds::default()).iter().all(|f| f.check_id != "crawlability.redirect-loop"));
+        assert!(run_site_checks(&site, &Thresholds::default()).findings.iter().all(|f| f.check_id != "crawlability.redirect-loop"));
     }
 }

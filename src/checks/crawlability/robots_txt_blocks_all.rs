@@ -1,5 +1,5 @@
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
-use super::robots_rules::{blocks_all, parse};
+use crate::model::robots::{blocks_all, parse};
 use crate::model::SiteSnapshot;
 use crate::{declare_check, evidence};
 

@@ -24,6 +24,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "selector", "snippet", "value", "expected", "purpose"],
         help_url: Some("https://html.spec.whatwg.org/multipage/form-control-infrastructure.html#autofill"),
+        requires: [Dom],
     }
 }
 

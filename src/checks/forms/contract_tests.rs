@@ -36,6 +36,6 @@ fn clean_page_is_quiet() {
         ],
     );
     let findings: Vec<_> =
-        run_page_checks(&p, &Thresholds::default()).into_iter().filter(|f| f.category() == "forms").collect();
+        run_page_checks(&p, &Thresholds::default()).findings.into_iter().filter(|f| f.category() == "forms").collect();
     assert!(findings.is_empty(), "{findings:#?}");
 }

@@ -25,6 +25,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "selector", "snippet", "value", "expected", "signal"],
         help_url: Some("https://developer.mozilla.org/en-US/docs/Web/HTML/Element/input#input_types"),
+        requires: [Dom],
     }
 }
 

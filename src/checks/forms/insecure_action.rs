@@ -17,6 +17,7 @@ declare_check! {
         cwe: Some("CWE-319"),
         evidence: ["url", "selector", "snippet", "resource"],
         help_url: Some("https://developer.mozilla.org/en-US/docs/Web/Security/Mixed_content"),
+        requires: [Dom],
     }
 }
 

@@ -22,6 +22,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "selector", "snippet", "placeholder_only"],
         help_url: Some("https://www.w3.org/WAI/tutorials/forms/labels/"),
+        requires: [Dom],
     }
 }
 

@@ -17,6 +17,7 @@ declare_check! {
         cwe: Some("CWE-598"),
         evidence: ["url", "selector", "snippet", "resource"],
         help_url: Some("https://cwe.mitre.org/data/definitions/598.html"),
+        requires: [Dom],
     }
 }
 

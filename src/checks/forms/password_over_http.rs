@@ -18,6 +18,7 @@ declare_check! {
         cwe: Some("CWE-319"),
         evidence: ["url", "selector", "snippet"],
         help_url: Some("https://developer.mozilla.org/en-US/docs/Web/Security/Insecure_passwords"),
+        requires: [Dom],
     }
 }
 

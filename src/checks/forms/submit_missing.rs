@@ -21,6 +21,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "selector", "snippet", "value"],
         help_url: Some("https://www.w3.org/WAI/tutorials/forms/instructions/"),
+        requires: [Dom],
     }
 }
 

@@ -19,6 +19,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "value", "limit"],
         help_url: Some("https://html.spec.whatwg.org/multipage/semantics.html#charset"),
+        requires: [Dom, ServedHtml],
     }
 }
 

@@ -16,6 +16,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "selector", "value", "expected"],
         help_url: Some("https://www.w3.org/International/questions/qa-html-dir"),
+        requires: [Dom, RenderedHtml],
     }
 }
 

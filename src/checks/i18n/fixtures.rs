@@ -18,14 +18,14 @@ pub fn page(dom: DomFacts) -> PageSnapshot {
 }
 
 pub fn findings(page: &PageSnapshot, id: &str) -> Vec<Finding> {
-    run_page_checks(page, &Thresholds::default())
+    run_page_checks(page, &Thresholds::default()).findings
         .into_iter()
         .filter(|f| f.check_id == id)
         .collect()
 }
 
 pub fn site_findings(site: &SiteSnapshot, id: &str) -> Vec<Finding> {
-    run_site_checks(site, &Thresholds::default())
+    run_site_checks(site, &Thresholds::default()).findings
         .into_iter()
         .filter(|f| f.check_id == id)
         .collect()

@@ -16,6 +16,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "selector", "value", "expected", "resource"],
         help_url: Some("https://developers.google.com/search/docs/specialty/international/localized-versions#language-codes"),
+        requires: [Dom],
     }
 }
 

@@ -17,6 +17,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "value", "expected"],
         help_url: Some("https://developers.google.com/search/docs/specialty/international/localized-versions#html"),
+        requires: [Dom],
     }
 }
 

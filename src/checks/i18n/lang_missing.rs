@@ -15,6 +15,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "selector"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/language-of-page.html"),
+        requires: [Dom],
     }
 }
 

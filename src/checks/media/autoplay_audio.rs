@@ -24,6 +24,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "selector", "snippet", "resource", "value"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/audio-control.html"),
+        requires: [Dom],
     }
 }
 

@@ -48,6 +48,6 @@ fn clean_page_is_quiet() {
         },
     ];
     let findings: Vec<_> =
-        run_page_checks(&p, &Thresholds::default()).into_iter().filter(|f| f.category() == "media").collect();
+        run_page_checks(&p, &Thresholds::default()).findings.into_iter().filter(|f| f.category() == "media").collect();
     assert!(findings.is_empty(), "{findings:#?}");
 }

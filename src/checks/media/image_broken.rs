@@ -27,6 +27,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "selector", "snippet", "resource", "status", "failure", "kind"],
         help_url: Some("https://developer.mozilla.org/en-US/docs/Web/HTML/Element/img"),
+        requires: [Dom],
     }
 }
 

@@ -21,6 +21,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "resource", "value", "limit", "mime", "selector", "snippet"],
         help_url: Some("https://developer.chrome.com/docs/lighthouse/performance/uses-webp-images"),
+        requires: [Dom],
     }
 }
 

@@ -20,6 +20,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "selector", "snippet", "resource", "missing"],
         help_url: Some("https://web.dev/articles/optimize-cls#images-without-dimensions"),
+        requires: [Dom],
     }
 }
 

@@ -20,6 +20,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "selector", "snippet", "resource", "value", "limit"],
         help_url: Some("https://developer.chrome.com/docs/lighthouse/performance/offscreen-images"),
+        requires: [Dom],
     }
 }
 

@@ -21,6 +21,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "selector", "snippet", "resource", "value", "limit", "bytes", "natural_width", "natural_height", "rendered_width", "rendered_height"],
         help_url: Some("https://developer.chrome.com/docs/lighthouse/performance/uses-responsive-images"),
+        requires: [Dom],
     }
 }
 

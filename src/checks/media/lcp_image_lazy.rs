@@ -19,6 +19,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "selector", "snippet", "resource", "value"],
         help_url: Some("https://web.dev/articles/lcp-lazy-loading"),
+        requires: [Dom, Metrics],
     }
 }
 

@@ -21,6 +21,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "value", "limit", "sources"],
         help_url: Some("https://web.dev/articles/cls"),
+        requires: [Metrics],
     }
 }
 

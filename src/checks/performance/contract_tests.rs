@@ -33,6 +33,6 @@ fn clean_page_is_quiet() {
     let js = response("https://example.com/app.9c1e.js", "script", "text/javascript", 120_000, long);
     let p = page(metrics, vec![doc, css, js]);
     let findings: Vec<_> =
-        run_page_checks(&p, &Thresholds::default()).into_iter().filter(|f| f.category() == "performance").collect();
+        run_page_checks(&p, &Thresholds::default()).findings.into_iter().filter(|f| f.category() == "performance").collect();
     assert!(findings.is_empty(), "{findings:#?}");
 }

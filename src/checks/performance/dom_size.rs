@@ -17,6 +17,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "value", "limit", "depth"],
         help_url: Some("https://developer.chrome.com/docs/lighthouse/performance/dom-size"),
+        requires: [Dom, Metrics],
     }
 }
 

@@ -17,6 +17,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "value", "limit", "unit", "selector", "snippet", "resource"],
         help_url: Some("https://web.dev/articles/lcp"),
+        requires: [Metrics],
     }
 }
 

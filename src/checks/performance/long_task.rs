@@ -18,6 +18,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "value", "limit", "start_ms"],
         help_url: Some("https://web.dev/articles/long-tasks-devtools"),
+        requires: [Metrics],
     }
 }
 

@@ -21,6 +21,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "value", "limit", "largest"],
         help_url: Some("https://developer.chrome.com/docs/lighthouse/performance/total-byte-weight"),
+        requires: [Metrics],
     }
 }
 

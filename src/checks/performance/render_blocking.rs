@@ -28,6 +28,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "resource", "resource_type", "value", "limit", "fcp_ms"],
         help_url: Some("https://developer.chrome.com/docs/lighthouse/performance/render-blocking-resources"),
+        requires: [Dom, Metrics],
     }
 }
 

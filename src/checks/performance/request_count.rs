@@ -18,6 +18,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "value", "limit", "by_type"],
         help_url: Some("https://developer.chrome.com/docs/lighthouse/performance/resource-summary"),
+        requires: [Metrics],
     }
 }
 

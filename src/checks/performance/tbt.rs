@@ -15,6 +15,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "value", "limit", "unit"],
         help_url: Some("https://web.dev/articles/tbt"),
+        requires: [Metrics],
     }
 }
 

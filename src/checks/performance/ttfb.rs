@@ -17,6 +17,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "value", "limit", "unit"],
         help_url: Some("https://web.dev/articles/ttfb"),
+        requires: [Metrics],
     }
 }
 

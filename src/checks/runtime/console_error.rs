@@ -26,6 +26,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "message", "source", "resource", "line", "count"],
         help_url: Some("https://developer.chrome.com/docs/lighthouse/best-practices/errors-in-console"),
+        requires: [Dom],
     }
 }
 

@@ -41,6 +41,6 @@ fn clean_page_is_quiet() {
         line: None,
     }];
     let findings: Vec<_> =
-        run_page_checks(&p, &Thresholds::default()).into_iter().filter(|f| f.category() == "runtime").collect();
+        run_page_checks(&p, &Thresholds::default()).findings.into_iter().filter(|f| f.category() == "runtime").collect();
     assert!(findings.is_empty(), "{findings:#?}");
 }

@@ -28,6 +28,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "resource", "resource_type", "status", "failure", "blocked", "blocked_reason"],
         help_url: Some("https://developer.chrome.com/docs/lighthouse/best-practices/errors-in-console"),
+        requires: [Dom],
     }
 }
 

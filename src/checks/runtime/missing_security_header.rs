@@ -25,6 +25,7 @@ declare_check! {
         cwe: Some("CWE-693"),
         evidence: ["url", "header", "value", "expected"],
         help_url: Some("https://owasp.org/www-project-secure-headers/"),
+        requires: [Dom],
     }
 }
 

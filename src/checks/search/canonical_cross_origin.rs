@@ -17,6 +17,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "selector", "resource", "value", "expected"],
         help_url: Some("https://developers.google.com/search/docs/crawling-indexing/consolidate-duplicate-urls"),
+        requires: [Dom],
     }
 }
 

@@ -17,6 +17,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "selector", "snippet", "value", "resource", "status"],
         help_url: Some("https://developers.google.com/search/docs/crawling-indexing/consolidate-duplicate-urls#rel-canonical-link-method"),
+        requires: [Dom],
     }
 }
 

@@ -94,6 +94,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "selector", "snippet", "value", "resource"],
         help_url: Some("https://developer.chrome.com/docs/lighthouse/seo/link-text"),
+        requires: [Dom],
     }
 }
 

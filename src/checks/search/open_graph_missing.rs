@@ -18,6 +18,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "value", "expected"],
         help_url: Some("https://ogp.me/#metadata"),
+        requires: [Dom],
     }
 }
 

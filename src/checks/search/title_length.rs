@@ -15,6 +15,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "snippet", "value", "limit"],
         help_url: Some("https://developers.google.com/search/docs/appearance/title-link#page-titles"),
+        requires: [Dom],
     }
 }
 

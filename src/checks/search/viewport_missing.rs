@@ -15,6 +15,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "selector", "value", "expected"],
         help_url: Some("https://developer.mozilla.org/en-US/docs/Web/HTML/Viewport_meta_tag"),
+        requires: [Dom],
     }
 }
 

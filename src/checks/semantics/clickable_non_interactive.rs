@@ -15,6 +15,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "selector", "snippet"],
         help_url: Some("https://developer.mozilla.org/en-US/docs/Web/Accessibility/ARIA/Roles/button_role"),
+        requires: [Dom],
     }
 }
 

@@ -85,7 +85,7 @@ fn a_clean_page_and_site_produce_no_findings() {
         ..Default::default()
     };
     let mine = |f: &Finding| CATEGORIES.contains(&f.category());
-    let findings: Vec<Finding> = run_page_checks(&page, &Thresholds::default())
+    let findings: Vec<Finding> = run_page_checks(&page, &Thresholds::default()).findings
         .into_iter()
         .filter(mine)
         .collect();
@@ -157,7 +157,7 @@ fn a_clean_page_and_site_produce_no_findings() {
         ],
         ..Default::default()
     };
-    let findings: Vec<Finding> = run_site_checks(&site, &Thresholds::default())
+    let findings: Vec<Finding> = run_site_checks(&site, &Thresholds::default()).findings
         .into_iter()
         .filter(mine)
         .collect();

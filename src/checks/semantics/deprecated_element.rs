@@ -48,6 +48,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "selector", "snippet", "value"],
         help_url: Some("https://html.spec.whatwg.org/multipage/obsolete.html#non-conforming-features"),
+        requires: [Dom],
     }
 }
 

@@ -15,6 +15,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "value", "expected"],
         help_url: Some("https://developer.mozilla.org/en-US/docs/Web/HTML/Quirks_Mode_and_Standards_Mode"),
+        requires: [Dom],
     }
 }
 

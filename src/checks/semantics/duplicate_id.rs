@@ -15,6 +15,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "selector", "snippet", "value", "count", "selectors"],
         help_url: Some("https://developer.mozilla.org/en-US/docs/Web/HTML/Global_attributes/id"),
+        requires: [Dom],
     }
 }
 

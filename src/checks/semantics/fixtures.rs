@@ -19,7 +19,7 @@ pub fn page(dom: DomFacts) -> PageSnapshot {
 
 /// The findings check `id` reports for `page` (through the registry, so registration is tested).
 pub fn findings(page: &PageSnapshot, id: &str) -> Vec<Finding> {
-    run_page_checks(page, &Thresholds::default())
+    run_page_checks(page, &Thresholds::default()).findings
         .into_iter()
         .filter(|f| f.check_id == id)
         .collect()

@@ -15,6 +15,7 @@ declare_check! {
         cwe: None,
         evidence: ["url"],
         help_url: Some("https://developer.mozilla.org/en-US/docs/Web/HTML/Element/Heading_Elements"),
+        requires: [Dom],
     }
 }
 

@@ -15,6 +15,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "selector", "snippet", "value", "limit"],
         help_url: Some("https://developer.mozilla.org/en-US/docs/Web/HTML/Element/Heading_Elements#avoid_using_multiple_h1_elements_on_one_page"),
+        requires: [Dom],
     }
 }
 

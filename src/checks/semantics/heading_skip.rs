@@ -15,6 +15,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "selector", "snippet", "value", "expected"],
         help_url: Some("https://www.w3.org/WAI/tutorials/page-structure/headings/"),
+        requires: [Dom],
     }
 }
 

@@ -19,6 +19,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "value", "line", "lines", "count", "snippet"],
         help_url: Some("https://html.spec.whatwg.org/multipage/parsing.html#parse-errors"),
+        requires: [ServedHtml],
     }
 }
 

@@ -51,7 +51,7 @@ pub fn microdata(itemtype: &str, properties: &[(&str, &str)], nested: bool) -> M
 }
 
 pub fn findings(page: &PageSnapshot, id: &str) -> Vec<Finding> {
-    run_page_checks(page, &Thresholds::default())
+    run_page_checks(page, &Thresholds::default()).findings
         .into_iter()
         .filter(|f| f.check_id == id)
         .collect()

@@ -26,6 +26,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "selector", "path", "property", "value", "expected"],
         help_url: Some("https://developers.google.com/search/docs/appearance/structured-data/sd-policies"),
+        requires: [Dom],
     }
 }
 

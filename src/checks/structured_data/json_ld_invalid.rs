@@ -16,6 +16,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "selector", "snippet", "value"],
         help_url: Some("https://developers.google.com/search/docs/appearance/structured-data/intro-structured-data#structured-data-format"),
+        requires: [Dom],
     }
 }
 

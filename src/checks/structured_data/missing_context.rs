@@ -16,6 +16,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "selector", "path", "value", "expected"],
         help_url: Some("https://schema.org/docs/gs.html"),
+        requires: [Dom],
     }
 }
 

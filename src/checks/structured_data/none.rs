@@ -15,6 +15,7 @@ declare_check! {
         cwe: None,
         evidence: ["url"],
         help_url: Some("https://developers.google.com/search/docs/appearance/structured-data/intro-structured-data"),
+        requires: [Dom],
     }
 }
 

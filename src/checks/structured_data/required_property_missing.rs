@@ -226,6 +226,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "selector", "path", "value", "expected", "help"],
         help_url: Some("https://developers.google.com/search/docs/appearance/structured-data/search-gallery"),
+        requires: [Dom],
     }
 }
 

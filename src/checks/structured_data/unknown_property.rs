@@ -17,6 +17,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "selector", "path", "value", "expected"],
         help_url: Some("https://schema.org/docs/datamodel.html"),
+        requires: [Dom],
     }
 }
 

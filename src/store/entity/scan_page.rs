@@ -17,6 +17,8 @@ pub struct Model {
     pub metrics: Option<String>,
     /// JSON `{"kind", "message"}` when the page could not be captured.
     pub error: Option<String>,
+    /// JSON array of `{"check_id", "reason"}`: checks that did not judge the page.
+    pub checks_not_run: Option<String>,
     pub created_at: i64,
 }
 

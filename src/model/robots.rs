@@ -1,5 +1,11 @@
-//! A line-level robots.txt parser (RFC 9309 plus the common extensions): groups of user agents
-//! with their allow/disallow rules, and the lines that cannot be parsed.
+//! The one reading of robots.txt (RFC 9309 plus the common extensions), shared by the crawler
+//! (which URLs it may render, its crawl delay, the sitemaps to read) and the robots checks
+//! (which lines are wrong, whether the whole site is blocked): groups of user agents with their
+//! allow/disallow rules and crawl delay, the sitemaps, and the lines that cannot be parsed.
+//!
+//! Matching follows RFC 9309 §2.2.2 as Google's matcher does: the rules of every group naming
+//! the product token (else of `*`) are merged; the longest matching pattern wins, `Allow` on a
+//! tie; `*` matches any run of characters and a final `$` anchors the end.
 
 /// One allow or disallow rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -12,11 +18,13 @@ pub struct Rule {
 }
 
 /// User agents and the rules that apply to them.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Group {
     /// Lowercased product tokens (`*`, `googlebot`).
     pub agents: Vec<String>,
     pub rules: Vec<Rule>,
+    /// `Crawl-delay` of this group, seconds (the first valid one).
+    pub crawl_delay: Option<f64>,
 }
 
 /// A line that cannot be parsed, and why.
@@ -27,10 +35,12 @@ pub struct Problem {
     pub reason: String,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ParsedRobots {
     pub groups: Vec<Group>,
     pub problems: Vec<Problem>,
+    /// Absolute `Sitemap:` URLs, in file order (they belong to no group).
+    pub sitemaps: Vec<String>,
 }
 
 /// Directives outside RFC 9309 that major crawlers understand (Crawl-delay: Bing, Yandex; Host,
@@ -87,6 +97,7 @@ pub fn parse(body: &str) -> ParsedRobots {
         });
     };
     let mut groups: Vec<Group> = Vec::new();
+    let mut sitemaps: Vec<String> = Vec::new();
     for (index, raw) in body.lines().enumerate() {
         let number = index + 1;
         let text = raw.trim_start_matches('\u{feff}');
@@ -154,6 +165,8 @@ pub fn parse(body: &str) -> ParsedRobots {
             let lower = value.to_ascii_lowercase();
             if !(lower.starts_with("http://") || lower.starts_with("https://")) {
                 problem(number, text, "Sitemap must be an absolute URL".to_string());
+            } else {
+                sitemaps.push(value.to_string());
             }
         } else if key == "crawl-delay" {
             if current.is_none() {
@@ -162,15 +175,19 @@ pub fn parse(body: &str) -> ParsedRobots {
                     text,
                     "Crawl-delay before any User-agent line".to_string(),
                 );
-            } else if value
-                .parse::<f64>()
-                .map_or(true, |v| !v.is_finite() || v < 0.0)
-            {
-                problem(
-                    number,
-                    text,
-                    "Crawl-delay must be a number of seconds".to_string(),
-                );
+            } else {
+                match value.parse::<f64>() {
+                    Ok(v) if v.is_finite() && v >= 0.0 => {
+                        if let Some(group) = current.as_mut() {
+                            group.crawl_delay.get_or_insert(v);
+                        }
+                    }
+                    _ => problem(
+                        number,
+                        text,
+                        "Crawl-delay must be a number of seconds".to_string(),
+                    ),
+                }
             }
         } else if key == "noindex" || key == "nofollow" || key == "noarchive" {
             problem(
@@ -186,6 +203,7 @@ pub fn parse(body: &str) -> ParsedRobots {
     }
     groups.extend(current);
     parsed.groups = groups;
+    parsed.sitemaps = sitemaps;
     parsed
 }
 
@@ -199,6 +217,102 @@ impl ParsedRobots {
             .collect();
         (!groups.is_empty()).then(|| groups.iter().flat_map(|g| g.rules.iter()).collect())
     }
+}
+
+impl ParsedRobots {
+    /// The merged rules that apply to `agent` (a product token, any case): its own groups, else
+    /// the `*` groups, else none (everything allowed).
+    pub fn rules_applying_to(&self, agent: &str) -> Vec<&Rule> {
+        let agent = agent_token(agent);
+        self.rules_for(&agent).or_else(|| self.rules_for("*")).unwrap_or_default()
+    }
+
+    /// The crawl delay for `agent` (its own groups, else `*`), seconds.
+    pub fn crawl_delay_for(&self, agent: &str) -> Option<f64> {
+        let agent = agent_token(agent);
+        let named = |token: &str| {
+            let mut groups = self.groups.iter().filter(|g| g.agents.iter().any(|a| a == token)).peekable();
+            groups.peek().is_some().then(|| groups.find_map(|g| g.crawl_delay))
+        };
+        named(&agent).or_else(|| named("*")).flatten()
+    }
+
+    /// Whether `agent` may fetch `path_and_query` (percent-encoded, starting with `/`).
+    /// `/robots.txt` itself is always allowed.
+    pub fn allowed(&self, agent: &str, path_and_query: &str) -> bool {
+        if path_and_query == "/robots.txt" {
+            return true;
+        }
+        let mut best: Option<(usize, bool)> = None;
+        for rule in self.rules_applying_to(agent) {
+            if rule.path.is_empty() {
+                continue;
+            }
+            let pattern = encode_pattern(&rule.path);
+            if !pattern_matches(&pattern, path_and_query) {
+                continue;
+            }
+            let length = pattern.len();
+            best = match best {
+                Some((l, allow)) if l > length || (l == length && allow) => Some((l, allow)),
+                _ => Some((length, rule.allow)),
+            };
+        }
+        best.is_none_or(|(_, allow)| allow)
+    }
+}
+
+/// A rule path in the form URLs are compared in: bytes outside printable ASCII percent-encoded
+/// (RFC 9309 §2.2.2), existing escapes upper-cased.
+fn encode_pattern(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    let bytes = path.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == b'%' && bytes.get(i + 1).is_some_and(u8::is_ascii_hexdigit) && bytes.get(i + 2).is_some_and(u8::is_ascii_hexdigit) {
+            out.push('%');
+            out.push(bytes[i + 1].to_ascii_uppercase() as char);
+            out.push(bytes[i + 2].to_ascii_uppercase() as char);
+            i += 3;
+            continue;
+        }
+        if b.is_ascii_graphic() {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+        i += 1;
+    }
+    out
+}
+
+/// `*` matches any run of characters; a final `$` anchors the end; otherwise a prefix match.
+fn pattern_matches(pattern: &str, path: &str) -> bool {
+    let (pattern, anchored) = match pattern.strip_suffix('$') {
+        Some(p) => (p, true),
+        None => (pattern, false),
+    };
+    let mut parts = pattern.split('*');
+    let first = parts.next().unwrap_or("");
+    let Some(mut rest) = path.strip_prefix(first) else {
+        return false;
+    };
+    let parts: Vec<&str> = parts.collect();
+    if parts.is_empty() {
+        return !anchored || rest.is_empty();
+    }
+    for (i, part) in parts.iter().enumerate() {
+        let last = i == parts.len() - 1;
+        if last && anchored {
+            return rest.ends_with(part);
+        }
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    true
 }
 
 /// The rule that disallows the whole site, when the rules do: a `Disallow: /` (or `/*`, `*`) with
@@ -249,6 +363,33 @@ mod tests {
         assert!(blocks_all(&p.rules_for("*").unwrap()).is_none());
         let p = parse("User-agent: *\nDisallow: /$\nDisallow: /private\n");
         assert!(blocks_all(&p.rules_for("*").unwrap()).is_none());
+    }
+
+    #[test]
+    fn matches_as_rfc_9309_says() {
+        let p = parse(
+            "User-agent: *\nDisallow: /private\nAllow: /private/open\nDisallow: /*.pdf$\nDisallow: /search?*q=\n\nUser-agent: SiteScan\nDisallow: /only-us\nCrawl-delay: 2\nSitemap: https://e.test/s.xml\n",
+        );
+        assert!(p.problems.is_empty(), "{:?}", p.problems);
+        assert_eq!(p.sitemaps, vec!["https://e.test/s.xml".to_string()]);
+        // The named group replaces `*` for its agent.
+        assert!(!p.allowed("sitescan", "/only-us/x"));
+        assert!(p.allowed("sitescan", "/private"));
+        assert_eq!(p.crawl_delay_for("sitescan/1.0"), Some(2.0));
+        assert_eq!(p.crawl_delay_for("otherbot"), None);
+        // Longest match wins; Allow wins a tie.
+        assert!(!p.allowed("otherbot", "/private/x"));
+        assert!(p.allowed("otherbot", "/private/open/x"));
+        assert!(!p.allowed("otherbot", "/docs/a.pdf"));
+        assert!(p.allowed("otherbot", "/docs/a.pdf?x=1"));
+        assert!(!p.allowed("otherbot", "/search?lang=en&q=shoes"));
+        assert!(p.allowed("otherbot", "/robots.txt"));
+        let tie = parse("User-agent: *\nDisallow: /a\nAllow: /a\n");
+        assert!(tie.allowed("x", "/a"));
+        let empty = parse("User-agent: *\nDisallow:\n");
+        assert!(empty.allowed("x", "/anything"));
+        let utf8 = parse("User-agent: *\nDisallow: /café\n");
+        assert!(!utf8.allowed("x", "/caf%C3%A9/menu"));
     }
 
     #[test]
