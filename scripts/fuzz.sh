@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every cargo-fuzz target in fuzz/ for FUZZ_SECONDS (default 10) each, when cargo-fuzz and a
 # nightly toolchain are installed; otherwise says so and exits 0 (the same harnesses run on stable
-# as tests/security_fuzz.rs, over fuzz/corpus/ and generated mutations, in every test run).
+# as tests/security/fuzz.rs, over fuzz/corpus/ and generated mutations, in every test run).
 #
 #   FUZZ_SECONDS=600 bash scripts/fuzz.sh        # the documented longer run
 #   cargo +nightly fuzz run sitemap              # one target, until stopped
@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
 SECONDS_EACH="${FUZZ_SECONDS:-10}"
 if ! command -v cargo-fuzz >/dev/null 2>&1 || ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
-  echo "fuzz: cargo-fuzz or the nightly toolchain is not installed: skipped (tests/security_fuzz.rs ran the harnesses on stable)"
+  echo "fuzz: cargo-fuzz or the nightly toolchain is not installed: skipped (tests/security/fuzz.rs ran the harnesses on stable)"
   exit 0
 fi
 total=0

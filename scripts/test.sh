@@ -5,6 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/services.sh
+# services.sh started Redis: the Redis cases must run, never pass empty.
+export SITESCAN_TEST_REQUIRE_REDIS=1
 
 run() {
   if command -v cargo-nextest >/dev/null 2>&1; then
@@ -22,7 +24,7 @@ echo "== tests on PostgreSQL (the suites that touch a database)"
 ( export SITESCAN_TEST_DATABASE_URL="${SITESCAN_TEST_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/test}"
   if command -v cargo-nextest >/dev/null 2>&1; then
     cargo nextest run --workspace --no-fail-fast \
-      -E 'not (kind(lib) | binary(/^browser_/) | binary(/^net_/) | binary(report_formats) | binary(deploy_cli))'
+      -E 'not (kind(lib) | (binary(scan) & test(/^(browser_|net_)/)) | (binary(reports) & test(/^formats::/)) | (binary(api) & test(/^deploy_cli::/)))'
   else
     run
   fi )
@@ -31,18 +33,18 @@ echo "== tests on PostgreSQL (the suites that touch a database)"
 echo "== PostgreSQL outage (stops and restarts the local server; alone)"
 (
   export SITESCAN_TEST_DATABASE_URL="${SITESCAN_TEST_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/test}"
-  cargo test --test reliability_pg_outage -- --ignored --test-threads=1
+  cargo test --test reliability -- --ignored --test-threads=1 pg_outage::
 )
 bash scripts/services.sh
 
-# The fuzz harnesses ran on stable above (tests/security_fuzz.rs). The libFuzzer run needs a
+# The fuzz harnesses ran on stable above (tests/security/fuzz.rs). The libFuzzer run needs a
 # nightly build of the whole dependency tree with sanitizers (10+ minutes on 2 cores), so CI runs
 # it only when asked: SITESCAN_CARGO_FUZZ=1 (FUZZ_SECONDS per target, default 10).
 if [ "${SITESCAN_CARGO_FUZZ:-0}" = "1" ]; then
   echo "== cargo fuzz (short run of every target)"
   bash scripts/fuzz.sh
 else
-  echo "== cargo fuzz: skipped (set SITESCAN_CARGO_FUZZ=1; the harnesses ran on stable in tests/security_fuzz.rs)"
+  echo "== cargo fuzz: skipped (set SITESCAN_CARGO_FUZZ=1; the harnesses ran on stable in tests/security/fuzz.rs)"
 fi
 
 echo "== schemathesis against the served OpenAPI"

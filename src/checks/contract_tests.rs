@@ -1,4 +1,4 @@
-//! The public contract, read from `docs/CHECKS.md` (the team's catalogue, copied into the repo):
+//! The public contract, read from `docs/contract/CHECKS.md` (the team's catalogue, copied into the repo):
 //! every listed id of every category is registered exactly once, spelled exactly, with its default
 //! severity and CWE, in CHECKS.md order; every registered check is documented; anything registered
 //! beyond CHECKS.md is a deliberate, listed addition.
@@ -29,8 +29,8 @@ struct Row {
 
 /// Every `| id | severity | fires when |` row of CHECKS.md.
 fn rows() -> Vec<Row> {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/CHECKS.md"))
-        .expect("docs/CHECKS.md (the catalogue contract)");
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/contract/CHECKS.md"))
+        .expect("docs/contract/CHECKS.md (the catalogue contract)");
     let cwe = regex::Regex::new(r"CWE-\d+").expect("regex");
     text.lines()
         .filter_map(|line| {

@@ -6,6 +6,7 @@ pub mod media;
 pub mod performance;
 pub mod runtime;
 
+pub mod catalogue_markdown;
 pub mod check;
 pub mod crawlability;
 pub mod i18n;

@@ -242,4 +242,6 @@ pub struct ChecksArgs {
 pub enum ChecksFormat {
     Text,
     Json,
+    /// The catalogue document (`docs/CHECKS.md` is this output).
+    Markdown,
 }

@@ -20,11 +20,13 @@ pub fn run(args: ChecksArgs) -> anyhow::Result<()> {
                         "cwe_id": m.cwe_id,
                         "evidence": m.evidence_keys,
                         "help_url": m.help_url,
+                        "requires": m.requires.iter().map(|a| a.gatherer()).collect::<Vec<_>>(),
                     })
                 })
                 .collect();
             println!("{}", serde_json::to_string_pretty(&list)?);
         }
+        ChecksFormat::Markdown => print!("{}", crate::checks::catalogue_markdown::render()),
         ChecksFormat::Text => {
             let mut category = "";
             for m in catalogue() {

@@ -3,6 +3,7 @@
 pub mod digest;
 pub mod error;
 pub mod frontier;
+pub mod lease;
 pub mod options;
 pub mod politeness;
 pub mod scanner;

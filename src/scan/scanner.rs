@@ -6,15 +6,14 @@ use super::error::ScanError;
 use super::frontier::{Frontier, Site, looks_like_page, normalize};
 use super::options::{MAX_CRAWL_DELAY, ScanOptions};
 use super::politeness::HostGate;
-use super::site_gather::{fetch_robots, fetch_sitemaps, https_probe, preflight, url_status};
+use super::site_gather::{SiteFacts, fetch_robots, fetch_sitemaps, https_probe, listed_pages, preflight};
 use crate::browser::BrowserPool;
 use crate::checks::run::CheckRun;
 use crate::checks::{run_page_checks, run_site_checks};
-use crate::model::{CheckNotRun, Finding, PageDigest, PageSnapshot, SiteSnapshot, UrlStatus};
+use crate::model::{CheckNotRun, Finding, PageSnapshot, UrlStatus};
 use crate::net::Fetcher;
 use crate::store::PageRecord;
 use futures::stream::{FuturesUnordered, StreamExt};
-use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
@@ -88,19 +87,21 @@ impl Scanner {
             _ = cancel.cancelled() => return Err(ScanError::Interrupted),
         }
         let mut gate = HostGate::new(options.host_concurrency, options.min_interval);
+        let mut facts = SiteFacts::default();
         let (robots, rules) = fetch_robots(&self.fetcher, &gate, start).await;
         if let Some(delay) = robots.crawl_delay_s.filter(|d| d.is_finite() && *d > 0.0) {
             let delay = Duration::from_secs_f64(delay).min(MAX_CRAWL_DELAY).max(options.min_interval);
             gate = HostGate::new(options.host_concurrency, delay);
         }
-        let sitemaps = fetch_sitemaps(&self.fetcher, &gate, start, &robots.sitemaps).await;
-        let probe = https_probe(&self.fetcher, &gate, start).await;
+        facts.sitemaps = fetch_sitemaps(&self.fetcher, &gate, start, &robots.sitemaps).await;
+        facts.robots = robots;
+        facts.https_probe = https_probe(&self.fetcher, &gate, start).await;
 
         let session = self.pool.session().await.map_err(|e| ScanError::Browser(e.to_string()))?;
         let mut site = Site::new(start);
         let mut frontier = Frontier::default();
         frontier.push(start.clone(), 0);
-        let sitemap_urls: Vec<Url> = listed_pages(&sitemaps).filter_map(|u| normalize(u, None)).collect();
+        let sitemap_urls: Vec<Url> = listed_pages(&facts.sitemaps).filter_map(|u| normalize(u, None)).collect();
         for url in &sitemap_urls {
             if site.contains(url) && looks_like_page(url) && rules.allowed(url) {
                 frontier.push(url.clone(), 1);
@@ -111,10 +112,6 @@ impl Scanner {
         let concurrency = options.page_concurrency.max(1);
         let mut started = 0usize;
         let mut done = 0usize;
-        let mut digests: Vec<PageDigest> = Vec::new();
-        let mut rendered: HashMap<String, UrlStatus> = HashMap::new();
-        let mut robots_blocked: BTreeSet<(String, String)> = BTreeSet::new();
-        let mut link_targets: BTreeSet<String> = BTreeSet::new();
         let mut pending = FuturesUnordered::new();
         let result: Result<(), ScanError> = loop {
             while pending.len() < concurrency && started < budget {
@@ -152,27 +149,27 @@ impl Scanner {
                 }
             }
             for status in rendered_statuses(&url, &final_url, &snapshot) {
-                rendered.insert(status.url.clone(), status);
+                facts.rendered.insert(status.url.clone(), status);
             }
             let on_site = site.contains(&final_url);
             let page_digest = digest(&snapshot, depth, |u| site.contains(u));
             if on_site && snapshot.rendered() {
                 for link in &page_digest.internal_links {
                     let Some(link_url) = normalize(&link.href, None) else { continue };
-                    link_targets.insert(link_url.to_string());
+                    facts.link_targets.insert(link_url.to_string());
                     if frontier.seen(&link_url) {
                         continue;
                     }
                     // Disallowed links are neither rendered nor status-checked, pages or not
                     // (a PDF or an archive under a Disallow rule is off limits too).
                     if !rules.allowed(&link_url) {
-                        robots_blocked.insert((link_url.to_string(), snapshot.final_url.clone()));
+                        facts.robots_blocked.insert((link_url.to_string(), snapshot.final_url.clone()));
                     } else if looks_like_page(&link_url) && depth < options.max_depth {
                         frontier.push(link_url, depth + 1);
                     }
                 }
             }
-            digests.push(page_digest);
+            facts.digests.push(page_digest);
             let t = Instant::now();
             let thresholds = options.thresholds.clone();
             let mut record = page_record(&snapshot);
@@ -198,9 +195,7 @@ impl Scanner {
         notify(Progress::Finishing);
 
         let t = Instant::now();
-        let site_snapshot = self
-            .gather_site(start, options, &gate, robots, sitemaps, probe, digests, rendered, link_targets, robots_blocked, &cancel)
-            .await?;
+        let site_snapshot = facts.into_snapshot(&self.fetcher, &gate, start, options, &cancel).await?;
         let thresholds = options.thresholds.clone();
         let checked = tokio::task::spawn_blocking(move || run_site_checks(&site_snapshot, &thresholds)).await;
         let site_findings = account_checks(checked, start.as_str()).findings;
@@ -209,79 +204,6 @@ impl Scanner {
         stats.pages = done;
         stats.duration_ms = began.elapsed().as_millis() as u64;
         Ok(stats)
-    }
-
-    /// Statuses of links, sitemap URLs and resources the crawl did not render, then the site
-    /// snapshot.
-    #[allow(clippy::too_many_arguments)]
-    async fn gather_site(
-        &self,
-        start: &Url,
-        options: &ScanOptions,
-        gate: &HostGate,
-        robots: crate::model::RobotsTxt,
-        sitemaps: Vec<crate::model::Sitemap>,
-        probe: Option<crate::model::HttpsProbe>,
-        digests: Vec<PageDigest>,
-        rendered: HashMap<String, UrlStatus>,
-        link_targets: BTreeSet<String>,
-        robots_blocked: BTreeSet<(String, String)>,
-        cancel: &CancellationToken,
-    ) -> Result<SiteSnapshot, ScanError> {
-        let blocked: std::collections::HashSet<&String> = robots_blocked.iter().map(|(u, _)| u).collect();
-        let unrendered_links: Vec<String> = link_targets
-            .iter()
-            .filter(|u| !rendered.contains_key(*u) && !blocked.contains(u))
-            .take(options.link_check_budget)
-            .cloned()
-            .collect();
-        let sitemap_listed: Vec<String> = listed_pages(&sitemaps)
-            .cloned()
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .take(options.sitemap_url_budget)
-            .collect();
-        let mut resources: BTreeSet<String> = digests.iter().filter_map(|d| d.og_image.clone()).collect();
-        for d in &digests {
-            if let Some(c) = &d.canonical
-                && !rendered.contains_key(c)
-            {
-                resources.insert(c.clone());
-            }
-        }
-        if let Ok(favicon) = start.join("/favicon.ico") {
-            resources.insert(favicon.to_string());
-        }
-        let to_fetch: BTreeSet<String> = unrendered_links
-            .iter()
-            .chain(sitemap_listed.iter().filter(|u| !rendered.contains_key(*u)))
-            .chain(resources.iter().filter(|u| !rendered.contains_key(*u)))
-            .cloned()
-            .collect();
-        let fetched: HashMap<String, UrlStatus> = tokio::select! {
-            r = futures::stream::iter(to_fetch)
-                .map(|u| async move { (u.clone(), url_status(&self.fetcher, gate, &u).await) })
-                .buffer_unordered(options.host_concurrency.max(1))
-                .collect::<HashMap<_, _>>() => r,
-            _ = cancel.cancelled() => return Err(ScanError::Interrupted),
-        };
-        let lookup = |u: &String| rendered.get(u).or_else(|| fetched.get(u)).cloned();
-        let mut link_statuses: Vec<UrlStatus> = rendered.values().cloned().collect();
-        link_statuses.extend(unrendered_links.iter().filter_map(|u| fetched.get(u).cloned()));
-        link_statuses.sort_by(|a, b| a.url.cmp(&b.url));
-        let sitemap_url_statuses = sitemap_listed.iter().filter_map(lookup).collect();
-        let resource_statuses = resources.iter().filter_map(lookup).collect();
-        Ok(SiteSnapshot {
-            start_url: start.to_string(),
-            robots: Some(robots),
-            sitemaps,
-            sitemap_url_statuses,
-            link_statuses,
-            resource_statuses,
-            robots_blocked_links: robots_blocked.into_iter().collect(),
-            https_probe: probe,
-            pages: digests,
-        })
     }
 }
 
@@ -308,12 +230,6 @@ fn account_checks(checked: Result<CheckRun, tokio::task::JoinError>, url: &str) 
     }
     crate::metrics::metrics().check_panics.inc_by(run.panicked as u64);
     run
-}
-
-/// The page URLs the sitemaps list. A sitemap index lists sitemaps, not pages: its entries were
-/// fetched as sitemaps, they are neither rendered nor judged as listed pages.
-fn listed_pages(sitemaps: &[crate::model::Sitemap]) -> impl Iterator<Item = &String> {
-    sitemaps.iter().filter(|s| s.root.as_deref() != Some("sitemapindex")).flat_map(|s| s.urls.iter())
 }
 
 /// The statuses a render tells: the requested URL (with its redirect chain) and the final one.

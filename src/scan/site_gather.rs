@@ -5,7 +5,11 @@ use super::error::ScanError;
 use super::politeness::HostGate;
 use super::sitemap_parse::parse_sitemap;
 use crate::model::robots::{self, ParsedRobots};
-use crate::model::{HttpsProbe, RobotsTxt, Sitemap, UrlStatus};
+use super::options::ScanOptions;
+use crate::model::{HttpsProbe, PageDigest, RobotsTxt, SiteSnapshot, Sitemap, UrlStatus};
+use futures::StreamExt;
+use std::collections::{BTreeSet, HashMap};
+use tokio_util::sync::CancellationToken;
 use crate::net::{FetchErrorKind, Fetcher};
 use std::collections::HashSet;
 use url::Url;
@@ -52,6 +56,97 @@ impl RobotsRules {
     pub fn sitemaps(&self) -> Vec<String> {
         self.parsed.as_ref().map(|p| p.sitemaps.clone()).unwrap_or_default()
     }
+}
+
+/// What the crawl learns as it goes that only the site checks judge: robots.txt, sitemaps, the
+/// https probe, each page's digest, the statuses renders told, the internal links seen and those
+/// robots.txt kept it from.
+#[derive(Debug, Default)]
+pub struct SiteFacts {
+    pub robots: RobotsTxt,
+    pub sitemaps: Vec<Sitemap>,
+    pub https_probe: Option<HttpsProbe>,
+    pub digests: Vec<PageDigest>,
+    /// URL -> status, for every URL a render answered (requested and final).
+    pub rendered: HashMap<String, UrlStatus>,
+    pub link_targets: BTreeSet<String>,
+    /// (link, page it was found on).
+    pub robots_blocked: BTreeSet<(String, String)>,
+}
+
+impl SiteFacts {
+    /// Fetches the statuses of links, sitemap URLs and resources the crawl did not render, then
+    /// builds the site snapshot.
+    pub async fn into_snapshot(
+        self,
+        fetcher: &Fetcher,
+        gate: &HostGate,
+        start: &Url,
+        options: &ScanOptions,
+        cancel: &CancellationToken,
+    ) -> Result<SiteSnapshot, ScanError> {
+        let SiteFacts { robots, sitemaps, https_probe: probe, digests, rendered, link_targets, robots_blocked } = self;
+        let blocked: std::collections::HashSet<&String> = robots_blocked.iter().map(|(u, _)| u).collect();
+        let unrendered_links: Vec<String> = link_targets
+            .iter()
+            .filter(|u| !rendered.contains_key(*u) && !blocked.contains(u))
+            .take(options.link_check_budget)
+            .cloned()
+            .collect();
+        let sitemap_listed: Vec<String> = listed_pages(&sitemaps)
+            .cloned()
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .take(options.sitemap_url_budget)
+            .collect();
+        let mut resources: BTreeSet<String> = digests.iter().filter_map(|d| d.og_image.clone()).collect();
+        for d in &digests {
+            if let Some(c) = &d.canonical
+                && !rendered.contains_key(c)
+            {
+                resources.insert(c.clone());
+            }
+        }
+        if let Ok(favicon) = start.join("/favicon.ico") {
+            resources.insert(favicon.to_string());
+        }
+        let to_fetch: BTreeSet<String> = unrendered_links
+            .iter()
+            .chain(sitemap_listed.iter().filter(|u| !rendered.contains_key(*u)))
+            .chain(resources.iter().filter(|u| !rendered.contains_key(*u)))
+            .cloned()
+            .collect();
+        let fetched: HashMap<String, UrlStatus> = tokio::select! {
+            r = futures::stream::iter(to_fetch)
+                .map(|u| async move { (u.clone(), url_status(fetcher, gate, &u).await) })
+                .buffer_unordered(options.host_concurrency.max(1))
+                .collect::<HashMap<_, _>>() => r,
+            _ = cancel.cancelled() => return Err(ScanError::Interrupted),
+        };
+        let lookup = |u: &String| rendered.get(u).or_else(|| fetched.get(u)).cloned();
+        let mut link_statuses: Vec<UrlStatus> = rendered.values().cloned().collect();
+        link_statuses.extend(unrendered_links.iter().filter_map(|u| fetched.get(u).cloned()));
+        link_statuses.sort_by(|a, b| a.url.cmp(&b.url));
+        let sitemap_url_statuses = sitemap_listed.iter().filter_map(lookup).collect();
+        let resource_statuses = resources.iter().filter_map(lookup).collect();
+        Ok(SiteSnapshot {
+            start_url: start.to_string(),
+            robots: Some(robots),
+            sitemaps,
+            sitemap_url_statuses,
+            link_statuses,
+            resource_statuses,
+            robots_blocked_links: robots_blocked.into_iter().collect(),
+            https_probe: probe,
+            pages: digests,
+        })
+    }
+}
+
+/// The page URLs the sitemaps list. A sitemap index lists sitemaps, not pages: its entries were
+/// fetched as sitemaps, they are neither rendered nor judged as listed pages.
+pub fn listed_pages(sitemaps: &[crate::model::Sitemap]) -> impl Iterator<Item = &String> {
+    sitemaps.iter().filter(|s| s.root.as_deref() != Some("sitemapindex")).flat_map(|s| s.urls.iter())
 }
 
 fn origin_url(start: &Url, path: &str) -> Option<Url> {

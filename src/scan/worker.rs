@@ -2,6 +2,7 @@
 //! finish, and complete, fail or (on shutdown) release the scan.
 
 use super::error::ScanError;
+use super::lease::LeaseGuard;
 use super::options::ScanOptions;
 use super::scanner::{ProgressFn, ScanSink, ScanStats, Scanner};
 use crate::model::{Finding, ReportSummary, ScanStatus};
@@ -77,30 +78,7 @@ pub async fn run_claimed(
         store.delete_scan_results(scan.id).await?;
     }
     let cancel = shutdown.child_token();
-    let lost = CancellationToken::new();
-    let renewer = {
-        let (store, owner, cancel, lost) = (store.clone(), owner.to_string(), cancel.clone(), lost.clone());
-        let (id, lease) = (scan.id, config.lease);
-        tokio::spawn(async move {
-            let every = (lease / 3).max(Duration::from_millis(200));
-            loop {
-                tokio::select! {
-                    _ = tokio::time::sleep(every) => {}
-                    _ = cancel.cancelled() => return,
-                }
-                match store.renew_lease(id, &owner, lease).await {
-                    Ok(true) => {}
-                    Ok(false) => {
-                        tracing::warn!(scan_id = %id, "lease lost; stopping this attempt");
-                        lost.cancel();
-                        cancel.cancel();
-                        return;
-                    }
-                    Err(e) => tracing::warn!(scan_id = %id, error = %e, "could not renew the lease"),
-                }
-            }
-        })
-    };
+    let lease = LeaseGuard::start(store.clone(), scan.id, owner.to_string(), config.lease, cancel.clone());
     let mut options = config.options.clone();
     if let Some(max) = scan.max_pages.filter(|m| *m > 0) {
         options.max_pages = options.max_pages.min(max as usize);
@@ -110,8 +88,7 @@ pub async fn run_claimed(
         Ok(start) => scanner.run(&start, &options, &mut sink, progress, cancel.clone()).await,
         Err(e) => Err(ScanError::TargetUnreachable(format!("the stored target is not a URL: {e}"))),
     };
-    cancel.cancel();
-    let _ = renewer.await;
+    let lease_lost = lease.stop().await;
     match result {
         Ok(stats) => {
             let mut summary = ReportSummary::empty();
@@ -138,7 +115,7 @@ pub async fn run_claimed(
             }
         }
         Err(ScanError::Interrupted) => {
-            if !lost.is_cancelled() {
+            if !lease_lost {
                 store.release_scan(scan.id, owner).await?;
                 tracing::info!("scan released for another worker");
             }

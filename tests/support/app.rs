@@ -108,7 +108,9 @@ async fn fresh_database() -> (String, DbGuard) {
 }
 
 /// The Redis to test the shared rate limiter against: `SITESCAN_TEST_REDIS_URL`, else a local
-/// Redis on 127.0.0.1:6379 when one answers (`None`, with a note, when there is none).
+/// Redis on 127.0.0.1:6379 when one answers (`None`, with a note, when there is none). Under
+/// `SITESCAN_TEST_REQUIRE_REDIS=1` (set by `scripts/test.sh`, so CI) a missing Redis fails the
+/// test instead of skipping the Redis case.
 pub async fn redis_url() -> Option<String> {
     if let Ok(url) = std::env::var("SITESCAN_TEST_REDIS_URL")
         && !url.trim().is_empty()
@@ -118,6 +120,8 @@ pub async fn redis_url() -> Option<String> {
     let probe = tokio::time::timeout(Duration::from_secs(1), tokio::net::TcpStream::connect("127.0.0.1:6379")).await;
     if matches!(probe, Ok(Ok(_))) {
         Some("redis://127.0.0.1:6379".to_string())
+    } else if std::env::var("SITESCAN_TEST_REQUIRE_REDIS").is_ok_and(|v| v == "1") {
+        panic!("SITESCAN_TEST_REQUIRE_REDIS=1 but no Redis answers on 127.0.0.1:6379 (scripts/services.sh starts one)");
     } else {
         eprintln!("no Redis on 127.0.0.1:6379 and SITESCAN_TEST_REDIS_URL unset: Redis limiter case skipped");
         None

@@ -60,7 +60,7 @@ pub fn cursor_decode(data: &[u8]) {
     }
 }
 
-/// robots.txt rules for the crawler (texting_robots) and the line parser of the checks.
+/// robots.txt as the crawler obeys it and as the checks read it (one parser, `model::robots`).
 pub fn robots_txt(data: &[u8]) {
     let rules = RobotsRules::parse(data);
     for path in ["/", "/a/b?c=d", "/%F0%9F%98%80", "/private/x", "/*$"] {
@@ -68,20 +68,21 @@ pub fn robots_txt(data: &[u8]) {
         let _ = rules.allowed(&url);
     }
     let _ = rules.crawl_delay();
-    assert!(rules.sitemaps().iter().map(String::len).sum::<usize>() <= data.len(), "sitemap lines come from the input");
+    let text_len = String::from_utf8_lossy(data).len();
+    assert!(rules.sitemaps().iter().map(String::len).sum::<usize>() <= text_len, "sitemap lines come from the input");
     robots_lines(data);
 }
 
 /// The check's robots.txt line parser: rules and problems point at real lines.
 pub fn robots_lines(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
-    let parsed = sitescan::checks::crawlability::robots_rules::parse(&text);
+    let parsed = sitescan::model::robots::parse(&text);
     let lines = text.lines().count().max(1);
     for g in &parsed.groups {
         for r in &g.rules {
             assert!(r.line >= 1 && r.line <= lines, "rule line {} of {lines}", r.line);
         }
-        let _ = sitescan::checks::crawlability::robots_rules::blocks_all(&g.rules.iter().collect::<Vec<_>>());
+        let _ = sitescan::model::robots::blocks_all(&g.rules.iter().collect::<Vec<_>>());
     }
     for p in &parsed.problems {
         assert!(p.line >= 1 && p.line <= lines, "problem line {} of {lines}", p.line);

@@ -1,0 +1,106 @@
+//! The catalogue as a Markdown document (`sitescan checks --format markdown` writes
+//! `docs/CHECKS.md`): every check of the registry, by category, from its declared metadata. A test
+//! fails when the committed document drifts from the registry.
+
+use super::check::CheckMeta;
+use super::registry::catalogue;
+use std::fmt::Write;
+
+/// The generated document.
+pub fn render() -> String {
+    let checks: Vec<&'static CheckMeta> = catalogue().collect();
+    let mut categories: Vec<&str> = Vec::new();
+    for m in &checks {
+        if !categories.contains(&m.category()) {
+            categories.push(m.category());
+        }
+    }
+    let mut o = String::new();
+    let _ = writeln!(o, "# sitescan checks\n");
+    let _ = writeln!(
+        o,
+        "<!-- Generated from the check registry by `sitescan checks --format markdown > docs/CHECKS.md`; do not edit. -->\n"
+    );
+    let _ = writeln!(
+        o,
+        "{} checks in {} categories. Ids are public contract (`<category>.<subject>-<defect>`); the team's \
+         catalogue they implement is `docs/contract/CHECKS.md`. A check that needs a gathered fact (DOM, axe, \
+         keyboard walk, ...) does not run on a page where gathering it failed: the page's `checks_not_run` \
+         in the report says so.\n",
+        checks.len(),
+        categories.len()
+    );
+    for category in &categories {
+        let n = checks.iter().filter(|m| m.category() == *category).count();
+        let _ = writeln!(o, "- [{category}](#{category}) ({n})");
+    }
+    for category in &categories {
+        let _ = writeln!(o, "\n## {category}\n");
+        let _ = writeln!(o, "| id | severity | title |\n|---|---|---|");
+        for m in checks.iter().filter(|m| m.category() == *category) {
+            let _ = writeln!(o, "| [`{}`](#{}) | {} | {} |", m.id, anchor(m.id), m.severity.as_str(), cell(m.title));
+        }
+        for m in checks.iter().filter(|m| m.category() == *category) {
+            entry(&mut o, m);
+        }
+    }
+    o
+}
+
+fn entry(o: &mut String, m: &CheckMeta) {
+    let _ = writeln!(o, "\n### {}\n", m.id);
+    let _ = writeln!(o, "**{}** · default severity `{}`{}\n", m.title, m.severity.as_str(), m.cwe_id.map(|c| format!(" · {c}")).unwrap_or_default());
+    let _ = writeln!(o, "- Fires when: {}", m.fires_when.trim());
+    let _ = writeln!(o, "- Why it matters: {}", m.description.trim());
+    let _ = writeln!(o, "- How to fix: {}", m.remediation.trim());
+    if !m.evidence_keys.is_empty() {
+        let keys: Vec<String> = m.evidence_keys.iter().map(|k| format!("`{k}`")).collect();
+        let _ = writeln!(o, "- Evidence: {}", keys.join(", "));
+    }
+    if !m.requires.is_empty() {
+        let needs: Vec<&str> = m.requires.iter().map(|a| a.gatherer()).collect();
+        let _ = writeln!(o, "- Needs: {}", needs.join(", "));
+    }
+    if let Some(url) = m.help_url {
+        let _ = writeln!(o, "- More: <{url}>");
+    }
+}
+
+/// GitHub's heading anchor for an id heading (`search.title-missing` -> `searchtitle-missing`).
+fn anchor(id: &str) -> String {
+    id.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').collect::<String>().to_ascii_lowercase()
+}
+
+/// Text safe inside a table cell.
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|").replace('\n', " ")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn docs_checks_md_is_the_registry() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/CHECKS.md");
+        let committed = std::fs::read_to_string(path).unwrap_or_default();
+        let generated = super::render();
+        if committed != generated {
+            if std::env::var_os("SITESCAN_UPDATE_DOCS").is_some() {
+                std::fs::write(path, &generated).expect("write docs/CHECKS.md");
+                return;
+            }
+            panic!(
+                "docs/CHECKS.md drifted from the registry: run `cargo run -q -- checks --format markdown > docs/CHECKS.md` \
+                 (or this test with SITESCAN_UPDATE_DOCS=1)"
+            );
+        }
+    }
+
+    #[test]
+    fn every_check_has_an_entry_and_a_row() {
+        let doc = super::render();
+        for m in super::catalogue() {
+            assert!(doc.contains(&format!("\n### {}\n", m.id)), "{} has no entry", m.id);
+            assert!(doc.contains(&format!("| [`{}`]", m.id)), "{} has no row", m.id);
+        }
+    }
+}

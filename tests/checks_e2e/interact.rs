@@ -1,0 +1,150 @@
+//! End to end: the accessibility (axe-core rules and our own keyboard and zoom checks), forms and
+//! runtime checks on the `interact` fixture site (`tests/fixtures/sites/interact/`), rendered by
+//! real Chromium through the scan engine.
+
+use crate::fixture_dir;
+use crate::fixture_site;
+use crate::scan_harness;
+
+use fixture_site::FixtureSite;
+use scan_harness::{Engine, Expect};
+use sitescan::model::Severity::{Critical, High, Low, Medium};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn interaction_checks_fire_on_their_fixtures_and_not_on_near_misses() {
+    let site = FixtureSite::start().await;
+    fixture_dir::serve(&site, "interact", "http://127.0.0.2:9", &[]);
+    let engine = Engine::start(4).await;
+    let scan = engine.scan(site.url("/")).await;
+    engine.shutdown().await;
+    scan.dump();
+    let u = |p: &str| site.url(p);
+    let mut e = Expect::default();
+
+    // accessibility: axe-core rules, severity from impact, selector from axe's target.
+    let bad = u("/a11y/axe-bad.html");
+    let good = u("/a11y/axe-good.html");
+    scan.fires(&mut e, "accessibility.image-alt", &bad, Critical, Some("#no-alt"));
+    scan.fires(&mut e, "accessibility.color-contrast", &bad, High, Some("#low-contrast"));
+    scan.fires(&mut e, "accessibility.label", &bad, Critical, Some("#unlabelled"));
+    scan.fires(&mut e, "accessibility.button-name", &bad, Critical, Some("#icon-button"));
+    scan.fires(&mut e, "accessibility.link-name", &bad, High, Some("#empty-link"));
+    scan.fires(&mut e, "accessibility.aria-valid-attr-value", &bad, Critical, Some("#bad-aria"));
+    for check in [
+        "accessibility.image-alt",
+        "accessibility.color-contrast",
+        "accessibility.label",
+        "accessibility.button-name",
+        "accessibility.link-name",
+        "accessibility.aria-valid-attr-value",
+        "accessibility.html-has-lang",
+        "accessibility.document-title",
+    ] {
+        scan.quiet(&mut e, check, &good);
+    }
+    let untitled = u("/a11y/untitled.html");
+    scan.fires(&mut e, "accessibility.html-has-lang", &untitled, High, Some("html"));
+    scan.fires(&mut e, "accessibility.document-title", &untitled, High, Some("html"));
+    // Every axe finding carries the WCAG tags and the help URL.
+    let axe = scan.of("accessibility.image-alt", &bad).next();
+    e.check(
+        axe.is_some_and(|f| {
+            f.evidence["help_url"].as_str().is_some_and(|h| h.contains("dequeuniversity"))
+                && f.evidence["wcag"].as_array().is_some_and(|w| !w.is_empty())
+        }),
+        || format!("axe evidence has help_url and wcag: {axe:?}"),
+    );
+
+    // accessibility: our own checks.
+    scan.fires(&mut e, "accessibility.focus-not-visible", &u("/a11y/focus-bad.html"), High, Some("#no-ring"));
+    scan.quiet_selector(&mut e, "accessibility.focus-not-visible", &u("/a11y/focus-bad.html"), "#default-ring");
+    scan.quiet(&mut e, "accessibility.focus-not-visible", &u("/a11y/focus-good.html"));
+    scan.fires(&mut e, "accessibility.keyboard-trap", &u("/a11y/trap.html"), Critical, Some("#trap"));
+    scan.quiet(&mut e, "accessibility.keyboard-trap", &u("/a11y/roving.html"));
+    scan.quiet(&mut e, "accessibility.keyboard-trap", &u("/a11y/focus-good.html"));
+    scan.fires(&mut e, "accessibility.zoom-disabled", &u("/a11y/zoom-bad.html"), High, Some("#vp"));
+    // axe's meta-viewport is the same defect: one finding, not two.
+    scan.quiet(&mut e, "accessibility.meta-viewport", &u("/a11y/zoom-bad.html"));
+    scan.quiet(&mut e, "accessibility.zoom-disabled", &u("/a11y/zoom-good.html"));
+    scan.quiet(&mut e, "accessibility.meta-viewport-large", &u("/a11y/zoom-good.html"));
+
+    // forms
+    scan.fires(&mut e, "forms.password-in-get", &u("/forms/login-get.html"), High, Some("#login"));
+    scan.quiet(&mut e, "forms.password-in-get", &u("/forms/login-post.html"));
+    scan.fires(&mut e, "forms.password-over-http", &u("/forms/login-get.html"), Critical, Some("#pw"));
+    scan.fires(&mut e, "forms.password-over-http", &u("/forms/login-post.html"), Critical, Some("#pw"));
+    scan.quiet(&mut e, "forms.password-over-http", &u("/forms/hint.html"));
+    let contact_bad = u("/forms/contact-bad.html");
+    let contact_good = u("/forms/contact-good.html");
+    scan.fires(&mut e, "forms.input-type-mismatch", &contact_bad, Low, Some("#email-text"));
+    scan.quiet(&mut e, "forms.input-type-mismatch", &contact_good);
+    scan.fires(&mut e, "forms.autocomplete-missing", &contact_bad, Low, Some("#email-text"));
+    scan.fires(&mut e, "forms.autocomplete-missing", &contact_bad, Low, Some("#full-name"));
+    scan.quiet(&mut e, "forms.autocomplete-missing", &contact_good);
+    scan.fires(&mut e, "forms.label-missing", &contact_bad, High, Some("#q"));
+    scan.quiet(&mut e, "forms.label-missing", &contact_good);
+    scan.fires(&mut e, "forms.submit-missing", &contact_bad, Medium, Some("#no-submit"));
+    scan.quiet(&mut e, "forms.submit-missing", &contact_good);
+    // forms.insecure-action judges https pages only: an http page posting to http is not it.
+    scan.quiet(&mut e, "forms.insecure-action", &contact_good);
+
+    // runtime
+    let errors = u("/runtime/errors.html");
+    let calm = u("/runtime/calm.html");
+    scan.fires(&mut e, "runtime.uncaught-exception", &errors, High, None);
+    scan.quiet(&mut e, "runtime.uncaught-exception", &calm);
+    scan.fires(&mut e, "runtime.unhandled-rejection", &errors, Medium, None);
+    scan.quiet(&mut e, "runtime.unhandled-rejection", &calm);
+    scan.fires_with(
+        &mut e,
+        "runtime.console-error",
+        &errors,
+        Medium,
+        None,
+        "message",
+        "Checkout failed to initialise".into(),
+    );
+    scan.quiet(&mut e, "runtime.console-error", &calm);
+    scan.quiet(&mut e, "runtime.console-error", &u("/runtime/missing-image.html"));
+    scan.fires_with(&mut e, "runtime.failed-request", &errors, High, None, "resource", u("/runtime/missing.js").into());
+    scan.fires_with(
+        &mut e,
+        "runtime.failed-request",
+        &u("/runtime/missing-image.html"),
+        Medium,
+        None,
+        "resource",
+        u("/runtime/missing.png").into(),
+    );
+    // The browser's own /favicon.ico request 404s on every page here: not the page's request.
+    scan.quiet(&mut e, "runtime.failed-request", &calm);
+    scan.fires(&mut e, "runtime.deprecated-api", &u("/runtime/deprecated.html"), Low, None);
+    scan.quiet(&mut e, "runtime.deprecated-api", &u("/runtime/modern.html"));
+    scan.fires(&mut e, "runtime.csp-violation", &u("/runtime/csp.html"), Medium, None);
+    scan.fires(&mut e, "runtime.csp-violation", &u("/runtime/csp-report-only.html"), Low, None);
+    scan.quiet(&mut e, "runtime.csp-violation", &u("/runtime/csp-nonce.html"));
+    for header in ["content-security-policy", "x-content-type-options", "x-frame-options"] {
+        scan.fires_with(&mut e, "runtime.missing-security-header", &errors, Low, None, "header", header.into());
+    }
+    scan.quiet(&mut e, "runtime.missing-security-header", &u("/runtime/headers.html"));
+    scan.fires_with(
+        &mut e,
+        "runtime.insecure-cookie",
+        &u("/runtime/cookies.html"),
+        Medium,
+        None,
+        "cookie",
+        "sessionid".into(),
+    );
+    e.check(
+        scan.of("runtime.insecure-cookie", &u("/runtime/cookies.html"))
+            .all(|f| f.evidence["cookie"] == "sessionid" && f.cwe_id.as_deref() == Some("CWE-1004")),
+        || "only the session cookie, for HttpOnly (CWE-1004)".into(),
+    );
+    scan.quiet(&mut e, "runtime.insecure-cookie", &u("/runtime/cookies-good.html"));
+    // runtime.mixed-content judges https pages only: http subresources of an http page are not it.
+    scan.quiet(&mut e, "runtime.mixed-content", &errors);
+
+    eprintln!("interact scan: {} pages in {:?}", scan.pages.len(), scan.took);
+    e.finish();
+}
