@@ -18,6 +18,8 @@ mod contract_tests;
 pub mod search;
 pub mod semantics;
 pub mod structured_data;
+#[cfg(test)]
+pub(crate) mod test_kit;
 
 pub use check::{Check, CheckMeta, Findings, MAX_FINDINGS_PER_CHECK_PER_PAGE, Thresholds};
 pub use registry::{CHECKS, catalogue, find};

@@ -1,29 +1,16 @@
 //! Test helpers: hand-built pages and sites, and the findings one check produces for them.
 
-use crate::checks::{Thresholds, run_page_checks, run_site_checks};
-use crate::model::{DomFacts, Finding, PageDigest, PageSnapshot, RobotsTxt, SiteSnapshot};
+use crate::model::{DomFacts, PageSnapshot, RobotsTxt, SiteSnapshot};
+pub use crate::checks::test_kit::{findings, site_findings, digest};
+use crate::checks::test_kit::html_page;
 
 pub const START: &str = "https://e.com/";
 
 /// A rendered 200 HTML page at `url`.
 pub fn page(url: &str, dom: DomFacts) -> PageSnapshot {
     PageSnapshot {
-        requested_url: url.into(),
-        final_url: url.into(),
-        status: Some(200),
-        mime_type: Some("text/html".into()),
         dom,
-        ..Default::default()
-    }
-}
-
-/// A 200 page digest.
-pub fn digest(url: &str) -> PageDigest {
-    PageDigest {
-        url: url.into(),
-        final_url: url.into(),
-        status: Some(200),
-        ..Default::default()
+        ..html_page(url)
     }
 }
 
@@ -41,16 +28,3 @@ pub fn site_with_robots(body: &str) -> SiteSnapshot {
     }
 }
 
-pub fn findings(page: &PageSnapshot, id: &str) -> Vec<Finding> {
-    run_page_checks(page, &Thresholds::default()).findings
-        .into_iter()
-        .filter(|f| f.check_id == id)
-        .collect()
-}
-
-pub fn site_findings(site: &SiteSnapshot, id: &str) -> Vec<Finding> {
-    run_site_checks(site, &Thresholds::default()).findings
-        .into_iter()
-        .filter(|f| f.check_id == id)
-        .collect()
-}

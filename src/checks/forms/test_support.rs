@@ -1,19 +1,16 @@
 //! Test helpers: a rendered page with forms and fields, and one check's findings.
 
-use crate::checks::{Check, Findings, Thresholds};
-use crate::model::{DomFacts, Finding, Form, FormField, PageSnapshot};
+use crate::model::{DomFacts, Form, FormField, PageSnapshot};
+pub use crate::checks::test_kit::{run};
+use crate::checks::test_kit::html_page;
 
 pub const URL: &str = "https://example.com/signup";
 
 /// A rendered 200 HTML page at `url` with these forms and fields.
 pub fn page_at(url: &str, forms: Vec<Form>, fields: Vec<FormField>) -> PageSnapshot {
     PageSnapshot {
-        requested_url: url.into(),
-        final_url: url.into(),
-        status: Some(200),
-        mime_type: Some("text/html".into()),
         dom: DomFacts { forms, fields, ..Default::default() },
-        ..Default::default()
+        ..html_page(url)
     }
 }
 
@@ -55,11 +52,3 @@ pub fn input(type_: &str, name: &str) -> FormField {
     }
 }
 
-/// The findings `check` reports for `page` with default thresholds.
-pub fn run(check: &dyn Check, page: &PageSnapshot) -> Vec<Finding> {
-    let mut out = Vec::new();
-    let mut sink = Findings::new(check.meta(), &mut out);
-    check.page(page, &Thresholds::default(), &mut sink);
-    drop(sink);
-    out
-}

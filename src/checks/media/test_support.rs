@@ -1,20 +1,17 @@
 //! Test helpers: a rendered page, images and requests, and one check's findings.
 
-use crate::checks::{Check, Findings, Thresholds};
-use crate::model::{DomFacts, Finding, Image, NetworkRequest, PageSnapshot};
+use crate::model::{DomFacts, Image, NetworkRequest, PageSnapshot};
+pub use crate::checks::test_kit::{run};
+use crate::checks::test_kit::html_page;
 
 pub const URL: &str = "https://example.com/page";
 
 /// A rendered 200 HTML page at `URL` (viewport 1280x800) with these images and requests.
 pub fn page(images: Vec<Image>, requests: Vec<NetworkRequest>) -> PageSnapshot {
     PageSnapshot {
-        requested_url: URL.into(),
-        final_url: URL.into(),
-        status: Some(200),
-        mime_type: Some("text/html".into()),
         dom: DomFacts { images, viewport_width: 1280, viewport_height: 800, ..Default::default() },
         requests,
-        ..Default::default()
+        ..html_page(URL)
     }
 }
 
@@ -55,11 +52,3 @@ pub fn image_response(url: &str, mime: &str, bytes: u64) -> NetworkRequest {
     }
 }
 
-/// The findings `check` reports for `page` with default thresholds.
-pub fn run(check: &dyn Check, page: &PageSnapshot) -> Vec<Finding> {
-    let mut out = Vec::new();
-    let mut sink = Findings::new(check.meta(), &mut out);
-    check.page(page, &Thresholds::default(), &mut sink);
-    drop(sink);
-    out
-}

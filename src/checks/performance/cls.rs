@@ -1,7 +1,8 @@
-use super::super::check::{Check, CheckMeta, Findings, Thresholds};
-use super::grade::grade;
+use super::super::check::{CheckMeta, Thresholds};
+use super::metric::Metric;
 use crate::model::{PageSnapshot, Severity};
-use crate::{declare_check, evidence};
+use crate::declare_check;
+use serde_json::{Map, Value, json};
 
 /// How many shifting elements the evidence names.
 const MAX_SOURCES: usize = 5;
@@ -25,23 +26,24 @@ declare_check! {
     }
 }
 
-impl Check for Cls {
+impl Metric for Cls {
     fn meta(&self) -> &'static CheckMeta {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, thresholds: &Thresholds, out: &mut Findings<'_>) {
-        if !page.rendered() {
-            return;
-        }
-        let Some(value) = page.metrics.cls else {
-            return;
-        };
-        let Some((severity, limit)) =
-            grade(value, thresholds.cls_medium, Severity::Medium, thresholds.cls_high, Severity::High)
-        else {
-            return;
-        };
+    fn value(&self, page: &PageSnapshot) -> Option<f64> {
+        page.metrics.cls
+    }
+
+    fn limits(&self, t: &Thresholds) -> (f64, Severity, f64, Severity) {
+        (t.cls_medium, Severity::Medium, t.cls_high, Severity::High)
+    }
+
+    fn unit(&self) -> Option<&'static str> {
+        None
+    }
+
+    fn more_evidence(&self, page: &PageSnapshot, evidence: &mut Map<String, Value>) {
         let mut shifts: Vec<_> = page.metrics.layout_shifts.iter().collect();
         shifts.sort_by(|a, b| b.value.total_cmp(&a.value));
         let mut sources: Vec<&str> = Vec::new();
@@ -50,15 +52,7 @@ impl Check for Cls {
                 sources.push(source);
             }
         }
-        out.report_with(
-            severity,
-            evidence! {
-                "url" => page.final_url,
-                "value" => (value * 1000.0).round() / 1000.0,
-                "limit" => limit,
-                "sources" => sources,
-            },
-        );
+        evidence.insert("sources".into(), json!(sources));
     }
 }
 

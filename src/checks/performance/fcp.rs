@@ -1,7 +1,7 @@
-use super::super::check::{Check, CheckMeta, Findings, Thresholds};
-use super::grade::{grade, round_ms};
+use super::super::check::{CheckMeta, Thresholds};
+use super::metric::Metric;
 use crate::model::{PageSnapshot, Severity};
-use crate::{declare_check, evidence};
+use crate::declare_check;
 
 declare_check! {
     /// First Contentful Paint is slow.
@@ -19,32 +19,17 @@ declare_check! {
     }
 }
 
-impl Check for Fcp {
+impl Metric for Fcp {
     fn meta(&self) -> &'static CheckMeta {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, thresholds: &Thresholds, out: &mut Findings<'_>) {
-        if !page.rendered() {
-            return;
-        }
-        let Some(value) = page.metrics.fcp_ms else {
-            return;
-        };
-        let Some((severity, limit)) =
-            grade(value, thresholds.fcp_low_ms, Severity::Low, thresholds.fcp_medium_ms, Severity::Medium)
-        else {
-            return;
-        };
-        out.report_with(
-            severity,
-            evidence! {
-                "url" => page.final_url,
-                "value" => round_ms(value),
-                "limit" => limit,
-                "unit" => "ms",
-            },
-        );
+    fn value(&self, page: &PageSnapshot) -> Option<f64> {
+        page.metrics.fcp_ms
+    }
+
+    fn limits(&self, t: &Thresholds) -> (f64, Severity, f64, Severity) {
+        (t.fcp_low_ms, Severity::Low, t.fcp_medium_ms, Severity::Medium)
     }
 }
 

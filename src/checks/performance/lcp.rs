@@ -1,7 +1,8 @@
-use super::super::check::{Check, CheckMeta, Findings, Thresholds};
-use super::grade::{grade, round_ms};
+use super::super::check::{CheckMeta, Thresholds};
+use super::metric::Metric;
 use crate::model::{PageSnapshot, Severity};
-use crate::{declare_check, evidence};
+use crate::declare_check;
+use serde_json::{Map, Value, json};
 
 declare_check! {
     /// Largest Contentful Paint is slow.
@@ -21,36 +22,24 @@ declare_check! {
     }
 }
 
-impl Check for Lcp {
+impl Metric for Lcp {
     fn meta(&self) -> &'static CheckMeta {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, thresholds: &Thresholds, out: &mut Findings<'_>) {
-        if !page.rendered() {
-            return;
-        }
-        let Some(value) = page.metrics.lcp_ms else {
-            return;
-        };
-        let Some((severity, limit)) =
-            grade(value, thresholds.lcp_medium_ms, Severity::Medium, thresholds.lcp_high_ms, Severity::High)
-        else {
-            return;
-        };
+    fn value(&self, page: &PageSnapshot) -> Option<f64> {
+        page.metrics.lcp_ms
+    }
+
+    fn limits(&self, t: &Thresholds) -> (f64, Severity, f64, Severity) {
+        (t.lcp_medium_ms, Severity::Medium, t.lcp_high_ms, Severity::High)
+    }
+
+    fn more_evidence(&self, page: &PageSnapshot, evidence: &mut Map<String, Value>) {
         let element = page.metrics.lcp_element.as_ref();
-        out.report_with(
-            severity,
-            evidence! {
-                "url" => page.final_url,
-                "value" => round_ms(value),
-                "limit" => limit,
-                "unit" => "ms",
-                "selector" => element.and_then(|e| e.selector.as_deref()),
-                "snippet" => element.and_then(|e| e.snippet.as_deref()),
-                "resource" => element.and_then(|e| e.url.as_deref()),
-            },
-        );
+        evidence.insert("selector".into(), json!(element.and_then(|e| e.selector.as_deref())));
+        evidence.insert("snippet".into(), json!(element.and_then(|e| e.snippet.as_deref())));
+        evidence.insert("resource".into(), json!(element.and_then(|e| e.url.as_deref())));
     }
 }
 

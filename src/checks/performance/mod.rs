@@ -9,6 +9,7 @@ pub mod grade;
 pub mod http_date;
 pub mod lcp;
 pub mod long_task;
+pub mod metric;
 pub mod page_weight;
 pub mod render_blocking;
 pub mod request_count;

@@ -1,7 +1,7 @@
-use super::super::check::{Check, CheckMeta, Findings, Thresholds};
-use super::grade::{grade, round_ms};
+use super::super::check::{CheckMeta, Thresholds};
+use super::metric::Metric;
 use crate::model::{PageSnapshot, Severity};
-use crate::{declare_check, evidence};
+use crate::declare_check;
 
 declare_check! {
     /// Total Blocking Time is high.
@@ -19,32 +19,17 @@ declare_check! {
     }
 }
 
-impl Check for Tbt {
+impl Metric for Tbt {
     fn meta(&self) -> &'static CheckMeta {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, thresholds: &Thresholds, out: &mut Findings<'_>) {
-        if !page.rendered() {
-            return;
-        }
-        let Some(value) = page.metrics.tbt_ms else {
-            return;
-        };
-        let Some((severity, limit)) =
-            grade(value, thresholds.tbt_medium_ms, Severity::Medium, thresholds.tbt_high_ms, Severity::High)
-        else {
-            return;
-        };
-        out.report_with(
-            severity,
-            evidence! {
-                "url" => page.final_url,
-                "value" => round_ms(value),
-                "limit" => limit,
-                "unit" => "ms",
-            },
-        );
+    fn value(&self, page: &PageSnapshot) -> Option<f64> {
+        page.metrics.tbt_ms
+    }
+
+    fn limits(&self, t: &Thresholds) -> (f64, Severity, f64, Severity) {
+        (t.tbt_medium_ms, Severity::Medium, t.tbt_high_ms, Severity::High)
     }
 }
 

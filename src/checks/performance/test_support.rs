@@ -1,21 +1,18 @@
 //! Test helpers: a rendered page with metrics and requests, and one check's findings.
 
-use crate::checks::{Check, Findings, Thresholds};
-use crate::model::{DomFacts, Finding, Header, NetworkRequest, PageMetrics, PageSnapshot};
+use crate::model::{DomFacts, Header, NetworkRequest, PageMetrics, PageSnapshot};
+pub use crate::checks::test_kit::{run, run_with};
+use crate::checks::test_kit::html_page;
 
 pub const URL: &str = "https://example.com/page";
 
 /// A rendered 200 HTML page at `URL` with these metrics and requests.
 pub fn page(metrics: PageMetrics, requests: Vec<NetworkRequest>) -> PageSnapshot {
     PageSnapshot {
-        requested_url: URL.into(),
-        final_url: URL.into(),
-        status: Some(200),
-        mime_type: Some("text/html".into()),
         metrics,
         requests,
         dom: DomFacts { viewport_width: 1280, viewport_height: 800, ..Default::default() },
-        ..Default::default()
+        ..html_page(URL)
     }
 }
 
@@ -40,16 +37,3 @@ pub fn response(url: &str, resource_type: &str, mime: &str, bytes: u64, headers:
     }
 }
 
-/// The findings `check` reports for `page` with these thresholds.
-pub fn run_with(check: &dyn Check, page: &PageSnapshot, thresholds: &Thresholds) -> Vec<Finding> {
-    let mut out = Vec::new();
-    let mut sink = Findings::new(check.meta(), &mut out);
-    check.page(page, thresholds, &mut sink);
-    drop(sink);
-    out
-}
-
-/// The findings `check` reports for `page` with default thresholds.
-pub fn run(check: &dyn Check, page: &PageSnapshot) -> Vec<Finding> {
-    run_with(check, page, &Thresholds::default())
-}

@@ -1,7 +1,7 @@
-use super::super::check::{Check, CheckMeta, Findings, Thresholds};
-use super::grade::{grade, round_ms};
+use super::super::check::{CheckMeta, Thresholds};
+use super::metric::Metric;
 use crate::model::{PageSnapshot, Severity};
-use crate::{declare_check, evidence};
+use crate::declare_check;
 
 declare_check! {
     /// Server responds slowly (TTFB).
@@ -21,34 +21,17 @@ declare_check! {
     }
 }
 
-impl Check for Ttfb {
+impl Metric for Ttfb {
     fn meta(&self) -> &'static CheckMeta {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, thresholds: &Thresholds, out: &mut Findings<'_>) {
-        if !page.rendered() {
-            return;
-        }
-        let Some(value) =
-            page.metrics.ttfb_ms.or_else(|| page.requests.iter().find(|r| r.is_navigation).and_then(|r| r.ttfb_ms))
-        else {
-            return;
-        };
-        let Some((severity, limit)) =
-            grade(value, thresholds.ttfb_low_ms, Severity::Low, thresholds.ttfb_medium_ms, Severity::Medium)
-        else {
-            return;
-        };
-        out.report_with(
-            severity,
-            evidence! {
-                "url" => page.final_url,
-                "value" => round_ms(value),
-                "limit" => limit,
-                "unit" => "ms",
-            },
-        );
+    fn value(&self, page: &PageSnapshot) -> Option<f64> {
+        page.metrics.ttfb_ms.or_else(|| page.requests.iter().find(|r| r.is_navigation).and_then(|r| r.ttfb_ms))
+    }
+
+    fn limits(&self, t: &Thresholds) -> (f64, Severity, f64, Severity) {
+        (t.ttfb_low_ms, Severity::Low, t.ttfb_medium_ms, Severity::Medium)
     }
 }
 

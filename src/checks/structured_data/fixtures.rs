@@ -1,8 +1,9 @@
 //! Test helpers: pages carrying structured data, and the findings one check produces for them.
 
-use crate::checks::{Thresholds, run_page_checks};
+pub use crate::checks::test_kit::{findings};
+use crate::checks::test_kit::html_page;
 use crate::model::{
-    DomFacts, Finding, JsonLdBlock, MicrodataItem, MicrodataProperty, PageSnapshot,
+    DomFacts, JsonLdBlock, MicrodataItem, MicrodataProperty, PageSnapshot,
 };
 
 pub const URL: &str = "https://example.com/page";
@@ -25,12 +26,8 @@ pub fn json_ld_page(blocks: &[&str]) -> PageSnapshot {
 
 pub fn page(dom: DomFacts) -> PageSnapshot {
     PageSnapshot {
-        requested_url: URL.into(),
-        final_url: URL.into(),
-        status: Some(200),
-        mime_type: Some("text/html".into()),
         dom,
-        ..Default::default()
+        ..html_page(URL)
     }
 }
 
@@ -50,9 +47,3 @@ pub fn microdata(itemtype: &str, properties: &[(&str, &str)], nested: bool) -> M
     }
 }
 
-pub fn findings(page: &PageSnapshot, id: &str) -> Vec<Finding> {
-    run_page_checks(page, &Thresholds::default()).findings
-        .into_iter()
-        .filter(|f| f.check_id == id)
-        .collect()
-}
