@@ -1,7 +1,22 @@
 //! sitescan: scans live websites for quality problems in a real headless Chromium.
 //!
-//! The library is the engine; `main.rs` is a thin CLI over it. Imports flow one way:
-//! `api`, `cli` -> `scan` -> `checks`, `browser`, `net`, `store` -> `model`.
+//! The library is the engine; `main.rs` is a thin CLI over it. The modules, and what each may
+//! import (arrows point down; a test of the crate's imports keeps this map true):
+//!
+//! | module | job | imports |
+//! |---|---|---|
+//! | `cli` | one function per subcommand; flags become options | everything below |
+//! | `api` | REST + gRPC on one router, auth, limits, the error object | `report`, `store`, `checks`, `model`, `proto`, `metrics` |
+//! | `scan` | the crawl, the worker loop, the lease guard, site facts | `browser`, `net`, `store`, `checks`, `model`, `metrics` |
+//! | `report` | HTML, SARIF, JUnit and text renderers | `checks`, `model` |
+//! | `browser` | Chromium pool, capture, gatherers (the only CDP code) | `net` (its egress proxy), `model` |
+//! | `net` | the egress guard and the fetcher (the only HTTP client) | `model` |
+//! | `store` | sea-orm entities and queries | `model` |
+//! | `checks` | the registry and pure checks over snapshots | `model` |
+//! | `model` | plain data: targets, severities, findings, snapshots, robots.txt | nothing |
+//!
+//! `proto` (generated gRPC types), `metrics` (Prometheus) and `telemetry` (the log subscriber)
+//! are leaves any layer above `model` may use.
 
 pub mod api;
 pub mod browser;
@@ -18,3 +33,47 @@ pub mod telemetry;
 
 /// The crate version.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+#[cfg(test)]
+mod layering_tests {
+    /// Which crate modules each module's files name (`crate::<module>`).
+    fn imports(module: &str) -> std::collections::BTreeSet<String> {
+        let mut found = std::collections::BTreeSet::new();
+        let mut dirs = vec![std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/src")).join(module)];
+        while let Some(dir) = dirs.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    let text = std::fs::read_to_string(&path).unwrap_or_default();
+                    for (i, _) in text.match_indices("crate::") {
+                        let name: String = text[i + 7..].chars().take_while(|c| c.is_ascii_lowercase() || *c == '_').collect();
+                        if !name.is_empty() && name != module {
+                            found.insert(name);
+                        }
+                    }
+                }
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn the_module_map_in_lib_rs_holds() {
+        let allowed: &[(&str, &[&str])] = &[
+            ("model", &[]),
+            ("checks", &["model", "declare_check", "evidence"]),
+            ("net", &["model", "metrics"]),
+            ("store", &["model", "metrics"]),
+            ("browser", &["net", "model", "metrics"]),
+            ("report", &["checks", "model"]),
+            ("scan", &["browser", "net", "store", "checks", "model", "metrics"]),
+        ];
+        for (module, may) in allowed {
+            let extra: Vec<String> = imports(module).into_iter().filter(|m| !may.contains(&m.as_str())).collect();
+            assert!(extra.is_empty(), "{module} imports {extra:?}, which the map in lib.rs does not allow");
+        }
+    }
+}
