@@ -91,7 +91,10 @@ async fn seed_completed(store: &Store, org: &str) -> Uuid {
         title: Some("About".into()),
         metrics: json!({"ttfb_ms": 90.0, "fcp_ms": 400.0, "lcp_ms": 800.0, "cls": 0.0, "tbt_ms": 0.0, "transfer_bytes": 120_000, "requests": 12}),
         error: None,
-        checks_not_run: Vec::new(),
+        checks_not_run: vec![sitescan::model::CheckNotRun {
+            check_id: "accessibility.keyboard-trap".into(),
+            reason: "the keyboard gatherer failed: timed out after 5s".into(),
+        }],
     };
     let about_findings = vec![finding("search.meta-description-missing", Severity::Medium, "Page has no meta description", json!({"url": "https://shop.example.com/about"}))];
     store.insert_page_results(scan.id, org, 1, &about, &about_findings).await.unwrap();
@@ -325,4 +328,51 @@ fn the_openapi_document_describes_both_report_endpoints() {
             assert!(op["responses"][status].is_mapping(), "{status} documented");
         }
     }
+}
+
+/// Ids and times vary per run; everything else of the body is the contract.
+fn normalised(mut v: Value) -> Value {
+    fn walk(v: &mut Value) {
+        match v {
+            Value::Object(map) => {
+                for (k, x) in map.iter_mut() {
+                    if (k == "id" || k == "scan_id") && x.is_string() {
+                        *x = json!("<id>");
+                    } else if k.ends_with("_at") && x.is_string() {
+                        *x = json!("<time>");
+                    } else {
+                        walk(x);
+                    }
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(walk),
+            _ => {}
+        }
+    }
+    walk(&mut v);
+    v
+}
+
+/// The single-scan body, summary only and with findings, against a reviewed golden file: the
+/// typed report must not change a byte of what clients read (`checks_not_run` per page is the one
+/// addition). `SITESCAN_UPDATE_GOLDEN=1` rewrites the file after a deliberate change.
+#[tokio::test]
+async fn the_scan_body_matches_the_golden_file() {
+    let app = spawn(lifted()).await;
+    let t = token(&app.store, "acme", &[]).await;
+    let id = seed_completed(&app.store, "acme").await;
+    let mut bodies = serde_json::Map::new();
+    for (name, query) in [("summary_only", ""), ("with_findings", "?include_findings=true")] {
+        let resp = get(&app, &format!("/api/v1/scans/{id}{query}"), Some(&t)).await;
+        assert_eq!(resp.status(), 200);
+        let body: Value = serde_json::from_slice(&resp.bytes().await.unwrap()).unwrap();
+        bodies.insert(name.into(), normalised(body));
+    }
+    let actual = serde_json::to_string_pretty(&Value::Object(bodies)).unwrap() + "\n";
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/reports/golden/scan_body.json");
+    if std::env::var_os("SITESCAN_UPDATE_GOLDEN").is_some() {
+        std::fs::write(path, &actual).unwrap();
+    }
+    let golden = std::fs::read_to_string(path).expect("tests/reports/golden/scan_body.json");
+    assert_eq!(actual, golden, "the scan body drifted from tests/reports/golden/scan_body.json");
 }
