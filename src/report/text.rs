@@ -161,11 +161,21 @@ fn group_by_check<'a>(findings: &[&'a Value]) -> Vec<CheckGroup<'a>> {
 fn place(f: &Value) -> String {
     let ev = &f["evidence"];
     let mut place = ev["url"].as_str().unwrap_or_default().to_string();
-    if let Some(sel) = ev["selector"].as_str() {
+    // What tells the findings of one page apart: the element, else the resource, else the value.
+    let detail = ev["selector"]
+        .as_str()
+        .map(str::to_string)
+        .or_else(|| ev["resource"].as_str().filter(|r| *r != place).map(str::to_string))
+        .or_else(|| match &ev["value"] {
+            Value::String(s) => Some(s.clone()),
+            Value::Null => None,
+            other => Some(other.to_string()),
+        });
+    if let Some(detail) = detail {
         if !place.is_empty() {
             place.push_str("  ");
         }
-        place.push_str(sel);
+        place.push_str(&detail);
     }
     place
 }
