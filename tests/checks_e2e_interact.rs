@@ -6,10 +6,12 @@
 mod fixture_dir;
 #[path = "support/fixture_site.rs"]
 mod fixture_site;
+#[path = "support/media_gen.rs"]
+mod media_gen;
 #[path = "support/scan_harness.rs"]
 mod scan_harness;
 
-use fixture_site::FixtureSite;
+use fixture_site::{FixtureSite, Route};
 use scan_harness::{Engine, Expect};
 use sitescan::model::Severity::{Critical, High, Low, Medium};
 
@@ -17,6 +19,7 @@ use sitescan::model::Severity::{Critical, High, Low, Medium};
 async fn interaction_checks_fire_on_their_fixtures_and_not_on_near_misses() {
     let site = FixtureSite::start().await;
     fixture_dir::serve(&site, "interact", "http://127.0.0.2:9", &[]);
+    site.route("/gen/tone.wav", Route::typed("audio/wav", media_gen::wav(2.0)));
     let engine = Engine::start(4).await;
     let scan = engine.scan(site.url("/")).await;
     engine.shutdown().await;
@@ -65,6 +68,34 @@ async fn interaction_checks_fire_on_their_fixtures_and_not_on_near_misses() {
     scan.fires(&mut e, "accessibility.keyboard-trap", &u("/a11y/trap.html"), Critical, Some("#trap"));
     scan.quiet(&mut e, "accessibility.keyboard-trap", &u("/a11y/roving.html"));
     scan.quiet(&mut e, "accessibility.keyboard-trap", &u("/a11y/focus-good.html"));
+    // A trap is focus that neither Tab nor Shift+Tab can take out: here two buttons send both
+    // keys to each other.
+    scan.fires(&mut e, "accessibility.keyboard-trap", &u("/a11y/trap-cycle.html"), Critical, Some("#trap-first"));
+    // Near misses: widgets whose focus moves inside them while document.activeElement stays the
+    // same (date and time fields, media controls, a frame's document, a web component's shadow
+    // root). Each page ends with a link without a focus ring: its finding proves the walk got
+    // past the widgets rather than stopping before them.
+    for (page, last) in [
+        ("/a11y/trap-dates.html", "#after-dates"),
+        ("/a11y/trap-media.html", "#after-media"),
+        ("/a11y/trap-frame.html", "#after-frame"),
+    ] {
+        scan.quiet(&mut e, "accessibility.keyboard-trap", &u(page));
+        scan.fires(&mut e, "accessibility.focus-not-visible", &u(page), High, Some(last));
+    }
+    for widget in ["#arrive", "#at", "#slot", "#month"] {
+        scan.quiet_selector(&mut e, "accessibility.focus-not-visible", &u("/a11y/trap-dates.html"), widget);
+    }
+    // Web components: focus is judged on the focused element inside the open shadow root.
+    scan.quiet(&mut e, "accessibility.keyboard-trap", &u("/a11y/component.html"));
+    scan.quiet(&mut e, "accessibility.focus-not-visible", &u("/a11y/component.html"));
+    let bare = u("/a11y/component-bad.html");
+    scan.quiet(&mut e, "accessibility.keyboard-trap", &bare);
+    for button in 1..=3 {
+        let selector = format!("#bare-toolbar >>> button:nth-of-type({button})");
+        scan.fires(&mut e, "accessibility.focus-not-visible", &bare, High, Some(&selector));
+    }
+    scan.quiet_selector(&mut e, "accessibility.focus-not-visible", &bare, "#after-toolbar");
     scan.fires(&mut e, "accessibility.zoom-disabled", &u("/a11y/zoom-bad.html"), High, Some("#vp"));
     // axe's meta-viewport is the same defect: one finding, not two.
     scan.quiet(&mut e, "accessibility.meta-viewport", &u("/a11y/zoom-bad.html"));
