@@ -100,6 +100,14 @@ async fn interaction_checks_fire_on_their_fixtures_and_not_on_near_misses() {
     // axe's meta-viewport is the same defect: one finding, not two.
     scan.quiet(&mut e, "accessibility.meta-viewport", &u("/a11y/zoom-bad.html"));
     scan.quiet(&mut e, "accessibility.zoom-disabled", &u("/a11y/zoom-good.html"));
+    scan.fires(&mut e, "accessibility.zoom-disabled", &u("/a11y/zoom-keyword.html"), High, Some("#vp"));
+    // axe rules run beyond the AA tags (issue 18): AAA contrast at low, the orientation lock.
+    let aaa = u("/a11y/contrast-aaa.html");
+    scan.fires(&mut e, "accessibility.color-contrast-enhanced", &aaa, Low, Some("#aa-grey"));
+    scan.quiet(&mut e, "accessibility.color-contrast", &aaa);
+    scan.quiet(&mut e, "accessibility.color-contrast-enhanced", &u("/a11y/contrast-aaa-good.html"));
+    scan.fires(&mut e, "accessibility.css-orientation-lock", &u("/a11y/orientation-lock.html"), High, None);
+    scan.quiet(&mut e, "accessibility.css-orientation-lock", &u("/a11y/orientation-free.html"));
     scan.quiet(&mut e, "accessibility.meta-viewport-large", &u("/a11y/zoom-good.html"));
 
     // forms

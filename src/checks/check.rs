@@ -28,6 +28,10 @@ pub struct CheckMeta {
     pub evidence_keys: &'static [&'static str],
     /// Where to read more, when a public reference exists.
     pub help_url: Option<&'static str>,
+    /// The W3C ACT rules (`https://www.w3.org/WAI/standards-guidelines/act/rules/<id>/`) the
+    /// check implements, so an ACT harness can map its findings: a finding on a test case means
+    /// the check failed it.
+    pub act_ids: &'static [&'static str],
 }
 
 impl CheckMeta {
@@ -208,6 +212,7 @@ macro_rules! evidence {
 ///         cwe: None,
 ///         evidence: ["url"],
 ///         help_url: None,
+///         act_ids: [],   // optional: the W3C ACT rules it implements
 ///     }
 /// }
 /// ```
@@ -224,7 +229,8 @@ macro_rules! declare_check {
             remediation: $rem:literal,
             cwe: $cwe:expr,
             evidence: [$($ev:literal),* $(,)?],
-            help_url: $help:expr $(,)?
+            help_url: $help:expr
+            $(, act_ids: [$($act:literal),* $(,)?])? $(,)?
         }
     ) => {
         $(#[$attr])*
@@ -243,6 +249,7 @@ macro_rules! declare_check {
                 cwe_id: $cwe,
                 evidence_keys: &[$($ev),*],
                 help_url: $help,
+                act_ids: &[$($($act),*)?],
             };
         }
     };
@@ -262,6 +269,7 @@ mod tests {
         cwe_id: None,
         evidence_keys: &["url"],
         help_url: None,
+        act_ids: &[],
     };
 
     #[test]

@@ -20,6 +20,7 @@ pub fn run(args: ChecksArgs) -> anyhow::Result<()> {
                         "cwe_id": m.cwe_id,
                         "evidence": m.evidence_keys,
                         "help_url": m.help_url,
+                        "act_ids": m.act_ids,
                     })
                 })
                 .collect();

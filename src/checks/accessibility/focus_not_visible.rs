@@ -22,6 +22,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "selector", "snippet", "method"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/focus-visible.html"),
+        act_ids: ["oj04fd"],
     }
 }
 

@@ -23,6 +23,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "selector", "snippet", "value"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/no-keyboard-trap.html"),
+        act_ids: ["80af7b"],
     }
 }
 
