@@ -14,11 +14,20 @@ export CARGO_TARGET_DIR
 BENCH_ARGS ?=
 PEERS := bench/peers
 
-.PHONY: bench bench-build bench-peers
+.PHONY: bench bench-build bench-peers bench-act
 
 bench: bench-build bench-peers
 	-bash scripts/services.sh
 	$(CARGO_TARGET_DIR)/release/sitescan-bench --sitescan $(CARGO_TARGET_DIR)/release/sitescan --peers $(PEERS) $(BENCH_ARGS)
+
+# The W3C ACT rules benchmark (bench/act/act.mjs): sitescan and axe-core on the ACT test cases of
+# ../shared/act-rules/, served on 127.0.0.1, in one run. Needs only the sitescan binary and Node.
+#   make bench-act                                   # release build
+#   make bench-act ACT_ARGS="--rules b4f0c3,2t702h"  # some rules; --sitescan BIN for another build
+ACT_ARGS ?=
+bench-act:
+	cargo build --release --bin sitescan
+	node --experimental-websocket bench/act/act.mjs --sitescan $(CARGO_TARGET_DIR)/release/sitescan $(ACT_ARGS)
 
 bench-build:
 	bash scripts/setup.sh

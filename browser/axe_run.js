@@ -19,6 +19,13 @@ const rule = (x) => ({
 });
 const r = await window.axe.run(document, {
   runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] },
+  // Beyond the tags (axe_catalogue::AXE_EXTRA_RULES): AAA contrast and refresh, reported at low
+  // severity, and the orientation lock, which axe tags experimental.
+  rules: {
+    'color-contrast-enhanced': { enabled: true },
+    'meta-refresh-no-exceptions': { enabled: true },
+    'css-orientation-lock': { enabled: true },
+  },
   resultTypes: ['violations', 'incomplete'],
   iframes: false,
   elementRef: false,

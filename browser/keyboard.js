@@ -2,6 +2,13 @@
 // probe() describes the focused element and whether focusing changed its computed rendering
 // (outline, box-shadow, border, background, colour, pseudo-elements, parent), with transitions
 // suspended so the end state is compared; blur()/refocus() let the walk compare pixels.
+// The focused element is the deepest one: `document.activeElement`, then each open shadow
+// root's `activeElement` (a web component's inner button, not its host); its selector joins the
+// path through shadow roots with ` >>> `. `widget` names elements whose focus moves inside them
+// while the element stays the active one (date/time inputs' fields, media controls, a select,
+// a frame's document, a custom element's shadow root): the walk presses on through them rather
+// than judging a trap. A press that leaves focus on the element probed last is probed without
+// blurring it, since blur + focus would send a date input or a player back to its first field.
 // Returns the number of focusable elements.
 const FOCUSABLE = 'a[href], area[href], button, input:not([type="hidden" i]), select, textarea, iframe, summary, [tabindex], [contenteditable=""], [contenteditable="true"], audio[controls], video[controls]';
 const countFocusable = () => Array.from(document.querySelectorAll(FOCUSABLE)).filter((el) => {
@@ -35,6 +42,46 @@ const suspend = (els) => els.filter(Boolean).map((e) => {
   };
 });
 let restore = [];
+const deepActive = () => {
+  let el = document.activeElement;
+  while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+  return el;
+};
+// A selector inside a shadow root (ids and :nth-of-type counted within that root).
+const shadowSelector = (el, root) => {
+  const parts = [];
+  for (let node = el; node && node.nodeType === 1; node = node.parentElement) {
+    if (node.id && root.querySelectorAll('#' + CSS.escape(node.id)).length === 1) { parts.unshift('#' + CSS.escape(node.id)); break; }
+    let sel = CSS.escape(node.localName), index = 0, same = 0;
+    for (const sib of (node.parentElement || root).children) {
+      if (sib.localName === node.localName) { same++; if (sib === node) index = same; }
+    }
+    if (same > 1) sel += ':nth-of-type(' + index + ')';
+    parts.unshift(sel);
+  }
+  return parts.join(' > ');
+};
+const deepSelector = (el) => {
+  const parts = [];
+  for (let node = el; node;) {
+    const root = node.getRootNode();
+    const shadow = root instanceof ShadowRoot;
+    parts.unshift(shadow ? shadowSelector(node, root) : __ss.selector(node));
+    node = shadow ? root.host : null;
+  }
+  return parts.join(' >>> ');
+};
+const TEMPORAL = ['date', 'time', 'datetime-local', 'month', 'week'];
+const widgetOf = (top) => {
+  const tag = top.localName;
+  if (tag === 'input' && TEMPORAL.includes(String(top.getAttribute('type') || '').toLowerCase())) return 'temporal-input';
+  if ((tag === 'video' || tag === 'audio') && top.hasAttribute('controls')) return 'media-controls';
+  if (tag === 'select') return 'select';
+  if (tag === 'iframe' || tag === 'frame' || tag === 'object' || tag === 'embed') return 'frame';
+  if (top.shadowRoot || tag.includes('-')) return 'shadow-host';
+  return '';
+};
+const MODAL = 'dialog[open], [aria-modal="true"]';
 Object.defineProperty(window, '__sitescanFocus', {
   configurable: true,
   enumerable: false,
@@ -42,12 +89,23 @@ Object.defineProperty(window, '__sitescanFocus', {
     probe() {
       restore.forEach((f) => f());
       restore = [];
-      const el = document.activeElement;
-      current = el;
-      if (!el || el === document.body || el === document.documentElement) return JSON.stringify({ none: true });
-      const selector = __ss.selector(el);
+      const top = document.activeElement;
+      const el = deepActive();
+      if (!el || el === document.body || el === document.documentElement) {
+        current = null;
+        return JSON.stringify({ none: true });
+      }
+      const selector = deepSelector(el);
       const snippet = __ss.snippet(el);
-      restore = suspend([el, el.parentElement]);
+      const widget = widgetOf(top);
+      const modal = !!(top.closest && top.closest(MODAL));
+      const host = el.getRootNode() instanceof ShadowRoot ? el.getRootNode().host : null;
+      restore = suspend([el, el.parentElement || host]);
+      if (el === current) {
+        // Focus moved inside the element (or not at all): judged on the first press, not blurred now.
+        return JSON.stringify({ none: false, selector, snippet, tag: el.localName, widget, modal, repeat: true, changed: true, rect: {} });
+      }
+      current = el;
       const focused = signature(el);
       el.blur();
       const blurred = signature(el);
@@ -58,13 +116,16 @@ Object.defineProperty(window, '__sitescanFocus', {
         selector,
         snippet,
         tag: el.localName,
+        widget,
+        modal,
+        repeat: false,
         changed: focused !== blurred,
-        refocused: document.activeElement === el,
+        refocused: deepActive() === el,
         rect: { x: r.left + window.scrollX, y: r.top + window.scrollY, width: r.width, height: r.height, in_view: r.bottom > 0 && r.top < window.innerHeight && r.right > 0 && r.left < window.innerWidth },
       });
     },
     blur() { if (current) current.blur(); return 'ok'; },
-    refocus() { if (current) current.focus({ preventScroll: true, focusVisible: true }); return String(document.activeElement === current); },
+    refocus() { if (current) current.focus({ preventScroll: true, focusVisible: true }); return String(deepActive() === current); },
     finish() { restore.forEach((f) => f()); restore = []; return 'ok'; },
   },
 });

@@ -9,20 +9,41 @@
 //! `impact` (every rule of axe-core 4.x has one) and its `enabled` flag are read from
 //! `axe._audit.rules`. When a rule has no static impact, the catalogue's default severity is
 //! `medium` (findings still take their severity from the impact axe reports per node).
+//! `SEVERITY_OVERRIDES` replaces that default for the few rules whose findings have a fixed
+//! severity (`axe_catalogue::AXE_EXTRA_RULES`, a unit test keeps the two equal).
+//!
+//! Each entry also lists the W3C ACT rules it implements (`CheckMeta::act_ids`): axe's own
+//! `actIds` plus `EXTRA_ACT_IDS`, rules axe implements without declaring them.
 
 use std::path::Path;
 use std::process::Command;
 
+/// Default severities that do not follow axe's impact (`axe_catalogue::AXE_EXTRA_RULES`).
+const SEVERITY_OVERRIDES: &[(&str, &str)] = &[
+    // AAA (7:1): worth knowing, not a WCAG AA failure.
+    ("color-contrast-enhanced", "Low"),
+    // AAA: no timed refresh at all (the AA rule allows more than 20 hours).
+    ("meta-refresh-no-exceptions", "Low"),
+];
+
+/// ACT rules an axe rule implements that axe-core does not declare in its `actIds`.
+const EXTRA_ACT_IDS: &[(&str, &str)] = &[
+    // "Summary element has non-empty accessible name" is exactly axe's summary-name.
+    ("summary-name", "2t702h"),
+];
+
 /// Prints the axe version, the tags a tag-based run excludes by default, then one rule per line, fields separated by tabs (tabs and newlines inside fields are
 /// replaced by spaces, so no escaping is needed): id, impact, enabled, help, description, helpUrl,
-/// tags (comma-separated).
+/// tags (comma-separated), ACT rule ids (comma-separated).
 const DUMP_RULES: &str = r#"
 const axe = require('./browser/node_modules/axe-core');
 const impacts = new Map();
 const enabled = new Map();
+const actIds = new Map();
 for (const r of (axe._audit && axe._audit.rules) || []) {
   impacts.set(r.id, r.impact || '');
   enabled.set(r.id, r.enabled !== false);
+  actIds.set(r.id, (r.actIds || []).join(','));
 }
 const clean = (s) => String(s == null ? '' : s).replace(/[\t\r\n]+/g, ' ').trim();
 const rows = axe.getRules().map((r) => [
@@ -33,6 +54,7 @@ const rows = axe.getRules().map((r) => [
   clean(r.description),
   clean(r.helpUrl),
   (r.tags || []).map(clean).join(','),
+  clean(actIds.get(r.ruleId) || ''),
 ].join('\t'));
 rows.sort();
 const exclude = ((axe._audit && axe._audit.tagExclude) || ['experimental', 'deprecated']).map(clean).join(',');
@@ -66,20 +88,27 @@ pub fn generate(out_dir: &Path) {
     let mut count = 0usize;
     for line in lines.filter(|l| !l.trim().is_empty()) {
         let fields: Vec<&str> = line.split('\t').collect();
-        assert_eq!(fields.len(), 7, "unexpected axe rule line: {line:?}");
-        let [id, impact, enabled, help, description, help_url, tags] =
-            [fields[0], fields[1], fields[2], fields[3], fields[4], fields[5], fields[6]];
+        assert_eq!(fields.len(), 8, "unexpected axe rule line: {line:?}");
+        let [id, impact, enabled, help, description, help_url, tags, acts] =
+            [fields[0], fields[1], fields[2], fields[3], fields[4], fields[5], fields[6], fields[7]];
         assert!(
             !id.is_empty() && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'),
             "unexpected axe rule id {id:?}"
         );
         let severity = match impact {
+            _ if SEVERITY_OVERRIDES.iter().any(|(r, _)| *r == id) => {
+                SEVERITY_OVERRIDES.iter().find(|(r, _)| *r == id).map_or("Medium", |(_, s)| *s)
+            }
             "critical" => "Critical",
             "serious" => "High",
             "moderate" => "Medium",
             "minor" => "Low",
             _ => "Medium",
         };
+        let mut act_list: Vec<String> = acts.split(',').filter(|a| !a.is_empty()).map(str::to_string).collect();
+        act_list.extend(EXTRA_ACT_IDS.iter().filter(|(r, _)| *r == id).map(|(_, a)| a.to_string()));
+        act_list.dedup();
+        let act_code: Vec<String> = act_list.iter().map(|a| format!("{a:?}")).collect();
         let impact_code = if impact.is_empty() { "None".to_string() } else { format!("Some({impact:?})") };
         let tag_list: Vec<String> = tags.split(',').filter(|t| !t.is_empty()).map(|t| format!("{t:?}")).collect();
         let check_id = format!("accessibility.{id}");
@@ -89,9 +118,10 @@ pub fn generate(out_dir: &Path) {
         );
         let help_url_code = if help_url.is_empty() { "None".to_string() } else { format!("Some({help_url:?})") };
         code.push_str(&format!(
-            "    AxeRuleMeta {{\n        rule_id: {id:?},\n        impact: {impact_code},\n        enabled_by_default: {enabled},\n        tags: &[{tags}],\n        meta: CheckMeta {{\n            id: {check_id:?},\n            severity: Severity::{severity},\n            title: {help:?},\n            fires_when: {fires_when:?},\n            description: {description:?},\n            remediation: {remediation:?},\n            cwe_id: None,\n            evidence_keys: AXE_EVIDENCE_KEYS,\n            help_url: {help_url_code},\n            requires: &[crate::model::Artifact::Axe],\n        }},\n    }},\n",
+            "    AxeRuleMeta {{\n        rule_id: {id:?},\n        impact: {impact_code},\n        enabled_by_default: {enabled},\n        tags: &[{tags}],\n        meta: CheckMeta {{\n            id: {check_id:?},\n            severity: Severity::{severity},\n            title: {help:?},\n            fires_when: {fires_when:?},\n            description: {description:?},\n            remediation: {remediation:?},\n            cwe_id: None,\n            evidence_keys: AXE_EVIDENCE_KEYS,\n            help_url: {help_url_code},\n            requires: &[crate::model::Artifact::Axe],\n            act_ids: &[{acts}],\n        }},\n    }},\n",
             enabled = enabled == "true",
             tags = tag_list.join(", "),
+            acts = act_code.join(", "),
         ));
         count += 1;
     }

@@ -61,6 +61,11 @@ fn entry(o: &mut String, m: &CheckMeta) {
         let needs: Vec<&str> = m.requires.iter().map(|a| a.gatherer()).collect();
         let _ = writeln!(o, "- Needs: {}", needs.join(", "));
     }
+    if !m.act_ids.is_empty() {
+        let rules: Vec<String> =
+            m.act_ids.iter().map(|id| format!("[{id}](https://www.w3.org/WAI/standards-guidelines/act/rules/{id}/)")).collect();
+        let _ = writeln!(o, "- W3C ACT rules: {}", rules.join(", "));
+    }
     if let Some(url) = m.help_url {
         let _ = writeln!(o, "- More: <{url}>");
     }

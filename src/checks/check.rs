@@ -31,6 +31,10 @@ pub struct CheckMeta {
     /// The gathered facts a page check judges: when one failed on a page, the check does not
     /// run there (it would judge an empty default).
     pub requires: &'static [Artifact],
+    /// The W3C ACT rules (`https://www.w3.org/WAI/standards-guidelines/act/rules/<id>/`) the
+    /// check implements, so an ACT harness can map its findings: a finding on a test case means
+    /// the check failed it.
+    pub act_ids: &'static [&'static str],
 }
 
 impl CheckMeta {
@@ -211,6 +215,7 @@ macro_rules! evidence {
 ///         cwe: None,
 ///         evidence: ["url"],
 ///         help_url: None,
+///         act_ids: [],   // optional: the W3C ACT rules it implements
 ///     }
 /// }
 /// ```
@@ -228,7 +233,8 @@ macro_rules! declare_check {
             cwe: $cwe:expr,
             evidence: [$($ev:literal),* $(,)?],
             help_url: $help:expr
-            $(, requires: [$($req:ident),* $(,)?])? $(,)?
+            $(, requires: [$($req:ident),* $(,)?])?
+            $(, act_ids: [$($act:literal),* $(,)?])? $(,)?
         }
     ) => {
         $(#[$attr])*
@@ -248,6 +254,7 @@ macro_rules! declare_check {
                 evidence_keys: &[$($ev),*],
                 help_url: $help,
                 requires: &[$($($crate::model::Artifact::$req),*)?],
+                act_ids: &[$($($act),*)?],
             };
         }
     };
@@ -268,6 +275,7 @@ mod tests {
         evidence_keys: &["url"],
         help_url: None,
         requires: &[],
+        act_ids: &[],
     };
 
     #[test]

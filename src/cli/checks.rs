@@ -21,6 +21,7 @@ pub fn run(args: ChecksArgs) -> anyhow::Result<()> {
                         "evidence": m.evidence_keys,
                         "help_url": m.help_url,
                         "requires": m.requires.iter().map(|a| a.gatherer()).collect::<Vec<_>>(),
+                        "act_ids": m.act_ids,
                     })
                 })
                 .collect();

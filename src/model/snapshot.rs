@@ -500,8 +500,10 @@ pub struct FocusStep {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KeyboardWalk {
     pub steps: Vec<FocusStep>,
-    /// Set when focus stayed on the same element for consecutive Tab presses while other
-    /// focusable elements existed (a keyboard trap): the element's selector.
+    /// Set when focus could leave neither by Tab nor by Shift+Tab (it stayed on one element, or
+    /// cycled among elements already visited, widgets with inner focus and frames excepted)
+    /// while other focusable elements existed (a keyboard trap): the first trapped element's
+    /// selector.
     pub trapped_at: Option<String>,
     pub trapped_snippet: Option<String>,
     /// Number of focusable elements in the document.

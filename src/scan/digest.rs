@@ -22,11 +22,12 @@ pub fn is_noindex(page: &PageSnapshot) -> bool {
 pub fn digest(page: &PageSnapshot, depth: u32, internal: impl Fn(&Url) -> bool) -> PageDigest {
     let dom = &page.dom;
     let rel_has = |rel: &str, want: &str| rel.split_ascii_whitespace().any(|r| r.eq_ignore_ascii_case(want));
-    let canonical = dom.links.iter().find(|l| rel_has(&l.rel, "canonical")).and_then(|l| l.href.clone());
+    // Search engines read canonical and hreflang links in <head> only.
+    let canonical = dom.links.iter().find(|l| l.in_head && rel_has(&l.rel, "canonical")).and_then(|l| l.href.clone());
     let hreflang = dom
         .links
         .iter()
-        .filter(|l| rel_has(&l.rel, "alternate"))
+        .filter(|l| l.in_head && rel_has(&l.rel, "alternate"))
         .filter_map(|l| Some((l.hreflang.clone()?, l.href.clone()?)))
         .collect();
     let og_image = dom
@@ -96,8 +97,8 @@ mod tests {
         page.dom.title = Some("Home".into());
         page.dom.metas.push(MetaTag { name: Some("description".into()), content: Some("D".into()), ..Default::default() });
         page.dom.metas.push(MetaTag { property: Some("og:image".into()), content: Some("/og.png".into()), ..Default::default() });
-        page.dom.links.push(LinkTag { rel: "canonical".into(), href: Some("http://a.test/".into()), ..Default::default() });
-        page.dom.links.push(LinkTag { rel: "alternate".into(), hreflang: Some("de".into()), href: Some("http://a.test/de/".into()), ..Default::default() });
+        page.dom.links.push(LinkTag { rel: "canonical".into(), href: Some("http://a.test/".into()), in_head: true, ..Default::default() });
+        page.dom.links.push(LinkTag { rel: "alternate".into(), hreflang: Some("de".into()), href: Some("http://a.test/de/".into()), in_head: true, ..Default::default() });
         page.dom.anchors.push(Anchor { href: Some("http://a.test/x#top".into()), selector: "a".into(), ..Default::default() });
         page.dom.anchors.push(Anchor { href: Some("http://b.test/".into()), selector: "a:nth-of-type(2)".into(), ..Default::default() });
         let d = digest(&page, 0, |u| u.host_str() == Some("a.test"));

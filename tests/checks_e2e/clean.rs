@@ -148,6 +148,14 @@ async fn sitescan_scan_lists_findings_with_titles_and_remediation() {
     let listed = |id: &str| {
         catalogue.as_array().or(catalogue["checks"].as_array()).is_some_and(|a| a.iter().any(|c| c["id"] == id))
     };
+    // Each entry lists the W3C ACT rules it implements, for ACT harnesses (issue 18).
+    let act_ids = |id: &str| {
+        catalogue.as_array().and_then(|a| a.iter().find(|c| c["id"] == id)).map(|c| c["act_ids"].clone())
+    };
+    assert_eq!(act_ids("accessibility.summary-name"), Some(serde_json::json!(["2t702h"])));
+    assert_eq!(act_ids("accessibility.focus-not-visible"), Some(serde_json::json!(["oj04fd"])));
+    assert_eq!(act_ids("accessibility.zoom-disabled"), Some(serde_json::json!(["b4f0c3"])));
+    assert_eq!(act_ids("search.title-missing"), Some(serde_json::json!([])));
     for f in &findings {
         for key in ["title", "description", "remediation"] {
             assert!(f[key].as_str().is_some_and(|t| t.len() >= 10), "{key} of {}", brief(f));

@@ -132,6 +132,10 @@ async fn content_checks_fire_on_their_fixtures_and_not_on_near_misses() {
     scan.quiet(&mut e, "i18n.charset-not-utf8", &u("/i18n/meta-charset.html"));
     scan.fires(&mut e, "i18n.hreflang-invalid", &u("/i18n/bad-hreflang.html"), Medium, Some("#uk"));
     scan.quiet(&mut e, "i18n.hreflang-invalid", &u("/i18n/en.html"));
+    // hreflang alternates in <body> are ignored by search engines (and Lighthouse).
+    scan.quiet(&mut e, "i18n.hreflang-invalid", &u("/i18n/body-hreflang.html"));
+    scan.quiet(&mut e, "i18n.hreflang-missing-self", &u("/i18n/body-hreflang.html"));
+    scan.quiet(&mut e, "i18n.hreflang-no-return", &u("/i18n/body-hreflang.html"));
     scan.quiet(&mut e, "i18n.hreflang-invalid", &u("/i18n/de.html"));
     scan.fires_with(
         &mut e,

@@ -177,6 +177,12 @@ async fn crawl_and_search_checks_fire_on_their_fixtures_and_not_on_near_misses()
     s.quiet(&mut e, "search.canonical-missing", &p("noindex-nocanon"));
     s.fires(&mut e, "search.canonical-invalid", &p("canonical-relative"), Medium, Some("#relative-canonical"));
     s.fires(&mut e, "search.canonical-invalid", &p("canonical-two"), Medium, Some("#second-canonical"));
+    // Search engines (and Lighthouse) read canonicals in <head> only: one in <body> neither
+    // conflicts with the head's nor counts as a declaration.
+    s.quiet(&mut e, "search.canonical-invalid", &p("canonical-body"));
+    s.quiet(&mut e, "search.canonical-missing", &p("canonical-body"));
+    s.quiet(&mut e, "search.canonical-invalid", &p("canonical-body-only"));
+    s.fires(&mut e, "search.canonical-missing", &p("canonical-body-only"), Low, Some("#only-canonical"));
     s.fires_with(&mut e, "search.canonical-invalid", &p("canonical-404"), Medium, None, "status", json!(404));
     for page in [p("dup-variant"), p("canonical-other"), p("header-canonical"), u("/about.html"), u("/")] {
         s.quiet(&mut e, "search.canonical-invalid", &page);

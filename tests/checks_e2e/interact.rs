@@ -5,8 +5,9 @@
 use crate::fixture_dir;
 use crate::fixture_site;
 use crate::scan_harness;
+use crate::media_gen;
 
-use fixture_site::FixtureSite;
+use fixture_site::{FixtureSite, Route};
 use scan_harness::{Engine, Expect};
 use sitescan::model::Severity::{Critical, High, Low, Medium};
 
@@ -14,6 +15,7 @@ use sitescan::model::Severity::{Critical, High, Low, Medium};
 async fn interaction_checks_fire_on_their_fixtures_and_not_on_near_misses() {
     let site = FixtureSite::start().await;
     fixture_dir::serve(&site, "interact", "http://127.0.0.2:9", &[]);
+    site.route("/gen/tone.wav", Route::typed("audio/wav", media_gen::wav(2.0)));
     let engine = Engine::start(4).await;
     let scan = engine.scan(site.url("/")).await;
     engine.shutdown().await;
@@ -62,10 +64,46 @@ async fn interaction_checks_fire_on_their_fixtures_and_not_on_near_misses() {
     scan.fires(&mut e, "accessibility.keyboard-trap", &u("/a11y/trap.html"), Critical, Some("#trap"));
     scan.quiet(&mut e, "accessibility.keyboard-trap", &u("/a11y/roving.html"));
     scan.quiet(&mut e, "accessibility.keyboard-trap", &u("/a11y/focus-good.html"));
+    // A trap is focus that neither Tab nor Shift+Tab can take out: here two buttons send both
+    // keys to each other.
+    scan.fires(&mut e, "accessibility.keyboard-trap", &u("/a11y/trap-cycle.html"), Critical, Some("#trap-first"));
+    // Near misses: widgets whose focus moves inside them while document.activeElement stays the
+    // same (date and time fields, media controls, a frame's document, a web component's shadow
+    // root). Each page ends with a link without a focus ring: its finding proves the walk got
+    // past the widgets rather than stopping before them.
+    for (page, last) in [
+        ("/a11y/trap-dates.html", "#after-dates"),
+        ("/a11y/trap-media.html", "#after-media"),
+        ("/a11y/trap-frame.html", "#after-frame"),
+    ] {
+        scan.quiet(&mut e, "accessibility.keyboard-trap", &u(page));
+        scan.fires(&mut e, "accessibility.focus-not-visible", &u(page), High, Some(last));
+    }
+    for widget in ["#arrive", "#at", "#slot", "#month"] {
+        scan.quiet_selector(&mut e, "accessibility.focus-not-visible", &u("/a11y/trap-dates.html"), widget);
+    }
+    // Web components: focus is judged on the focused element inside the open shadow root.
+    scan.quiet(&mut e, "accessibility.keyboard-trap", &u("/a11y/component.html"));
+    scan.quiet(&mut e, "accessibility.focus-not-visible", &u("/a11y/component.html"));
+    let bare = u("/a11y/component-bad.html");
+    scan.quiet(&mut e, "accessibility.keyboard-trap", &bare);
+    for button in 1..=3 {
+        let selector = format!("#bare-toolbar >>> button:nth-of-type({button})");
+        scan.fires(&mut e, "accessibility.focus-not-visible", &bare, High, Some(&selector));
+    }
+    scan.quiet_selector(&mut e, "accessibility.focus-not-visible", &bare, "#after-toolbar");
     scan.fires(&mut e, "accessibility.zoom-disabled", &u("/a11y/zoom-bad.html"), High, Some("#vp"));
     // axe's meta-viewport is the same defect: one finding, not two.
     scan.quiet(&mut e, "accessibility.meta-viewport", &u("/a11y/zoom-bad.html"));
     scan.quiet(&mut e, "accessibility.zoom-disabled", &u("/a11y/zoom-good.html"));
+    scan.fires(&mut e, "accessibility.zoom-disabled", &u("/a11y/zoom-keyword.html"), High, Some("#vp"));
+    // axe rules run beyond the AA tags (issue 18): AAA contrast at low, the orientation lock.
+    let aaa = u("/a11y/contrast-aaa.html");
+    scan.fires(&mut e, "accessibility.color-contrast-enhanced", &aaa, Low, Some("#aa-grey"));
+    scan.quiet(&mut e, "accessibility.color-contrast", &aaa);
+    scan.quiet(&mut e, "accessibility.color-contrast-enhanced", &u("/a11y/contrast-aaa-good.html"));
+    scan.fires(&mut e, "accessibility.css-orientation-lock", &u("/a11y/orientation-lock.html"), High, None);
+    scan.quiet(&mut e, "accessibility.css-orientation-lock", &u("/a11y/orientation-free.html"));
     scan.quiet(&mut e, "accessibility.meta-viewport-large", &u("/a11y/zoom-good.html"));
 
     // forms

@@ -34,13 +34,33 @@ pub const AXE_EVIDENCE_KEYS: &[&str] = &["url", "selector", "snippet", "failure_
 /// which `is_in_scan` mirrors (axe's `ruleShouldRun`/`matchTags`: a tag run ignores `enabled`).
 pub const AXE_RUN_TAGS: &[&str] = &["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22a", "wcag22aa", "best-practice"];
 
+/// axe rules the scan runs beyond `AXE_RUN_TAGS` (issue 18; `browser/axe_run.js` enables them
+/// by id), with the severity their findings get whatever axe's impact, when it is fixed:
+/// - `color-contrast-enhanced` (WCAG 1.4.6, AAA 7:1 contrast; ACT 09o5cg) at `low`: not an AA
+///   failure, worth knowing;
+/// - `meta-refresh-no-exceptions` (WCAG 2.2.4 and 3.2.5, AAA; ACT bisz58: a timed refresh or
+///   redirect of any delay, where the AA `meta-refresh` allows more than 20 hours) at `low`;
+/// - `css-orientation-lock` (WCAG 1.3.4 Orientation, AA; ACT b33eff), which axe tags
+///   `experimental` and so leaves out of a tag run; severity from its impact.
+pub const AXE_EXTRA_RULES: &[(&str, Option<Severity>)] = &[
+    ("color-contrast-enhanced", Some(Severity::Low)),
+    ("meta-refresh-no-exceptions", Some(Severity::Low)),
+    ("css-orientation-lock", None),
+];
+
+/// The fixed severity of an extra rule's findings (`AXE_EXTRA_RULES`).
+pub fn fixed_severity(rule_id: &str) -> Option<Severity> {
+    AXE_EXTRA_RULES.iter().find(|(r, _)| *r == rule_id).and_then(|(_, s)| *s)
+}
+
 include!(concat!(env!("OUT_DIR"), "/axe_rules.rs"));
 
 impl AxeRuleMeta {
     /// True when a scan with `AXE_RUN_TAGS` runs this rule.
     pub fn is_in_scan(&self) -> bool {
-        self.tags.iter().any(|t| AXE_RUN_TAGS.contains(t))
-            && !self.tags.iter().any(|t| AXE_DEFAULT_EXCLUDED_TAGS.contains(t))
+        AXE_EXTRA_RULES.iter().any(|(r, _)| *r == self.rule_id)
+            || (self.tags.iter().any(|t| AXE_RUN_TAGS.contains(t))
+                && !self.tags.iter().any(|t| AXE_DEFAULT_EXCLUDED_TAGS.contains(t)))
     }
 
     /// True when the public catalogue lists this rule's id: the scan runs it and no check of our
@@ -51,7 +71,7 @@ impl AxeRuleMeta {
 
     /// The severity a finding gets from an axe impact string, this rule's default otherwise.
     pub fn severity_for(&self, impact: Option<&str>) -> Severity {
-        impact.and_then(severity_from_impact).unwrap_or(self.meta.severity)
+        fixed_severity(self.rule_id).or_else(|| impact.and_then(severity_from_impact)).unwrap_or(self.meta.severity)
     }
 
     /// WCAG tags only (`wcag2a`, `wcag143`, ...).
@@ -114,14 +134,38 @@ mod tests {
 
     #[test]
     fn scan_scope_follows_axe_tag_rules() {
-        // AAA-only rules are not run; experimental and deprecated rules are left out by axe.
-        assert!(!axe_rule("color-contrast-enhanced").expect("rule").is_in_scan());
+        // AAA-only rules are not run; experimental and deprecated rules are left out by axe;
+        // the extra rules are run whatever their tags.
+        assert!(!axe_rule("identical-links-same-purpose").expect("rule").is_in_scan());
         assert!(!axe_rule("duplicate-id").expect("rule").is_in_scan());
+        assert!(axe_rule("color-contrast-enhanced").expect("rule").is_catalogued());
+        assert!(axe_rule("css-orientation-lock").expect("rule").is_catalogued());
         assert!(axe_rule("region").expect("rule").is_in_scan(), "best-practice rules run");
         // Rules our own checks always report instead are not listed.
         let viewport = axe_rule("meta-viewport").expect("rule");
         assert!(viewport.is_in_scan() && !viewport.is_catalogued());
         assert!(catalogued_axe_checks().all(|m| m.id.starts_with("accessibility.")));
+    }
+
+    #[test]
+    fn extra_rules_are_enabled_by_the_run_script_with_their_catalogue_severity() {
+        let script = include_str!("../../../browser/axe_run.js");
+        for (rule, severity) in AXE_EXTRA_RULES {
+            let meta = axe_rule(rule).expect("an axe-core rule");
+            assert!(script.contains(&format!("'{rule}': {{ enabled: true }}")), "{rule} not enabled in axe_run.js");
+            if let Some(severity) = severity {
+                assert_eq!(meta.meta.severity, *severity, "{rule}: build/axe_rules.rs SEVERITY_OVERRIDES differs");
+                assert_eq!(meta.severity_for(Some("serious")), *severity);
+            }
+        }
+    }
+
+    #[test]
+    fn act_ids_come_from_axe_and_our_additions() {
+        assert_eq!(axe_rule("meta-viewport").expect("rule").meta.act_ids, &["b4f0c3"]);
+        assert!(axe_rule("aria-hidden-focus").expect("rule").meta.act_ids.contains(&"6cfa84"));
+        assert_eq!(axe_rule("summary-name").expect("rule").meta.act_ids, &["2t702h"]);
+        assert_eq!(axe_rule("color-contrast-enhanced").expect("rule").meta.act_ids, &["09o5cg"]);
     }
 
     #[test]

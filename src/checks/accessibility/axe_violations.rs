@@ -1,5 +1,5 @@
 use super::super::check::{Check, CheckMeta, Findings, MAX_FINDINGS_PER_CHECK_PER_PAGE, Thresholds};
-use super::axe_catalogue::{axe_rule, severity_from_impact};
+use super::axe_catalogue::{axe_rule, fixed_severity, severity_from_impact};
 use super::axe_overlap::covered_on_page;
 use crate::declare_check;
 use crate::model::{AxeRule, Finding, PageSnapshot, Severity};
@@ -12,7 +12,8 @@ declare_check! {
     /// in its place (`axe_catalogue::catalogued_axe_checks`). Per violated rule, one finding per
     /// node (at most `MAX_FINDINGS_PER_CHECK_PER_PAGE`, the rest counted in the last one's
     /// `omitted`), severity from the node's impact, else the rule's, else the catalogue default:
-    /// critical -> critical, serious -> high, moderate -> medium, minor -> low. `incomplete`
+    /// critical -> critical, serious -> high, moderate -> medium, minor -> low; the extra rules with
+    /// a fixed severity (`axe_catalogue::AXE_EXTRA_RULES`: AAA contrast at low) keep it. `incomplete`
     /// results are never findings. Rules that our own checks report (`axe_overlap`) are skipped.
     pub struct AxeViolations {
         id: "accessibility.axe",
@@ -62,8 +63,8 @@ fn rule_findings(page: &PageSnapshot, rule: &AxeRule) -> Vec<Finding> {
         wcag = k.wcag_tags().map(str::to_string).collect();
     }
     let severity_of = |impact: Option<&str>| {
-        impact
-            .and_then(severity_from_impact)
+        fixed_severity(&rule.id)
+            .or_else(|| impact.and_then(severity_from_impact))
             .or_else(|| rule.impact.as_deref().and_then(severity_from_impact))
             .or(known.map(|k| k.meta.severity))
             .unwrap_or(Severity::Medium)
@@ -201,6 +202,15 @@ mod tests {
         let sev = |sel: &str| f.iter().find(|f| f.selector() == Some(sel)).map(|f| f.severity);
         assert_eq!(sev("p.a"), Some(Severity::Medium));
         assert_eq!(sev("p.b"), Some(Severity::High));
+    }
+
+    #[test]
+    fn enhanced_contrast_is_reported_at_low_whatever_its_impact() {
+        let p = with_axe(vec![rule("color-contrast-enhanced", "serious", vec![node("p.grey", Some("serious"))])], vec![]);
+        let f = run(&AxeViolations, &p);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].check_id, "accessibility.color-contrast-enhanced");
+        assert_eq!(f[0].severity, Severity::Low);
     }
 
     #[test]

@@ -7,7 +7,10 @@ declare_check! {
     ///
     /// Judged from the browser engine's keyboard walk (`PageSnapshot::keyboard`): each Tab stop
     /// whose rendering did not change when it gained focus (`FocusStep::visible_change == false`).
-    /// One finding per element, however often the walk passed it. Stops on `html`, `body` (focus
+    /// The element judged is the deepest focused one: inside a web component's open shadow root,
+    /// the inner button that has focus, not its host (selector `host >>> button`), so an outline
+    /// drawn inside the shadow root counts. One finding per element, however often the walk
+    /// passed it. Stops on `html`, `body` (focus
     /// back on the document) and `iframe` (focus moves into the frame's own document) are skipped.
     pub struct FocusNotVisible {
         id: "accessibility.focus-not-visible",
@@ -20,6 +23,7 @@ declare_check! {
         evidence: ["url", "selector", "snippet", "method"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/focus-visible.html"),
         requires: [Keyboard],
+        act_ids: ["oj04fd"],
     }
 }
 

@@ -6,19 +6,25 @@ declare_check! {
     /// Tab presses cannot move focus away from one element.
     ///
     /// Judged from the keyboard walk: `KeyboardWalk::trapped_at` is set by the browser engine when
-    /// focus stayed on the same element for consecutive Tab presses. A page with a single
-    /// focusable element cannot trap anything (focus has nowhere else to go), so it stays quiet.
+    /// focus could leave neither by Tab nor by Shift+Tab: Tab kept it on one element (or cycled it
+    /// among elements already visited) and Shift+Tab presses never took it out either. Widgets
+    /// whose focus moves inside them while they stay `document.activeElement` (date and time
+    /// inputs, `<video controls>`, `<audio controls>`, selects, custom elements) are walked
+    /// through, frames are never judged, open shadow roots are followed to the focused element,
+    /// and a region inside an open modal dialog is not judged. A page with a single focusable
+    /// element cannot trap anything (focus has nowhere else to go), so it stays quiet.
     pub struct KeyboardTrap {
         id: "accessibility.keyboard-trap",
         severity: Critical,
         title: "Keyboard focus gets trapped",
-        fires_when: "tabbing through the page gets stuck on one element while other focusable elements exist",
+        fires_when: "tabbing through the page gets stuck on one element (or a cycle of elements) that Shift+Tab cannot leave either, while other focusable elements exist",
         description: "A keyboard user whose focus cannot leave an element (a widget that swallows Tab, a script that refocuses on blur) cannot reach the rest of the page at all: WCAG 2.2 success criterion 2.1.2 (No Keyboard Trap), a blocker for keyboard and switch users.",
         remediation: "Let Tab and Shift+Tab leave the element: do not call preventDefault() on Tab keydown or refocus the element on blur. Modal dialogs may keep focus inside them only while open, and must close on Escape and via a visible close button.",
         cwe: None,
         evidence: ["url", "selector", "snippet", "value"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/no-keyboard-trap.html"),
         requires: [Keyboard],
+        act_ids: ["80af7b"],
     }
 }
 

@@ -8,7 +8,9 @@ declare_check! {
     /// Browsers apply the last `<meta name="viewport">`, so only that one is judged. Its content is
     /// split on `,` and `;` into `key=value` pairs (case-insensitive). `user-scalable` disables zoom
     /// when it is `no` or a number between -1 and 1 (Chromium's reading); `maximum-scale` limits it
-    /// when it is a number below 2 (`device-width` and other keywords are not numbers and pass).
+    /// when it is below 2, read as Chromium reads a zoom value: a number, `yes` = 1, `no` = 0,
+    /// `device-width` and `device-height` = 10 (so `maximum-scale=yes` blocks zoom, as the ACT rule
+    /// b4f0c3 and axe's `meta-viewport` say; other words are not read and pass).
     /// axe's `meta-viewport` rule is the same test and is not reported separately.
     pub struct ZoomDisabled {
         id: "accessibility.zoom-disabled",
@@ -21,6 +23,7 @@ declare_check! {
         evidence: ["url", "selector", "snippet", "value", "expected"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/resize-text.html"),
         requires: [Dom],
+        act_ids: ["b4f0c3"],
     }
 }
 
@@ -31,6 +34,16 @@ pub struct ZoomBlock<'a> {
     pub content: &'a str,
     /// `user-scalable=no` or `maximum-scale=<n>` as written.
     pub reason: String,
+}
+
+/// A viewport zoom value as Chromium reads it (`ParseViewportValueAsZoom`); `None` when unread.
+fn zoom_value(value: &str) -> Option<f64> {
+    match value {
+        "yes" => Some(1.0),
+        "no" => Some(0.0),
+        "device-width" | "device-height" => Some(10.0),
+        _ => value.parse::<f64>().ok(),
+    }
 }
 
 /// The viewport meta browsers apply, when it disables zoom or caps it below 2.
@@ -57,7 +70,7 @@ pub fn zoom_blocked(page: &PageSnapshot) -> Option<ZoomBlock<'_>> {
                 no_scaling = disabled.then(|| format!("user-scalable={value}"));
             }
             "maximum-scale" => {
-                let low = value.parse::<f64>().is_ok_and(|n| (0.0..2.0).contains(&n));
+                let low = zoom_value(&value).is_some_and(|n| (0.0..2.0).contains(&n));
                 low_maximum = low.then(|| format!("maximum-scale={value}"));
             }
             _ => {}
@@ -120,6 +133,10 @@ mod tests {
         assert_eq!(f[0].evidence["value"], "maximum-scale=1.0");
         let f = run(&ZoomDisabled, &with_viewport(&["width=device-width, USER-SCALABLE=0"]));
         assert_eq!(f.len(), 1);
+        // ACT b4f0c3, failed example 4: `yes` reads as 1.
+        let f = run(&ZoomDisabled, &with_viewport(&["maximum-scale=yes"]));
+        assert_eq!(f[0].evidence["value"], "maximum-scale=yes");
+        assert_eq!(run(&ZoomDisabled, &with_viewport(&["maximum-scale=no"])).len(), 1);
     }
 
     #[test]
@@ -129,6 +146,9 @@ mod tests {
             "width=device-width, maximum-scale=2",
             "width=device-width, maximum-scale=5, user-scalable=yes",
             "width=device-width, maximum-scale=device-width",
+            "width=device-width, maximum-scale=device-height",
+            // ACT b4f0c3 failed example 2 is 1.5 (below 2, fires); 2 and more pass.
+            "width=device-width, maximum-scale=2.0",
             // "minimum-scale" is not "maximum-scale".
             "width=device-width, minimum-scale=1",
         ] {

@@ -30,7 +30,8 @@ impl Check for HreflangInvalid {
             return;
         }
         for link in &page.dom.links {
-            let Some(hreflang) = link.hreflang.as_deref() else {
+            // Search engines read hreflang alternates in <head> only (and Lighthouse agrees).
+            let Some(hreflang) = link.hreflang.as_deref().filter(|_| link.in_head) else {
                 continue;
             };
             if !link

@@ -35,7 +35,8 @@ impl Check for HreflangMissingSelf {
             .links
             .iter()
             .filter(|l| {
-                l.hreflang.is_some()
+                l.in_head
+                    && l.hreflang.is_some()
                     && l.rel
                         .split_ascii_whitespace()
                         .any(|r| r.eq_ignore_ascii_case("alternate"))

@@ -7,11 +7,14 @@ use crate::{declare_check, evidence};
 
 declare_check! {
     /// The canonical declaration is ambiguous, malformed or points to a URL that does not work.
+    ///
+    /// Only canonicals in `<head>` and `Link` headers are read: search engines ignore one in
+    /// `<body>`, so it can neither conflict nor be malformed (Lighthouse agrees).
     pub struct CanonicalInvalid {
         id: "search.canonical-invalid",
         severity: Medium,
         title: "Canonical URL is invalid",
-        fires_when: "a page declares canonicals that disagree (several <link rel=canonical> or Link headers with different targets), a relative, protocol-relative, empty or malformed canonical, a canonical outside <head>, or a canonical whose target answers non-2xx (a redirect included) or fails",
+        fires_when: "a page declares canonicals that disagree (several <link rel=canonical> or Link headers with different targets), a relative, protocol-relative, empty or malformed canonical, or a canonical whose target answers non-2xx (a redirect included) or fails",
         description: "Search engines ignore a canonical that is ambiguous, outside <head> or unusable, and one that points to a broken or redirecting URL sends them to the wrong page: the preferred URL you meant to consolidate on is not the one that gets indexed.",
         remediation: "Declare exactly one canonical per page, in <head>, as an absolute https:// URL of a page that answers 200 directly (no redirect), e.g. `<link rel=\"canonical\" href=\"https://example.com/shoes/\">`.",
         cwe: None,
@@ -55,8 +58,6 @@ impl Check for CanonicalInvalid {
                 report(c, "relative URL (use an absolute https:// URL)");
             } else if !is_absolute_http(raw) || c.href.as_deref().and_then(normalized).is_none() {
                 report(c, "malformed URL");
-            } else if !c.in_head {
-                report(c, "outside <head> (search engines ignore it)");
             }
             if let Some(n) = c.href.as_deref().and_then(normalized)
                 && !targets.contains(&n)
@@ -132,7 +133,7 @@ mod tests {
     }
 
     #[test]
-    fn fires_on_relative_conflicting_and_body_canonicals() {
+    fn fires_on_relative_and_conflicting_canonicals() {
         let p = page(DomFacts {
             links: vec![canonical("/page", Some("https://example.com/page"), true)],
             ..Default::default()
@@ -160,15 +161,20 @@ mod tests {
             "link[href=\"https://example.com/b\"]"
         );
 
+    }
+
+    #[test]
+    fn quiet_on_canonicals_in_the_body_which_search_engines_ignore() {
+        // Lighthouse's seo fixture: a conflicting canonical in <body> does not count.
         let p = page(DomFacts {
-            links: vec![canonical(
-                "https://example.com/a",
-                Some("https://example.com/a"),
-                false,
-            )],
+            links: vec![
+                canonical("https://example.com/a", Some("https://example.com/a"), true),
+                canonical("https://example.com/b", Some("https://example.com/b"), false),
+                canonical("/relative", Some("https://example.com/relative"), false),
+            ],
             ..Default::default()
         });
-        assert_eq!(findings(&p, "search.canonical-invalid").len(), 1);
+        assert!(findings(&p, "search.canonical-invalid").is_empty());
     }
 
     #[test]

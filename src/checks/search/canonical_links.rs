@@ -1,4 +1,7 @@
-//! The canonical URLs a page declares: `<link rel=canonical>` elements and `Link` headers.
+//! The canonical URLs a page declares: `<link rel=canonical>` elements in `<head>` and `Link`
+//! headers. Search engines ignore a canonical link in `<body>` (Google: "the rel=canonical link
+//! element is only accepted if it appears in the <head>"; Lighthouse passes such a page), so it
+//! declares nothing; `body_canonicals` lists those for evidence.
 
 use crate::model::PageSnapshot;
 
@@ -11,7 +14,6 @@ pub struct Canonical {
     pub href: Option<String>,
     /// `None` for an HTTP `Link` header.
     pub selector: Option<String>,
-    pub in_head: bool,
 }
 
 /// True when a `rel` attribute value lists `canonical`.
@@ -43,7 +45,6 @@ fn header_canonicals(page: &PageSnapshot) -> Vec<Canonical> {
                     raw: Some(target.to_string()),
                     href: absolute.then(|| target.to_string()),
                     selector: None,
-                    in_head: true,
                 });
             }
         }
@@ -51,22 +52,26 @@ fn header_canonicals(page: &PageSnapshot) -> Vec<Canonical> {
     found
 }
 
-/// Every canonical the page declares, elements first.
+/// Every canonical the page declares: `<head>` elements first, then `Link` headers.
 pub fn canonicals(page: &PageSnapshot) -> Vec<Canonical> {
     let mut found: Vec<Canonical> = page
         .dom
         .links
         .iter()
-        .filter(|l| rel_has_canonical(&l.rel))
+        .filter(|l| l.in_head && rel_has_canonical(&l.rel))
         .map(|l| Canonical {
             raw: l.href_raw.clone(),
             href: l.href.clone(),
             selector: Some(l.selector.clone()),
-            in_head: l.in_head,
         })
         .collect();
     found.extend(header_canonicals(page));
     found
+}
+
+/// Selectors of `<link rel=canonical>` elements outside `<head>` (ignored by search engines).
+pub fn body_canonicals(page: &PageSnapshot) -> Vec<&str> {
+    page.dom.links.iter().filter(|l| !l.in_head && rel_has_canonical(&l.rel)).map(|l| l.selector.as_str()).collect()
 }
 
 #[cfg(test)]
@@ -97,5 +102,20 @@ mod tests {
         assert_eq!(c.len(), 2);
         assert_eq!(c[1].href.as_deref(), Some("https://example.com/a"));
         assert_eq!(c[1].selector, None);
+    }
+
+    #[test]
+    fn a_canonical_in_the_body_declares_nothing() {
+        let mut page = PageSnapshot::default();
+        page.dom.links.push(LinkTag {
+            rel: "canonical".into(),
+            href_raw: Some("https://example.com/b".into()),
+            href: Some("https://example.com/b".into()),
+            in_head: false,
+            selector: "#body-canonical".into(),
+            ..Default::default()
+        });
+        assert!(canonicals(&page).is_empty());
+        assert_eq!(body_canonicals(&page), vec!["#body-canonical"]);
     }
 }

@@ -1,12 +1,15 @@
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::super::semantics::html_document::is_html_document;
-use super::canonical_links::canonicals;
+use super::canonical_links::{body_canonicals, canonicals};
 use super::robots_directives::noindex;
 use crate::model::PageSnapshot;
 use crate::{declare_check, evidence};
 
 declare_check! {
     /// An indexable page declares no canonical URL.
+    ///
+    /// A `<link rel=canonical>` in `<body>` declares nothing (search engines ignore it); when the
+    /// page has one, the finding's `value` says so and `selector` points to it.
     pub struct CanonicalMissing {
         id: "search.canonical-missing",
         severity: Low,
@@ -15,7 +18,7 @@ declare_check! {
         description: "The same page is usually reachable under several URLs (tracking parameters, trailing slashes, http/https, sort orders). Without a canonical, search engines guess which one to index and split ranking signals between the variants.",
         remediation: "Add `<link rel=\"canonical\" href=\"https://example.com/the-preferred-url\">` to <head> of every indexable page, pointing to itself on the preferred URL.",
         cwe: None,
-        evidence: ["url"],
+        evidence: ["url", "selector", "value"],
         help_url: Some("https://developers.google.com/search/docs/crawling-indexing/consolidate-duplicate-urls"),
         requires: [Dom],
     }
@@ -31,7 +34,14 @@ impl Check for CanonicalMissing {
             return;
         }
         if noindex(page).is_none() && canonicals(page).is_empty() {
-            out.report(evidence! { "url" => page.final_url });
+            match body_canonicals(page).first() {
+                Some(selector) => out.report(evidence! {
+                    "url" => page.final_url,
+                    "selector" => selector,
+                    "value" => "a <link rel=canonical> in <body> is ignored by search engines: move it into <head>",
+                }),
+                None => out.report(evidence! { "url" => page.final_url }),
+            }
         }
     }
 }
@@ -66,10 +76,29 @@ mod tests {
             links: vec![LinkTag {
                 rel: "canonical".into(),
                 href: Some("https://example.com/page".into()),
+                in_head: true,
                 ..Default::default()
             }],
             ..Default::default()
         });
         assert!(findings(&p, "search.canonical-missing").is_empty());
+    }
+
+    #[test]
+    fn a_canonical_in_the_body_is_no_canonical() {
+        let p = page(DomFacts {
+            links: vec![LinkTag {
+                rel: "canonical".into(),
+                href: Some("https://example.com/page".into()),
+                in_head: false,
+                selector: "body > link".into(),
+                ..Default::default()
+            }],
+            ..Default::default()
+        });
+        let f = findings(&p, "search.canonical-missing");
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].evidence["selector"], "body > link");
+        assert!(f[0].evidence["value"].as_str().is_some_and(|v| v.contains("ignored")));
     }
 }
