@@ -173,6 +173,14 @@ pub struct ScanArgs {
     /// Exit with status 1 when a finding at or above this severity exists.
     #[arg(long, env = "SITESCAN_FAIL_ON")]
     pub fail_on: Option<crate::model::Severity>,
+    /// A previous report of this site (`--format json`): mark each finding new or persisting,
+    /// list the fixed ones, and give SARIF results their `baselineState`.
+    #[arg(long, env = "SITESCAN_BASELINE", value_name = "REPORT_JSON")]
+    pub baseline: Option<PathBuf>,
+    /// Exit with status 1 only when a finding new since the baseline is at or above this
+    /// severity (replaces --fail-on; without --baseline every finding is new).
+    #[arg(long, env = "SITESCAN_FAIL_ON_NEW")]
+    pub fail_on_new: Option<crate::model::Severity>,
     #[command(flatten)]
     pub policy: PolicyArgs,
     #[command(flatten)]

@@ -13,7 +13,7 @@ pub use address_policy::{AddressPolicy, BlockedRange};
 pub use category::{ACTIVE_ONLY_CATEGORIES, PASSIVE_CATEGORIES};
 pub use finding::{Finding, sort_findings};
 pub use severity::{Severity, SeverityCounts, UnknownSeverity};
-pub use report::{ReportError, ReportSummary};
+pub use report::{ChangeCounts, ReportError, ReportSummary};
 pub use scan_state::{ScanMode, ScanStatus, TriggeredBy};
 pub use snapshot::*;
 pub use target::{MAX_TARGET_LEN, Target, TargetError};

@@ -71,15 +71,24 @@ pub fn page_record(page: &PageSnapshot) -> PageRecord {
         final_url: (!page.final_url.is_empty()).then(|| page.final_url.clone()),
         status: page.status,
         title: page.dom.title.clone(),
-        metrics: json!({
-            "ttfb_ms": round(m.ttfb_ms, 1),
-            "fcp_ms": round(m.fcp_ms, 1),
-            "lcp_ms": round(m.lcp_ms, 1),
-            "cls": round(m.cls, 4),
-            "tbt_ms": round(m.tbt_ms, 1),
-            "transfer_bytes": m.transfer_bytes,
-            "requests": m.requests,
-        }),
+        metrics: {
+            let mut metrics = json!({
+                "ttfb_ms": round(m.ttfb_ms, 1),
+                "fcp_ms": round(m.fcp_ms, 1),
+                "lcp_ms": round(m.lcp_ms, 1),
+                "cls": round(m.cls, 4),
+                "tbt_ms": round(m.tbt_ms, 1),
+                "transfer_bytes": m.transfer_bytes,
+                "requests": m.requests,
+            });
+            // The gatherers that failed: their checks could not run on this page, so the
+            // comparison with the next scan never calls their findings fixed.
+            if !page.gather_errors.is_empty() {
+                let names: Vec<&str> = page.gather_errors.iter().map(|g| g.gatherer.as_str()).collect();
+                metrics["gather_errors"] = json!(names);
+            }
+            metrics
+        },
         error: page.error.as_ref().map(|e| json!({"kind": e.kind, "message": e.message})),
     }
 }

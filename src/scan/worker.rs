@@ -121,7 +121,11 @@ pub async fn run_claimed(
             summary.pages_scanned = stats.pages as u64;
             summary.duration_ms = began.elapsed().as_millis() as u64;
             let counts = summary.totals();
-            if store.complete_scan(scan.id, owner, &counts, &summary.to_report()).await? {
+            let changes = crate::recurring::compare_with_baseline(store, &scan).await?;
+            summary.changes = Some(changes.counts);
+            let mut report = summary.to_report();
+            report["fixed"] = serde_json::Value::Array(changes.fixed);
+            if store.complete_scan(scan.id, owner, &counts, &report).await? {
                 tracing::info!(
                     pages = stats.pages,
                     duration_ms = summary.duration_ms,

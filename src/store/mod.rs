@@ -1,6 +1,7 @@
 //! Storage: sea-orm entities and queries (organisations, tokens, scans, findings, pages), keyset
 //! pagination and the job lease. The same code serves SQLite and PostgreSQL.
 
+pub mod changes;
 pub mod cursor;
 pub mod db;
 pub mod entity;
