@@ -11,3 +11,5 @@ mod fixture_site;
 mod changes;
 #[path = "recurring/watch.rs"]
 mod watch;
+#[path = "recurring/cli.rs"]
+mod cli;
