@@ -13,3 +13,5 @@ mod changes;
 mod watch;
 #[path = "recurring/cli.rs"]
 mod cli;
+#[path = "recurring/webhooks.rs"]
+mod webhooks;

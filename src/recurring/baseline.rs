@@ -15,6 +15,8 @@ pub struct ScanChanges {
     pub counts: ChangeCounts,
     /// The baseline's findings that went away, as the full report lists findings.
     pub fixed: Vec<Value>,
+    /// The severity of each new finding (for `scan.regressed`).
+    pub new_severities: Vec<crate::model::Severity>,
 }
 
 fn fingerprints(rows: &[FindingRow]) -> Vec<Fingerprint> {
@@ -46,7 +48,8 @@ pub async fn compare_with_baseline(store: &Store, scan: &ScanRow) -> StoreResult
     let Some(baseline) = store.baseline_scan(scan).await? else {
         let comparison = compare(&current_fp, None, &Coverage::default());
         store.set_finding_changes(scan.id, &[]).await?;
-        return Ok(ScanChanges { counts: comparison.counts, fixed: Vec::new() });
+        let new_severities = current.iter().map(|r| r.severity()).collect();
+        return Ok(ScanChanges { counts: comparison.counts, fixed: Vec::new(), new_severities });
     };
     let previous = store.scan_findings(baseline.id).await?;
     let previous_fp = fingerprints(&previous);
@@ -73,5 +76,11 @@ pub async fn compare_with_baseline(store: &Store, scan: &ScanRow) -> StoreResult
             f
         })
         .collect();
-    Ok(ScanChanges { counts: comparison.counts, fixed })
+    let new_severities = current
+        .iter()
+        .zip(&comparison.current)
+        .filter(|(_, c)| **c == super::changes::Change::New)
+        .map(|(r, _)| r.severity())
+        .collect();
+    Ok(ScanChanges { counts: comparison.counts, fixed, new_severities })
 }
