@@ -67,3 +67,52 @@ async fn a_baseline_file_marks_new_findings_and_only_they_fail_the_job() {
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("baseline"), "{err}");
 }
+
+async fn run(args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, String, String) {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_sitescan"));
+    cmd.args(args).env_remove("SITESCAN_SECRET_KEY").env("NO_COLOR", "1");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().await.expect("run sitescan");
+    (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webhook_commands_add_list_test_and_remove() {
+    let site = FixtureSite::start().await;
+    site.route_method("POST", "/hook", Route::new(204));
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite://{}?mode=rwc", dir.path().join("w.db").display());
+    let hook = site.url("/hook");
+    let add = ["webhook", "add", "--org", "acme", hook.as_str(), "--events", "scan.completed,scan.regressed", "--database", db.as_str()];
+
+    let (code, _, err) = run(&add, &[]).await;
+    assert_eq!(code, Some(2), "refused without a secret key: {err}");
+    assert!(err.contains("SITESCAN_SECRET_KEY"), "{err}");
+
+    let key = [("SITESCAN_SECRET_KEY", "KioqKioqKioqKioqKioqKioqKioqKioqKioqKioqKio=")];
+    let (code, out, err) = run(&add, &key).await;
+    assert_eq!(code, Some(0), "{err}");
+    let secret = out.trim();
+    assert!(secret.starts_with("whsec_") && out.lines().count() == 1, "{out}");
+
+    let (code, out, _) = run(&["webhook", "list", "--org", "acme", "--database", db.as_str()], &[]).await;
+    assert_eq!(code, Some(0));
+    assert!(out.contains(hook.as_str()) && !out.contains(&secret[6..]), "listed, never its secret: {out}");
+    let id = out.lines().nth(1).unwrap().split_whitespace().next().unwrap().to_string();
+
+    // The receiver is on loopback: blocked unless allowed.
+    let (code, out, _) = run(&["webhook", "test", id.as_str(), "--database", db.as_str()], &key).await;
+    assert_eq!(code, Some(2), "{out}");
+    assert_eq!(site.hit_count("/hook"), 0, "a blocked address is never contacted");
+    let (code, out, err) = run(&["webhook", "test", id.as_str(), "--allow-target", "127.0.0.1/32", "--database", db.as_str()], &key).await;
+    assert_eq!(code, Some(0), "{out} {err}");
+    assert!(out.contains("HTTP 204"), "{out}");
+    assert!(site.hit_count("/hook") >= 1);
+
+    let (code, _, _) = run(&["webhook", "remove", id.as_str(), "--database", db.as_str()], &[]).await;
+    assert_eq!(code, Some(0));
+    let (_, out, _) = run(&["webhook", "list", "--org", "acme", "--database", db.as_str()], &[]).await;
+    assert_eq!(out.lines().count(), 1, "only the header is left: {out}");
+}
