@@ -98,7 +98,10 @@ async fn reflection_answers_on_v1_and_v1alpha() {
         ];
         let mut s = client.server_reflection_info(tokio_stream::iter(reqs)).await.expect("v1 answers").into_inner();
         let Some(MessageResponse::ListServicesResponse(list)) = s.message().await.unwrap().unwrap().message_response else { panic!("v1 list") };
-        assert!(list.service.iter().any(|x| x.name == "sitescan.v1.ScanService"));
+        let names: Vec<&str> = list.service.iter().map(|x| x.name.as_str()).collect();
+        for name in ["sitescan.v1.ScanService", "grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection"] {
+            assert!(names.contains(&name), "v1 lists {name}: {names:?}");
+        }
         for _ in 0..2 {
             let m = s.message().await.unwrap().unwrap().message_response;
             assert!(matches!(m, Some(MessageResponse::FileDescriptorResponse(ref f)) if !f.file_descriptor_proto.is_empty()), "v1: {m:?}");
@@ -110,9 +113,17 @@ async fn reflection_answers_on_v1_and_v1alpha() {
             server_reflection_request::MessageRequest, server_reflection_response::MessageResponse,
         };
         let mut client = ServerReflectionClient::new(channel);
-        let reqs = vec![ServerReflectionRequest { host: String::new(), message_request: Some(MessageRequest::ListServices(String::new())) }];
+        let reqs = vec![
+            ServerReflectionRequest { host: String::new(), message_request: Some(MessageRequest::ListServices(String::new())) },
+            ServerReflectionRequest { host: String::new(), message_request: Some(MessageRequest::FileContainingSymbol("grpc.reflection.v1.ServerReflection".into())) },
+        ];
         let mut s = client.server_reflection_info(tokio_stream::iter(reqs)).await.expect("v1alpha answers").into_inner();
         let Some(MessageResponse::ListServicesResponse(list)) = s.message().await.unwrap().unwrap().message_response else { panic!("v1alpha list") };
-        assert!(list.service.iter().any(|x| x.name == "sitescan.v1.ScanService"));
+        let names: Vec<&str> = list.service.iter().map(|x| x.name.as_str()).collect();
+        for name in ["sitescan.v1.ScanService", "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection"] {
+            assert!(names.contains(&name), "v1alpha lists {name}: {names:?}");
+        }
+        let m = s.message().await.unwrap().unwrap().message_response;
+        assert!(matches!(m, Some(MessageResponse::FileDescriptorResponse(ref f)) if !f.file_descriptor_proto.is_empty()), "v1alpha describes v1: {m:?}");
     }
 }
