@@ -98,6 +98,13 @@ async fn a_changed_site_reports_new_fixed_and_persisting_exactly() {
     let app = app::spawn_app_with(app::AppOptions::default().allow_target("127.0.0.1/32")).await;
     let workers = start_workers(app.store.clone()).await;
     let token = app.token("acme").await;
+    // A webhook endpoint: the worker queues the scans' events in the outbox.
+    let sealer = sitescan::events::SecretBox::from_text(&"ab".repeat(32)).unwrap();
+    let events = vec!["scan.completed".to_string(), "scan.regressed".to_string()];
+    let now = sitescan::store::time::now_us();
+    sitescan::events::webhooks::add_endpoint(&app.store, &sealer, "acme", "https://hooks.example.com/x", &events, Some(sitescan::model::Severity::High), now)
+        .await
+        .unwrap();
 
     let (first_id, first) = scan_to_end(&app, &token, &site.url("/")).await;
     let first_report = &first["report"];
@@ -155,6 +162,19 @@ async fn a_changed_site_reports_new_fixed_and_persisting_exactly() {
     assert_eq!(changes["persisting"].as_u64(), Some(want_persisting));
     assert_eq!(changes["fixed"].as_u64(), Some(fixed.len() as u64));
     assert!(want_persisting > 0 && want_new > 0);
+
+    // The outbox holds both scans' scan.completed, and a scan.regressed for the second (a new
+    // broken link, high), with the counts and never the report.
+    let queued = app.store.claim_webhooks("probe", i64::MAX / 4, 1, 100).await.unwrap();
+    let of = |t: &str, id: &str| {
+        queued.iter().filter(|m| m.event_type == t && serde_json::from_str::<Value>(&m.payload).unwrap()["data"]["scan_id"] == id).count()
+    };
+    assert_eq!((of("scan.completed", &first_id), of("scan.completed", &second_id), of("scan.regressed", &second_id)), (1, 1, 1), "{queued:#?}");
+    let regressed = queued.iter().find(|m| m.event_type == "scan.regressed" && m.payload.contains(&second_id)).unwrap();
+    let payload: Value = serde_json::from_str(&regressed.payload).unwrap();
+    assert_eq!(payload["data"]["changes"], *changes);
+    assert!(payload["data"]["new_at_or_above"].as_u64().unwrap() >= 1);
+    assert!(regressed.payload.len() < 2000, "small payloads: {}", regressed.payload);
 
     // The summary alone (no findings) carries the counts too; the v1 findings list is unchanged.
     let summary_only = app.get(&format!("/api/v1/scans/{second_id}"), &token).await;
