@@ -31,10 +31,12 @@ pub const RETRY_SCHEDULE: [Duration; 7] = [
 pub const DELIVERY_TIMEOUT: Duration = Duration::from_secs(10);
 /// An endpoint failing for this long is disabled.
 pub const DISABLE_AFTER: Duration = Duration::from_secs(24 * 3600);
-/// How long a claim holds a message (well beyond one POST).
-const CLAIM_LEASE: Duration = Duration::from_secs(60);
 /// Messages claimed per round.
 const CLAIM_BATCH: i64 = 20;
+/// How long a claim holds its messages: the whole round, delivered one after another at the
+/// longest timeout each, and a margin (a lease that ran out mid-round would let another instance
+/// send a message twice).
+const CLAIM_LEASE: Duration = Duration::from_secs(DELIVERY_TIMEOUT.as_secs() * (CLAIM_BATCH as u64 + 1) + 60);
 /// The minimum severity of `scan.regressed` when an endpoint names none.
 pub const DEFAULT_MIN_SEVERITY: Severity = Severity::High;
 

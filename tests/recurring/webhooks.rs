@@ -176,3 +176,31 @@ async fn gone_disables_and_a_blocked_address_is_never_contacted() {
     let log = store.webhook_deliveries(blocked_id).await.unwrap();
     assert!(!log.is_empty() && log.iter().all(|l| l.status.is_none() && l.error.as_deref().is_some_and(|e| e.contains("block"))), "{log:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_day_of_failures_disables_the_endpoint() {
+    let app = app::spawn_app().await;
+    let store = &app.store;
+    let scan = app.seed_scan("acme", "https://hooks.example.com/").await;
+    let clock = Arc::new(ManualClock::at(sitescan::store::time::now_us()));
+    let (url, rec) = receiver(vec![500]).await;
+    let events = vec!["scan.completed".to_string()];
+    let (id, _) = webhooks::add_endpoint(store, &secrets(), "acme", &url, &events, None, clock.now()).await.unwrap();
+    webhooks::scan_finished(store, &scan, true, None, &[], clock.now()).await.unwrap();
+    let d = deliverer(store, clock.clone(), "one", true);
+    let mut outcomes = Vec::new();
+    for wait in RETRY_SCHEDULE {
+        outcomes.extend(d.run_once().await.unwrap());
+        clock.advance(wait);
+    }
+    outcomes.extend(d.run_once().await.unwrap());
+    // Attempts at 0, 5 s, 5 min 5 s, ..., 17 h 35 min; the next, 24 h later, finds it failing for a day.
+    assert_eq!(outcomes.len(), 8, "{outcomes:?}");
+    assert!(outcomes[..7].iter().all(|o| matches!(o, Attempt::Retry { .. })), "{outcomes:?}");
+    assert!(matches!(&outcomes[7], Attempt::GaveUp(why) if why.contains("day")), "{outcomes:?}");
+    assert_eq!(rec.hits.lock().unwrap().len(), 8);
+    let ep = store.webhook(id).await.unwrap().unwrap();
+    assert!(!ep.enabled);
+    clock.advance(RETRY_SCHEDULE[6]);
+    assert!(d.run_once().await.unwrap().is_empty(), "nothing more for a disabled endpoint");
+}
