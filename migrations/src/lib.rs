@@ -4,6 +4,8 @@ pub use sea_orm_migration::prelude::*;
 
 mod m20261122_000001_init;
 mod m20261125_000001_page_checks_not_run;
+mod m20261125_000001_changes;
+mod m20261125_000002_webhooks;
 
 /// Runs sitescan's migrations in order.
 pub struct Migrator;
@@ -14,6 +16,8 @@ impl MigratorTrait for Migrator {
         vec![
             Box::new(m20261122_000001_init::Migration),
             Box::new(m20261125_000001_page_checks_not_run::Migration),
+            Box::new(m20261125_000001_changes::Migration),
+            Box::new(m20261125_000002_webhooks::Migration),
         ]
     }
 }

@@ -42,14 +42,19 @@ pub fn build(api: ScanApi) -> Router {
     tokio::spawn(async move {
         health_reporter.set_serving::<ScanServiceServer<ScanApi>>().await;
     });
-    let reflection_v1 = tonic_reflection::server::Builder::configure()
-        .register_encoded_file_descriptor_set(FILE_DESCRIPTOR_SET)
-        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
-        .build_v1();
-    let reflection_v1alpha = tonic_reflection::server::Builder::configure()
-        .register_encoded_file_descriptor_set(FILE_DESCRIPTOR_SET)
-        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
-        .build_v1alpha();
+    // Each builder includes only its own reflection service by default, so a client listing
+    // through v1alpha saw no v1 (and `describe grpc.reflection.v1.ServerReflection` failed there),
+    // and the other way round: both versions now know both.
+    let reflection = || {
+        tonic_reflection::server::Builder::configure()
+            .include_reflection_service(false)
+            .register_encoded_file_descriptor_set(FILE_DESCRIPTOR_SET)
+            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+            .register_encoded_file_descriptor_set(tonic_reflection::pb::v1::FILE_DESCRIPTOR_SET)
+            .register_encoded_file_descriptor_set(tonic_reflection::pb::v1alpha::FILE_DESCRIPTOR_SET)
+    };
+    let reflection_v1 = reflection().build_v1();
+    let reflection_v1alpha = reflection().build_v1alpha();
     let cors = tower_http::cors::CorsLayer::new()
         .allow_origin(tower_http::cors::Any)
         .allow_methods([Method::POST, Method::OPTIONS])
@@ -66,11 +71,13 @@ pub fn build(api: ScanApi) -> Router {
     router = router
         .route_service("/sitescan.v1.ScanService/{*rest}", cors.layer(grpc))
         .route_service("/grpc.health.v1.Health/{*rest}", health_service);
-    if let Ok(svc) = reflection_v1 {
-        router = router.route_service("/grpc.reflection.v1.ServerReflection/{*rest}", svc);
+    match reflection_v1 {
+        Ok(svc) => router = router.route_service("/grpc.reflection.v1.ServerReflection/{*rest}", svc),
+        Err(e) => tracing::error!(error = %e, "gRPC reflection v1 is off: the descriptor sets did not load"),
     }
-    if let Ok(svc) = reflection_v1alpha {
-        router = router.route_service("/grpc.reflection.v1alpha.ServerReflection/{*rest}", svc);
+    match reflection_v1alpha {
+        Ok(svc) => router = router.route_service("/grpc.reflection.v1alpha.ServerReflection/{*rest}", svc),
+        Err(e) => tracing::error!(error = %e, "gRPC reflection v1alpha is off: the descriptor sets did not load"),
     }
     router
         .layer(middleware::from_fn(json_errors))

@@ -9,7 +9,6 @@ use super::state::AppState;
 use crate::model::{ScanMode, Severity, Target, TriggeredBy};
 use crate::proto::google::api::HttpBody;
 use crate::proto::v1 as pb;
-use crate::store::time::to_rfc3339;
 use crate::store::{CreateOutcome, CursorKind, FindingFilter, Position, SCOPE_READ, SCOPE_WRITE};
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -88,6 +87,9 @@ impl ScanApi {
                 if req.include_findings {
                     report["pages"] = self.pages_json(id).await?;
                     report["findings"] = self.findings_json(id).await?;
+                    if let Some(fixed) = stored.get("fixed").filter(|f| f.is_array()) {
+                        report["fixed"] = fixed.clone();
+                    }
                 }
                 json_to_struct(&report)
             }
@@ -145,20 +147,7 @@ impl ScanApi {
         Ok(Value::Array(
             findings
                 .iter()
-                .map(|f| {
-                    json!({
-                        "id": f.id.to_string(),
-                        "scan_id": f.scan_id.to_string(),
-                        "check_id": f.check_id,
-                        "severity": f.severity,
-                        "title": f.title,
-                        "description": f.description,
-                        "evidence": f.evidence_json(),
-                        "remediation": f.remediation,
-                        "cwe_id": f.cwe_id,
-                        "created_at": to_rfc3339(f.created_at),
-                    })
-                })
+                .map(|f| f.to_report_json())
                 .collect(),
         ))
     }
@@ -273,8 +262,39 @@ fn respond<T>(who: &Admitted, result: Result<T, ApiError>) -> Result<Response<T>
     }
 }
 
+/// The stream `WatchScan` answers with.
+pub type WatchStream = std::pin::Pin<Box<dyn tokio_stream::Stream<Item = Result<pb::ScanProgress, Status>> + Send>>;
+
+impl ScanApi {
+    async fn watch(&self, who: &Admitted, req: pb::WatchScanRequest) -> Result<WatchStream, ApiError> {
+        use tokio_stream::StreamExt;
+        who.require(SCOPE_READ)?;
+        let id = Uuid::parse_str(&req.scan_id).map_err(|_| ApiError::NotFound)?;
+        let scan = self.state.store.scan(who.org(), id).await?.ok_or(ApiError::NotFound)?;
+        let rx = crate::events::watch(self.state.store.clone(), scan, crate::events::WATCH_POLL);
+        let stream = tokio_stream::wrappers::ReceiverStream::new(rx).map(|item| match item {
+            Ok(p) => Ok(pb::ScanProgress {
+                scan: Some(scan_to_proto(&p.scan)),
+                pages_done: p.pages_done,
+                page_status: p.page.as_ref().and_then(|pg| pg.status).and_then(|s| u32::try_from(s).ok()),
+                page_url: p.page.map(|pg| pg.url),
+            }),
+            Err(e) => Err(ApiError::from(e).into_status()),
+        });
+        Ok(Box::pin(stream))
+    }
+}
+
 #[tonic::async_trait]
 impl pb::scan_service_server::ScanService for ScanApi {
+    type WatchScanStream = WatchStream;
+
+    async fn watch_scan(&self, req: Request<pb::WatchScanRequest>) -> Result<Response<WatchStream>, Status> {
+        let who = self.admitted(&req).await?;
+        let result = self.watch(&who, req.into_inner()).await;
+        respond(&who, result)
+    }
+
     async fn create_scan(&self, req: Request<pb::CreateScanRequest>) -> Result<Response<pb::CreateScanResponse>, Status> {
         let who = self.admitted(&req).await?;
         let result = self.create(&who, req.into_inner()).await;

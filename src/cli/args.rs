@@ -42,6 +42,61 @@ pub enum Command {
     Checks(ChecksArgs),
     /// Apply pending database migrations.
     Migrate(DatabaseArgs),
+    /// Manage an organisation's webhook endpoints.
+    #[command(subcommand)]
+    Webhook(WebhookCommand),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct SecretKeyArgs {
+    /// A file holding the key that encrypts stored secrets (32 bytes as base64 or hex); else
+    /// `SITESCAN_SECRET_KEY`.
+    #[arg(long, env = "SITESCAN_SECRET_KEY_FILE")]
+    pub secret_key_file: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum WebhookCommand {
+    /// Add an endpoint; prints its signing secret (`whsec_...`) as the only line on stdout, once.
+    Add {
+        #[arg(long, env = "SITESCAN_ORG")]
+        org: String,
+        /// The receiver's URL (reached through the egress guard).
+        url: String,
+        /// Events: scan.completed, scan.failed, scan.regressed (comma-separated).
+        #[arg(long, value_delimiter = ',', required = true)]
+        events: Vec<String>,
+        /// scan.regressed fires when a new finding is at or above this severity (default high).
+        #[arg(long)]
+        min_severity: Option<crate::model::Severity>,
+        #[command(flatten)]
+        key: SecretKeyArgs,
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
+    /// List an organisation's endpoints (never their secrets).
+    List {
+        #[arg(long, env = "SITESCAN_ORG")]
+        org: String,
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
+    /// Remove an endpoint and its pending deliveries.
+    Remove {
+        id: uuid::Uuid,
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
+    /// Send a test event to an endpoint now, and print what the receiver answered.
+    Test {
+        id: uuid::Uuid,
+        #[command(flatten)]
+        policy: PolicyArgs,
+        #[command(flatten)]
+        key: SecretKeyArgs,
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
 }
 
 #[derive(Debug, Clone, Args)]
@@ -136,6 +191,8 @@ pub struct ServeArgs {
     pub crawl: CrawlArgs,
     #[command(flatten)]
     pub jobs: WorkerPoolArgs,
+    #[command(flatten)]
+    pub key: SecretKeyArgs,
 }
 
 #[derive(Debug, Args)]
@@ -153,6 +210,8 @@ pub struct WorkerArgs {
     pub crawl: CrawlArgs,
     #[command(flatten)]
     pub jobs: WorkerPoolArgs,
+    #[command(flatten)]
+    pub key: SecretKeyArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -177,6 +236,14 @@ pub struct ScanArgs {
     /// Exit with status 1 when a finding at or above this severity exists.
     #[arg(long, env = "SITESCAN_FAIL_ON")]
     pub fail_on: Option<crate::model::Severity>,
+    /// A previous report of this site (`--format json`): mark each finding new or persisting,
+    /// list the fixed ones, and give SARIF results their `baselineState`.
+    #[arg(long, env = "SITESCAN_BASELINE", value_name = "REPORT_JSON")]
+    pub baseline: Option<PathBuf>,
+    /// Exit with status 1 only when a finding new since the baseline is at or above this
+    /// severity (replaces --fail-on; without --baseline every finding is new).
+    #[arg(long, env = "SITESCAN_FAIL_ON_NEW")]
+    pub fail_on_new: Option<crate::model::Severity>,
     #[command(flatten)]
     pub policy: PolicyArgs,
     #[command(flatten)]

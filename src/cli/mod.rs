@@ -8,6 +8,7 @@ pub mod scan;
 pub mod serve;
 pub mod signals;
 pub mod version;
+pub mod webhook;
 pub mod worker;
 
 pub use args::Cli;
@@ -38,5 +39,6 @@ pub async fn run(cli: Cli) -> anyhow::Result<Exit> {
         args::Command::Org(c) => admin::org(c).await.map(|_| Exit::Clean),
         args::Command::Checks(a) => checks::run(a).map(|_| Exit::Clean),
         args::Command::Migrate(a) => admin::migrate(a).await.map(|_| Exit::Clean),
+        args::Command::Webhook(c) => webhook::run(c).await,
     }
 }

@@ -82,7 +82,14 @@ pub async fn run(args: ScanArgs) -> anyhow::Result<Exit> {
         return Ok(Exit::Failed);
     }
 
-    let body = report_body(&store, scan.id).await?;
+    let mut body = report_body(&store, scan.id).await?;
+    if let Some(path) = &args.baseline {
+        let text = std::fs::read_to_string(path).with_context(|| format!("reading the baseline {}", path.display()))?;
+        let baseline: serde_json::Value =
+            serde_json::from_str(&text).with_context(|| format!("the baseline {} is not JSON", path.display()))?;
+        crate::recurring::annotate_body(&mut body, &baseline)
+            .map_err(|e| anyhow::anyhow!("the baseline {}: {e}", path.display()))?;
+    }
     let rendered = match args.format {
         ReportFormat::Json => serde_json::to_string_pretty(&body)? + "\n",
         ReportFormat::Text => {
@@ -101,7 +108,24 @@ pub async fn run(args: ScanArgs) -> anyhow::Result<Exit> {
             out.flush()?;
         }
     }
-    Ok(exit_status(&body, args.fail_on))
+    Ok(match args.fail_on_new {
+        Some(threshold) => exit_status_new(&body, threshold),
+        None => exit_status(&body, args.fail_on),
+    })
+}
+
+/// 2 when the scan failed, 1 when a finding marked `new` is at or above `threshold`, else 0.
+pub fn exit_status_new(body: &serde_json::Value, threshold: Severity) -> Exit {
+    if body["scan"]["status"] == "failed" {
+        return Exit::Failed;
+    }
+    let failing = body["report"]["findings"].as_array().is_some_and(|all| {
+        all.iter().any(|f| {
+            f["change"] != "persisting"
+                && f["severity"].as_str().and_then(|s| s.parse::<Severity>().ok()).is_some_and(|s| s >= threshold)
+        })
+    });
+    if failing { Exit::Findings } else { Exit::Clean }
 }
 
 /// Exactly the body of `GET /api/v1/scans/{id}?include_findings=true`, through the API's code.

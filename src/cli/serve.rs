@@ -24,6 +24,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let app = Application::build(&settings, store.clone()).await.with_context(|| format!("listening on {}", args.listen))?;
     tracing::info!(addr = %app.addr(), database = %redact(&args.db.database), "sitescan API listening");
     eprintln!("sitescan {} listening on http://{}", crate::VERSION, app.addr());
+    let deliveries = super::webhook::start_delivery(&args.key, policy.clone(), store.clone())?;
     let workers = if args.no_workers {
         None
     } else {
@@ -39,6 +40,10 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let _ = tx.send(true);
     if let Some(workers) = workers {
         workers.shutdown().await;
+    }
+    if let Some((stop, handle)) = deliveries {
+        stop.cancel();
+        let _ = handle.await;
     }
     server.await.context("server task")?.context("serving")?;
     Ok(())

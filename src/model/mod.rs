@@ -14,7 +14,7 @@ pub use address_policy::{AddressPolicy, BlockedRange};
 pub use category::{ACTIVE_ONLY_CATEGORIES, PASSIVE_CATEGORIES};
 pub use finding::{Finding, sort_findings};
 pub use severity::{Severity, SeverityCounts, UnknownSeverity};
-pub use report::{ReportError, ReportSummary};
+pub use report::{ChangeCounts, ReportError, ReportSummary};
 pub use robots::ParsedRobots;
 pub use scan_state::{ScanMode, ScanStatus, TriggeredBy};
 pub use snapshot::*;

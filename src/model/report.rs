@@ -21,6 +21,21 @@ pub struct ReportSummary {
     pub duration_ms: u64,
     pub categories: BTreeMap<String, SeverityCounts>,
     pub error: Option<ReportError>,
+    /// What changed since the previous completed scan of the same target and mode (completed
+    /// scans only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changes: Option<ChangeCounts>,
+}
+
+/// `report.summary.changes`: findings new since the baseline scan, persisting from it, and
+/// fixed (gone from pages this scan rendered again).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChangeCounts {
+    pub new: u64,
+    pub fixed: u64,
+    pub persisting: u64,
+    /// The scan compared with; `None` when there was none (every finding is then new).
+    pub baseline_scan_id: Option<String>,
 }
 
 impl ReportSummary {
@@ -31,6 +46,7 @@ impl ReportSummary {
             duration_ms: 0,
             categories: PASSIVE_CATEGORIES.iter().map(|c| (c.to_string(), SeverityCounts::default())).collect(),
             error: None,
+            changes: None,
         }
     }
 

@@ -164,6 +164,37 @@ impl Fetcher {
         self.fetch(Method::GET, url, BodyMode::Read(max_bytes)).await
     }
 
+    /// POSTs `body` with `headers` to `url` (webhooks): redirects are not followed, the address
+    /// is checked by the egress guard like every other request, and `timeout` bounds the whole
+    /// exchange. The response body is read up to 64 KiB.
+    pub async fn post(&self, url: &str, headers: &[(&str, String)], body: Vec<u8>, timeout: std::time::Duration) -> FetchResponse {
+        let out = FetchResponse { url: url.to_string(), final_url: url.to_string(), ..Default::default() };
+        let target = match Url::parse(url) {
+            Ok(u) if matches!(u.scheme(), "http" | "https") => u,
+            Ok(u) => return fail(out, FetchErrorKind::Network, format!("unsupported scheme {}", u.scheme())),
+            Err(e) => return fail(out, FetchErrorKind::Network, format!("invalid URL {url:?}: {e}")),
+        };
+        if let Err(e) = self.precheck(&target).await {
+            let kind = if e.is_blocked() { FetchErrorKind::Blocked } else { FetchErrorKind::Network };
+            return fail(out, kind, e.to_string());
+        }
+        let mut request = self.client.post(target).timeout(timeout).body(body);
+        for (name, value) in headers {
+            request = request.header(*name, value.as_str());
+        }
+        let resp = match request.send().await {
+            Ok(r) => r,
+            Err(e) => {
+                let (kind, message) = classify(&e);
+                return fail(out, kind, message);
+            }
+        };
+        let mut out = out;
+        out.status = Some(resp.status().as_u16());
+        self.read_body(resp, &mut out, 64 * 1024).await;
+        out
+    }
+
     /// The status of `url`: HEAD, falling back to GET (body not read) when HEAD answers 405 or
     /// 501 or fails for a reason other than the egress guard.
     pub async fn status(&self, url: &str) -> UrlStatus {

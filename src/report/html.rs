@@ -313,9 +313,14 @@ fn document(o: &mut String, view: &ReportView<'_>) -> std::fmt::Result {
     writeln!(o, "<header class=\"top\">\n<p class=\"brand\">sitescan report</p>")?;
     writeln!(o, "<h1>Quality report for {}</h1>\n</header>", escape(target))?;
     writeln!(o, "<nav class=\"sections\" aria-label=\"Report sections\"><ul>")?;
-    writeln!(o, "<li><a href=\"#summary\">Summary</a></li><li><a href=\"#pages\">Pages</a></li><li><a href=\"#findings\">Findings</a></li>")?;
+    writeln!(
+        o,
+        "{}<li><a href=\"#summary\">Summary</a></li><li><a href=\"#pages\">Pages</a></li><li><a href=\"#findings\">Findings</a></li>",
+        if view.summary.as_ref().is_some_and(|s| s.changes.is_some()) { "<li><a href=\"#changes\">Changes</a></li>" } else { "" }
+    )?;
     writeln!(o, "</ul></nav>\n<main id=\"main\" tabindex=\"-1\">")?;
     failure(o, view)?;
+    changes(o, view)?;
     summary(o, view)?;
     pages(o, view)?;
     findings(o, view)?;
@@ -352,6 +357,53 @@ fn failure(o: &mut String, view: &ReportView<'_>) -> std::fmt::Result {
         ),
         _ => Ok(()),
     }
+}
+
+/// What changed since the baseline scan, first: the counts, then the new findings and the
+/// fixed ones, one line each.
+fn changes(o: &mut String, view: &ReportView<'_>) -> std::fmt::Result {
+    let Some(c) = view.summary.as_ref().and_then(|s| s.changes) else { return Ok(()) };
+    writeln!(o, "<section class=\"block\" id=\"changes\" aria-labelledby=\"changes-h\">\n<h2 id=\"changes-h\">Changes since the previous scan</h2>")?;
+    let Some(baseline) = c.baseline_scan_id else {
+        return writeln!(
+            o,
+            "<p>No earlier completed scan of this target to compare with: every finding is new ({}).</p>\n</section>",
+            plural(c.new as usize, "finding", "findings")
+        );
+    };
+    writeln!(
+        o,
+        "<p>Compared with scan <code>{}</code>: <strong>{} new</strong>, <strong>{} fixed</strong>, {} persisting.</p>",
+        escape(baseline),
+        c.new,
+        c.fixed,
+        c.persisting
+    )?;
+    let line = |o: &mut String, f: &FindingView<'_>| -> std::fmt::Result {
+        let title = if f.title.trim().is_empty() { f.check_id } else { f.title.trim() };
+        let url = view.finding_url(f);
+        write!(o, "<li>{} {} <code>{}</code> on {}", badge(f.severity), escape(title), escape(f.check_id), link(url, url))?;
+        if let Some(sel) = f.resource().or(f.selector()) {
+            write!(o, ", <code>{}</code>", escape(sel))?;
+        }
+        writeln!(o, "</li>")
+    };
+    let new: Vec<&FindingView<'_>> = view.findings.iter().filter(|f| f.change == Some("new")).collect();
+    if !new.is_empty() {
+        writeln!(o, "<h3>New</h3>\n<ul class=\"changes new\">")?;
+        for f in new {
+            line(o, f)?;
+        }
+        writeln!(o, "</ul>")?;
+    }
+    if !view.fixed.is_empty() {
+        writeln!(o, "<h3>Fixed</h3>\n<ul class=\"changes fixed\">")?;
+        for f in &view.fixed {
+            line(o, f)?;
+        }
+        writeln!(o, "</ul>")?;
+    }
+    writeln!(o, "</section>")
 }
 
 fn summary(o: &mut String, view: &ReportView<'_>) -> std::fmt::Result {
@@ -511,6 +563,9 @@ fn evidence_value(v: &Value) -> String {
 
 fn finding_item(o: &mut String, view: &ReportView<'_>, f: &FindingView<'_>, rule: &RuleView) -> std::fmt::Result {
     writeln!(o, "<li class=\"finding\" data-severity=\"{}\">{}", f.severity.as_str(), badge(f.severity))?;
+    if f.change == Some("new") {
+        writeln!(o, "<p class=\"change-new\"><strong>New</strong> since the previous scan</p>")?;
+    }
     let url = view.finding_url(f);
     write!(o, "<dl><dt>Page</dt><dd>{}</dd>", link(url, url))?;
     if let Some(sel) = f.selector() {

@@ -64,6 +64,7 @@ fn log(view: &ReportView<'_>) -> Value {
     rules.sort_by(|a, b| category_rank(a.category()).cmp(&category_rank(b.category())));
     let index: HashMap<&str, usize> = rules.iter().enumerate().map(|(i, r)| (r.id.as_str(), i)).collect();
 
+    let compared = view.summary.as_ref().is_some_and(|s| s.changes.is_some());
     let mut seen: HashMap<String, usize> = HashMap::new();
     let results: Vec<Value> = view
         .findings
@@ -74,10 +75,33 @@ fn log(view: &ReportView<'_>) -> Value {
             let n = seen.entry(fingerprint.clone()).or_insert(0);
             *n += 1;
             let fingerprint = if *n == 1 { fingerprint } else { format!("{fingerprint}:{n}") };
-            result(view, f, index[f.check_id], fingerprint)
+            let mut r = result(view, f, index[f.check_id], fingerprint);
+            if compared {
+                r["baselineState"] = json!(if f.change == Some("persisting") { "unchanged" } else { "new" });
+            }
+            r
         })
         .collect();
     let omitted = view.findings.len().saturating_sub(MAX_RESULTS);
+    // Findings of the baseline that went away: `absent` results that no longer fail.
+    let room = MAX_RESULTS.saturating_sub(results.len());
+    let absent: Vec<Value> = if compared {
+        view.fixed
+            .iter()
+            .take(room)
+            .map(|f| {
+                let mut r = result(view, f, index[f.check_id], fingerprint(view, f));
+                r["baselineState"] = json!("absent");
+                r["kind"] = json!("pass");
+                r["level"] = json!("none");
+                r
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut results = results;
+    results.extend(absent);
 
     let mut driver = json!({
         "name": "sitescan",

@@ -19,6 +19,8 @@ pub(crate) struct ReportView<'a> {
     pub pages: Vec<PageView<'a>>,
     /// Most serious first, then check, page, selector (the canonical order).
     pub findings: Vec<FindingView<'a>>,
+    /// `report.fixed`: findings of the baseline scan that went away, in the canonical order.
+    pub fixed: Vec<FindingView<'a>>,
 }
 
 #[derive(Debug)]
@@ -42,6 +44,17 @@ pub(crate) struct SummaryView<'a> {
     pub categories: Vec<(String, BTreeMap<Severity, u64>)>,
     /// `(code, message)` of a failed scan.
     pub error: Option<(&'a str, &'a str)>,
+    /// `summary.changes`, when the scan was compared with a baseline.
+    pub changes: Option<ChangesView<'a>>,
+}
+
+/// `summary.changes`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ChangesView<'a> {
+    pub new: u64,
+    pub fixed: u64,
+    pub persisting: u64,
+    pub baseline_scan_id: Option<&'a str>,
 }
 
 #[derive(Debug)]
@@ -66,6 +79,8 @@ pub(crate) struct FindingView<'a> {
     pub remediation: &'a str,
     pub cwe_id: Option<&'a str>,
     pub evidence: &'a Map<String, Value>,
+    /// `new` or `persisting` when the scan was compared with a baseline.
+    pub change: Option<&'a str>,
 }
 
 impl<'a> FindingView<'a> {
@@ -149,6 +164,40 @@ fn str_of<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
     v.get(key).and_then(Value::as_str)
 }
 
+/// The findings of a `findings` (or `fixed`) array; entries without a check id are dropped.
+fn findings_of(list: Option<&Value>) -> Vec<FindingView<'_>> {
+    list.and_then(Value::as_array)
+        .map(|all| {
+            all.iter()
+                .filter_map(|f| {
+                    let check_id = str_of(f, "check_id").filter(|id| !id.trim().is_empty())?;
+                    Some(FindingView {
+                        check_id,
+                        severity: severity_of(&f["severity"]),
+                        title: str_of(f, "title").unwrap_or_default(),
+                        description: str_of(f, "description").unwrap_or_default(),
+                        remediation: str_of(f, "remediation").unwrap_or_default(),
+                        cwe_id: str_of(f, "cwe_id").filter(|c| !c.is_empty()),
+                        evidence: f.get("evidence").and_then(Value::as_object).unwrap_or(&NO_EVIDENCE),
+                        change: str_of(f, "change"),
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Most serious first, then check, page, selector.
+fn sort_canonically(findings: &mut [FindingView<'_>]) {
+    findings.sort_by(|a, b| {
+        b.severity
+            .cmp(&a.severity)
+            .then_with(|| a.check_id.cmp(b.check_id))
+            .then_with(|| a.url().cmp(&b.url()))
+            .then_with(|| a.selector().cmp(&b.selector()))
+    });
+}
+
 fn severity_of(v: &Value) -> Severity {
     v.as_str().and_then(|s| s.parse().ok()).unwrap_or(Severity::Info)
 }
@@ -189,12 +238,19 @@ impl<'a> ReportView<'a> {
             let error = s.get("error").filter(|e| e.is_object()).map(|e| {
                 (str_of(e, "code").unwrap_or("error"), str_of(e, "message").unwrap_or_default())
             });
+            let changes = s.get("changes").filter(|c| c.is_object()).map(|c| ChangesView {
+                new: c["new"].as_u64().unwrap_or(0),
+                fixed: c["fixed"].as_u64().unwrap_or(0),
+                persisting: c["persisting"].as_u64().unwrap_or(0),
+                baseline_scan_id: str_of(c, "baseline_scan_id"),
+            });
             SummaryView {
                 raw: s,
                 pages_scanned: s["pages_scanned"].as_u64().unwrap_or(0),
                 duration_ms: s["duration_ms"].as_u64().unwrap_or(0),
                 categories,
                 error,
+                changes,
             }
         });
         let pages = report
@@ -230,34 +286,11 @@ impl<'a> ReportView<'a> {
                     .collect()
             })
             .unwrap_or_default();
-        let mut findings: Vec<FindingView<'a>> = report
-            .and_then(|r| r.get("findings"))
-            .and_then(Value::as_array)
-            .map(|all| {
-                all.iter()
-                    .filter_map(|f| {
-                        let check_id = str_of(f, "check_id").filter(|id| !id.trim().is_empty())?;
-                        Some(FindingView {
-                            check_id,
-                            severity: severity_of(&f["severity"]),
-                            title: str_of(f, "title").unwrap_or_default(),
-                            description: str_of(f, "description").unwrap_or_default(),
-                            remediation: str_of(f, "remediation").unwrap_or_default(),
-                            cwe_id: str_of(f, "cwe_id").filter(|c| !c.is_empty()),
-                            evidence: f.get("evidence").and_then(Value::as_object).unwrap_or(&NO_EVIDENCE),
-                        })
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        findings.sort_by(|a, b| {
-            b.severity
-                .cmp(&a.severity)
-                .then_with(|| a.check_id.cmp(b.check_id))
-                .then_with(|| a.url().cmp(&b.url()))
-                .then_with(|| a.selector().cmp(&b.selector()))
-        });
-        Ok(ReportView { scan, summary, pages, findings })
+        let mut findings = findings_of(report.and_then(|r| r.get("findings")));
+        sort_canonically(&mut findings);
+        let mut fixed = findings_of(report.and_then(|r| r.get("fixed")));
+        sort_canonically(&mut fixed);
+        Ok(ReportView { scan, summary, pages, findings, fixed })
     }
 
     /// Every rule: the registry's checks in registry order, then the ids seen only in findings
@@ -279,7 +312,7 @@ impl<'a> ReportView<'a> {
             })
             .collect();
         let mut extra: BTreeMap<&str, RuleView> = BTreeMap::new();
-        for f in &self.findings {
+        for f in self.findings.iter().chain(&self.fixed) {
             let wcag: Vec<String> = f
                 .evidence
                 .get("wcag")

@@ -98,7 +98,17 @@ pub async fn run_claimed(
             summary.pages_scanned = stats.pages as u64;
             summary.duration_ms = began.elapsed().as_millis() as u64;
             let counts = summary.totals();
-            if store.complete_scan(scan.id, owner, &counts, &summary.to_report()).await? {
+            let changes = crate::recurring::compare_with_baseline(store, &scan).await?;
+            summary.changes = Some(changes.counts.clone());
+            let mut report = summary.to_report();
+            report["fixed"] = serde_json::Value::Array(changes.fixed);
+            if store.complete_scan(scan.id, owner, &counts, &report).await? {
+                let now = crate::store::time::now_us();
+                if let Err(e) =
+                    crate::events::webhooks::scan_finished(store, &scan, true, Some(&changes.counts), &changes.new_severities, now).await
+                {
+                    tracing::warn!(error = %e, "could not queue the webhook events of the scan");
+                }
                 tracing::info!(
                     pages = stats.pages,
                     duration_ms = summary.duration_ms,
@@ -125,7 +135,12 @@ pub async fn run_claimed(
         Err(e) => {
             let mut summary = ReportSummary::failed(e.code(), &e.to_string());
             summary.duration_ms = began.elapsed().as_millis() as u64;
-            store.fail_scan(scan.id, owner, &summary.to_report()).await?;
+            if store.fail_scan(scan.id, owner, &summary.to_report()).await? {
+                let now = crate::store::time::now_us();
+                if let Err(e) = crate::events::webhooks::scan_finished(store, &scan, false, None, &[], now).await {
+                    tracing::warn!(error = %e, "could not queue the webhook events of the scan");
+                }
+            }
             tracing::warn!(code = e.code(), error = %e, "scan failed");
             Ok(Outcome::Failed(e.to_string()))
         }

@@ -1,6 +1,7 @@
 //! Storage: sea-orm entities and queries (organisations, tokens, scans, findings, pages), keyset
 //! pagination and the job lease. The same code serves SQLite and PostgreSQL.
 
+pub mod changes;
 pub mod cursor;
 pub mod db;
 pub mod entity;
@@ -11,6 +12,7 @@ pub mod orgs;
 pub mod scans;
 pub mod time;
 pub mod tokens;
+pub mod webhooks;
 
 pub use cursor::{BadCursor, CursorCodec, CursorKind, Position};
 pub use db::{DEFAULT_DATABASE_URL, Store, migrate};
@@ -18,4 +20,5 @@ pub use error::{StoreError, StoreResult};
 pub use findings::{FindingFilter, FindingRow, PageRecord, PageRow};
 pub use orgs::{DEFAULT_MONTHLY_SCAN_QUOTA, Organisation};
 pub use scans::{CreateOutcome, Page, QuotaExceeded, ScanRow};
+pub use webhooks::{DeliveryRow, OutboxRow, WebhookRow};
 pub use tokens::{ALL_SCOPES, ApiToken, SCOPE_READ, SCOPE_WRITE, TOKEN_PREFIX, hash_token, looks_like_token};

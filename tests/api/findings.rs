@@ -65,6 +65,7 @@ async fn seeded() -> Seeded {
         cwe_id: Set(None),
         page_url: Set(None),
         created_at: Set(sitescan::store::time::now_us()),
+        change: Set(None),
     })
     .exec(app.store.conn())
     .await

@@ -285,6 +285,10 @@ fn annotated_routes() -> BTreeSet<(String, String)> {
         }
     }
     for method in service.methods() {
+        if method.is_server_streaming() {
+            // Streams (WatchScan) are gRPC only: not transcoded.
+            continue;
+        }
         let options = method.options();
         assert!(options.has_extension(&http), "{} has no google.api.http annotation", method.full_name());
         if let ReflectValue::Message(m) = options.get_extension(&http).as_ref() {

@@ -19,6 +19,8 @@ pub struct Model {
     pub cwe_id: Option<String>,
     pub page_url: Option<String>,
     pub created_at: i64,
+    /// `new` or `persisting` against the previous scan of the target; NULL until compared.
+    pub change: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

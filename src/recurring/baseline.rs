@@ -1,0 +1,89 @@
+//! The comparison of a finished scan with its baseline (the previous completed scan of the same
+//! target and mode in the organisation), run once when the scan completes.
+//!
+//! Computed at completion and stored, not at read time: the baseline is the scan that was
+//! previous *then* (a later scan never rewrites an earlier report), reads stay one row and one
+//! findings query, and the verdicts are there when the completion events go out.
+
+use super::changes::{ChangeCounts, Coverage, Fingerprint, compare};
+use crate::store::{FindingRow, PageRow, ScanRow, Store, StoreResult};
+use serde_json::{Value, json};
+
+/// What the comparison adds to the report.
+#[derive(Debug, Clone, Default)]
+pub struct ScanChanges {
+    pub counts: ChangeCounts,
+    /// The baseline's findings that went away, as the full report lists findings.
+    pub fixed: Vec<Value>,
+    /// The severity of each new finding (for `scan.regressed`).
+    pub new_severities: Vec<crate::model::Severity>,
+}
+
+fn fingerprints(rows: &[FindingRow]) -> Vec<Fingerprint> {
+    rows.iter()
+        .map(|r| {
+            let evidence = r.evidence_json();
+            Fingerprint::new(&r.check_id, evidence.as_ref().and_then(Value::as_object))
+        })
+        .collect()
+}
+
+fn pages_json(rows: &[PageRow]) -> Value {
+    Value::Array(
+        rows.iter()
+            .map(|p| {
+                let metrics: Value = p.metrics.as_deref().and_then(|m| serde_json::from_str(m).ok()).unwrap_or(Value::Null);
+                let error: Value = p.error.as_deref().and_then(|e| serde_json::from_str(e).ok()).unwrap_or(Value::Null);
+                let not_run: Value = p.checks_not_run.as_deref().and_then(|e| serde_json::from_str(e).ok()).unwrap_or(Value::Null);
+                json!({"url": p.url, "final_url": p.final_url, "metrics": metrics, "error": error, "checks_not_run": not_run})
+            })
+            .collect(),
+    )
+}
+
+/// Compares `scan` (whose results are all stored) with its baseline and records each finding's
+/// verdict; returns the counts and the fixed findings for the report.
+pub async fn compare_with_baseline(store: &Store, scan: &ScanRow) -> StoreResult<ScanChanges> {
+    let current = store.scan_findings(scan.id).await?;
+    let current_fp = fingerprints(&current);
+    let Some(baseline) = store.baseline_scan(scan).await? else {
+        let comparison = compare(&current_fp, None, &Coverage::default());
+        store.set_finding_changes(scan.id, &[]).await?;
+        let new_severities = current.iter().map(|r| r.severity()).collect();
+        return Ok(ScanChanges { counts: comparison.counts, fixed: Vec::new(), new_severities });
+    };
+    let previous = store.scan_findings(baseline.id).await?;
+    let previous_fp = fingerprints(&previous);
+    let (previous_pages, _) = Coverage::pages_of(Some(&pages_json(&store.scan_pages(baseline.id).await?)));
+    let current_pages_json = pages_json(&store.scan_pages(scan.id).await?);
+    let (_, current_pages) = Coverage::pages_of(Some(&current_pages_json));
+    let not_run = Coverage::not_run_of(Some(&current_pages_json));
+    let coverage = Coverage { previous_pages, current_pages, not_run };
+    let baseline_id = baseline.id.to_string();
+    let comparison = compare(&current_fp, Some((&baseline_id, &previous_fp)), &coverage);
+    let persisting: Vec<_> = current
+        .iter()
+        .zip(&comparison.current)
+        .filter(|(_, c)| **c == super::changes::Change::Persisting)
+        .map(|(r, _)| r.id)
+        .collect();
+    store.set_finding_changes(scan.id, &persisting).await?;
+    let fixed = comparison
+        .fixed
+        .iter()
+        .map(|&i| {
+            let mut f = previous[i].to_report_json();
+            if let Some(obj) = f.as_object_mut() {
+                obj.remove("change");
+            }
+            f
+        })
+        .collect();
+    let new_severities = current
+        .iter()
+        .zip(&comparison.current)
+        .filter(|(_, c)| **c == super::changes::Change::New)
+        .map(|(r, _)| r.severity())
+        .collect();
+    Ok(ScanChanges { counts: comparison.counts, fixed, new_severities })
+}

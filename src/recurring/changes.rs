@@ -1,0 +1,331 @@
+//! What changed between two scans of one target: which findings are `new`, which are
+//! `persisting`, and which went away (`fixed`). Pure: findings in, verdicts out.
+//!
+//! A finding's fingerprint is its check id, its page (`evidence.url`) and what on the page it is
+//! about (`evidence.resource`, else `evidence.selector`). Fingerprints may repeat (two identical
+//! links on one page), so they are matched as multisets: `k` before and `m` now give `min(k, m)`
+//! persisting, `m - min` new and `k - min` fixed.
+//!
+//! A finding only counts as fixed when this scan could have seen it again: a finding on a page of
+//! the previous scan whose page was not crawled this time (or was crawled but could not be
+//! rendered, or one of its gatherers failed, so some checks could not run on it) is neither fixed
+//! nor persisting: it is left out.
+
+pub use crate::model::ChangeCounts;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A finding's identity across scans.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Fingerprint {
+    pub check_id: String,
+    pub url: Option<String>,
+    /// `evidence.resource`, else `evidence.selector`.
+    pub locator: Option<String>,
+}
+
+fn text(evidence: Option<&Map<String, Value>>, key: &str) -> Option<String> {
+    evidence?.get(key)?.as_str().map(str::trim).filter(|s| !s.is_empty()).map(str::to_string)
+}
+
+impl Fingerprint {
+    pub fn new(check_id: &str, evidence: Option<&Map<String, Value>>) -> Fingerprint {
+        Fingerprint {
+            check_id: check_id.to_string(),
+            url: text(evidence, "url").map(|u| strip_fragment(&u)),
+            locator: text(evidence, "resource").or_else(|| text(evidence, "selector")),
+        }
+    }
+
+    /// The fingerprint of a finding as the report shows it (`check_id`, `evidence`).
+    pub fn of_json(finding: &Value) -> Option<Fingerprint> {
+        let check_id = finding.get("check_id")?.as_str()?;
+        Some(Fingerprint::new(check_id, finding.get("evidence").and_then(Value::as_object)))
+    }
+}
+
+fn strip_fragment(url: &str) -> String {
+    url.split_once('#').map_or(url, |(u, _)| u).to_string()
+}
+
+/// A finding's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Change {
+    New,
+    Persisting,
+}
+
+impl Change {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Change::New => "new",
+            Change::Persisting => "persisting",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Change> {
+        match s {
+            "new" => Some(Change::New),
+            "persisting" => Some(Change::Persisting),
+            _ => None,
+        }
+    }
+}
+
+/// Which pages each scan saw.
+#[derive(Debug, Clone, Default)]
+pub struct Coverage {
+    /// Pages of the previous scan (requested and final URLs).
+    pub previous_pages: BTreeSet<String>,
+    /// Pages this scan rendered (no page error).
+    pub current_pages: BTreeSet<String>,
+    /// `(page URL, check id)`: checks that did not run on a page this time (a gatherer they
+    /// need failed, or the check failed): their earlier findings there are not fixed.
+    pub not_run: BTreeSet<(String, String)>,
+}
+
+impl Coverage {
+    /// The pages of a report body's `report.pages`: all of them, and the ones rendered without
+    /// a page error.
+    pub fn pages_of(body_pages: Option<&Value>) -> (BTreeSet<String>, BTreeSet<String>) {
+        let mut all = BTreeSet::new();
+        let mut clean = BTreeSet::new();
+        for p in body_pages.and_then(Value::as_array).into_iter().flatten() {
+            let urls: Vec<String> = ["url", "final_url"]
+                .iter()
+                .filter_map(|k| p.get(*k).and_then(Value::as_str))
+                .map(strip_fragment)
+                .collect();
+            let ok = p.get("error").is_none_or(Value::is_null);
+            for u in urls {
+                if ok {
+                    clean.insert(u.clone());
+                }
+                all.insert(u);
+            }
+        }
+        (all, clean)
+    }
+
+    /// The `(page URL, check id)` pairs of a report body's pages' `checks_not_run`.
+    pub fn not_run_of(body_pages: Option<&Value>) -> BTreeSet<(String, String)> {
+        let mut out = BTreeSet::new();
+        for p in body_pages.and_then(Value::as_array).into_iter().flatten() {
+            let urls: Vec<String> =
+                ["url", "final_url"].iter().filter_map(|k| p.get(*k).and_then(Value::as_str)).map(strip_fragment).collect();
+            for skipped in p.get("checks_not_run").and_then(Value::as_array).into_iter().flatten() {
+                if let Some(check) = skipped.get("check_id").and_then(Value::as_str) {
+                    for u in &urls {
+                        out.insert((u.clone(), check.to_string()));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// True when a finding of check `check_id` of the previous scan on `url` could have been
+    /// seen again.
+    fn rechecked(&self, url: Option<&str>, check_id: &str) -> bool {
+        match url {
+            // On a page of the previous crawl: only if this crawl rendered it and ran the check.
+            Some(u) if self.previous_pages.contains(u) => {
+                self.current_pages.contains(u)
+                    && !self.not_run.contains(&(u.to_string(), check_id.to_string()))
+                    && !self.not_run.contains(&(u.to_string(), "*".to_string()))
+            }
+            // Site-wide (robots.txt, sitemaps) or no page at all: the site checks ran again.
+            _ => true,
+        }
+    }
+}
+
+/// The outcome of a comparison.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Comparison {
+    /// One verdict per current finding, in the order given.
+    pub current: Vec<Change>,
+    /// Indexes of the previous findings that went away, in the order given.
+    pub fixed: Vec<usize>,
+    pub counts: ChangeCounts,
+}
+
+/// Compares the fingerprints of this scan's findings with the previous scan's (`None`: there
+/// was no previous scan, so everything is new).
+pub fn compare(
+    current: &[Fingerprint],
+    previous: Option<(&str, &[Fingerprint])>,
+    coverage: &Coverage,
+) -> Comparison {
+    let Some((baseline_id, previous)) = previous else {
+        return Comparison {
+            current: vec![Change::New; current.len()],
+            fixed: Vec::new(),
+            counts: ChangeCounts { new: current.len() as u64, ..ChangeCounts::default() },
+        };
+    };
+    let mut before: BTreeMap<&Fingerprint, Vec<usize>> = BTreeMap::new();
+    for (i, f) in previous.iter().enumerate() {
+        before.entry(f).or_default().push(i);
+    }
+    let mut verdicts = Vec::with_capacity(current.len());
+    for f in current {
+        // Match the earliest unmatched previous finding with this fingerprint.
+        let matched = before.get_mut(f).is_some_and(|left| {
+            if left.is_empty() {
+                false
+            } else {
+                left.remove(0);
+                true
+            }
+        });
+        verdicts.push(if matched { Change::Persisting } else { Change::New });
+    }
+    let mut fixed: Vec<usize> = before
+        .into_iter()
+        .filter(|(f, _)| coverage.rechecked(f.url.as_deref(), &f.check_id))
+        .flat_map(|(_, left)| left)
+        .collect();
+    fixed.sort_unstable();
+    let new = verdicts.iter().filter(|c| **c == Change::New).count() as u64;
+    let counts = ChangeCounts {
+        new,
+        fixed: fixed.len() as u64,
+        persisting: current.len() as u64 - new,
+        baseline_scan_id: Some(baseline_id.to_string()),
+    };
+    Comparison { current: verdicts, fixed, counts }
+}
+
+/// Compares a report body (`GET /api/v1/scans/{id}?include_findings=true`, or `sitescan scan
+/// --format json`) with a baseline body of the same shape, and writes the verdicts into the
+/// body: `report.summary.changes`, each finding's `change`, and `report.fixed`. Fails when the
+/// baseline is not such a body.
+pub fn annotate_body(body: &mut Value, baseline: &Value) -> Result<ChangeCounts, String> {
+    let base_report = baseline
+        .get("report")
+        .filter(|r| r.is_object())
+        .ok_or("the baseline is not a sitescan JSON report (no `report` object): write one with `sitescan scan --format json`")?;
+    let base_findings: Vec<Value> = base_report.get("findings").and_then(Value::as_array).cloned().ok_or(
+        "the baseline report has no `findings` list: write it with `sitescan scan --format json`",
+    )?;
+    let baseline_id = baseline.pointer("/scan/id").and_then(Value::as_str).unwrap_or("baseline").to_string();
+    let previous: Vec<Fingerprint> = base_findings.iter().filter_map(Fingerprint::of_json).collect();
+    let base_findings: Vec<&Value> = base_findings.iter().filter(|f| Fingerprint::of_json(f).is_some()).collect();
+    let Some(report) = body.get_mut("report").filter(|r| r.is_object()) else {
+        return Ok(ChangeCounts::default());
+    };
+    let (previous_pages, _) = Coverage::pages_of(base_report.get("pages"));
+    let (_, current_pages) = Coverage::pages_of(report.get("pages"));
+    let not_run = Coverage::not_run_of(report.get("pages"));
+    let findings = report.get("findings").and_then(Value::as_array).cloned().unwrap_or_default();
+    let kept: Vec<usize> = (0..findings.len()).filter(|&i| Fingerprint::of_json(&findings[i]).is_some()).collect();
+    let current: Vec<Fingerprint> = kept.iter().filter_map(|&i| Fingerprint::of_json(&findings[i])).collect();
+    let comparison = compare(&current, Some((&baseline_id, &previous)), &Coverage { previous_pages, current_pages, not_run });
+    if let Some(list) = report.get_mut("findings").and_then(Value::as_array_mut) {
+        for (&i, change) in kept.iter().zip(&comparison.current) {
+            list[i]["change"] = Value::String(change.as_str().to_string());
+        }
+    }
+    report["fixed"] = Value::Array(comparison.fixed.iter().map(|&i| base_findings[i].clone()).collect());
+    if report.get("summary").is_some_and(Value::is_object) {
+        report["summary"]["changes"] = serde_json::to_value(&comparison.counts).unwrap_or(Value::Null);
+    }
+    Ok(comparison.counts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn fp(check: &str, url: &str, locator: &str) -> Fingerprint {
+        Fingerprint::of_json(&json!({"check_id": check, "evidence": {"url": url, "selector": locator}})).unwrap()
+    }
+
+    fn coverage(prev: &[&str], now: &[&str]) -> Coverage {
+        Coverage {
+            previous_pages: prev.iter().map(|s| s.to_string()).collect(),
+            current_pages: now.iter().map(|s| s.to_string()).collect(),
+            not_run: BTreeSet::new(),
+        }
+    }
+
+    #[test]
+    fn without_a_baseline_everything_is_new() {
+        let now = [fp("a.x", "http://s/", "img")];
+        let c = compare(&now, None, &Coverage::default());
+        assert_eq!(c.current, [Change::New]);
+        assert_eq!(c.counts, ChangeCounts { new: 1, fixed: 0, persisting: 0, baseline_scan_id: None });
+    }
+
+    #[test]
+    fn new_fixed_and_persisting() {
+        let prev = [fp("a.alt", "http://s/", "img"), fp("a.alt", "http://s/b", "img"), fp("c.link", "http://s/", "a")];
+        let now = [fp("c.link", "http://s/", "a"), fp("c.link", "http://s/", "a:nth-of-type(2)")];
+        let c = compare(&now, Some(("p", &prev)), &coverage(&["http://s/", "http://s/b"], &["http://s/", "http://s/b"]));
+        assert_eq!(c.current, [Change::Persisting, Change::New]);
+        assert_eq!(c.fixed, [0, 1]);
+        assert_eq!(c.counts, ChangeCounts { new: 1, fixed: 2, persisting: 1, baseline_scan_id: Some("p".into()) });
+    }
+
+    #[test]
+    fn a_page_not_crawled_again_fixes_nothing() {
+        let prev = [fp("a.alt", "http://s/gone", "img"), fp("a.alt", "http://s/broken", "img"), fp("robots.x", "http://s/robots.txt", "")];
+        let c = compare(&[], Some(("p", &prev)), &coverage(&["http://s/gone", "http://s/broken"], &[]));
+        assert_eq!(c.fixed, [2], "only the site-wide finding, whose checks ran again, is fixed");
+    }
+
+    #[test]
+    fn a_check_that_did_not_run_fixes_nothing() {
+        let prev = [fp("accessibility.keyboard-trap", "http://s/", "#a"), fp("search.title-missing", "http://s/", "")];
+        let pages = json!([{"url": "http://s/", "error": null,
+            "checks_not_run": [{"check_id": "accessibility.keyboard-trap", "reason": "the keyboard gatherer failed"}]}]);
+        let mut cov = coverage(&["http://s/"], &["http://s/"]);
+        cov.not_run = Coverage::not_run_of(Some(&pages));
+        let c = compare(&[], Some(("p", &prev)), &cov);
+        assert_eq!(c.fixed, vec![1], "only the check that ran again can call its finding fixed");
+    }
+
+    #[test]
+    fn repeated_fingerprints_are_counted() {
+        let prev = [fp("c.link", "http://s/", "x"), fp("c.link", "http://s/", "x")];
+        let now = [fp("c.link", "http://s/", "x"), fp("c.link", "http://s/", "x"), fp("c.link", "http://s/", "x")];
+        let c = compare(&now, Some(("p", &prev)), &coverage(&["http://s/"], &["http://s/"]));
+        assert_eq!(c.counts.persisting, 2);
+        assert_eq!(c.counts.new, 1);
+        assert!(c.fixed.is_empty());
+    }
+
+    #[test]
+    fn annotates_a_body_against_a_baseline_body() {
+        let base = json!({"scan": {"id": "b1"}, "report": {"summary": {}, "pages": [{"url": "http://s/"}, {"url": "http://s/gone"}],
+            "findings": [
+                {"check_id": "a.alt", "severity": "high", "evidence": {"url": "http://s/", "selector": "img"}},
+                {"check_id": "a.alt", "severity": "high", "evidence": {"url": "http://s/gone", "selector": "img"}},
+                {"check_id": "c.link", "severity": "low", "evidence": {"url": "http://s/", "selector": "a", "resource": "http://s/x"}}
+            ]}});
+        let mut body = json!({"scan": {"id": "n"}, "report": {"summary": {}, "pages": [{"url": "http://s/"}],
+            "findings": [
+                {"check_id": "c.link", "severity": "low", "evidence": {"url": "http://s/", "selector": "a", "resource": "http://s/x"}},
+                {"check_id": "c.link", "severity": "high", "evidence": {"url": "http://s/", "selector": "a", "resource": "http://s/y"}}
+            ]}});
+        let counts = annotate_body(&mut body, &base).unwrap();
+        assert_eq!(counts, ChangeCounts { new: 1, fixed: 1, persisting: 1, baseline_scan_id: Some("b1".into()) });
+        assert_eq!(body["report"]["findings"][0]["change"], "persisting");
+        assert_eq!(body["report"]["findings"][1]["change"], "new");
+        assert_eq!(body["report"]["fixed"].as_array().unwrap().len(), 1);
+        assert_eq!(body["report"]["fixed"][0]["evidence"]["url"], "http://s/");
+        assert_eq!(body["report"]["summary"]["changes"]["new"], 1);
+        assert!(annotate_body(&mut body, &json!({"findings": []})).is_err());
+    }
+
+    #[test]
+    fn resource_wins_over_selector_and_fragments_are_ignored() {
+        let a = Fingerprint::of_json(&json!({"check_id": "c", "evidence": {"url": "http://s/#top", "selector": "a", "resource": "http://x/"}})).unwrap();
+        assert_eq!(a.url.as_deref(), Some("http://s/"));
+        assert_eq!(a.locator.as_deref(), Some("http://x/"));
+    }
+}
