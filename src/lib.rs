@@ -3,6 +3,7 @@
 //! The library is the engine; `main.rs` is a thin CLI over it. Imports flow one way:
 //! `api`, `cli` -> `scan` -> `checks`, `browser`, `net`, `store` -> `model`.
 
+pub mod accounts;
 pub mod api;
 pub mod browser;
 pub mod checks;
@@ -15,6 +16,7 @@ pub mod report;
 pub mod scan;
 pub mod store;
 pub mod telemetry;
+pub mod web;
 
 /// The crate version.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -3,6 +3,7 @@
 pub use sea_orm_migration::prelude::*;
 
 mod m20261122_000001_init;
+mod m20261125_000002_accounts;
 
 /// Runs sitescan's migrations in order.
 pub struct Migrator;
@@ -10,6 +11,6 @@ pub struct Migrator;
 #[async_trait::async_trait]
 impl MigratorTrait for Migrator {
     fn migrations() -> Vec<Box<dyn MigrationTrait>> {
-        vec![Box::new(m20261122_000001_init::Migration)]
+        vec![Box::new(m20261122_000001_init::Migration), Box::new(m20261125_000002_accounts::Migration)]
     }
 }
