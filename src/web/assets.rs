@@ -11,7 +11,7 @@ fn asset(body: &'static str, content_type: &'static str) -> Response {
     let mut r = body.into_response();
     let h = r.headers_mut();
     h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=3600"));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=604800"));
     r
 }
 

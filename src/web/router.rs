@@ -30,5 +30,6 @@ pub fn routes(state: WebState) -> Router {
         .layer(from_fn_with_state(state.clone(), security::origin))
         .layer(from_fn(security::html_errors))
         .layer(from_fn(security::headers))
+        .layer(from_fn(security::compress))
         .with_state(state)
 }

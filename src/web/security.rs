@@ -71,6 +71,45 @@ pub async fn origin(State(state): State<WebState>, req: Request, next: Next) -> 
     next.run(req).await
 }
 
+/// Smallest body worth compressing (bytes).
+const COMPRESS_FROM: usize = 1024;
+
+/// Gzips text answers (pages, CSS, JS) for clients that accept it.
+pub async fn compress(req: Request, next: Next) -> Response {
+    let gzip_ok = req
+        .headers()
+        .get(header::ACCEPT_ENCODING)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(',').any(|e| e.trim().split(';').next() == Some("gzip")));
+    let response = next.run(req).await;
+    let textual = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|c| c.starts_with("text/") || c.starts_with("image/svg"));
+    if !gzip_ok || !textual || response.headers().contains_key(header::CONTENT_ENCODING) {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, 8 * 1024 * 1024).await else {
+        return PageError::Internal("reading a response body".into()).into_response();
+    };
+    parts.headers.append(header::VARY, HeaderValue::from_static("accept-encoding"));
+    if bytes.len() < COMPRESS_FROM {
+        return Response::from_parts(parts, axum::body::Body::from(bytes));
+    }
+    use std::io::Write;
+    let mut enc = flate2::write::GzEncoder::new(Vec::with_capacity(bytes.len() / 3), flate2::Compression::default());
+    match enc.write_all(&bytes).and_then(|_| enc.finish()) {
+        Ok(gz) => {
+            parts.headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+            parts.headers.remove(header::CONTENT_LENGTH);
+            Response::from_parts(parts, axum::body::Body::from(gz))
+        }
+        Err(_) => Response::from_parts(parts, axum::body::Body::from(bytes)),
+    }
+}
+
 /// Turns any error response that is not already a page (405, framework rejections) into one.
 pub async fn html_errors(req: Request, next: Next) -> Response {
     let response = next.run(req).await;

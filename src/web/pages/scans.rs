@@ -98,7 +98,7 @@ pub async fn report(State(state): State<WebState>, s: Session, Path(id): Path<St
     };
     let html = html.replacen(
         "<header class=\"top\">",
-        "<header class=\"top\">\n<p><a href=\"/\">Back to the dashboard</a></p>",
+        "<header class=\"top\">\n<p><a href=\"/\" style=\"color:#fff\">Back to the dashboard</a></p>",
         1,
     );
     let mut r = html.into_response();
