@@ -114,7 +114,12 @@ async fn request_id(mut req: Request, next: Next) -> Response {
     if let Ok(v) = HeaderValue::from_str(&id) {
         req.headers_mut().insert(REQUEST_ID, v);
     }
-    let span = tracing::info_span!("request", request_id = %id, method = %req.method(), path = %req.uri().path());
+    // An invite link's path is its secret: logged without it.
+    let path = match req.uri().path().strip_prefix("/invite/") {
+        Some(_) => "/invite/***",
+        None => req.uri().path(),
+    };
+    let span = tracing::info_span!("request", request_id = %id, method = %req.method(), path = %path);
     let started = std::time::Instant::now();
     let mut response = next.run(req).instrument(span.clone()).await;
     span.in_scope(|| {
