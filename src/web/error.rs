@@ -11,7 +11,7 @@ pub enum PageError {
     /// Not signed in (or the session ended): go to `/login`.
     SignIn,
     /// Signed in, but not allowed (a member on an owner page).
-    Forbidden(Option<Session>),
+    Forbidden(Option<Box<Session>>),
     /// The CSRF token is missing or wrong, or the request came from another origin.
     Csrf,
     NotFound,
@@ -79,7 +79,7 @@ impl IntoResponse for PageError {
         }
         let (status, heading, message) = self.parts();
         let session = match &self {
-            PageError::Forbidden(s) => s.as_ref(),
+            PageError::Forbidden(s) => s.as_deref(),
             _ => None,
         };
         let mut response = error_page(status, heading, &message, session);

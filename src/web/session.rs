@@ -128,7 +128,7 @@ impl FromRequestParts<WebState> for OwnerSession {
 
     async fn from_request_parts(parts: &mut Parts, state: &WebState) -> Result<Self, Self::Rejection> {
         let session = Session::from_request_parts(parts, state).await?;
-        if session.user.is_owner() { Ok(OwnerSession(session)) } else { Err(PageError::Forbidden(Some(session))) }
+        if session.user.is_owner() { Ok(OwnerSession(session)) } else { Err(PageError::Forbidden(Some(Box::new(session)))) }
     }
 }
 
