@@ -6,8 +6,12 @@
 //! | module | job | imports |
 //! |---|---|---|
 //! | `cli` | one function per subcommand; flags become options | everything below |
-//! | `api` | REST + gRPC on one router, auth, limits, the error object | `report`, `store`, `checks`, `model`, `proto`, `metrics` |
-//! | `scan` | the crawl, the worker loop, the lease guard, site facts | `browser`, `net`, `store`, `checks`, `model`, `metrics` |
+//! | `api` | REST + gRPC on one router (the dashboard's pages mounted beside), auth, limits, the error object, WatchScan | `web`, `events`, `report`, `store`, `checks`, `model`, `proto`, `metrics` |
+//! | `web` | the dashboard: pages, sessions, CSRF, forms, templates | `accounts`, `api` (the report body of `/scans/{id}`: to move below both), `report`, `store`, `model`, `metrics` |
+//! | `accounts` | users, roles, passwords, invites, token issuing shared with the CLI | `store` |
+//! | `scan` | the crawl, the worker loop, the lease guard, site facts; at completion, the comparison and the events | `browser`, `net`, `recurring`, `events`, `store`, `checks`, `model`, `metrics` |
+//! | `recurring` | the comparison with the previous scan (new, fixed, persisting) | `store`, `model` |
+//! | `events` | the webhook outbox, signing, delivery | `net`, `store`, `model` |
 //! | `report` | HTML, SARIF, JUnit and text renderers | `checks`, `model` |
 //! | `browser` | Chromium pool, capture, gatherers (the only CDP code) | `net` (its egress proxy), `model` |
 //! | `net` | the egress guard and the fetcher (the only HTTP client) | `model` |
@@ -18,6 +22,7 @@
 //! `proto` (generated gRPC types), `metrics` (Prometheus) and `telemetry` (the log subscriber)
 //! are leaves any layer above `model` may use.
 
+pub mod accounts;
 pub mod api;
 pub mod browser;
 pub mod checks;
@@ -32,6 +37,7 @@ pub mod report;
 pub mod scan;
 pub mod store;
 pub mod telemetry;
+pub mod web;
 
 /// The crate version.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -71,7 +77,10 @@ mod layering_tests {
             ("store", &["model", "metrics"]),
             ("browser", &["net", "model", "metrics"]),
             ("report", &["checks", "model"]),
-            ("scan", &["browser", "net", "store", "checks", "model", "metrics"]),
+            ("scan", &["browser", "net", "recurring", "events", "store", "checks", "model", "metrics"]),
+            ("recurring", &["store", "model", "net"]),
+            ("events", &["net", "store", "model", "metrics"]),
+            ("accounts", &["store", "model"]),
         ];
         for (module, may) in allowed {
             let extra: Vec<String> = imports(module).into_iter().filter(|m| !may.contains(&m.as_str())).collect();

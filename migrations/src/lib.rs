@@ -6,6 +6,7 @@ mod m20261122_000001_init;
 mod m20261125_000001_page_checks_not_run;
 mod m20261125_000001_changes;
 mod m20261125_000002_webhooks;
+mod m20261125_000002_accounts;
 
 /// Runs sitescan's migrations in order.
 pub struct Migrator;
@@ -18,6 +19,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261125_000001_page_checks_not_run::Migration),
             Box::new(m20261125_000001_changes::Migration),
             Box::new(m20261125_000002_webhooks::Migration),
+            Box::new(m20261125_000002_accounts::Migration),
         ]
     }
 }

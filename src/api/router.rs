@@ -21,8 +21,14 @@ use tracing::Instrument;
 /// The header carrying the request id (taken from the caller when sane, else generated).
 pub const REQUEST_ID: &str = "x-request-id";
 
-/// Builds the whole router over a service.
+/// Builds the whole router over a service (the dashboard with default settings).
 pub fn build(api: ScanApi) -> Router {
+    build_with(api, crate::web::WebSettings::default())
+}
+
+/// Builds the whole router: the API, gRPC, and the dashboard pages with `web` settings.
+pub fn build_with(api: ScanApi, web: crate::web::WebSettings) -> Router {
+    let pages = crate::web::routes(crate::web::WebState::new(api.clone(), web));
     let mut rest_router: Router<ScanApi> = Router::new();
     let mut by_path: BTreeMap<&str, axum::routing::MethodRouter<ScanApi>> = BTreeMap::new();
     for (_, path, route) in rest::routes() {
@@ -67,7 +73,8 @@ pub fn build(api: ScanApi) -> Router {
         .route("/readyz", get(health::readyz))
         .route("/metrics", get(health::metrics))
         .fallback(not_found)
-        .with_state(api);
+        .with_state(api)
+        .merge(pages);
     router = router
         .route_service("/sitescan.v1.ScanService/{*rest}", cors.layer(grpc))
         .route_service("/grpc.health.v1.Health/{*rest}", health_service);
@@ -86,7 +93,15 @@ pub fn build(api: ScanApi) -> Router {
         .layer(middleware::from_fn(request_id))
 }
 
-async fn not_found() -> Response {
+/// Unknown paths: the JSON error object, except for a browser asking for a page outside
+/// `/api/` (the dashboard's 404 page).
+async fn not_found(req: Request) -> Response {
+    let path = req.uri().path();
+    let wants_page = !path.starts_with("/api/")
+        && req.headers().get(header::ACCEPT).and_then(|v| v.to_str().ok()).is_some_and(|a| a.contains("text/html"));
+    if wants_page {
+        return crate::web::error::PageError::NotFound.into_response();
+    }
     ApiError::NotFound.into_response()
 }
 
@@ -106,7 +121,12 @@ async fn request_id(mut req: Request, next: Next) -> Response {
     if let Ok(v) = HeaderValue::from_str(&id) {
         req.headers_mut().insert(REQUEST_ID, v);
     }
-    let span = tracing::info_span!("request", request_id = %id, method = %req.method(), path = %req.uri().path());
+    // An invite link's path is its secret: logged without it.
+    let path = match req.uri().path().strip_prefix("/invite/") {
+        Some(_) => "/invite/***",
+        None => req.uri().path(),
+    };
+    let span = tracing::info_span!("request", request_id = %id, method = %req.method(), path = %path);
     let started = std::time::Instant::now();
     let mut response = next.run(req).instrument(span.clone()).await;
     span.in_scope(|| {
@@ -159,7 +179,13 @@ async fn json_errors(req: Request, next: Next) -> Response {
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|c| c.starts_with("application/json"));
-    if is_json {
+    // Dashboard pages answer their errors as HTML pages of their own.
+    let is_page = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|c| c.starts_with("text/html"));
+    if is_json || is_page {
         return response;
     }
     let (mut parts, body) = response.into_parts();

@@ -77,8 +77,20 @@ impl ScanApi {
 
     async fn get(&self, who: &Admitted, req: pb::GetScanRequest) -> Result<pb::GetScanResponse, ApiError> {
         who.require(SCOPE_READ)?;
+        self.get_in(who.org(), req).await
+    }
+
+    /// The HTML report of scan `scan_id` of organisation `org` (the dashboard's `/scans/{id}`):
+    /// the same body and renderer as `GetScanReport`. Another organisation's scan is NotFound.
+    pub async fn report_document(&self, org: &str, scan_id: &str) -> Result<String, ApiError> {
+        let scan = self.get_in(org, pb::GetScanRequest { scan_id: scan_id.to_string(), include_findings: true }).await?;
+        let body = serde_json::to_value(GetScanDto::from(scan)).map_err(|e| ApiError::Internal(e.to_string()))?;
+        crate::report::html::render(&body).map_err(|e| ApiError::Internal(format!("rendering the report: {e}")))
+    }
+
+    async fn get_in(&self, org: &str, req: pb::GetScanRequest) -> Result<pb::GetScanResponse, ApiError> {
         let id = Uuid::parse_str(&req.scan_id).map_err(|_| ApiError::NotFound)?;
-        let scan = self.state.store.scan(who.org(), id).await?.ok_or(ApiError::NotFound)?;
+        let scan = self.state.store.scan(org, id).await?.ok_or(ApiError::NotFound)?;
         let report = match scan.report.as_deref() {
             None => None,
             Some(stored) => {

@@ -32,13 +32,18 @@ pub struct Application {
 impl Application {
     /// Binds `settings.listen` (port 0 picks a free port) and builds the router.
     pub async fn build(settings: &ApiSettings, store: Store) -> std::io::Result<Application> {
+        Self::build_with_web(settings, store, crate::web::WebSettings::default()).await
+    }
+
+    /// `build` with the dashboard's settings (`--public-url`).
+    pub async fn build_with_web(settings: &ApiSettings, store: Store, web: crate::web::WebSettings) -> std::io::Result<Application> {
         let listener = tokio::net::TcpListener::bind(&settings.listen).await?;
         let addr = listener.local_addr()?;
         let limiter = Limiter::connect(&settings.rate_limit_backend, settings.rate_windows.clone())
             .await
             .map_err(|e| std::io::Error::other(format!("rate limit backend: {e}")))?;
         let state = Arc::new(AppState::with_limiter(store, limiter, settings.policy.clone()));
-        let router = router::build(ScanApi::new(state));
+        let router = router::build_with(ScanApi::new(state), web);
         Ok(Application { listener, router, addr })
     }
 
@@ -55,6 +60,6 @@ impl Application {
                 tracing::debug!(error = %e, "TCP_NODELAY not set");
             }
         });
-        axum::serve(listener, self.router.into_make_service()).with_graceful_shutdown(shutdown).await
+        axum::serve(listener, self.router.into_make_service_with_connect_info::<SocketAddr>()).with_graceful_shutdown(shutdown).await
     }
 }

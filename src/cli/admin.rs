@@ -1,6 +1,7 @@
 //! `sitescan token ...`, `sitescan org set`, `sitescan migrate`.
 
-use super::args::{DatabaseArgs, OrgCommand, TokenCommand};
+use super::args::{DatabaseArgs, OrgCommand, TokenCommand, UserCommand};
+use crate::accounts::{IssueToken, Role, issue_token, users};
 use crate::store::{Store, time::to_rfc3339};
 use anyhow::Context;
 
@@ -24,7 +25,8 @@ pub async fn token(cmd: TokenCommand) -> anyhow::Result<()> {
         TokenCommand::Create { org, name, scope, db } => {
             validate_org(&org)?;
             let store = open(&db).await?;
-            let (plaintext, token) = store.create_token(&org, name.as_deref(), &scope).await?;
+            let (plaintext, token) =
+                issue_token(&store, IssueToken { org: &org, name: name.as_deref(), scopes: scope, ..Default::default() }).await?;
             eprintln!("created token {} for organisation {} with scopes {}", token.id, token.org_id, token.scopes);
             eprintln!("store it now: it is not shown again");
             println!("{plaintext}");
@@ -49,6 +51,45 @@ pub async fn token(cmd: TokenCommand) -> anyhow::Result<()> {
             let store = open(&db).await?;
             let token = store.revoke_token(id_or_token.trim()).await.context("revoking the token")?;
             eprintln!("revoked token {} of organisation {}", token.id, token.org_id);
+        }
+    }
+    Ok(())
+}
+
+pub async fn user(cmd: UserCommand) -> anyhow::Result<()> {
+    match cmd {
+        UserCommand::Create { org, email, role, password_stdin: _, password, db } => {
+            anyhow::ensure!(
+                password.is_none(),
+                "a password on the command line is refused (it would leak into shell history and the process list): pipe it on stdin"
+            );
+            validate_org(&org)?;
+            let role: Role = role.parse()?;
+            let mut line = String::new();
+            std::io::stdin().read_line(&mut line).context("reading the password from stdin")?;
+            let password = line.trim_end_matches(['\n', '\r']);
+            anyhow::ensure!(!password.is_empty(), "no password on stdin: pipe one line, e.g. `read -rs PW; printf '%s\\n' \"$PW\" | sitescan user create ...`");
+            let store = open(&db).await?;
+            let user = users::create_user(&store, &org, &email, role, password).await?;
+            eprintln!("created {} {} in organisation {}", user.role, user.email, user.org_id);
+        }
+        UserCommand::List { org, db } => {
+            let store = open(&db).await?;
+            println!("{:<40}  {:<6}  {:<27}  DISABLED", "EMAIL", "ROLE", "CREATED");
+            for u in users::list(&store, &org).await? {
+                println!(
+                    "{:<40}  {:<6}  {:<27}  {}",
+                    u.email,
+                    u.role.as_str(),
+                    to_rfc3339(u.created_at),
+                    u.disabled_at.map_or("-".to_string(), to_rfc3339)
+                );
+            }
+        }
+        UserCommand::Disable { email, db } => {
+            let store = open(&db).await?;
+            let user = users::disable(&store, &email).await?;
+            eprintln!("disabled {} of organisation {}; their sessions ended", user.email, user.org_id);
         }
     }
     Ok(())

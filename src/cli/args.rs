@@ -38,6 +38,9 @@ pub enum Command {
     /// Manage organisations.
     #[command(subcommand)]
     Org(OrgCommand),
+    /// Manage the people who sign in to the dashboard.
+    #[command(subcommand)]
+    User(UserCommand),
     /// List the check catalogue.
     Checks(ChecksArgs),
     /// Apply pending database migrations.
@@ -185,6 +188,10 @@ pub struct ServeArgs {
     /// every instance of a fleet).
     #[arg(long, env = "SITESCAN_RATE_LIMIT_BACKEND", default_value = "memory")]
     pub rate_limit_backend: String,
+    /// The address people reach the dashboard at, e.g. `https://scan.example.com`: with https,
+    /// session cookies are `Secure`; form posts must come from its origin; invite links use it.
+    #[arg(long, env = "SITESCAN_PUBLIC_URL")]
+    pub public_url: Option<String>,
     #[command(flatten)]
     pub browser: BrowserArgs,
     #[command(flatten)]
@@ -281,6 +288,42 @@ pub enum TokenCommand {
     /// Revoke a token by its id or its plaintext.
     Revoke {
         id_or_token: String,
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum UserCommand {
+    /// Create a user; the password is read from stdin (one line), never from the command line.
+    Create {
+        /// The organisation (created if new).
+        #[arg(long, env = "SITESCAN_ORG")]
+        org: String,
+        #[arg(long)]
+        email: String,
+        /// owner (manages tokens and members) or member.
+        #[arg(long, default_value = "member")]
+        role: String,
+        /// Read the password from stdin (the only way; accepted for clarity).
+        #[arg(long)]
+        password_stdin: bool,
+        /// Refused: a password on the command line leaks into shell history and `ps`.
+        #[arg(long, hide = true)]
+        password: Option<String>,
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
+    /// List an organisation's users.
+    List {
+        #[arg(long, env = "SITESCAN_ORG")]
+        org: String,
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
+    /// Disable a user: they cannot sign in any more and their sessions end.
+    Disable {
+        email: String,
         #[command(flatten)]
         db: DatabaseArgs,
     },

@@ -37,6 +37,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<Exit> {
         args::Command::Scan(a) => scan::run(a).await,
         args::Command::Token(c) => admin::token(c).await.map(|_| Exit::Clean),
         args::Command::Org(c) => admin::org(c).await.map(|_| Exit::Clean),
+        args::Command::User(c) => admin::user(c).await.map(|_| Exit::Clean),
         args::Command::Checks(a) => checks::run(a).map(|_| Exit::Clean),
         args::Command::Migrate(a) => admin::migrate(a).await.map(|_| Exit::Clean),
         args::Command::Webhook(c) => webhook::run(c).await,

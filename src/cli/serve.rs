@@ -21,7 +21,8 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         policy: policy.clone(),
         rate_limit_backend: args.rate_limit_backend.clone(),
     };
-    let app = Application::build(&settings, store.clone()).await.with_context(|| format!("listening on {}", args.listen))?;
+    let web = crate::web::WebSettings::parse(args.public_url.as_deref()).map_err(anyhow::Error::msg)?;
+    let app = Application::build_with_web(&settings, store.clone(), web).await.with_context(|| format!("listening on {}", args.listen))?;
     tracing::info!(addr = %app.addr(), database = %redact(&args.db.database), "sitescan API listening");
     eprintln!("sitescan {} listening on http://{}", crate::VERSION, app.addr());
     let deliveries = super::webhook::start_delivery(&args.key, policy.clone(), store.clone())?;

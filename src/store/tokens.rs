@@ -61,6 +61,18 @@ impl Store {
         name: Option<&str>,
         scopes: &[String],
     ) -> StoreResult<(String, ApiToken)> {
+        self.create_token_with(org, name, scopes, None, None).await
+    }
+
+    /// `create_token` with who made it and when it expires (microseconds).
+    pub async fn create_token_with(
+        &self,
+        org: &str,
+        name: Option<&str>,
+        scopes: &[String],
+        created_by: Option<&str>,
+        expires_at: Option<i64>,
+    ) -> StoreResult<(String, ApiToken)> {
         for scope in scopes {
             if !ALL_SCOPES.contains(&scope.as_str()) {
                 return Err(StoreError::Invalid(format!(
@@ -88,6 +100,8 @@ impl Store {
             created_at: Set(now_us()),
             last_used_at: Set(None),
             revoked_at: Set(None),
+            created_by: Set(created_by.map(str::to_string)),
+            expires_at: Set(expires_at),
         };
         let token = api_token::Entity::insert(model).exec_with_returning(self.conn()).await?;
         Ok((plaintext, token))
@@ -121,12 +135,29 @@ impl Store {
         api_token::Entity::find_by_id(token.id).one(self.conn()).await?.ok_or(StoreError::NotFound("token"))
     }
 
-    /// The live (not revoked) token with this hash. Read on every request: no cache, so a
-    /// revocation takes effect on the next call on every instance.
+    /// Revokes the token `id` of organisation `org` (None when it has no such token).
+    pub async fn revoke_org_token(&self, org: &str, id: Uuid) -> StoreResult<Option<ApiToken>> {
+        let found = api_token::Entity::find_by_id(id)
+            .filter(api_token::Column::OrgId.eq(org))
+            .one(self.conn())
+            .await?;
+        match found {
+            Some(t) => self.revoke_token(&t.id.to_string()).await.map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// The live (not revoked, not expired) token with this hash. Read on every request: no
+    /// cache, so a revocation takes effect on the next call on every instance.
     pub async fn token_by_hash(&self, hash: &str) -> StoreResult<Option<ApiToken>> {
         Ok(api_token::Entity::find()
             .filter(api_token::Column::TokenHash.eq(hash))
             .filter(api_token::Column::RevokedAt.is_null())
+            .filter(
+                sea_orm::Condition::any()
+                    .add(api_token::Column::ExpiresAt.is_null())
+                    .add(api_token::Column::ExpiresAt.gt(now_us())),
+            )
             .one(self.conn())
             .await?)
     }

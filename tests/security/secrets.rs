@@ -126,3 +126,103 @@ async fn dump_database(app: &app::TestApp) -> String {
     }
     out
 }
+
+/// The first `name="csrf"` value of a page.
+fn csrf_of(html: &str) -> String {
+    let i = html.find("name=\"csrf\" value=\"").expect("a CSRF field");
+    let rest = &html[i + "name=\"csrf\" value=\"".len()..];
+    rest[..rest.find('"').unwrap()].to_string()
+}
+
+/// The value of cookie `name` among a response's `Set-Cookie` headers.
+fn set_cookie(resp: &reqwest::Response, name: &str) -> Option<String> {
+    resp.headers().get_all("set-cookie").iter().filter_map(|v| v.to_str().ok()).find_map(|c| {
+        c.split(';').next()?.strip_prefix(&format!("{name}=")).map(str::to_string)
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn passwords_session_ids_and_dashboard_tokens_never_appear_in_logs_or_the_database() {
+    use tokio::io::AsyncWriteExt;
+    let app = app::spawn_app().await;
+    let db = app.db_url.clone();
+    let password = "pw-never-logged-7f3a9c";
+    let mut child = tokio::process::Command::new(process::BIN)
+        .args(["user", "create", "--org", "acme", "--email", "owner@acme.test", "--role", "owner", "--database", &db])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .env("RUST_LOG", "trace")
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(format!("{password}\n").as_bytes()).await.unwrap();
+    let out = child.wait_with_output().await.unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let cli_output = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+
+    let mut server = Proc::spawn(
+        &["serve", "--no-workers", "--listen", "127.0.0.1:0", "--database", &db, "--log-format", "json"],
+        &[("RUST_LOG", "trace")],
+    );
+    let base = server.base_url().await;
+    let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+    let form = http.get(format!("{base}/login")).send().await.unwrap();
+    let pre = set_cookie(&form, "sitescan_csrf").expect("a pre-login CSRF cookie");
+    let csrf = csrf_of(&form.text().await.unwrap());
+    let login = |pw: &str| {
+        http.post(format!("{base}/login"))
+            .header("cookie", format!("sitescan_csrf={pre}"))
+            .form(&[("csrf", csrf.as_str()), ("email", "owner@acme.test"), ("password", pw)])
+            .send()
+    };
+    assert_eq!(login("wrong-pw-also-secret").await.unwrap().status(), 401);
+    let ok = login(password).await.unwrap();
+    assert_eq!(ok.status(), 303);
+    let session = set_cookie(&ok, "sitescan_session").expect("a session cookie");
+    let cookie = format!("sitescan_session={session}");
+    let page = http.get(format!("{base}/account/api-tokens")).header("cookie", &cookie).send().await.unwrap().text().await.unwrap();
+    let made = http
+        .post(format!("{base}/account/api-tokens"))
+        .header("cookie", &cookie)
+        .form(&[("csrf", csrf_of(&page).as_str()), ("name", "dash"), ("scopes", "scans:read")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(made.status(), 201);
+    let body = made.text().await.unwrap();
+    let i = body.find("sitescan_").unwrap();
+    let token: String = body[i..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-').collect();
+    assert!(sitescan::store::looks_like_token(&token));
+    let r = http.get(format!("{base}/api/v1/scans")).bearer_auth(&token).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    // An invite link: its token is a secret too (request logs carry the path).
+    let members = http.get(format!("{base}/account/members")).header("cookie", &cookie).send().await.unwrap().text().await.unwrap();
+    let invited = http
+        .post(format!("{base}/account/members/invite"))
+        .header("cookie", &cookie)
+        .form(&[("csrf", csrf_of(&members).as_str()), ("email", "new@acme.test"), ("role", "member")])
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let at = invited.find("/invite/").expect("an invite link");
+    let invite: String = invited[at + 8..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').collect();
+    assert_eq!(http.get(format!("{base}/invite/{invite}")).send().await.unwrap().status(), 200);
+    server.stop(Duration::from_secs(10)).await;
+
+    let logs = server.output();
+    assert!(!logs.contains(&invite), "the logs carry an invite token");
+    assert!(logs.contains("signed in"), "the sign-in was logged (the grep below means something)");
+    let secret = token.trim_start_matches("sitescan_").to_string();
+    for (what, s) in [("password", password), ("failed password", "wrong-pw-also-secret"), ("session id", session.as_str()), ("token", secret.as_str())] {
+        assert!(!logs.contains(s), "the logs carry the {what}");
+        assert!(!cli_output.contains(s), "the CLI output carries the {what}");
+    }
+    let dump = dump_database(&app).await;
+    assert!(dump.contains("$argon2id$"), "the dump covers the users table");
+    for (what, s) in [("password", password), ("session id", session.as_str()), ("token", secret.as_str()), ("invite", invite.as_str())] {
+        assert!(!dump.contains(s), "the database holds the {what}");
+    }
+}

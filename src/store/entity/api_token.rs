@@ -16,6 +16,10 @@ pub struct Model {
     pub created_at: i64,
     pub last_used_at: Option<i64>,
     pub revoked_at: Option<i64>,
+    /// The user who made it from the dashboard (None: the CLI).
+    pub created_by: Option<String>,
+    /// When it stops working (None: never).
+    pub expires_at: Option<i64>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

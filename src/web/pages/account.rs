@@ -1,0 +1,43 @@
+//! `/account/password`: changing one's password ends every session of the user; this browser
+//! gets a fresh one.
+
+use super::{notice, see_other};
+use crate::accounts::{password, users};
+use crate::web::error::PageError;
+use crate::web::forms::FormData;
+use crate::web::session::Session;
+use crate::web::state::WebState;
+use crate::web::templates::{Chrome, PasswordPage, render, render_status};
+use axum::extract::{RawQuery, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+
+fn page(s: &Session, error: Option<String>, notice: Option<String>) -> PasswordPage {
+    PasswordPage { chrome: Chrome::new("Password", Some(s), "password"), error, notice }
+}
+
+/// `GET /account/password`
+pub async fn form(s: Session, RawQuery(q): RawQuery) -> Response {
+    let notice = notice(q.as_deref(), &[("changed", "Your password was changed; other sessions were signed out.")]);
+    render(&page(&s, None, notice))
+}
+
+/// `POST /account/password`
+pub async fn change(State(state): State<WebState>, s: Session, form: FormData) -> Result<Response, PageError> {
+    form.check_session(&s)?;
+    let (current, new, confirm) = (form.text("current"), form.text("new"), form.text("confirm"));
+    let phc = users::password_hash(state.store(), &s.user.id).await?;
+    let error = if !password::verify(current, phc).await {
+        Some("The current password is not correct.".to_string())
+    } else if new != confirm {
+        Some("The two new passwords differ.".to_string())
+    } else {
+        password::validate(new).err().map(|e| e.to_string())
+    };
+    if let Some(e) = error {
+        return Ok(render_status(StatusCode::BAD_REQUEST, &page(&s, Some(e), None)));
+    }
+    users::set_password(state.store(), &s.user.id, new).await?;
+    let cookie = super::auth::fresh_session(&state, &s.user.id).await?;
+    Ok(see_other("/account/password?done=changed", &[cookie]))
+}

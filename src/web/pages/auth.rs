@@ -1,0 +1,181 @@
+//! `/login`, `/logout` and `/invite/{token}`: signing in (throttled, the same answer and timing
+//! for an unknown email and a wrong password), signing out, and accepting an invite.
+
+use super::see_other;
+use crate::accounts::throttle::{ACCOUNT_THRESHOLD, ADDRESS_THRESHOLD, account_key, address_key};
+use crate::accounts::{MAX_EMAIL_LEN, MAX_PASSWORD_LEN, invites, password, secret, users};
+use crate::web::error::PageError;
+use crate::web::forms::FormData;
+use crate::web::session::{self, CSRF_COOKIE, SESSION_COOKIE, Session, cookie, set_cookie};
+use crate::web::state::WebState;
+use crate::web::templates::{Chrome, InvitePage, LoginPage, render, render_status};
+use axum::extract::connect_info::ConnectInfo;
+use axum::extract::{FromRequestParts, Path, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::Response;
+use std::net::SocketAddr;
+
+/// The peer address of the connection (proxies' `X-Forwarded-For` is not trusted).
+#[derive(Debug, Clone)]
+pub struct ClientAddr(pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for ClientAddr {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        let ip = parts.extensions.get::<ConnectInfo<SocketAddr>>().map_or_else(|| "unknown".to_string(), |c| c.0.ip().to_string());
+        Ok(ClientAddr(ip))
+    }
+}
+
+/// The pre-login CSRF token: the cookie's when it has one, else a new one (and its cookie).
+fn form_token(headers: &HeaderMap, state: &WebState) -> (String, Option<String>) {
+    match cookie(headers, CSRF_COOKIE).filter(|c| secret::looks_like_secret(c)) {
+        Some(c) => (c.to_string(), None),
+        None => {
+            let t = secret::random_secret();
+            let c = set_cookie(CSRF_COOKIE, &t, 24 * 3600, state.settings.secure_cookies(), "Strict");
+            (t, Some(c))
+        }
+    }
+}
+
+fn with_cookie(mut r: Response, c: Option<String>) -> Response {
+    if let Some(v) = c.and_then(|c| HeaderValue::from_str(&c).ok()) {
+        r.headers_mut().append(header::SET_COOKIE, v);
+    }
+    r
+}
+
+fn session_cookie(state: &WebState, id: &str) -> String {
+    set_cookie(SESSION_COOKIE, id, session::ABSOLUTE_TIMEOUT_US / 1_000_000, state.settings.secure_cookies(), "Lax")
+}
+
+/// `GET /login`
+pub async fn login_form(State(state): State<WebState>, headers: HeaderMap) -> Result<Response, PageError> {
+    if let Some(id) = cookie(&headers, SESSION_COOKIE)
+        && session::load(state.store(), id).await?.is_some()
+    {
+        return Ok(see_other("/", &[]));
+    }
+    let (token, set) = form_token(&headers, &state);
+    let page = LoginPage { chrome: Chrome::new("Sign in", None, ""), form_csrf: token, email: String::new(), error: None };
+    Ok(with_cookie(render(&page), set))
+}
+
+/// The one answer to a failed sign-in, whatever failed.
+const LOGIN_FAILED: &str = "The email address or the password is not correct.";
+
+/// `POST /login`
+pub async fn login(
+    State(state): State<WebState>,
+    ClientAddr(addr): ClientAddr,
+    headers: HeaderMap,
+    form: FormData,
+) -> Result<Response, PageError> {
+    let expected = cookie(&headers, CSRF_COOKIE).unwrap_or_default().to_string();
+    form.check_csrf(&expected)?;
+    let email = form.text("email").trim();
+    let password = form.text("password");
+    let failed = |email: &str, status: StatusCode| {
+        let shown = if email.chars().count() <= MAX_EMAIL_LEN { email.to_string() } else { String::new() };
+        let page = LoginPage { chrome: Chrome::new("Sign in", None, ""), form_csrf: expected.clone(), email: shown, error: Some(LOGIN_FAILED.into()) };
+        render_status(status, &page)
+    };
+    if email.is_empty() || email.len() > MAX_EMAIL_LEN || password.is_empty() || password.len() > MAX_PASSWORD_LEN {
+        return Ok(failed(email, StatusCode::BAD_REQUEST));
+    }
+    let account = account_key(email);
+    let address = address_key(&addr);
+    if let Some(wait) = state.throttle.locked(&[&account, &address]).await? {
+        return Err(PageError::TooMany(wait));
+    }
+    let found = users::by_email(state.store(), email).await?;
+    let (user, phc) = match found {
+        Some((u, h)) if u.disabled_at.is_none() => (Some(u), Some(h)),
+        _ => (None, None),
+    };
+    // Unknown and disabled accounts check a dummy hash: the same work, the same answer.
+    let ok = password::verify(password, phc).await;
+    let Some(user) = user.filter(|_| ok) else {
+        state.throttle.failure(&account, ACCOUNT_THRESHOLD).await?;
+        state.throttle.failure(&address, ADDRESS_THRESHOLD).await?;
+        tracing::info!("sign-in failed");
+        return Ok(failed(email, StatusCode::UNAUTHORIZED));
+    };
+    state.throttle.success(&account).await?;
+    // A new id at every sign-in: a session id planted before it is worth nothing after.
+    if let Some(old) = cookie(&headers, SESSION_COOKIE) {
+        session::end(state.store(), old).await?;
+    }
+    let id = session::start(state.store(), &user.id).await?;
+    tracing::info!(user_id = %user.id, "signed in");
+    Ok(see_other("/", &[session_cookie(&state, &id)]))
+}
+
+/// `POST /logout`
+pub async fn logout(State(state): State<WebState>, s: Session, headers: HeaderMap, form: FormData) -> Result<Response, PageError> {
+    form.check_session(&s)?;
+    if let Some(id) = cookie(&headers, SESSION_COOKIE) {
+        session::end(state.store(), id).await?;
+    }
+    Ok(see_other("/login", &[set_cookie(SESSION_COOKIE, "", 0, state.settings.secure_cookies(), "Lax")]))
+}
+
+fn invite_page(token: &str, form_csrf: String, invite: &invites::Invite, error: Option<String>) -> InvitePage {
+    InvitePage {
+        chrome: Chrome::new("Accept your invitation", None, ""),
+        form_csrf,
+        email: invite.email.clone(),
+        role: invite.role.to_string(),
+        action: format!("/invite/{token}"),
+        error,
+    }
+}
+
+/// `GET /invite/{token}`
+pub async fn invite_form(State(state): State<WebState>, Path(token): Path<String>, headers: HeaderMap) -> Result<Response, PageError> {
+    let invite = invites::peek(state.store(), &token).await?.ok_or(PageError::NotFound)?;
+    let (csrf, set) = form_token(&headers, &state);
+    Ok(with_cookie(render(&invite_page(&token, csrf, &invite, None)), set))
+}
+
+/// `POST /invite/{token}`
+pub async fn accept_invite(
+    State(state): State<WebState>,
+    Path(token): Path<String>,
+    headers: HeaderMap,
+    form: FormData,
+) -> Result<Response, PageError> {
+    let expected = cookie(&headers, CSRF_COOKIE).unwrap_or_default().to_string();
+    form.check_csrf(&expected)?;
+    let invite = invites::peek(state.store(), &token).await?.ok_or(PageError::NotFound)?;
+    let (pw, confirm) = (form.text("password"), form.text("confirm"));
+    let error = if pw != confirm {
+        Some("The two passwords differ.".to_string())
+    } else {
+        password::validate(pw).err().map(|e| e.to_string())
+    };
+    if let Some(error) = error {
+        return Ok(render_status(StatusCode::BAD_REQUEST, &invite_page(&token, expected, &invite, Some(error))));
+    }
+    let user = match invites::accept(state.store(), &token, pw).await {
+        Ok(u) => u,
+        Err(crate::accounts::AccountError::Invalid(m)) => {
+            return Ok(render_status(StatusCode::BAD_REQUEST, &invite_page(&token, expected, &invite, Some(m))));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    if let Some(old) = cookie(&headers, SESSION_COOKIE) {
+        session::end(state.store(), old).await?;
+    }
+    let id = session::start(state.store(), &user.id).await?;
+    Ok(see_other("/", &[session_cookie(&state, &id)]))
+}
+
+/// Sets a new session cookie for `user_id` (after a password change).
+pub async fn fresh_session(state: &WebState, user_id: &str) -> Result<String, PageError> {
+    let id = session::start(state.store(), user_id).await?;
+    Ok(session_cookie(state, &id))
+}

@@ -1,0 +1,35 @@
+//! The dashboard's routes and their layers (security headers, the `Origin` check, HTML errors).
+
+use super::pages::{account, auth, members, scans, tokens};
+use super::state::WebState;
+use super::{assets, security};
+use axum::Router;
+use axum::middleware::{from_fn, from_fn_with_state};
+use axum::routing::{get, post};
+
+/// Every dashboard route, ready to merge into the one router.
+pub fn routes(state: WebState) -> Router {
+    Router::new()
+        .route("/", get(scans::dashboard))
+        .route("/scans", post(scans::create))
+        .route("/scans/{id}", get(scans::report))
+        .route("/findings", get(scans::findings))
+        .route("/login", get(auth::login_form).post(auth::login))
+        .route("/logout", post(auth::logout))
+        .route("/invite/{token}", get(auth::invite_form).post(auth::accept_invite))
+        .route("/account/password", get(account::form).post(account::change))
+        .route("/account/api-tokens", get(tokens::list).post(tokens::create))
+        .route("/account/api-tokens/{id}/revoke", get(tokens::confirm).post(tokens::revoke))
+        .route("/account/members", get(members::list))
+        .route("/account/members/invite", post(members::invite))
+        .route("/account/members/{id}/role", post(members::role))
+        .route("/account/members/{id}/remove", get(members::confirm_remove).post(members::remove))
+        .route("/assets/dashboard.css", get(assets::css))
+        .route("/assets/dashboard.js", get(assets::js))
+        .route("/assets/favicon.svg", get(assets::favicon))
+        .layer(from_fn_with_state(state.clone(), security::origin))
+        .layer(from_fn(security::html_errors))
+        .layer(from_fn(security::headers))
+        .layer(from_fn(security::compress))
+        .with_state(state)
+}

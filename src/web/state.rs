@@ -1,0 +1,55 @@
+//! What the dashboard's handlers share.
+
+use crate::accounts::Throttle;
+use crate::api::service::ScanApi;
+use crate::store::Store;
+use std::sync::Arc;
+
+/// Settings of the dashboard (from `sitescan serve`).
+#[derive(Debug, Clone, Default)]
+pub struct WebSettings {
+    /// `--public-url`: the address people reach the service at (its scheme decides `Secure`
+    /// cookies; its origin is the one POSTs must come from).
+    pub public_url: Option<url::Url>,
+}
+
+impl WebSettings {
+    /// Parses `--public-url` (an http or https URL).
+    pub fn parse(public_url: Option<&str>) -> Result<WebSettings, String> {
+        let Some(raw) = public_url.map(str::trim).filter(|s| !s.is_empty()) else { return Ok(WebSettings::default()) };
+        let url = url::Url::parse(raw).map_err(|e| format!("--public-url {raw:?}: {e}"))?;
+        if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+            return Err(format!("--public-url {raw:?}: must be an http or https URL"));
+        }
+        Ok(WebSettings { public_url: Some(url) })
+    }
+
+    /// True when cookies must be `Secure`.
+    pub fn secure_cookies(&self) -> bool {
+        self.public_url.as_ref().is_some_and(|u| u.scheme() == "https")
+    }
+
+    /// `scheme://host[:port]` of the public URL.
+    pub fn public_origin(&self) -> Option<String> {
+        self.public_url.as_ref().map(|u| u.origin().ascii_serialization())
+    }
+}
+
+/// Shared by every page handler.
+#[derive(Debug, Clone)]
+pub struct WebState {
+    pub api: ScanApi,
+    pub settings: Arc<WebSettings>,
+    pub throttle: Throttle,
+}
+
+impl WebState {
+    pub fn new(api: ScanApi, settings: WebSettings) -> Self {
+        let throttle = Throttle::new(api.state().store.clone());
+        WebState { api, settings: Arc::new(settings), throttle }
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.api.state().store
+    }
+}

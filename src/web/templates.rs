@@ -1,0 +1,202 @@
+//! The pages' templates (askama: checked at compile time, escaped by default). Each page
+//! struct carries a `Chrome`: the title, the signed-in user and the CSRF token of the layout.
+
+use super::session::Session;
+use askama::Template;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+/// What the layout needs.
+#[derive(Debug, Clone, Default)]
+pub struct Chrome {
+    pub title: String,
+    pub email: Option<String>,
+    pub owner: bool,
+    pub csrf: String,
+    /// Which navigation entry is current.
+    pub nav: &'static str,
+}
+
+impl Chrome {
+    pub fn new(title: &str, session: Option<&Session>, nav: &'static str) -> Chrome {
+        Chrome {
+            title: title.to_string(),
+            email: session.map(|s| s.user.email.clone()),
+            owner: session.is_some_and(|s| s.user.is_owner()),
+            csrf: session.map(|s| s.csrf.clone()).unwrap_or_default(),
+            nav,
+        }
+    }
+
+    /// `aria-current` for a navigation entry.
+    pub fn current(&self, nav: &str) -> &'static str {
+        if self.nav == nav { "page" } else { "false" }
+    }
+}
+
+/// Renders a page as a 200 `text/html` response (500 page when the template fails).
+pub fn render<T: Template>(page: &T) -> Response {
+    match page.render() {
+        Ok(html) => {
+            let mut r = (StatusCode::OK, html).into_response();
+            r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
+            r
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "template failed");
+            let mut r = (StatusCode::INTERNAL_SERVER_ERROR, "<!DOCTYPE html><html lang=\"en\"><title>Error</title><p>Something went wrong.</p></html>").into_response();
+            r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
+            r
+        }
+    }
+}
+
+/// `render` with another status.
+pub fn render_status<T: Template>(status: StatusCode, page: &T) -> Response {
+    let mut r = render(page);
+    if r.status() == StatusCode::OK {
+        *r.status_mut() = status;
+    }
+    r
+}
+
+#[derive(Template)]
+#[template(path = "error.html")]
+pub struct ErrorPage {
+    pub chrome: Chrome,
+    pub heading: String,
+    pub message: String,
+}
+
+#[derive(Template)]
+#[template(path = "login.html")]
+pub struct LoginPage {
+    pub chrome: Chrome,
+    pub form_csrf: String,
+    pub email: String,
+    pub error: Option<String>,
+}
+
+/// A scan row on the dashboard.
+#[derive(Debug, Clone)]
+pub struct ScanLine {
+    pub id: String,
+    pub target: String,
+    pub status: String,
+    pub created: String,
+    pub triggered_by: String,
+    /// (severity, count) for critical..info, present when the scan completed.
+    pub counts: Vec<(&'static str, u64)>,
+}
+
+#[derive(Template)]
+#[template(path = "dashboard.html")]
+pub struct DashboardPage {
+    pub chrome: Chrome,
+    pub scans: Vec<ScanLine>,
+    pub target: String,
+    pub error: Option<String>,
+    pub notice: Option<String>,
+}
+
+/// A finding row.
+#[derive(Debug, Clone)]
+pub struct FindingLine {
+    pub severity: String,
+    pub check_id: String,
+    pub title: String,
+    pub page_url: String,
+    pub scan_id: String,
+    pub created: String,
+}
+
+#[derive(Template)]
+#[template(path = "findings.html")]
+pub struct FindingsPage {
+    pub chrome: Chrome,
+    pub findings: Vec<FindingLine>,
+    pub severity: String,
+    pub check_id: String,
+    pub since: String,
+    pub error: Option<String>,
+    pub next: Option<String>,
+    pub severities: Vec<&'static str>,
+}
+
+/// A token row (never its secret).
+#[derive(Debug, Clone)]
+pub struct TokenLine {
+    pub id: String,
+    pub name: String,
+    pub scopes: String,
+    pub created: String,
+    pub last_used: String,
+    pub expires: String,
+    pub state: String,
+    pub live: bool,
+}
+
+#[derive(Template)]
+#[template(path = "tokens.html")]
+pub struct TokensPage {
+    pub chrome: Chrome,
+    pub tokens: Vec<TokenLine>,
+    /// The plaintext of the token just made: shown on this one response only.
+    pub created: Option<String>,
+    pub name: String,
+    pub error: Option<String>,
+    pub notice: Option<String>,
+}
+
+#[derive(Template)]
+#[template(path = "confirm.html")]
+pub struct ConfirmPage {
+    pub chrome: Chrome,
+    pub heading: String,
+    pub message: String,
+    pub action: String,
+    pub button: String,
+    pub back: String,
+}
+
+/// A member row.
+#[derive(Debug, Clone)]
+pub struct MemberLine {
+    pub id: String,
+    pub email: String,
+    pub role: String,
+    pub since: String,
+    pub state: String,
+    pub me: bool,
+}
+
+#[derive(Template)]
+#[template(path = "members.html")]
+pub struct MembersPage {
+    pub chrome: Chrome,
+    pub members: Vec<MemberLine>,
+    /// The invite link just made: shown on this one response only.
+    pub invite_link: Option<String>,
+    pub email: String,
+    pub error: Option<String>,
+    pub notice: Option<String>,
+}
+
+#[derive(Template)]
+#[template(path = "invite.html")]
+pub struct InvitePage {
+    pub chrome: Chrome,
+    pub form_csrf: String,
+    pub email: String,
+    pub role: String,
+    pub action: String,
+    pub error: Option<String>,
+}
+
+#[derive(Template)]
+#[template(path = "password.html")]
+pub struct PasswordPage {
+    pub chrome: Chrome,
+    pub error: Option<String>,
+    pub notice: Option<String>,
+}

@@ -1,0 +1,240 @@
+//! One run in a real Chromium: sign in, create a token, see it once (with its copy button),
+//! use it, revoke it after the confirmation. Then screenshots of every page at 1280 and 390 px
+//! (`/tmp/dash-shots/`), and sitescan's own checks on every page (through a loopback proxy that
+//! adds the session cookie): nothing at `medium` or above.
+
+use crate::client::*;
+use chromiumoxide::Page;
+use chromiumoxide::browser::{Browser, BrowserConfig};
+use chromiumoxide::cdp::browser_protocol::emulation::SetDeviceMetricsOverrideParams;
+use chromiumoxide::cdp::browser_protocol::page::CaptureScreenshotFormat;
+use chromiumoxide::page::ScreenshotParams;
+use futures::StreamExt;
+use serde_json::Value;
+use sitescan::model::{AddressPolicy, ScanMode, Severity, Target, TriggeredBy};
+use sitescan::scan::{ScanError, ScanOptions, ScanSink};
+use std::path::Path;
+use std::time::Duration;
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+const SHOTS: &str = "/tmp/dash-shots";
+
+struct Chromium {
+    browser: Browser,
+    handler: tokio::task::JoinHandle<()>,
+    _profile: tempfile::TempDir,
+}
+
+async fn launch() -> Chromium {
+    assert!(Path::new(CHROMIUM).exists(), "{CHROMIUM} is missing: run `bash scripts/setup.sh`");
+    let profile = tempfile::tempdir().unwrap();
+    let config = BrowserConfig::builder()
+        .chrome_executable(CHROMIUM)
+        .new_headless_mode()
+        .no_sandbox()
+        .user_data_dir(profile.path())
+        .window_size(1280, 900)
+        .viewport(None)
+        .args(["disable-gpu", "disable-quic", "no-first-run", "disable-background-networking", "disable-component-update", "disable-sync", "hide-scrollbars"])
+        .env("TMPDIR", profile.path().to_string_lossy())
+        .build()
+        .unwrap();
+    let (browser, mut handler) =
+        tokio::time::timeout(Duration::from_secs(30), Browser::launch(config)).await.expect("Chromium starts within 30 s").expect("Chromium starts");
+    let handler = tokio::spawn(async move { while handler.next().await.is_some() {} });
+    Chromium { browser, handler, _profile: profile }
+}
+
+async fn eval(page: &Page, js: &str) -> Value {
+    page.evaluate_expression(js).await.unwrap_or_else(|e| panic!("{js}: {e}")).into_value().unwrap_or(Value::Null)
+}
+
+async fn goto(page: &Page, url: &str) {
+    tokio::time::timeout(Duration::from_secs(20), page.goto(url)).await.expect("loads within 20 s").unwrap();
+    let _ = tokio::time::timeout(Duration::from_secs(10), page.wait_for_navigation()).await;
+}
+
+/// Submits the form holding `selector` (a button) and waits for the next page.
+async fn click_and_wait(page: &Page, selector: &str) {
+    page.find_element(selector).await.unwrap_or_else(|e| panic!("{selector}: {e}")).click().await.unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let _ = tokio::time::timeout(Duration::from_secs(10), page.wait_for_navigation()).await;
+}
+
+async fn fill(page: &Page, selector: &str, text: &str) {
+    page.find_element(selector).await.unwrap_or_else(|e| panic!("{selector}: {e}")).click().await.unwrap().type_str(text).await.unwrap();
+}
+
+async fn shoot(page: &Page, url: &str, name: &str, shots: &mut Vec<String>) {
+    for width in [1280i64, 390] {
+        page.execute(SetDeviceMetricsOverrideParams::new(width, 900, 1.0, width < 600)).await.unwrap();
+        if !url.is_empty() {
+            goto(page, url).await;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let overflow = eval(page, "document.documentElement.scrollWidth > window.innerWidth + 1").await;
+        assert_eq!(overflow, Value::Bool(false), "{name} scrolls sideways at {width} px");
+        let png = page.screenshot(ScreenshotParams::builder().format(CaptureScreenshotFormat::Png).full_page(true).build()).await.unwrap();
+        let path = format!("{SHOTS}/{name}-{width}.png");
+        std::fs::create_dir_all(SHOTS).unwrap();
+        std::fs::write(&path, png).unwrap();
+        shots.push(path);
+    }
+    page.execute(SetDeviceMetricsOverrideParams::new(1280, 900, 1.0, false)).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_chromium_sign_in_make_a_token_see_it_once_revoke_it_and_every_page_passes_our_checks() {
+    let app = app_with_owner().await;
+    // A scan of the organisation, with findings, to show on the pages.
+    let policy = AddressPolicy::new(vec!["127.0.0.0/8".parse().unwrap()]);
+    let target = Target::parse(&app.base, &policy).unwrap();
+    let scan = match app.store.create_scan("acme", &target, ScanMode::Passive, TriggeredBy::Manual, None).await.unwrap() {
+        sitescan::store::CreateOutcome::Created(r) => r,
+        other => panic!("{other:?}"),
+    };
+    app.seed_findings(scan.id, "acme", &[crate::app::finding("search.title-missing", Severity::High, &app.url("/x"))]).await;
+    // A member, so the members page has rows with actions.
+    sitescan::accounts::users::create_user(&app.store, "acme", "member@acme.test", sitescan::accounts::Role::Member, PASSWORD).await.unwrap();
+    let (invite, _) = sitescan::accounts::invites::create(&app.store, "acme", "new@acme.test", sitescan::accounts::Role::Member, "x").await.unwrap();
+
+    let chromium = launch().await;
+    let page = chromium.browser.new_page("about:blank").await.unwrap();
+    let mut shots = Vec::new();
+    shoot(&page, &app.url("/login"), "login", &mut shots).await;
+    shoot(&page, &app.url(&format!("/invite/{invite}")), "invite", &mut shots).await;
+    goto(&page, &app.url("/login")).await;
+    fill(&page, "#email", "owner@acme.test").await;
+    fill(&page, "#password", PASSWORD).await;
+    click_and_wait(&page, "form[action='/login'] button[type=submit]").await;
+    assert_eq!(eval(&page, "location.pathname").await, Value::String("/".into()), "signed in");
+    assert_eq!(eval(&page, "document.cookie").await, Value::String(String::new()), "the session cookie is HttpOnly");
+
+    goto(&page, &app.url("/account/api-tokens")).await;
+    fill(&page, "#name", "from chromium").await;
+    page.find_element("#scope-write").await.unwrap().click().await.unwrap();
+    click_and_wait(&page, "form[action='/account/api-tokens'] button[type=submit]").await;
+    let token = eval(&page, "document.getElementById('token-value') && document.getElementById('token-value').textContent").await;
+    let token = token.as_str().expect("the new token is shown").trim().to_string();
+    assert!(sitescan::store::looks_like_token(&token), "{token}");
+    assert_eq!(eval(&page, "document.querySelector('button.copy').hidden").await, Value::Bool(false), "the copy button appears with JS");
+    shoot(&page, "", "tokens-created", &mut shots).await;
+    app.get("/api/v1/scans", &token).await.expect(200);
+
+    goto(&page, &app.url("/account/api-tokens")).await;
+    let html = eval(&page, "document.documentElement.outerHTML").await;
+    assert!(!html.as_str().unwrap().contains(&token), "shown once");
+    click_and_wait(&page, "a[href$='/revoke']").await;
+    assert!(eval(&page, "location.pathname").await.as_str().unwrap().ends_with("/revoke"));
+    shoot(&page, "", "token-revoke", &mut shots).await;
+    click_and_wait(&page, "button.danger").await;
+    assert_eq!(eval(&page, "location.pathname").await, Value::String("/account/api-tokens".into()));
+    app.get("/api/v1/scans", &token).await.expect_error(401, "invalid_token");
+
+    let pages = [
+        ("dashboard", "/".to_string()),
+        ("report", format!("/scans/{}", scan.id)),
+        ("findings", "/findings".to_string()),
+        ("tokens", "/account/api-tokens".to_string()),
+        ("members", "/account/members".to_string()),
+        ("password", "/account/password".to_string()),
+        ("not-found", "/no-such-page".to_string()),
+    ];
+    for (name, path) in &pages {
+        shoot(&page, &app.url(path), name, &mut shots).await;
+    }
+    let _ = page.close().await;
+    let mut chromium = chromium;
+    let _ = chromium.browser.close().await;
+    let _ = chromium.browser.wait().await;
+    chromium.handler.abort();
+    eprintln!("screenshots:\n{}", shots.join("\n"));
+
+    // sitescan's own checks on every page, signed in.
+    let mut web = owner(&app).await;
+    web.get("/").await;
+    let session = web.session().unwrap().to_string();
+    let proxy = cookie_proxy(app.base.clone(), session).await;
+    let signed_out = cookie_proxy(app.base.clone(), "none".into()).await;
+    let mut urls: Vec<String> = pages.iter().filter(|(n, _)| *n != "not-found").map(|(_, p)| format!("{proxy}{p}")).collect();
+    urls.push(format!("{signed_out}/login"));
+    urls.push(format!("{signed_out}/invite/{invite}"));
+    let engine = crate::scan_engine().await;
+    let mut bad = Vec::new();
+    for url in &urls {
+        let findings = engine_scan(&engine, url).await;
+        for f in &findings {
+            eprintln!("{url}: {} {:?} {}", f.check_id, f.severity, serde_json::Value::Object(f.evidence.clone()));
+            // The test server speaks plain http: a password field on it is exactly what this
+            // check is for. In production the dashboard sits behind TLS (`--public-url https://`).
+            if f.severity >= Severity::Medium && f.check_id != "forms.password-over-http" {
+                bad.push(format!("{url}: {} ({:?}) {}", f.check_id, f.severity, serde_json::Value::Object(f.evidence.clone())));
+            }
+        }
+    }
+    engine.pool().shutdown().await;
+    assert!(bad.is_empty(), "findings at medium or above on dashboard pages:\n{}", bad.join("\n"));
+}
+
+#[derive(Default)]
+struct Sink(Vec<sitescan::model::Finding>);
+
+#[async_trait::async_trait]
+impl ScanSink for Sink {
+    async fn page(&mut self, _: sitescan::store::PageRecord, findings: Vec<sitescan::model::Finding>) -> Result<(), ScanError> {
+        self.0.extend(findings);
+        Ok(())
+    }
+    async fn site(&mut self, findings: Vec<sitescan::model::Finding>) -> Result<(), ScanError> {
+        self.0.extend(findings);
+        Ok(())
+    }
+}
+
+async fn engine_scan(engine: &sitescan::scan::Scanner, url: &str) -> Vec<sitescan::model::Finding> {
+    let options = ScanOptions { max_pages: 1, max_depth: 0, page_concurrency: 1, ..ScanOptions::default() };
+    let mut sink = Sink::default();
+    let u = url::Url::parse(url).unwrap();
+    engine.run(&u, &options, &mut sink, None, tokio_util::sync::CancellationToken::new()).await.unwrap_or_else(|e| panic!("scan of {url}: {e}"));
+    sink.0
+}
+
+/// A loopback HTTP server that forwards GETs to `base` with the session cookie (so the
+/// scanner, which carries no cookie, sees the signed-in pages). Returns its base URL.
+async fn cookie_proxy(base: String, session: String) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .no_gzip()
+        .no_brotli()
+        .no_deflate()
+        .no_zstd()
+        .build()
+        .unwrap();
+    let handler = move |req: axum::extract::Request| {
+        let (http, base, session) = (http.clone(), base.clone(), session.clone());
+        async move {
+            let path = req.uri().path_and_query().map(|p| p.as_str().to_string()).unwrap_or_default();
+            let mut out = http.request(req.method().clone(), format!("{base}{path}")).header("cookie", format!("sitescan_session={session}"));
+            for name in ["accept", "user-agent", "accept-language", "accept-encoding"] {
+                if let Some(v) = req.headers().get(name) {
+                    out = out.header(name, v.clone());
+                }
+            }
+            let resp = out.send().await.unwrap();
+            let mut builder = axum::http::Response::builder().status(resp.status().as_u16());
+            for (k, v) in resp.headers() {
+                if !matches!(k.as_str(), "transfer-encoding" | "content-length" | "connection") {
+                    builder = builder.header(k.as_str(), v.as_bytes());
+                }
+            }
+            builder.body(axum::body::Body::from(resp.bytes().await.unwrap())).unwrap()
+        }
+    };
+    let router = axum::Router::new().fallback(handler);
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, router).await;
+    });
+    format!("http://{addr}")
+}

@@ -1,0 +1,33 @@
+//! The dashboard and account area (issue 14), over real HTTP against the real server on a
+//! database of its own (SQLite, or PostgreSQL with `SITESCAN_TEST_DATABASE_URL`), plus one run
+//! in a real Chromium (sign in, make a token, see it once, revoke it; sitescan's own checks on
+//! every page; screenshots at 1280 and 390 px in `/tmp/dash-shots/`).
+//!
+//! One test binary with modules under `tests/dashboard/`.
+
+#[path = "../support/app.rs"]
+mod app;
+#[path = "../support/process.rs"]
+mod process;
+mod client;
+
+mod auth;
+mod browser;
+mod cli;
+mod forms;
+mod members;
+mod pages;
+mod tokens;
+
+/// The scan engine as `sitescan worker` builds it, allowed to reach loopback.
+async fn scan_engine() -> std::sync::Arc<sitescan::scan::Scanner> {
+    let browser = sitescan::cli::args::BrowserArgs {
+        browsers: 1,
+        pages_per_browser: 2,
+        cdp: vec![],
+        chromium: None,
+        proxy_listen: "127.0.0.1:0".parse().unwrap(),
+    };
+    let policy = sitescan::model::AddressPolicy::new(vec!["127.0.0.0/8".parse().unwrap()]);
+    sitescan::cli::engine::scanner(&browser, policy).await.expect("start the browser pool")
+}

@@ -1,0 +1,84 @@
+//! The pages themselves: headers, the scans list and form, reports of one's own organisation
+//! only, findings filters, HTML errors beside the API's JSON ones.
+
+use crate::app::finding;
+use crate::client::*;
+use sitescan::model::Severity;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pages_carry_strict_headers_and_errors_stay_in_their_language() {
+    let app = app_with_owner().await;
+    let mut web = owner(&app).await;
+    let login = crate::client::Web::new(&app).get("/login").await;
+    page(&login, 200);
+    assert!(login.header("content-security-policy").contains("frame-ancestors 'none'"));
+    for path in ["/", "/findings", "/account/api-tokens", "/account/members", "/account/password"] {
+        let r = web.get(path).await;
+        page(&r, 200);
+        let csp = r.header("content-security-policy");
+        assert!(csp.contains("frame-ancestors 'none'") && csp.contains("script-src 'self'") && !csp.contains("unsafe-inline"), "{path}: {csp}");
+        assert_eq!(r.header("x-content-type-options"), "nosniff");
+        assert!(!r.text.contains("<script>"), "{path}: no inline script");
+    }
+    // HTML 404 for pages, JSON 404 for the API, exactly as before.
+    let r = web.get("/no-such-page").await;
+    page(&r, 404);
+    app.call("GET", "/api/v1/nope", None, None).await.expect_error(404, "not_found");
+    let token = app.token("acme").await;
+    app.get("/api/v1/nope", &token).await.expect_error(404, "not_found");
+    // 405 on a page route is a page; on the API it stays JSON.
+    let r = app.http.delete(app.url("/login")).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 405);
+    assert!(r.headers()["content-type"].to_str().unwrap().starts_with("text/html"));
+    app.call("DELETE", "/api/v1/scans", Some(&token), None).await.expect_error(405, "method_not_allowed");
+    // Assets are embedded and typed.
+    let css = web.get("/assets/dashboard.css").await;
+    assert_eq!(css.status.as_u16(), 200);
+    assert!(css.header("content-type").starts_with("text/css"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scans_start_from_the_form_and_reports_stay_in_their_organisation() {
+    let app = app_with_owner().await;
+    let mut web = owner(&app).await;
+    web.get("/").await;
+    let before = app.count_scans().await;
+    let r = web.post("/scans", &[("target", "http://127.0.0.1/")]).await;
+    page(&r, 400);
+    assert!(r.text.contains("cannot be scanned"), "{}", r.text);
+    assert_eq!(app.count_scans().await, before, "a refused target creates nothing");
+
+    let r = web.post("/scans", &[("target", "example.com")]).await;
+    assert_eq!(r.status.as_u16(), 303, "{}", r.text);
+    let location = r.header("location").to_string();
+    let id = location.strip_prefix("/scans/").unwrap().parse::<uuid::Uuid>().unwrap();
+    let row = app.store.scan("acme", id).await.unwrap().unwrap();
+    assert_eq!(row.triggered_by, "manual");
+    assert_eq!(row.mode, "passive");
+    let report = web.get(&location).await;
+    page(&report, 200);
+    assert!(report.text.contains("Quality report for"), "the HTML report's renderer");
+    assert!(report.header("content-security-policy").contains("frame-ancestors 'none'"));
+    let home = web.get("/").await;
+    assert!(home.text.contains(&format!("/scans/{id}")) && home.text.contains("queued"));
+
+    // Findings with the v1 filters.
+    app.seed_findings(id, "acme", &[finding("search.title-missing", Severity::High, "https://example.com/"), finding("media.alt-missing", Severity::Low, "https://example.com/a")]).await;
+    let all = web.get("/findings").await;
+    page(&all, 200);
+    assert!(all.text.contains("<code>search.title-missing</code>") && all.text.contains("<code>media.alt-missing</code>"));
+    let high = web.get("/findings?severity=high").await;
+    assert!(high.text.contains("<code>search.title-missing</code>") && !high.text.contains("<code>media.alt-missing</code>"));
+    let by_check = web.get("/findings?check_id=media.alt-missing&since=2020-01-01").await;
+    assert!(!by_check.text.contains("<code>search.title-missing</code>") && by_check.text.contains("<code>media.alt-missing</code>"));
+    page(&web.get("/findings?severity=urgent").await, 400);
+    page(&web.get("/findings?since=yesterday").await, 400);
+    page(&web.get("/findings?cursor=forged").await, 400);
+
+    // Another organisation's scan is a 404 page, as is a malformed id.
+    let theirs = app.seed_scan("globex", "example.org").await;
+    let r = web.get(&format!("/scans/{}", theirs.id)).await;
+    page(&r, 404);
+    assert!(!r.text.contains("example.org"));
+    page(&web.get("/scans/not-a-uuid").await, 404);
+}
