@@ -110,6 +110,28 @@ async fn in_chromium_sign_in_make_a_token_see_it_once_revoke_it_and_every_page_p
     assert_eq!(eval(&page, "location.pathname").await, Value::String("/".into()), "signed in");
     assert_eq!(eval(&page, "document.cookie").await, Value::String(String::new()), "the session cookie is HttpOnly");
 
+    // Live status: the dashboard follows a queued scan to its end without a reload.
+    assert_eq!(eval(&page, "document.querySelector('.status-queued') !== null").await, Value::Bool(true), "the scan shows queued");
+    eval(&page, "window.__notReloaded = true").await;
+    let claimed = app.store.claim_scan("live-status-test", Duration::from_secs(60), 3).await.unwrap().expect("the scan is claimed");
+    assert_eq!(claimed.id, scan.id);
+    let mut summary = sitescan::model::ReportSummary::empty();
+    summary.pages_scanned = 1;
+    summary.count("search.title-missing", Severity::High, 1);
+    let mut counts = sitescan::model::SeverityCounts::default();
+    counts.add(Severity::High, 1);
+    assert!(app.store.complete_scan(scan.id, "live-status-test", &counts, &summary.to_report()).await.unwrap());
+    let mut live = false;
+    for _ in 0..40 {
+        if eval(&page, "document.querySelector('.status-completed') !== null && window.__notReloaded === true").await == Value::Bool(true) {
+            live = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    assert!(live, "the recent scans show `completed` within 10 s, without a reload");
+    assert_eq!(eval(&page, "document.getElementById('live-note').textContent").await, Value::String("All scans have finished.".into()));
+
     goto(&page, &app.url("/account/api-tokens")).await;
     fill(&page, "#name", "from chromium").await;
     page.find_element("#scope-write").await.unwrap().click().await.unwrap();
