@@ -7,7 +7,8 @@
 //! |---|---|---|
 //! | `cli` | one function per subcommand; flags become options | everything below |
 //! | `api` | REST + gRPC on one router, auth, limits, the error object | `report`, `store`, `checks`, `model`, `proto`, `metrics` |
-//! | `scan` | the crawl, the worker loop, the lease guard, site facts | `browser`, `net`, `store`, `checks`, `model`, `metrics` |
+//! | `scan` | the crawl, the worker loop, the lease guard, site facts, repository probes | `browser`, `net`, `store`, `checks`, `model`, `metrics` |
+//! | `sites` | sites and ownership verification (file, meta tag, DNS TXT) | `net`, `store`, `model` |
 //! | `report` | HTML, SARIF, JUnit and text renderers | `checks`, `model` |
 //! | `browser` | Chromium pool, capture, gatherers (the only CDP code) | `net` (its egress proxy), `model` |
 //! | `net` | the egress guard and the fetcher (the only HTTP client) | `model` |
@@ -28,6 +29,7 @@ pub mod net;
 pub mod proto;
 pub mod report;
 pub mod scan;
+pub mod sites;
 pub mod store;
 pub mod telemetry;
 
@@ -70,6 +72,7 @@ mod layering_tests {
             ("browser", &["net", "model", "metrics"]),
             ("report", &["checks", "model"]),
             ("scan", &["browser", "net", "store", "checks", "model", "metrics"]),
+            ("sites", &["net", "store", "model"]),
         ];
         for (module, may) in allowed {
             let extra: Vec<String> = imports(module).into_iter().filter(|m| !may.contains(&m.as_str())).collect();

@@ -7,6 +7,7 @@ pub mod engine;
 pub mod scan;
 pub mod serve;
 pub mod signals;
+pub mod site;
 pub mod version;
 pub mod worker;
 
@@ -36,6 +37,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<Exit> {
         args::Command::Scan(a) => scan::run(a).await,
         args::Command::Token(c) => admin::token(c).await.map(|_| Exit::Clean),
         args::Command::Org(c) => admin::org(c).await.map(|_| Exit::Clean),
+        args::Command::Site(c) => site::run(c).map(|_| Exit::Clean),
         args::Command::Checks(a) => checks::run(a).map(|_| Exit::Clean),
         args::Command::Migrate(a) => admin::migrate(a).await.map(|_| Exit::Clean),
     }
