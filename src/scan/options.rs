@@ -36,7 +36,8 @@ pub struct ScanOptions {
     pub thresholds: Thresholds,
     /// Pages rendered at once for this scan (the pool bounds the total across scans).
     pub page_concurrency: usize,
-    /// An active scan (verified ownership): also runs the repository probes.
+    /// An active scan: also runs the repository probes. The engine does not check ownership:
+    /// whoever sets this must have proved it (`sites::Verifier`) right before the scan.
     pub active: bool,
     /// Requests the repository probes may make per site (calibration included).
     pub probe_budget: usize,
