@@ -11,6 +11,7 @@ command -v protoc >/dev/null 2>&1 || need+=(protobuf-compiler)
 command -v xmllint >/dev/null 2>&1 || need+=(libxml2-utils)
 command -v socat >/dev/null 2>&1 || need+=(socat)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
+command -v git >/dev/null 2>&1 || need+=(git)   # the repository-probe tests make a real .git
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}"
   export DEBIAN_FRONTEND=noninteractive

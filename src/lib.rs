@@ -9,9 +9,10 @@
 //! | `api` | REST + gRPC on one router (the dashboard's pages mounted beside), auth, limits, the error object, WatchScan | `web`, `events`, `report`, `store`, `checks`, `model`, `proto`, `metrics` |
 //! | `web` | the dashboard: pages, sessions, CSRF, forms, templates | `accounts`, `api` (the report body of `/scans/{id}`: to move below both), `report`, `store`, `model`, `metrics` |
 //! | `accounts` | users, roles, passwords, invites, token issuing shared with the CLI | `store` |
-//! | `scan` | the crawl, the worker loop, the lease guard, site facts; at completion, the comparison and the events | `browser`, `net`, `recurring`, `events`, `store`, `checks`, `model`, `metrics` |
+//! | `scan` | the crawl, the worker loop, the lease guard, site facts, repository probes; at completion, the comparison and the events | `browser`, `net`, `recurring`, `events`, `store`, `checks`, `model`, `metrics` |
 //! | `recurring` | the comparison with the previous scan (new, fixed, persisting) | `store`, `model` |
 //! | `events` | the webhook outbox, signing, delivery | `net`, `store`, `model` |
+//! | `sites` | sites and ownership verification (file, meta tag, DNS TXT) | `net`, `store`, `model` |
 //! | `report` | HTML, SARIF, JUnit and text renderers | `checks`, `model` |
 //! | `browser` | Chromium pool, capture, gatherers (the only CDP code) | `net` (its egress proxy), `model` |
 //! | `net` | the egress guard and the fetcher (the only HTTP client) | `model` |
@@ -35,6 +36,7 @@ pub mod proto;
 pub mod recurring;
 pub mod report;
 pub mod scan;
+pub mod sites;
 pub mod store;
 pub mod telemetry;
 pub mod web;
@@ -81,6 +83,7 @@ mod layering_tests {
             ("recurring", &["store", "model", "net"]),
             ("events", &["net", "store", "model", "metrics"]),
             ("accounts", &["store", "model"]),
+            ("sites", &["net", "store", "model"]),
         ];
         for (module, may) in allowed {
             let extra: Vec<String> = imports(module).into_iter().filter(|m| !may.contains(&m.as_str())).collect();

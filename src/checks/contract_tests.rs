@@ -4,10 +4,26 @@
 //! beyond CHECKS.md is a deliberate, listed addition.
 
 use crate::checks::{catalogue, find};
-use crate::model::{PASSIVE_CATEGORIES, Severity};
+use crate::model::{ACTIVE_ONLY_CATEGORIES, PASSIVE_CATEGORIES, Severity};
 
 /// Checks we ship beyond the minimum catalogue (kept deliberately; never renamed).
 const ADDITIONS: &[&str] = &["crawlability.page-load-failed"];
+
+/// Active-only ids CHECKS.md lists that are not built yet (journeys need the journey runner);
+/// they must not be registered as stand-ins. Remove an id from here when its check lands.
+const NOT_YET_BUILT: &[&str] = &[
+    "journeys.step-failed",
+    "journeys.step-timeout",
+    "journeys.login-failed",
+    "journeys.error-response",
+    "journeys.uncaught-exception",
+    "journeys.slow-interaction",
+    "journeys.secret-exposed",
+];
+
+fn known_category(category: &str) -> bool {
+    PASSIVE_CATEGORIES.contains(&category) || ACTIVE_ONLY_CATEGORIES.contains(&category)
+}
 
 /// Axe rule ids CHECKS.md names as examples; they must be in the catalogue.
 const AXE_EXAMPLES: &[&str] = &[
@@ -37,7 +53,7 @@ fn rows() -> Vec<Row> {
             let cells: Vec<&str> = line.split('|').map(str::trim).collect();
             let id = *cells.get(1)?;
             let (category, name) = id.split_once('.')?;
-            if !PASSIVE_CATEGORIES.contains(&category) || name.is_empty() || id.contains(' ') {
+            if !known_category(category) || name.is_empty() || id.contains(' ') {
                 return None;
             }
             let severity = cells.get(2)?.split('/').next()?.trim().parse().ok()?;
@@ -51,7 +67,7 @@ fn rows() -> Vec<Row> {
 fn every_listed_id_is_registered_once_with_its_severity_and_cwe() {
     let rows = rows();
     assert!(rows.len() >= 90, "CHECKS.md has {} rows; the parser is broken", rows.len());
-    for row in &rows {
+    for row in rows.iter().filter(|r| !NOT_YET_BUILT.contains(&r.id.as_str())) {
         let registered: Vec<_> = catalogue().filter(|m| m.id == row.id).collect();
         assert_eq!(registered.len(), 1, "{} registered {} times", row.id, registered.len());
         let meta = registered[0];
@@ -66,7 +82,7 @@ fn every_listed_id_is_registered_once_with_its_severity_and_cwe() {
 #[test]
 fn listed_ids_come_in_checks_md_order_and_nothing_else_is_registered() {
     let rows = rows();
-    let listed: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+    let listed: Vec<&str> = rows.iter().map(|r| r.id.as_str()).filter(|id| !NOT_YET_BUILT.contains(id)).collect();
     let registered: Vec<&str> = catalogue().map(|m| m.id).filter(|id| listed.contains(id)).collect();
     assert_eq!(registered, listed, "the registry keeps CHECKS.md's order");
     for meta in catalogue() {
@@ -86,7 +102,7 @@ fn listed_ids_come_in_checks_md_order_and_nothing_else_is_registered() {
 fn every_registered_check_is_documented() {
     for meta in catalogue() {
         let id = meta.id;
-        assert!(PASSIVE_CATEGORIES.contains(&meta.category()), "{id}: unknown category");
+        assert!(known_category(meta.category()), "{id}: unknown category");
         let name = &id[meta.category().len() + 1..];
         assert!(!name.is_empty() && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'), "{id}");
         assert!(!meta.title.trim().is_empty() && meta.title.len() <= 160, "{id}: title");
@@ -100,4 +116,15 @@ fn every_registered_check_is_documented() {
             assert!(url.starts_with("https://"), "{id}: {url}");
         }
     }
+}
+
+#[test]
+fn not_yet_built_ids_are_listed_and_not_registered() {
+    let rows = rows();
+    for id in NOT_YET_BUILT {
+        assert!(rows.iter().any(|r| r.id == *id), "{id} is not in CHECKS.md: drop it from NOT_YET_BUILT");
+        assert!(find(id).is_none(), "{id} is registered now: drop it from NOT_YET_BUILT");
+    }
+    let repository: Vec<&str> = rows.iter().filter(|r| r.id.starts_with("repository.")).map(|r| r.id.as_str()).collect();
+    assert_eq!(repository.len(), 8, "the active-only repository section is in docs/contract/CHECKS.md");
 }

@@ -11,6 +11,7 @@ pub mod check;
 pub mod crawlability;
 pub mod i18n;
 pub mod registry;
+pub mod repository;
 pub mod run;
 
 #[cfg(test)]

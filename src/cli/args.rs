@@ -41,6 +41,9 @@ pub enum Command {
     /// Manage the people who sign in to the dashboard.
     #[command(subcommand)]
     User(UserCommand),
+    /// Site ownership: verification tokens.
+    #[command(subcommand)]
+    Site(SiteCommand),
     /// List the check catalogue.
     Checks(ChecksArgs),
     /// Apply pending database migrations.
@@ -260,6 +263,26 @@ pub struct ScanArgs {
     /// No progress bar on stderr.
     #[arg(long, env = "SITESCAN_QUIET")]
     pub quiet: bool,
+    /// An active owner-depth scan: prove ownership of the site first (refused with exit 2 and
+    /// `ownership_unverified` otherwise), then also run the repository probes.
+    #[arg(long, requires = "verification_token")]
+    pub active: bool,
+    /// The token the site publishes (`/.well-known/sitescan-verification.txt`, `<meta
+    /// name="sitescan-verification">` or DNS TXT `sitescan-verification=TOKEN`); with `--active`.
+    #[arg(long, env = "SITESCAN_VERIFICATION_TOKEN", hide_env_values = true)]
+    pub verification_token: Option<String>,
+    /// The DNS server asked for the TXT record, e.g. `127.0.0.1:5353` (default: the system's).
+    #[arg(long, env = "SITESCAN_DNS_SERVER")]
+    pub dns_server: Option<std::net::SocketAddr>,
+    /// Requests the repository probes of an active scan may make (calibration included).
+    #[arg(long, env = "SITESCAN_PROBE_BUDGET", default_value_t = crate::scan::probes::DEFAULT_PROBE_BUDGET)]
+    pub probe_budget: usize,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SiteCommand {
+    /// Print a fresh random verification token to publish on the site (file, meta tag or DNS).
+    Token,
 }
 
 #[derive(Debug, Subcommand)]

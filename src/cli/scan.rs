@@ -8,7 +8,10 @@ use crate::api::RateWindow;
 use crate::api::dto::GetScanDto;
 use crate::api::service::ScanApi;
 use crate::api::state::AppState;
-use crate::model::{AddressPolicy, ScanMode, Severity, Target, TriggeredBy};
+use crate::model::{AddressPolicy, ReportSummary, ScanMode, Severity, Target, TriggeredBy};
+use crate::net::{EgressGuard, Fetcher, FetcherOptions};
+use crate::scan::ScanError;
+use crate::sites::{DnsServer, Verified, VerifyError, Verifier};
 use crate::proto::v1 as pb;
 use crate::proto::v1::scan_service_server::ScanService;
 use crate::scan::{Outcome, Progress, ProgressFn, run_claimed};
@@ -33,15 +36,17 @@ pub async fn run(args: ScanArgs) -> anyhow::Result<Exit> {
             return Ok(Exit::Failed);
         }
     };
-    let config = engine::worker_config(
+    let mut config = engine::worker_config(
         &super::args::WorkerPoolArgs { lease_seconds: 3600, max_attempts: 1, poll_ms: 100 },
         &args.crawl,
         &args.browser,
     )?;
+    config.options.probe_budget = args.probe_budget;
+    let mode = if args.active { ScanMode::Active } else { ScanMode::Passive };
     let store = Store::open("sqlite::memory:", true).await.context("opening the in-memory database")?;
     store.set_org(LOCAL_ORG, Some(i64::MAX)).await?;
     let scan = match store
-        .create_scan(LOCAL_ORG, &target, ScanMode::Passive, TriggeredBy::Manual, Some(args.crawl.max_pages as i32))
+        .create_scan(LOCAL_ORG, &target, mode, TriggeredBy::Manual, Some(args.crawl.max_pages as i32))
         .await?
     {
         CreateOutcome::Created(row) => row,
@@ -49,6 +54,16 @@ pub async fn run(args: ScanArgs) -> anyhow::Result<Exit> {
     };
     let owner = crate::scan::worker::owner_id(0);
     let claimed = store.claim_scan(&owner, config.lease, 1).await?.context("claiming the scan")?;
+    if args.active {
+        let token = args.verification_token.clone().unwrap_or_default();
+        if let Err(e) = verify_ownership(&target, &token, args.dns_server, &policy).await? {
+            let error = ScanError::OwnershipUnverified(e.to_string());
+            eprintln!("error: {error}");
+            let summary = ReportSummary::failed_in(ScanMode::Active, error.code(), &error.to_string());
+            store.fail_scan(scan.id, &owner, &summary.to_report()).await?;
+            return write_report(&store, scan.id, &args).await;
+        }
+    }
     let scanner = engine::scanner(&args.browser, policy).await?;
 
     let bar = (!args.quiet && std::io::stderr().is_terminal()).then(|| progress_bar(args.crawl.max_pages));
@@ -82,7 +97,29 @@ pub async fn run(args: ScanArgs) -> anyhow::Result<Exit> {
         return Ok(Exit::Failed);
     }
 
-    let mut body = report_body(&store, scan.id).await?;
+    write_report(&store, scan.id, &args).await
+}
+
+/// Proves ownership of the target's site by the file, meta tag or DNS method (outer `Err` only
+/// when the check itself cannot be set up).
+async fn verify_ownership(
+    target: &Target,
+    token: &str,
+    dns_server: Option<std::net::SocketAddr>,
+    policy: &AddressPolicy,
+) -> anyhow::Result<Result<Verified, VerifyError>> {
+    let fetcher = Fetcher::new(Arc::new(EgressGuard::new(policy.clone())), FetcherOptions::default()).context("building the HTTP fetcher")?;
+    let dns = dns_server.map_or(DnsServer::System, DnsServer::At);
+    let verified = Verifier::new(Arc::new(fetcher), dns).verify(target.url(), token).await;
+    if let Ok(v) = &verified {
+        tracing::info!(method = v.method.as_str(), proof = %v.proof, "ownership verified");
+    }
+    Ok(verified)
+}
+
+/// Renders the scan's report in the chosen format to stdout or `--output`; the exit status.
+async fn write_report(store: &Store, scan_id: uuid::Uuid, args: &ScanArgs) -> anyhow::Result<Exit> {
+    let mut body = report_body(store, scan_id).await?;
     if let Some(path) = &args.baseline {
         let text = std::fs::read_to_string(path).with_context(|| format!("reading the baseline {}", path.display()))?;
         let baseline: serde_json::Value =

@@ -1,6 +1,7 @@
 //! The report object's summary (DESIGN.md "The report object").
 
-use super::category::PASSIVE_CATEGORIES;
+use super::category::{ACTIVE_ONLY_CATEGORIES, PASSIVE_CATEGORIES};
+use super::scan_state::ScanMode;
 use super::severity::{Severity, SeverityCounts};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -8,7 +9,8 @@ use std::collections::BTreeMap;
 /// Why a scan failed (`summary.error`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReportError {
-    /// `target_unreachable`, `target_blocked`, `target_timeout`, `retries_exhausted`, `internal`.
+    /// `target_unreachable`, `target_blocked`, `target_timeout`, `ownership_unverified` (active
+    /// scans), `retries_exhausted`, `internal`.
     pub code: String,
     pub message: String,
 }
@@ -50,9 +52,25 @@ impl ReportSummary {
         }
     }
 
+    /// A summary with every category of `mode` at zero (active adds `journeys` and `repository`).
+    pub fn for_mode(mode: ScanMode) -> Self {
+        let mut summary = Self::empty();
+        if mode == ScanMode::Active {
+            for c in ACTIVE_ONLY_CATEGORIES {
+                summary.categories.insert(c.to_string(), SeverityCounts::default());
+            }
+        }
+        summary
+    }
+
     /// The summary of a scan that could not run.
     pub fn failed(code: &str, message: &str) -> Self {
-        ReportSummary { error: Some(ReportError { code: code.into(), message: message.into() }), ..Self::empty() }
+        Self::failed_in(ScanMode::Passive, code, message)
+    }
+
+    /// The summary of a scan of `mode` that could not run.
+    pub fn failed_in(mode: ScanMode, code: &str, message: &str) -> Self {
+        ReportSummary { error: Some(ReportError { code: code.into(), message: message.into() }), ..Self::for_mode(mode) }
     }
 
     /// Adds `n` findings of `check_id` at `severity` to its category.

@@ -737,6 +737,50 @@ pub struct SiteSnapshot {
     pub robots_blocked_links: Vec<(String, String)>,
     pub https_probe: Option<HttpsProbe>,
     pub pages: Vec<PageDigest>,
+    /// Active scans only: the repository probes that answered 200 unlike the calibration answer
+    /// for their directory and extension (empty for passive scans).
+    pub repository_probes: Vec<ProbeAnswer>,
+}
+
+/// What a repository probe looked for (the `repository.*` check that judges its answer).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProbeKind {
+    /// `/.git/HEAD`, `/.git/config`, `/.svn/entries`, `/.hg/requires`, `/.bzr/branch-format`.
+    #[default]
+    Vcs,
+    /// `/.env` and its variants.
+    EnvFile,
+    /// `/id_rsa`, `/server.key`, ...
+    PrivateKey,
+    /// Archives, dumps, `.bak` and swap copies.
+    BackupFile,
+    /// `<script>.js.map` of a script the crawl saw.
+    SourceMap,
+    /// `/server-status`, `/server-info`, `/phpinfo.php`.
+    ServerStatus,
+    /// A folder the crawl saw, asked for without an index file.
+    DirectoryListing,
+    /// `.DS_Store`, `Thumbs.db`, `.idea/`, `.vscode/`.
+    EditorLeftover,
+}
+
+/// One repository probe's answer: a 200, not redirected, unlike the calibration answer (a random
+/// path in the same directory with the same extension). Whether it is the artifact is for the
+/// checks to judge from the first bytes.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ProbeAnswer {
+    pub kind: ProbeKind,
+    pub url: String,
+    pub status: u16,
+    pub content_type: Option<String>,
+    /// The first bytes of the body (at most 8 KB are read).
+    pub body: Vec<u8>,
+    /// True when the body was longer than what was read.
+    pub truncated: bool,
+    /// What led to the probe: the script of a source map, the page a folder was seen on.
+    pub source: Option<String>,
 }
 
 impl SiteSnapshot {

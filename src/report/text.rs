@@ -1,7 +1,7 @@
 //! `--format text`: a compact summary by category and severity, then the findings grouped by
 //! check (count, pages, the worst examples with their page and selector). Colour only when asked (a terminal without NO_COLOR).
 
-use crate::model::{PASSIVE_CATEGORIES, Severity};
+use crate::model::{ACTIVE_ONLY_CATEGORIES, PASSIVE_CATEGORIES, Severity};
 use serde_json::Value;
 use std::fmt::Write;
 
@@ -47,8 +47,10 @@ pub fn render(body: &Value, color: bool) -> String {
     }
     let _ = writeln!(out);
     let _ = writeln!(out, "{:<16} {:>8} {:>6} {:>7} {:>5} {:>5}", "category", "critical", "high", "medium", "low", "info");
-    for category in PASSIVE_CATEGORIES {
-        let c = &summary["categories"][category];
+    // An active scan's summary also has the active-only categories.
+    let active = ACTIVE_ONLY_CATEGORIES.iter().filter(|c| summary["categories"].get(**c).is_some());
+    for category in PASSIVE_CATEGORIES.iter().chain(active) {
+        let c = &summary["categories"][*category];
         let cell = |s: Severity, w: usize| {
             let n = c[s.as_str()].as_u64().unwrap_or(0);
             let text = format!("{n:>w$}");

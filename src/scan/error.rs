@@ -15,6 +15,10 @@ pub enum ScanError {
     /// The browser could not be started or used.
     #[error("the browser failed: {0}")]
     Browser(String),
+    /// An active scan whose site did not prove ownership (file, meta tag or DNS TXT): nothing
+    /// was scanned.
+    #[error("{0}")]
+    OwnershipUnverified(String),
     #[error("storage failed: {0}")]
     Store(#[from] crate::store::StoreError),
     /// Shutdown or a lost lease stopped the scan; it is not failed (another worker resumes it).
@@ -29,6 +33,7 @@ impl ScanError {
             ScanError::TargetUnreachable(_) => "target_unreachable",
             ScanError::TargetBlocked(_) => "target_blocked",
             ScanError::TargetTimeout(_) => "target_timeout",
+            ScanError::OwnershipUnverified(_) => "ownership_unverified",
             ScanError::Browser(_) | ScanError::Store(_) | ScanError::Interrupted => "internal",
         }
     }

@@ -6,6 +6,7 @@ pub mod frontier;
 pub mod lease;
 pub mod options;
 pub mod politeness;
+pub mod probes;
 pub mod scanner;
 pub mod site_gather;
 pub mod sitemap_parse;

@@ -36,6 +36,11 @@ pub struct ScanOptions {
     pub thresholds: Thresholds,
     /// Pages rendered at once for this scan (the pool bounds the total across scans).
     pub page_concurrency: usize,
+    /// An active scan: also runs the repository probes. The engine does not check ownership:
+    /// whoever sets this must have proved it (`sites::Verifier`) right before the scan.
+    pub active: bool,
+    /// Requests the repository probes may make per site (calibration included).
+    pub probe_budget: usize,
 }
 
 impl Default for ScanOptions {
@@ -49,6 +54,8 @@ impl Default for ScanOptions {
             min_interval: Duration::from_millis(DEFAULT_MIN_INTERVAL_MS),
             thresholds: Thresholds::default(),
             page_concurrency: 4,
+            active: false,
+            probe_budget: super::probes::DEFAULT_PROBE_BUDGET,
         }
     }
 }

@@ -170,6 +170,9 @@ impl Scanner {
                 }
             }
             facts.digests.push(page_digest);
+            if options.active && on_site {
+                facts.probe_leads.add_page(start, &snapshot);
+            }
             let t = Instant::now();
             let thresholds = options.thresholds.clone();
             let mut record = page_record(&snapshot);
@@ -195,6 +198,14 @@ impl Scanner {
         notify(Progress::Finishing);
 
         let t = Instant::now();
+        if options.active {
+            let leads = std::mem::take(&mut facts.probe_leads);
+            facts.repository_probes =
+                super::probes::run_probes(&self.fetcher, &gate, start, &leads, options.probe_budget, &cancel).await;
+            if cancel.is_cancelled() {
+                return Err(ScanError::Interrupted);
+            }
+        }
         let site_snapshot = facts.into_snapshot(&self.fetcher, &gate, start, options, &cancel).await?;
         let thresholds = options.thresholds.clone();
         let checked = tokio::task::spawn_blocking(move || run_site_checks(&site_snapshot, &thresholds)).await;

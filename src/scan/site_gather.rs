@@ -72,6 +72,10 @@ pub struct SiteFacts {
     pub link_targets: BTreeSet<String>,
     /// (link, page it was found on).
     pub robots_blocked: BTreeSet<(String, String)>,
+    /// Active scans: the scripts and folders the crawl saw, for the repository probes.
+    pub probe_leads: super::probes::ProbeLeads,
+    /// Active scans: the repository probes' answers.
+    pub repository_probes: Vec<crate::model::ProbeAnswer>,
 }
 
 impl SiteFacts {
@@ -85,7 +89,8 @@ impl SiteFacts {
         options: &ScanOptions,
         cancel: &CancellationToken,
     ) -> Result<SiteSnapshot, ScanError> {
-        let SiteFacts { robots, sitemaps, https_probe: probe, digests, rendered, link_targets, robots_blocked } = self;
+        let SiteFacts { robots, sitemaps, https_probe: probe, digests, rendered, link_targets, robots_blocked, probe_leads: _, repository_probes } =
+            self;
         let blocked: std::collections::HashSet<&String> = robots_blocked.iter().map(|(u, _)| u).collect();
         let unrendered_links: Vec<String> = link_targets
             .iter()
@@ -139,6 +144,7 @@ impl SiteFacts {
             robots_blocked_links: robots_blocked.into_iter().collect(),
             https_probe: probe,
             pages: digests,
+            repository_probes,
         })
     }
 }

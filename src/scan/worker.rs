@@ -5,7 +5,7 @@ use super::error::ScanError;
 use super::lease::LeaseGuard;
 use super::options::ScanOptions;
 use super::scanner::{ProgressFn, ScanSink, ScanStats, Scanner};
-use crate::model::{Finding, ReportSummary, ScanStatus};
+use crate::model::{Finding, ReportSummary, ScanMode, ScanStatus};
 use crate::store::{PageRecord, ScanRow, Store};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -83,6 +83,8 @@ pub async fn run_claimed(
     if let Some(max) = scan.max_pages.filter(|m| *m > 0) {
         options.max_pages = options.max_pages.min(max as usize);
     }
+    let mode: ScanMode = scan.mode.parse().unwrap_or(ScanMode::Passive);
+    options.active = mode == ScanMode::Active;
     let mut sink = StoreSink { store: store.clone(), scan_id: scan.id, org: scan.org_id.clone(), seq: 0 };
     let result = match Url::parse(&scan.target_url) {
         Ok(start) => scanner.run(&start, &options, &mut sink, progress, cancel.clone()).await,
@@ -91,7 +93,7 @@ pub async fn run_claimed(
     let lease_lost = lease.stop().await;
     match result {
         Ok(stats) => {
-            let mut summary = ReportSummary::empty();
+            let mut summary = ReportSummary::for_mode(mode);
             for (check, severity, n) in store.scan_check_counts(scan.id).await? {
                 summary.count(&check, severity, n);
             }
@@ -133,7 +135,7 @@ pub async fn run_claimed(
         }
         Err(ScanError::Store(e)) => Err(ScanError::Store(e)),
         Err(e) => {
-            let mut summary = ReportSummary::failed(e.code(), &e.to_string());
+            let mut summary = ReportSummary::failed_in(mode, e.code(), &e.to_string());
             summary.duration_ms = began.elapsed().as_millis() as u64;
             if store.fail_scan(scan.id, owner, &summary.to_report()).await? {
                 let now = crate::store::time::now_us();

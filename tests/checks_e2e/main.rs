@@ -16,3 +16,4 @@ mod crawl;
 mod https;
 mod interact;
 mod perf;
+mod repository;

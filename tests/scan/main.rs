@@ -10,3 +10,4 @@ mod browser_pool;
 mod e2e;
 mod net_egress;
 mod net_fetcher;
+mod ownership;

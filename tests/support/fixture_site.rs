@@ -19,7 +19,7 @@
 //! ```
 //!
 //! Routes match the path without the query string; a method-specific route wins over a plain one;
-//! anything else answers 404. Routes can be added or replaced while the server runs. `HEAD` gets
+//! a route on `*` answers every other path (a soft-404 site); anything else answers 404. Routes can be added or replaced while the server runs. `HEAD` gets
 //! the route's status and headers without a body. `gzip(true)` compresses the body and sets
 //! `content-encoding: gzip`. Each test owns its server; it stops when the `FixtureSite` drops.
 
@@ -232,6 +232,7 @@ async fn answer(req: Request<Incoming>, state: Arc<State>) -> Result<Response<Fu
         routes
             .get(&(Some(method.clone()), path.clone()))
             .or_else(|| routes.get(&(None, path.clone())))
+            .or_else(|| routes.get(&(None, "*".to_string())))
             .cloned()
     };
     let route = route.unwrap_or_else(|| Route::html("<!doctype html><title>Not found</title><h1>Not found</h1>").status(404));

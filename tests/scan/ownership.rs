@@ -1,0 +1,181 @@
+//! Ownership proof against fixture sites on loopback, with the real guarded fetcher, and a DNS
+//! server of the test's own (a minimal UDP responder built on hickory-proto's message codec, the
+//! crate the product's resolver uses: it answers TXT queries for one name).
+
+use crate::fixture_site::{FixtureSite, Route, init_test_log};
+use hickory_resolver::proto::op::{Message, MessageType, ResponseCode};
+use hickory_resolver::proto::rr::rdata::TXT;
+use hickory_resolver::proto::rr::{Name, RData, Record, RecordType};
+use sitescan::model::AddressPolicy;
+use sitescan::net::{EgressGuard, Fetcher, FetcherOptions};
+use sitescan::sites::{DnsServer, MethodFailure, OwnershipMethod, VerifyError, Verifier};
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use url::Url;
+
+const TOKEN: &str = "Zq3x_7VbT0kLmN9pQrStUvWxYz012345";
+const OTHER: &str = "wrongwrongwrongwrongwrongwrong00";
+
+fn verifier(dns: DnsServer, overrides: &[(&str, &str)]) -> Verifier {
+    let map: HashMap<String, Vec<std::net::IpAddr>> =
+        overrides.iter().map(|(h, ip)| (h.to_string(), vec![ip.parse().expect("ip")])).collect();
+    let guard = EgressGuard::new(AddressPolicy::new(vec!["127.0.0.0/8".parse().expect("net")])).with_host_overrides(map);
+    let fetcher = Fetcher::new(Arc::new(guard), FetcherOptions::default()).expect("fetcher");
+    Verifier::new(Arc::new(fetcher), dns)
+}
+
+fn url(s: &str) -> Url {
+    Url::parse(s).expect("url")
+}
+
+fn failure(err: &VerifyError, method: OwnershipMethod) -> MethodFailure {
+    match err {
+        VerifyError::Unverified { failures, .. } => {
+            failures.iter().find(|(m, _)| *m == method).map(|(_, f)| f.clone()).expect("every method is reported")
+        }
+        other => panic!("expected Unverified, got {other}"),
+    }
+}
+
+#[tokio::test]
+async fn the_well_known_file_proves_ownership_and_a_wrong_token_does_not() {
+    init_test_log();
+    let site = FixtureSite::start().await;
+    site.route("/", Route::html("<!doctype html><title>Shop</title>"));
+    site.route("/.well-known/sitescan-verification.txt", Route::typed("text/plain", format!("{TOKEN}\n")));
+    let v = verifier(DnsServer::System, &[]);
+    let ok = v.verify(&url(&site.url("/")), TOKEN).await.expect("verified");
+    assert_eq!(ok.method, OwnershipMethod::File);
+    assert!(site.hits().iter().any(|h| h.path.starts_with("/.well-known/sitescan-") && h.path != "/.well-known/sitescan-verification.txt"), "the soft-404 guard asked for a random path");
+
+    let err = v.verify(&url(&site.url("/")), OTHER).await.expect_err("wrong token");
+    assert!(matches!(failure(&err, OwnershipMethod::File), MethodFailure::TokenAbsent { .. }), "{err}");
+    assert!(matches!(failure(&err, OwnershipMethod::Meta), MethodFailure::MetaAbsent { .. }), "{err}");
+    assert!(matches!(failure(&err, OwnershipMethod::Dns), MethodFailure::NoHostName { .. }), "{err}");
+    let text = err.to_string();
+    assert!(text.contains("well-known file") && text.contains("meta") && text.contains("DNS TXT"), "{text}");
+}
+
+#[tokio::test]
+async fn a_soft_404_site_does_not_prove_ownership_by_file() {
+    init_test_log();
+    let site = FixtureSite::start().await;
+    // Every path answers 200 with the same body, the token included.
+    site.route("*", Route::typed("text/plain", format!("{TOKEN}\n")));
+    let err = verifier(DnsServer::System, &[]).verify(&url(&site.url("/")), TOKEN).await.expect_err("soft 404");
+    assert!(matches!(failure(&err, OwnershipMethod::File), MethodFailure::SoftNotFound { .. }), "{err}");
+}
+
+#[tokio::test]
+async fn the_meta_tag_proves_ownership_only_in_the_head() {
+    init_test_log();
+    let site = FixtureSite::start().await;
+    site.route("/", Route::html(format!("<!doctype html><html><head><title>Shop</title><meta name=\"sitescan-verification\" content=\"{TOKEN}\"></head><body>Hi</body></html>")));
+    let v = verifier(DnsServer::System, &[]);
+    let ok = v.verify(&url(&site.url("/")), TOKEN).await.expect("verified");
+    assert_eq!(ok.method, OwnershipMethod::Meta);
+    assert!(v.verify(&url(&site.url("/")), OTHER).await.is_err());
+
+    // In the body (where user content lives), it proves nothing.
+    site.route("/", Route::html(format!("<!doctype html><html><head><title>Shop</title></head><body><p>x</p><meta name=\"sitescan-verification\" content=\"{TOKEN}\"></body></html>")));
+    let err = v.verify(&url(&site.url("/")), TOKEN).await.expect_err("meta in body");
+    assert!(matches!(failure(&err, OwnershipMethod::Meta), MethodFailure::MetaAbsent { .. }), "{err}");
+}
+
+#[tokio::test]
+async fn redirects_off_the_registrable_domain_are_refused() {
+    init_test_log();
+    let elsewhere = FixtureSite::start_on("127.0.0.2").await;
+    elsewhere.route("/", Route::html(format!("<html><head><meta name=\"sitescan-verification\" content=\"{TOKEN}\"></head></html>")));
+    elsewhere.route("/.well-known/sitescan-verification.txt", Route::typed("text/plain", TOKEN));
+    let site = FixtureSite::start().await;
+    site.route("/", Route::redirect(302, &elsewhere.url("/")));
+    site.route("/.well-known/sitescan-verification.txt", Route::redirect(301, &elsewhere.url("/.well-known/sitescan-verification.txt")));
+    let v = verifier(DnsServer::System, &[]);
+    let err = v.verify(&url(&site.url("/")), TOKEN).await.expect_err("off-domain redirect");
+    assert!(matches!(failure(&err, OwnershipMethod::File), MethodFailure::OffDomainRedirect { .. }), "{err}");
+    assert!(matches!(failure(&err, OwnershipMethod::Meta), MethodFailure::OffDomainRedirect { .. }), "{err}");
+
+    // Redirects on the same domain (here the same address) are followed.
+    site.route("/", Route::redirect(302, "/home"));
+    site.route("/home", Route::html(format!("<html><head><meta name=\"sitescan-verification\" content=\"{TOKEN}\"></head></html>")));
+    assert_eq!(v.verify(&url(&site.url("/")), TOKEN).await.expect("same-site redirect").method, OwnershipMethod::Meta);
+
+    // More than five hops are refused.
+    for i in 0..7 {
+        site.route(&format!("/r{i}"), Route::redirect(302, &format!("/r{}", i + 1)));
+    }
+    site.route("/r7", Route::html(format!("<html><head><meta name=\"sitescan-verification\" content=\"{TOKEN}\"></head></html>")));
+    let err = v.verify(&url(&site.url("/r0")), TOKEN).await.expect_err("too many redirects");
+    assert!(matches!(failure(&err, OwnershipMethod::Meta), MethodFailure::TooManyRedirects { .. }), "{err}");
+}
+
+/// A UDP DNS responder on 127.0.0.1 answering TXT queries for `name` with one TXT record per
+/// value of `txt` (NODATA for
+/// anything else). Returns its address; it stops when the test's runtime does.
+async fn dns_server(name: &str, txt: Vec<String>) -> SocketAddr {
+    let socket = tokio::net::UdpSocket::bind("127.0.0.1:0").await.expect("bind dns");
+    let addr = socket.local_addr().expect("dns addr");
+    let name = Name::from_ascii(name).expect("name");
+    tokio::spawn(async move {
+        let mut buf = vec![0u8; 4096];
+        loop {
+            let Ok((n, peer)) = socket.recv_from(&mut buf).await else { return };
+            let Ok(query) = Message::from_vec(&buf[..n]) else { continue };
+            let mut answer = Message::new();
+            answer
+                .set_id(query.id())
+                .set_message_type(MessageType::Response)
+                .set_op_code(query.op_code())
+                .set_recursion_desired(query.recursion_desired())
+                .set_recursion_available(true)
+                .set_authoritative(true)
+                .add_queries(query.queries().to_vec());
+            for q in query.queries() {
+                if q.query_type() == RecordType::TXT && q.name().to_ascii().eq_ignore_ascii_case(&name.to_ascii()) {
+                    // One record per value, as zone files publish them.
+                    for value in &txt {
+                        answer.add_answer(Record::from_rdata(q.name().clone(), 60, RData::TXT(TXT::new(vec![value.clone()]))));
+                    }
+                }
+            }
+            answer.set_response_code(ResponseCode::NoError);
+            if let Ok(bytes) = answer.to_vec() {
+                let _ = socket.send_to(&bytes, peer).await;
+            }
+        }
+    });
+    addr
+}
+
+#[tokio::test]
+async fn a_dns_txt_record_proves_ownership_and_a_wrong_one_does_not() {
+    init_test_log();
+    // The host resolves (for HTTP) to a site that offers no file and no meta tag.
+    let site = FixtureSite::start().await;
+    site.route("/", Route::html("<!doctype html><title>Shop</title>"));
+    let start = url(&format!("http://shop.example.test:{}/", site.port()));
+    let overrides = [("shop.example.test", "127.0.0.1")];
+
+    let good = dns_server("shop.example.test.", vec!["v=spf1 -all".into(), format!("sitescan-verification={TOKEN}")]).await;
+    let ok = verifier(DnsServer::At(good), &overrides).verify(&start, TOKEN).await.expect("verified by DNS");
+    assert_eq!(ok.method, OwnershipMethod::Dns);
+    assert_eq!(ok.proof, "shop.example.test");
+
+    let err = verifier(DnsServer::At(good), &overrides).verify(&start, OTHER).await.expect_err("wrong token");
+    assert!(matches!(failure(&err, OwnershipMethod::Dns), MethodFailure::DnsTokenAbsent { .. }), "{err}");
+
+    // A record on another name proves nothing for this one.
+    let other = dns_server("other.example.test.", vec![format!("sitescan-verification={TOKEN}")]).await;
+    let err = verifier(DnsServer::At(other), &overrides).verify(&start, TOKEN).await.expect_err("other name");
+    assert!(matches!(failure(&err, OwnershipMethod::Dns), MethodFailure::DnsTokenAbsent { .. }), "{err}");
+}
+
+#[tokio::test]
+async fn a_malformed_token_is_refused_before_any_request() {
+    let site = FixtureSite::start().await;
+    let err = verifier(DnsServer::System, &[]).verify(&url(&site.url("/")), "short").await.expect_err("bad token");
+    assert_eq!(err, VerifyError::InvalidToken);
+    assert!(site.hits().is_empty());
+}
