@@ -119,6 +119,7 @@ li.finding dt{font-weight:600;font-size:.9rem}
 li.finding dd{margin:0;overflow-wrap:anywhere;white-space:pre-line}
 code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace;font-size:.875rem}
 code{background:#f1f3f5;color:#1b1f24;padding:0 .2rem;border-radius:3px}
+ul.changes li{overflow-wrap:anywhere}
 pre.snippet{background:#f1f3f5;color:#1b1f24;padding:.5rem .75rem;border-radius:6px;overflow-x:auto;white-space:pre-wrap;overflow-wrap:anywhere;margin:.5rem 0 0}
 pre.snippet code{padding:0;background:none}
 footer.bottom{max-width:78rem;margin:0 auto;padding:0 1.5rem 2rem;font-size:.875rem;color:#4a5560}
