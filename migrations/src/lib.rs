@@ -7,6 +7,7 @@ mod m20261125_000001_page_checks_not_run;
 mod m20261125_000001_changes;
 mod m20261125_000002_webhooks;
 mod m20261125_000002_accounts;
+mod m20261125_000003_sites;
 
 /// Runs sitescan's migrations in order.
 pub struct Migrator;
@@ -20,6 +21,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261125_000001_changes::Migration),
             Box::new(m20261125_000002_webhooks::Migration),
             Box::new(m20261125_000002_accounts::Migration),
+            Box::new(m20261125_000003_sites::Migration),
         ]
     }
 }

@@ -30,6 +30,28 @@ pub enum CreateOutcome {
     QuotaExceeded(QuotaExceeded),
 }
 
+/// What a scan started from a site carries beyond a plain scan.
+#[derive(Debug, Clone, Default)]
+pub struct ScanExtras {
+    pub site_id: Option<Uuid>,
+    /// JSON recorded as `report.summary.trigger` (what a monitor saw change, which schedule).
+    pub trigger: Option<String>,
+    /// Recorded with an active scan, in the same transaction as the scan.
+    pub attestation: Option<NewAttestation>,
+    /// A schedule's due moment (schedule id, due time in µs): the scan is created only if no
+    /// other instance created one for that moment (the key is unique), in the same transaction.
+    pub schedule_due: Option<(Uuid, i64)>,
+}
+
+/// Who confirmed they may test a site, when, from where, and what they confirmed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewAttestation {
+    pub site_id: Uuid,
+    pub actor: String,
+    pub client_addr: Option<String>,
+    pub statement: String,
+}
+
 /// A page of rows and the cursor of the next page (None on the last page).
 #[derive(Debug)]
 pub struct Page<T> {
@@ -65,6 +87,22 @@ impl Store {
         triggered_by: TriggeredBy,
         max_pages: Option<i32>,
     ) -> StoreResult<CreateOutcome> {
+        let created = self.create_scan_with(org, target, mode, triggered_by, max_pages, ScanExtras::default()).await?;
+        created.ok_or(StoreError::NotFound("scan"))
+    }
+
+    /// [`Store::create_scan`] with a site, a trigger, an attestation or a schedule's due moment,
+    /// all written in the scan's own transaction. `None`: another instance already created the
+    /// scan of this schedule's due moment.
+    pub async fn create_scan_with(
+        &self,
+        org: &str,
+        target: &Target,
+        mode: ScanMode,
+        triggered_by: TriggeredBy,
+        max_pages: Option<i32>,
+        extras: ScanExtras,
+    ) -> StoreResult<Option<CreateOutcome>> {
         let org_row = organisation::Entity::find_by_id(org.to_string())
             .one(self.conn())
             .await?
@@ -72,6 +110,18 @@ impl Store {
         let now = now_us();
         let (month, resets_at) = month_of(now);
         let txn = self.conn().begin().await?;
+        let id = Uuid::now_v7();
+        if let Some((schedule_id, due_at)) = extras.schedule_due {
+            let claim = self.stmt(
+                "INSERT INTO schedule_runs (schedule_id, due_at, scan_id, created_at) VALUES ($1, $2, $3, $4) \
+                 ON CONFLICT DO NOTHING",
+                vec![schedule_id.into(), due_at.into(), id.into(), now.into()],
+            );
+            if txn.execute_raw(claim).await?.rows_affected() == 0 {
+                txn.rollback().await?;
+                return Ok(None);
+            }
+        }
         let insert_usage = self.stmt(
             "INSERT INTO org_usage (org_id, month, scans_created) VALUES ($1, $2, 0) ON CONFLICT DO NOTHING",
             vec![org.into(), month.clone().into()],
@@ -93,14 +143,14 @@ impl Store {
                 None => 0,
             };
             txn.rollback().await?;
-            return Ok(CreateOutcome::QuotaExceeded(QuotaExceeded {
+            return Ok(Some(CreateOutcome::QuotaExceeded(QuotaExceeded {
                 limit: org_row.monthly_scan_quota,
                 used,
                 resets_at,
-            }));
+            })));
         }
         let model = scan::ActiveModel {
-            id: Set(Uuid::now_v7()),
+            id: Set(id),
             org_id: Set(org.to_string()),
             target_url: Set(target.to_string()),
             target_hostname: Set(target.hostname()),
@@ -116,10 +166,28 @@ impl Store {
             lease_owner: Set(None),
             lease_expires_at: Set(None),
             attempts: Set(0),
+            site_id: Set(extras.site_id),
+            trigger: Set(extras.trigger),
         };
         let row = scan::Entity::insert(model).exec_with_returning(&txn).await?;
+        if let Some(a) = extras.attestation {
+            let record = self.stmt(
+                "INSERT INTO scan_attestations (scan_id, site_id, org_id, actor, client_addr, statement, attested_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                vec![
+                    id.into(),
+                    a.site_id.into(),
+                    org.into(),
+                    a.actor.into(),
+                    a.client_addr.into(),
+                    a.statement.into(),
+                    now.into(),
+                ],
+            );
+            txn.execute_raw(record).await?;
+        }
         txn.commit().await?;
-        Ok(CreateOutcome::Created(row))
+        Ok(Some(CreateOutcome::Created(row)))
     }
 
     /// One scan of the organisation (`None` for another organisation's scan).

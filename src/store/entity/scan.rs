@@ -24,6 +24,10 @@ pub struct Model {
     pub lease_owner: Option<String>,
     pub lease_expires_at: Option<i64>,
     pub attempts: i32,
+    /// The site this scan belongs to (scans started from a site: active, scheduled, monitored).
+    pub site_id: Option<Uuid>,
+    /// JSON: why a schedule or monitor started it (`report.summary.trigger`).
+    pub trigger: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
