@@ -11,7 +11,7 @@ fn main() {
     println!("cargo:rerun-if-changed=proto");
     tonic_prost_build::configure()
         .file_descriptor_set_path(out_dir.join("sitescan_descriptor.bin"))
-        .compile_protos(&["proto/sitescan/v1/scan_service.proto"], &["proto"])
+        .compile_protos(&["proto/sitescan/v1/scan_service.proto", "proto/sitescan/v1/owner_service.proto"], &["proto"])
         .expect("compile protos (is protoc installed? apt-get install -y protobuf-compiler)");
     embed_axe(&out_dir);
     schema_org::generate(&out_dir);

@@ -9,14 +9,14 @@
 //! | `api` | REST + gRPC on one router (the dashboard's pages mounted beside), auth, limits, the error object, WatchScan | `web`, `events`, `report`, `store`, `checks`, `model`, `proto`, `metrics` |
 //! | `web` | the dashboard: pages, sessions, CSRF, forms, templates | `accounts`, `api` (the report body of `/scans/{id}`: to move below both), `report`, `store`, `model`, `metrics` |
 //! | `accounts` | users, roles, passwords, invites, token issuing shared with the CLI | `store` |
-//! | `scan` | the crawl, the worker loop, the lease guard, site facts, repository probes; at completion, the comparison and the events | `browser`, `net`, `recurring`, `events`, `store`, `checks`, `model`, `metrics` |
+//! | `scan` | the crawl, the worker loop, the lease guard, site facts, repository probes; ownership re-proved before an active scan; at completion, the comparison and the events | `browser`, `net`, `recurring`, `events`, `sites`, `store`, `checks`, `model`, `metrics` |
 //! | `recurring` | the comparison with the previous scan (new, fixed, persisting) | `store`, `model` |
-//! | `events` | the webhook outbox, signing, delivery | `net`, `store`, `model` |
-//! | `sites` | sites and ownership verification (file, meta tag, DNS TXT) | `net`, `store`, `model` |
+//! | `events` | the webhook outbox, signing, delivery, WatchScan | `net`, `store`, `model` |
+//! | `sites` | sites, ownership verification (file, meta tag, DNS TXT), journeys and secrets stored per site, starting active scans with their attestation | `net`, `store`, `model` |
 //! | `report` | HTML, SARIF, JUnit and text renderers | `checks`, `model` |
 //! | `browser` | Chromium pool, capture, gatherers (the only CDP code) | `net` (its egress proxy), `model` |
 //! | `net` | the egress guard and the fetcher (the only HTTP client) | `model` |
-//! | `store` | sea-orm entities and queries | `model` |
+//! | `store` | sea-orm entities and queries; secrets sealed at rest | `model` |
 //! | `checks` | the registry and pure checks over snapshots | `model` |
 //! | `model` | plain data: targets, severities, findings, snapshots, robots.txt | nothing |
 //!
@@ -79,7 +79,7 @@ mod layering_tests {
             ("store", &["model", "metrics"]),
             ("browser", &["net", "model", "metrics"]),
             ("report", &["checks", "model"]),
-            ("scan", &["browser", "net", "recurring", "events", "store", "checks", "model", "metrics"]),
+            ("scan", &["browser", "net", "recurring", "events", "sites", "store", "checks", "model", "metrics"]),
             ("recurring", &["store", "model", "net"]),
             ("events", &["net", "store", "model", "metrics"]),
             ("accounts", &["store", "model"]),

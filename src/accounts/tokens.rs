@@ -12,7 +12,7 @@ pub const MAX_TOKEN_NAME_LEN: usize = 100;
 pub struct IssueToken<'a> {
     pub org: &'a str,
     pub name: Option<&'a str>,
-    /// Empty: every scope.
+    /// Empty: the passive scopes (`scans:read scans:write`).
     pub scopes: Vec<String>,
     /// The dashboard user who asks (None: the CLI).
     pub created_by: Option<&'a str>,
@@ -30,7 +30,7 @@ pub async fn issue_token(store: &Store, req: IssueToken<'_>) -> AccountResult<(S
     }
     for scope in &req.scopes {
         if !ALL_SCOPES.contains(&scope.as_str()) {
-            return Err(AccountError::Invalid(format!("Unknown scope: expected {}.", ALL_SCOPES.join(" or "))));
+            return Err(AccountError::Invalid(format!("Unknown scope: expected {}.", ALL_SCOPES.join(", "))));
         }
     }
     store

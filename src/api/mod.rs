@@ -9,6 +9,7 @@ pub mod health;
 pub mod limiter;
 pub mod limits;
 pub mod openapi;
+pub mod owner;
 pub mod rest;
 pub mod router;
 pub mod service;

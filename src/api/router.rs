@@ -5,6 +5,7 @@ use super::error::ApiError;
 use super::service::ScanApi;
 use super::{health, openapi, rest};
 use crate::proto::FILE_DESCRIPTOR_SET;
+use crate::proto::v1::owner_service_server::OwnerServiceServer;
 use crate::proto::v1::scan_service_server::ScanServiceServer;
 use axum::Router;
 use axum::body::Body;
@@ -43,10 +44,13 @@ pub fn build_with(api: ScanApi, web: crate::web::WebSettings) -> Router {
     }
 
     let grpc = tonic_web::GrpcWebLayer::new().layer(ScanServiceServer::new(api.clone()));
+    let owner = super::owner::OwnerApi::new(api.state().clone());
+    let owner_grpc = tonic_web::GrpcWebLayer::new().layer(OwnerServiceServer::new(owner));
     let (health_reporter, health_service) = tonic_health::server::health_reporter();
     // The service is serving as soon as the router exists (readiness of the database is /readyz).
     tokio::spawn(async move {
         health_reporter.set_serving::<ScanServiceServer<ScanApi>>().await;
+        health_reporter.set_serving::<OwnerServiceServer<super::owner::OwnerApi>>().await;
     });
     // Each builder includes only its own reflection service by default, so a client listing
     // through v1alpha saw no v1 (and `describe grpc.reflection.v1.ServerReflection` failed there),
@@ -76,7 +80,8 @@ pub fn build_with(api: ScanApi, web: crate::web::WebSettings) -> Router {
         .with_state(api)
         .merge(pages);
     router = router
-        .route_service("/sitescan.v1.ScanService/{*rest}", cors.layer(grpc))
+        .route_service("/sitescan.v1.ScanService/{*rest}", cors.clone().layer(grpc))
+        .route_service("/sitescan.v1.OwnerService/{*rest}", cors.layer(owner_grpc))
         .route_service("/grpc.health.v1.Health/{*rest}", health_service);
     match reflection_v1 {
         Ok(svc) => router = router.route_service("/grpc.reflection.v1.ServerReflection/{*rest}", svc),

@@ -20,6 +20,8 @@ pub struct ApiSettings {
     pub policy: AddressPolicy,
     /// `memory` (per instance) or a `redis://` URL (shared by a fleet).
     pub rate_limit_backend: String,
+    /// Sites and ownership proofs (`None`: the system resolver and `SITESCAN_SECRET_KEY`).
+    pub sites: Option<crate::sites::SiteService>,
 }
 
 /// A bound, not yet serving, API.
@@ -42,7 +44,11 @@ impl Application {
         let limiter = Limiter::connect(&settings.rate_limit_backend, settings.rate_windows.clone())
             .await
             .map_err(|e| std::io::Error::other(format!("rate limit backend: {e}")))?;
-        let state = Arc::new(AppState::with_limiter(store, limiter, settings.policy.clone()));
+        let mut state = AppState::with_limiter(store, limiter, settings.policy.clone());
+        if let Some(sites) = &settings.sites {
+            state = state.with_sites(sites.clone());
+        }
+        let state = Arc::new(state);
         let router = router::build_with(ScanApi::new(state), web);
         Ok(Application { listener, router, addr })
     }

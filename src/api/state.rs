@@ -11,15 +11,24 @@ pub struct AppState {
     pub store: Store,
     pub limiter: Limiter,
     pub policy: AddressPolicy,
+    /// Sites, ownership and active scans (OwnerService and the dashboard's `/sites`).
+    pub sites: crate::sites::SiteService,
 }
 
 impl AppState {
     /// State with the in-process limiter.
     pub fn new(store: Store, rate_windows: Vec<RateWindow>, policy: AddressPolicy) -> Self {
-        AppState { store, limiter: Limiter::Local(RateLimiter::new(rate_windows)), policy }
+        Self::with_limiter(store, Limiter::Local(RateLimiter::new(rate_windows)), policy)
     }
 
+    /// State whose site service uses the system resolver and `SITESCAN_SECRET_KEY` if set.
     pub fn with_limiter(store: Store, limiter: Limiter, policy: AddressPolicy) -> Self {
-        AppState { store, limiter, policy }
+        let sites = crate::sites::SiteService::with_defaults(store.clone(), policy.clone());
+        AppState { store, limiter, policy, sites }
+    }
+
+    pub fn with_sites(mut self, sites: crate::sites::SiteService) -> Self {
+        self.sites = sites;
+        self
     }
 }

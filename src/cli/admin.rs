@@ -5,7 +5,7 @@ use crate::accounts::{IssueToken, Role, issue_token, users};
 use crate::store::{Store, time::to_rfc3339};
 use anyhow::Context;
 
-async fn open(db: &DatabaseArgs) -> anyhow::Result<Store> {
+pub(super) async fn open(db: &DatabaseArgs) -> anyhow::Result<Store> {
     Store::open(&db.database, true).await.with_context(|| format!("opening the database {}", redact(&db.database)))
 }
 

@@ -118,6 +118,10 @@ pub struct PolicyArgs {
     /// e.g. `127.0.0.1/32` to scan a site on loopback.
     #[arg(long = "allow-target", env = "SITESCAN_ALLOW_TARGET", value_delimiter = ',')]
     pub allow_target: Vec<ipnet::IpNet>,
+    /// The DNS server asked for ownership TXT records, e.g. `127.0.0.1:5353` (default: the
+    /// system's resolver).
+    #[arg(long, env = "SITESCAN_DNS_SERVER")]
+    pub dns_server: Option<std::net::SocketAddr>,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -271,9 +275,6 @@ pub struct ScanArgs {
     /// name="sitescan-verification">` or DNS TXT `sitescan-verification=TOKEN`); with `--active`.
     #[arg(long, env = "SITESCAN_VERIFICATION_TOKEN", hide_env_values = true)]
     pub verification_token: Option<String>,
-    /// The DNS server asked for the TXT record, e.g. `127.0.0.1:5353` (default: the system's).
-    #[arg(long, env = "SITESCAN_DNS_SERVER")]
-    pub dns_server: Option<std::net::SocketAddr>,
     /// Requests the repository probes of an active scan may make (calibration included).
     #[arg(long, env = "SITESCAN_PROBE_BUDGET", default_value_t = crate::scan::probes::DEFAULT_PROBE_BUDGET)]
     pub probe_budget: usize,
@@ -283,6 +284,67 @@ pub struct ScanArgs {
 pub enum SiteCommand {
     /// Print a fresh random verification token to publish on the site (file, meta tag or DNS).
     Token,
+    /// Add a site (the origin of URL) to an organisation; prints its verification token as the
+    /// only line on stdout and the three ways to publish it on stderr.
+    Add {
+        #[arg(long, env = "SITESCAN_ORG")]
+        org: String,
+        /// Any URL on the site.
+        url: String,
+        #[command(flatten)]
+        policy: PolicyArgs,
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
+    /// List an organisation's sites and their ownership state.
+    List {
+        #[arg(long, env = "SITESCAN_ORG")]
+        org: String,
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
+    /// Prove ownership of a site now (exit 2 when not proved).
+    Verify {
+        #[arg(long, env = "SITESCAN_ORG")]
+        org: String,
+        /// The site's id or any URL on it.
+        site: String,
+        #[command(flatten)]
+        policy: PolicyArgs,
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
+    /// Remove a site with its journeys, secrets, schedules and monitors (its scans stay).
+    Remove {
+        #[arg(long, env = "SITESCAN_ORG")]
+        org: String,
+        site: String,
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
+    /// Store (or replace, by name) a journey file (JSON or YAML) for a site's active scans.
+    Journey {
+        #[arg(long, env = "SITESCAN_ORG")]
+        org: String,
+        #[arg(long)]
+        site: String,
+        file: PathBuf,
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
+    /// Store (or replace) a secret for journeys (`{{secret.NAME}}`), read from a file:
+    /// `NAME=@FILE` (never from argv). Stored encrypted.
+    Secret {
+        #[arg(long, env = "SITESCAN_ORG")]
+        org: String,
+        #[arg(long)]
+        site: String,
+        secret: String,
+        #[command(flatten)]
+        key: SecretKeyArgs,
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -295,7 +357,8 @@ pub enum TokenCommand {
         /// A name to recognise the token by.
         #[arg(long)]
         name: Option<String>,
-        /// Scopes: scans:read, scans:write (repeatable; default both).
+        /// Scopes: scans:read, scans:write, scans:active (repeatable; default scans:read and
+        /// scans:write; scans:active opens the internal OwnerService).
         #[arg(long = "scope")]
         scope: Vec<String>,
         #[command(flatten)]

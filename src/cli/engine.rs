@@ -1,10 +1,13 @@
 //! Flags to a running engine: the egress guard, the fetcher, the browser pool, the scanner.
 
-use super::args::{BrowserArgs, CrawlArgs, WorkerPoolArgs};
+use super::args::{BrowserArgs, CrawlArgs, PolicyArgs, SecretKeyArgs, WorkerPoolArgs};
 use crate::browser::{BrowserOptions, BrowserPool};
 use crate::model::AddressPolicy;
 use crate::net::{EgressGuard, Fetcher, FetcherOptions};
+use crate::scan::worker::Ownership;
 use crate::scan::{DEFAULT_HOST_CONCURRENCY, MAX_PAGES_LIMIT, ScanOptions, Scanner, WorkerConfig};
+use crate::sites::{DnsServer, SiteService, Verifier};
+use crate::store::{SecretBox, SecretError, Store};
 use anyhow::Context;
 use std::sync::Arc;
 use std::time::Duration;
@@ -41,12 +44,37 @@ pub fn scan_options(crawl: &CrawlArgs, browser: &BrowserArgs) -> anyhow::Result<
 }
 
 /// Job flags to the worker configuration.
-pub fn worker_config(jobs: &WorkerPoolArgs, crawl: &CrawlArgs, browser: &BrowserArgs) -> anyhow::Result<WorkerConfig> {
+pub fn worker_config(
+    jobs: &WorkerPoolArgs,
+    crawl: &CrawlArgs,
+    browser: &BrowserArgs,
+    ownership: Ownership,
+) -> anyhow::Result<WorkerConfig> {
     anyhow::ensure!(jobs.lease_seconds >= 1, "--lease-seconds must be at least 1");
     Ok(WorkerConfig {
         lease: Duration::from_secs(jobs.lease_seconds),
         max_attempts: jobs.max_attempts.max(1),
         poll: Duration::from_millis(jobs.poll_ms.max(10)),
         options: scan_options(crawl, browser)?,
+        ownership,
     })
+}
+
+/// The key that opens stored secrets: `None` when none is configured (the features that need
+/// it say so when asked), an error when one is configured but unusable.
+pub fn secret_box(key: &SecretKeyArgs) -> anyhow::Result<Option<SecretBox>> {
+    match SecretBox::from_env_or_file(key.secret_key_file.as_deref()) {
+        Ok(b) => Ok(Some(b)),
+        Err(SecretError::Missing) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Sites and ownership proofs over the guarded fetcher and the configured DNS server.
+pub fn site_service(policy: &PolicyArgs, key: &SecretKeyArgs, store: Store) -> anyhow::Result<SiteService> {
+    let address_policy = AddressPolicy::new(policy.allow_target.clone());
+    let guard = Arc::new(EgressGuard::new(address_policy.clone()));
+    let fetcher = Arc::new(Fetcher::new(guard, FetcherOptions::default()).context("building the HTTP fetcher")?);
+    let dns = policy.dns_server.map_or(DnsServer::System, DnsServer::At);
+    Ok(SiteService::new(store, Verifier::new(fetcher, dns), address_policy, secret_box(key)?))
 }

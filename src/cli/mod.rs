@@ -39,7 +39,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<Exit> {
         args::Command::Token(c) => admin::token(c).await.map(|_| Exit::Clean),
         args::Command::Org(c) => admin::org(c).await.map(|_| Exit::Clean),
         args::Command::User(c) => admin::user(c).await.map(|_| Exit::Clean),
-        args::Command::Site(c) => site::run(c).map(|_| Exit::Clean),
+        args::Command::Site(c) => site::run(c).await,
         args::Command::Checks(a) => checks::run(a).map(|_| Exit::Clean),
         args::Command::Migrate(a) => admin::migrate(a).await.map(|_| Exit::Clean),
         args::Command::Webhook(c) => webhook::run(c).await,

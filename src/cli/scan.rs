@@ -40,6 +40,8 @@ pub async fn run(args: ScanArgs) -> anyhow::Result<Exit> {
         &super::args::WorkerPoolArgs { lease_seconds: 3600, max_attempts: 1, poll_ms: 100 },
         &args.crawl,
         &args.browser,
+        // Ownership is proved below, moments before the scan runs in this process.
+        crate::scan::worker::Ownership::ProvedByCaller,
     )?;
     config.options.probe_budget = args.probe_budget;
     let mode = if args.active { ScanMode::Active } else { ScanMode::Passive };
@@ -56,7 +58,7 @@ pub async fn run(args: ScanArgs) -> anyhow::Result<Exit> {
     let claimed = store.claim_scan(&owner, config.lease, 1).await?.context("claiming the scan")?;
     if args.active {
         let token = args.verification_token.clone().unwrap_or_default();
-        if let Err(e) = verify_ownership(&target, &token, args.dns_server, &policy).await? {
+        if let Err(e) = verify_ownership(&target, &token, args.policy.dns_server, &policy).await? {
             let error = ScanError::OwnershipUnverified(e.to_string());
             eprintln!("error: {error}");
             let summary = ReportSummary::failed_in(ScanMode::Active, error.code(), &error.to_string());

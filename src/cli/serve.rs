@@ -12,6 +12,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("opening the database {}", redact(&args.db.database)))?;
     let policy = AddressPolicy::new(args.policy.allow_target.clone());
+    let sites = super::engine::site_service(&args.policy, &args.key, store.clone())?;
     let settings = ApiSettings {
         listen: args.listen.clone(),
         rate_windows: vec![
@@ -20,6 +21,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         ],
         policy: policy.clone(),
         rate_limit_backend: args.rate_limit_backend.clone(),
+        sites: Some(sites.clone()),
     };
     let web = crate::web::WebSettings::parse(args.public_url.as_deref()).map_err(anyhow::Error::msg)?;
     let app = Application::build_with_web(&settings, store.clone(), web).await.with_context(|| format!("listening on {}", args.listen))?;
@@ -29,7 +31,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let workers = if args.no_workers {
         None
     } else {
-        Some(super::worker::start(&args.browser, &args.crawl, &args.jobs, args.workers, policy, store.clone()).await?)
+        Some(super::worker::start(&args.browser, &args.crawl, &args.jobs, args.workers, policy, store.clone(), sites.clone()).await?)
     };
     let (tx, rx) = tokio::sync::watch::channel(false);
     let mut server_rx = rx.clone();

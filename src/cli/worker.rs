@@ -16,8 +16,9 @@ pub async fn start(
     count: usize,
     policy: AddressPolicy,
     store: Store,
+    sites: crate::sites::SiteService,
 ) -> anyhow::Result<Workers> {
-    let config = engine::worker_config(jobs, crawl, browser)?;
+    let config = engine::worker_config(jobs, crawl, browser, crate::scan::worker::Ownership::Reverify(sites))?;
     let scanner = engine::scanner(browser, policy).await?;
     Ok(Workers::spawn(store, scanner, count, config))
 }
@@ -28,7 +29,8 @@ pub async fn run(args: WorkerArgs) -> anyhow::Result<()> {
         .with_context(|| format!("opening the database {}", redact(&args.db.database)))?;
     let policy = AddressPolicy::new(args.policy.allow_target.clone());
     let deliveries = super::webhook::start_delivery(&args.key, policy.clone(), store.clone())?;
-    let workers = start(&args.browser, &args.crawl, &args.jobs, args.workers, policy, store).await?;
+    let sites = engine::site_service(&args.policy, &args.key, store.clone())?;
+    let workers = start(&args.browser, &args.crawl, &args.jobs, args.workers, policy, store, sites).await?;
     eprintln!("sitescan {} worker(s) running; Ctrl-C to stop", args.workers.max(1));
     super::signals::shutdown_signal().await;
     tracing::info!("shutting down: releasing scans, closing browsers");

@@ -1,12 +1,11 @@
 //! Events: webhooks (outbox, signing, delivery), secrets at rest, and WatchScan's view of a
 //! scan's progress.
 
-pub mod secrets;
 pub mod signing;
 pub mod watch;
 pub mod webhooks;
 
-pub use secrets::{SECRET_KEY_ENV, SecretBox, SecretError};
+pub use crate::store::{SECRET_KEY_ENV, SecretBox, SecretError};
 pub use signing::{BadSecret, SigningKey};
 pub use watch::{ScanProgress, WATCH_POLL, watch};
 pub use webhooks::{Attempt, Clock, Deliverer, ManualClock, SystemClock, WebhookError};

@@ -3,7 +3,7 @@
 //!
 //! Time comes from a [`Clock`], so tests move it instead of sleeping through the schedule.
 
-use super::secrets::{SecretBox, SecretError};
+use crate::store::{SecretBox, SecretError};
 use super::signing::SigningKey;
 use crate::model::Severity;
 use crate::net::Fetcher;
@@ -16,7 +16,8 @@ use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 /// The events an endpoint may subscribe to.
-pub const EVENT_TYPES: &[&str] = &["scan.completed", "scan.failed", "scan.regressed"];
+pub const EVENT_TYPES: &[&str] =
+    &["scan.completed", "scan.failed", "scan.regressed", "monitor.triggered", "site.ownership_lost"];
 /// The wait before each retry after a failed attempt (then the message is given up).
 pub const RETRY_SCHEDULE: [Duration; 7] = [
     Duration::from_secs(5),
@@ -166,6 +167,17 @@ pub async fn scan_finished(
             store.enqueue_webhook(ep.id, &message_id(), "scan.regressed", &envelope("scan.regressed", now, d), now).await?;
             queued += 1;
         }
+    }
+    Ok(queued)
+}
+
+/// Queues an organisation-wide event (`monitor.triggered`, `site.ownership_lost`) for every
+/// enabled endpoint of the organisation that subscribes to it; returns how many were queued.
+pub async fn org_event(store: &Store, org: &str, event: &str, data: Value, now: i64) -> Result<usize, WebhookError> {
+    let mut queued = 0;
+    for ep in store.list_webhooks(org).await?.into_iter().filter(|e| e.enabled && e.subscribes(event)) {
+        store.enqueue_webhook(ep.id, &message_id(), event, &envelope(event, now, data.clone()), now).await?;
+        queued += 1;
     }
     Ok(queued)
 }

@@ -21,6 +21,55 @@ pub struct WorkerConfig {
     pub max_attempts: i32,
     pub poll: Duration,
     pub options: ScanOptions,
+    pub ownership: Ownership,
+}
+
+/// Who proves ownership of an active scan's site.
+#[derive(Debug, Clone)]
+pub enum Ownership {
+    /// The worker, right before scanning, against the site the scan belongs to (a service).
+    Reverify(crate::sites::SiteService),
+    /// The one-shot CLI, which proved it moments before and queued the scan in its own database.
+    ProvedByCaller,
+}
+
+/// Proves the ownership of an active scan's site again, right before it runs. A site that lost
+/// it fails the scan (`ownership_unverified`), shows as unverified, and its organisation hears
+/// `site.ownership_lost`.
+async fn prove_ownership(store: &Store, scan: &ScanRow, ownership: &Ownership) -> Result<(), ScanError> {
+    let sites = match ownership {
+        Ownership::ProvedByCaller => return Ok(()),
+        Ownership::Reverify(sites) => sites,
+    };
+    let site = match scan.site_id {
+        Some(id) => store.site_any_org(id).await?,
+        None => None,
+    };
+    let Some(site) = site else {
+        return Err(ScanError::OwnershipUnverified("an active scan must belong to a site of its organisation".into()));
+    };
+    let outcome = sites.reverify(&site).await.map_err(|e| match e {
+        crate::sites::SiteError::Store(e) => ScanError::Store(e),
+        other => ScanError::OwnershipUnverified(other.to_string()),
+    })?;
+    match outcome {
+        Ok(_) => Ok(()),
+        Err(e) => {
+            if site.verified() {
+                let data = serde_json::json!({
+                    "site_id": site.id.to_string(),
+                    "origin": site.origin,
+                    "scan_id": scan.id.to_string(),
+                    "reason": e.to_string(),
+                });
+                let now = crate::store::time::now_us();
+                if let Err(e) = crate::events::webhooks::org_event(store, &site.org_id, "site.ownership_lost", data, now).await {
+                    tracing::warn!(error = %e, "could not queue site.ownership_lost");
+                }
+            }
+            Err(ScanError::OwnershipUnverified(e.to_string()))
+        }
+    }
 }
 
 /// Writes a scan's results to the store as they come.
@@ -86,9 +135,11 @@ pub async fn run_claimed(
     let mode: ScanMode = scan.mode.parse().unwrap_or(ScanMode::Passive);
     options.active = mode == ScanMode::Active;
     let mut sink = StoreSink { store: store.clone(), scan_id: scan.id, org: scan.org_id.clone(), seq: 0 };
-    let result = match Url::parse(&scan.target_url) {
-        Ok(start) => scanner.run(&start, &options, &mut sink, progress, cancel.clone()).await,
-        Err(e) => Err(ScanError::TargetUnreachable(format!("the stored target is not a URL: {e}"))),
+    let proved = if options.active { prove_ownership(store, &scan, &config.ownership).await } else { Ok(()) };
+    let result = match (proved, Url::parse(&scan.target_url)) {
+        (Err(e), _) => Err(e),
+        (Ok(()), Ok(start)) => scanner.run(&start, &options, &mut sink, progress, cancel.clone()).await,
+        (Ok(()), Err(e)) => Err(ScanError::TargetUnreachable(format!("the stored target is not a URL: {e}"))),
     };
     let lease_lost = lease.stop().await;
     match result {

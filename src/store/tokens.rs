@@ -17,8 +17,13 @@ pub const TOKEN_PREFIX: &str = "sitescan";
 pub const SCOPE_READ: &str = "scans:read";
 /// Scope to create scans.
 pub const SCOPE_WRITE: &str = "scans:write";
+/// Scope of the internal `OwnerService` (sites, journeys, secrets, active scans). Only an
+/// organisation owner can issue it, and never by default.
+pub const SCOPE_ACTIVE: &str = "scans:active";
 /// Every scope a token can carry.
-pub const ALL_SCOPES: [&str; 2] = [SCOPE_READ, SCOPE_WRITE];
+pub const ALL_SCOPES: [&str; 3] = [SCOPE_READ, SCOPE_WRITE, SCOPE_ACTIVE];
+/// The scopes of a token created without naming any: the passive ones.
+pub const DEFAULT_SCOPES: [&str; 2] = [SCOPE_READ, SCOPE_WRITE];
 /// `last_used_at` is written at most this often per token (microseconds).
 pub const LAST_USED_RESOLUTION_US: i64 = 60_000_000;
 
@@ -77,12 +82,12 @@ impl Store {
             if !ALL_SCOPES.contains(&scope.as_str()) {
                 return Err(StoreError::Invalid(format!(
                     "unknown scope {scope:?}: expected {}",
-                    ALL_SCOPES.join(" or ")
+                    ALL_SCOPES.join(", ")
                 )));
             }
         }
         let scopes = if scopes.is_empty() {
-            ALL_SCOPES.join(" ")
+            DEFAULT_SCOPES.join(" ")
         } else {
             let mut s: Vec<&str> = scopes.iter().map(String::as_str).collect();
             s.sort_unstable();

@@ -1,6 +1,6 @@
 //! The dashboard's routes and their layers (security headers, the `Origin` check, HTML errors).
 
-use super::pages::{account, auth, members, scans, tokens};
+use super::pages::{account, auth, members, scans, sites, tokens};
 use super::state::WebState;
 use super::{assets, security};
 use axum::Router;
@@ -24,6 +24,14 @@ pub fn routes(state: WebState) -> Router {
         .route("/account/members/invite", post(members::invite))
         .route("/account/members/{id}/role", post(members::role))
         .route("/account/members/{id}/remove", get(members::confirm_remove).post(members::remove))
+        .route("/sites", get(sites::list).post(sites::add))
+        .route("/sites/{id}", get(sites::show))
+        .route("/sites/{id}/verify", post(sites::verify))
+        .route("/sites/{id}/scans", post(sites::start_active))
+        .route("/sites/{id}/journeys", post(sites::put_journey))
+        .route("/sites/{id}/journeys/remove", post(sites::remove_journey))
+        .route("/sites/{id}/secrets", post(sites::put_secret))
+        .route("/sites/{id}/secrets/remove", post(sites::remove_secret))
         .route("/assets/dashboard.css", get(assets::css))
         .route("/assets/dashboard.js", get(assets::js))
         .route("/assets/favicon.svg", get(assets::favicon))

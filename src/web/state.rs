@@ -52,4 +52,8 @@ impl WebState {
     pub fn store(&self) -> &Store {
         &self.api.state().store
     }
+
+    pub fn sites(&self) -> &crate::sites::SiteService {
+        &self.api.state().sites
+    }
 }

@@ -200,3 +200,50 @@ pub struct PasswordPage {
     pub error: Option<String>,
     pub notice: Option<String>,
 }
+
+/// A site row.
+#[derive(Debug, Clone)]
+pub struct SiteLine {
+    pub id: String,
+    pub origin: String,
+    pub verified: bool,
+    /// `file`, `meta` or `dns` when verified.
+    pub method: String,
+    pub checked: String,
+}
+
+#[derive(Template)]
+#[template(path = "sites.html")]
+pub struct SitesPage {
+    pub chrome: Chrome,
+    pub sites: Vec<SiteLine>,
+    pub url: String,
+    pub error: Option<String>,
+}
+
+/// A stored journey.
+#[derive(Debug, Clone)]
+pub struct JourneyLine {
+    pub name: String,
+    pub steps: usize,
+    pub updated: String,
+}
+
+#[derive(Template)]
+#[template(path = "site.html")]
+pub struct SitePage {
+    pub chrome: Chrome,
+    pub site: SiteLine,
+    pub token: String,
+    pub last_error: Option<String>,
+    pub file_path: &'static str,
+    pub meta_name: &'static str,
+    pub txt_prefix: &'static str,
+    pub journeys: Vec<JourneyLine>,
+    /// (name, set at)
+    pub secrets: Vec<(String, String)>,
+    pub statement: String,
+    pub error: Option<String>,
+    pub notice: Option<String>,
+    pub journey_text: String,
+}

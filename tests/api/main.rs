@@ -2,6 +2,8 @@
 
 #[path = "../support/app.rs"]
 mod app;
+#[path = "../support/fixture_site.rs"]
+mod fixture_site;
 mod auth;
 mod cli;
 mod deploy_cli;
@@ -10,4 +12,5 @@ mod grpc;
 mod jobs_lease;
 mod limits;
 mod openapi;
+mod owner;
 mod scans;

@@ -179,3 +179,62 @@ async fn a_malformed_token_is_refused_before_any_request() {
     assert_eq!(err, VerifyError::InvalidToken);
     assert!(site.hits().is_empty());
 }
+
+/// Runs queued scans with workers that prove ownership again right before each active scan.
+async fn reverifying_workers(app: &crate::app::TestApp) -> sitescan::scan::Workers {
+    use sitescan::cli::args::BrowserArgs;
+    use sitescan::scan::{ScanOptions, WorkerConfig, Workers, worker::Ownership};
+    let browser = BrowserArgs { browsers: 1, pages_per_browser: 2, cdp: vec![], chromium: None, proxy_listen: "127.0.0.1:0".parse().unwrap() };
+    let policy = AddressPolicy::new(vec!["127.0.0.0/8".parse().unwrap()]);
+    let scanner = sitescan::cli::engine::scanner(&browser, policy.clone()).await.expect("start the browser pool");
+    let config = WorkerConfig {
+        lease: std::time::Duration::from_secs(30),
+        max_attempts: 3,
+        poll: std::time::Duration::from_millis(100),
+        options: ScanOptions { max_pages: 2, ..ScanOptions::default() },
+        ownership: Ownership::Reverify(crate::app::site_service(&app.store, policy, None)),
+    };
+    Workers::spawn(app.store.clone(), scanner, 1, config)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ownership_removed_between_queueing_and_running_fails_the_active_scan() {
+    init_test_log();
+    let app = crate::app::spawn_app_with(crate::app::AppOptions::default().allow_target("127.0.0.0/8")).await;
+    let site = FixtureSite::start().await;
+    site.route("/", Route::html("<!doctype html><html lang=en><title>Shop</title><h1>Shop</h1>"));
+    let sites = crate::app::site_service(&app.store, AddressPolicy::new(vec!["127.0.0.0/8".parse().unwrap()]), None);
+    let row = sites.add("acme", &site.url("/"), "test").await.expect("add");
+    site.route("/.well-known/sitescan-verification.txt", Route::typed("text/plain", row.verification_token.clone()));
+    let start = sitescan::sites::StartActive {
+        org: "acme",
+        site_id: row.id,
+        actor: "user:test".into(),
+        client_addr: Some("127.0.0.1".into()),
+        statement: &sitescan::sites::attestation_statement(&row.origin),
+        triggered_by: sitescan::model::TriggeredBy::Manual,
+        max_pages: Some(2),
+    };
+    let scan = sites.start_active_scan(start).await.expect("queued while verified");
+    // The owner takes the proof down before any worker runs the scan.
+    site.route("/.well-known/sitescan-verification.txt", Route::new(404));
+    let workers = reverifying_workers(&app).await;
+    let token = app.token("acme").await;
+    let started = std::time::Instant::now();
+    let body = loop {
+        let resp = app.get(&format!("/api/v1/scans/{}", scan.id), &token).await;
+        let status = resp.json["scan"]["status"].as_str().unwrap_or_default().to_string();
+        if status == "failed" || status == "completed" {
+            break resp.json.clone();
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(60), "scan never ended: {:#}", resp.json);
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    };
+    workers.shutdown().await;
+    assert_eq!(body["scan"]["status"], "failed", "{body:#}");
+    assert_eq!(body["report"]["summary"]["error"]["code"], "ownership_unverified", "{body:#}");
+    assert_eq!(site.hit_count("/"), 1, "only the meta-tag check asked for the start page: nothing was scanned");
+    let after = app.store.site("acme", row.id).await.expect("read").expect("site");
+    assert!(!after.verified(), "the site shows as unverified");
+    assert!(after.last_error.is_some());
+}

@@ -34,11 +34,13 @@ pub struct AppOptions {
     pub allow: Vec<ipnet::IpNet>,
     /// `memory` or a `redis://` URL.
     pub rate_backend: String,
+    /// The DNS server ownership TXT records are asked of (`--dns-server`).
+    pub dns_server: Option<std::net::SocketAddr>,
 }
 
 impl Default for AppOptions {
     fn default() -> Self {
-        AppOptions { rate_windows: lifted_windows(), allow: Vec::new(), rate_backend: "memory".to_string() }
+        AppOptions { rate_windows: lifted_windows(), allow: Vec::new(), rate_backend: "memory".to_string(), dns_server: None }
     }
 }
 
@@ -51,6 +53,11 @@ impl AppOptions {
 
     pub fn rate_backend(mut self, backend: &str) -> Self {
         self.rate_backend = backend.to_string();
+        self
+    }
+
+    pub fn dns_server(mut self, addr: std::net::SocketAddr) -> Self {
+        self.dns_server = Some(addr);
         self
     }
 
@@ -168,6 +175,19 @@ pub async fn spawn_app_at(db_url: &str, options: AppOptions) -> TestApp {
     start(db_url.to_string(), DbGuard::None, options).await
 }
 
+/// The key the test service seals site secrets with (32 bytes, hex).
+pub const TEST_SECRET_KEY: &str = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
+
+/// Sites over a guarded fetcher with the test's policy, resolver and secret key.
+pub fn site_service(store: &Store, policy: AddressPolicy, dns: Option<std::net::SocketAddr>) -> sitescan::sites::SiteService {
+    use sitescan::net::{EgressGuard, Fetcher, FetcherOptions};
+    let fetcher = Fetcher::new(std::sync::Arc::new(EgressGuard::new(policy.clone())), FetcherOptions::default()).expect("fetcher");
+    let dns = dns.map_or(sitescan::sites::DnsServer::System, sitescan::sites::DnsServer::At);
+    let verifier = sitescan::sites::Verifier::new(std::sync::Arc::new(fetcher), dns);
+    let key = sitescan::store::SecretBox::from_text(TEST_SECRET_KEY).expect("test key");
+    sitescan::sites::SiteService::new(store.clone(), verifier, policy, Some(key))
+}
+
 async fn start(db_url: String, guard: DbGuard, options: AppOptions) -> TestApp {
     if std::env::var_os("SITESCAN_TEST_LOG").is_some() {
         sitescan::telemetry::init(false, "info");
@@ -176,8 +196,9 @@ async fn start(db_url: String, guard: DbGuard, options: AppOptions) -> TestApp {
     let settings = ApiSettings {
         listen: "127.0.0.1:0".to_string(),
         rate_windows: options.rate_windows,
-        policy: AddressPolicy::new(options.allow),
+        policy: AddressPolicy::new(options.allow.clone()),
         rate_limit_backend: options.rate_backend,
+        sites: Some(site_service(&store, AddressPolicy::new(options.allow.clone()), options.dns_server)),
     };
     let app = Application::build(&settings, store.clone()).await.expect("bind the API");
     let addr = app.addr();

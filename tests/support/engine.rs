@@ -77,7 +77,13 @@ pub fn scan_options(max_pages: usize) -> ScanOptions {
 }
 
 pub fn worker_config(max_pages: usize, lease: Duration) -> WorkerConfig {
-    WorkerConfig { lease, max_attempts: 3, poll: Duration::from_millis(100), options: scan_options(max_pages) }
+    WorkerConfig {
+        lease,
+        max_attempts: 3,
+        poll: Duration::from_millis(100),
+        options: scan_options(max_pages),
+        ownership: sitescan::scan::worker::Ownership::ProvedByCaller,
+    }
 }
 
 pub fn workers(store: Store, scanner: Arc<Scanner>, count: usize, max_pages: usize) -> Workers {

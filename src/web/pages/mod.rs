@@ -4,6 +4,7 @@ pub mod account;
 pub mod auth;
 pub mod members;
 pub mod scans;
+pub mod sites;
 pub mod tokens;
 
 use crate::store::time::to_datetime;

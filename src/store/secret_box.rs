@@ -16,7 +16,7 @@ const SEALED_PREFIX: &str = "x1:";
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SecretError {
     #[error(
-        "no secret key: webhooks store their signing secrets encrypted, so set {SECRET_KEY_ENV} (or pass --secret-key-file) \
+        "no secret key: webhook signing secrets and journey secrets are stored encrypted, so set {SECRET_KEY_ENV} (or pass --secret-key-file) \
          to 32 random bytes as base64 (e.g. `openssl rand -base64 32`)"
     )]
     Missing,

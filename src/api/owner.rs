@@ -1,0 +1,216 @@
+//! `sitescan.v1.OwnerService`: the owner's side over gRPC (sites, ownership, journeys, secrets,
+//! active scans). Internal: no REST route. Every call needs a token with `scans:active`, whose
+//! issuer must still be an enabled owner of the organisation.
+
+use super::auth::Admitted;
+use super::convert::{scan_to_proto, timestamp};
+use super::error::ApiError;
+use super::state::AppState;
+use crate::model::TriggeredBy;
+use crate::proto::v1 as pb;
+use crate::proto::v1::owner_service_server::OwnerService;
+use crate::sites::{SiteError, SiteService, StartActive, attestation_statement};
+use crate::store::{JourneyRow, SCOPE_ACTIVE, SiteRow};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use tonic::{Code, Request, Response, Status};
+
+/// The service.
+#[derive(Debug, Clone)]
+pub struct OwnerApi {
+    state: Arc<AppState>,
+}
+
+impl OwnerApi {
+    pub fn new(state: Arc<AppState>) -> Self {
+        OwnerApi { state }
+    }
+
+    fn sites(&self) -> &SiteService {
+        &self.state.sites
+    }
+
+    /// Authenticates, then requires `scans:active` from a token an owner issued (a token whose
+    /// issuer was since demoted or disabled opens nothing here).
+    async fn admit<T>(&self, req: &Request<T>) -> Result<Admitted, Status> {
+        let auth = req.metadata().get("authorization").and_then(|v| v.to_str().ok());
+        let who = self.state.admit(auth).await.map_err(ApiError::into_status)?;
+        who.require(SCOPE_ACTIVE).map_err(ApiError::into_status)?;
+        if let Some(user_id) = &who.token.created_by {
+            let user = crate::accounts::users::by_id(&self.state.store, user_id)
+                .await
+                .map_err(|e| ApiError::Internal(e.to_string()).into_status())?;
+            let still_owner = user.is_some_and(|u| u.is_owner() && u.disabled_at.is_none() && u.org_id == who.org());
+            if !still_owner {
+                return Err(Status::permission_denied("the token's issuer is no longer an owner of the organisation"));
+            }
+        }
+        Ok(who)
+    }
+
+    async fn site(&self, who: &Admitted, key: &str) -> Result<SiteRow, Status> {
+        if key.trim().is_empty() {
+            return Err(Status::invalid_argument("site: give a site id or a URL on the site"));
+        }
+        self.sites().find(who.org(), key).await.map_err(site_status)
+    }
+}
+
+/// The client's address as the connection saw it.
+fn client_addr<T>(req: &Request<T>) -> Option<String> {
+    req.remote_addr()
+        .or_else(|| req.extensions().get::<axum::extract::ConnectInfo<SocketAddr>>().map(|c| c.0))
+        .map(|a| a.ip().to_string())
+}
+
+fn site_status(e: SiteError) -> Status {
+    match e {
+        SiteError::NotFound => Status::not_found("no such site in the organisation"),
+        SiteError::Invalid(m) => Status::invalid_argument(m),
+        SiteError::Duplicate(origin) => Status::already_exists(format!("the organisation already has the site {origin}")),
+        SiteError::OwnershipUnverified(m) => {
+            Status::with_details(Code::FailedPrecondition, format!("ownership_unverified: {m}"), bytes::Bytes::new())
+        }
+        SiteError::QuotaExceeded(q) => ApiError::QuotaExceeded(q).into_status(),
+        SiteError::Secrets(e) => Status::failed_precondition(e.to_string()),
+        SiteError::Store(e) => ApiError::from(e).into_status(),
+    }
+}
+
+fn site_to_proto(s: &SiteRow) -> pb::Site {
+    pb::Site {
+        id: s.id.to_string(),
+        origin: s.origin.clone(),
+        verified: s.verified(),
+        verification_token: s.verification_token.clone(),
+        verified_method: s.verified_method.clone().unwrap_or_default(),
+        verified_at: s.verified_at.map(timestamp),
+        last_checked_at: s.last_checked_at.map(timestamp),
+        last_error: s.last_error.clone().unwrap_or_default(),
+        created_at: Some(timestamp(s.created_at)),
+        attestation_statement: attestation_statement(&s.origin),
+    }
+}
+
+fn journey_to_proto(j: &JourneyRow) -> pb::Journey {
+    pb::Journey {
+        id: j.id.to_string(),
+        site_id: j.site_id.to_string(),
+        name: j.name.clone(),
+        definition: j.definition.clone(),
+        created_at: Some(timestamp(j.created_at)),
+    }
+}
+
+#[tonic::async_trait]
+impl OwnerService for OwnerApi {
+    async fn list_sites(&self, req: Request<pb::ListSitesRequest>) -> Result<Response<pb::ListSitesResponse>, Status> {
+        let who = self.admit(&req).await?;
+        let sites = self.state.store.list_sites(who.org()).await.map_err(|e| ApiError::from(e).into_status())?;
+        Ok(Response::new(pb::ListSitesResponse { sites: sites.iter().map(site_to_proto).collect() }))
+    }
+
+    async fn add_site(&self, req: Request<pb::AddSiteRequest>) -> Result<Response<pb::Site>, Status> {
+        let who = self.admit(&req).await?;
+        let actor = format!("token:{}", who.token.id);
+        let site = self.sites().add(who.org(), &req.get_ref().url, &actor).await.map_err(site_status)?;
+        Ok(Response::new(site_to_proto(&site)))
+    }
+
+    async fn verify_site(&self, req: Request<pb::VerifySiteRequest>) -> Result<Response<pb::VerifySiteResponse>, Status> {
+        let who = self.admit(&req).await?;
+        let site = self.site(&who, &req.get_ref().site).await?;
+        let (site, outcome) = self.sites().verify(who.org(), site.id).await.map_err(site_status)?;
+        Ok(Response::new(pb::VerifySiteResponse {
+            site: Some(site_to_proto(&site)),
+            verified: outcome.is_ok(),
+            error: outcome.err().map(|e| e.to_string()).unwrap_or_default(),
+        }))
+    }
+
+    async fn start_active_scan(&self, req: Request<pb::StartActiveScanRequest>) -> Result<Response<pb::Scan>, Status> {
+        let who = self.admit(&req).await?;
+        let site = self.site(&who, &req.get_ref().site).await?;
+        let body = req.get_ref();
+        if body.max_pages < 0 || body.max_pages as usize > crate::scan::MAX_PAGES_LIMIT {
+            return Err(Status::invalid_argument(format!(
+                "max_pages: from 0 (the default) to {}",
+                crate::scan::MAX_PAGES_LIMIT
+            )));
+        }
+        let actor = match &who.token.created_by {
+            Some(user) => format!("user:{user} (token:{})", who.token.id),
+            None => format!("token:{}", who.token.id),
+        };
+        let scan = self
+            .sites()
+            .start_active_scan(StartActive {
+                org: who.org(),
+                site_id: site.id,
+                actor,
+                client_addr: client_addr(&req),
+                statement: &body.attestation,
+                triggered_by: TriggeredBy::Api,
+                max_pages: (body.max_pages > 0).then_some(body.max_pages),
+            })
+            .await
+            .map_err(site_status)?;
+        Ok(Response::new(scan_to_proto(&scan)))
+    }
+
+    async fn put_journey(&self, req: Request<pb::PutJourneyRequest>) -> Result<Response<pb::Journey>, Status> {
+        let who = self.admit(&req).await?;
+        let site = self.site(&who, &req.get_ref().site).await?;
+        let journey = self.sites().put_journey(who.org(), site.id, &req.get_ref().definition).await.map_err(site_status)?;
+        Ok(Response::new(journey_to_proto(&journey)))
+    }
+
+    async fn list_journeys(&self, req: Request<pb::SiteRef>) -> Result<Response<pb::ListJourneysResponse>, Status> {
+        let who = self.admit(&req).await?;
+        let site = self.site(&who, &req.get_ref().site).await?;
+        let rows = self.state.store.list_journeys(site.id).await.map_err(|e| ApiError::from(e).into_status())?;
+        Ok(Response::new(pb::ListJourneysResponse { journeys: rows.iter().map(journey_to_proto).collect() }))
+    }
+
+    async fn remove_journey(&self, req: Request<pb::RemoveJourneyRequest>) -> Result<Response<pb::Removed>, Status> {
+        let who = self.admit(&req).await?;
+        let site = self.site(&who, &req.get_ref().site).await?;
+        let removed = self
+            .state
+            .store
+            .remove_journey(site.id, &req.get_ref().name)
+            .await
+            .map_err(|e| ApiError::from(e).into_status())?;
+        Ok(Response::new(pb::Removed { removed }))
+    }
+
+    async fn put_secret(&self, req: Request<pb::PutSecretRequest>) -> Result<Response<pb::Secret>, Status> {
+        let who = self.admit(&req).await?;
+        let site = self.site(&who, &req.get_ref().site).await?;
+        let body = req.get_ref();
+        self.sites().put_secret(who.org(), site.id, &body.name, &body.value).await.map_err(site_status)?;
+        let name = body.name.trim().to_string();
+        Ok(Response::new(pb::Secret { name, created_at: Some(timestamp(crate::store::time::now_us())) }))
+    }
+
+    async fn list_secrets(&self, req: Request<pb::SiteRef>) -> Result<Response<pb::ListSecretsResponse>, Status> {
+        let who = self.admit(&req).await?;
+        let site = self.site(&who, &req.get_ref().site).await?;
+        let names = self.state.store.list_site_secrets(site.id).await.map_err(|e| ApiError::from(e).into_status())?;
+        Ok(Response::new(pb::ListSecretsResponse {
+            secrets: names.into_iter().map(|n| pb::Secret { name: n.name, created_at: Some(timestamp(n.created_at)) }).collect(),
+        }))
+    }
+
+    async fn remove_secret(&self, req: Request<pb::RemoveSecretRequest>) -> Result<Response<pb::Removed>, Status> {
+        let who = self.admit(&req).await?;
+        let site = self.site(&who, &req.get_ref().site).await?;
+        let removed = self
+            .state
+            .store
+            .remove_site_secret(site.id, &req.get_ref().name)
+            .await
+            .map_err(|e| ApiError::from(e).into_status())?;
+        Ok(Response::new(pb::Removed { removed }))
+    }
+}

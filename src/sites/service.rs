@@ -1,0 +1,236 @@
+//! The owner's side of sites, one code path for the dashboard, `OwnerService` and the CLI:
+//! adding a site, proving ownership, storing journeys and secrets, and starting an active scan
+//! (ownership re-proved right before, the attestation recorded with the scan).
+
+use super::verify::{Verified, VerifyError, Verifier};
+use crate::model::{AddressPolicy, ScanMode, Target, TriggeredBy};
+use crate::store::{
+    CreateOutcome, JourneyRow, NewAttestation, QuotaExceeded, ScanExtras, ScanRow, SecretBox, SecretError, SiteRow, Store,
+    StoreError,
+};
+use uuid::Uuid;
+
+/// Longest attestation statement stored.
+const MAX_STATEMENT_LEN: usize = 2_000;
+/// Longest secret name (`{{secret.NAME}}`).
+const MAX_SECRET_NAME_LEN: usize = 64;
+/// Largest secret value.
+const MAX_SECRET_LEN: usize = 4_096;
+
+/// Why an owner action was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum SiteError {
+    #[error("no such site")]
+    NotFound,
+    #[error("{0}")]
+    Invalid(String),
+    #[error("the organisation already has the site {0}")]
+    Duplicate(String),
+    /// Ownership could not be proved (the site is now shown unverified).
+    #[error("{0}")]
+    OwnershipUnverified(String),
+    #[error("the organisation's monthly scan quota ({}) is used up", .0.limit)]
+    QuotaExceeded(QuotaExceeded),
+    #[error(transparent)]
+    Secrets(#[from] SecretError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// The statement whoever starts an active scan confirms; recorded word for word with the scan.
+pub fn attestation_statement(origin: &str) -> String {
+    format!(
+        "I am authorised by the owner of {origin} to run active tests against it: signing in with the journeys \
+         and secrets stored for it, and requesting unlinked paths to look for exposed files."
+    )
+}
+
+/// A journey's name and its canonical JSON, or the validation error naming the step and field.
+fn validate_journey(text: &str) -> Result<(String, String), SiteError> {
+    let value: serde_json::Value = serde_json::from_str(text)
+        .or_else(|_| serde_yaml::from_str(text))
+        .map_err(|e| SiteError::Invalid(format!("the journey is neither JSON nor YAML: {e}")))?;
+    let name = value.get("name").and_then(|n| n.as_str()).map(str::trim).unwrap_or_default().to_string();
+    if name.is_empty() {
+        return Err(SiteError::Invalid("name: a journey needs a name".into()));
+    }
+    Ok((name, value.to_string()))
+}
+
+/// What starting an active scan needs.
+#[derive(Debug, Clone)]
+pub struct StartActive<'a> {
+    pub org: &'a str,
+    pub site_id: Uuid,
+    /// Who: a user id (`user:<id>`) or a token id (`token:<id>`).
+    pub actor: String,
+    pub client_addr: Option<String>,
+    /// Must be [`attestation_statement`] of the site, word for word.
+    pub statement: &'a str,
+    pub triggered_by: TriggeredBy,
+    pub max_pages: Option<i32>,
+}
+
+/// Sites, ownership and active scans over the store and the guarded fetcher.
+#[derive(Debug, Clone)]
+pub struct SiteService {
+    store: Store,
+    verifier: Verifier,
+    policy: AddressPolicy,
+    secrets: Option<SecretBox>,
+}
+
+impl SiteService {
+    pub fn new(store: Store, verifier: Verifier, policy: AddressPolicy, secrets: Option<SecretBox>) -> Self {
+        SiteService { store, verifier, policy, secrets }
+    }
+
+    /// A service with the system resolver, a fetcher behind `policy`, and the secret key of
+    /// `SITESCAN_SECRET_KEY` when set and valid.
+    pub fn with_defaults(store: Store, policy: AddressPolicy) -> Self {
+        let guard = std::sync::Arc::new(crate::net::EgressGuard::new(policy.clone()));
+        let fetcher = crate::net::Fetcher::new(guard, crate::net::FetcherOptions::default())
+            .expect("the default HTTP client builds (static TLS configuration)");
+        let verifier = Verifier::new(std::sync::Arc::new(fetcher), super::DnsServer::System);
+        SiteService::new(store, verifier, policy, SecretBox::from_env_or_file(None).ok())
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Adds a site by any URL on it; the site is its origin. Returns the row (with the token
+    /// to publish).
+    pub async fn add(&self, org: &str, url: &str, actor: &str) -> Result<SiteRow, SiteError> {
+        let target = Target::parse(url.trim(), &self.policy).map_err(|e| SiteError::Invalid(e.to_string()))?;
+        let origin = target.url().origin().ascii_serialization();
+        let token = super::new_token();
+        let now = crate::store::time::now_us();
+        self.store.set_org(org, None).await?;
+        match self.store.add_site(org, &origin, &target.hostname(), &token, actor, now).await? {
+            Some(row) => {
+                tracing::info!(site_id = %row.id, %origin, "site added");
+                Ok(row)
+            }
+            None => Err(SiteError::Duplicate(origin)),
+        }
+    }
+
+    /// A site of the organisation, by id or by any URL on it.
+    pub async fn find(&self, org: &str, id_or_url: &str) -> Result<SiteRow, SiteError> {
+        let key = id_or_url.trim();
+        if let Ok(id) = Uuid::parse_str(key) {
+            return self.store.site(org, id).await?.ok_or(SiteError::NotFound);
+        }
+        let url = url::Url::parse(key).map_err(|_| SiteError::NotFound)?;
+        self.store.site_by_origin(org, &url.origin().ascii_serialization()).await?.ok_or(SiteError::NotFound)
+    }
+
+    /// Proves ownership now and records the outcome (a failure marks the site unverified).
+    /// `Ok((site, Err(..)))` is a completed check that did not prove ownership.
+    pub async fn verify(&self, org: &str, id: Uuid) -> Result<(SiteRow, Result<Verified, VerifyError>), SiteError> {
+        let site = self.store.site(org, id).await?.ok_or(SiteError::NotFound)?;
+        let outcome = self.reverify(&site).await?;
+        let site = self.store.site(org, id).await?.ok_or(SiteError::NotFound)?;
+        Ok((site, outcome))
+    }
+
+    /// Proves a stored site's ownership again and records the outcome. Returns whether the site
+    /// lost ownership it had (the caller tells the organisation: `site.ownership_lost`).
+    pub async fn reverify(&self, site: &SiteRow) -> Result<Result<Verified, VerifyError>, SiteError> {
+        let start = url::Url::parse(&site.origin).map_err(|e| SiteError::Invalid(e.to_string()))?;
+        let outcome = self.verifier.verify(&start, &site.verification_token).await;
+        let now = crate::store::time::now_us();
+        match &outcome {
+            Ok(v) => {
+                tracing::info!(site_id = %site.id, method = v.method.as_str(), "ownership verified");
+                self.store.record_site_verification(site.id, Ok(v.method.as_str()), now).await?;
+            }
+            Err(e) => {
+                tracing::info!(site_id = %site.id, reason = %e, "ownership not verified");
+                self.store.record_site_verification(site.id, Err(&e.to_string()), now).await?;
+            }
+        }
+        Ok(outcome)
+    }
+
+    /// Starts an active scan: the statement must be the site's, ownership is proved again right
+    /// now, and the attestation is written with the scan in one transaction.
+    pub async fn start_active_scan(&self, req: StartActive<'_>) -> Result<ScanRow, SiteError> {
+        let site = self.store.site(req.org, req.site_id).await?.ok_or(SiteError::NotFound)?;
+        let expected = attestation_statement(&site.origin);
+        if req.statement.trim() != expected {
+            return Err(SiteError::Invalid(format!("the attestation must be, word for word: {expected}")));
+        }
+        if req.statement.len() > MAX_STATEMENT_LEN {
+            return Err(SiteError::Invalid("the attestation is too long".into()));
+        }
+        if let Err(e) = self.reverify(&site).await? {
+            return Err(SiteError::OwnershipUnverified(e.to_string()));
+        }
+        let target = Target::parse(&site.origin, &self.policy).map_err(|e| SiteError::Invalid(e.to_string()))?;
+        let extras = ScanExtras {
+            site_id: Some(site.id),
+            attestation: Some(NewAttestation {
+                site_id: site.id,
+                actor: req.actor.clone(),
+                client_addr: req.client_addr.clone(),
+                statement: expected,
+            }),
+            ..ScanExtras::default()
+        };
+        let created = self
+            .store
+            .create_scan_with(req.org, &target, ScanMode::Active, req.triggered_by, req.max_pages, extras)
+            .await?
+            .ok_or(SiteError::Store(StoreError::NotFound("scan")))?;
+        match created {
+            CreateOutcome::Created(row) => {
+                tracing::info!(scan_id = %row.id, site_id = %site.id, actor = %req.actor, "active scan queued");
+                Ok(row)
+            }
+            CreateOutcome::QuotaExceeded(q) => Err(SiteError::QuotaExceeded(q)),
+        }
+    }
+
+    /// Stores (or replaces, by its name) a journey after validating it.
+    pub async fn put_journey(&self, org: &str, site_id: Uuid, text: &str) -> Result<JourneyRow, SiteError> {
+        let site = self.store.site(org, site_id).await?.ok_or(SiteError::NotFound)?;
+        let (name, definition) = validate_journey(text)?;
+        let now = crate::store::time::now_us();
+        let id = self.store.put_journey(site.id, &name, &definition, now).await?;
+        Ok(JourneyRow { id, site_id: site.id, name, definition, created_at: now })
+    }
+
+    fn secret_box(&self) -> Result<&SecretBox, SiteError> {
+        self.secrets.as_ref().ok_or(SiteError::Secrets(SecretError::Missing))
+    }
+
+    /// Stores (or replaces) a secret, encrypted. The value is never returned again.
+    pub async fn put_secret(&self, org: &str, site_id: Uuid, name: &str, value: &str) -> Result<(), SiteError> {
+        let site = self.store.site(org, site_id).await?.ok_or(SiteError::NotFound)?;
+        let name = name.trim();
+        if name.is_empty()
+            || name.len() > MAX_SECRET_NAME_LEN
+            || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        {
+            return Err(SiteError::Invalid(format!(
+                "a secret name is 1 to {MAX_SECRET_NAME_LEN} characters of A-Z, a-z, 0-9 and '_'"
+            )));
+        }
+        if value.is_empty() || value.len() > MAX_SECRET_LEN {
+            return Err(SiteError::Invalid(format!("a secret value is 1 to {MAX_SECRET_LEN} bytes")));
+        }
+        let sealed = self.secret_box()?.seal(value);
+        self.store.put_site_secret(site.id, name, &sealed, crate::store::time::now_us()).await?;
+        tracing::info!(site_id = %site.id, secret = name, "site secret stored");
+        Ok(())
+    }
+
+    /// The site's secrets in clear, for the worker running its journeys.
+    pub async fn secret_values(&self, site_id: Uuid) -> Result<Vec<(String, String)>, SiteError> {
+        let sealed = self.store.site_secret_values(site_id).await?;
+        let secrets = self.secret_box()?;
+        sealed.into_iter().map(|(name, value)| Ok((name, secrets.open(&value)?))).collect()
+    }
+}

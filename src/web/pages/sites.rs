@@ -1,0 +1,220 @@
+//! `/sites` and `/sites/{id}`: an organisation's sites, their ownership proof (with the three
+//! ways to publish the token), journeys and secrets, and starting an active scan with the
+//! attestation. Everyone in the organisation reads; owners change things and start active scans.
+
+use super::{notice, see_other, when};
+use crate::model::TriggeredBy;
+use crate::sites::{META_NAME, SiteError, StartActive, TXT_PREFIX, VERIFICATION_PATH, attestation_statement};
+use crate::store::SiteRow;
+use crate::web::error::PageError;
+use crate::web::forms::FormData;
+use crate::web::session::{OwnerSession, Session};
+use crate::web::state::WebState;
+use crate::web::templates::{Chrome, JourneyLine, SiteLine, SitePage, SitesPage, render, render_status};
+use axum::extract::{ConnectInfo, Path, RawQuery, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use std::net::SocketAddr;
+use uuid::Uuid;
+
+fn line(s: &SiteRow) -> SiteLine {
+    SiteLine {
+        id: s.id.to_string(),
+        origin: s.origin.clone(),
+        verified: s.verified(),
+        method: s.verified_method.clone().unwrap_or_default(),
+        checked: s.last_checked_at.map_or_else(|| "never".into(), when),
+    }
+}
+
+async fn list_page(state: &WebState, s: &Session, url: String, error: Option<String>) -> Result<SitesPage, PageError> {
+    let sites = state.store().list_sites(&s.user.org_id).await.map_err(PageError::internal)?;
+    Ok(SitesPage { chrome: Chrome::new("Sites", Some(s), "sites"), sites: sites.iter().map(line).collect(), url, error })
+}
+
+/// `GET /sites`
+pub async fn list(State(state): State<WebState>, s: Session) -> Result<Response, PageError> {
+    Ok(render(&list_page(&state, &s, String::new(), None).await?))
+}
+
+fn site_error(e: SiteError) -> Result<String, PageError> {
+    match e {
+        SiteError::Store(e) => Err(PageError::internal(e)),
+        SiteError::NotFound => Err(PageError::NotFound),
+        other => Ok(other.to_string()),
+    }
+}
+
+/// `POST /sites`: adds a site, then shows it with its token.
+pub async fn add(State(state): State<WebState>, OwnerSession(s): OwnerSession, form: FormData) -> Result<Response, PageError> {
+    form.check_session(&s)?;
+    let url = form.text("url").trim().to_string();
+    let shown: String = url.chars().take(2048).collect();
+    if url.is_empty() {
+        let page = list_page(&state, &s, shown, Some("Give the address of the site, e.g. https://shop.example.com.".into())).await?;
+        return Ok(render_status(StatusCode::BAD_REQUEST, &page));
+    }
+    match state.sites().add(&s.user.org_id, &url, &format!("user:{}", s.user.id)).await {
+        Ok(site) => Ok(see_other(&format!("/sites/{}?done=added", site.id), &[])),
+        Err(e) => {
+            let message = site_error(e)?;
+            Ok(render_status(StatusCode::BAD_REQUEST, &list_page(&state, &s, shown, Some(message)).await?))
+        }
+    }
+}
+
+/// Messages a site page can carry.
+#[derive(Default)]
+struct Flash {
+    error: Option<String>,
+    notice: Option<String>,
+    journey_text: String,
+}
+
+async fn site_page(state: &WebState, s: &Session, site: SiteRow, flash: Flash) -> Result<SitePage, PageError> {
+    let store = state.store();
+    let journeys = store
+        .list_journeys(site.id)
+        .await
+        .map_err(PageError::internal)?
+        .into_iter()
+        .map(|j| {
+            let steps = serde_json::from_str::<serde_json::Value>(&j.definition)
+                .ok()
+                .and_then(|v| v.get("steps").and_then(|s| s.as_array()).map(Vec::len))
+                .unwrap_or(0);
+            JourneyLine { name: j.name, steps, updated: when(j.created_at) }
+        })
+        .collect();
+    let secrets = store.list_site_secrets(site.id).await.map_err(PageError::internal)?.into_iter().map(|n| (n.name, when(n.created_at))).collect();
+    let statement = attestation_statement(&site.origin);
+    Ok(SitePage {
+        chrome: Chrome::new(&site.origin, Some(s), "sites"),
+        file_path: VERIFICATION_PATH,
+        meta_name: META_NAME,
+        txt_prefix: TXT_PREFIX,
+        last_error: site.last_error.clone(),
+        token: site.verification_token.clone(),
+        site: line(&site),
+        journeys,
+        secrets,
+        statement,
+        error: flash.error,
+        notice: flash.notice,
+        journey_text: flash.journey_text,
+    })
+}
+
+async fn owned_site(state: &WebState, s: &Session, id: &str) -> Result<SiteRow, PageError> {
+    let id = Uuid::parse_str(id).map_err(|_| PageError::NotFound)?;
+    state.store().site(&s.user.org_id, id).await.map_err(PageError::internal)?.ok_or(PageError::NotFound)
+}
+
+/// `GET /sites/{id}`
+pub async fn show(State(state): State<WebState>, s: Session, Path(id): Path<String>, RawQuery(q): RawQuery) -> Result<Response, PageError> {
+    let site = owned_site(&state, &s, &id).await?;
+    let notice = notice(q.as_deref(), &[
+        ("added", "The site was added. Publish its token by one of the three ways below, then check."),
+        ("verified", "Ownership is proved."),
+        ("journey", "The journey was stored."),
+        ("journey-removed", "The journey was removed."),
+        ("secret", "The secret was stored, encrypted. It is not shown again."),
+        ("secret-removed", "The secret was removed."),
+    ]);
+    Ok(render(&site_page(&state, &s, site, Flash { notice, ..Flash::default() }).await?))
+}
+
+async fn refused(state: &WebState, s: &Session, site: SiteRow, message: String, journey_text: String) -> Result<Response, PageError> {
+    let page = site_page(state, s, site, Flash { error: Some(message), journey_text, ..Flash::default() }).await?;
+    Ok(render_status(StatusCode::BAD_REQUEST, &page))
+}
+
+/// `POST /sites/{id}/verify`: proves ownership now.
+pub async fn verify(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
+    form.check_session(&s)?;
+    let site = owned_site(&state, &s, &id).await?;
+    match state.sites().verify(&s.user.org_id, site.id).await {
+        Ok((_, Ok(_))) => Ok(see_other(&format!("/sites/{}?done=verified", site.id), &[])),
+        Ok((site, Err(e))) => refused(&state, &s, site, format!("Ownership is not proved. {e}."), String::new()).await,
+        Err(e) => {
+            let message = site_error(e)?;
+            refused(&state, &s, site, message, String::new()).await
+        }
+    }
+}
+
+/// `POST /sites/{id}/scans`: an active scan, with the attestation confirmed.
+pub async fn start_active(
+    State(state): State<WebState>,
+    OwnerSession(s): OwnerSession,
+    Path(id): Path<String>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    form: FormData,
+) -> Result<Response, PageError> {
+    form.check_session(&s)?;
+    let site = owned_site(&state, &s, &id).await?;
+    if form.get("attest") != Some("yes") {
+        return refused(&state, &s, site, "Confirm the statement to start an active scan.".into(), String::new()).await;
+    }
+    let statement = attestation_statement(&site.origin);
+    let start = StartActive {
+        org: &s.user.org_id,
+        site_id: site.id,
+        actor: format!("user:{} <{}>", s.user.id, s.user.email),
+        client_addr: Some(peer.ip().to_string()),
+        statement: &statement,
+        triggered_by: TriggeredBy::Manual,
+        max_pages: None,
+    };
+    match state.sites().start_active_scan(start).await {
+        Ok(scan) => Ok(see_other(&format!("/scans/{}", scan.id), &[])),
+        Err(e) => {
+            let message = site_error(e)?;
+            let site = owned_site(&state, &s, &id).await?;
+            refused(&state, &s, site, message, String::new()).await
+        }
+    }
+}
+
+/// `POST /sites/{id}/journeys`: stores a journey (JSON or YAML), validated first.
+pub async fn put_journey(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
+    form.check_session(&s)?;
+    let site = owned_site(&state, &s, &id).await?;
+    let text = form.text("journey").to_string();
+    match state.sites().put_journey(&s.user.org_id, site.id, &text).await {
+        Ok(_) => Ok(see_other(&format!("/sites/{}?done=journey#journeys", site.id), &[])),
+        Err(e) => {
+            let message = format!("The journey was not stored: {}", site_error(e)?);
+            refused(&state, &s, site, message, text.chars().take(64 * 1024).collect()).await
+        }
+    }
+}
+
+/// `POST /sites/{id}/journeys/remove`
+pub async fn remove_journey(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
+    form.check_session(&s)?;
+    let site = owned_site(&state, &s, &id).await?;
+    state.store().remove_journey(site.id, form.text("name")).await.map_err(PageError::internal)?;
+    Ok(see_other(&format!("/sites/{}?done=journey-removed#journeys", site.id), &[]))
+}
+
+/// `POST /sites/{id}/secrets`: stores a secret, encrypted; the value is never shown again.
+pub async fn put_secret(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
+    form.check_session(&s)?;
+    let site = owned_site(&state, &s, &id).await?;
+    match state.sites().put_secret(&s.user.org_id, site.id, form.text("name"), form.text("value")).await {
+        Ok(()) => Ok(see_other(&format!("/sites/{}?done=secret#secrets", site.id), &[])),
+        Err(e) => {
+            let message = format!("The secret was not stored: {}", site_error(e)?);
+            refused(&state, &s, site, message, String::new()).await
+        }
+    }
+}
+
+/// `POST /sites/{id}/secrets/remove`
+pub async fn remove_secret(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
+    form.check_session(&s)?;
+    let site = owned_site(&state, &s, &id).await?;
+    state.store().remove_site_secret(site.id, form.text("name")).await.map_err(PageError::internal)?;
+    Ok(see_other(&format!("/sites/{}?done=secret-removed#secrets", site.id), &[]))
+}

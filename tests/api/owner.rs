@@ -1,0 +1,152 @@
+//! `sitescan.v1.OwnerService` through a real tonic client on the REST port: the `scans:active`
+//! scope, sites and their ownership proof against a fixture site on loopback, the attestation
+//! recorded with an active scan, secrets that never come back, and the v1 API showing active
+//! scans read-only. Then a worker that finds ownership gone fails the scan.
+
+use crate::app::{self, AppOptions, TestApp, spawn_app_with};
+use crate::fixture_site::{FixtureSite, Route};
+use sitescan::proto::v1 as pb;
+use sitescan::proto::v1::owner_service_client::OwnerServiceClient;
+use tonic::transport::Channel;
+use tonic::{Code, Request};
+
+const FILE: &str = "/.well-known/sitescan-verification.txt";
+
+async fn client(app: &TestApp) -> OwnerServiceClient<Channel> {
+    OwnerServiceClient::connect(app.base.clone()).await.expect("gRPC connects on the REST port")
+}
+
+fn authed<T>(message: T, token: &str) -> Request<T> {
+    let mut req = Request::new(message);
+    req.metadata_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
+    req
+}
+
+async fn app_and_site() -> (TestApp, FixtureSite) {
+    let app = spawn_app_with(AppOptions::default().allow_target("127.0.0.0/8")).await;
+    let site = FixtureSite::start().await;
+    site.route("/", Route::html("<!doctype html><html lang=en><title>Shop</title><h1>Shop</h1>"));
+    (app, site)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn owner_service_needs_the_active_scope() {
+    let (app, site) = app_and_site().await;
+    let mut c = client(&app).await;
+    let passive = app.token("acme").await;
+    let err = c.list_sites(authed(pb::ListSitesRequest {}, &passive)).await.expect_err("passive token");
+    assert_eq!(err.code(), Code::PermissionDenied, "{err:?}");
+    let err = c
+        .list_secrets(authed(pb::SiteRef { site: site.url("/") }, &passive))
+        .await
+        .expect_err("a passive token cannot see secrets");
+    assert_eq!(err.code(), Code::PermissionDenied, "{err:?}");
+    let err = c.list_sites(Request::new(pb::ListSitesRequest {})).await.expect_err("no token");
+    assert_eq!(err.code(), Code::Unauthenticated, "{err:?}");
+    // The default token is passive: scans:active is never given without asking.
+    let (_, row) = app.token_with("acme", &[]).await;
+    assert!(!row.scopes.contains("scans:active"), "{}", row.scopes);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_verified_site_gets_an_attested_active_scan_that_v1_shows_read_only() {
+    let (app, site) = app_and_site().await;
+    let mut c = client(&app).await;
+    let (owner, token_row) = app.token_with("acme", &["scans:read", "scans:active"]).await;
+
+    let added = c.add_site(authed(pb::AddSiteRequest { url: site.url("/shop?x=1") }, &owner)).await.expect("add").into_inner();
+    assert_eq!(added.origin, site.origin());
+    assert!(!added.verified);
+    assert_eq!(added.verification_token.len(), 32);
+    assert!(added.attestation_statement.contains(&site.origin()), "{}", added.attestation_statement);
+    let again = c.add_site(authed(pb::AddSiteRequest { url: site.url("/") }, &owner)).await.expect_err("duplicate");
+    assert_eq!(again.code(), Code::AlreadyExists);
+    let bad = c.add_site(authed(pb::AddSiteRequest { url: "not a url at all".into() }, &owner)).await.expect_err("bad url");
+    assert_eq!(bad.code(), Code::InvalidArgument);
+
+    // Not published yet: the check runs, says why, and nothing can start.
+    let v = c.verify_site(authed(pb::VerifySiteRequest { site: added.id.clone() }, &owner)).await.expect("verify").into_inner();
+    assert!(!v.verified);
+    assert!(v.error.contains("well-known file"), "{}", v.error);
+    let start = |attestation: String| pb::StartActiveScanRequest { site: added.id.clone(), attestation, max_pages: 3 };
+    let refused = c.start_active_scan(authed(start(added.attestation_statement.clone()), &owner)).await.expect_err("unverified");
+    assert_eq!(refused.code(), Code::FailedPrecondition);
+    assert!(refused.message().starts_with("ownership_unverified"), "{}", refused.message());
+
+    site.route(FILE, Route::typed("text/plain", format!("{}\n", added.verification_token)));
+    let v = c.verify_site(authed(pb::VerifySiteRequest { site: site.url("/") }, &owner)).await.expect("verify").into_inner();
+    assert!(v.verified, "{}", v.error);
+    assert_eq!(v.site.as_ref().map(|s| s.verified_method.as_str()), Some("file"));
+
+    let wrong = c.start_active_scan(authed(start("I agree".into()), &owner)).await.expect_err("wrong statement");
+    assert_eq!(wrong.code(), Code::InvalidArgument);
+    assert!(wrong.message().contains(&added.attestation_statement), "{}", wrong.message());
+    let scan = c.start_active_scan(authed(start(added.attestation_statement.clone()), &owner)).await.expect("start").into_inner();
+    assert_eq!(scan.mode, pb::ScanMode::Active as i32);
+
+    let id: uuid::Uuid = scan.id.parse().expect("uuid");
+    let attested = app.store.attestation(id).await.expect("read").expect("recorded with the scan");
+    assert_eq!(attested.statement, added.attestation_statement);
+    assert_eq!(attested.client_addr.as_deref(), Some("127.0.0.1"));
+    assert!(attested.actor.contains(&token_row.id.to_string()), "{}", attested.actor);
+
+    // v1 shows it, read-only, with mode active; a v1 body asking for an active scan is refused.
+    let reader = app.token("acme").await;
+    let listed = app.get("/api/v1/scans", &reader).await;
+    listed.expect(200);
+    let row = listed.json["scans"].as_array().expect("scans").iter().find(|s| s["id"] == scan.id.as_str()).cloned().expect("listed");
+    assert_eq!(row["mode"], "active");
+    let body = format!(r#"{{"target":"{}","mode":"active"}}"#, site.url("/"));
+    app.post("/api/v1/scans", &reader, &body).await.expect(400);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn secrets_are_sealed_and_never_returned() {
+    let (app, site) = app_and_site().await;
+    let mut c = client(&app).await;
+    let (owner, _) = app.token_with("acme", &["scans:active"]).await;
+    let added = c.add_site(authed(pb::AddSiteRequest { url: site.url("/") }, &owner)).await.expect("add").into_inner();
+    let value = "correct-horse-battery-staple-0193";
+    let put = pb::PutSecretRequest { site: added.id.clone(), name: "PASSWORD".into(), value: value.into() };
+    c.put_secret(authed(put, &owner)).await.expect("put");
+    let bad = pb::PutSecretRequest { site: added.id.clone(), name: "bad name!".into(), value: "x".into() };
+    assert_eq!(c.put_secret(authed(bad, &owner)).await.expect_err("bad name").code(), Code::InvalidArgument);
+    let listed = c.list_secrets(authed(pb::SiteRef { site: added.id.clone() }, &owner)).await.expect("list").into_inner();
+    assert_eq!(listed.secrets.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), ["PASSWORD"]);
+    assert!(!format!("{listed:?}").contains(value));
+
+    let site_id: uuid::Uuid = added.id.parse().unwrap();
+    let stored = app.store.site_secret_values(site_id).await.expect("read");
+    assert_eq!(stored.len(), 1);
+    assert!(!stored[0].1.contains(value), "stored in clear: {}", stored[0].1);
+    let key = sitescan::store::SecretBox::from_text(app::TEST_SECRET_KEY).unwrap();
+    assert_eq!(key.open(&stored[0].1).expect("opens with the key"), value);
+
+    let removed = c
+        .remove_secret(authed(pb::RemoveSecretRequest { site: added.id.clone(), name: "PASSWORD".into() }, &owner))
+        .await
+        .expect("remove")
+        .into_inner();
+    assert!(removed.removed);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_whose_issuer_is_no_longer_an_owner_opens_nothing() {
+    let (app, _site) = app_and_site().await;
+    let user = sitescan::accounts::users::create_user(&app.store, "acme", "boss@example.org", sitescan::accounts::Role::Owner, "a long enough password 1")
+        .await
+        .expect("user");
+    sitescan::accounts::users::create_user(&app.store, "acme", "other@example.org", sitescan::accounts::Role::Owner, "another long password 2")
+        .await
+        .expect("a second owner, so the first can be demoted");
+    let (plain, _) = app
+        .store
+        .create_token_with("acme", Some("ci"), &["scans:active".to_string()], Some(&user.id), None)
+        .await
+        .expect("token");
+    let mut c = client(&app).await;
+    c.list_sites(authed(pb::ListSitesRequest {}, &plain)).await.expect("an owner's token works");
+    sitescan::accounts::users::set_role(&app.store, "acme", &user.id, sitescan::accounts::Role::Member).await.expect("demote");
+    let err = c.list_sites(authed(pb::ListSitesRequest {}, &plain)).await.expect_err("demoted");
+    assert_eq!(err.code(), Code::PermissionDenied, "{err:?}");
+}
