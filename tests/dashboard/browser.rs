@@ -96,6 +96,10 @@ async fn in_chromium_sign_in_make_a_token_see_it_once_revoke_it_and_every_page_p
     app.seed_findings(scan.id, "acme", &[crate::app::finding("search.title-missing", Severity::High, &app.url("/x"))]).await;
     // A member, so the members page has rows with actions.
     sitescan::accounts::users::create_user(&app.store, "acme", "member@acme.test", sitescan::accounts::Role::Member, PASSWORD).await.unwrap();
+    // A site with a journey and a secret, so its page shows every section.
+    let site = app.store.add_site("acme", "https://shop.acme.test", "shop.acme.test", "Zq3x_7VbT0kLmN9pQrStUvWxYz012345", "test", 1).await.unwrap().unwrap();
+    app.store.put_journey(site.id, "sign in", r#"{"name":"sign in","steps":[{"navigate":"/login"},{"audit":"login"}]}"#, 1).await.unwrap();
+    app.store.put_site_secret(site.id, "PASSWORD", "x1:sealed", 1).await.unwrap();
     let (invite, _) = sitescan::accounts::invites::create(&app.store, "acme", "new@acme.test", sitescan::accounts::Role::Member, "x").await.unwrap();
 
     let chromium = launch().await;
@@ -160,6 +164,8 @@ async fn in_chromium_sign_in_make_a_token_see_it_once_revoke_it_and_every_page_p
         ("tokens", "/account/api-tokens".to_string()),
         ("members", "/account/members".to_string()),
         ("password", "/account/password".to_string()),
+        ("sites", "/sites".to_string()),
+        ("site", format!("/sites/{}", site.id)),
         ("not-found", "/no-such-page".to_string()),
     ];
     for (name, path) in &pages {

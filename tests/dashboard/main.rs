@@ -7,6 +7,8 @@
 
 #[path = "../support/app.rs"]
 mod app;
+#[path = "../support/fixture_site.rs"]
+mod fixture_site;
 #[path = "../support/process.rs"]
 mod process;
 mod client;
@@ -17,6 +19,7 @@ mod cli;
 mod forms;
 mod members;
 mod pages;
+mod sites;
 mod tokens;
 
 /// The scan engine as `sitescan worker` builds it, allowed to reach loopback.

@@ -1,0 +1,137 @@
+//! `/sites` and `/sites/{id}` over real HTTP: an owner adds a loopback site, sees the token and
+//! the three ways to publish it, fails then passes the ownership check, stores a journey (a bad
+//! one is refused with the reason) and a secret (never shown again, sealed in the database),
+//! and starts an active scan only after confirming the attestation, which is recorded with who,
+//! when and from where. A member reads but cannot change anything or start an active scan.
+
+use crate::app::{AppOptions, spawn_app_with};
+use crate::client::{PASSWORD, Web, page, redirect_to};
+use crate::fixture_site::{FixtureSite, Route};
+use sitescan::accounts::{Role, users};
+
+async fn setup() -> (crate::app::TestApp, FixtureSite, Web) {
+    let app = spawn_app_with(AppOptions::default().allow_target("127.0.0.0/8")).await;
+    users::create_user(&app.store, "acme", "owner@acme.test", Role::Owner, PASSWORD).await.unwrap();
+    let site = FixtureSite::start().await;
+    site.route("/", Route::html("<!doctype html><html lang=en><title>Shop</title><h1>Shop</h1>"));
+    let mut web = Web::new(&app);
+    redirect_to(&web.login("owner@acme.test", PASSWORD).await, "/");
+    (app, site, web)
+}
+
+fn location(r: &crate::app::Resp) -> String {
+    r.header("location").to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_owner_adds_verifies_and_starts_an_attested_active_scan() {
+    let (app, site, mut web) = setup().await;
+    page(&web.get("/sites").await, 200);
+    let empty = web.post("/sites", &[("url", "")]).await;
+    page(&empty, 400);
+    assert!(empty.text.contains("Give the address"), "{}", empty.text);
+    let blocked = web.post("/sites", &[("url", "http://10.1.2.3/")]).await;
+    page(&blocked, 400);
+
+    let added = web.post("/sites", &[("url", &site.url("/shop"))]).await;
+    assert_eq!(added.status.as_u16(), 303, "{}", added.text);
+    let path = location(&added);
+    assert!(path.starts_with("/sites/") && path.ends_with("?done=added"), "{path}");
+    let path = path.trim_end_matches("?done=added").to_string();
+    let shown = web.get(&path).await;
+    page(&shown, 200);
+    let row = app.store.list_sites("acme").await.unwrap().pop().expect("stored");
+    assert_eq!(row.origin, site.origin());
+    for needle in [row.verification_token.as_str(), "/.well-known/sitescan-verification.txt", "sitescan-verification=", "Not verified"] {
+        assert!(shown.text.contains(needle), "the page shows {needle}");
+    }
+    let dup = web.post("/sites", &[("url", &site.url("/"))]).await;
+    page(&dup, 400);
+    assert!(dup.text.contains("already has the site"), "{}", dup.text);
+
+    // Not published: the check says so and changes nothing else.
+    let failed = web.post(&format!("{path}/verify"), &[]).await;
+    page(&failed, 400);
+    assert!(failed.text.contains("Ownership is not proved"), "{}", failed.text);
+    let before = web.post(&format!("{path}/scans"), &[("attest", "yes")]).await;
+    page(&before, 400);
+    assert!(before.text.contains("ownership"), "{}", before.text);
+    assert_eq!(crate::client::count(&app, "scans").await, 0);
+
+    site.route("/.well-known/sitescan-verification.txt", Route::typed("text/plain", row.verification_token.clone()));
+    redirect_to(&web.post(&format!("{path}/verify"), &[]).await, &format!("{path}?done=verified"));
+    assert!(web.get(&path).await.text.contains("Verified"));
+
+    // A journey with a mistake is refused with the reason; a good one is listed.
+    let bad = web.post(&format!("{path}/journeys"), &[("journey", r#"{"steps": []}"#)]).await;
+    page(&bad, 400);
+    assert!(bad.text.contains("name"), "{}", bad.text);
+    let journey = r##"{"name": "sign in", "logged_in": {"text": "Sign out"}, "steps": [{"navigate": "/login"}, {"fill": "#password", "value": "{{secret.PASSWORD}}"}, {"click": "button[type=submit]"}, {"audit": "account"}]}"##;
+    let stored = web.post(&format!("{path}/journeys"), &[("journey", journey)]).await;
+    assert_eq!(stored.status.as_u16(), 303, "{}", stored.text);
+    assert!(web.get(&path).await.text.contains("sign in"));
+
+    // A secret: stored sealed, never shown again.
+    let secret = "s3cret-value-never-shown-1234";
+    let set = web.post(&format!("{path}/secrets"), &[("name", "PASSWORD"), ("value", secret)]).await;
+    assert_eq!(set.status.as_u16(), 303, "{}", set.text);
+    let after = web.get(&path).await;
+    assert!(after.text.contains("PASSWORD") && !after.text.contains(secret));
+    let sealed = app.store.site_secret_values(row.id).await.unwrap();
+    assert!(!sealed[0].1.contains(secret));
+    let bad_name = web.post(&format!("{path}/secrets"), &[("name", "no spaces allowed"), ("value", "x")]).await;
+    page(&bad_name, 400);
+
+    // No attestation, no scan; with it, the scan and its record.
+    let unconfirmed = web.post(&format!("{path}/scans"), &[]).await;
+    page(&unconfirmed, 400);
+    assert!(unconfirmed.text.contains("Confirm the statement"), "{}", unconfirmed.text);
+    let started = web.post(&format!("{path}/scans"), &[("attest", "yes")]).await;
+    assert_eq!(started.status.as_u16(), 303, "{}", started.text);
+    let scan_path = location(&started);
+    let scan_id: uuid::Uuid = scan_path.trim_start_matches("/scans/").parse().expect("a scan page");
+    let scan = app.store.scan("acme", scan_id).await.unwrap().expect("scan");
+    assert_eq!(scan.mode, "active");
+    assert_eq!(scan.site_id, Some(row.id));
+    let attested = app.store.attestation(scan_id).await.unwrap().expect("attestation");
+    assert!(attested.actor.contains("owner@acme.test"), "{}", attested.actor);
+    assert_eq!(attested.client_addr.as_deref(), Some("127.0.0.1"));
+    assert_eq!(attested.statement, sitescan::sites::attestation_statement(&row.origin));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_member_reads_sites_but_cannot_change_them_or_start_an_active_scan() {
+    let (app, site, mut owner) = setup().await;
+    owner.get("/sites").await;
+    let added = owner.post("/sites", &[("url", &site.url("/"))]).await;
+    let path = location(&added).trim_end_matches("?done=added").to_string();
+    users::create_user(&app.store, "acme", "member@acme.test", Role::Member, PASSWORD).await.unwrap();
+    let mut member = Web::new(&app);
+    redirect_to(&member.login("member@acme.test", PASSWORD).await, "/");
+    let list = member.get("/sites").await;
+    page(&list, 200);
+    assert!(!list.text.contains("Add a site"), "members are not offered the form");
+    let seen = member.get(&path).await;
+    page(&seen, 200);
+    assert!(!seen.text.contains("Start active scan"), "members are not offered active scans");
+    for (action, fields) in [
+        (format!("{path}/scans"), vec![("attest", "yes")]),
+        (format!("{path}/verify"), vec![]),
+        (format!("{path}/secrets"), vec![("name", "X"), ("value", "y")]),
+        ("/sites".to_string(), vec![("url", "http://127.0.0.1:9/")]),
+    ] {
+        let r = member.post(&action, &fields).await;
+        page(&r, 403);
+    }
+    assert_eq!(crate::client::count(&app, "scans").await, 0);
+    assert_eq!(crate::client::count(&app, "site_secrets").await, 0);
+    // Without the CSRF token, even the owner changes nothing.
+    let r = owner.post_raw(&format!("{path}/scans"), &[("attest", "yes")]).await;
+    page(&r, 403);
+    assert_eq!(crate::client::count(&app, "scans").await, 0);
+    // Another organisation's site is not found.
+    users::create_user(&app.store, "other", "o@other.test", Role::Owner, PASSWORD).await.unwrap();
+    let mut other = Web::new(&app);
+    redirect_to(&other.login("o@other.test", PASSWORD).await, "/");
+    page(&other.get(&path).await, 404);
+}
