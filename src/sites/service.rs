@@ -95,6 +95,11 @@ impl SiteService {
         SiteService::new(store, verifier, policy, SecretBox::from_env_or_file(None).ok())
     }
 
+    /// The key that seals stored secrets, when one is configured.
+    pub fn secrets(&self) -> Option<&SecretBox> {
+        self.secrets.as_ref()
+    }
+
     pub fn store(&self) -> &Store {
         &self.store
     }

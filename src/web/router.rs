@@ -1,6 +1,6 @@
 //! The dashboard's routes and their layers (security headers, the `Origin` check, HTML errors).
 
-use super::pages::{account, auth, members, scans, sites, tokens};
+use super::pages::{account, auth, members, scans, sites, tokens, webhooks};
 use super::state::WebState;
 use super::{assets, security};
 use axum::Router;
@@ -32,6 +32,9 @@ pub fn routes(state: WebState) -> Router {
         .route("/sites/{id}/journeys/remove", post(sites::remove_journey))
         .route("/sites/{id}/secrets", post(sites::put_secret))
         .route("/sites/{id}/secrets/remove", post(sites::remove_secret))
+        .route("/settings/webhooks", get(webhooks::list).post(webhooks::add))
+        .route("/settings/webhooks/{id}/test", post(webhooks::test))
+        .route("/settings/webhooks/{id}/remove", post(webhooks::remove))
         .route("/assets/dashboard.css", get(assets::css))
         .route("/assets/dashboard.js", get(assets::js))
         .route("/assets/favicon.svg", get(assets::favicon))

@@ -247,3 +247,40 @@ pub struct SitePage {
     pub notice: Option<String>,
     pub journey_text: String,
 }
+
+/// One delivery attempt in an endpoint's log.
+#[derive(Debug, Clone)]
+pub struct DeliveryLine {
+    pub at: String,
+    pub attempt: i32,
+    pub outcome: String,
+    pub ok: bool,
+    pub latency_ms: i64,
+}
+
+/// A webhook endpoint (never its secret).
+#[derive(Debug, Clone)]
+pub struct WebhookLine {
+    pub id: String,
+    pub url: String,
+    pub events: String,
+    pub min_severity: String,
+    pub enabled: bool,
+    pub disabled_reason: String,
+    pub created: String,
+    pub deliveries: Vec<DeliveryLine>,
+}
+
+#[derive(Template)]
+#[template(path = "webhooks.html")]
+pub struct WebhooksPage {
+    pub chrome: Chrome,
+    pub endpoints: Vec<WebhookLine>,
+    pub secret: Option<String>,
+    pub url: String,
+    pub error: Option<String>,
+    pub notice: Option<String>,
+    pub event_types: Vec<&'static str>,
+    /// False when the server has no secret key (webhooks are off).
+    pub can_sign: bool,
+}

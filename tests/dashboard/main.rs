@@ -21,6 +21,7 @@ mod members;
 mod pages;
 mod sites;
 mod tokens;
+mod webhooks;
 
 /// The scan engine as `sitescan worker` builds it, allowed to reach loopback.
 async fn scan_engine() -> std::sync::Arc<sitescan::scan::Scanner> {

@@ -6,6 +6,7 @@ pub mod members;
 pub mod scans;
 pub mod sites;
 pub mod tokens;
+pub mod webhooks;
 
 use crate::store::time::to_datetime;
 use axum::http::{HeaderValue, StatusCode, header};

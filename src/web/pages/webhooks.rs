@@ -1,0 +1,131 @@
+//! `/settings/webhooks`: the organisation's endpoints (the signing secret shown once), the
+//! delivery log of each, a "send test event" button, and removal. Owners only.
+
+use super::{notice, see_other, when};
+use crate::events::webhooks::{EVENT_TYPES, WebhookError, add_endpoint, send_test};
+use crate::model::Severity;
+use crate::store::time::now_us;
+use crate::web::error::PageError;
+use crate::web::forms::FormData;
+use crate::web::session::{OwnerSession, Session};
+use crate::web::state::WebState;
+use crate::web::templates::{Chrome, DeliveryLine, WebhookLine, WebhooksPage, render, render_status};
+use axum::extract::{Path, RawQuery, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use uuid::Uuid;
+
+/// Delivery log lines shown per endpoint (newest first).
+const LOG_LINES: usize = 10;
+
+async fn page(state: &WebState, s: &Session, secret: Option<String>, url: String, error: Option<String>, notice: Option<String>) -> Result<WebhooksPage, PageError> {
+    let store = state.store();
+    let mut endpoints = Vec::new();
+    for w in store.list_webhooks(&s.user.org_id).await.map_err(PageError::internal)? {
+        let mut log = store.webhook_deliveries(w.id).await.map_err(PageError::internal)?;
+        log.reverse();
+        let deliveries = log
+            .into_iter()
+            .take(LOG_LINES)
+            .map(|d| DeliveryLine {
+                at: when(d.created_at),
+                attempt: d.attempt,
+                outcome: match (d.status, &d.error) {
+                    (Some(code), _) => format!("HTTP {code}"),
+                    (None, Some(e)) => e.clone(),
+                    (None, None) => "no answer".into(),
+                },
+                ok: d.status.is_some_and(|c| (200..300).contains(&c)),
+                latency_ms: d.latency_ms,
+            })
+            .collect();
+        endpoints.push(WebhookLine {
+            id: w.id.to_string(),
+            url: w.url.clone(),
+            events: w.events.replace(',', ", "),
+            min_severity: w.min_severity.clone().unwrap_or_else(|| "high".into()),
+            enabled: w.enabled,
+            disabled_reason: w.disabled_reason.clone().unwrap_or_default(),
+            created: when(w.created_at),
+            deliveries,
+        });
+    }
+    Ok(WebhooksPage {
+        chrome: Chrome::new("Webhooks", Some(s), "webhooks"),
+        endpoints,
+        secret,
+        url,
+        error,
+        notice,
+        event_types: EVENT_TYPES.to_vec(),
+        can_sign: state.sites().secrets().is_some(),
+    })
+}
+
+/// `GET /settings/webhooks`
+pub async fn list(State(state): State<WebState>, OwnerSession(s): OwnerSession, RawQuery(q): RawQuery) -> Result<Response, PageError> {
+    let notice = notice(q.as_deref(), &[
+        ("test", "A test event is queued; its delivery shows in the log below within seconds."),
+        ("removed", "The endpoint was removed with its pending deliveries."),
+    ]);
+    Ok(render(&page(&state, &s, None, String::new(), None, notice).await?))
+}
+
+/// `POST /settings/webhooks`: the answer carries the signing secret, once.
+pub async fn add(State(state): State<WebState>, OwnerSession(s): OwnerSession, form: FormData) -> Result<Response, PageError> {
+    form.check_session(&s)?;
+    let url = form.text("url").trim().to_string();
+    let shown: String = url.chars().take(2048).collect();
+    let refuse = |message: String| async {
+        Ok::<_, PageError>(render_status(StatusCode::BAD_REQUEST, &page(&state, &s, None, shown.clone(), Some(message), None).await?))
+    };
+    let Some(secrets) = state.sites().secrets() else {
+        return refuse(format!("Webhooks are off: the server has no secret key ({}).", crate::store::SECRET_KEY_ENV)).await;
+    };
+    let events: Vec<String> = form.all("events").into_iter().map(str::to_string).collect();
+    let min_severity = match form.text("min_severity") {
+        "" => None,
+        s => match s.parse::<Severity>() {
+            Ok(sev) => Some(sev),
+            Err(_) => return refuse("Choose a severity from the list.".into()).await,
+        },
+    };
+    if url.len() > 2048 {
+        return refuse("The URL is too long.".into()).await;
+    }
+    if let Err(e) = crate::model::Target::parse(&url, &state.api.state().policy) {
+        return refuse(format!("The URL cannot be used: {e}.")).await;
+    }
+    match add_endpoint(state.store(), secrets, &s.user.org_id, &url, &events, min_severity, now_us()).await {
+        Ok((id, secret)) => {
+            tracing::info!(webhook_id = %id, user_id = %s.user.id, "webhook added from the dashboard");
+            Ok(render_status(StatusCode::CREATED, &page(&state, &s, Some(secret), String::new(), None, None).await?))
+        }
+        Err(WebhookError::Invalid(m)) => refuse(format!("The endpoint was not added: {m}.")).await,
+        Err(e) => Err(PageError::internal(e)),
+    }
+}
+
+async fn own_endpoint(state: &WebState, s: &Session, id: &str) -> Result<Uuid, PageError> {
+    let id = Uuid::parse_str(id).map_err(|_| PageError::NotFound)?;
+    match state.store().webhook(id).await.map_err(PageError::internal)? {
+        Some(w) if w.org_id == s.user.org_id => Ok(id),
+        _ => Err(PageError::NotFound),
+    }
+}
+
+/// `POST /settings/webhooks/{id}/test`
+pub async fn test(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
+    form.check_session(&s)?;
+    let id = own_endpoint(&state, &s, &id).await?;
+    send_test(state.store(), id, now_us()).await.map_err(PageError::internal)?;
+    Ok(see_other("/settings/webhooks?done=test", &[]))
+}
+
+/// `POST /settings/webhooks/{id}/remove`
+pub async fn remove(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
+    form.check_session(&s)?;
+    let id = own_endpoint(&state, &s, &id).await?;
+    state.store().remove_webhook(id).await.map_err(PageError::internal)?;
+    Ok(see_other("/settings/webhooks?done=removed", &[]))
+}
