@@ -3,7 +3,33 @@
 use super::error::ApiError;
 use super::limits::RateLimitInfo;
 use super::state::AppState;
-use crate::store::{ApiToken, hash_token, looks_like_token};
+use crate::store::{ApiToken, SCOPE_ACTIVE, SCOPE_READ, SCOPE_WRITE, hash_token, looks_like_token};
+
+/// The one table of what each call needs: every RPC of the proto (REST routes are these RPCs
+/// transcoded) and the scope its token must carry. Checked once per call, in [`AppState::admit_for`].
+pub const RPC_SCOPES: &[(&str, &str)] = &[
+    ("sitescan.v1.ScanService/CreateScan", SCOPE_WRITE),
+    ("sitescan.v1.ScanService/ListScans", SCOPE_READ),
+    ("sitescan.v1.ScanService/GetScan", SCOPE_READ),
+    ("sitescan.v1.ScanService/ListFindings", SCOPE_READ),
+    ("sitescan.v1.ScanService/GetScanReport", SCOPE_READ),
+    ("sitescan.v1.ScanService/WatchScan", SCOPE_READ),
+    ("sitescan.v1.OwnerService/ListSites", SCOPE_ACTIVE),
+    ("sitescan.v1.OwnerService/AddSite", SCOPE_ACTIVE),
+    ("sitescan.v1.OwnerService/VerifySite", SCOPE_ACTIVE),
+    ("sitescan.v1.OwnerService/StartActiveScan", SCOPE_ACTIVE),
+    ("sitescan.v1.OwnerService/PutJourney", SCOPE_ACTIVE),
+    ("sitescan.v1.OwnerService/ListJourneys", SCOPE_ACTIVE),
+    ("sitescan.v1.OwnerService/RemoveJourney", SCOPE_ACTIVE),
+    ("sitescan.v1.OwnerService/PutSecret", SCOPE_ACTIVE),
+    ("sitescan.v1.OwnerService/ListSecrets", SCOPE_ACTIVE),
+    ("sitescan.v1.OwnerService/RemoveSecret", SCOPE_ACTIVE),
+];
+
+/// The scope an RPC (`package.Service/Method`) needs; `None` for a name not in the table.
+pub fn scope_of(rpc: &str) -> Option<&'static str> {
+    RPC_SCOPES.iter().find(|(name, _)| *name == rpc).map(|(_, scope)| *scope)
+}
 
 /// A request that passed authentication and the rate limit.
 #[derive(Debug, Clone)]
@@ -35,6 +61,15 @@ pub fn bearer(authorization: Option<&str>) -> Option<&str> {
 }
 
 impl AppState {
+    /// Admits a caller to one RPC: authentication, the rate limit, then the scope the table
+    /// names for it. REST handlers and gRPC methods both come through here, once per call.
+    pub async fn admit_for(&self, authorization: Option<&str>, rpc: &str) -> Result<Admitted, ApiError> {
+        let who = self.admit(authorization).await?;
+        let scope = scope_of(rpc).ok_or_else(|| ApiError::Internal(format!("{rpc} has no scope in RPC_SCOPES")))?;
+        who.require(scope)?;
+        Ok(who)
+    }
+
     /// Authenticates (a hash lookup on every request, so revocation is immediate everywhere) and
     /// applies the token's rate limit.
     pub async fn admit(&self, authorization: Option<&str>) -> Result<Admitted, ApiError> {
@@ -59,6 +94,27 @@ impl AppState {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_rpc_of_the_proto_has_exactly_one_scope() {
+        use prost::Message;
+        let set = prost_types::FileDescriptorSet::decode(crate::proto::FILE_DESCRIPTOR_SET).expect("descriptor set");
+        let mut rpcs = Vec::new();
+        for file in set.file.iter().filter(|f| f.package() == "sitescan.v1") {
+            for service in &file.service {
+                for method in &service.method {
+                    rpcs.push(format!("sitescan.v1.{}/{}", service.name(), method.name()));
+                }
+            }
+        }
+        assert!(rpcs.len() >= 16, "{rpcs:?}");
+        for rpc in &rpcs {
+            assert_eq!(RPC_SCOPES.iter().filter(|(n, _)| n == rpc).count(), 1, "{rpc} needs exactly one entry in RPC_SCOPES");
+        }
+        for (name, _) in RPC_SCOPES {
+            assert!(rpcs.iter().any(|r| r == name), "{name} is in RPC_SCOPES but not in the proto");
+        }
+    }
 
     #[test]
     fn parses_bearer_values() {

@@ -10,7 +10,7 @@ use crate::model::TriggeredBy;
 use crate::proto::v1 as pb;
 use crate::proto::v1::owner_service_server::OwnerService;
 use crate::sites::{SiteError, SiteService, StartActive, attestation_statement};
-use crate::store::{JourneyRow, SCOPE_ACTIVE, SiteRow};
+use crate::store::{JourneyRow, SiteRow};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use tonic::{Code, Request, Response, Status};
@@ -30,12 +30,13 @@ impl OwnerApi {
         &self.state.sites
     }
 
-    /// Authenticates, then requires `scans:active` from a token an owner issued (a token whose
-    /// issuer was since demoted or disabled opens nothing here).
-    async fn admit<T>(&self, req: &Request<T>) -> Result<Admitted, Status> {
+    /// Admits the caller to `rpc` by the one scope table (`scans:active` for every method here),
+    /// then requires that an owner issued the token (a token whose issuer was since demoted,
+    /// disabled or removed opens nothing here).
+    async fn admit<T>(&self, req: &Request<T>, rpc: &str) -> Result<Admitted, Status> {
         let auth = req.metadata().get("authorization").and_then(|v| v.to_str().ok());
-        let who = self.state.admit(auth).await.map_err(ApiError::into_status)?;
-        who.require(SCOPE_ACTIVE).map_err(ApiError::into_status)?;
+        let rpc = format!("sitescan.v1.OwnerService/{rpc}");
+        let who = self.state.admit_for(auth, &rpc).await.map_err(ApiError::into_status)?;
         if let Some(user_id) = &who.token.created_by {
             let user = crate::accounts::users::by_id(&self.state.store, user_id)
                 .await
@@ -105,20 +106,20 @@ fn journey_to_proto(j: &JourneyRow) -> pb::Journey {
 #[tonic::async_trait]
 impl OwnerService for OwnerApi {
     async fn list_sites(&self, req: Request<pb::ListSitesRequest>) -> Result<Response<pb::ListSitesResponse>, Status> {
-        let who = self.admit(&req).await?;
+        let who = self.admit(&req, "ListSites").await?;
         let sites = self.state.store.list_sites(who.org()).await.map_err(|e| ApiError::from(e).into_status())?;
         Ok(Response::new(pb::ListSitesResponse { sites: sites.iter().map(site_to_proto).collect() }))
     }
 
     async fn add_site(&self, req: Request<pb::AddSiteRequest>) -> Result<Response<pb::Site>, Status> {
-        let who = self.admit(&req).await?;
+        let who = self.admit(&req, "AddSite").await?;
         let actor = format!("token:{}", who.token.id);
         let site = self.sites().add(who.org(), &req.get_ref().url, &actor).await.map_err(site_status)?;
         Ok(Response::new(site_to_proto(&site)))
     }
 
     async fn verify_site(&self, req: Request<pb::VerifySiteRequest>) -> Result<Response<pb::VerifySiteResponse>, Status> {
-        let who = self.admit(&req).await?;
+        let who = self.admit(&req, "VerifySite").await?;
         let site = self.site(&who, &req.get_ref().site).await?;
         let (site, outcome) = self.sites().verify(who.org(), site.id).await.map_err(site_status)?;
         Ok(Response::new(pb::VerifySiteResponse {
@@ -129,7 +130,7 @@ impl OwnerService for OwnerApi {
     }
 
     async fn start_active_scan(&self, req: Request<pb::StartActiveScanRequest>) -> Result<Response<pb::Scan>, Status> {
-        let who = self.admit(&req).await?;
+        let who = self.admit(&req, "StartActiveScan").await?;
         let site = self.site(&who, &req.get_ref().site).await?;
         let body = req.get_ref();
         if body.max_pages < 0 || body.max_pages as usize > crate::scan::MAX_PAGES_LIMIT {
@@ -159,21 +160,21 @@ impl OwnerService for OwnerApi {
     }
 
     async fn put_journey(&self, req: Request<pb::PutJourneyRequest>) -> Result<Response<pb::Journey>, Status> {
-        let who = self.admit(&req).await?;
+        let who = self.admit(&req, "PutJourney").await?;
         let site = self.site(&who, &req.get_ref().site).await?;
         let journey = self.sites().put_journey(who.org(), site.id, &req.get_ref().definition).await.map_err(site_status)?;
         Ok(Response::new(journey_to_proto(&journey)))
     }
 
     async fn list_journeys(&self, req: Request<pb::SiteRef>) -> Result<Response<pb::ListJourneysResponse>, Status> {
-        let who = self.admit(&req).await?;
+        let who = self.admit(&req, "ListJourneys").await?;
         let site = self.site(&who, &req.get_ref().site).await?;
         let rows = self.state.store.list_journeys(site.id).await.map_err(|e| ApiError::from(e).into_status())?;
         Ok(Response::new(pb::ListJourneysResponse { journeys: rows.iter().map(journey_to_proto).collect() }))
     }
 
     async fn remove_journey(&self, req: Request<pb::RemoveJourneyRequest>) -> Result<Response<pb::Removed>, Status> {
-        let who = self.admit(&req).await?;
+        let who = self.admit(&req, "RemoveJourney").await?;
         let site = self.site(&who, &req.get_ref().site).await?;
         let removed = self
             .state
@@ -185,7 +186,7 @@ impl OwnerService for OwnerApi {
     }
 
     async fn put_secret(&self, req: Request<pb::PutSecretRequest>) -> Result<Response<pb::Secret>, Status> {
-        let who = self.admit(&req).await?;
+        let who = self.admit(&req, "PutSecret").await?;
         let site = self.site(&who, &req.get_ref().site).await?;
         let body = req.get_ref();
         self.sites().put_secret(who.org(), site.id, &body.name, &body.value).await.map_err(site_status)?;
@@ -194,7 +195,7 @@ impl OwnerService for OwnerApi {
     }
 
     async fn list_secrets(&self, req: Request<pb::SiteRef>) -> Result<Response<pb::ListSecretsResponse>, Status> {
-        let who = self.admit(&req).await?;
+        let who = self.admit(&req, "ListSecrets").await?;
         let site = self.site(&who, &req.get_ref().site).await?;
         let names = self.state.store.list_site_secrets(site.id).await.map_err(|e| ApiError::from(e).into_status())?;
         Ok(Response::new(pb::ListSecretsResponse {
@@ -203,7 +204,7 @@ impl OwnerService for OwnerApi {
     }
 
     async fn remove_secret(&self, req: Request<pb::RemoveSecretRequest>) -> Result<Response<pb::Removed>, Status> {
-        let who = self.admit(&req).await?;
+        let who = self.admit(&req, "RemoveSecret").await?;
         let site = self.site(&who, &req.get_ref().site).await?;
         let removed = self
             .state

@@ -9,7 +9,7 @@ use super::state::AppState;
 use crate::model::{ScanMode, Severity, Target, TriggeredBy};
 use crate::proto::google::api::HttpBody;
 use crate::proto::v1 as pb;
-use crate::store::{CreateOutcome, CursorKind, FindingFilter, Position, SCOPE_READ, SCOPE_WRITE};
+use crate::store::{CreateOutcome, CursorKind, FindingFilter, Position};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use tonic::{Request, Response, Status};
@@ -41,17 +41,17 @@ impl ScanApi {
         &self.state
     }
 
-    /// The caller, admitted by the REST layer already or now from the gRPC metadata.
-    async fn admitted<T>(&self, req: &Request<T>) -> Result<Admitted, Status> {
+    /// The caller of `rpc` (its method name): admitted by the REST handler already (for the
+    /// same RPC, by the same table), or now from the gRPC metadata.
+    async fn admitted<T>(&self, req: &Request<T>, rpc: &str) -> Result<Admitted, Status> {
         if let Some(admitted) = req.extensions().get::<Admitted>() {
             return Ok(admitted.clone());
         }
         let auth = req.metadata().get("authorization").and_then(|v| v.to_str().ok());
-        self.state.admit(auth).await.map_err(ApiError::into_status)
+        self.state.admit_for(auth, &format!("sitescan.v1.ScanService/{rpc}")).await.map_err(ApiError::into_status)
     }
 
     async fn create(&self, who: &Admitted, req: pb::CreateScanRequest) -> Result<pb::CreateScanResponse, ApiError> {
-        who.require(SCOPE_WRITE)?;
         let target = Target::parse(&req.target, &self.state.policy).map_err(|e| ApiError::invalid("target", e.to_string()))?;
         match self.state.store.create_scan(who.org(), &target, ScanMode::Passive, TriggeredBy::Api, None).await? {
             CreateOutcome::Created(row) => Ok(pb::CreateScanResponse {
@@ -68,7 +68,6 @@ impl ScanApi {
     }
 
     async fn list(&self, who: &Admitted, req: pb::ListScansRequest) -> Result<pb::ListScansResponse, ApiError> {
-        who.require(SCOPE_READ)?;
         let limit = check_limit(req.limit, SCANS_LIMIT)?;
         let cursor = self.cursor(CursorKind::Scans, req.cursor.as_deref())?;
         let page = self.state.store.list_scans(who.org(), limit, cursor).await?;
@@ -76,7 +75,6 @@ impl ScanApi {
     }
 
     async fn get(&self, who: &Admitted, req: pb::GetScanRequest) -> Result<pb::GetScanResponse, ApiError> {
-        who.require(SCOPE_READ)?;
         self.get_in(who.org(), req).await
     }
 
@@ -111,7 +109,6 @@ impl ScanApi {
 
     /// The report as a document: the body of `get` with findings, rendered as HTML or SARIF.
     async fn report(&self, who: &Admitted, req: pb::GetScanReportRequest) -> Result<HttpBody, ApiError> {
-        who.require(SCOPE_READ)?;
         let format = match pb::ReportFormat::try_from(req.format) {
             Ok(f @ (pb::ReportFormat::Html | pb::ReportFormat::Sarif)) => f,
             _ => return Err(ApiError::invalid("format", "must be REPORT_FORMAT_HTML or REPORT_FORMAT_SARIF")),
@@ -165,7 +162,6 @@ impl ScanApi {
     }
 
     async fn findings(&self, who: &Admitted, req: pb::ListFindingsRequest) -> Result<pb::ListFindingsResponse, ApiError> {
-        who.require(SCOPE_READ)?;
         let mut issues = Vec::new();
         let limit = check_limit(req.limit, FINDINGS_LIMIT);
         let cursor = self.cursor(CursorKind::Findings, req.cursor.as_deref());
@@ -280,7 +276,6 @@ pub type WatchStream = std::pin::Pin<Box<dyn tokio_stream::Stream<Item = Result<
 impl ScanApi {
     async fn watch(&self, who: &Admitted, req: pb::WatchScanRequest) -> Result<WatchStream, ApiError> {
         use tokio_stream::StreamExt;
-        who.require(SCOPE_READ)?;
         let id = Uuid::parse_str(&req.scan_id).map_err(|_| ApiError::NotFound)?;
         let scan = self.state.store.scan(who.org(), id).await?.ok_or(ApiError::NotFound)?;
         let rx = crate::events::watch(self.state.store.clone(), scan, crate::events::WATCH_POLL);
@@ -302,25 +297,25 @@ impl pb::scan_service_server::ScanService for ScanApi {
     type WatchScanStream = WatchStream;
 
     async fn watch_scan(&self, req: Request<pb::WatchScanRequest>) -> Result<Response<WatchStream>, Status> {
-        let who = self.admitted(&req).await?;
+        let who = self.admitted(&req, "WatchScan").await?;
         let result = self.watch(&who, req.into_inner()).await;
         respond(&who, result)
     }
 
     async fn create_scan(&self, req: Request<pb::CreateScanRequest>) -> Result<Response<pb::CreateScanResponse>, Status> {
-        let who = self.admitted(&req).await?;
+        let who = self.admitted(&req, "CreateScan").await?;
         let result = self.create(&who, req.into_inner()).await;
         respond(&who, result)
     }
 
     async fn list_scans(&self, req: Request<pb::ListScansRequest>) -> Result<Response<pb::ListScansResponse>, Status> {
-        let who = self.admitted(&req).await?;
+        let who = self.admitted(&req, "ListScans").await?;
         let result = self.list(&who, req.into_inner()).await;
         respond(&who, result)
     }
 
     async fn get_scan(&self, req: Request<pb::GetScanRequest>) -> Result<Response<pb::GetScanResponse>, Status> {
-        let who = self.admitted(&req).await?;
+        let who = self.admitted(&req, "GetScan").await?;
         let result = self.get(&who, req.into_inner()).await;
         respond(&who, result)
     }
@@ -329,13 +324,13 @@ impl pb::scan_service_server::ScanService for ScanApi {
         &self,
         req: Request<pb::ListFindingsRequest>,
     ) -> Result<Response<pb::ListFindingsResponse>, Status> {
-        let who = self.admitted(&req).await?;
+        let who = self.admitted(&req, "ListFindings").await?;
         let result = self.findings(&who, req.into_inner()).await;
         respond(&who, result)
     }
 
     async fn get_scan_report(&self, req: Request<pb::GetScanReportRequest>) -> Result<Response<HttpBody>, Status> {
-        let who = self.admitted(&req).await?;
+        let who = self.admitted(&req, "GetScanReport").await?;
         let result = self.report(&who, req.into_inner()).await;
         respond(&who, result)
     }

@@ -2,13 +2,12 @@
 //! `ScanService` implementation, and shape its answer as the spec's JSON.
 
 use super::input::{Query, json_object};
-use crate::api::auth::Admitted;
+use crate::api::auth::{Admitted, scope_of};
 use crate::api::dto::{CreateScanDto, GetScanDto, ListFindingsDto, ListScansDto};
 use crate::api::error::{ApiError, Issue, status_into_response};
 use crate::api::service::ScanApi;
 use crate::proto::v1 as pb;
 use crate::proto::v1::scan_service_server::ScanService;
-use crate::store::{SCOPE_READ, SCOPE_WRITE};
 use axum::Json;
 use axum::body::Body;
 use axum::extract::rejection::PathRejection;
@@ -18,10 +17,14 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde_json::Value;
 
-/// Authenticates, rate-limits and checks the scope; on refusal, the error response.
-async fn admit(api: &ScanApi, headers: &HeaderMap, scope: &str) -> Result<Admitted, Response> {
+/// Admits the caller to `rpc` (the method this route transcodes: authentication, the rate limit
+/// and the scope of `auth::RPC_SCOPES`); on refusal, the error response.
+async fn admit(api: &ScanApi, headers: &HeaderMap, rpc: &str) -> Result<Admitted, Response> {
     let auth = headers.get(axum::http::header::AUTHORIZATION).and_then(|v| v.to_str().ok());
     let admitted = api.state().admit(auth).await.map_err(IntoResponse::into_response)?;
+    let rpc = format!("sitescan.v1.ScanService/{rpc}");
+    let scope = scope_of(&rpc).ok_or_else(|| ApiError::Internal(format!("{rpc} has no scope")).into_response())?;
+    // A refusal after authentication still says where the caller stands with the rate limit.
     admitted.require(scope).map_err(|e| with_rate_headers(e.into_response(), &admitted))?;
     Ok(admitted)
 }
@@ -57,7 +60,7 @@ fn reply<T, D: Serialize + From<T>>(status: StatusCode, result: Result<tonic::Re
 
 /// `POST /api/v1/scans`
 pub async fn create_scan(State(api): State<ScanApi>, headers: HeaderMap, body: Body) -> Response {
-    let who = match admit(&api, &headers, SCOPE_WRITE).await {
+    let who = match admit(&api, &headers, "CreateScan").await {
         Ok(w) => w,
         Err(r) => return r,
     };
@@ -78,7 +81,7 @@ pub async fn create_scan(State(api): State<ScanApi>, headers: HeaderMap, body: B
 
 /// `GET /api/v1/scans`
 pub async fn list_scans(State(api): State<ScanApi>, headers: HeaderMap, RawQuery(raw): RawQuery) -> Response {
-    let who = match admit(&api, &headers, SCOPE_READ).await {
+    let who = match admit(&api, &headers, "ListScans").await {
         Ok(w) => w,
         Err(r) => return r,
     };
@@ -102,7 +105,7 @@ pub async fn get_scan(
     path: Result<Path<String>, PathRejection>,
     RawQuery(raw): RawQuery,
 ) -> Response {
-    let who = match admit(&api, &headers, SCOPE_READ).await {
+    let who = match admit(&api, &headers, "GetScan").await {
         Ok(w) => w,
         Err(r) => return r,
     };
@@ -125,7 +128,7 @@ pub async fn get_scan(
 
 /// `GET /api/v1/findings`
 pub async fn list_findings(State(api): State<ScanApi>, headers: HeaderMap, RawQuery(raw): RawQuery) -> Response {
-    let who = match admit(&api, &headers, SCOPE_READ).await {
+    let who = match admit(&api, &headers, "ListFindings").await {
         Ok(w) => w,
         Err(r) => return r,
     };
@@ -170,7 +173,7 @@ pub async fn get_scan_report_sarif(
 }
 
 async fn scan_report(api: ScanApi, headers: HeaderMap, scan_id: String, raw: Option<String>, format: pb::ReportFormat) -> Response {
-    let who = match admit(&api, &headers, SCOPE_READ).await {
+    let who = match admit(&api, &headers, "GetScanReport").await {
         Ok(w) => w,
         Err(r) => return r,
     };
