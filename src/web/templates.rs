@@ -87,6 +87,10 @@ pub struct ScanLine {
     pub triggered_by: String,
     /// (severity, count) for critical..info, present when the scan completed.
     pub counts: Vec<(&'static str, u64)>,
+    /// `passive` or `active`.
+    pub mode: String,
+    /// (new, fixed) against the previous scan, when there was one.
+    pub changes: Option<(u64, u64)>,
 }
 
 #[derive(Template)]

@@ -82,3 +82,25 @@ async fn scans_start_from_the_form_and_reports_stay_in_their_organisation() {
     assert!(!r.text.contains("example.org"));
     page(&web.get("/scans/not-a-uuid").await, 404);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_dashboard_says_what_changed_since_the_last_scan_first() {
+    let app = crate::client::app_with_owner().await;
+    let first = app.seed_scan("acme", "https://shop.example.com/").await;
+    let second = app.seed_scan("acme", "https://shop.example.com/").await;
+    for (scan, changes) in [
+        (&first, serde_json::json!({"new": 3, "fixed": 0, "persisting": 0, "baseline_scan_id": null})),
+        (&second, serde_json::json!({"new": 2, "fixed": 1, "persisting": 1, "baseline_scan_id": first.id.to_string()})),
+    ] {
+        app.store.claim_scan("changes-test", std::time::Duration::from_secs(60), 3).await.unwrap().expect("claimed");
+        let mut report = sitescan::model::ReportSummary::empty().to_report();
+        report["summary"]["changes"] = changes;
+        let counts = sitescan::model::SeverityCounts::default();
+        assert!(app.store.complete_scan(scan.id, "changes-test", &counts, &report).await.unwrap());
+    }
+    let mut web = crate::client::owner(&app).await;
+    let page = web.get("/").await;
+    crate::client::page(&page, 200);
+    assert!(page.text.contains("2 new</span>, <span class=\"change-fixed\">1 fixed"), "{}", page.text);
+    assert!(page.text.contains("first scan"), "the first scan has nothing to compare with");
+}

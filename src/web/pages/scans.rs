@@ -38,13 +38,26 @@ async fn dashboard_page(state: &WebState, s: &Session, target: String, error: Op
                         .collect()
                 })
                 .unwrap_or_default();
+            // What changed since the previous scan of the same target and mode, as the
+            // report stored at completion says.
+            let changes = r
+                .report
+                .as_deref()
+                .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
+                .and_then(|v| {
+                    let c = v.get("summary")?.get("changes")?;
+                    c.get("baseline_scan_id").filter(|b| !b.is_null())?;
+                    Some((c.get("new")?.as_u64()?, c.get("fixed")?.as_u64()?))
+                });
             ScanLine {
                 id: r.id.to_string(),
                 target: r.target_url.clone(),
                 status: r.status.clone(),
                 created: when(r.created_at),
                 triggered_by: r.triggered_by.clone(),
+                mode: r.mode.clone(),
                 counts,
+                changes,
             }
         })
         .collect();
