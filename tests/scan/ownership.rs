@@ -216,6 +216,10 @@ async fn ownership_removed_between_queueing_and_running_fails_the_active_scan() 
         max_pages: Some(2),
     };
     let scan = sites.start_active_scan(start).await.expect("queued while verified");
+    app.store
+        .add_webhook("acme", "https://hooks.acme.test/x", &["site.ownership_lost".to_string()], None, "x1:sealed", 1)
+        .await
+        .expect("an endpoint that hears site.ownership_lost");
     // The owner takes the proof down before any worker runs the scan.
     site.route("/.well-known/sitescan-verification.txt", Route::new(404));
     let workers = reverifying_workers(&app).await;
@@ -237,4 +241,7 @@ async fn ownership_removed_between_queueing_and_running_fails_the_active_scan() 
     let after = app.store.site("acme", row.id).await.expect("read").expect("site");
     assert!(!after.verified(), "the site shows as unverified");
     assert!(after.last_error.is_some());
+    let claimed = app.store.claim_webhooks("test", i64::MAX / 2, 60_000_000, 10).await.expect("outbox");
+    assert_eq!(claimed.iter().map(|m| m.event_type.as_str()).collect::<Vec<_>>(), ["site.ownership_lost"]);
+    assert!(claimed[0].payload.contains(&row.id.to_string()), "{}", claimed[0].payload);
 }
