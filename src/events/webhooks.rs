@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 /// The events an endpoint may subscribe to.
-pub const EVENT_TYPES: &[&str] = &["scan.completed", "scan.failed", "scan.regressed"];
+pub const EVENT_TYPES: &[&str] = &["scan.completed", "scan.failed", "scan.regressed", "monitor.triggered"];
 /// The wait before each retry after a failed attempt (then the message is given up).
 pub const RETRY_SCHEDULE: [Duration; 7] = [
     Duration::from_secs(5),
@@ -168,6 +168,36 @@ pub async fn scan_finished(
         }
     }
     Ok(queued)
+}
+
+/// Queues `monitor.triggered` for the organisation's endpoints that subscribe to it: which
+/// monitor saw what change, and the scan it started (small: ids and the changed fields).
+pub async fn monitor_triggered(
+    store: &Store,
+    scan: &ScanRow,
+    monitor_id: Uuid,
+    changes: &[Value],
+    now: i64,
+) -> Result<usize, WebhookError> {
+    let endpoints: Vec<WebhookRow> = store
+        .list_webhooks(&scan.org_id)
+        .await?
+        .into_iter()
+        .filter(|e| e.enabled && e.subscribes("monitor.triggered"))
+        .collect();
+    let fields: Vec<Value> = changes.iter().filter_map(|c| c.get("field").cloned()).collect();
+    let data = json!({
+        "monitor_id": monitor_id.to_string(),
+        "site_id": scan.site_id.map(|s| s.to_string()),
+        "scan_id": scan.id.to_string(),
+        "target_url": scan.target_url,
+        "changed_fields": fields,
+    });
+    for ep in &endpoints {
+        let body = envelope("monitor.triggered", now, data.clone());
+        store.enqueue_webhook(ep.id, &message_id(), "monitor.triggered", &body, now).await?;
+    }
+    Ok(endpoints.len())
 }
 
 /// Queues a `webhook.test` message for one endpoint (whatever it subscribes to).
