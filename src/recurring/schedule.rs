@@ -323,7 +323,7 @@ mod tests {
         let trigger: serde_json::Value = serde_json::from_str(scan.trigger.as_deref().unwrap()).unwrap();
         assert_eq!(trigger["kind"], "schedule");
         assert_eq!(trigger["schedule_id"], s.id.to_string());
-        assert_eq!(trigger["due_at"], "2026-01-01T11:00:00Z");
+        assert_eq!(trigger["due_at"], to_rfc3339(us("2026-01-01T11:00:00Z")));
     }
 
     #[tokio::test]
