@@ -11,7 +11,7 @@ use super::procs::{free_port, sitescan};
 use serde_json::Value;
 use sitescan::model::AddressPolicy;
 use sitescan::net::{EgressGuard, Fetcher, FetcherOptions};
-use sitescan::recurring::{self, ManualClock, MonitorRunner, Probe};
+use sitescan::recurring::{self, Clock, ManualClock, MonitorRunner, Probe};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 

@@ -36,7 +36,7 @@ async fn api(db: &str, extra: &[&str]) -> (super::procs::Proc, String) {
 async fn scans(base: &str, token: &str) -> Vec<Value> {
     let r = reqwest::Client::new().get(format!("{base}/api/v1/scans?limit=100")).bearer_auth(token).send().await.unwrap();
     assert_eq!(r.status(), 200);
-    let body: Value = r.json().await.unwrap();
+    let body: Value = serde_json::from_str(&r.text().await.unwrap()).unwrap();
     body["scans"].as_array().unwrap().clone()
 }
 
