@@ -38,7 +38,7 @@ async fn finished(app: &app::TestApp, token: &str, id: uuid::Uuid, worker: &supe
     loop {
         let r = app.get(&format!("/api/v1/scans/{id}"), token).await;
         r.expect(200);
-        if matches!(r.json["status"].as_str(), Some("completed" | "failed")) {
+        if matches!(r.json["scan"]["status"].as_str(), Some("completed" | "failed")) {
             return r.json;
         }
         assert!(started.elapsed() < Duration::from_secs(120), "scan {id} not finished: {}\n{}", r.text, worker.tail());
@@ -95,8 +95,8 @@ async fn robots_txt_and_noindex_changes_each_start_one_scan() {
     let worker = sitescan(&["worker", "--database", &app.db_url, "--allow-target", "127.0.0.1/32", "--poll-ms", "200", "--max-pages", "1", "--no-recurring"]);
     for (id, field) in [(*robots_scan, "robots_txt"), (*noindex_scan, "robots_meta")] {
         let body = finished(&app, &token, id, &worker).await;
-        assert_eq!(body["status"], "completed", "{body}");
-        assert_eq!(body["triggered_by"], "monitor");
+        assert_eq!(body["scan"]["status"], "completed", "{body}");
+        assert_eq!(body["scan"]["triggered_by"], "monitor");
         let trigger = &body["report"]["summary"]["trigger"];
         assert_eq!(trigger["kind"], "monitor", "{body}");
         assert_eq!(trigger["monitor_id"], m.id.to_string());
