@@ -70,6 +70,7 @@ enum Schedules {
     Mode,
     NextDueAt,
     LastDueAt,
+    Attestation,
     CreatedAt,
 }
 
@@ -189,6 +190,7 @@ impl MigrationTrait for Migration {
                 .col(ColumnDef::new(Schedules::Mode).string().not_null())
                 .col(ColumnDef::new(Schedules::NextDueAt).big_integer().not_null())
                 .col(ColumnDef::new(Schedules::LastDueAt).big_integer().null())
+                .col(ColumnDef::new(Schedules::Attestation).text().null())
                 .col(ColumnDef::new(Schedules::CreatedAt).big_integer().not_null())
                 .to_owned(),
         )

@@ -51,6 +51,98 @@ pub enum Command {
     /// Manage an organisation's webhook endpoints.
     #[command(subcommand)]
     Webhook(WebhookCommand),
+    /// Scheduled scans of a site: a cron expression in a time zone.
+    #[command(subcommand)]
+    Schedule(ScheduleCommand),
+    /// Monitors: a light probe of a site every N; a change starts a scan.
+    #[command(subcommand)]
+    Monitor(MonitorCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ScheduleCommand {
+    /// Add a schedule; prints its id and next run time.
+    Add {
+        #[arg(long, env = "SITESCAN_ORG")]
+        org: String,
+        /// The site: its id or its origin URL (`https://shop.example.com`).
+        #[arg(long)]
+        site: String,
+        /// A 5-field cron expression: minute hour day-of-month month day-of-week, e.g. `0 3 * * *`.
+        #[arg(long)]
+        cron: String,
+        /// The IANA time zone the expression is read in, e.g. `Europe/Paris`.
+        #[arg(long, default_value = crate::recurring::schedule::DEFAULT_TIMEZONE)]
+        tz: String,
+        /// `passive`, or `active` (scans run only while the site's ownership is verified).
+        #[arg(long, default_value = "passive")]
+        mode: String,
+        /// With `--mode active`: you confirm the site's attestation statement (printed), which is
+        /// recorded with the schedule and with every scan it starts.
+        #[arg(long)]
+        attest: bool,
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
+    /// List the organisation's schedules with their next run time.
+    List {
+        #[arg(long, env = "SITESCAN_ORG")]
+        org: String,
+        /// Only this site's (id or origin URL).
+        #[arg(long)]
+        site: Option<String>,
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
+    /// Remove a schedule.
+    Remove {
+        id: uuid::Uuid,
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MonitorCommand {
+    /// Add a monitor; prints its id. Its first probe (which only records) runs at once.
+    Add {
+        #[arg(long, env = "SITESCAN_ORG")]
+        org: String,
+        /// The site: its id or its origin URL.
+        #[arg(long)]
+        site: String,
+        /// How often to probe: e.g. `5m`, `90s`, `1h` (at least 1m).
+        #[arg(long)]
+        every: String,
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
+    /// List the organisation's monitors: interval, next probe, last change.
+    List {
+        #[arg(long, env = "SITESCAN_ORG")]
+        org: String,
+        /// Only this site's (id or origin URL).
+        #[arg(long)]
+        site: Option<String>,
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
+    /// Remove a monitor.
+    Remove {
+        id: uuid::Uuid,
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct RecurringArgs {
+    /// Do not run schedules and monitors in this process (another instance of the fleet does).
+    #[arg(long, env = "SITESCAN_NO_RECURRING")]
+    pub no_recurring: bool,
+    /// How often schedules and monitors are looked at (milliseconds).
+    #[arg(long, env = "SITESCAN_RECURRING_POLL_MS", default_value_t = crate::recurring::schedule::DEFAULT_TICK.as_millis() as u64)]
+    pub recurring_poll_ms: u64,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -69,7 +161,7 @@ pub enum WebhookCommand {
         org: String,
         /// The receiver's URL (reached through the egress guard).
         url: String,
-        /// Events: scan.completed, scan.failed, scan.regressed (comma-separated).
+        /// Events: scan.completed, scan.failed, scan.regressed, monitor.triggered (comma-separated).
         #[arg(long, value_delimiter = ',', required = true)]
         events: Vec<String>,
         /// scan.regressed fires when a new finding is at or above this severity (default high).
@@ -207,6 +299,8 @@ pub struct ServeArgs {
     pub jobs: WorkerPoolArgs,
     #[command(flatten)]
     pub key: SecretKeyArgs,
+    #[command(flatten)]
+    pub recurring: RecurringArgs,
 }
 
 #[derive(Debug, Args)]
@@ -226,6 +320,8 @@ pub struct WorkerArgs {
     pub jobs: WorkerPoolArgs,
     #[command(flatten)]
     pub key: SecretKeyArgs,
+    #[command(flatten)]
+    pub recurring: RecurringArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

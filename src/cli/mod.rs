@@ -4,6 +4,7 @@ pub mod admin;
 pub mod args;
 pub mod checks;
 pub mod engine;
+pub mod recurring;
 pub mod scan;
 pub mod serve;
 pub mod signals;
@@ -43,5 +44,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<Exit> {
         args::Command::Checks(a) => checks::run(a).map(|_| Exit::Clean),
         args::Command::Migrate(a) => admin::migrate(a).await.map(|_| Exit::Clean),
         args::Command::Webhook(c) => webhook::run(c).await,
+        args::Command::Schedule(c) => recurring::schedule(c).await,
+        args::Command::Monitor(c) => recurring::monitor(c).await,
     }
 }

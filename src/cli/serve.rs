@@ -28,6 +28,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     tracing::info!(addr = %app.addr(), database = %redact(&args.db.database), "sitescan API listening");
     eprintln!("sitescan {} listening on http://{}", crate::VERSION, app.addr());
     let deliveries = super::webhook::start_delivery(&args.key, policy.clone(), store.clone())?;
+    let recurring = super::recurring::start(&args.recurring, policy.clone(), store.clone())?;
     let workers = if args.no_workers {
         None
     } else {
@@ -47,6 +48,9 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     if let Some((stop, handle)) = deliveries {
         stop.cancel();
         let _ = handle.await;
+    }
+    if let Some(recurring) = recurring {
+        recurring.stop().await;
     }
     server.await.context("server task")?.context("serving")?;
     Ok(())

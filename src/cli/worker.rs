@@ -30,6 +30,7 @@ pub async fn run(args: WorkerArgs) -> anyhow::Result<()> {
     let policy = AddressPolicy::new(args.policy.allow_target.clone());
     let deliveries = super::webhook::start_delivery(&args.key, policy.clone(), store.clone())?;
     let sites = engine::site_service(&args.policy, &args.key, store.clone())?;
+    let recurring = super::recurring::start(&args.recurring, policy.clone(), store.clone())?;
     let workers = start(&args.browser, &args.crawl, &args.jobs, args.workers, policy, store, sites).await?;
     eprintln!("sitescan {} worker(s) running; Ctrl-C to stop", args.workers.max(1));
     super::signals::shutdown_signal().await;
@@ -38,6 +39,9 @@ pub async fn run(args: WorkerArgs) -> anyhow::Result<()> {
     if let Some((stop, handle)) = deliveries {
         stop.cancel();
         let _ = handle.await;
+    }
+    if let Some(recurring) = recurring {
+        recurring.stop().await;
     }
     Ok(())
 }

@@ -182,6 +182,26 @@ pub async fn org_event(store: &Store, org: &str, event: &str, data: Value, now: 
     Ok(queued)
 }
 
+/// Queues `monitor.triggered` for the organisation's endpoints that subscribe to it: which
+/// monitor saw what change, and the scan it started (small: ids and the changed fields).
+pub async fn monitor_triggered(
+    store: &Store,
+    scan: &ScanRow,
+    monitor_id: Uuid,
+    changes: &[Value],
+    now: i64,
+) -> Result<usize, WebhookError> {
+    let fields: Vec<Value> = changes.iter().filter_map(|c| c.get("field").cloned()).collect();
+    let data = json!({
+        "monitor_id": monitor_id.to_string(),
+        "site_id": scan.site_id.map(|s| s.to_string()),
+        "scan_id": scan.id.to_string(),
+        "target_url": scan.target_url,
+        "changed_fields": fields,
+    });
+    org_event(store, &scan.org_id, "monitor.triggered", data, now).await
+}
+
 /// Queues a `webhook.test` message for one endpoint (whatever it subscribes to).
 pub async fn send_test(store: &Store, endpoint: Uuid, now: i64) -> Result<String, WebhookError> {
     let ep = store.webhook(endpoint).await?.ok_or_else(|| WebhookError::Invalid(format!("no webhook {endpoint}")))?;

@@ -18,4 +18,4 @@ pub use report::{ChangeCounts, ReportError, ReportSummary};
 pub use robots::ParsedRobots;
 pub use scan_state::{ScanMode, ScanStatus, TriggeredBy};
 pub use snapshot::*;
-pub use target::{MAX_TARGET_LEN, Target, TargetError};
+pub use target::{MAX_TARGET_LEN, Target, TargetError, attestation_statement};

@@ -154,6 +154,11 @@ impl Fetcher {
         &self.options
     }
 
+    /// The egress guard every request goes through (for connections that are not HTTP).
+    pub fn guard(&self) -> &EgressGuard {
+        &self.guard
+    }
+
     /// GETs `url`, following up to `MAX_REDIRECTS` redirects, each hop re-checked.
     pub async fn get(&self, url: &str) -> FetchResponse {
         self.fetch(Method::GET, url, BodyMode::Read(self.options.max_bytes)).await

@@ -6,6 +6,7 @@ mod error;
 mod fetcher;
 mod guard;
 mod proxy;
+mod tls;
 
 pub use error::NetError;
 pub use fetcher::{
@@ -13,4 +14,5 @@ pub use fetcher::{
     FetchResponse, Fetcher, FetcherOptions, MAX_REDIRECTS,
 };
 pub use guard::{DEFAULT_CONNECT_TIMEOUT, DEFAULT_RESOLVE_TIMEOUT, EgressGuard};
+pub use tls::{CertificateValidity, certificate_validity};
 pub use proxy::{BlockedRequest, EGRESS_HEADER, EgressProxy, NET_ERROR_HEADER};

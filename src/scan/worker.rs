@@ -109,6 +109,15 @@ pub fn owner_id(index: usize) -> String {
     format!("{}-{}-{}-{}", host.trim(), std::process::id(), index, &Uuid::new_v4().simple().to_string()[..8])
 }
 
+/// `report.summary.trigger`: why a schedule or monitor started the scan (absent otherwise).
+fn with_trigger(report: &mut serde_json::Value, scan: &ScanRow) {
+    if let Some(trigger) = scan.trigger.as_deref().and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
+        && let Some(summary) = report.get_mut("summary").and_then(|s| s.as_object_mut())
+    {
+        summary.insert("trigger".into(), trigger);
+    }
+}
+
 /// Runs one claimed scan to its end.
 pub async fn run_claimed(
     store: &Store,
@@ -155,6 +164,7 @@ pub async fn run_claimed(
             summary.changes = Some(changes.counts.clone());
             let mut report = summary.to_report();
             report["fixed"] = serde_json::Value::Array(changes.fixed);
+            with_trigger(&mut report, &scan);
             if store.complete_scan(scan.id, owner, &counts, &report).await? {
                 let now = crate::store::time::now_us();
                 if let Err(e) =
@@ -188,7 +198,9 @@ pub async fn run_claimed(
         Err(e) => {
             let mut summary = ReportSummary::failed_in(mode, e.code(), &e.to_string());
             summary.duration_ms = began.elapsed().as_millis() as u64;
-            if store.fail_scan(scan.id, owner, &summary.to_report()).await? {
+            let mut report = summary.to_report();
+            with_trigger(&mut report, &scan);
+            if store.fail_scan(scan.id, owner, &report).await? {
                 let now = crate::store::time::now_us();
                 if let Err(e) = crate::events::webhooks::scan_finished(store, &scan, false, None, &[], now).await {
                     tracing::warn!(error = %e, "could not queue the webhook events of the scan");

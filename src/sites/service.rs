@@ -37,13 +37,7 @@ pub enum SiteError {
     Store(#[from] StoreError),
 }
 
-/// The statement whoever starts an active scan confirms; recorded word for word with the scan.
-pub fn attestation_statement(origin: &str) -> String {
-    format!(
-        "I am authorised by the owner of {origin} to run active tests against it: signing in with the journeys \
-         and secrets stored for it, and requesting unlinked paths to look for exposed files."
-    )
-}
+pub use crate::model::attestation_statement;
 
 /// A journey's name and its canonical JSON, or the validation error naming the step and field.
 fn validate_journey(text: &str) -> Result<(String, String), SiteError> {

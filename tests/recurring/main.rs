@@ -6,8 +6,12 @@
 mod app;
 #[path = "../support/fixture_site.rs"]
 mod fixture_site;
+#[path = "../support/procs.rs"]
+mod procs;
 
 mod changes;
 mod watch;
 mod cli;
 mod webhooks;
+mod schedules;
+mod monitors;

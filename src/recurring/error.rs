@@ -1,0 +1,16 @@
+//! Errors of schedules and monitors.
+
+use crate::store::StoreError;
+
+/// Why a schedule or monitor could not be added, found or run.
+#[derive(Debug, thiserror::Error)]
+pub enum RecurringError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// Bad input: the message says which (`cron: ...`, `unknown time zone ...`, `every: ...`).
+    #[error("{0}")]
+    Invalid(String),
+    /// No such site, schedule or monitor in the organisation.
+    #[error("{0}")]
+    NotFound(String),
+}

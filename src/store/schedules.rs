@@ -1,0 +1,176 @@
+//! Schedules: a site's cron expression, time zone and mode, and when it is next due.
+//!
+//! Fleet safety: any instance may see a schedule due; the scan of a due moment is created only
+//! once (the `schedule_runs` key, in the scan's own transaction: [`Store::create_scan_with`]),
+//! and `next_due_at` moves on by compare-and-set ([`Store::advance_schedule`]).
+
+use super::Store;
+use super::error::StoreResult;
+use sea_orm::{ConnectionTrait, QueryResult};
+use uuid::Uuid;
+
+/// A schedule as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScheduleRow {
+    pub id: Uuid,
+    pub site_id: Uuid,
+    pub org_id: String,
+    /// A 5-field cron expression.
+    pub cron: String,
+    /// An IANA time zone name (`UTC`, `Europe/Paris`).
+    pub timezone: String,
+    /// `passive` or `active`.
+    pub mode: String,
+    /// The next due moment (µs since the epoch).
+    pub next_due_at: i64,
+    /// The last due moment a scan was created for.
+    pub last_due_at: Option<i64>,
+    /// Active schedules: JSON `{actor, client_addr, statement, attested_at}` of whoever
+    /// confirmed the attestation when adding it; copied to each scan it creates.
+    pub attestation: Option<String>,
+    pub created_at: i64,
+}
+
+/// A schedule to add.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewSchedule<'a> {
+    pub org: &'a str,
+    pub site_id: Uuid,
+    pub cron: &'a str,
+    pub timezone: &'a str,
+    pub mode: &'a str,
+    pub next_due_at: i64,
+    pub attestation: Option<String>,
+}
+
+const COLUMNS: &str = "id, site_id, org_id, cron, timezone, mode, next_due_at, last_due_at, attestation, created_at";
+
+fn schedule(row: &QueryResult) -> StoreResult<ScheduleRow> {
+    Ok(ScheduleRow {
+        id: row.try_get("", "id")?,
+        site_id: row.try_get("", "site_id")?,
+        org_id: row.try_get("", "org_id")?,
+        cron: row.try_get("", "cron")?,
+        timezone: row.try_get("", "timezone")?,
+        mode: row.try_get("", "mode")?,
+        next_due_at: row.try_get("", "next_due_at")?,
+        last_due_at: row.try_get("", "last_due_at")?,
+        attestation: row.try_get("", "attestation")?,
+        created_at: row.try_get("", "created_at")?,
+    })
+}
+
+impl Store {
+    /// Adds a schedule; returns it.
+    pub async fn add_schedule(&self, new: NewSchedule<'_>, now: i64) -> StoreResult<ScheduleRow> {
+        let id = Uuid::now_v7();
+        let stmt = self.stmt(
+            "INSERT INTO schedules (id, site_id, org_id, cron, timezone, mode, next_due_at, attestation, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+            vec![
+                id.into(),
+                new.site_id.into(),
+                new.org.into(),
+                new.cron.into(),
+                new.timezone.into(),
+                new.mode.into(),
+                new.next_due_at.into(),
+                new.attestation.clone().into(),
+                now.into(),
+            ],
+        );
+        self.conn().execute_raw(stmt).await?;
+        Ok(ScheduleRow {
+            id,
+            site_id: new.site_id,
+            org_id: new.org.to_string(),
+            cron: new.cron.to_string(),
+            timezone: new.timezone.to_string(),
+            mode: new.mode.to_string(),
+            next_due_at: new.next_due_at,
+            last_due_at: None,
+            attestation: new.attestation.clone(),
+            created_at: now,
+        })
+    }
+
+    /// One schedule of the organisation (`None` for another organisation's).
+    pub async fn schedule(&self, org: &str, id: Uuid) -> StoreResult<Option<ScheduleRow>> {
+        let stmt =
+            self.stmt(&format!("SELECT {COLUMNS} FROM schedules WHERE id = $1 AND org_id = $2"), vec![id.into(), org.into()]);
+        self.conn().query_one_raw(stmt).await?.as_ref().map(schedule).transpose()
+    }
+
+    /// One schedule whatever its organisation (the CLI's `schedule remove ID`, tests).
+    pub async fn schedule_any_org(&self, id: Uuid) -> StoreResult<Option<ScheduleRow>> {
+        let stmt = self.stmt(&format!("SELECT {COLUMNS} FROM schedules WHERE id = $1"), vec![id.into()]);
+        self.conn().query_one_raw(stmt).await?.as_ref().map(schedule).transpose()
+    }
+
+    /// The organisation's schedules (of one site when `site` is given), by next due moment.
+    pub async fn list_schedules(&self, org: &str, site: Option<Uuid>) -> StoreResult<Vec<ScheduleRow>> {
+        let stmt = match site {
+            Some(site) => self.stmt(
+                &format!("SELECT {COLUMNS} FROM schedules WHERE org_id = $1 AND site_id = $2 ORDER BY next_due_at, id"),
+                vec![org.into(), site.into()],
+            ),
+            None => self.stmt(
+                &format!("SELECT {COLUMNS} FROM schedules WHERE org_id = $1 ORDER BY next_due_at, id"),
+                vec![org.into()],
+            ),
+        };
+        self.conn().query_all_raw(stmt).await?.iter().map(schedule).collect()
+    }
+
+    /// Removes a schedule; `false` when the organisation had none with this id.
+    pub async fn remove_schedule(&self, org: &str, id: Uuid) -> StoreResult<bool> {
+        let stmt = self.stmt("DELETE FROM schedules WHERE id = $1 AND org_id = $2", vec![id.into(), org.into()]);
+        Ok(self.conn().execute_raw(stmt).await?.rows_affected() == 1)
+    }
+
+    /// Schedules due at `now` (every organisation), the most overdue first.
+    pub async fn due_schedules(&self, now: i64, limit: i64) -> StoreResult<Vec<ScheduleRow>> {
+        let stmt = self.stmt(
+            &format!("SELECT {COLUMNS} FROM schedules WHERE next_due_at <= $1 ORDER BY next_due_at, id LIMIT $2"),
+            vec![now.into(), limit.into()],
+        );
+        self.conn().query_all_raw(stmt).await?.iter().map(schedule).collect()
+    }
+
+    /// Moves `next_due_at` from `expected` to `next` (compare-and-set); `false` when another
+    /// instance moved it first. `last_due` is the due moment just handled.
+    pub async fn advance_schedule(&self, id: Uuid, expected: i64, next: i64, last_due: Option<i64>) -> StoreResult<bool> {
+        let stmt = match last_due {
+            Some(due) => self.stmt(
+                "UPDATE schedules SET next_due_at = $1, last_due_at = $2 WHERE id = $3 AND next_due_at = $4",
+                vec![next.into(), due.into(), id.into(), expected.into()],
+            ),
+            None => self.stmt(
+                "UPDATE schedules SET next_due_at = $1 WHERE id = $2 AND next_due_at = $3",
+                vec![next.into(), id.into(), expected.into()],
+            ),
+        };
+        Ok(self.conn().execute_raw(stmt).await?.rows_affected() == 1)
+    }
+
+    /// Sets `next_due_at` unconditionally (tests simulate downtime with it).
+    pub async fn set_schedule_next_due(&self, id: Uuid, next: i64) -> StoreResult<()> {
+        let stmt = self.stmt("UPDATE schedules SET next_due_at = $1 WHERE id = $2", vec![next.into(), id.into()]);
+        self.conn().execute_raw(stmt).await?;
+        Ok(())
+    }
+
+    /// The due moments a scan was created for, with the scan: (due_at, scan_id), oldest first.
+    pub async fn schedule_runs(&self, schedule_id: Uuid) -> StoreResult<Vec<(i64, Option<Uuid>)>> {
+        let stmt = self.stmt(
+            "SELECT due_at, scan_id FROM schedule_runs WHERE schedule_id = $1 ORDER BY due_at",
+            vec![schedule_id.into()],
+        );
+        self.conn()
+            .query_all_raw(stmt)
+            .await?
+            .iter()
+            .map(|r| Ok((r.try_get("", "due_at")?, r.try_get("", "scan_id")?)))
+            .collect()
+    }
+}
