@@ -323,6 +323,9 @@ fn collect_responses(events: &[RawEvent], step: usize, spec: &JourneySpec, out: 
             continue;
         }
         let response = e.params.get("response");
+        if response.and_then(proxy_marker).is_some() {
+            continue; // The egress proxy's own answer, not the site's: the step says so.
+        }
         let status = response.and_then(|r| r.get("status")).and_then(Value::as_u64).unwrap_or(0);
         let url = response.and_then(|r| r.get("url")).and_then(Value::as_str).unwrap_or_default();
         if status == 0 || url.starts_with("data:") || url.starts_with("about:") {
@@ -336,6 +339,28 @@ fn collect_responses(events: &[RawEvent], step: usize, spec: &JourneySpec, out: 
             resource_type: kind.to_string(),
         });
     }
+}
+
+/// The egress proxy's own answer to a document request among `events` (the guard refused the
+/// address, or nothing answered there), as the reason the step failed.
+fn egress_refusal(events: &[RawEvent], proxy: &EgressProxy) -> Option<String> {
+    events.iter().filter(|e| e.method == "Network.responseReceived" && e.str("type") == Some("Document")).find_map(|e| {
+        let response = e.params.get("response")?;
+        let marker = proxy_marker(response)?;
+        let url = response.get("url").and_then(Value::as_str).unwrap_or_default();
+        let parsed = url::Url::parse(url).ok();
+        let reason = parsed.as_ref().and_then(|u| proxy.blocked_reason(u.host_str()?, u.port_or_known_default()?));
+        Some(match marker.as_str() {
+            "blocked" => format!("{url} was refused by the egress guard{}", reason.map(|r| format!(" ({r})")).unwrap_or_default()),
+            _ => format!("{url} could not be reached"),
+        })
+    })
+}
+
+/// The `x-sitescan-egress` marker of an answer the egress proxy made itself.
+fn proxy_marker(response: &Value) -> Option<String> {
+    let headers = response.get("headers")?.as_object()?;
+    headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(crate::net::EGRESS_HEADER)).and_then(|(_, v)| v.as_str()).map(str::to_string)
 }
 
 impl StepError {
@@ -377,6 +402,7 @@ impl Runner<'_> {
     async fn navigate(&self, live: &Live, url: &str, budget: &Budget) -> StepResultOf<()> {
         let log = live.log.as_ref().ok_or_else(|| StepError::Fatal("no event log".into()))?;
         let loads = log.signals().load_events;
+        let from = log.len();
         let nav = run(self.instance, self.page, "Page.navigate", budget.left(), NavigateParams::new(url.to_string())).await;
         match nav {
             Ok(n) => {
@@ -389,7 +415,14 @@ impl Runner<'_> {
             Err(BrowserError::Timeout { .. }) => return Err(StepError::Timeout(format!("navigation to {url} never settled"))),
             Err(e) => return Err(e.into()),
         }
-        self.settle_load(live, loads, budget).await
+        if let Some(refused) = egress_refusal(&log.since(from), self.proxy) {
+            return Err(StepError::Failed(refused));
+        }
+        self.settle_load(live, loads, budget).await?;
+        match egress_refusal(&log.since(from), self.proxy) {
+            Some(refused) => Err(StepError::Failed(refused)),
+            None => Ok(()),
+        }
     }
 
     /// Waits for `load` after `loads` and then for network quiet.
@@ -417,7 +450,11 @@ impl Runner<'_> {
         tokio::time::sleep(NAVIGATION_START_GRACE.min(budget.left())).await;
         let navigating = log.since(from).iter().any(|e| e.method == "Network.requestWillBeSent" && e.str("type") == Some("Document"));
         if navigating || log.signals().load_events > loads {
-            self.settle_load(live, loads, budget).await
+            self.settle_load(live, loads, budget).await?;
+            match egress_refusal(&log.since(from), self.proxy) {
+                Some(refused) => Err(StepError::Failed(refused)),
+                None => Ok(()),
+            }
         } else {
             wait_quiet(self.instance, log, budget, Duration::from_millis(500)).await.map_err(StepError::from)
         }

@@ -415,3 +415,71 @@ async fn cli_refuses_bad_journeys_before_anything_runs() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--active"), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(shop.requests.load(Ordering::SeqCst), 0, "nothing was requested from the site");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn journeys_stay_behind_the_egress_guard_and_share_no_cookies() {
+    init_test_log();
+    let (start, _shop) = start_shop().await;
+    // A second site on 127.0.0.2, outside the scan's allowed range (127.0.0.1/32 only).
+    let hits = Arc::new(AtomicUsize::new(0));
+    let counter = hits.clone();
+    let outside = axum::Router::new().fallback(move || {
+        let counter = counter.clone();
+        async move {
+            counter.fetch_add(1, Ordering::SeqCst);
+            page("Internal admin", "<p>internal</p>")
+        }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.2:0").await.expect("bind 127.0.0.2");
+    let outside_url = format!("http://{}/", listener.local_addr().expect("addr"));
+    tokio::spawn(async move { axum::serve(listener, outside).await.expect("serve") });
+
+    let browser = sitescan::cli::args::BrowserArgs { browsers: 1, pages_per_browser: 2, cdp: vec![], chromium: None, proxy_listen: "127.0.0.1:0".parse().expect("addr") };
+    let policy = sitescan::model::AddressPolicy::new(vec!["127.0.0.1/32".parse().expect("cidr")]);
+    let scanner = sitescan::cli::engine::scanner(&browser, policy).await.expect("start the browser pool");
+    let journeys = vec![
+        spec(OWNER_EXAMPLE, PASSWORD),
+        // Signed in by the journey before? Not here: each journey starts with no cookies.
+        spec(r##"{"name": "fresh context", "steps": [{"navigate": "/account"}, {"assert": {"url": "/login"}}]}"##, PASSWORD),
+        spec(&format!(r##"{{"name": "escape", "steps": [{{"navigate": "{outside_url}"}}, {{"assert": {{"text": "internal"}}}}]}}"##), PASSWORD),
+        spec(
+            &format!(r##"{{"name": "escape by link", "steps": [{{"navigate": "/"}}, {{"navigate": "{outside_url}admin"}}]}}"##),
+            PASSWORD,
+        ),
+    ];
+    let options = ScanOptions { max_pages: 1, max_depth: 0, page_concurrency: 1, active: true, probe_budget: 2, journeys, ..ScanOptions::default() };
+    let mut sink = Sink::default();
+    scanner
+        .run(&url::Url::parse(&start).expect("url"), &options, &mut sink, None, tokio_util::sync::CancellationToken::new())
+        .await
+        .expect("scan");
+    scanner.pool().shutdown().await;
+    let all = &sink.findings;
+    assert!(ids(all, "sign in").is_empty(), "{:?}", ids(all, "sign in"));
+    assert!(ids(all, "fresh context").is_empty(), "the next journey did not inherit the login's cookie: {:?}", of_journey(all, "fresh context").collect::<Vec<_>>());
+    for journey in ["escape", "escape by link"] {
+        let failed: Vec<&Finding> = of_journey(all, journey).filter(|f| f.check_id.starts_with("journeys.")).collect();
+        assert_eq!(failed.len(), 1, "{journey}: {failed:?}");
+        assert_eq!(failed[0].check_id, "journeys.step-failed", "{failed:?}");
+        assert!(failed[0].evidence["error"].as_str().is_some_and(|e| e.contains("egress guard")), "{failed:?}");
+    }
+    assert_eq!(hits.load(Ordering::SeqCst), 0, "nothing reached the address outside the policy");
+}
+
+#[derive(Default)]
+struct Sink {
+    findings: Vec<Finding>,
+}
+
+#[async_trait::async_trait]
+impl sitescan::scan::ScanSink for Sink {
+    async fn page(&mut self, _: sitescan::store::PageRecord, findings: Vec<Finding>) -> Result<(), sitescan::scan::ScanError> {
+        self.findings.extend(findings);
+        Ok(())
+    }
+
+    async fn site(&mut self, findings: Vec<Finding>) -> Result<(), sitescan::scan::ScanError> {
+        self.findings.extend(findings);
+        Ok(())
+    }
+}
