@@ -139,6 +139,21 @@ async fn start_shop() -> (String, Arc<Shop>) {
         .route("/.well-known/sitescan-verification.txt", get(|| async { format!("{TOKEN}\n") }))
         .route("/login", get(|| async { login_form("/login", false) }).post(login))
         .route("/leaky-login", get(|| async { login_form("/leaky-login", false) }).post(leaky_login))
+        .route(
+            "/storing-login",
+            get(|| async {
+                let form = login_form("/login", false).0;
+                Html(form.replace("</main>", r#"<script>document.querySelector('form').addEventListener('submit', () => {
+  const pw = document.getElementById('password').value;
+  localStorage.setItem('last_password', pw);
+  document.cookie = 'remember=' + encodeURIComponent(pw) + '; path=/';
+});</script></main>"#))
+            }),
+        )
+        .route(
+            "/token",
+            get(|| async { page("API token", r#"<label for="token">Token</label> <input id="token" type="text" size="30"><p id="done">ok</p>"#) }),
+        )
         .route("/account", get(account))
         .route("/shop", get(shop_page))
         .route("/cart/add", post(cart_add))
@@ -227,6 +242,10 @@ async fn journeys_run_behind_a_login_and_every_journeys_check_fires() {
         spec(r##"{"name": "coupon throws", "steps": [{"navigate": "/throw"}, {"click": "#boom"}]}"##, PASSWORD),
         spec(r##"{"name": "slow filter", "steps": [{"navigate": "/slow"}, {"click": "#slow"}, {"assert": {"text": "filtered"}}]}"##, PASSWORD),
         spec(
+            r##"{"name": "remembers the password", "steps": [{"navigate": "/storing-login"}, {"fill": "#email", "value": "owner@example.org"}, {"fill": "#password", "value": "{{secret.PASSWORD}}"}, {"click": "button[type=submit]"}, {"wait_for": {"url": "/account"}}]}"##,
+            PASSWORD,
+        ),
+        spec(
             r##"{"name": "leaky login", "steps": [{"navigate": "/leaky-login"}, {"fill": "#email", "value": "owner@example.org"}, {"fill": "#password", "value": "{{secret.PASSWORD}}"}, {"click": "button[type=submit]"}, {"wait_for": {"url": "/account*"}}]}"##,
             PASSWORD,
         ),
@@ -269,6 +288,7 @@ async fn journeys_run_behind_a_login_and_every_journeys_check_fires() {
         ("coupon throws", vec!["journeys.uncaught-exception"]),
         ("slow filter", vec!["journeys.slow-interaction"]),
         ("leaky login", vec!["journeys.secret-exposed"]),
+        ("remembers the password", vec!["journeys.secret-exposed"]),
     ];
     for (journey, want) in &expect {
         assert_eq!(&ids(all, journey), want, "{journey}:\n{}", describe());
@@ -292,6 +312,12 @@ async fn journeys_run_behind_a_login_and_every_journeys_check_fires() {
     let exposed = find("leaky login", "journeys.secret-exposed");
     assert_eq!((exposed.evidence["secret"].as_str(), exposed.evidence["location"].as_str()), (Some("PASSWORD"), Some("url")));
     assert!(exposed.url().is_some_and(|u| u.ends_with("/account?pw=••••••")), "{exposed:?}");
+    let mut stored: Vec<String> = of_journey(all, "remembers the password")
+        .filter(|f| f.check_id == "journeys.secret-exposed")
+        .map(|f| f.evidence["location"].as_str().unwrap_or_default().to_string())
+        .collect();
+    stored.sort();
+    assert_eq!(stored, ["cookie \"remember\"", "localStorage[\"last_password\"]"], "script-readable storage is searched; the HttpOnly session cookie is not reported");
 
     // The secret never leaves the runner.
     let everything = serde_json::to_string(&all).expect("json") + &format!("{:?}", scan.pages);
@@ -482,4 +508,36 @@ impl sitescan::scan::ScanSink for Sink {
         self.findings.extend(findings);
         Ok(())
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn screenshots_hide_typed_secrets() {
+    init_test_log();
+    let (start, _shop) = start_shop().await;
+    let browser = sitescan::cli::args::BrowserArgs { browsers: 1, pages_per_browser: 1, cdp: vec![], chromium: None, proxy_listen: "127.0.0.1:0".parse().expect("addr") };
+    let policy = sitescan::model::AddressPolicy::new(vec!["127.0.0.1/32".parse().expect("cidr")]);
+    let scanner = sitescan::cli::engine::scanner(&browser, policy).await.expect("start the browser pool");
+    let session = scanner.pool().session().await.expect("session");
+    // The same journey typing two different secrets of one length into a plain text field: hidden
+    // while the picture is taken, both pictures are the same; the third types a plain value.
+    let journey = |value: &str| {
+        format!(r##"{{"name": "token", "steps": [{{"navigate": "/token"}}, {{"fill": "#token", "value": "{value}"}}, {{"click": "#done"}}, {{"screenshot": "token"}}, {{"wait_for": {{"selector": "input#token[type=text]"}}, "timeout_ms": 1000}}]}}"##)
+    };
+    let mut runs = Vec::new();
+    for (value, secret) in [("{{secret.TOKEN}}", "first-secret-11"), ("{{secret.TOKEN}}", "other-secret-22"), ("plain-value-333", "unused-secret-4")] {
+        let mut secrets = JourneySecrets::new();
+        secrets.insert("TOKEN", secret);
+        let spec = JourneySpec::new(parse_journey(&journey(value)).expect("parses"), secrets).expect("spec");
+        runs.push(session.run_journey(&start, &spec).await);
+    }
+    session.close().await;
+    scanner.pool().shutdown().await;
+    for run in &runs {
+        assert!(run.outcome.steps.iter().all(|s| s.status == sitescan::model::StepStatus::Ok), "{:?}", run.outcome.steps);
+        assert_eq!(run.outcome.screenshots.len(), 1);
+    }
+    let png = |i: usize| runs[i].outcome.screenshots[0].png_base64.clone();
+    assert_eq!(png(0), png(1), "the typed secrets are not in the screenshots");
+    assert_ne!(png(0), png(2), "a plain value is shown (the comparison can tell)");
+    assert!(format!("{:?}", runs[0].outcome).contains("{{secret.TOKEN}}") && !format!("{:?}", runs[0].outcome).contains("first-secret-11"));
 }
