@@ -845,6 +845,30 @@ mod tests {
     }
 
     #[test]
+    fn responses_are_navigations_and_submissions_masked_without_the_proxys_own() {
+        use serde_json::json;
+        let ev = |method: &str, params: Value| RawEvent { method: method.into(), params };
+        let events = vec![
+            ev("Network.requestWillBeSent", json!({"requestId": "1", "type": "Document", "request": {"method": "POST", "url": "http://a.test/login"}})),
+            ev("Network.responseReceived", json!({"requestId": "1", "type": "Document", "response": {"status": 500, "url": "http://a.test/login?pw=hunter2", "headers": {}}})),
+            ev("Network.requestWillBeSent", json!({"requestId": "2", "type": "Fetch", "request": {"method": "GET", "url": "http://a.test/api"}})),
+            ev("Network.responseReceived", json!({"requestId": "2", "type": "Fetch", "response": {"status": 404, "url": "http://a.test/api", "headers": {}}})),
+            ev("Network.requestWillBeSent", json!({"requestId": "3", "type": "Fetch", "request": {"method": "PUT", "url": "http://a.test/cart"}})),
+            ev("Network.responseReceived", json!({"requestId": "3", "type": "Fetch", "response": {"status": 409, "url": "http://a.test/cart", "headers": {}}})),
+            ev("Network.responseReceived", json!({"requestId": "4", "type": "Document", "response": {"status": 403, "url": "http://10.0.0.1/", "headers": {"X-Sitescan-Egress": "blocked"}}})),
+        ];
+        let mut secrets = crate::model::JourneySecrets::new();
+        secrets.insert("PASSWORD", "hunter2");
+        let spec = JourneySpec { journey: crate::model::parse_journey(r#"{"name": "a", "steps": [{"navigate": "/"}]}"#).unwrap(), secrets };
+        let mut out = Vec::new();
+        collect_responses(&events, 3, &spec, &mut out);
+        let seen: Vec<(&str, &str, u16)> = out.iter().map(|r| (r.method.as_str(), r.url.as_str(), r.status)).collect();
+        assert_eq!(seen, [("POST", "http://a.test/login?pw=••••••", 500), ("PUT", "http://a.test/cart", 409)]);
+        assert!(out.iter().all(|r| r.step == 3));
+        assert!(proxy_marker(&events[6].params["response"]).is_some());
+    }
+
+    #[test]
     fn enter_types_a_carriage_return() {
         let e = key_events("Enter");
         assert_eq!(e[0].text.as_deref(), Some("\r"));

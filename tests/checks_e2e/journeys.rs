@@ -154,6 +154,24 @@ async fn start_shop() -> (String, Arc<Shop>) {
             "/token",
             get(|| async { page("API token", r#"<label for="token">Token</label> <input id="token" type="text" size="30"><p id="done">ok</p>"#) }),
         )
+        .route(
+            "/preferences",
+            get(|| async {
+                page("Search the shop", r#"<form method="get" action="/search">
+<label for="size">Size</label> <select id="size" name="size"><option value="S">Small</option><option value="M" selected>Medium</option><option value="L">Large</option></select>
+<input id="news" name="news" type="checkbox"> <label for="news">News</label>
+<label for="q">Search</label> <input id="q" name="q" type="search"></form>
+<p id="spinner">Loading…</p><p id="toast">Saved</p>
+<script>setTimeout(() => { document.getElementById('spinner').style.display = 'none'; document.getElementById('toast').remove(); }, 300);</script>"#)
+            }),
+        )
+        .route(
+            "/search",
+            get(|q: axum::extract::Query<HashMap<String, String>>| async move {
+                let get = |k: &str| q.get(k).cloned().unwrap_or_else(|| "-".into());
+                page("Search results", &format!("<p>Results for {}, size {}, news {}</p>", get("q"), get("size"), get("news")))
+            }),
+        )
         .route("/account", get(account))
         .route("/shop", get(shop_page))
         .route("/cart/add", post(cart_add))
@@ -232,6 +250,13 @@ async fn journeys_run_behind_a_login_and_every_journeys_check_fires() {
       {"screenshot": "order placed"}]}"##;
     let journeys = vec![
         spec(good, PASSWORD),
+        spec(
+            r##"{"name": "preferences", "steps": [{"navigate": "/preferences"}, {"select": "#size", "value": "L"}, {"check": "#news"}, {"uncheck": "#news"}, {"check": "#news"},
+              {"wait_for": {"selector": "#spinner", "state": "hidden"}}, {"wait_for": {"selector": "#toast", "state": "gone"}},
+              {"fill": "#q", "value": "teapots"}, {"press": "Enter"}, {"wait_for": {"url": "/search*"}},
+              {"assert": {"text": "Results for teapots, size L, news on"}}, {"assert": {"url": "/search?size=L&news=on&q=teapots"}}]}"##,
+            PASSWORD,
+        ),
         spec(r##"{"name": "missing button", "steps": [{"navigate": "/"}, {"click": "#does-not-exist", "timeout_ms": 1500}, {"audit": "never"}]}"##, PASSWORD),
         spec(r##"{"name": "never ready", "steps": [{"navigate": "/"}, {"wait_for": {"selector": "#never", "state": "visible"}, "timeout_ms": 1500}]}"##, PASSWORD),
         spec(
@@ -262,6 +287,7 @@ async fn journeys_run_behind_a_login_and_every_journeys_check_fires() {
 
     // The good journey: logged in, clean, its two audits judged with the journey and step.
     assert!(ids(all, "buy a teapot").is_empty(), "no journeys.* findings for the good journey:\n{}", describe());
+    assert!(ids(all, "preferences").is_empty(), "select, check, uncheck, wait_for hidden and gone, press work:\n{}", describe());
     let audited: Vec<&Finding> = of_journey(all, "buy a teapot").collect();
     assert!(!audited.is_empty(), "the audits report page findings:\n{}", describe());
     for f in &audited {
