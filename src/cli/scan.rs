@@ -115,11 +115,12 @@ pub fn load_journeys(files: &[std::path::PathBuf], secrets: &[String]) -> Result
     let mut all = JourneySecrets::new();
     for arg in secrets {
         let Some((name, source)) = arg.split_once('=') else {
-            return Err(format!("--secret {}: expected NAME=@FILE", arg.split('=').next().unwrap_or_default()));
+            // Never echo the argument: it may be the secret itself.
+            return Err("--secret: expected NAME=@FILE".to_string());
         };
         let name = name.trim();
         if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
-            return Err(format!("--secret {name}: the name must be letters, digits, _ or -"));
+            return Err("--secret: the name must be letters, digits, _ or - (NAME=@FILE)".to_string());
         }
         let Some(path) = source.strip_prefix('@') else {
             return Err(format!("--secret {name}: give the value in a file, NAME=@FILE (never on the command line)"));

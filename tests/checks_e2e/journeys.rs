@@ -422,7 +422,7 @@ async fn cli_runs_the_owner_example_and_never_shows_a_secret() {
         sign_in.iter().any(|f| f["evidence"]["step_index"] == 5 && f["evidence"]["step"] == "audit \"account page\"" && f["evidence"]["url"] == format!("{start}account")),
         "its audit judged the account page: {sign_in:?}"
     );
-    let leaky_ids: Vec<&str> = of("leaky login").iter().filter_map(|f| f["check_id"].as_str()).map(|s| s.to_owned().leak() as &str).collect();
+    let leaky_ids: Vec<String> = of("leaky login").iter().filter_map(|f| f["check_id"].as_str().map(str::to_string)).collect();
     assert_eq!(leaky_ids, vec!["journeys.secret-exposed"], "{findings:?}");
     assert!(body["report"]["summary"]["categories"]["journeys"]["critical"].as_u64().unwrap_or(0) >= 1, "{}", body["report"]["summary"]);
     let sarif: Value = serde_json::from_slice(&sarif.stdout).expect("sarif");
@@ -455,6 +455,10 @@ async fn cli_refuses_bad_journeys_before_anything_runs() {
     assert!(!err.contains("hunter2-secret-value"), "{err}");
 
     let out = cli(scan_args(&start, "json", &["--journey", good.to_str().unwrap(), "--secret", "PASSWORD=hunter2-secret-value"])).await;
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("NAME=@FILE") && !err.contains("hunter2-secret-value"), "{err}");
+    let out = cli(scan_args(&start, "json", &["--journey", good.to_str().unwrap(), "--secret", "hunter2-secret-value"])).await;
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("NAME=@FILE") && !err.contains("hunter2-secret-value"), "{err}");
