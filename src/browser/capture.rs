@@ -242,7 +242,7 @@ async fn load_and_gather(
     // usable once it was parsed (DOMContentLoaded), so that ends the wait too; `load` is then
     // awaited below, up to the same deadline.
     let mut parsed = log.watch();
-    let navigate = run(instance, &page, "Page.navigate", nav_limit, NavigateParams::new(url));
+    let navigate = run(instance, page, "Page.navigate", nav_limit, NavigateParams::new(url));
     tokio::pin!(navigate);
     let mut nav = tokio::select! {
         r = &mut navigate => Some(r),
@@ -269,7 +269,7 @@ async fn load_and_gather(
             if log.signals().crashed {
                 return Err(BrowserError::PageCrashed);
             }
-            let _ = run(instance, &page, "Page.stopLoading", Duration::from_secs(2), StopLoadingParams::default()).await;
+            let _ = run(instance, page, "Page.stopLoading", Duration::from_secs(2), StopLoadingParams::default()).await;
             return Err(BrowserError::Timeout { what: "navigation", after: nav_limit });
         }
         Some(Err(e)) => return Err(e),

@@ -677,13 +677,20 @@ impl Runner<'_> {
         live.loader_id = main.and_then(|i| events[i].str("requestId").map(str::to_string));
         live.perf_early = None;
         live.perf_late = None;
-        let from = main.unwrap_or(0);
+        // From the first hop of its redirect chain (redirects keep the request id).
+        let from = live
+            .loader_id
+            .as_deref()
+            .and_then(|id| events.iter().position(|e| e.method == "Network.requestWillBeSent" && e.str("requestId") == Some(id)))
+            .unwrap_or(0);
         let mut snap = PageSnapshot { requested_url: url.clone(), final_url: url.clone(), ..PageSnapshot::default() };
         gather_in_page(self.instance, self.page, self.settings, budget, &mut snap, live).await?;
         let events = live.log.as_ref().map(|l| l.since(from)).unwrap_or_default();
         artifacts(&mut snap, live, &events, self.proxy);
         // Where the page is now (a history change keeps the document's URL in the network record).
         snap.final_url = url;
+        // No document record (it cannot usually happen: the log starts with the page): the page
+        // is on screen, so it is judged as rendered.
         if snap.status.is_none() {
             snap.status = Some(200);
         }

@@ -304,6 +304,7 @@ async fn journeys_run_behind_a_login_and_every_journeys_check_fires() {
     assert!(scan.pages.iter().any(|p| p.url == account), "the audit page is recorded at the reached URL");
     let audit_page = scan.pages.iter().find(|p| p.url == account).expect("audit page");
     assert!(audit_page.checks_not_run.iter().any(|c| c.check_id == "*"), "an audit page never counts crawl findings there as fixed");
+    assert_eq!(audit_page.status, Some(200), "the audit's page is the account page after the login's redirect");
 
     // Every journeys.* check fires on the journey built for it.
     let expect = [
