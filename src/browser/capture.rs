@@ -68,22 +68,22 @@ pub(crate) enum Outcome {
 /// State that outlives the in-page part, so the event-based artifacts are gathered even when
 /// navigation fails or the budget runs out.
 #[derive(Default)]
-struct Live {
-    page: Option<Page>,
+pub(crate) struct Live {
+    pub(crate) page: Option<Page>,
     session_id: Option<String>,
-    log: Option<EventLog>,
+    pub(crate) log: Option<EventLog>,
     dialogs: Option<tokio::task::JoinHandle<()>>,
-    loader_id: Option<String>,
+    pub(crate) loader_id: Option<String>,
     nav_error: Option<String>,
     download: bool,
-    perf_early: Option<metrics::PerfReport>,
-    perf_late: Option<metrics::PerfReport>,
+    pub(crate) perf_early: Option<metrics::PerfReport>,
+    pub(crate) perf_late: Option<metrics::PerfReport>,
     phases: Phases,
 }
 
 /// Where a capture's time went, phase by phase (the debug log line `capture phases`; the
 /// benchmark's profile reads it).
-struct Phases {
+pub(crate) struct Phases {
     last: Instant,
     spent: Vec<(&'static str, u128)>,
 }
@@ -167,6 +167,24 @@ async fn drive(
     snap: &mut PageSnapshot,
     live: &mut Live,
 ) -> Result<(), BrowserError> {
+    let page = open_page(instance, context, settings, budget, live).await?;
+    // From here on a renderer crash ends the capture at once.
+    let mut crash = live.log.as_ref().map(EventLog::watch).ok_or(BrowserError::Cdp { what: "event log", message: "missing".into() })?;
+    tokio::select! {
+        r = load_and_gather(instance, &page, url, settings, budget, snap, live) => r,
+        _ = crash.wait_for(|s| s.crashed) => Err(BrowserError::PageCrashed),
+    }
+}
+
+/// Opens a blank page in `context` (a window of its own) with the event log, the dialog
+/// dismisser, the init scripts and the user agent of a capture. Journeys open theirs the same way.
+pub(crate) async fn open_page(
+    instance: &Arc<Instance>,
+    context: &BrowserContextId,
+    settings: &CaptureSettings,
+    budget: &Budget,
+    live: &mut Live,
+) -> Result<Page, BrowserError> {
     // Each page in a window of its own: tabs sharing a window are hidden (visibilityState
     // `hidden`) while another tab is in front, and hidden pages do not paint, so concurrent pages
     // would get no FCP, LCP or layout shifts, and lazy images, animation frames and media behave
@@ -201,12 +219,7 @@ async fn drive(
         run(instance, &page, "Page.addScriptToEvaluateOnNewDocument", limit, AddScriptToEvaluateOnNewDocumentParams::new(script.clone())).await?;
     }
     live.phases.end("open");
-    // From here on a renderer crash ends the capture at once.
-    let mut crash = live.log.as_ref().map(EventLog::watch).ok_or(BrowserError::Cdp { what: "event log", message: "missing".into() })?;
-    tokio::select! {
-        r = load_and_gather(instance, &page, url, settings, budget, snap, live) => r,
-        _ = crash.wait_for(|s| s.crashed) => Err(BrowserError::PageCrashed),
-    }
+    Ok(page)
 }
 
 /// Navigates, waits, and runs the in-page gatherers.
@@ -229,7 +242,7 @@ async fn load_and_gather(
     // usable once it was parsed (DOMContentLoaded), so that ends the wait too; `load` is then
     // awaited below, up to the same deadline.
     let mut parsed = log.watch();
-    let navigate = run(instance, &page, "Page.navigate", nav_limit, NavigateParams::new(url));
+    let navigate = run(instance, page, "Page.navigate", nav_limit, NavigateParams::new(url));
     tokio::pin!(navigate);
     let mut nav = tokio::select! {
         r = &mut navigate => Some(r),
@@ -256,7 +269,7 @@ async fn load_and_gather(
             if log.signals().crashed {
                 return Err(BrowserError::PageCrashed);
             }
-            let _ = run(instance, &page, "Page.stopLoading", Duration::from_secs(2), StopLoadingParams::default()).await;
+            let _ = run(instance, page, "Page.stopLoading", Duration::from_secs(2), StopLoadingParams::default()).await;
             return Err(BrowserError::Timeout { what: "navigation", after: nav_limit });
         }
         Some(Err(e)) => return Err(e),
@@ -282,7 +295,20 @@ async fn load_and_gather(
     if main_from_proxy(log, live.loader_id.as_deref()) {
         return Ok(()); // The proxy's own answer (refused, unreachable) is not the site.
     }
+    gather_in_page(instance, page, settings, budget, snap, live).await
+}
 
+/// Runs the in-page gatherers on the page as it is now (a capture after loading; a journey's
+/// `audit` step wherever the journey got to).
+pub(crate) async fn gather_in_page(
+    instance: &Arc<Instance>,
+    page: &Page,
+    settings: &CaptureSettings,
+    budget: &Budget,
+    snap: &mut PageSnapshot,
+    live: &mut Live,
+) -> Result<(), BrowserError> {
+    let log = live.log.as_ref().ok_or(BrowserError::Cdp { what: "event log", message: "missing".into() })?;
     match metrics::read(instance, page, budget).await {
         Ok(r) => live.perf_early = Some(r),
         Err(e) => gather_error(snap, "metrics", &e),
@@ -349,7 +375,7 @@ async fn load_and_gather(
     Ok(())
 }
 
-fn check_alive(instance: &Instance, log: &EventLog) -> Result<(), BrowserError> {
+pub(crate) fn check_alive(instance: &Instance, log: &EventLog) -> Result<(), BrowserError> {
     if !instance.is_alive() {
         return Err(BrowserError::BrowserGone);
     }
@@ -376,7 +402,7 @@ async fn dismiss_dialogs(instance: &Instance, page: &Page) -> Result<tokio::task
 }
 
 /// Waits until no request has been in flight for `NETWORK_QUIET`, at most `max`.
-async fn wait_quiet(instance: &Instance, log: &EventLog, budget: &Budget, max: Duration) -> Result<(), BrowserError> {
+pub(crate) async fn wait_quiet(instance: &Instance, log: &EventLog, budget: &Budget, max: Duration) -> Result<(), BrowserError> {
     let until = Instant::now() + budget.cap(max);
     loop {
         check_alive(instance, log)?;
@@ -410,10 +436,15 @@ fn main_from_proxy(log: &EventLog, loader_id: Option<&str>) -> bool {
     facts.main.is_some_and(|m| m.blocked || (m.status.is_none() && m.failure.is_some()))
 }
 
-/// Builds the event-based artifacts and decides the page error.
-fn finish(snap: &mut PageSnapshot, live: &Live, failure: Option<BrowserError>, outcome: Outcome, proxy: &EgressProxy) {
-    let events = live.log.as_ref().map(EventLog::snapshot).unwrap_or_default();
-    let facts = network::gather(&events, live.loader_id.as_deref(), proxy);
+/// The event-based artifacts of a page from its events (network, console, exceptions, CSP,
+/// issues, cookies, metrics); returns the main document's record.
+pub(crate) fn artifacts(
+    snap: &mut PageSnapshot,
+    live: &Live,
+    events: &[super::events::RawEvent],
+    proxy: &dyn network::ProxyRecord,
+) -> Option<network::MainDocument> {
+    let facts = network::gather(events, live.loader_id.as_deref(), proxy);
     if let Some(main) = &facts.main {
         snap.final_url = main.final_url.clone();
         snap.redirects = main.redirects.clone();
@@ -422,13 +453,19 @@ fn finish(snap: &mut PageSnapshot, live: &Live, failure: Option<BrowserError>, o
         snap.mime_type = main.mime_type.clone();
     }
     snap.requests = facts.requests;
-    snap.console = console::gather(&events);
-    snap.js_errors = exceptions::gather(&events);
-    snap.csp_violations = csp::gather(&events);
-    snap.browser_issues = issues::gather(&events);
+    snap.console = console::gather(events);
+    snap.js_errors = exceptions::gather(events);
+    snap.csp_violations = csp::gather(events);
+    snap.browser_issues = issues::gather(events);
     snap.cookies = cookies::gather(&snap.requests);
     snap.metrics = metrics::combine(live.perf_early.as_ref(), live.perf_late.as_ref(), &snap.requests);
+    facts.main
+}
 
+/// Builds the event-based artifacts and decides the page error.
+fn finish(snap: &mut PageSnapshot, live: &Live, failure: Option<BrowserError>, outcome: Outcome, proxy: &EgressProxy) {
+    let events = live.log.as_ref().map(EventLog::snapshot).unwrap_or_default();
+    let main_doc = artifacts(snap, live, &events, proxy);
     let error = |kind: &str, message: String| Some(PageError { kind: kind.to_string(), message });
     snap.error = match (outcome, &failure) {
         (Outcome::BrowserGone, _) => error("crashed", "the browser died while loading the page".into()),
@@ -439,7 +476,7 @@ fn finish(snap: &mut PageSnapshot, live: &Live, failure: Option<BrowserError>, o
     if snap.error.is_some() {
         return;
     }
-    let main = facts.main.as_ref();
+    let main = main_doc.as_ref();
     let host_port = url::Url::parse(&snap.final_url).ok().and_then(|u| Some((u.host_str()?.to_string(), u.port_or_known_default()?)));
     let proxy_reason = host_port.and_then(|(h, p)| proxy.blocked_reason(&h, p));
     if main.is_some_and(|m| m.blocked) {
@@ -466,7 +503,7 @@ fn finish(snap: &mut PageSnapshot, live: &Live, failure: Option<BrowserError>, o
 
 /// Closes the page. After a timeout the renderer may be stuck in a script: if it does not answer
 /// within a second it is crashed (`Page.crash`), so the scan's next pages get a fresh process.
-async fn close(instance: &Instance, live: &mut Live, timed_out: bool) {
+pub(crate) async fn close(instance: &Instance, live: &mut Live, timed_out: bool) {
     if let Some(session) = &live.session_id {
         instance.unroute(session);
     }

@@ -152,6 +152,16 @@ impl EventLog {
         self.events.lock().map(|e| e.clone()).unwrap_or_default()
     }
 
+    /// How many events were logged so far.
+    pub(crate) fn len(&self) -> usize {
+        self.events.lock().map(|e| e.len()).unwrap_or_default()
+    }
+
+    /// A copy of the events logged since the first `from`.
+    pub(crate) fn since(&self, from: usize) -> Vec<RawEvent> {
+        self.events.lock().map(|e| e.get(from..).map(<[RawEvent]>::to_vec).unwrap_or_default()).unwrap_or_default()
+    }
+
     /// URLs of requests without a finish or failure event (for diagnostics).
     pub(crate) fn inflight_urls(&self) -> Vec<String> {
         let events = self.snapshot();

@@ -7,6 +7,7 @@ mod error;
 mod events;
 mod gather;
 mod instance;
+mod journey;
 mod launch;
 mod options;
 mod pool;

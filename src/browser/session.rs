@@ -99,29 +99,63 @@ impl BrowserSession {
         if let Some((_, id)) = contexts.get(&inst.id) {
             return Ok(id.clone());
         }
-        let params = CreateBrowserContextParams {
-            dispose_on_detach: Some(true),
-            proxy_server: Some(self.pool.proxy_server()),
-            proxy_bypass_list: Some("<-loopback>".into()),
-            origins_with_universal_network_access: None,
-        };
-        let id = match tokio::time::timeout(STEP_TIMEOUT, inst.browser.create_browser_context(params)).await {
-            Ok(Ok(id)) => id,
-            Ok(Err(e)) => return Err(BrowserError::Cdp { what: "Target.createBrowserContext", message: e.to_string() }),
-            Err(_) => return Err(BrowserError::Timeout { what: "Target.createBrowserContext", after: STEP_TIMEOUT }),
-        };
-        // A scan never writes downloads to disk.
-        let deny = SetDownloadBehaviorParams {
-            behavior: SetDownloadBehaviorBehavior::Deny,
-            browser_context_id: Some(id.clone()),
-            download_path: None,
-            events_enabled: None,
-        };
-        if !matches!(tokio::time::timeout(STEP_TIMEOUT, inst.browser.execute(deny)).await, Ok(Ok(_))) {
-            tracing::debug!(browser = inst.id, "Browser.setDownloadBehavior failed");
-        }
+        let id = new_context(&self.pool, inst).await?;
         contexts.insert(inst.id, (Arc::downgrade(inst), id.clone()));
         Ok(id)
+    }
+
+    /// Runs one journey from `start` in a browser context of its own (created for it behind the
+    /// egress proxy, disposed after it: its cookies and storage never reach another journey or
+    /// scan). Never fails: trouble is in the outcome.
+    pub async fn run_journey(&self, start: &str, spec: &crate::model::JourneySpec) -> crate::model::journey::JourneyRun {
+        let failed = |message: String| {
+            let mut outcome = crate::model::JourneyOutcome {
+                name: spec.secrets.mask(&spec.journey.name),
+                start_url: spec.secrets.mask(start),
+                error: Some(spec.secrets.mask(&message)),
+                ..Default::default()
+            };
+            outcome.steps = spec
+                .journey
+                .steps
+                .iter()
+                .enumerate()
+                .map(|(i, s)| crate::model::StepResult {
+                    index: i,
+                    action: s.action.key().to_string(),
+                    summary: spec.secrets.mask(&s.action.summary()),
+                    selector: s.action.selector().map(|x| spec.secrets.mask(x)),
+                    status: crate::model::StepStatus::Skipped,
+                    ..Default::default()
+                })
+                .collect();
+            crate::model::journey::JourneyRun { outcome, audits: Vec::new() }
+        };
+        let _permit = match self.pool.acquire().await {
+            Ok(p) => p,
+            Err(e) => return failed(e.to_string()),
+        };
+        let inst = match self.pool.instance_for_page().await {
+            Ok(i) => i,
+            Err(e) => return failed(e.to_string()),
+        };
+        let context = match new_context(&self.pool, &inst).await {
+            Ok(c) => c,
+            Err(e) => return failed(format!("no browser context for the journey: {e}")),
+        };
+        let settings = CaptureSettings {
+            navigation_timeout: self.pool.options.navigation_timeout,
+            page_timeout: self.pool.options.page_timeout,
+            capture: self.pool.options.capture,
+            user_agent: self.pool.user_agent.clone(),
+        };
+        self.pool.note_page(&inst);
+        self.pool.page_started();
+        let ran = super::journey::run_journey(&inst, &context, start, spec, &settings, &self.pool.proxy).await;
+        self.pool.page_finished();
+        self.pool.end_page(&inst);
+        dispose(vec![(Arc::downgrade(&inst), context)]).await;
+        ran
     }
 
     /// Disposes the session's browser contexts (their pages, cookies and cache).
@@ -130,6 +164,33 @@ impl BrowserSession {
         let contexts: Vec<_> = self.contexts.lock().await.drain().map(|(_, v)| v).collect();
         dispose(contexts).await;
     }
+}
+
+/// A fresh browser context on `inst` whose every request goes through the egress proxy, with
+/// downloads denied.
+async fn new_context(pool: &BrowserPool, inst: &Arc<Instance>) -> Result<BrowserContextId, BrowserError> {
+    let params = CreateBrowserContextParams {
+        dispose_on_detach: Some(true),
+        proxy_server: Some(pool.proxy_server()),
+        proxy_bypass_list: Some("<-loopback>".into()),
+        origins_with_universal_network_access: None,
+    };
+    let id = match tokio::time::timeout(STEP_TIMEOUT, inst.browser.create_browser_context(params)).await {
+        Ok(Ok(id)) => id,
+        Ok(Err(e)) => return Err(BrowserError::Cdp { what: "Target.createBrowserContext", message: e.to_string() }),
+        Err(_) => return Err(BrowserError::Timeout { what: "Target.createBrowserContext", after: STEP_TIMEOUT }),
+    };
+    // A scan never writes downloads to disk.
+    let deny = SetDownloadBehaviorParams {
+        behavior: SetDownloadBehaviorBehavior::Deny,
+        browser_context_id: Some(id.clone()),
+        download_path: None,
+        events_enabled: None,
+    };
+    if !matches!(tokio::time::timeout(STEP_TIMEOUT, inst.browser.execute(deny)).await, Ok(Ok(_))) {
+        tracing::debug!(browser = inst.id, "Browser.setDownloadBehavior failed");
+    }
+    Ok(id)
 }
 
 async fn dispose(contexts: Vec<(Weak<Instance>, BrowserContextId)>) {

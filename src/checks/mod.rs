@@ -10,6 +10,7 @@ pub mod catalogue_markdown;
 pub mod check;
 pub mod crawlability;
 pub mod i18n;
+pub mod journeys;
 pub mod registry;
 pub mod repository;
 pub mod run;

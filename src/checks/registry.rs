@@ -1,7 +1,7 @@
 //! The one list of checks. `sitescan checks`, the OpenAPI check ids and the reports read it.
 
 use super::check::{Check, CheckMeta};
-use super::{accessibility, crawlability, forms, i18n, media, performance, repository, runtime, search, semantics, structured_data};
+use super::{accessibility, crawlability, forms, i18n, journeys, media, performance, repository, runtime, search, semantics, structured_data};
 
 /// Every check, grouped by category in CHECKS.md order (the order of reports and `sitescan checks`).
 pub static CHECKS: &[&dyn Check] = &[
@@ -108,6 +108,15 @@ pub static CHECKS: &[&dyn Check] = &[
     &runtime::CspViolation,
     &runtime::MissingSecurityHeader,
     &runtime::InsecureCookie,
+    // journeys (active scans only: they judge what the owner's journeys did, which passive scans
+    // never run)
+    &journeys::StepFailed,
+    &journeys::StepTimeout,
+    &journeys::LoginFailed,
+    &journeys::ErrorResponse,
+    &journeys::UncaughtException,
+    &journeys::SlowInteraction,
+    &journeys::SecretExposed,
     // repository (active scans only: they judge the repository probes' answers, which passive
     // scans never make)
     &repository::VcsExposed,

@@ -374,6 +374,14 @@ pub struct ScanArgs {
     /// Requests the repository probes of an active scan may make (calibration included).
     #[arg(long, env = "SITESCAN_PROBE_BUDGET", default_value_t = crate::scan::probes::DEFAULT_PROBE_BUDGET)]
     pub probe_budget: usize,
+    /// A journey (JSON or YAML file) to run after the crawl of an active scan; repeatable.
+    /// Every journey is validated before anything runs.
+    #[arg(long = "journey", value_name = "FILE", requires = "active")]
+    pub journeys: Vec<PathBuf>,
+    /// A secret the journeys type as `{{secret.NAME}}`, read from a file (trailing newline
+    /// trimmed; never a value on the command line); repeatable.
+    #[arg(long = "secret", value_name = "NAME=@FILE", requires = "active")]
+    pub secrets: Vec<String>,
 }
 
 #[derive(Debug, Subcommand)]

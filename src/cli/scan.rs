@@ -8,7 +8,7 @@ use crate::api::RateWindow;
 use crate::api::dto::GetScanDto;
 use crate::api::service::ScanApi;
 use crate::api::state::AppState;
-use crate::model::{AddressPolicy, ReportSummary, ScanMode, Severity, Target, TriggeredBy};
+use crate::model::{AddressPolicy, JourneySecrets, JourneySpec, ReportSummary, ScanMode, Severity, Target, TriggeredBy, parse_journey, validate_secrets};
 use crate::net::{EgressGuard, Fetcher, FetcherOptions};
 use crate::scan::ScanError;
 use crate::sites::{DnsServer, Verified, VerifyError, Verifier};
@@ -25,6 +25,14 @@ use tokio_util::sync::CancellationToken;
 const LOCAL_ORG: &str = "local";
 
 pub async fn run(args: ScanArgs) -> anyhow::Result<Exit> {
+    // Journeys and secrets are read and validated before anything runs.
+    let journeys = match load_journeys(&args.journeys, &args.secrets) {
+        Ok(j) => j,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return Ok(Exit::Failed);
+        }
+    };
     let policy = AddressPolicy::new(args.policy.allow_target.clone());
     let target = match Target::parse(&args.url, &policy) {
         Ok(t) => t,
@@ -44,6 +52,7 @@ pub async fn run(args: ScanArgs) -> anyhow::Result<Exit> {
         crate::scan::worker::Ownership::ProvedByCaller,
     )?;
     config.options.probe_budget = args.probe_budget;
+    config.options.journeys = journeys;
     let mode = if args.active { ScanMode::Active } else { ScanMode::Passive };
     let store = Store::open("sqlite::memory:", true).await.context("opening the in-memory database")?;
     store.set_org(LOCAL_ORG, Some(i64::MAX)).await?;
@@ -100,6 +109,45 @@ pub async fn run(args: ScanArgs) -> anyhow::Result<Exit> {
     }
 
     write_report(&store, scan.id, &args).await
+}
+
+/// Reads `--secret NAME=@FILE` values and `--journey FILE`s; every journey must parse and name
+/// only secrets given. The error names the file, and the step and field (never a secret value).
+pub fn load_journeys(files: &[std::path::PathBuf], secrets: &[String]) -> Result<Vec<JourneySpec>, String> {
+    let mut all = JourneySecrets::new();
+    for arg in secrets {
+        let Some((name, source)) = arg.split_once('=') else {
+            // Never echo the argument: it may be the secret itself.
+            return Err("--secret: expected NAME=@FILE".to_string());
+        };
+        let name = name.trim();
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+            return Err("--secret: the name must be letters, digits, _ or - (NAME=@FILE)".to_string());
+        }
+        let Some(path) = source.strip_prefix('@') else {
+            return Err(format!("--secret {name}: give the value in a file, NAME=@FILE (never on the command line)"));
+        };
+        let mut value = std::fs::read_to_string(path).map_err(|e| format!("--secret {name}: cannot read {path}: {e}"))?;
+        if value.ends_with('\n') {
+            value.pop();
+            if value.ends_with('\r') {
+                value.pop();
+            }
+        }
+        if value.is_empty() {
+            return Err(format!("--secret {name}: {path} is empty"));
+        }
+        all.insert(name, value);
+    }
+    let mut out = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(file).map_err(|e| format!("--journey {}: {e}", file.display()))?;
+        let journey = parse_journey(&text).map_err(|e| format!("--journey {}: {e}", file.display()))?;
+        let needed = journey.secret_names();
+        validate_secrets(&journey, &all.names()).map_err(|e| format!("--journey {}: {e}", file.display()))?;
+        out.push(JourneySpec { journey, secrets: all.only(&needed) });
+    }
+    Ok(out)
 }
 
 /// Proves ownership of the target's site by the file, meta tag or DNS method (outer `Err` only

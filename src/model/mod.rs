@@ -3,6 +3,7 @@
 pub mod address_policy;
 pub mod category;
 pub mod finding;
+pub mod journey;
 pub mod severity;
 pub mod report;
 pub mod robots;
@@ -13,6 +14,9 @@ pub mod target;
 pub use address_policy::{AddressPolicy, BlockedRange};
 pub use category::{ACTIVE_ONLY_CATEGORIES, PASSIVE_CATEGORIES};
 pub use finding::{Finding, sort_findings};
+pub use journey::{
+    Journey, JourneyError, JourneyOutcome, JourneySecrets, JourneySpec, StepResult, StepStatus, parse_journey, validate_secrets,
+};
 pub use severity::{Severity, SeverityCounts, UnknownSeverity};
 pub use report::{ChangeCounts, ReportError, ReportSummary};
 pub use robots::ParsedRobots;

@@ -740,6 +740,9 @@ pub struct SiteSnapshot {
     /// Active scans only: the repository probes that answered 200 unlike the calibration answer
     /// for their directory and extension (empty for passive scans).
     pub repository_probes: Vec<ProbeAnswer>,
+    /// Active scans only: what each journey did (empty for passive scans).
+    #[serde(default)]
+    pub journeys: Vec<super::journey::JourneyOutcome>,
 }
 
 /// What a repository probe looked for (the `repository.*` check that judges its answer).

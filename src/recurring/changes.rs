@@ -23,6 +23,9 @@ pub struct Fingerprint {
     pub url: Option<String>,
     /// `evidence.resource`, else `evidence.selector`.
     pub locator: Option<String>,
+    /// `evidence.journey`: findings of a journey's `audit` step (and of the `journeys.*`
+    /// checks) are told apart from the crawl's findings on the same page.
+    pub journey: Option<String>,
 }
 
 fn text(evidence: Option<&Map<String, Value>>, key: &str) -> Option<String> {
@@ -35,6 +38,7 @@ impl Fingerprint {
             check_id: check_id.to_string(),
             url: text(evidence, "url").map(|u| strip_fragment(&u)),
             locator: text(evidence, "resource").or_else(|| text(evidence, "selector")),
+            journey: text(evidence, "journey"),
         }
     }
 
@@ -128,8 +132,11 @@ impl Coverage {
 
     /// True when a finding of check `check_id` of the previous scan on `url` could have been
     /// seen again.
-    fn rechecked(&self, url: Option<&str>, check_id: &str) -> bool {
+    fn rechecked(&self, url: Option<&str>, check_id: &str, journey: bool) -> bool {
         match url {
+            // A journey's audit page: only if a journey reached it again (an audit page marks
+            // every check as not run for the crawl's findings, never for its own).
+            Some(u) if journey && self.previous_pages.contains(u) => self.current_pages.contains(u),
             // On a page of the previous crawl: only if this crawl rendered it and ran the check.
             Some(u) if self.previous_pages.contains(u) => {
                 self.current_pages.contains(u)
@@ -185,7 +192,7 @@ pub fn compare(
     }
     let mut fixed: Vec<usize> = before
         .into_iter()
-        .filter(|(f, _)| coverage.rechecked(f.url.as_deref(), &f.check_id))
+        .filter(|(f, _)| coverage.rechecked(f.url.as_deref(), &f.check_id, f.journey.is_some()))
         .flat_map(|(_, left)| left)
         .collect();
     fixed.sort_unstable();
@@ -287,6 +294,23 @@ mod tests {
         cov.not_run = Coverage::not_run_of(Some(&pages));
         let c = compare(&[], Some(("p", &prev)), &cov);
         assert_eq!(c.fixed, vec![1], "only the check that ran again can call its finding fixed");
+    }
+
+    #[test]
+    fn a_journey_audit_page_never_fixes_the_crawls_findings() {
+        let journey = |check: &str, url: &str| {
+            Fingerprint::of_json(&json!({"check_id": check, "evidence": {"url": url, "journey": "sign in", "step_index": 5}})).unwrap()
+        };
+        // Before: the crawl found a missing title on /account, the journey a missing description.
+        let prev = [fp("search.title-missing", "http://s/account", ""), journey("search.meta-description-missing", "http://s/account")];
+        // Now the crawl did not reach /account; only the journey's audit did, and found the title missing.
+        let now = [journey("search.title-missing", "http://s/account")];
+        let pages = json!([{"url": "http://s/account", "error": null, "checks_not_run": [{"check_id": "*", "reason": "a journey's audit page"}]}]);
+        let mut cov = coverage(&["http://s/account"], &["http://s/account"]);
+        cov.not_run = Coverage::not_run_of(Some(&pages));
+        let c = compare(&now, Some(("p", &prev)), &cov);
+        assert_eq!(c.current, [Change::New], "a journey's finding is not the crawl's");
+        assert_eq!(c.fixed, vec![1], "the journey's own finding went away; the crawl's is not fixed by the audit");
     }
 
     #[test]

@@ -233,7 +233,12 @@ pub fn artifact_uri(page_url: &str) -> String {
 
 /// A stable identity: check id, page URL, selector and resource (never measured values).
 pub(crate) fn fingerprint(view: &ReportView<'_>, f: &FindingView<'_>) -> String {
-    let key = [f.check_id, view.finding_url(f), f.selector().unwrap_or(""), f.resource().unwrap_or("")].join("\n");
+    let mut key = [f.check_id, view.finding_url(f), f.selector().unwrap_or(""), f.resource().unwrap_or("")].join("\n");
+    // A journey's findings are told apart from the crawl's on the same page (other keys unchanged).
+    if let Some(journey) = f.text("journey") {
+        key.push_str("\njourney:");
+        key.push_str(journey);
+    }
     format!("{:x}", Sha256::digest(key.as_bytes()))
 }
 

@@ -88,7 +88,7 @@ impl<'a> FindingView<'a> {
         category_of(self.check_id)
     }
 
-    fn text(&self, key: &str) -> Option<&'a str> {
+    pub(crate) fn text(&self, key: &str) -> Option<&'a str> {
         self.evidence.get(key).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty())
     }
 

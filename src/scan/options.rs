@@ -41,6 +41,9 @@ pub struct ScanOptions {
     pub active: bool,
     /// Requests the repository probes may make per site (calibration included).
     pub probe_budget: usize,
+    /// Active scans only: the journeys to run after the crawl, each with its secrets (from
+    /// `--journey`/`--secret`, or a stored site's journeys and decrypted secrets).
+    pub journeys: Vec<crate::model::JourneySpec>,
 }
 
 impl Default for ScanOptions {
@@ -56,6 +59,7 @@ impl Default for ScanOptions {
             page_concurrency: 4,
             active: false,
             probe_budget: super::probes::DEFAULT_PROBE_BUDGET,
+            journeys: Vec::new(),
         }
     }
 }

@@ -194,6 +194,22 @@ impl Scanner {
             session.close().await;
             return Err(e);
         }
+        let mut journeys = Vec::new();
+        if options.active && !options.journeys.is_empty() {
+            let t = Instant::now();
+            let ran = tokio::select! {
+                r = run_journeys(&session, start, options, sink) => r,
+                _ = cancel.cancelled() => Err(ScanError::Interrupted),
+            };
+            stats.render_ms += t.elapsed().as_millis() as u64;
+            match ran {
+                Ok(outcomes) => journeys = outcomes,
+                Err(e) => {
+                    session.close().await;
+                    return Err(e);
+                }
+            }
+        }
         session.close().await;
         notify(Progress::Finishing);
 
@@ -206,7 +222,8 @@ impl Scanner {
                 return Err(ScanError::Interrupted);
             }
         }
-        let site_snapshot = facts.into_snapshot(&self.fetcher, &gate, start, options, &cancel).await?;
+        let mut site_snapshot = facts.into_snapshot(&self.fetcher, &gate, start, options, &cancel).await?;
+        site_snapshot.journeys = journeys;
         let thresholds = options.thresholds.clone();
         let checked = tokio::task::spawn_blocking(move || run_site_checks(&site_snapshot, &thresholds)).await;
         let site_findings = account_checks(checked, start.as_str()).findings;
@@ -216,6 +233,68 @@ impl Scanner {
         stats.duration_ms = began.elapsed().as_millis() as u64;
         Ok(stats)
     }
+}
+
+/// Why a journey's audit page says every check did not run: the crawl's findings on the same URL
+/// are compared with crawls only, never counted fixed because a journey reached the page.
+pub const JOURNEY_AUDIT_PAGE: &str = "a journey's audit page: the crawl's findings on this URL are not re-judged here";
+
+/// Runs each journey in turn (a context of its own each), sends each `audit` state's page
+/// findings to the sink (with `journey`, `step_index` and `step` in their evidence, secrets
+/// masked), and returns the outcomes for the site checks.
+async fn run_journeys(
+    session: &crate::browser::BrowserSession,
+    start: &Url,
+    options: &ScanOptions,
+    sink: &mut dyn ScanSink,
+) -> Result<Vec<crate::model::JourneyOutcome>, ScanError> {
+    let mut outcomes = Vec::new();
+    for spec in &options.journeys {
+        let ran = session.run_journey(start.as_str(), spec).await;
+        tracing::info!(
+            journey = %ran.outcome.name,
+            steps = ran.outcome.steps.len(),
+            failed = ran.outcome.steps.iter().filter(|s| !matches!(s.status, crate::model::StepStatus::Ok)).count(),
+            audits = ran.audits.len(),
+            "journey done"
+        );
+        for audit in ran.audits {
+            let secrets = spec.secrets.clone();
+            let thresholds = options.thresholds.clone();
+            let snapshot = audit.snapshot;
+            let mut record = page_record(&snapshot);
+            let page_url = secrets.mask(&snapshot.final_url);
+            let checked = tokio::task::spawn_blocking(move || run_page_checks(&snapshot, &thresholds)).await;
+            let checked = account_checks(checked, &page_url);
+            let step = format!("audit {}", serde_json::to_string(&audit.label).unwrap_or_default());
+            let findings: Vec<Finding> = checked
+                .findings
+                .into_iter()
+                .map(|mut f| {
+                    f.evidence.insert("journey".into(), serde_json::json!(ran.outcome.name));
+                    f.evidence.insert("step_index".into(), serde_json::json!(audit.step));
+                    f.evidence.insert("step".into(), serde_json::json!(step));
+                    let mut evidence = serde_json::Value::Object(std::mem::take(&mut f.evidence));
+                    secrets.mask_json(&mut evidence);
+                    if let serde_json::Value::Object(m) = evidence {
+                        f.evidence = m;
+                    }
+                    f
+                })
+                .collect();
+            record.url = secrets.mask(&record.url);
+            record.final_url = record.final_url.map(|u| secrets.mask(&u));
+            record.title = record.title.map(|t| secrets.mask(&t));
+            if let Some(e) = record.error.as_mut() {
+                secrets.mask_json(e);
+            }
+            record.checks_not_run = checked.not_run;
+            record.checks_not_run.push(CheckNotRun { check_id: "*".into(), reason: JOURNEY_AUDIT_PAGE.into() });
+            sink.page(record, findings).await?;
+        }
+        outcomes.push(ran.outcome);
+    }
+    Ok(outcomes)
 }
 
 /// Logs and counts the checks that did not run; a runner task that died (it cannot, the runner

@@ -145,6 +145,7 @@ impl SiteFacts {
             https_probe: probe,
             pages: digests,
             repository_probes,
+            journeys: Vec::new(),
         })
     }
 }

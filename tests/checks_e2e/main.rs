@@ -15,5 +15,6 @@ mod content;
 mod crawl;
 mod https;
 mod interact;
+mod journeys;
 mod perf;
 mod repository;
