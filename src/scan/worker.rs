@@ -145,6 +145,16 @@ pub async fn run_claimed(
     options.active = mode == ScanMode::Active;
     let mut sink = StoreSink { store: store.clone(), scan_id: scan.id, org: scan.org_id.clone(), seq: 0 };
     let proved = if options.active { prove_ownership(store, &scan, &config.ownership).await } else { Ok(()) };
+    if options.active && proved.is_ok() {
+        // This scan's site's journeys with their secrets (never the worker's shared options).
+        if let (Ownership::Reverify(sites), Some(site_id)) = (&config.ownership, scan.site_id) {
+            match sites.journey_specs(site_id).await {
+                Ok(specs) => options.journeys = specs,
+                Err(crate::sites::SiteError::Store(e)) => return Err(ScanError::Store(e)),
+                Err(e) => tracing::warn!(error = %e, "the site's journeys cannot run"),
+            }
+        }
+    }
     let result = match (proved, Url::parse(&scan.target_url)) {
         (Err(e), _) => Err(e),
         (Ok(()), Ok(start)) => scanner.run(&start, &options, &mut sink, progress, cancel.clone()).await,

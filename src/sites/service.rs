@@ -39,16 +39,11 @@ pub enum SiteError {
 
 pub use crate::model::attestation_statement;
 
-/// A journey's name and its canonical JSON, or the validation error naming the step and field.
+/// A journey's name and its canonical JSON, or the validation error naming the step and field
+/// (`steps[3].fill: "value" is required`).
 fn validate_journey(text: &str) -> Result<(String, String), SiteError> {
-    let value: serde_json::Value = serde_json::from_str(text)
-        .or_else(|_| serde_yaml::from_str(text))
-        .map_err(|e| SiteError::Invalid(format!("the journey is neither JSON nor YAML: {e}")))?;
-    let name = value.get("name").and_then(|n| n.as_str()).map(str::trim).unwrap_or_default().to_string();
-    if name.is_empty() {
-        return Err(SiteError::Invalid("name: a journey needs a name".into()));
-    }
-    Ok((name, value.to_string()))
+    let journey = crate::model::journey::parse_journey(text).map_err(|e| SiteError::Invalid(e.to_string()))?;
+    Ok((journey.name.clone(), journey.to_value().to_string()))
 }
 
 /// What starting an active scan needs.
@@ -224,6 +219,37 @@ impl SiteService {
         self.store.put_site_secret(site.id, name, &sealed, crate::store::time::now_us()).await?;
         tracing::info!(site_id = %site.id, secret = name, "site secret stored");
         Ok(())
+    }
+
+    /// The site's journeys, each with the secrets it names, for the worker running an active
+    /// scan. A journey that names a secret not stored (any more) is left out, with a warning.
+    pub async fn journey_specs(&self, site_id: Uuid) -> Result<Vec<crate::model::JourneySpec>, SiteError> {
+        let rows = self.store.list_journeys(site_id).await?;
+        if rows.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut secrets = crate::model::JourneySecrets::new();
+        if !self.store.list_site_secrets(site_id).await?.is_empty() {
+            for (name, value) in self.secret_values(site_id).await? {
+                secrets.insert(name, value);
+            }
+        }
+        let mut specs = Vec::new();
+        for row in rows {
+            let journey = match crate::model::journey::parse_journey(&row.definition) {
+                Ok(j) => j,
+                Err(e) => {
+                    tracing::warn!(site_id = %site_id, journey = %row.name, error = %e, "stored journey no longer parses; left out");
+                    continue;
+                }
+            };
+            let own = secrets.only(&journey.secret_names());
+            match crate::model::JourneySpec::new(journey, own) {
+                Ok(spec) => specs.push(spec),
+                Err(e) => tracing::warn!(site_id = %site_id, journey = %row.name, error = %e, "journey left out"),
+            }
+        }
+        Ok(specs)
     }
 
     /// The site's secrets in clear, for the worker running its journeys.

@@ -572,3 +572,95 @@ async fn screenshots_hide_typed_secrets() {
     assert_ne!(png(0), png(2), "a plain value is shown (the comparison can tell)");
     assert!(format!("{:?}", runs[0].outcome).contains("{{secret.TOKEN}}") && !format!("{:?}", runs[0].outcome).contains("first-secret-11"));
 }
+
+/// The service path: a verified site with a stored journey and a stored (sealed) secret, an
+/// active scan started with the attestation, and a worker that proves ownership again, loads the
+/// site's journeys with their decrypted secrets and runs them. The secret never reaches the
+/// database, the v1 body or the SARIF report.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stored_journey_runs_in_an_active_scan_started_from_the_service() {
+    use sitescan::model::AddressPolicy;
+    use sitescan::scan::{WorkerConfig, Workers, worker::Ownership};
+    init_test_log();
+    let (start, _shop) = start_shop().await;
+    let app = crate::app::spawn_app_with(crate::app::AppOptions::default().allow_target("127.0.0.0/8")).await;
+    let policy = AddressPolicy::new(vec!["127.0.0.0/8".parse().unwrap()]);
+    let sites = crate::app::site_service(&app.store, policy.clone(), None);
+    let origin = start.trim_end_matches('/').to_string();
+    let host = url::Url::parse(&start).unwrap().host_str().unwrap().to_string();
+    app.store.set_org("acme", None).await.unwrap();
+    let site = app.store.add_site("acme", &origin, &host, TOKEN, "test", 1).await.unwrap().expect("site");
+    sites.put_journey("acme", site.id, OWNER_EXAMPLE).await.expect("the OWNER.md example is accepted");
+    let broken = r##"{"name": "broken", "steps": [{"navigate": "/shop"}, {"click": "#no-such-button", "timeout_ms": 1500}]}"##;
+    sites.put_journey("acme", site.id, broken).await.expect("stored");
+    let bad = sites.put_journey("acme", site.id, r##"{"name": "bad", "steps": [{"fill": "#x"}]}"##).await.expect_err("refused");
+    assert!(bad.to_string().contains("steps[0].fill"), "{bad}");
+    sites.put_secret("acme", site.id, "PASSWORD", PASSWORD).await.expect("secret");
+
+    let statement = sitescan::sites::attestation_statement(&origin);
+    let scan = sites
+        .start_active_scan(sitescan::sites::StartActive {
+            org: "acme",
+            site_id: site.id,
+            actor: "user:test".into(),
+            client_addr: Some("127.0.0.1".into()),
+            statement: &statement,
+            triggered_by: sitescan::model::TriggeredBy::Manual,
+            max_pages: Some(3),
+        })
+        .await
+        .expect("queued");
+
+    let browser = sitescan::cli::args::BrowserArgs { browsers: 1, pages_per_browser: 2, cdp: vec![], chromium: None, proxy_listen: "127.0.0.1:0".parse().unwrap() };
+    let scanner = sitescan::cli::engine::scanner(&browser, policy.clone()).await.expect("browser pool");
+    let config = WorkerConfig {
+        lease: std::time::Duration::from_secs(60),
+        max_attempts: 1,
+        poll: std::time::Duration::from_millis(100),
+        options: ScanOptions { max_pages: 3, ..ScanOptions::default() },
+        ownership: Ownership::Reverify(crate::app::site_service(&app.store, policy, None)),
+    };
+    let workers = Workers::spawn(app.store.clone(), scanner, 1, config);
+    let token = app.token("acme").await;
+    let began = std::time::Instant::now();
+    let body = loop {
+        let resp = app.get(&format!("/api/v1/scans/{}?include_findings=true", scan.id), &token).await;
+        let status = resp.json["scan"]["status"].as_str().unwrap_or_default().to_string();
+        if status == "completed" || status == "failed" {
+            break resp.json.clone();
+        }
+        assert!(began.elapsed() < std::time::Duration::from_secs(120), "the scan never ended");
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    };
+    let sarif = app.get(&format!("/api/v1/scans/{}/report.sarif", scan.id), &token).await;
+    workers.shutdown().await;
+
+    assert_eq!(body["scan"]["status"], "completed", "{body:#}");
+    assert_eq!(body["scan"]["mode"], "active");
+    let findings = body["report"]["findings"].as_array().expect("findings");
+    let of = |journey: &str, id: &str| {
+        findings.iter().filter(|f| f["check_id"] == id && f["evidence"]["journey"] == journey).count()
+    };
+    assert_eq!(of("broken", "journeys.step-failed"), 1, "the broken journey ran: {findings:#?}");
+    for id in ["journeys.step-failed", "journeys.login-failed", "journeys.secret-exposed", "journeys.step-timeout"] {
+        assert_eq!(of("sign in", id), 0, "the stored OWNER.md journey is clean: {findings:#?}");
+    }
+    let pages = body["report"]["pages"].as_array().expect("pages");
+    assert!(
+        pages.iter().any(|p| p["url"].as_str().is_some_and(|u| u.contains("/account"))),
+        "the audit step's page is in the report: {pages:#?}"
+    );
+    let everything = format!("{body}{}", sarif.text);
+    assert!(!everything.contains(PASSWORD), "the secret leaked into the report");
+    let encoded: String = url::form_urlencoded::byte_serialize(PASSWORD.as_bytes()).collect();
+    assert!(!everything.contains(&encoded), "the secret leaked, URL-encoded");
+    for (table, column) in [("findings", "evidence"), ("scan_pages", "metrics"), ("site_secrets", "value_enc"), ("journeys", "definition")] {
+        use sea_orm::ConnectionTrait;
+        let stmt = app.store.stmt(&format!("SELECT {column} AS v FROM {table}"), vec![]);
+        for row in app.store.conn().query_all_raw(stmt).await.unwrap() {
+            let v: Option<String> = row.try_get("", "v").unwrap();
+            assert!(!v.unwrap_or_default().contains(PASSWORD), "{table}.{column} holds the secret in clear");
+        }
+    }
+    assert!(app.store.attestation(scan.id).await.unwrap().is_some());
+}

@@ -1,5 +1,7 @@
 //! The checks_e2e tests: one binary, a module per former suite, the shared support once.
 
+#[path = "../support/app.rs"]
+mod app;
 #[path = "../support/fixture_dir.rs"]
 mod fixture_dir;
 #[path = "../support/fixture_site.rs"]
