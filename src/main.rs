@@ -6,11 +6,18 @@ use std::process::ExitCode;
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = sitescan::cli::Cli::parse();
-    match sitescan::cli::run(cli).await {
-        Ok(exit) => ExitCode::from(exit as u8),
+    let code = match sitescan::cli::run(cli).await {
+        Ok(exit) => exit as i32,
         Err(err) => {
             eprintln!("error: {err:#}");
-            ExitCode::from(sitescan::cli::Exit::Failed as u8)
+            sitescan::cli::Exit::Failed as i32
         }
-    }
+    };
+    // The command is done (servers drained, reports written): leave now rather than through the
+    // runtime's teardown, where a database pool's maintenance task was seen spinning forever on
+    // a runtime being dropped, so a finished `sitescan scan` never exited.
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    std::process::exit(code)
 }

@@ -641,7 +641,10 @@ async fn a_stored_journey_runs_in_an_active_scan_started_from_the_service() {
     let of = |journey: &str, id: &str| {
         findings.iter().filter(|f| f["check_id"] == id && f["evidence"]["journey"] == journey).count()
     };
-    assert_eq!(of("broken", "journeys.step-failed"), 1, "the broken journey ran: {findings:#?}");
+    // It ran and stopped at its missing button (as a failed step; a loaded machine may turn
+    // the wait into a timeout, which is the same story for this test).
+    let stopped = of("broken", "journeys.step-failed") + of("broken", "journeys.step-timeout");
+    assert_eq!(stopped, 1, "the broken journey ran: {findings:#?}");
     for id in ["journeys.step-failed", "journeys.login-failed", "journeys.secret-exposed", "journeys.step-timeout"] {
         assert_eq!(of("sign in", id), 0, "the stored OWNER.md journey is clean: {findings:#?}");
     }
