@@ -24,6 +24,12 @@ pub const RPC_SCOPES: &[(&str, &str)] = &[
     ("sitescan.v1.OwnerService/PutSecret", SCOPE_ACTIVE),
     ("sitescan.v1.OwnerService/ListSecrets", SCOPE_ACTIVE),
     ("sitescan.v1.OwnerService/RemoveSecret", SCOPE_ACTIVE),
+    ("sitescan.v1.OwnerService/AddSchedule", SCOPE_ACTIVE),
+    ("sitescan.v1.OwnerService/ListSchedules", SCOPE_ACTIVE),
+    ("sitescan.v1.OwnerService/RemoveSchedule", SCOPE_ACTIVE),
+    ("sitescan.v1.OwnerService/AddMonitor", SCOPE_ACTIVE),
+    ("sitescan.v1.OwnerService/ListMonitors", SCOPE_ACTIVE),
+    ("sitescan.v1.OwnerService/RemoveMonitor", SCOPE_ACTIVE),
 ];
 
 /// The scope an RPC (`package.Service/Method`) needs; `None` for a name not in the table.

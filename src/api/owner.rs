@@ -57,6 +57,14 @@ impl OwnerApi {
     }
 }
 
+/// Who is calling, for attestations: the token and, when a person issued it, that person.
+fn actor_of(who: &Admitted) -> String {
+    match &who.token.created_by {
+        Some(user) => format!("user:{user} (token:{})", who.token.id),
+        None => format!("token:{}", who.token.id),
+    }
+}
+
 /// The client's address as the connection saw it.
 fn client_addr<T>(req: &Request<T>) -> Option<String> {
     req.remote_addr()
@@ -91,6 +99,44 @@ fn site_to_proto(s: &SiteRow) -> pb::Site {
         created_at: Some(timestamp(s.created_at)),
         attestation_statement: attestation_statement(&s.origin),
     }
+}
+
+fn recurring_status(e: crate::recurring::RecurringError) -> Status {
+    use crate::recurring::RecurringError;
+    match e {
+        RecurringError::Invalid(m) => Status::invalid_argument(m),
+        RecurringError::NotFound(m) => Status::not_found(m),
+        other => ApiError::Internal(other.to_string()).into_status(),
+    }
+}
+
+fn schedule_to_proto(s: &crate::store::ScheduleRow) -> pb::Schedule {
+    pb::Schedule {
+        id: s.id.to_string(),
+        site_id: s.site_id.to_string(),
+        cron: s.cron.clone(),
+        timezone: s.timezone.clone(),
+        mode: super::convert::mode_to_proto(&s.mode) as i32,
+        next_run_at: Some(timestamp(s.next_due_at)),
+        last_run_at: s.last_due_at.map(timestamp),
+        created_at: Some(timestamp(s.created_at)),
+    }
+}
+
+fn monitor_to_proto(m: &crate::store::MonitorRow) -> pb::Monitor {
+    pb::Monitor {
+        id: m.id.to_string(),
+        site_id: m.site_id.to_string(),
+        every_seconds: m.every_seconds,
+        next_check_at: Some(timestamp(m.next_check_at)),
+        last_checked_at: m.last_checked_at.map(timestamp),
+        last_change: m.last_change.clone().unwrap_or_default(),
+        created_at: Some(timestamp(m.created_at)),
+    }
+}
+
+fn parse_id(id: &str) -> Result<uuid::Uuid, Status> {
+    uuid::Uuid::parse_str(id.trim()).map_err(|_| Status::invalid_argument("id: not a schedule or monitor id"))
 }
 
 fn journey_to_proto(j: &JourneyRow) -> pb::Journey {
@@ -139,10 +185,7 @@ impl OwnerService for OwnerApi {
                 crate::scan::MAX_PAGES_LIMIT
             )));
         }
-        let actor = match &who.token.created_by {
-            Some(user) => format!("user:{user} (token:{})", who.token.id),
-            None => format!("token:{}", who.token.id),
-        };
+        let actor = actor_of(&who);
         let scan = self
             .sites()
             .start_active_scan(StartActive {
@@ -213,5 +256,75 @@ impl OwnerService for OwnerApi {
             .await
             .map_err(|e| ApiError::from(e).into_status())?;
         Ok(Response::new(pb::Removed { removed }))
+    }
+
+    async fn add_schedule(&self, req: Request<pb::AddScheduleRequest>) -> Result<Response<pb::Schedule>, Status> {
+        let who = self.admit(&req, "AddSchedule").await?;
+        let site = self.site(&who, &req.get_ref().site).await?;
+        let body = req.get_ref();
+        let mode = match pb::ScanMode::try_from(body.mode) {
+            Ok(pb::ScanMode::Active) => crate::model::ScanMode::Active,
+            Ok(pb::ScanMode::Passive | pb::ScanMode::Unspecified) => crate::model::ScanMode::Passive,
+            Err(_) => return Err(Status::invalid_argument("mode: SCAN_MODE_PASSIVE or SCAN_MODE_ACTIVE")),
+        };
+        let attester = if mode == crate::model::ScanMode::Active {
+            let expected = attestation_statement(&site.origin);
+            if body.attestation.trim() != expected {
+                return Err(Status::invalid_argument(format!("attestation: must be, word for word: {expected}")));
+            }
+            Some(crate::recurring::Attester { actor: actor_of(&who), client_addr: client_addr(&req) })
+        } else {
+            None
+        };
+        let tz = Some(body.timezone.as_str()).filter(|t| !t.trim().is_empty());
+        let now = crate::store::time::now_us();
+        let row = crate::recurring::add_schedule(&self.state.store, who.org(), &site.id.to_string(), &body.cron, tz, mode, attester, now)
+            .await
+            .map_err(recurring_status)?;
+        Ok(Response::new(schedule_to_proto(&row)))
+    }
+
+    async fn list_schedules(&self, req: Request<pb::SiteRef>) -> Result<Response<pb::ListSchedulesResponse>, Status> {
+        let who = self.admit(&req, "ListSchedules").await?;
+        let site = self.site(&who, &req.get_ref().site).await?;
+        let rows = crate::recurring::list_schedules(&self.state.store, who.org(), Some(&site.id.to_string()))
+            .await
+            .map_err(recurring_status)?;
+        Ok(Response::new(pb::ListSchedulesResponse { schedules: rows.iter().map(schedule_to_proto).collect() }))
+    }
+
+    async fn remove_schedule(&self, req: Request<pb::RemoveByIdRequest>) -> Result<Response<pb::Removed>, Status> {
+        let who = self.admit(&req, "RemoveSchedule").await?;
+        let id = parse_id(&req.get_ref().id)?;
+        crate::recurring::remove_schedule(&self.state.store, who.org(), id).await.map_err(recurring_status)?;
+        Ok(Response::new(pb::Removed { removed: true }))
+    }
+
+    async fn add_monitor(&self, req: Request<pb::AddMonitorRequest>) -> Result<Response<pb::Monitor>, Status> {
+        let who = self.admit(&req, "AddMonitor").await?;
+        let site = self.site(&who, &req.get_ref().site).await?;
+        let every = crate::recurring::parse_every(&req.get_ref().every, crate::recurring::monitor::min_every_seconds())
+            .map_err(recurring_status)?;
+        let now = crate::store::time::now_us();
+        let row = crate::recurring::add_monitor(&self.state.store, who.org(), &site.id.to_string(), every, now)
+            .await
+            .map_err(recurring_status)?;
+        Ok(Response::new(monitor_to_proto(&row)))
+    }
+
+    async fn list_monitors(&self, req: Request<pb::SiteRef>) -> Result<Response<pb::ListMonitorsResponse>, Status> {
+        let who = self.admit(&req, "ListMonitors").await?;
+        let site = self.site(&who, &req.get_ref().site).await?;
+        let rows = crate::recurring::list_monitors(&self.state.store, who.org(), Some(&site.id.to_string()))
+            .await
+            .map_err(recurring_status)?;
+        Ok(Response::new(pb::ListMonitorsResponse { monitors: rows.iter().map(monitor_to_proto).collect() }))
+    }
+
+    async fn remove_monitor(&self, req: Request<pb::RemoveByIdRequest>) -> Result<Response<pb::Removed>, Status> {
+        let who = self.admit(&req, "RemoveMonitor").await?;
+        let id = parse_id(&req.get_ref().id)?;
+        crate::recurring::remove_monitor(&self.state.store, who.org(), id).await.map_err(recurring_status)?;
+        Ok(Response::new(pb::Removed { removed: true }))
     }
 }

@@ -150,3 +150,52 @@ async fn a_token_whose_issuer_is_no_longer_an_owner_opens_nothing() {
     let err = c.list_sites(authed(pb::ListSitesRequest {}, &plain)).await.expect_err("demoted");
     assert_eq!(err.code(), Code::PermissionDenied, "{err:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn schedules_and_monitors_are_managed_over_owner_service() {
+    let (app, site) = app_and_site().await;
+    let mut c = client(&app).await;
+    let (owner, _) = app.token_with("acme", &["scans:active"]).await;
+    let added = c.add_site(authed(pb::AddSiteRequest { url: site.url("/") }, &owner)).await.expect("add").into_inner();
+    let schedule = |cron: &str, mode: pb::ScanMode, attestation: &str| pb::AddScheduleRequest {
+        site: added.id.clone(),
+        cron: cron.into(),
+        timezone: "Europe/Paris".into(),
+        mode: mode as i32,
+        attestation: attestation.into(),
+    };
+    let nightly = c.add_schedule(authed(schedule("0 3 * * *", pb::ScanMode::Passive, ""), &owner)).await.expect("nightly").into_inner();
+    assert_eq!(nightly.timezone, "Europe/Paris");
+    assert!(nightly.next_run_at.is_some());
+    let bad = c.add_schedule(authed(schedule("every night", pb::ScanMode::Passive, ""), &owner)).await.expect_err("bad cron");
+    assert_eq!(bad.code(), Code::InvalidArgument);
+    assert!(bad.message().starts_with("cron"), "{}", bad.message());
+    let unattested = c.add_schedule(authed(schedule("0 4 * * 1", pb::ScanMode::Active, "yes"), &owner)).await.expect_err("no attestation");
+    assert_eq!(unattested.code(), Code::InvalidArgument);
+    let weekly = c
+        .add_schedule(authed(schedule("0 4 * * 1", pb::ScanMode::Active, &added.attestation_statement), &owner))
+        .await
+        .expect("an attested active schedule")
+        .into_inner();
+    assert_eq!(weekly.mode, pb::ScanMode::Active as i32);
+    let row = app.store.schedule("acme", weekly.id.parse().unwrap()).await.unwrap().expect("stored");
+    assert!(row.attestation.as_deref().is_some_and(|a| a.contains(&added.attestation_statement)), "{row:?}");
+
+    let listed = c.list_schedules(authed(pb::SiteRef { site: added.id.clone() }, &owner)).await.expect("list").into_inner();
+    assert_eq!(listed.schedules.len(), 2);
+    c.remove_schedule(authed(pb::RemoveByIdRequest { id: nightly.id.clone() }, &owner)).await.expect("remove");
+    let gone = c.remove_schedule(authed(pb::RemoveByIdRequest { id: nightly.id.clone() }, &owner)).await.expect_err("gone");
+    assert_eq!(gone.code(), Code::NotFound);
+
+    let monitor = c.add_monitor(authed(pb::AddMonitorRequest { site: added.id.clone(), every: "5m".into() }, &owner)).await.expect("monitor").into_inner();
+    assert_eq!(monitor.every_seconds, 300);
+    let fast = c.add_monitor(authed(pb::AddMonitorRequest { site: added.id.clone(), every: "10s".into() }, &owner)).await.expect_err("too often");
+    assert_eq!(fast.code(), Code::InvalidArgument);
+    let monitors = c.list_monitors(authed(pb::SiteRef { site: site.url("/") }, &owner)).await.expect("list").into_inner();
+    assert_eq!(monitors.monitors.len(), 1);
+
+    // Another organisation sees none of it.
+    let (other, _) = app.token_with("other", &["scans:active"]).await;
+    let err = c.list_schedules(authed(pb::SiteRef { site: added.id.clone() }, &other)).await.expect_err("not theirs");
+    assert_eq!(err.code(), Code::NotFound);
+}
