@@ -250,6 +250,30 @@ pub struct SitePage {
     pub error: Option<String>,
     pub notice: Option<String>,
     pub journey_text: String,
+    pub schedules: Vec<ScheduleLine>,
+    pub monitors: Vec<MonitorLine>,
+}
+
+/// A schedule of a site.
+#[derive(Debug, Clone)]
+pub struct ScheduleLine {
+    pub id: String,
+    pub cron: String,
+    pub timezone: String,
+    pub mode: String,
+    pub next: String,
+    pub last: String,
+}
+
+/// A monitor of a site.
+#[derive(Debug, Clone)]
+pub struct MonitorLine {
+    pub id: String,
+    pub every: String,
+    pub next: String,
+    pub last_checked: String,
+    /// The fields the last change was seen in, e.g. `robots_txt, noindex`.
+    pub last_change: String,
 }
 
 /// One delivery attempt in an endpoint's log.

@@ -135,3 +135,46 @@ async fn a_member_reads_sites_but_cannot_change_them_or_start_an_active_scan() {
     redirect_to(&other.login("o@other.test", PASSWORD).await, "/");
     page(&other.get(&path).await, 404);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_owner_schedules_nightly_scans_and_adds_a_monitor_from_the_site_page() {
+    let (app, site, mut web) = setup().await;
+    web.get("/sites").await;
+    let added = web.post("/sites", &[("url", &site.url("/"))]).await;
+    let path = location(&added).trim_end_matches("?done=added").to_string();
+    web.get(&path).await;
+
+    let bad = web.post(&format!("{path}/schedules"), &[("cron", "every night"), ("timezone", "UTC"), ("mode", "passive")]).await;
+    page(&bad, 400);
+    assert!(bad.text.contains("cron"), "{}", bad.text);
+    let zone = web.post(&format!("{path}/schedules"), &[("cron", "0 3 * * *"), ("timezone", "Mars/Olympus"), ("mode", "passive")]).await;
+    page(&zone, 400);
+    let unattested = web.post(&format!("{path}/schedules"), &[("cron", "0 3 * * *"), ("timezone", "UTC"), ("mode", "active")]).await;
+    page(&unattested, 400);
+    assert!(unattested.text.contains("Confirm the statement"), "{}", unattested.text);
+    assert_eq!(crate::client::count(&app, "schedules").await, 0, "refusals change nothing");
+
+    let ok = web.post(&format!("{path}/schedules"), &[("cron", "0 3 * * *"), ("timezone", "Europe/Paris"), ("mode", "passive")]).await;
+    assert_eq!(ok.status.as_u16(), 303, "{}", ok.text);
+    let active = web.post(&format!("{path}/schedules"), &[("cron", "0 4 * * 1"), ("timezone", "UTC"), ("mode", "active"), ("attest", "yes")]).await;
+    assert_eq!(active.status.as_u16(), 303, "{}", active.text);
+    let monitor = web.post(&format!("{path}/monitors"), &[("every", "15m")]).await;
+    assert_eq!(monitor.status.as_u16(), 303, "{}", monitor.text);
+    let too_often = web.post(&format!("{path}/monitors"), &[("every", "5s")]).await;
+    page(&too_often, 400);
+
+    let shown = web.get(&path).await;
+    page(&shown, 200);
+    for needle in ["0 3 * * *", "Europe/Paris", "0 4 * * 1", "15 min"] {
+        assert!(shown.text.contains(needle), "the page shows {needle}");
+    }
+    let rows = app.store.list_schedules("acme", None).await.unwrap();
+    let attested = rows.iter().find(|r| r.mode == "active").expect("active schedule");
+    assert!(attested.attestation.as_deref().is_some_and(|a| a.contains("owner@acme.test") && a.contains("127.0.0.1")), "{attested:?}");
+    let passive = rows.iter().find(|r| r.mode == "passive").expect("passive schedule");
+    redirect_to(
+        &web.post(&format!("{path}/schedules/remove"), &[("id", &passive.id.to_string())]).await,
+        &format!("{path}?done=schedule-removed#schedules"),
+    );
+    assert_eq!(crate::client::count(&app, "schedules").await, 1);
+}

@@ -10,7 +10,7 @@ use crate::web::error::PageError;
 use crate::web::forms::FormData;
 use crate::web::session::{OwnerSession, Session};
 use crate::web::state::WebState;
-use crate::web::templates::{Chrome, JourneyLine, SiteLine, SitePage, SitesPage, render, render_status};
+use crate::web::templates::{Chrome, JourneyLine, MonitorLine, ScheduleLine, SiteLine, SitePage, SitesPage, render, render_status};
 use axum::extract::{ConnectInfo, Path, RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::Response;
@@ -88,7 +88,40 @@ async fn site_page(state: &WebState, s: &Session, site: SiteRow, flash: Flash) -
         .collect();
     let secrets = store.list_site_secrets(site.id).await.map_err(PageError::internal)?.into_iter().map(|n| (n.name, when(n.created_at))).collect();
     let statement = attestation_statement(&site.origin);
+    let site_key = site.id.to_string();
+    let schedules = crate::recurring::list_schedules(store, &s.user.org_id, Some(&site_key))
+        .await
+        .map_err(PageError::internal)?
+        .into_iter()
+        .map(|r| ScheduleLine {
+            id: r.id.to_string(),
+            cron: r.cron,
+            timezone: r.timezone,
+            mode: r.mode,
+            next: when(r.next_due_at),
+            last: r.last_due_at.map_or_else(|| "not yet".into(), when),
+        })
+        .collect();
+    let monitors = crate::recurring::list_monitors(store, &s.user.org_id, Some(&site_key))
+        .await
+        .map_err(PageError::internal)?
+        .into_iter()
+        .map(|m| MonitorLine {
+            id: m.id.to_string(),
+            every: every_text(m.every_seconds),
+            next: when(m.next_check_at),
+            last_checked: m.last_checked_at.map_or_else(|| "not yet".into(), when),
+            last_change: m
+                .last_change
+                .as_deref()
+                .and_then(|c| serde_json::from_str::<serde_json::Value>(c).ok())
+                .map(|v| changed_fields(&v))
+                .unwrap_or_default(),
+        })
+        .collect();
     Ok(SitePage {
+        schedules,
+        monitors,
         chrome: Chrome::new(&site.origin, Some(s), "sites"),
         file_path: VERIFICATION_PATH,
         meta_name: META_NAME,
@@ -103,6 +136,23 @@ async fn site_page(state: &WebState, s: &Session, site: SiteRow, flash: Flash) -
         notice: flash.notice,
         journey_text: flash.journey_text,
     })
+}
+
+/// `300` -> `5 min`.
+fn every_text(seconds: i64) -> String {
+    match seconds {
+        s if s % 3600 == 0 => format!("{} h", s / 3600),
+        s if s % 60 == 0 => format!("{} min", s / 60),
+        s => format!("{s} s"),
+    }
+}
+
+/// The fields of a recorded change (`[{"field": ...}]` or `{"changes": [...]}`), comma-separated.
+fn changed_fields(v: &serde_json::Value) -> String {
+    let list = v.get("changes").unwrap_or(v);
+    list.as_array()
+        .map(|a| a.iter().filter_map(|c| c.get("field").and_then(|f| f.as_str())).collect::<Vec<_>>().join(", "))
+        .unwrap_or_default()
 }
 
 async fn owned_site(state: &WebState, s: &Session, id: &str) -> Result<SiteRow, PageError> {
@@ -120,6 +170,10 @@ pub async fn show(State(state): State<WebState>, s: Session, Path(id): Path<Stri
         ("journey-removed", "The journey was removed."),
         ("secret", "The secret was stored, encrypted. It is not shown again."),
         ("secret-removed", "The secret was removed."),
+        ("schedule", "The schedule was added."),
+        ("schedule-removed", "The schedule was removed."),
+        ("monitor", "The monitor was added; its first probe records how the site is now."),
+        ("monitor-removed", "The monitor was removed."),
     ]);
     Ok(render(&site_page(&state, &s, site, Flash { notice, ..Flash::default() }).await?))
 }
@@ -217,4 +271,83 @@ pub async fn remove_secret(State(state): State<WebState>, OwnerSession(s): Owner
     let site = owned_site(&state, &s, &id).await?;
     state.store().remove_site_secret(site.id, form.text("name")).await.map_err(PageError::internal)?;
     Ok(see_other(&format!("/sites/{}?done=secret-removed#secrets", site.id), &[]))
+}
+
+fn recurring_error(e: crate::recurring::RecurringError) -> Result<String, PageError> {
+    match e {
+        crate::recurring::RecurringError::Invalid(m) | crate::recurring::RecurringError::NotFound(m) => Ok(m),
+        other => Err(PageError::internal(other)),
+    }
+}
+
+/// `POST /sites/{id}/schedules`: a cron expression in a zone; an active one needs the attestation.
+pub async fn add_schedule(
+    State(state): State<WebState>,
+    OwnerSession(s): OwnerSession,
+    Path(id): Path<String>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    form: FormData,
+) -> Result<Response, PageError> {
+    form.check_session(&s)?;
+    let site = owned_site(&state, &s, &id).await?;
+    let mode = match crate::recurring::parse_mode(form.text("mode")) {
+        Ok(m) => m,
+        Err(e) => return refused(&state, &s, site, recurring_error(e)?, String::new()).await,
+    };
+    let attester = (form.get("attest") == Some("yes"))
+        .then(|| crate::recurring::Attester { actor: format!("user:{} <{}>", s.user.id, s.user.email), client_addr: Some(peer.ip().to_string()) });
+    if mode == crate::model::ScanMode::Active && attester.is_none() {
+        return refused(&state, &s, site, "Confirm the statement to schedule active scans.".into(), String::new()).await;
+    }
+    let tz = Some(form.text("timezone")).filter(|t| !t.trim().is_empty());
+    let now = crate::store::time::now_us();
+    match crate::recurring::add_schedule(state.store(), &s.user.org_id, &site.id.to_string(), form.text("cron"), tz, mode, attester, now).await {
+        Ok(_) => Ok(see_other(&format!("/sites/{}?done=schedule#schedules", site.id), &[])),
+        Err(e) => {
+            let message = format!("The schedule was not added: {}", recurring_error(e)?);
+            refused(&state, &s, site, message, String::new()).await
+        }
+    }
+}
+
+/// `POST /sites/{id}/schedules/remove`
+pub async fn remove_schedule(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
+    form.check_session(&s)?;
+    let site = owned_site(&state, &s, &id).await?;
+    let schedule = Uuid::parse_str(form.text("id")).map_err(|_| PageError::NotFound)?;
+    match crate::recurring::remove_schedule(state.store(), &s.user.org_id, schedule).await {
+        Ok(()) => Ok(see_other(&format!("/sites/{}?done=schedule-removed#schedules", site.id), &[])),
+        Err(crate::recurring::RecurringError::NotFound(_)) => Err(PageError::NotFound),
+        Err(e) => Err(PageError::internal(e)),
+    }
+}
+
+/// `POST /sites/{id}/monitors`: every N minutes, a light probe.
+pub async fn add_monitor(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
+    form.check_session(&s)?;
+    let site = owned_site(&state, &s, &id).await?;
+    let every = match crate::recurring::parse_every(form.text("every"), crate::recurring::monitor::min_every_seconds()) {
+        Ok(e) => e,
+        Err(e) => return refused(&state, &s, site, format!("The monitor was not added: {}", recurring_error(e)?), String::new()).await,
+    };
+    let now = crate::store::time::now_us();
+    match crate::recurring::add_monitor(state.store(), &s.user.org_id, &site.id.to_string(), every, now).await {
+        Ok(_) => Ok(see_other(&format!("/sites/{}?done=monitor#monitors", site.id), &[])),
+        Err(e) => {
+            let message = format!("The monitor was not added: {}", recurring_error(e)?);
+            refused(&state, &s, site, message, String::new()).await
+        }
+    }
+}
+
+/// `POST /sites/{id}/monitors/remove`
+pub async fn remove_monitor(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
+    form.check_session(&s)?;
+    let site = owned_site(&state, &s, &id).await?;
+    let monitor = Uuid::parse_str(form.text("id")).map_err(|_| PageError::NotFound)?;
+    match crate::recurring::remove_monitor(state.store(), &s.user.org_id, monitor).await {
+        Ok(()) => Ok(see_other(&format!("/sites/{}?done=monitor-removed#monitors", site.id), &[])),
+        Err(crate::recurring::RecurringError::NotFound(_)) => Err(PageError::NotFound),
+        Err(e) => Err(PageError::internal(e)),
+    }
 }
