@@ -40,6 +40,12 @@ enum Command {
         #[arg(long)]
         chromium: PathBuf,
     },
+    /// Serves the generated benchmark site on 127.0.0.1 until interrupted (for profiling by
+    /// hand); prints its first URL.
+    ServeSite {
+        #[arg(long, default_value_t = 60)]
+        pages: usize,
+    },
 }
 
 #[derive(Debug, Clone, Args)]
@@ -114,6 +120,12 @@ fn main() -> anyhow::Result<()> {
             let list: Vec<String> = std::fs::read_to_string(urls)?.lines().filter(|l| !l.trim().is_empty()).map(str::to_string).collect();
             let report = bare::run(list, concurrency, chromium).await?;
             println!("{}", serde_json::to_string(&report)?);
+            Ok(())
+        }),
+        Some(Command::ServeSite { pages }) => rt.block_on(async {
+            let site = site::GeneratedSite::start(pages).await;
+            println!("{}", site.url(0));
+            tokio::signal::ctrl_c().await?;
             Ok(())
         }),
         None => rt.block_on(sections::run_all(cli.run, repo_root())),

@@ -36,6 +36,9 @@ pub struct ScanRun {
     pub pages: usize,
     pub page_errors: usize,
     pub findings: usize,
+    /// Check id -> findings of that check: the benchmark site's findings must not change when
+    /// the engine gets faster.
+    pub findings_by_check: BTreeMap<String, usize>,
     pub peak: Peak,
     /// From the engine's "scan completed" log line.
     pub engine: BTreeMap<String, f64>,
@@ -118,7 +121,14 @@ pub async fn sitescan_scan(ctx: &Ctx, url: &str, max_pages: usize, pages_per_bro
     let pages = report["report"]["pages"].as_array().cloned().unwrap_or_default();
     result.pages = pages.len();
     result.page_errors = pages.iter().filter(|p| !p["error"].is_null()).count();
-    result.findings = report["report"]["findings"].as_array().map_or(0, Vec::len);
+    let findings = report["report"]["findings"].as_array().cloned().unwrap_or_default();
+    result.findings = findings.len();
+    for f in &findings {
+        *result.findings_by_check.entry(f["check_id"].as_str().unwrap_or("?").to_string()).or_default() += 1;
+    }
+    if let Some(keep) = std::env::var_os("SITESCAN_BENCH_KEEP_REPORTS") {
+        let _ = std::fs::copy(&out, std::path::Path::new(&keep).join(format!("report-{tag}.json")));
+    }
     for p in pages {
         if let Some(u) = p["url"].as_str() {
             result.metrics.insert(u.to_string(), p["metrics"].clone());

@@ -131,6 +131,9 @@ pub async fn run_all(args: RunArgs, root: PathBuf) -> anyhow::Result<()> {
     });
     std::fs::write(&file, serde_json::to_string_pretty(&json)?)?;
     println!("results written to {}", file.display());
+    if let Some(lost) = report.problems.iter().find(|p| p.starts_with("findings differ")) {
+        anyhow::bail!("the engine no longer finds what it found: {lost}");
+    }
     Ok(())
 }
 
@@ -191,6 +194,7 @@ async fn throughput(ctx: &Ctx, args: &RunArgs, site: &GeneratedSite, with_peers:
         if s.pages != site.pages {
             report.problem(format!("sitescan rendered {} of {} pages", s.pages, site.pages));
         }
+        findings_against_baseline(s, site.pages, report);
     }
     let bare = match runners::bare(ctx, &all, DEFAULT_CONCURRENCY).await {
         Ok(b) => Some(b),
@@ -569,4 +573,44 @@ async fn fidelity(ctx: &Ctx, args: &RunArgs, report: &mut Report) {
         "fidelity: {pass}/{total} metrics within tolerance of Lighthouse at sitescan's default concurrency, {pass1}/{total} at one page at a time"
     ));
     report.data(B, json!({"cells": cells, "runs": runs, "lighthouse": lh}));
+}
+
+/// The findings of the throughput scan by check id, against `bench/findings-baseline.json` (the
+/// counts of the default site, reviewed): a faster engine must find the same things. A
+/// difference is a problem of the run; `SITESCAN_BENCH_WRITE_BASELINE=1` rewrites the file.
+fn findings_against_baseline(scan: &ScanRun, pages: usize, report: &mut Report) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("findings-baseline.json");
+    println!("throughput: findings by check id: {}", serde_json::to_string(&scan.findings_by_check).unwrap_or_default());
+    if pages != 60 {
+        return; // The baseline is of the default 60-page site.
+    }
+    if std::env::var_os("SITESCAN_BENCH_WRITE_BASELINE").is_some() {
+        match serde_json::to_string_pretty(&scan.findings_by_check) {
+            Ok(text) => {
+                if let Err(e) = std::fs::write(&path, text + "\n") {
+                    report.problem(format!("writing {}: {e}", path.display()));
+                }
+            }
+            Err(e) => report.problem(format!("findings baseline: {e}")),
+        }
+        return;
+    }
+    let baseline: BTreeMap<String, usize> = match std::fs::read_to_string(&path).map(|t| serde_json::from_str(&t)) {
+        Ok(Ok(b)) => b,
+        Ok(Err(e)) => return report.problem(format!("{}: {e}", path.display())),
+        Err(e) => return report.problem(format!("{}: {e}", path.display())),
+    };
+    let ids: std::collections::BTreeSet<&String> = baseline.keys().chain(scan.findings_by_check.keys()).collect();
+    let differences: Vec<String> = ids
+        .into_iter()
+        .filter_map(|id| {
+            let (was, now) = (baseline.get(id).copied().unwrap_or(0), scan.findings_by_check.get(id).copied().unwrap_or(0));
+            (was != now).then(|| format!("{id}: {was} -> {now}"))
+        })
+        .collect();
+    if differences.is_empty() {
+        println!("throughput: findings by check id match bench/findings-baseline.json");
+    } else {
+        report.problem(format!("findings differ from bench/findings-baseline.json: {}", differences.join(", ")));
+    }
 }
