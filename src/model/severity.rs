@@ -6,9 +6,9 @@ use std::str::FromStr;
 
 /// How serious a finding is. `Critical` breaks the site for users or search engines; `Info` is
 /// worth knowing. Ordered so that `Critical > High > ... > Info`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Severity {
+    #[default]
     Info,
     Low,
     Medium,
@@ -41,6 +41,19 @@ impl Severity {
     }
 }
 
+/// Serde writes and reads the `as_str` text (the one spelling of a severity).
+impl Serialize for Severity {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Severity {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d)?.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 impl fmt::Display for Severity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -62,8 +75,9 @@ impl FromStr for Severity {
     }
 }
 
-/// Counts of findings per severity (the spec's `SeverityCounts`).
+/// Counts of findings per severity (the spec's `SeverityCounts`); a missing one reads as zero.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct SeverityCounts {
     pub critical: u64,
     pub high: u64,

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use sitescan::api::{ApiSettings, Application, RateWindow};
 use sitescan::model::{AddressPolicy, Finding, ReportSummary, ScanMode, Severity, SeverityCounts, Target, TriggeredBy};
 use sitescan::proto::v1 as pb;
-use sitescan::report::{html, sarif};
+use crate::renderers::{html, sarif};
 use sitescan::store::{CreateOutcome, PageRecord, SCOPE_READ, SCOPE_WRITE, Store};
 use std::collections::BTreeSet;
 use std::time::Duration;
