@@ -34,7 +34,7 @@ pub enum TriggeredBy {
 macro_rules! string_enum {
     ($t:ty { $($v:ident => $s:literal),* $(,)? }) => {
         impl $t {
-            pub fn as_str(self) -> &'static str {
+            pub const fn as_str(self) -> &'static str {
                 match self { $(<$t>::$v => $s),* }
             }
         }

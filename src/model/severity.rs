@@ -5,7 +5,8 @@ use std::fmt;
 use std::str::FromStr;
 
 /// How serious a finding is. `Critical` breaks the site for users or search engines; `Info` is
-/// worth knowing. Ordered so that `Critical > High > ... > Info`.
+/// worth knowing. Ordered so that `Critical > High > ... > Info`. `Info` is the default (a finding
+/// read without a severity).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Severity {
     #[default]
@@ -21,7 +22,7 @@ impl Severity {
     pub const ALL: [Severity; 5] =
         [Severity::Critical, Severity::High, Severity::Medium, Severity::Low, Severity::Info];
 
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             Severity::Critical => "critical",
             Severity::High => "high",

@@ -18,33 +18,49 @@ impl Store {
     /// fixed since its baseline.
     pub async fn scan_report(&self, org: &str, id: Uuid, include_findings: bool) -> StoreResult<Option<ScanReport>> {
         let Some(row) = self.scan(org, id).await? else { return Ok(None) };
-        let report = match row.report.as_deref() {
+        let report = match stored(&row)? {
             None => None,
-            Some(stored) => {
-                let stored: Value = serde_json::from_str(stored).map_err(|e| corrupt(id, e))?;
-                let summary = match stored.get("summary") {
-                    Some(s) => serde_json::from_value::<ReportSummary>(s.clone()).map_err(|e| corrupt(id, e))?,
-                    None => ReportSummary::default(),
-                };
-                let summary = ReportSummary { trigger: summary.trigger.map(report_numbers), ..summary };
+            Some((summary, fixed)) => {
                 let mut report = Report { summary, pages: None, findings: None, fixed: None };
                 if include_findings {
                     report.pages = Some(self.scan_pages(id).await?.iter().map(ReportPage::from).collect());
                     report.findings = Some(self.scan_findings(id).await?.iter().map(ReportFinding::from).collect());
-                    if let Some(fixed) = stored.get("fixed").and_then(Value::as_array) {
-                        let fixed = fixed
-                            .iter()
-                            .map(|f| serde_json::from_value::<ReportFinding>(report_numbers(f.clone())))
-                            .collect::<Result<Vec<_>, _>>()
-                            .map_err(|e| corrupt(id, e))?;
-                        report.fixed = Some(fixed);
-                    }
+                    report.fixed = fixed;
                 }
                 Some(report)
             }
         };
         Ok(Some(ScanReport { scan: ScanInfo::from(&row), report }))
     }
+}
+
+impl ScanRow {
+    /// The summary stored when the scan ended (`None` before, or when it cannot be read).
+    pub fn summary(&self) -> Option<ReportSummary> {
+        stored(self).ok().flatten().map(|(summary, _)| summary)
+    }
+}
+
+/// The report stored when the scan ended: its summary and the findings fixed since the baseline
+/// (`None` until the scan has run).
+fn stored(row: &ScanRow) -> StoreResult<Option<(ReportSummary, Option<Vec<ReportFinding>>)>> {
+    let Some(text) = row.report.as_deref() else { return Ok(None) };
+    let stored: Value = serde_json::from_str(text).map_err(|e| corrupt(row.id, e))?;
+    let summary = match stored.get("summary") {
+        Some(s) => serde_json::from_value::<ReportSummary>(s.clone()).map_err(|e| corrupt(row.id, e))?,
+        None => ReportSummary::default(),
+    };
+    let summary = ReportSummary { trigger: summary.trigger.map(report_numbers), ..summary };
+    let fixed = match stored.get("fixed").and_then(Value::as_array) {
+        None => None,
+        Some(list) => Some(
+            list.iter()
+                .map(|f| serde_json::from_value::<ReportFinding>(report_numbers(f.clone())))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| corrupt(row.id, e))?,
+        ),
+    };
+    Ok(Some((summary, fixed)))
 }
 
 fn corrupt(id: Uuid, e: impl std::fmt::Display) -> StoreError {

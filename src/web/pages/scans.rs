@@ -18,7 +18,13 @@ pub const RECENT_SCANS: u64 = 25;
 pub const FINDINGS_PER_PAGE: u64 = 50;
 /// Longest target accepted from the form.
 const MAX_TARGET_LEN: usize = 2048;
-const SEVERITIES: [&str; 5] = ["critical", "high", "medium", "low", "info"];
+const SEVERITIES: [&str; 5] = [
+    Severity::Critical.as_str(),
+    Severity::High.as_str(),
+    Severity::Medium.as_str(),
+    Severity::Low.as_str(),
+    Severity::Info.as_str(),
+];
 
 async fn dashboard_page(state: &WebState, s: &Session, target: String, error: Option<String>, notice: Option<String>) -> Result<DashboardPage, PageError> {
     let page = state.store().list_scans(&s.user.org_id, RECENT_SCANS, None).await.map_err(PageError::internal)?;
@@ -40,14 +46,10 @@ async fn dashboard_page(state: &WebState, s: &Session, target: String, error: Op
             // What changed since the previous scan of the same target and mode, as the
             // report stored at completion says.
             let changes = r
-                .report
-                .as_deref()
-                .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
-                .and_then(|v| {
-                    let c = v.get("summary")?.get("changes")?;
-                    c.get("baseline_scan_id").filter(|b| !b.is_null())?;
-                    Some((c.get("new")?.as_u64()?, c.get("fixed")?.as_u64()?))
-                });
+                .summary()
+                .and_then(|s| s.changes)
+                .filter(|c| c.baseline_scan_id.is_some())
+                .map(|c| (c.new, c.fixed));
             ScanLine {
                 id: r.id.to_string(),
                 target: r.target_url.clone(),
