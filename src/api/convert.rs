@@ -1,8 +1,11 @@
-//! Stored rows to protobuf messages, and JSON to and from `google.protobuf.Struct`.
+//! Stored rows and the typed report to protobuf messages, protobuf enums to the model's, and
+//! JSON to and from `google.protobuf.Struct`.
 
+use crate::model::{ScanInfo, ScanMode, ScanReport, ScanStatus, Severity, TriggeredBy};
 use crate::proto::v1 as pb;
 use crate::store::time::to_datetime;
 use crate::store::{FindingRow, ScanRow};
+use chrono::{DateTime, Utc};
 use prost_types::value::Kind;
 use serde_json::{Map, Number, Value};
 
@@ -15,56 +18,104 @@ pub fn timestamp_us(ts: &prost_types::Timestamp) -> i64 {
     ts.seconds * 1_000_000 + i64::from(ts.nanos) / 1000
 }
 
-pub fn status_to_proto(status: &str) -> pb::ScanStatus {
+pub fn status_to_proto(status: ScanStatus) -> pb::ScanStatus {
     match status {
-        "queued" => pb::ScanStatus::Queued,
-        "running" => pb::ScanStatus::Running,
-        "completed" => pb::ScanStatus::Completed,
-        "failed" => pb::ScanStatus::Failed,
-        _ => pb::ScanStatus::Unspecified,
+        ScanStatus::Queued => pb::ScanStatus::Queued,
+        ScanStatus::Running => pb::ScanStatus::Running,
+        ScanStatus::Completed => pb::ScanStatus::Completed,
+        ScanStatus::Failed => pb::ScanStatus::Failed,
     }
 }
 
-pub fn mode_to_proto(mode: &str) -> pb::ScanMode {
+/// The status of a protobuf enum value (unspecified or unknown: `queued`).
+pub fn status_from_proto(v: i32) -> ScanStatus {
+    match pb::ScanStatus::try_from(v) {
+        Ok(pb::ScanStatus::Running) => ScanStatus::Running,
+        Ok(pb::ScanStatus::Completed) => ScanStatus::Completed,
+        Ok(pb::ScanStatus::Failed) => ScanStatus::Failed,
+        _ => ScanStatus::Queued,
+    }
+}
+
+pub fn mode_to_proto(mode: ScanMode) -> pb::ScanMode {
     match mode {
-        "passive" => pb::ScanMode::Passive,
-        "active" => pb::ScanMode::Active,
-        _ => pb::ScanMode::Unspecified,
+        ScanMode::Passive => pb::ScanMode::Passive,
+        ScanMode::Active => pb::ScanMode::Active,
     }
 }
 
-fn triggered_to_proto(t: &str) -> pb::TriggeredBy {
+/// The mode of a protobuf enum value (unspecified or unknown: `passive`).
+pub fn mode_from_proto(v: i32) -> ScanMode {
+    match pb::ScanMode::try_from(v) {
+        Ok(pb::ScanMode::Active) => ScanMode::Active,
+        _ => ScanMode::Passive,
+    }
+}
+
+fn triggered_to_proto(t: TriggeredBy) -> pb::TriggeredBy {
     match t {
-        "manual" => pb::TriggeredBy::Manual,
-        "api" => pb::TriggeredBy::Api,
-        "schedule" => pb::TriggeredBy::Schedule,
-        "monitor" => pb::TriggeredBy::Monitor,
-        _ => pb::TriggeredBy::Unspecified,
+        TriggeredBy::Manual => pb::TriggeredBy::Manual,
+        TriggeredBy::Api => pb::TriggeredBy::Api,
+        TriggeredBy::Schedule => pb::TriggeredBy::Schedule,
+        TriggeredBy::Monitor => pb::TriggeredBy::Monitor,
     }
 }
 
-pub fn severity_to_proto(s: &str) -> pb::Severity {
-    match s {
-        "critical" => pb::Severity::Critical,
-        "high" => pb::Severity::High,
-        "medium" => pb::Severity::Medium,
-        "low" => pb::Severity::Low,
-        "info" => pb::Severity::Info,
-        _ => pb::Severity::Unspecified,
+/// The trigger of a protobuf enum value (unspecified or unknown: `api`).
+pub fn triggered_from_proto(v: i32) -> TriggeredBy {
+    match pb::TriggeredBy::try_from(v) {
+        Ok(pb::TriggeredBy::Manual) => TriggeredBy::Manual,
+        Ok(pb::TriggeredBy::Schedule) => TriggeredBy::Schedule,
+        Ok(pb::TriggeredBy::Monitor) => TriggeredBy::Monitor,
+        _ => TriggeredBy::Api,
     }
+}
+
+pub fn severity_to_proto(s: Severity) -> pb::Severity {
+    match s {
+        Severity::Critical => pb::Severity::Critical,
+        Severity::High => pb::Severity::High,
+        Severity::Medium => pb::Severity::Medium,
+        Severity::Low => pb::Severity::Low,
+        Severity::Info => pb::Severity::Info,
+    }
+}
+
+/// The severity of a protobuf enum value (unspecified or unknown: `info`).
+pub fn severity_from_proto(v: i32) -> Severity {
+    match pb::Severity::try_from(v) {
+        Ok(pb::Severity::Critical) => Severity::Critical,
+        Ok(pb::Severity::High) => Severity::High,
+        Ok(pb::Severity::Medium) => Severity::Medium,
+        Ok(pb::Severity::Low) => Severity::Low,
+        _ => Severity::Info,
+    }
+}
+
+/// A timestamp of the typed report as a protobuf timestamp.
+fn timestamp_of(t: &DateTime<Utc>) -> prost_types::Timestamp {
+    timestamp(t.timestamp_micros())
+}
+
+/// A protobuf timestamp as a timestamp of the typed report.
+pub fn datetime(ts: &prost_types::Timestamp) -> DateTime<Utc> {
+    to_datetime(timestamp_us(ts))
 }
 
 pub fn scan_to_proto(row: &ScanRow) -> pb::Scan {
-    let counts: crate::model::SeverityCounts =
-        row.findings_count.as_deref().and_then(|c| serde_json::from_str(c).ok()).unwrap_or_default();
+    scan_info_to_proto(&ScanInfo::from(row))
+}
+
+pub fn scan_info_to_proto(scan: &ScanInfo) -> pb::Scan {
+    let counts = scan.findings_count;
     pb::Scan {
-        id: row.id.to_string(),
-        target_url: row.target_url.clone(),
-        target_hostname: row.target_hostname.clone(),
-        mode: mode_to_proto(&row.mode) as i32,
-        status: status_to_proto(&row.status) as i32,
-        started_at: row.started_at.map(timestamp),
-        completed_at: row.completed_at.map(timestamp),
+        id: scan.id.clone(),
+        target_url: scan.target_url.clone(),
+        target_hostname: scan.target_hostname.clone(),
+        mode: mode_to_proto(scan.mode) as i32,
+        status: status_to_proto(scan.status) as i32,
+        started_at: scan.started_at.as_ref().map(timestamp_of),
+        completed_at: scan.completed_at.as_ref().map(timestamp_of),
         findings_count: Some(pb::SeverityCounts {
             critical: counts.critical,
             high: counts.high,
@@ -72,8 +123,17 @@ pub fn scan_to_proto(row: &ScanRow) -> pb::Scan {
             low: counts.low,
             info: counts.info,
         }),
-        triggered_by: triggered_to_proto(&row.triggered_by) as i32,
-        created_at: Some(timestamp(row.created_at)),
+        triggered_by: triggered_to_proto(scan.triggered_by) as i32,
+        created_at: Some(timestamp_of(&scan.created_at)),
+    }
+}
+
+/// `GetScanResponse` of the typed report: the scan, and the report object as a `Struct` (built
+/// from its serde form, the same JSON REST answers with).
+pub fn report_to_proto(report: &ScanReport) -> pb::GetScanResponse {
+    pb::GetScanResponse {
+        scan: Some(scan_info_to_proto(&report.scan)),
+        report: report.report.as_ref().and_then(|r| serde_json::to_value(r).ok()).as_ref().and_then(json_to_struct),
     }
 }
 
@@ -82,7 +142,7 @@ pub fn finding_to_proto(row: &FindingRow) -> pb::Finding {
         id: row.id.to_string(),
         scan_id: row.scan_id.to_string(),
         check_id: row.check_id.clone(),
-        severity: severity_to_proto(&row.severity) as i32,
+        severity: severity_to_proto(row.severity()) as i32,
         title: row.title.clone(),
         description: row.description.clone(),
         evidence: row.evidence_json().as_ref().and_then(json_to_struct),

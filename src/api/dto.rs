@@ -1,33 +1,15 @@
-//! The REST bodies, exactly as the spec shapes them (explicit nulls, lowercase enums, RFC 3339),
-//! converted from the protobuf responses of the one service implementation.
+//! The REST bodies, exactly as the spec shapes them (explicit nulls, lowercase enums, RFC 3339):
+//! `GetScan` from the typed report, the others from the protobuf responses of the one service
+//! implementation.
 
-use super::convert::{rfc3339, struct_to_json};
+use super::convert::{datetime, mode_from_proto, rfc3339, severity_from_proto, status_from_proto, struct_to_json, triggered_from_proto};
+use crate::model::{ScanInfo, ScanReport, SeverityCounts};
 use crate::proto::v1 as pb;
 use serde::Serialize;
 use serde_json::Value;
 
-#[derive(Debug, Serialize)]
-pub struct SeverityCountsDto {
-    pub critical: u64,
-    pub high: u64,
-    pub medium: u64,
-    pub low: u64,
-    pub info: u64,
-}
-
-#[derive(Debug, Serialize)]
-pub struct ScanDto {
-    pub id: String,
-    pub target_url: String,
-    pub target_hostname: String,
-    pub mode: &'static str,
-    pub status: &'static str,
-    pub started_at: Option<String>,
-    pub completed_at: Option<String>,
-    pub findings_count: SeverityCountsDto,
-    pub triggered_by: &'static str,
-    pub created_at: String,
-}
+/// The spec's Scan: the typed report's scan, whose serde form is that object.
+pub type ScanDto = ScanInfo;
 
 #[derive(Debug, Serialize)]
 pub struct FindingDto {
@@ -57,6 +39,8 @@ pub struct ListScansDto {
     pub next_cursor: Option<String>,
 }
 
+/// `GET /api/v1/scans/{id}`: the scan in the spec's key order, and the report object with its
+/// keys sorted (as clients have always read it).
 #[derive(Debug, Serialize)]
 pub struct GetScanDto {
     pub scan: ScanDto,
@@ -69,42 +53,6 @@ pub struct ListFindingsDto {
     pub next_cursor: Option<String>,
 }
 
-pub fn status_str(v: i32) -> &'static str {
-    match pb::ScanStatus::try_from(v) {
-        Ok(pb::ScanStatus::Queued) => "queued",
-        Ok(pb::ScanStatus::Running) => "running",
-        Ok(pb::ScanStatus::Completed) => "completed",
-        Ok(pb::ScanStatus::Failed) => "failed",
-        _ => "queued",
-    }
-}
-
-pub fn mode_str(v: i32) -> &'static str {
-    match pb::ScanMode::try_from(v) {
-        Ok(pb::ScanMode::Active) => "active",
-        _ => "passive",
-    }
-}
-
-fn triggered_str(v: i32) -> &'static str {
-    match pb::TriggeredBy::try_from(v) {
-        Ok(pb::TriggeredBy::Manual) => "manual",
-        Ok(pb::TriggeredBy::Schedule) => "schedule",
-        Ok(pb::TriggeredBy::Monitor) => "monitor",
-        _ => "api",
-    }
-}
-
-pub fn severity_str(v: i32) -> &'static str {
-    match pb::Severity::try_from(v) {
-        Ok(pb::Severity::Critical) => "critical",
-        Ok(pb::Severity::High) => "high",
-        Ok(pb::Severity::Medium) => "medium",
-        Ok(pb::Severity::Low) => "low",
-        _ => "info",
-    }
-}
-
 fn ts(t: &Option<prost_types::Timestamp>) -> Option<String> {
     t.as_ref().map(rfc3339)
 }
@@ -112,23 +60,17 @@ fn ts(t: &Option<prost_types::Timestamp>) -> Option<String> {
 impl From<&pb::Scan> for ScanDto {
     fn from(s: &pb::Scan) -> Self {
         let c = s.findings_count.clone().unwrap_or_default();
-        ScanDto {
+        ScanInfo {
             id: s.id.clone(),
             target_url: s.target_url.clone(),
             target_hostname: s.target_hostname.clone(),
-            mode: mode_str(s.mode),
-            status: status_str(s.status),
-            started_at: ts(&s.started_at),
-            completed_at: ts(&s.completed_at),
-            findings_count: SeverityCountsDto {
-                critical: c.critical,
-                high: c.high,
-                medium: c.medium,
-                low: c.low,
-                info: c.info,
-            },
-            triggered_by: triggered_str(s.triggered_by),
-            created_at: ts(&s.created_at).unwrap_or_default(),
+            mode: mode_from_proto(s.mode),
+            status: status_from_proto(s.status),
+            started_at: s.started_at.as_ref().map(datetime),
+            completed_at: s.completed_at.as_ref().map(datetime),
+            findings_count: SeverityCounts { critical: c.critical, high: c.high, medium: c.medium, low: c.low, info: c.info },
+            triggered_by: triggered_from_proto(s.triggered_by),
+            created_at: s.created_at.as_ref().map(datetime).unwrap_or_default(),
         }
     }
 }
@@ -139,7 +81,7 @@ impl From<&pb::Finding> for FindingDto {
             id: f.id.clone(),
             scan_id: f.scan_id.clone(),
             check_id: f.check_id.clone(),
-            severity: severity_str(f.severity),
+            severity: severity_from_proto(f.severity).as_str(),
             title: f.title.clone(),
             description: f.description.clone(),
             evidence: f.evidence.as_ref().map(struct_to_json),
@@ -152,7 +94,7 @@ impl From<&pb::Finding> for FindingDto {
 
 impl From<pb::CreateScanResponse> for CreateScanDto {
     fn from(r: pb::CreateScanResponse) -> Self {
-        CreateScanDto { id: r.id, status: status_str(r.status), target: r.target, mode: mode_str(r.mode) }
+        CreateScanDto { id: r.id, status: status_from_proto(r.status).as_str(), target: r.target, mode: mode_from_proto(r.mode).as_str() }
     }
 }
 
@@ -162,12 +104,9 @@ impl From<pb::ListScansResponse> for ListScansDto {
     }
 }
 
-impl From<pb::GetScanResponse> for GetScanDto {
-    fn from(r: pb::GetScanResponse) -> Self {
-        GetScanDto {
-            scan: ScanDto::from(&r.scan.unwrap_or_default()),
-            report: r.report.as_ref().map(struct_to_json),
-        }
+impl From<ScanReport> for GetScanDto {
+    fn from(r: ScanReport) -> Self {
+        GetScanDto { report: r.report.as_ref().and_then(|report| serde_json::to_value(report).ok()), scan: r.scan }
     }
 }
 

@@ -30,7 +30,8 @@ pub async fn metrics(State(api): State<ScanApi>) -> Response {
         m.queue_oldest_age.set(oldest);
     }
     if let Ok(by_status) = store.scans_by_status().await {
-        for status in ["queued", "running", "completed", "failed"] {
+        use crate::model::ScanStatus;
+        for status in [ScanStatus::Queued, ScanStatus::Running, ScanStatus::Completed, ScanStatus::Failed].map(ScanStatus::as_str) {
             m.scans.with_label_values(&[status]).set(by_status.get(status).copied().unwrap_or(0) as i64);
         }
     }

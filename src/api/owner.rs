@@ -116,7 +116,7 @@ fn schedule_to_proto(s: &crate::store::ScheduleRow) -> pb::Schedule {
         site_id: s.site_id.to_string(),
         cron: s.cron.clone(),
         timezone: s.timezone.clone(),
-        mode: super::convert::mode_to_proto(&s.mode) as i32,
+        mode: s.mode.parse().map_or(pb::ScanMode::Unspecified, super::convert::mode_to_proto) as i32,
         next_run_at: Some(timestamp(s.next_due_at)),
         last_run_at: s.last_due_at.map(timestamp),
         created_at: Some(timestamp(s.created_at)),

@@ -2,15 +2,13 @@
 //! build the same request messages and call it in-process.
 
 use super::auth::Admitted;
-use super::dto::GetScanDto;
-use super::convert::{finding_to_proto, json_to_struct, mode_to_proto, scan_to_proto, status_to_proto};
+use super::convert::{finding_to_proto, mode_to_proto, report_to_proto, scan_to_proto, status_to_proto};
 use super::error::ApiError;
 use super::state::AppState;
-use crate::model::{ScanMode, Severity, Target, TriggeredBy};
+use crate::model::{ScanMode, ScanReport, Severity, Target, TriggeredBy};
 use crate::proto::google::api::HttpBody;
 use crate::proto::v1 as pb;
 use crate::store::{CreateOutcome, CursorKind, FindingFilter, Position};
-use serde_json::{Value, json};
 use std::sync::Arc;
 use tonic::{Request, Response, Status};
 use uuid::Uuid;
@@ -56,9 +54,9 @@ impl ScanApi {
         match self.state.store.create_scan(who.org(), &target, ScanMode::Passive, TriggeredBy::Api, None).await? {
             CreateOutcome::Created(row) => Ok(pb::CreateScanResponse {
                 id: row.id.to_string(),
-                status: status_to_proto(&row.status) as i32,
+                status: status_to_proto(row.status()) as i32,
+                mode: mode_to_proto(row.mode()) as i32,
                 target: row.target_url,
-                mode: mode_to_proto(&row.mode) as i32,
             }),
             CreateOutcome::QuotaExceeded(q) => {
                 crate::metrics::metrics().quota_exceeded.inc();
@@ -74,37 +72,19 @@ impl ScanApi {
         Ok(pb::ListScansResponse { scans: page.rows.iter().map(scan_to_proto).collect(), next_cursor: page.next_cursor })
     }
 
-    async fn get(&self, who: &Admitted, req: pb::GetScanRequest) -> Result<pb::GetScanResponse, ApiError> {
-        self.get_in(who.org(), req).await
-    }
-
-    /// The HTML report of scan `scan_id` of organisation `org` (the dashboard's `/scans/{id}`):
-    /// the same body and renderer as `GetScanReport`. Another organisation's scan is NotFound.
-    pub async fn report_document(&self, org: &str, scan_id: &str) -> Result<String, ApiError> {
-        let scan = self.get_in(org, pb::GetScanRequest { scan_id: scan_id.to_string(), include_findings: true }).await?;
-        let body = serde_json::to_value(GetScanDto::from(scan)).map_err(|e| ApiError::Internal(e.to_string()))?;
-        crate::report::html::render(&body).map_err(|e| ApiError::Internal(format!("rendering the report: {e}")))
-    }
-
-    async fn get_in(&self, org: &str, req: pb::GetScanRequest) -> Result<pb::GetScanResponse, ApiError> {
+    /// The typed report of a scan of the caller's organisation (another organisation's scan,
+    /// or an id that is no UUID, is NotFound).
+    async fn get(&self, who: &Admitted, req: pb::GetScanRequest) -> Result<ScanReport, ApiError> {
         let id = Uuid::parse_str(&req.scan_id).map_err(|_| ApiError::NotFound)?;
-        let scan = self.state.store.scan(org, id).await?.ok_or(ApiError::NotFound)?;
-        let report = match scan.report.as_deref() {
-            None => None,
-            Some(stored) => {
-                let stored: Value = serde_json::from_str(stored).map_err(|e| ApiError::Internal(e.to_string()))?;
-                let mut report = json!({ "summary": stored.get("summary").cloned().unwrap_or(Value::Null) });
-                if req.include_findings {
-                    report["pages"] = self.pages_json(id).await?;
-                    report["findings"] = self.findings_json(id).await?;
-                    if let Some(fixed) = stored.get("fixed").filter(|f| f.is_array()) {
-                        report["fixed"] = fixed.clone();
-                    }
-                }
-                json_to_struct(&report)
-            }
-        };
-        Ok(pb::GetScanResponse { scan: Some(scan_to_proto(&scan)), report })
+        self.state.store.scan_report(who.org(), id, req.include_findings).await?.ok_or(ApiError::NotFound)
+    }
+
+    /// `GetScan` with its answer still typed: the gRPC method turns it into `GetScanResponse`,
+    /// the REST handler into the JSON body.
+    pub async fn get_scan_report_typed(&self, req: Request<pb::GetScanRequest>) -> Result<Response<ScanReport>, Status> {
+        let who = self.admitted(&req, "GetScan").await?;
+        let result = self.get(&who, req.into_inner()).await;
+        respond(&who, result)
     }
 
     /// The report as a document: the body of `get` with findings, rendered as HTML or SARIF.
@@ -113,52 +93,13 @@ impl ScanApi {
             Ok(f @ (pb::ReportFormat::Html | pb::ReportFormat::Sarif)) => f,
             _ => return Err(ApiError::invalid("format", "must be REPORT_FORMAT_HTML or REPORT_FORMAT_SARIF")),
         };
-        let scan = self.get(who, pb::GetScanRequest { scan_id: req.scan_id, include_findings: true }).await?;
-        let body = serde_json::to_value(GetScanDto::from(scan)).map_err(|e| ApiError::Internal(e.to_string()))?;
+        let report = self.get(who, pb::GetScanRequest { scan_id: req.scan_id, include_findings: true }).await?;
         let (content_type, rendered) = match format {
-            pb::ReportFormat::Sarif => (REPORT_SARIF_CONTENT_TYPE, crate::report::sarif::render(&body)),
-            _ => (REPORT_HTML_CONTENT_TYPE, crate::report::html::render(&body)),
+            pb::ReportFormat::Sarif => (REPORT_SARIF_CONTENT_TYPE, crate::report::sarif::render(&report)),
+            _ => (REPORT_HTML_CONTENT_TYPE, crate::report::html::render(&report)),
         };
         let data = rendered.map_err(|e| ApiError::Internal(format!("rendering the report: {e}")))?;
         Ok(HttpBody { content_type: content_type.to_string(), data: data.into_bytes(), extensions: Vec::new() })
-    }
-
-    async fn pages_json(&self, scan: Uuid) -> Result<Value, ApiError> {
-        let pages = self.state.store.scan_pages(scan).await?;
-        Ok(Value::Array(
-            pages
-                .iter()
-                .map(|p| {
-                    let metrics: Value =
-                        p.metrics.as_deref().and_then(|m| serde_json::from_str(m).ok()).unwrap_or(Value::Null);
-                    let error: Value = p.error.as_deref().and_then(|e| serde_json::from_str(e).ok()).unwrap_or(Value::Null);
-                    let not_run: Value = p
-                        .checks_not_run
-                        .as_deref()
-                        .and_then(|e| serde_json::from_str(e).ok())
-                        .unwrap_or_else(|| Value::Array(Vec::new()));
-                    json!({
-                        "url": p.url,
-                        "final_url": p.final_url,
-                        "status": p.status,
-                        "title": p.title,
-                        "metrics": metrics,
-                        "error": error,
-                        "checks_not_run": not_run,
-                    })
-                })
-                .collect(),
-        ))
-    }
-
-    async fn findings_json(&self, scan: Uuid) -> Result<Value, ApiError> {
-        let findings = self.state.store.scan_findings(scan).await?;
-        Ok(Value::Array(
-            findings
-                .iter()
-                .map(|f| f.to_report_json())
-                .collect(),
-        ))
     }
 
     async fn findings(&self, who: &Admitted, req: pb::ListFindingsRequest) -> Result<pb::ListFindingsResponse, ApiError> {
@@ -315,9 +256,7 @@ impl pb::scan_service_server::ScanService for ScanApi {
     }
 
     async fn get_scan(&self, req: Request<pb::GetScanRequest>) -> Result<Response<pb::GetScanResponse>, Status> {
-        let who = self.admitted(&req, "GetScan").await?;
-        let result = self.get(&who, req.into_inner()).await;
-        respond(&who, result)
+        Ok(self.get_scan_report_typed(req).await?.map(|report| report_to_proto(&report)))
     }
 
     async fn list_findings(

@@ -4,16 +4,13 @@ use super::Exit;
 use super::args::{ReportFormat, ScanArgs};
 use super::engine;
 use crate::report as format;
-use crate::api::RateWindow;
-use crate::api::dto::GetScanDto;
-use crate::api::service::ScanApi;
-use crate::api::state::AppState;
-use crate::model::{AddressPolicy, JourneySecrets, JourneySpec, ReportSummary, ScanMode, Severity, Target, TriggeredBy, parse_journey, validate_secrets};
+use crate::model::{
+    AddressPolicy, Change, JourneySecrets, JourneySpec, ReportSummary, ScanMode, ScanReport, ScanStatus, Severity, Target, TriggeredBy,
+    parse_journey, validate_secrets,
+};
 use crate::net::{EgressGuard, Fetcher, FetcherOptions};
 use crate::scan::ScanError;
 use crate::sites::{DnsServer, Verified, VerifyError, Verifier};
-use crate::proto::v1 as pb;
-use crate::proto::v1::scan_service_server::ScanService;
 use crate::scan::{Outcome, Progress, ProgressFn, run_claimed};
 use crate::store::{CreateOutcome, Store};
 use anyhow::Context;
@@ -169,23 +166,23 @@ async fn verify_ownership(
 
 /// Renders the scan's report in the chosen format to stdout or `--output`; the exit status.
 async fn write_report(store: &Store, scan_id: uuid::Uuid, args: &ScanArgs) -> anyhow::Result<Exit> {
-    let mut body = report_body(store, scan_id).await?;
+    let mut report = load_report(store, scan_id).await?;
     if let Some(path) = &args.baseline {
         let text = std::fs::read_to_string(path).with_context(|| format!("reading the baseline {}", path.display()))?;
         let baseline: serde_json::Value =
             serde_json::from_str(&text).with_context(|| format!("the baseline {} is not JSON", path.display()))?;
-        crate::recurring::annotate_body(&mut body, &baseline)
+        crate::recurring::annotate_report(&mut report, &baseline)
             .map_err(|e| anyhow::anyhow!("the baseline {}: {e}", path.display()))?;
     }
     let rendered = match args.format {
-        ReportFormat::Json => serde_json::to_string_pretty(&body)? + "\n",
+        ReportFormat::Json => serde_json::to_string_pretty(&report.to_body())? + "\n",
         ReportFormat::Text => {
             let color = args.output.is_none() && std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-            format::text::render(&body, color)
+            format::text::render(&report, color)
         }
-        ReportFormat::Sarif => format::sarif::render(&body)?,
-        ReportFormat::Junit => format::junit::render(&body, args.fail_on)?,
-        ReportFormat::Html => format::html::render(&body)?,
+        ReportFormat::Sarif => format::sarif::render(&report)?,
+        ReportFormat::Junit => format::junit::render(&report, args.fail_on)?,
+        ReportFormat::Html => format::html::render(&report)?,
     };
     match &args.output {
         Some(path) => std::fs::write(path, rendered).with_context(|| format!("writing {}", path.display()))?,
@@ -196,45 +193,33 @@ async fn write_report(store: &Store, scan_id: uuid::Uuid, args: &ScanArgs) -> an
         }
     }
     Ok(match args.fail_on_new {
-        Some(threshold) => exit_status_new(&body, threshold),
-        None => exit_status(&body, args.fail_on),
+        Some(threshold) => exit_status_new(&report, threshold),
+        None => exit_status(&report, args.fail_on),
     })
 }
 
 /// 2 when the scan failed, 1 when a finding marked `new` is at or above `threshold`, else 0.
-pub fn exit_status_new(body: &serde_json::Value, threshold: Severity) -> Exit {
-    if body["scan"]["status"] == "failed" {
+pub fn exit_status_new(report: &ScanReport, threshold: Severity) -> Exit {
+    if report.scan.status == ScanStatus::Failed {
         return Exit::Failed;
     }
-    let failing = body["report"]["findings"].as_array().is_some_and(|all| {
-        all.iter().any(|f| {
-            f["change"] != "persisting"
-                && f["severity"].as_str().and_then(|s| s.parse::<Severity>().ok()).is_some_and(|s| s >= threshold)
-        })
-    });
+    let failing = report.findings().iter().any(|f| f.change != Some(Change::Persisting) && f.severity >= threshold);
     if failing { Exit::Findings } else { Exit::Clean }
 }
 
-/// Exactly the body of `GET /api/v1/scans/{id}?include_findings=true`, through the API's code.
-pub async fn report_body(store: &Store, scan_id: uuid::Uuid) -> anyhow::Result<serde_json::Value> {
-    let (token, _) = store.create_token(LOCAL_ORG, Some("cli"), &[]).await?;
-    let state = Arc::new(AppState::new(store.clone(), Vec::<RateWindow>::new(), AddressPolicy::default()));
-    let api = ScanApi::new(state);
-    let mut request = tonic::Request::new(pb::GetScanRequest { scan_id: scan_id.to_string(), include_findings: true });
-    request.metadata_mut().insert("authorization", format!("Bearer {token}").parse()?);
-    let response = api.get_scan(request).await.map_err(|s| anyhow::anyhow!("reading the report: {}", s.message()))?;
-    Ok(serde_json::to_value(GetScanDto::from(response.into_inner()))?)
+/// The scan's report with its findings, from the store (the body of
+/// `GET /api/v1/scans/{id}?include_findings=true`).
+pub async fn load_report(store: &Store, scan_id: uuid::Uuid) -> anyhow::Result<ScanReport> {
+    store.scan_report(LOCAL_ORG, scan_id, true).await?.context("reading the report: the scan is gone")
 }
 
 /// 2 when the scan failed, 1 when a finding is at or above `fail_on`, else 0.
-pub fn exit_status(body: &serde_json::Value, fail_on: Option<Severity>) -> Exit {
-    if body["scan"]["status"] == "failed" {
+pub fn exit_status(report: &ScanReport, fail_on: Option<Severity>) -> Exit {
+    if report.scan.status == ScanStatus::Failed {
         return Exit::Failed;
     }
     let Some(threshold) = fail_on else { return Exit::Clean };
-    let failing = body["report"]["findings"].as_array().is_some_and(|all| {
-        all.iter().any(|f| f["severity"].as_str().and_then(|s| s.parse::<Severity>().ok()).is_some_and(|s| s >= threshold))
-    });
+    let failing = report.findings().iter().any(|f| f.severity >= threshold);
     if failing { Exit::Findings } else { Exit::Clean }
 }
 

@@ -25,7 +25,7 @@ pub struct ScanProgress {
 }
 
 fn finished(scan: &ScanRow) -> bool {
-    matches!(scan.status.as_str(), "completed" | "failed")
+    matches!(scan.status(), crate::model::ScanStatus::Completed | crate::model::ScanStatus::Failed)
 }
 
 /// Follows `scan` (already read, so known to exist and belong to the caller) until it ends or

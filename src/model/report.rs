@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Why a scan failed (`summary.error`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct ReportError {
     /// `target_unreachable`, `target_blocked`, `target_timeout`, `ownership_unverified` (active
     /// scans), `retries_exhausted`, `internal`.
@@ -16,8 +17,10 @@ pub struct ReportError {
 }
 
 /// `report.summary`: pages scanned, duration, counts per category (every category of the scan's
-/// mode, zeros included) and the error of a failed scan.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// mode, zeros included) and the error of a failed scan. Read leniently: what is missing is zero
+/// or absent.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct ReportSummary {
     pub pages_scanned: u64,
     pub duration_ms: u64,
@@ -27,11 +30,15 @@ pub struct ReportSummary {
     /// scans only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub changes: Option<ChangeCounts>,
+    /// Why a schedule or monitor started the scan (absent otherwise), as it was stored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trigger: Option<serde_json::Value>,
 }
 
 /// `report.summary.changes`: findings new since the baseline scan, persisting from it, and
 /// fixed (gone from pages this scan rendered again).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct ChangeCounts {
     pub new: u64,
     pub fixed: u64,
@@ -49,6 +56,7 @@ impl ReportSummary {
             categories: PASSIVE_CATEGORIES.iter().map(|c| (c.to_string(), SeverityCounts::default())).collect(),
             error: None,
             changes: None,
+            trigger: None,
         }
     }
 

@@ -5,10 +5,11 @@ use std::fmt;
 use std::str::FromStr;
 
 /// How serious a finding is. `Critical` breaks the site for users or search engines; `Info` is
-/// worth knowing. Ordered so that `Critical > High > ... > Info`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+/// worth knowing. Ordered so that `Critical > High > ... > Info`. `Info` is the default (a finding
+/// read without a severity).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Severity {
+    #[default]
     Info,
     Low,
     Medium,
@@ -21,7 +22,7 @@ impl Severity {
     pub const ALL: [Severity; 5] =
         [Severity::Critical, Severity::High, Severity::Medium, Severity::Low, Severity::Info];
 
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             Severity::Critical => "critical",
             Severity::High => "high",
@@ -38,6 +39,19 @@ impl Severity {
 
     pub fn from_rank(rank: i16) -> Option<Severity> {
         Severity::ALL.into_iter().find(|s| s.rank() == rank)
+    }
+}
+
+/// Serde writes and reads the `as_str` text (the one spelling of a severity).
+impl Serialize for Severity {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Severity {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d)?.parse().map_err(serde::de::Error::custom)
     }
 }
 
@@ -62,8 +76,9 @@ impl FromStr for Severity {
     }
 }
 
-/// Counts of findings per severity (the spec's `SeverityCounts`).
+/// Counts of findings per severity (the spec's `SeverityCounts`); a missing one reads as zero.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct SeverityCounts {
     pub critical: u64,
     pub high: u64,

@@ -7,7 +7,8 @@
 
 use super::changes::{ChangeCounts, Coverage, Fingerprint, compare};
 use crate::store::{FindingRow, PageRow, ScanRow, Store, StoreResult};
-use serde_json::{Value, json};
+use crate::model::{ReportFinding, ReportPage};
+use serde_json::Value;
 
 /// What the comparison adds to the report.
 #[derive(Debug, Clone, Default)]
@@ -28,17 +29,8 @@ fn fingerprints(rows: &[FindingRow]) -> Vec<Fingerprint> {
         .collect()
 }
 
-fn pages_json(rows: &[PageRow]) -> Value {
-    Value::Array(
-        rows.iter()
-            .map(|p| {
-                let metrics: Value = p.metrics.as_deref().and_then(|m| serde_json::from_str(m).ok()).unwrap_or(Value::Null);
-                let error: Value = p.error.as_deref().and_then(|e| serde_json::from_str(e).ok()).unwrap_or(Value::Null);
-                let not_run: Value = p.checks_not_run.as_deref().and_then(|e| serde_json::from_str(e).ok()).unwrap_or(Value::Null);
-                json!({"url": p.url, "final_url": p.final_url, "metrics": metrics, "error": error, "checks_not_run": not_run})
-            })
-            .collect(),
-    )
+fn report_pages(rows: &[PageRow]) -> Vec<ReportPage> {
+    rows.iter().map(ReportPage::from).collect()
 }
 
 /// Compares `scan` (whose results are all stored) with its baseline and records each finding's
@@ -54,10 +46,10 @@ pub async fn compare_with_baseline(store: &Store, scan: &ScanRow) -> StoreResult
     };
     let previous = store.scan_findings(baseline.id).await?;
     let previous_fp = fingerprints(&previous);
-    let (previous_pages, _) = Coverage::pages_of(Some(&pages_json(&store.scan_pages(baseline.id).await?)));
-    let current_pages_json = pages_json(&store.scan_pages(scan.id).await?);
-    let (_, current_pages) = Coverage::pages_of(Some(&current_pages_json));
-    let not_run = Coverage::not_run_of(Some(&current_pages_json));
+    let (previous_pages, _) = Coverage::pages_of(&report_pages(&store.scan_pages(baseline.id).await?));
+    let pages_now = report_pages(&store.scan_pages(scan.id).await?);
+    let (_, current_pages) = Coverage::pages_of(&pages_now);
+    let not_run = Coverage::not_run_of(&pages_now);
     let coverage = Coverage { previous_pages, current_pages, not_run };
     let baseline_id = baseline.id.to_string();
     let comparison = compare(&current_fp, Some((&baseline_id, &previous_fp)), &coverage);
@@ -72,11 +64,8 @@ pub async fn compare_with_baseline(store: &Store, scan: &ScanRow) -> StoreResult
         .fixed
         .iter()
         .map(|&i| {
-            let mut f = previous[i].to_report_json();
-            if let Some(obj) = f.as_object_mut() {
-                obj.remove("change");
-            }
-            f
+            let f = ReportFinding { change: None, ..ReportFinding::from(&previous[i]) };
+            serde_json::to_value(f).unwrap_or(Value::Null)
         })
         .collect();
     let new_severities = current

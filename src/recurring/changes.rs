@@ -11,8 +11,8 @@
 //! rendered, or one of its gatherers failed, so some checks could not run on it) is neither fixed
 //! nor persisting: it is left out.
 
-pub use crate::model::ChangeCounts;
-use serde::{Deserialize, Serialize};
+pub use crate::model::{Change, ChangeCounts};
+use crate::model::{ReportPage, ScanReport};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -53,31 +53,6 @@ fn strip_fragment(url: &str) -> String {
     url.split_once('#').map_or(url, |(u, _)| u).to_string()
 }
 
-/// A finding's verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Change {
-    New,
-    Persisting,
-}
-
-impl Change {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Change::New => "new",
-            Change::Persisting => "persisting",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Change> {
-        match s {
-            "new" => Some(Change::New),
-            "persisting" => Some(Change::Persisting),
-            _ => None,
-        }
-    }
-}
-
 /// Which pages each scan saw.
 #[derive(Debug, Clone, Default)]
 pub struct Coverage {
@@ -91,19 +66,14 @@ pub struct Coverage {
 }
 
 impl Coverage {
-    /// The pages of a report body's `report.pages`: all of them, and the ones rendered without
-    /// a page error.
-    pub fn pages_of(body_pages: Option<&Value>) -> (BTreeSet<String>, BTreeSet<String>) {
+    /// The pages of a report's `pages`: all of them (requested and final URLs), and the ones
+    /// rendered without a page error.
+    pub fn pages_of(pages: &[ReportPage]) -> (BTreeSet<String>, BTreeSet<String>) {
         let mut all = BTreeSet::new();
         let mut clean = BTreeSet::new();
-        for p in body_pages.and_then(Value::as_array).into_iter().flatten() {
-            let urls: Vec<String> = ["url", "final_url"]
-                .iter()
-                .filter_map(|k| p.get(*k).and_then(Value::as_str))
-                .map(strip_fragment)
-                .collect();
-            let ok = p.get("error").is_none_or(Value::is_null);
-            for u in urls {
+        for p in pages {
+            let ok = p.error.as_ref().is_none_or(Value::is_null);
+            for u in std::iter::once(&p.url).chain(&p.final_url).map(|u| strip_fragment(u)) {
                 if ok {
                     clean.insert(u.clone());
                 }
@@ -113,17 +83,13 @@ impl Coverage {
         (all, clean)
     }
 
-    /// The `(page URL, check id)` pairs of a report body's pages' `checks_not_run`.
-    pub fn not_run_of(body_pages: Option<&Value>) -> BTreeSet<(String, String)> {
+    /// The `(page URL, check id)` pairs of a report's pages' `checks_not_run`.
+    pub fn not_run_of(pages: &[ReportPage]) -> BTreeSet<(String, String)> {
         let mut out = BTreeSet::new();
-        for p in body_pages.and_then(Value::as_array).into_iter().flatten() {
-            let urls: Vec<String> =
-                ["url", "final_url"].iter().filter_map(|k| p.get(*k).and_then(Value::as_str)).map(strip_fragment).collect();
-            for skipped in p.get("checks_not_run").and_then(Value::as_array).into_iter().flatten() {
-                if let Some(check) = skipped.get("check_id").and_then(Value::as_str) {
-                    for u in &urls {
-                        out.insert((u.clone(), check.to_string()));
-                    }
+        for p in pages {
+            for skipped in &p.checks_not_run {
+                for u in std::iter::once(&p.url).chain(&p.final_url).map(|u| strip_fragment(u)) {
+                    out.insert((u, skipped.check_id.clone()));
                 }
             }
         }
@@ -206,40 +172,41 @@ pub fn compare(
     Comparison { current: verdicts, fixed, counts }
 }
 
-/// Compares a report body (`GET /api/v1/scans/{id}?include_findings=true`, or `sitescan scan
+/// Compares a report (`GET /api/v1/scans/{id}?include_findings=true`, or `sitescan scan
 /// --format json`) with a baseline body of the same shape, and writes the verdicts into the
-/// body: `report.summary.changes`, each finding's `change`, and `report.fixed`. Fails when the
+/// report: `report.summary.changes`, each finding's `change`, and `report.fixed`. Fails when the
 /// baseline is not such a body.
-pub fn annotate_body(body: &mut Value, baseline: &Value) -> Result<ChangeCounts, String> {
-    let base_report = baseline
-        .get("report")
-        .filter(|r| r.is_object())
-        .ok_or("the baseline is not a sitescan JSON report (no `report` object): write one with `sitescan scan --format json`")?;
-    let base_findings: Vec<Value> = base_report.get("findings").and_then(Value::as_array).cloned().ok_or(
-        "the baseline report has no `findings` list: write it with `sitescan scan --format json`",
-    )?;
-    let baseline_id = baseline.pointer("/scan/id").and_then(Value::as_str).unwrap_or("baseline").to_string();
-    let previous: Vec<Fingerprint> = base_findings.iter().filter_map(Fingerprint::of_json).collect();
-    let base_findings: Vec<&Value> = base_findings.iter().filter(|f| Fingerprint::of_json(f).is_some()).collect();
-    let Some(report) = body.get_mut("report").filter(|r| r.is_object()) else {
+pub fn annotate_report(report: &mut ScanReport, baseline: &Value) -> Result<ChangeCounts, String> {
+    if !baseline.get("report").is_some_and(Value::is_object) {
+        return Err("the baseline is not a sitescan JSON report (no `report` object): write one with `sitescan scan --format json`".into());
+    }
+    if !baseline.pointer("/report/findings").is_some_and(Value::is_array) {
+        return Err("the baseline report has no `findings` list: write it with `sitescan scan --format json`".into());
+    }
+    let base = ScanReport::from_body(baseline).map_err(|e| format!("the baseline is not a sitescan JSON report: {e}"))?;
+    let base_findings: Vec<_> = base.findings().iter().filter(|f| !f.check_id.is_empty()).collect();
+    let previous: Vec<Fingerprint> = base_findings.iter().map(|f| Fingerprint::new(&f.check_id, f.evidence.as_ref())).collect();
+    let baseline_id = if base.scan.id.is_empty() { "baseline".to_string() } else { base.scan.id.clone() };
+    let Some(body) = report.report.as_mut() else {
         return Ok(ChangeCounts::default());
     };
-    let (previous_pages, _) = Coverage::pages_of(base_report.get("pages"));
-    let (_, current_pages) = Coverage::pages_of(report.get("pages"));
-    let not_run = Coverage::not_run_of(report.get("pages"));
-    let findings = report.get("findings").and_then(Value::as_array).cloned().unwrap_or_default();
-    let kept: Vec<usize> = (0..findings.len()).filter(|&i| Fingerprint::of_json(&findings[i]).is_some()).collect();
-    let current: Vec<Fingerprint> = kept.iter().filter_map(|&i| Fingerprint::of_json(&findings[i])).collect();
+    let (previous_pages, _) = Coverage::pages_of(base.pages());
+    let pages = body.pages.as_deref().unwrap_or_default();
+    let (_, current_pages) = Coverage::pages_of(pages);
+    let not_run = Coverage::not_run_of(pages);
+    let current: Vec<Fingerprint> = body
+        .findings
+        .iter()
+        .flatten()
+        .filter(|f| !f.check_id.is_empty())
+        .map(|f| Fingerprint::new(&f.check_id, f.evidence.as_ref()))
+        .collect();
     let comparison = compare(&current, Some((&baseline_id, &previous)), &Coverage { previous_pages, current_pages, not_run });
-    if let Some(list) = report.get_mut("findings").and_then(Value::as_array_mut) {
-        for (&i, change) in kept.iter().zip(&comparison.current) {
-            list[i]["change"] = Value::String(change.as_str().to_string());
-        }
+    for (f, change) in body.findings.iter_mut().flatten().filter(|f| !f.check_id.is_empty()).zip(&comparison.current) {
+        f.change = Some(*change);
     }
-    report["fixed"] = Value::Array(comparison.fixed.iter().map(|&i| base_findings[i].clone()).collect());
-    if report.get("summary").is_some_and(Value::is_object) {
-        report["summary"]["changes"] = serde_json::to_value(&comparison.counts).unwrap_or(Value::Null);
-    }
+    body.fixed = Some(comparison.fixed.iter().map(|&i| base_findings[i].clone()).collect());
+    body.summary.changes = Some(comparison.counts.clone());
     Ok(comparison.counts)
 }
 
@@ -288,10 +255,11 @@ mod tests {
     #[test]
     fn a_check_that_did_not_run_fixes_nothing() {
         let prev = [fp("accessibility.keyboard-trap", "http://s/", "#a"), fp("search.title-missing", "http://s/", "")];
-        let pages = json!([{"url": "http://s/", "error": null,
-            "checks_not_run": [{"check_id": "accessibility.keyboard-trap", "reason": "the keyboard gatherer failed"}]}]);
+        let pages: Vec<ReportPage> = serde_json::from_value(json!([{"url": "http://s/", "error": null,
+            "checks_not_run": [{"check_id": "accessibility.keyboard-trap", "reason": "the keyboard gatherer failed"}]}]))
+        .unwrap();
         let mut cov = coverage(&["http://s/"], &["http://s/"]);
-        cov.not_run = Coverage::not_run_of(Some(&pages));
+        cov.not_run = Coverage::not_run_of(&pages);
         let c = compare(&[], Some(("p", &prev)), &cov);
         assert_eq!(c.fixed, vec![1], "only the check that ran again can call its finding fixed");
     }
@@ -305,9 +273,11 @@ mod tests {
         let prev = [fp("search.title-missing", "http://s/account", ""), journey("search.meta-description-missing", "http://s/account")];
         // Now the crawl did not reach /account; only the journey's audit did, and found the title missing.
         let now = [journey("search.title-missing", "http://s/account")];
-        let pages = json!([{"url": "http://s/account", "error": null, "checks_not_run": [{"check_id": "*", "reason": "a journey's audit page"}]}]);
+        let pages: Vec<ReportPage> = serde_json::from_value(json!([{"url": "http://s/account", "error": null,
+            "checks_not_run": [{"check_id": "*", "reason": "a journey's audit page"}]}]))
+        .unwrap();
         let mut cov = coverage(&["http://s/account"], &["http://s/account"]);
-        cov.not_run = Coverage::not_run_of(Some(&pages));
+        cov.not_run = Coverage::not_run_of(&pages);
         let c = compare(&now, Some(("p", &prev)), &cov);
         assert_eq!(c.current, [Change::New], "a journey's finding is not the crawl's");
         assert_eq!(c.fixed, vec![1], "the journey's own finding went away; the crawl's is not fixed by the audit");
@@ -331,19 +301,21 @@ mod tests {
                 {"check_id": "a.alt", "severity": "high", "evidence": {"url": "http://s/gone", "selector": "img"}},
                 {"check_id": "c.link", "severity": "low", "evidence": {"url": "http://s/", "selector": "a", "resource": "http://s/x"}}
             ]}});
-        let mut body = json!({"scan": {"id": "n"}, "report": {"summary": {}, "pages": [{"url": "http://s/"}],
+        let body = json!({"scan": {"id": "n"}, "report": {"summary": {}, "pages": [{"url": "http://s/"}],
             "findings": [
                 {"check_id": "c.link", "severity": "low", "evidence": {"url": "http://s/", "selector": "a", "resource": "http://s/x"}},
                 {"check_id": "c.link", "severity": "high", "evidence": {"url": "http://s/", "selector": "a", "resource": "http://s/y"}}
             ]}});
-        let counts = annotate_body(&mut body, &base).unwrap();
+        let mut report = ScanReport::from_body(&body).unwrap();
+        let counts = annotate_report(&mut report, &base).unwrap();
+        let body = report.to_body();
         assert_eq!(counts, ChangeCounts { new: 1, fixed: 1, persisting: 1, baseline_scan_id: Some("b1".into()) });
         assert_eq!(body["report"]["findings"][0]["change"], "persisting");
         assert_eq!(body["report"]["findings"][1]["change"], "new");
         assert_eq!(body["report"]["fixed"].as_array().unwrap().len(), 1);
         assert_eq!(body["report"]["fixed"][0]["evidence"]["url"], "http://s/");
         assert_eq!(body["report"]["summary"]["changes"]["new"], 1);
-        assert!(annotate_body(&mut body, &json!({"findings": []})).is_err());
+        assert!(annotate_report(&mut report, &json!({"findings": []})).is_err());
     }
 
     #[test]

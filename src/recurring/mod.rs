@@ -10,7 +10,7 @@ pub mod schedule;
 pub mod sites;
 
 pub use baseline::{ScanChanges, compare_with_baseline};
-pub use changes::{Change, ChangeCounts, Comparison, Coverage, Fingerprint, annotate_body, compare};
+pub use changes::{Change, ChangeCounts, Comparison, Coverage, Fingerprint, annotate_report, compare};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::RecurringError;
 pub use monitor::{

@@ -17,7 +17,7 @@
 //! - Escaping: every text from the report is escaped; links are made only of http(s) URLs.
 
 use super::view::{FindingView, PageView, ReportView, RuleView, category_rank, value_text};
-use crate::model::Severity;
+use crate::model::{Change, ScanReport, ScanStatus, Severity};
 use base64::Engine;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -275,9 +275,9 @@ fn metric_cell(value: Option<f64>, bounds: (f64, f64), show: impl Fn(f64) -> Str
     format!("<td class=\"m {class}\"><span class=\"v\">{}</span><span class=\"r\">{label}</span></td>", escape(&show(v)))
 }
 
-/// Renders the report body as one self-contained HTML document.
-pub fn render(body: &Value) -> anyhow::Result<String> {
-    let view = ReportView::read(body)?;
+/// Renders the report as one self-contained HTML document.
+pub fn render(report: &ScanReport) -> anyhow::Result<String> {
+    let view = ReportView::new(report);
     let mut out = String::with_capacity(32 * 1024 + view.findings.len() * 1024);
     document(&mut out, &view)?;
     Ok(out)
@@ -289,8 +289,8 @@ fn document(o: &mut String, view: &ReportView<'_>) -> std::fmt::Result {
     let host = if scan.target_hostname.is_empty() { target } else { scan.target_hostname };
     let n = view.findings.len();
     let title = match scan.status {
-        "completed" => format!("{host}: {} · sitescan report", plural(n, "finding", "findings")),
-        "failed" => format!("{host}: scan failed · sitescan report"),
+        ScanStatus::Completed => format!("{host}: {} · sitescan report", plural(n, "finding", "findings")),
+        ScanStatus::Failed => format!("{host}: scan failed · sitescan report"),
         other => format!("{host}: scan {other} · sitescan report"),
     };
     let description = match &view.summary {
@@ -347,14 +347,14 @@ fn failure(o: &mut String, view: &ReportView<'_>) -> std::fmt::Result {
             }
             writeln!(o, "</section>")
         }
-        ("failed", None) => writeln!(
+        (ScanStatus::Failed, None) => writeln!(
             o,
             "<section class=\"block failed\" aria-labelledby=\"failed-h\"><h2 id=\"failed-h\">The scan failed</h2><p>No reason was recorded.</p></section>"
         ),
-        ("queued" | "running", _) => writeln!(
+        (ScanStatus::Queued | ScanStatus::Running, _) => writeln!(
             o,
             "<section class=\"block\" aria-labelledby=\"unfinished-h\"><h2 id=\"unfinished-h\">This scan has not finished</h2><p>Its status is <strong>{}</strong>; the report fills in once it has run.</p></section>",
-            escape(view.scan.status)
+            escape(view.scan.status.as_str())
         ),
         _ => Ok(()),
     }
@@ -389,7 +389,7 @@ fn changes(o: &mut String, view: &ReportView<'_>) -> std::fmt::Result {
         }
         writeln!(o, "</li>")
     };
-    let new: Vec<&FindingView<'_>> = view.findings.iter().filter(|f| f.change == Some("new")).collect();
+    let new: Vec<&FindingView<'_>> = view.findings.iter().filter(|f| f.change == Some(Change::New)).collect();
     if !new.is_empty() {
         writeln!(o, "<h3>New</h3>\n<ul class=\"changes new\">")?;
         for f in new {
@@ -412,15 +412,15 @@ fn summary(o: &mut String, view: &ReportView<'_>) -> std::fmt::Result {
     writeln!(o, "<section class=\"block\" id=\"summary\" aria-labelledby=\"summary-h\">\n<h2 id=\"summary-h\">Summary</h2>")?;
     writeln!(o, "<dl class=\"facts\">")?;
     writeln!(o, "<dt>Target</dt><dd>{}</dd>", link(scan.target_url, scan.target_url))?;
-    writeln!(o, "<dt>Status</dt><dd>{}</dd>", escape(scan.status))?;
+    writeln!(o, "<dt>Status</dt><dd>{}</dd>", escape(scan.status.as_str()))?;
     if let Some(s) = &view.summary {
         writeln!(o, "<dt>Pages scanned</dt><dd>{}</dd>", s.pages_scanned)?;
         writeln!(o, "<dt>Duration</dt><dd>{}</dd>", escape(&ms(s.duration_ms as f64)))?;
     }
-    if let Some(t) = when(scan.started_at) {
+    if let Some(t) = when(scan.started_at.as_deref()) {
         writeln!(o, "<dt>Started</dt><dd>{}</dd>", escape(&t))?;
     }
-    if let Some(t) = when(scan.completed_at) {
+    if let Some(t) = when(scan.completed_at.as_deref()) {
         writeln!(o, "<dt>Finished</dt><dd>{}</dd>", escape(&t))?;
     }
     writeln!(o, "<dt>Scan id</dt><dd><code>{}</code></dd>\n</dl>", escape(scan.id))?;
@@ -564,7 +564,7 @@ fn evidence_value(v: &Value) -> String {
 
 fn finding_item(o: &mut String, view: &ReportView<'_>, f: &FindingView<'_>, rule: &RuleView) -> std::fmt::Result {
     writeln!(o, "<li class=\"finding\" data-severity=\"{}\">{}", f.severity.as_str(), badge(f.severity))?;
-    if f.change == Some("new") {
+    if f.change == Some(Change::New) {
         writeln!(o, "<p class=\"change-new\"><strong>New</strong> since the previous scan</p>")?;
     }
     let url = view.finding_url(f);
@@ -741,7 +741,7 @@ mod tests {
                     "evidence": {"url": "javascript:alert(2)", "selector": "a[href='x']", "snippet": "<script>alert(3)</script>",
                                  "note": "</dd><img src=x onerror=alert(4)>"}}]}
         });
-        let html = render(&body).unwrap();
+        let html = render(&ScanReport::from_body(&body).unwrap()).unwrap();
         assert_eq!(html.matches("<script>").count(), 1, "only our own script");
         assert!(!html.contains("<img"));
         assert!(!html.contains("href=\"javascript:"));
@@ -756,7 +756,7 @@ mod tests {
         assert!(csp.starts_with("default-src 'none'"));
         assert!(csp.contains("'sha256-"));
         let body = json!({"scan": {"id": "s", "target_url": "https://a.test/", "status": "queued"}, "report": null});
-        let html = render(&body).unwrap();
+        let html = render(&ScanReport::from_body(&body).unwrap()).unwrap();
         assert!(html.contains(&csp));
         assert!(html.contains("This scan has not finished"));
     }

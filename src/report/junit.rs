@@ -22,17 +22,16 @@
 //! characters in a snippet) become U+FFFD.
 
 use super::view::{FindingView, ReportView, RuleView};
-use crate::model::Severity;
+use crate::model::{ScanReport, ScanStatus, Severity};
 use quick_xml::Writer;
 use quick_xml::events::{BytesDecl, BytesText, Event};
-use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io;
 
-/// Renders the report body as JUnit XML.
-pub fn render(body: &Value, fail_on: Option<Severity>) -> anyhow::Result<String> {
-    let view = ReportView::read(body)?;
+/// Renders the report as JUnit XML.
+pub fn render(report: &ScanReport, fail_on: Option<Severity>) -> anyhow::Result<String> {
+    let view = ReportView::new(report);
     let mut writer = Writer::new_with_indent(Vec::new(), b' ', 2);
     write(&mut writer, &view, fail_on)?;
     let mut xml = String::from_utf8(writer.into_inner())?;
@@ -162,8 +161,8 @@ fn write(w: &mut Writer<Vec<u8>>, view: &ReportView<'_>, fail_on: Option<Severit
     let suites = suites(view, threshold);
     let scan_error: Option<(String, String)> = match (view.scan.status, view.summary.as_ref().and_then(|s| s.error)) {
         (_, Some((code, message))) => Some((code.to_string(), message.to_string())),
-        ("failed", None) => Some(("scan_failed".into(), "the scan failed".into())),
-        ("queued" | "running", None) => {
+        (ScanStatus::Failed, None) => Some(("scan_failed".into(), "the scan failed".into())),
+        (ScanStatus::Queued | ScanStatus::Running, None) => {
             Some(("scan_unfinished".into(), format!("the scan has not finished (status {})", view.scan.status)))
         }
         _ => None,
@@ -171,7 +170,7 @@ fn write(w: &mut Writer<Vec<u8>>, view: &ReportView<'_>, fail_on: Option<Severit
     let tests: usize = suites.iter().map(|s| s.cases.len()).sum::<usize>() + usize::from(scan_error.is_some());
     let failures: usize = suites.iter().map(|s| s.cases.iter().filter(|c| !c.failing.is_empty()).count()).sum();
     let seconds = format!("{:.3}", view.summary.as_ref().map_or(0, |s| s.duration_ms) as f64 / 1000.0);
-    let stamp = timestamp(view.scan.started_at.or(view.scan.created_at));
+    let stamp = timestamp(view.scan.started_at.as_deref().or(view.scan.created_at.as_deref()));
     let hostname = if view.scan.target_hostname.is_empty() { "unknown" } else { view.scan.target_hostname };
     let threshold_name = fail_on.map_or("any finding (no --fail-on)".to_string(), |s| format!("{s} and above"));
     let target = clean(view.scan.target_url).into_owned();
@@ -305,7 +304,11 @@ fn write(w: &mut Writer<Vec<u8>>, view: &ReportView<'_>, fail_on: Option<Severit
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
+
+    fn render(body: &Value, fail_on: Option<Severity>) -> anyhow::Result<String> {
+        super::render(&ScanReport::from_body(body).unwrap(), fail_on)
+    }
 
     fn body() -> Value {
         json!({

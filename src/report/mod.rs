@@ -1,6 +1,6 @@
-//! Report renderers: pure functions from the report body (exactly the JSON of
-//! `GET /api/v1/scans/{id}?include_findings=true`) to one output format each. Used by
-//! `sitescan scan --format` and by the API's report endpoints.
+//! Report renderers: pure functions from the typed report (`model::ScanReport`, built by
+//! `Store::scan_report`) to one output format each. Used by `sitescan scan --format`, the API's
+//! report endpoints and the dashboard's `/scans/{id}`.
 
 pub mod html;
 pub mod junit;

@@ -18,7 +18,7 @@
 //! and the run says how many were left out.
 
 use super::view::{FindingView, ReportView, RuleView, category_rank};
-use crate::model::Severity;
+use crate::model::{Change, ScanReport, ScanStatus, Severity};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
@@ -52,9 +52,9 @@ fn security_severity(severity: Severity) -> &'static str {
     }
 }
 
-/// Renders the report body as a SARIF 2.1.0 log (pretty JSON, newline-terminated).
-pub fn render(body: &Value) -> anyhow::Result<String> {
-    let view = ReportView::read(body)?;
+/// Renders the report as a SARIF 2.1.0 log (pretty JSON, newline-terminated).
+pub fn render(report: &ScanReport) -> anyhow::Result<String> {
+    let view = ReportView::new(report);
     let log = log(&view);
     Ok(serde_json::to_string_pretty(&log)? + "\n")
 }
@@ -77,7 +77,7 @@ fn log(view: &ReportView<'_>) -> Value {
             let fingerprint = if *n == 1 { fingerprint } else { format!("{fingerprint}:{n}") };
             let mut r = result(view, f, index[f.check_id], fingerprint);
             if compared {
-                r["baselineState"] = json!(if f.change == Some("persisting") { "unchanged" } else { "new" });
+                r["baselineState"] = json!(if f.change == Some(Change::Persisting) { "unchanged" } else { "new" });
             }
             r
         })
@@ -119,8 +119,8 @@ fn log(view: &ReportView<'_>) -> Value {
         "invocations": [invocation(view, omitted)],
         "results": results,
         "properties": {
-            "scan": view.scan.raw,
-            "summary": view.summary.as_ref().map_or(Value::Null, |s| s.raw.clone()),
+            "scan": view.scan.info,
+            "summary": view.summary.as_ref().map(|s| s.raw),
         },
     });
     if omitted > 0 {
@@ -317,12 +317,12 @@ fn invocation(view: &ReportView<'_>, omitted: usize) -> Value {
             "message": {"text": sentence(&format!("The scan failed ({code}): {message}"))},
             "descriptor": {"id": code},
         })),
-        ("failed", None) => notifications.push(json!({
+        (ScanStatus::Failed, None) => notifications.push(json!({
             "level": "error",
             "message": {"text": "The scan failed."},
             "descriptor": {"id": "scan_failed"},
         })),
-        ("queued" | "running", None) => notifications.push(json!({
+        (ScanStatus::Queued | ScanStatus::Running, None) => notifications.push(json!({
             "level": "note",
             "message": {"text": format!("The scan has not finished (status {}): no results yet.", scan.status)},
             "descriptor": {"id": "scan_unfinished"},
@@ -339,7 +339,7 @@ fn invocation(view: &ReportView<'_>, omitted: usize) -> Value {
         }));
     }
     let mut inv = json!({
-        "executionSuccessful": scan.status == "completed",
+        "executionSuccessful": scan.status == ScanStatus::Completed,
         "properties": {
             "scanId": scan.id,
             "status": scan.status,
@@ -348,10 +348,10 @@ fn invocation(view: &ReportView<'_>, omitted: usize) -> Value {
             "durationMs": view.summary.as_ref().map(|s| s.duration_ms),
         },
     });
-    if let Some(t) = scan.started_at {
+    if let Some(t) = &scan.started_at {
         inv["startTimeUtc"] = json!(t);
     }
-    if let Some(t) = scan.completed_at {
+    if let Some(t) = &scan.completed_at {
         inv["endTimeUtc"] = json!(t);
     }
     if !notifications.is_empty() {
@@ -363,6 +363,10 @@ fn invocation(view: &ReportView<'_>, omitted: usize) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn render(body: &Value) -> anyhow::Result<String> {
+        super::render(&ScanReport::from_body(body).unwrap())
+    }
 
     fn body() -> Value {
         json!({

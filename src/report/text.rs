@@ -1,7 +1,7 @@
 //! `--format text`: a compact summary by category and severity, then the findings grouped by
 //! check (count, pages, the worst examples with their page and selector). Colour only when asked (a terminal without NO_COLOR).
 
-use crate::model::{ACTIVE_ONLY_CATEGORIES, PASSIVE_CATEGORIES, Severity};
+use crate::model::{ACTIVE_ONLY_CATEGORIES, PASSIVE_CATEGORIES, ReportFinding, ScanReport, Severity, SeverityCounts};
 use serde_json::Value;
 use std::fmt::Write;
 
@@ -24,35 +24,30 @@ fn severity_color(s: Severity) -> &'static str {
     }
 }
 
-pub fn render(body: &Value, color: bool) -> String {
+pub fn render(report: &ScanReport, color: bool) -> String {
     let mut out = String::new();
-    let scan = &body["scan"];
-    let summary = &body["report"]["summary"];
-    let _ = writeln!(out, "{} {}", paint(color, "1", "sitescan"), scan["target_url"].as_str().unwrap_or_default());
+    let scan = &report.scan;
+    let summary = report.summary();
+    let _ = writeln!(out, "{} {}", paint(color, "1", "sitescan"), scan.target_url);
     let _ = writeln!(
         out,
         "status {}  pages {}  duration {:.1} s",
-        scan["status"].as_str().unwrap_or_default(),
-        summary["pages_scanned"],
-        summary["duration_ms"].as_f64().unwrap_or(0.0) / 1000.0
+        scan.status,
+        summary.map_or("null".to_string(), |s| s.pages_scanned.to_string()),
+        summary.map_or(0, |s| s.duration_ms) as f64 / 1000.0
     );
-    if let Some(err) = summary["error"].as_object() {
-        let _ = writeln!(
-            out,
-            "{} {}: {}",
-            paint(color, "1;31", "scan failed"),
-            err.get("code").and_then(Value::as_str).unwrap_or_default(),
-            err.get("message").and_then(Value::as_str).unwrap_or_default()
-        );
+    if let Some(err) = summary.and_then(|s| s.error.as_ref()) {
+        let _ = writeln!(out, "{} {}: {}", paint(color, "1;31", "scan failed"), err.code, err.message);
     }
     let _ = writeln!(out);
     let _ = writeln!(out, "{:<16} {:>8} {:>6} {:>7} {:>5} {:>5}", "category", "critical", "high", "medium", "low", "info");
     // An active scan's summary also has the active-only categories.
-    let active = ACTIVE_ONLY_CATEGORIES.iter().filter(|c| summary["categories"].get(**c).is_some());
+    let categories = summary.map(|s| &s.categories);
+    let active = ACTIVE_ONLY_CATEGORIES.iter().filter(|c| categories.is_some_and(|all| all.contains_key(**c)));
     for category in PASSIVE_CATEGORIES.iter().chain(active) {
-        let c = &summary["categories"][*category];
+        let c = categories.and_then(|all| all.get(*category)).copied().unwrap_or(SeverityCounts::default());
         let cell = |s: Severity, w: usize| {
-            let n = c[s.as_str()].as_u64().unwrap_or(0);
+            let n = c.get(s);
             let text = format!("{n:>w$}");
             if n > 0 { paint(color, severity_color(s), &text) } else { text }
         };
@@ -67,7 +62,7 @@ pub fn render(body: &Value, color: bool) -> String {
             cell(Severity::Info, 5)
         );
     }
-    let findings: Vec<&Value> = body["report"]["findings"].as_array().map(|a| a.iter().collect()).unwrap_or_default();
+    let findings: Vec<&ReportFinding> = report.findings().iter().collect();
     let _ = writeln!(out);
     if findings.is_empty() {
         let _ = writeln!(out, "no findings");
@@ -119,38 +114,34 @@ struct CheckGroup<'a> {
     title: &'a str,
     /// The worst severity among them.
     severity: Severity,
-    findings: Vec<&'a Value>,
+    findings: Vec<&'a ReportFinding>,
 }
 
 impl CheckGroup<'_> {
     fn pages(&self) -> usize {
-        self.findings.iter().filter_map(|f| f["evidence"]["url"].as_str()).collect::<std::collections::BTreeSet<_>>().len().max(1)
+        self.findings.iter().filter_map(|f| f.evidence_str("url")).collect::<std::collections::BTreeSet<_>>().len().max(1)
     }
-}
-
-fn severity_of(f: &Value) -> Severity {
-    f["severity"].as_str().and_then(|s| s.parse::<Severity>().ok()).unwrap_or(Severity::Info)
 }
 
 /// Findings grouped by check id, as Lighthouse groups by audit: the worst severity first, then the
 /// most findings, then the id.
-fn group_by_check<'a>(findings: &[&'a Value]) -> Vec<CheckGroup<'a>> {
+fn group_by_check<'a>(findings: &[&'a ReportFinding]) -> Vec<CheckGroup<'a>> {
     let mut by_id: std::collections::BTreeMap<&str, CheckGroup<'a>> = std::collections::BTreeMap::new();
     for f in findings {
-        let id = f["check_id"].as_str().unwrap_or_default();
+        let id = f.check_id.as_str();
         let group = by_id.entry(id).or_insert_with(|| CheckGroup {
             check_id: id,
-            title: f["title"].as_str().unwrap_or_default(),
+            title: f.title.as_deref().unwrap_or_default(),
             severity: Severity::Info,
             findings: Vec::new(),
         });
-        group.severity = group.severity.max(severity_of(f));
+        group.severity = group.severity.max(f.severity);
         group.findings.push(f);
     }
     let mut groups: Vec<CheckGroup<'a>> = by_id.into_values().collect();
     for g in &mut groups {
         g.findings.sort_by(|a, b| {
-            severity_of(b).cmp(&severity_of(a)).then_with(|| place(a).cmp(&place(b)))
+            b.severity.cmp(&a.severity).then_with(|| place(a).cmp(&place(b)))
         });
     }
     groups.sort_by(|a, b| {
@@ -160,18 +151,17 @@ fn group_by_check<'a>(findings: &[&'a Value]) -> Vec<CheckGroup<'a>> {
 }
 
 /// Where a finding is: its page and selector.
-fn place(f: &Value) -> String {
-    let ev = &f["evidence"];
-    let mut place = ev["url"].as_str().unwrap_or_default().to_string();
+fn place(f: &ReportFinding) -> String {
+    let mut place = f.evidence_str("url").unwrap_or_default().to_string();
     // What tells the findings of one page apart: the element, else the resource, else the value.
-    let detail = ev["selector"]
-        .as_str()
+    let detail = f
+        .evidence_str("selector")
         .map(str::to_string)
-        .or_else(|| ev["resource"].as_str().filter(|r| *r != place).map(str::to_string))
-        .or_else(|| match &ev["value"] {
-            Value::String(s) => Some(s.clone()),
-            Value::Null => None,
-            other => Some(other.to_string()),
+        .or_else(|| f.evidence_str("resource").filter(|r| *r != place).map(str::to_string))
+        .or_else(|| match f.evidence.as_ref().and_then(|e| e.get("value")) {
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::Null) | None => None,
+            Some(other) => Some(other.to_string()),
         });
     if let Some(detail) = detail {
         if !place.is_empty() {
@@ -200,7 +190,8 @@ mod tests {
         findings.push(finding("search.title-missing", "high", "https://blog.test/2", "title"));
         let body = json!({"scan": {"target_url": "https://blog.test/", "status": "completed"},
                           "report": {"summary": {"pages_scanned": 5, "duration_ms": 1200, "categories": {}}, "findings": findings}});
-        let text = render(&body, false);
+        let report = ScanReport::from_body(&body).unwrap();
+        let text = render(&report, false);
         assert!(!text.contains('\x1b'), "no colour when not asked: {text}");
         assert!(text.contains("17 findings from 2 checks"), "{text}");
         let title = text.find("search.title-missing").expect("high check listed");
@@ -209,6 +200,6 @@ mod tests {
         assert_eq!(text.matches("accessibility.color-contrast").count(), 1, "one line per check, not per finding:\n{text}");
         assert!(text.contains("(16 on 5 pages)"), "{text}");
         assert!(text.contains("... 13 more"), "three examples, then a count:\n{text}");
-        assert!(render(&body, true).contains("\x1b["), "colour when asked");
+        assert!(render(&report, true).contains("\x1b["), "colour when asked");
     }
 }

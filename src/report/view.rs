@@ -1,16 +1,16 @@
-//! A typed, borrowed view of the report body that the SARIF, JUnit and HTML renderers share:
-//! the scan, its summary, pages and findings (sorted canonically), and the rules (the check
-//! registry, plus ids seen only in findings, such as `accessibility.<axe-rule>`).
+//! A borrowed view of the typed report that the SARIF, JUnit and HTML renderers share: the scan,
+//! its summary, pages and findings (sorted canonically), and the rules (the check registry, plus
+//! ids seen only in findings, such as `accessibility.<axe-rule>`).
 
 use crate::checks::registry;
-use crate::model::{PASSIVE_CATEGORIES, Severity};
+use crate::model::{Change, PASSIVE_CATEGORIES, ReportFinding, ReportSummary, ScanInfo, ScanReport, ScanStatus, Severity};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
 /// An empty evidence object, for findings that carry none.
 static NO_EVIDENCE: std::sync::LazyLock<Map<String, Value>> = std::sync::LazyLock::new(Map::new);
 
-/// The body, read.
+/// The report, viewed.
 #[derive(Debug)]
 pub(crate) struct ReportView<'a> {
     pub scan: ScanView<'a>,
@@ -25,19 +25,20 @@ pub(crate) struct ReportView<'a> {
 
 #[derive(Debug)]
 pub(crate) struct ScanView<'a> {
-    pub raw: &'a Value,
+    pub info: &'a ScanInfo,
     pub id: &'a str,
     pub target_url: &'a str,
     pub target_hostname: &'a str,
-    pub status: &'a str,
-    pub started_at: Option<&'a str>,
-    pub completed_at: Option<&'a str>,
-    pub created_at: Option<&'a str>,
+    pub status: ScanStatus,
+    /// RFC 3339 (microseconds, `Z`), as the body writes them.
+    pub started_at: Option<String>,
+    pub completed_at: Option<String>,
+    pub created_at: Option<String>,
 }
 
 #[derive(Debug)]
 pub(crate) struct SummaryView<'a> {
-    pub raw: &'a Value,
+    pub raw: &'a ReportSummary,
     pub pages_scanned: u64,
     pub duration_ms: u64,
     /// Category -> counts per severity, in report order (passive categories first).
@@ -80,7 +81,7 @@ pub(crate) struct FindingView<'a> {
     pub cwe_id: Option<&'a str>,
     pub evidence: &'a Map<String, Value>,
     /// `new` or `persisting` when the scan was compared with a baseline.
-    pub change: Option<&'a str>,
+    pub change: Option<Change>,
 }
 
 impl<'a> FindingView<'a> {
@@ -160,31 +161,25 @@ pub(crate) fn value_text(v: &Value) -> String {
     }
 }
 
-fn str_of<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
-    v.get(key).and_then(Value::as_str)
+/// The findings of a `findings` (or `fixed`) list; entries without a check id are dropped.
+fn findings_of(list: &[ReportFinding]) -> Vec<FindingView<'_>> {
+    list.iter()
+        .filter(|f| !f.check_id.trim().is_empty())
+        .map(|f| FindingView {
+            check_id: &f.check_id,
+            severity: f.severity,
+            title: f.title.as_deref().unwrap_or_default(),
+            description: f.description.as_deref().unwrap_or_default(),
+            remediation: f.remediation.as_deref().unwrap_or_default(),
+            cwe_id: f.cwe_id.as_deref().filter(|c| !c.is_empty()),
+            evidence: f.evidence.as_ref().unwrap_or(&NO_EVIDENCE),
+            change: f.change,
+        })
+        .collect()
 }
 
-/// The findings of a `findings` (or `fixed`) array; entries without a check id are dropped.
-fn findings_of(list: Option<&Value>) -> Vec<FindingView<'_>> {
-    list.and_then(Value::as_array)
-        .map(|all| {
-            all.iter()
-                .filter_map(|f| {
-                    let check_id = str_of(f, "check_id").filter(|id| !id.trim().is_empty())?;
-                    Some(FindingView {
-                        check_id,
-                        severity: severity_of(&f["severity"]),
-                        title: str_of(f, "title").unwrap_or_default(),
-                        description: str_of(f, "description").unwrap_or_default(),
-                        remediation: str_of(f, "remediation").unwrap_or_default(),
-                        cwe_id: str_of(f, "cwe_id").filter(|c| !c.is_empty()),
-                        evidence: f.get("evidence").and_then(Value::as_object).unwrap_or(&NO_EVIDENCE),
-                        change: str_of(f, "change"),
-                    })
-                })
-                .collect()
-        })
-        .unwrap_or_default()
+fn str_of<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+    v.get(key).and_then(Value::as_str)
 }
 
 /// Most serious first, then check, page, selector.
@@ -198,99 +193,61 @@ fn sort_canonically(findings: &mut [FindingView<'_>]) {
     });
 }
 
-fn severity_of(v: &Value) -> Severity {
-    v.as_str().and_then(|s| s.parse().ok()).unwrap_or(Severity::Info)
-}
-
 impl<'a> ReportView<'a> {
-    /// Reads a body of `GET /api/v1/scans/{id}?include_findings=true`. Fails only when it is not
-    /// such a body at all (no `scan` object); anything missing inside is read as absent.
-    pub fn read(body: &'a Value) -> anyhow::Result<ReportView<'a>> {
-        let scan = body.get("scan").filter(|s| s.is_object()).ok_or_else(|| {
-            anyhow::anyhow!("not a report body: expected an object with a `scan` object (GET /api/v1/scans/{{id}}?include_findings=true)")
-        })?;
+    /// The view of `report`.
+    pub fn new(report: &'a ScanReport) -> ReportView<'a> {
+        let info = &report.scan;
         let scan = ScanView {
-            raw: scan,
-            id: str_of(scan, "id").unwrap_or_default(),
-            target_url: str_of(scan, "target_url").unwrap_or_default(),
-            target_hostname: str_of(scan, "target_hostname").unwrap_or_default(),
-            status: str_of(scan, "status").unwrap_or("queued"),
-            started_at: str_of(scan, "started_at"),
-            completed_at: str_of(scan, "completed_at"),
-            created_at: str_of(scan, "created_at"),
+            info,
+            id: &info.id,
+            target_url: &info.target_url,
+            target_hostname: &info.target_hostname,
+            status: info.status,
+            started_at: info.started_at.as_ref().map(crate::model::scan_report::rfc3339),
+            completed_at: info.completed_at.as_ref().map(crate::model::scan_report::rfc3339),
+            created_at: Some(crate::model::scan_report::rfc3339(&info.created_at)),
         };
-        let report = body.get("report").filter(|r| r.is_object());
-        let summary = report.and_then(|r| r.get("summary")).filter(|s| s.is_object()).map(|s| {
+        let summary = report.summary().map(|s| {
             let mut categories: Vec<(String, BTreeMap<Severity, u64>)> = s
-                .get("categories")
-                .and_then(Value::as_object)
-                .map(|cats| {
-                    cats.iter()
-                        .map(|(name, counts)| {
-                            let counts =
-                                Severity::ALL.into_iter().map(|sev| (sev, counts[sev.as_str()].as_u64().unwrap_or(0))).collect();
-                            (name.clone(), counts)
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
+                .categories
+                .iter()
+                .map(|(name, counts)| (name.clone(), Severity::ALL.into_iter().map(|sev| (sev, counts.get(sev))).collect()))
+                .collect();
             categories.sort_by(|a, b| category_rank(&a.0).cmp(&category_rank(&b.0)));
-            let error = s.get("error").filter(|e| e.is_object()).map(|e| {
-                (str_of(e, "code").unwrap_or("error"), str_of(e, "message").unwrap_or_default())
-            });
-            let changes = s.get("changes").filter(|c| c.is_object()).map(|c| ChangesView {
-                new: c["new"].as_u64().unwrap_or(0),
-                fixed: c["fixed"].as_u64().unwrap_or(0),
-                persisting: c["persisting"].as_u64().unwrap_or(0),
-                baseline_scan_id: str_of(c, "baseline_scan_id"),
-            });
             SummaryView {
                 raw: s,
-                pages_scanned: s["pages_scanned"].as_u64().unwrap_or(0),
-                duration_ms: s["duration_ms"].as_u64().unwrap_or(0),
+                pages_scanned: s.pages_scanned,
+                duration_ms: s.duration_ms,
                 categories,
-                error,
-                changes,
+                error: s.error.as_ref().map(|e| (e.code.as_str(), e.message.as_str())),
+                changes: s.changes.as_ref().map(|c| ChangesView {
+                    new: c.new,
+                    fixed: c.fixed,
+                    persisting: c.persisting,
+                    baseline_scan_id: c.baseline_scan_id.as_deref(),
+                }),
             }
         });
         let pages = report
-            .and_then(|r| r.get("pages"))
-            .and_then(Value::as_array)
-            .map(|pages| {
-                pages
-                    .iter()
-                    .filter_map(|p| {
-                        Some(PageView {
-                            url: str_of(p, "url")?,
-                            final_url: str_of(p, "final_url"),
-                            status: p.get("status").and_then(Value::as_u64),
-                            title: str_of(p, "title"),
-                            metrics: p.get("metrics").unwrap_or(&Value::Null),
-                            checks_not_run: p
-                                .get("checks_not_run")
-                                .and_then(Value::as_array)
-                                .map(|a| {
-                                    a.iter()
-                                        .filter_map(|n| Some((str_of(n, "check_id")?, str_of(n, "reason").unwrap_or_default())))
-                                        .collect()
-                                })
-                                .unwrap_or_default(),
-                            error: p.get("error").filter(|e| e.is_object()).map(|e| {
-                                (
-                                    str_of(e, "kind").or_else(|| str_of(e, "code")).unwrap_or("error"),
-                                    str_of(e, "message").unwrap_or_default(),
-                                )
-                            }),
-                        })
-                    })
-                    .collect()
+            .pages()
+            .iter()
+            .map(|p| PageView {
+                url: &p.url,
+                final_url: p.final_url.as_deref(),
+                status: p.status.map(u64::from),
+                title: p.title.as_deref(),
+                metrics: &p.metrics,
+                checks_not_run: p.checks_not_run.iter().map(|n| (n.check_id.as_str(), n.reason.as_str())).collect(),
+                error: p.error.as_ref().filter(|e| e.is_object()).map(|e| {
+                    (str_of(e, "kind").or_else(|| str_of(e, "code")).unwrap_or("error"), str_of(e, "message").unwrap_or_default())
+                }),
             })
-            .unwrap_or_default();
-        let mut findings = findings_of(report.and_then(|r| r.get("findings")));
+            .collect();
+        let mut findings = findings_of(report.findings());
         sort_canonically(&mut findings);
-        let mut fixed = findings_of(report.and_then(|r| r.get("fixed")));
+        let mut fixed = findings_of(report.fixed());
         sort_canonically(&mut fixed);
-        Ok(ReportView { scan, summary, pages, findings, fixed })
+        ReportView { scan, summary, pages, findings, fixed }
     }
 
     /// Every rule: the registry's checks in registry order, then the ids seen only in findings
@@ -390,7 +347,8 @@ mod tests {
                 ]
             }
         });
-        let view = ReportView::read(&body).unwrap();
+        let report = ScanReport::from_body(&body).unwrap();
+        let view = ReportView::new(&report);
         assert_eq!(view.findings.len(), 2, "a finding without check_id is dropped");
         assert_eq!(view.findings[0].check_id, "accessibility.image-alt");
         let cats: Vec<&str> = view.summary.as_ref().unwrap().categories.iter().map(|(c, _)| c.as_str()).collect();
@@ -406,10 +364,9 @@ mod tests {
     }
 
     #[test]
-    fn refuses_what_is_not_a_body() {
-        assert!(ReportView::read(&json!({"findings": []})).is_err());
-        let body = json!({"scan": {"status": "queued"}, "report": null});
-        let view = ReportView::read(&body).unwrap();
+    fn a_scan_that_has_not_run_has_no_summary() {
+        let report = ScanReport::from_body(&json!({"scan": {"status": "queued"}, "report": null})).unwrap();
+        let view = ReportView::new(&report);
         assert!(view.summary.is_none() && view.findings.is_empty());
     }
 }

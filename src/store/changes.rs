@@ -4,6 +4,7 @@ use super::Store;
 use super::entity::{finding, scan};
 use super::error::StoreResult;
 use super::scans::ScanRow;
+use crate::model::{Change, ScanStatus};
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, sea_query::Expr};
 use uuid::Uuid;
 
@@ -18,7 +19,7 @@ impl Store {
             .filter(scan::Column::OrgId.eq(scan.org_id.as_str()))
             .filter(scan::Column::TargetUrl.eq(scan.target_url.as_str()))
             .filter(scan::Column::Mode.eq(scan.mode.as_str()))
-            .filter(scan::Column::Status.eq("completed"))
+            .filter(scan::Column::Status.eq(ScanStatus::Completed.as_str()))
             .filter(scan::Column::CreatedAt.lte(scan.created_at))
             .filter(scan::Column::Id.ne(scan.id))
             .order_by_desc(scan::Column::CreatedAt)
@@ -31,13 +32,13 @@ impl Store {
     /// scan `new`.
     pub async fn set_finding_changes(&self, scan_id: Uuid, persisting: &[Uuid]) -> StoreResult<()> {
         finding::Entity::update_many()
-            .col_expr(finding::Column::Change, Expr::value("new"))
+            .col_expr(finding::Column::Change, Expr::value(Change::New.as_str()))
             .filter(finding::Column::ScanId.eq(scan_id))
             .exec(self.conn())
             .await?;
         for chunk in persisting.chunks(ID_CHUNK) {
             finding::Entity::update_many()
-                .col_expr(finding::Column::Change, Expr::value("persisting"))
+                .col_expr(finding::Column::Change, Expr::value(Change::Persisting.as_str()))
                 .filter(finding::Column::ScanId.eq(scan_id))
                 .filter(finding::Column::Id.is_in(chunk.iter().copied()))
                 .exec(self.conn())

@@ -50,27 +50,6 @@ impl FindingRow {
     pub fn evidence_json(&self) -> Option<serde_json::Value> {
         self.evidence.as_deref().and_then(|e| serde_json::from_str(e).ok())
     }
-
-    /// The finding as the full report lists it: the v1 Finding's keys, plus `change` once the
-    /// scan has been compared with its baseline.
-    pub fn to_report_json(&self) -> serde_json::Value {
-        let mut out = serde_json::json!({
-            "id": self.id.to_string(),
-            "scan_id": self.scan_id.to_string(),
-            "check_id": self.check_id,
-            "severity": self.severity,
-            "title": self.title,
-            "description": self.description,
-            "evidence": self.evidence_json(),
-            "remediation": self.remediation,
-            "cwe_id": self.cwe_id,
-            "created_at": super::time::to_rfc3339(self.created_at),
-        });
-        if let Some(change) = &self.change {
-            out["change"] = serde_json::Value::String(change.clone());
-        }
-        out
-    }
 }
 
 fn finding_model(scan_id: Uuid, org: &str, created_at: i64, f: &Finding) -> finding::ActiveModel {

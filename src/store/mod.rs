@@ -10,6 +10,7 @@ pub mod findings;
 pub mod jobs;
 pub mod monitors;
 pub mod orgs;
+pub mod reports;
 pub mod scans;
 pub mod schedules;
 pub mod secret_box;

@@ -59,9 +59,19 @@ pub struct Page<T> {
     pub next_cursor: Option<String>,
 }
 
+/// The row's text columns as the model's enums (an unknown value reads as the default:
+/// `queued`, `passive`, `api`).
 impl ScanRow {
     pub fn status(&self) -> ScanStatus {
-        self.status.parse().unwrap_or(ScanStatus::Queued)
+        self.status.parse().unwrap_or_default()
+    }
+
+    pub fn mode(&self) -> ScanMode {
+        self.mode.parse().unwrap_or_default()
+    }
+
+    pub fn triggered_by(&self) -> TriggeredBy {
+        self.triggered_by.parse().unwrap_or_default()
     }
 }
 

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use sitescan::api::{ApiSettings, Application, RateWindow};
 use sitescan::model::{AddressPolicy, Finding, ReportSummary, ScanMode, Severity, SeverityCounts, Target, TriggeredBy};
 use sitescan::proto::v1 as pb;
-use sitescan::report::{html, sarif};
+use crate::renderers::{html, sarif};
 use sitescan::store::{CreateOutcome, PageRecord, SCOPE_READ, SCOPE_WRITE, Store};
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -259,6 +259,31 @@ async fn grpc_get_scan_report_returns_the_same_documents() {
     assert_eq!(err.code(), tonic::Code::InvalidArgument);
     let err = client.get_scan_report(call(pb::ReportFormat::Html, &other)).await.unwrap_err();
     assert_eq!(err.code(), tonic::Code::NotFound);
+}
+
+/// GetScan over gRPC and REST shows one typed report: the `Struct` is the REST body's report
+/// object, which is the serde form of `Store::scan_report`, and a body reads back into it.
+#[tokio::test]
+async fn grpc_and_rest_get_scan_show_the_one_typed_report() {
+    let app = spawn(lifted()).await;
+    let t = token(&app.store, "acme", &[]).await;
+    let id = seed_completed(&app.store, "acme").await;
+    let typed = app.store.scan_report("acme", id, true).await.unwrap().expect("the scan");
+    assert!(app.store.scan_report("globex", id, true).await.unwrap().is_none(), "another organisation's scan");
+    let rest: Value = serde_json::from_str(&get(&app, &format!("/api/v1/scans/{id}?include_findings=true"), Some(&t)).await.text().await.unwrap()).unwrap();
+    assert_eq!(rest, typed.to_body());
+    assert_eq!(sitescan::model::ScanReport::from_body(&rest).unwrap(), typed);
+
+    let mut client = pb::scan_service_client::ScanServiceClient::connect(format!("http://{}", app.addr)).await.unwrap();
+    let mut req = tonic::Request::new(pb::GetScanRequest { scan_id: id.to_string(), include_findings: true });
+    req.metadata_mut().insert("authorization", format!("Bearer {t}").parse().unwrap());
+    let got = client.get_scan(req).await.unwrap().into_inner();
+    let report = sitescan::api::convert::struct_to_json(got.report.as_ref().expect("a report"));
+    assert_eq!(report, rest["report"]);
+    let scan = got.scan.unwrap();
+    assert_eq!(scan.status(), pb::ScanStatus::Completed);
+    assert_eq!(scan.triggered_by(), pb::TriggeredBy::Api);
+    assert_eq!(scan.findings_count.unwrap().critical, 1);
 }
 
 /// Every `google.api.http` binding (additional bindings included) of the service, as

@@ -18,7 +18,7 @@ use crate::sample;
 
 use serde_json::{Value, json};
 use sitescan::model::Severity;
-use sitescan::report::{html, junit, sarif};
+use crate::renderers::{html, junit, sarif};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

@@ -123,7 +123,7 @@ pub async fn get_scan(
         return with_rate_headers(ApiError::InvalidInput(issues).into_response(), &who);
     }
     let message = pb::GetScanRequest { scan_id, include_findings };
-    reply::<_, GetScanDto>(StatusCode::OK, api.get_scan(request(message, who)).await)
+    reply::<_, GetScanDto>(StatusCode::OK, api.get_scan_report_typed(request(message, who)).await)
 }
 
 /// `GET /api/v1/findings`

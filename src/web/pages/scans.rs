@@ -1,7 +1,6 @@
 //! `/` (recent scans, start a passive scan), `/scans/{id}` (the report) and `/findings`.
 
 use super::{notice, see_other, when};
-use crate::api::error::ApiError;
 use crate::model::{ScanMode, Severity, SeverityCounts, Target, TriggeredBy};
 use crate::store::{CreateOutcome, CursorKind, FindingFilter};
 use crate::web::error::PageError;
@@ -19,7 +18,13 @@ pub const RECENT_SCANS: u64 = 25;
 pub const FINDINGS_PER_PAGE: u64 = 50;
 /// Longest target accepted from the form.
 const MAX_TARGET_LEN: usize = 2048;
-const SEVERITIES: [&str; 5] = ["critical", "high", "medium", "low", "info"];
+const SEVERITIES: [&str; 5] = [
+    Severity::Critical.as_str(),
+    Severity::High.as_str(),
+    Severity::Medium.as_str(),
+    Severity::Low.as_str(),
+    Severity::Info.as_str(),
+];
 
 async fn dashboard_page(state: &WebState, s: &Session, target: String, error: Option<String>, notice: Option<String>) -> Result<DashboardPage, PageError> {
     let page = state.store().list_scans(&s.user.org_id, RECENT_SCANS, None).await.map_err(PageError::internal)?;
@@ -41,21 +46,17 @@ async fn dashboard_page(state: &WebState, s: &Session, target: String, error: Op
             // What changed since the previous scan of the same target and mode, as the
             // report stored at completion says.
             let changes = r
-                .report
-                .as_deref()
-                .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
-                .and_then(|v| {
-                    let c = v.get("summary")?.get("changes")?;
-                    c.get("baseline_scan_id").filter(|b| !b.is_null())?;
-                    Some((c.get("new")?.as_u64()?, c.get("fixed")?.as_u64()?))
-                });
+                .summary()
+                .and_then(|s| s.changes)
+                .filter(|c| c.baseline_scan_id.is_some())
+                .map(|c| (c.new, c.fixed));
             ScanLine {
                 id: r.id.to_string(),
                 target: r.target_url.clone(),
-                status: r.status.clone(),
+                status: r.status().to_string(),
                 created: when(r.created_at),
-                triggered_by: r.triggered_by.clone(),
-                mode: r.mode.clone(),
+                triggered_by: r.triggered_by().to_string(),
+                mode: r.mode().to_string(),
                 counts,
                 changes,
             }
@@ -101,14 +102,12 @@ pub async fn create(State(state): State<WebState>, s: Session, form: FormData) -
     }
 }
 
-/// `GET /scans/{id}`: the report, by the same renderer as the API's HTML report, with a way
-/// back. Another organisation's scan (or no scan) is the 404 page.
+/// `GET /scans/{id}`: the report, built from the store and rendered by the same renderer as the
+/// API's HTML report, with a way back. Another organisation's scan (or no scan) is the 404 page.
 pub async fn report(State(state): State<WebState>, s: Session, Path(id): Path<String>) -> Result<Response, PageError> {
-    let html = match state.api.report_document(&s.user.org_id, &id).await {
-        Ok(html) => html,
-        Err(ApiError::NotFound) | Err(ApiError::InvalidInput(_)) => return Err(PageError::NotFound),
-        Err(e) => return Err(PageError::Internal(format!("{e:?}"))),
-    };
+    let id = uuid::Uuid::parse_str(&id).map_err(|_| PageError::NotFound)?;
+    let report = state.store().scan_report(&s.user.org_id, id, true).await.map_err(PageError::internal)?.ok_or(PageError::NotFound)?;
+    let html = crate::report::html::render(&report).map_err(|e| PageError::Internal(format!("rendering the report: {e}")))?;
     let html = html.replacen(
         "<header class=\"top\">",
         "<header class=\"top\">\n<p><a href=\"/\" style=\"color:#fff\">Back to the dashboard</a></p>",
@@ -190,7 +189,7 @@ pub async fn findings(State(state): State<WebState>, s: Session, RawQuery(q): Ra
         .rows
         .iter()
         .map(|f| FindingLine {
-            severity: f.severity.clone(),
+            severity: f.severity().to_string(),
             check_id: f.check_id.clone(),
             title: f.title.clone().unwrap_or_default(),
             page_url: f.page_url.clone().unwrap_or_default(),

@@ -1,0 +1,129 @@
+//! The typed scan report (`model::ScanReport`), built from the stored rows: the one place a
+//! scan, its stored report, its pages and its findings become the report every edge renders.
+
+use super::Store;
+use super::error::{StoreError, StoreResult};
+use super::findings::{FindingRow, PageRow};
+use super::scans::ScanRow;
+use super::time::to_datetime;
+use crate::model::{
+    Change, CheckNotRun, Report, ReportFinding, ReportPage, ReportSummary, ScanInfo, ScanReport, SeverityCounts, report_numbers,
+};
+use serde_json::Value;
+use uuid::Uuid;
+
+impl Store {
+    /// The report of scan `id` of organisation `org` (`None`: no such scan there): the summary
+    /// once the scan has run and, with `include_findings`, its pages, findings and the findings
+    /// fixed since its baseline.
+    pub async fn scan_report(&self, org: &str, id: Uuid, include_findings: bool) -> StoreResult<Option<ScanReport>> {
+        let Some(row) = self.scan(org, id).await? else { return Ok(None) };
+        let report = match stored(&row)? {
+            None => None,
+            Some((summary, fixed)) => {
+                let mut report = Report { summary, pages: None, findings: None, fixed: None };
+                if include_findings {
+                    report.pages = Some(self.scan_pages(id).await?.iter().map(ReportPage::from).collect());
+                    report.findings = Some(self.scan_findings(id).await?.iter().map(ReportFinding::from).collect());
+                    report.fixed = fixed;
+                }
+                Some(report)
+            }
+        };
+        Ok(Some(ScanReport { scan: ScanInfo::from(&row), report }))
+    }
+}
+
+impl ScanRow {
+    /// The summary stored when the scan ended (`None` before, or when it cannot be read).
+    pub fn summary(&self) -> Option<ReportSummary> {
+        stored(self).ok().flatten().map(|(summary, _)| summary)
+    }
+}
+
+/// The report stored when the scan ended: its summary and the findings fixed since the baseline
+/// (`None` until the scan has run).
+fn stored(row: &ScanRow) -> StoreResult<Option<(ReportSummary, Option<Vec<ReportFinding>>)>> {
+    let Some(text) = row.report.as_deref() else { return Ok(None) };
+    let stored: Value = serde_json::from_str(text).map_err(|e| corrupt(row.id, e))?;
+    let summary = match stored.get("summary") {
+        Some(s) => serde_json::from_value::<ReportSummary>(s.clone()).map_err(|e| corrupt(row.id, e))?,
+        None => ReportSummary::default(),
+    };
+    let summary = ReportSummary { trigger: summary.trigger.map(report_numbers), ..summary };
+    let fixed = match stored.get("fixed").and_then(Value::as_array) {
+        None => None,
+        Some(list) => Some(
+            list.iter()
+                .map(|f| serde_json::from_value::<ReportFinding>(report_numbers(f.clone())))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| corrupt(row.id, e))?,
+        ),
+    };
+    Ok(Some((summary, fixed)))
+}
+
+fn corrupt(id: Uuid, e: impl std::fmt::Display) -> StoreError {
+    StoreError::Corrupt(format!("the report of scan {id}: {e}"))
+}
+
+/// A stored JSON column, with the report's numbers.
+fn json_column(text: Option<&str>) -> Option<Value> {
+    text.and_then(|t| serde_json::from_str(t).ok()).map(report_numbers)
+}
+
+impl From<&ScanRow> for ScanInfo {
+    fn from(row: &ScanRow) -> Self {
+        ScanInfo {
+            id: row.id.to_string(),
+            target_url: row.target_url.clone(),
+            target_hostname: row.target_hostname.clone(),
+            mode: row.mode(),
+            status: row.status(),
+            started_at: row.started_at.map(to_datetime),
+            completed_at: row.completed_at.map(to_datetime),
+            findings_count: row.findings_count.as_deref().and_then(|c| serde_json::from_str::<SeverityCounts>(c).ok()).unwrap_or_default(),
+            triggered_by: row.triggered_by(),
+            created_at: to_datetime(row.created_at),
+        }
+    }
+}
+
+impl From<&PageRow> for ReportPage {
+    fn from(p: &PageRow) -> Self {
+        ReportPage {
+            url: p.url.clone(),
+            final_url: p.final_url.clone(),
+            status: p.status.and_then(|s| u16::try_from(s).ok()),
+            title: p.title.clone(),
+            metrics: json_column(p.metrics.as_deref()).unwrap_or(Value::Null),
+            error: json_column(p.error.as_deref()).filter(|e| !e.is_null()),
+            checks_not_run: p
+                .checks_not_run
+                .as_deref()
+                .and_then(|c| serde_json::from_str::<Vec<CheckNotRun>>(c).ok())
+                .unwrap_or_default(),
+        }
+    }
+}
+
+impl From<&FindingRow> for ReportFinding {
+    fn from(f: &FindingRow) -> Self {
+        ReportFinding {
+            change: f.change.as_deref().and_then(|c| c.parse::<Change>().ok()),
+            id: f.id.to_string(),
+            scan_id: f.scan_id.to_string(),
+            check_id: f.check_id.clone(),
+            severity: f.severity(),
+            title: f.title.clone(),
+            description: f.description.clone(),
+            evidence: match json_column(f.evidence.as_deref()) {
+                Some(Value::Object(map)) => Some(map),
+                _ => None,
+            },
+            remediation: f.remediation.clone(),
+            cwe_id: f.cwe_id.clone(),
+            created_at: to_datetime(f.created_at),
+        }
+    }
+}
