@@ -1,7 +1,11 @@
-// Installs `__sitescanFocus`, used by the keyboard walk between Tab presses:
+// Installs `__sitescanFocus`, used by the keyboard walk:
 // probe() describes the focused element and whether focusing changed its computed rendering
 // (outline, box-shadow, border, background, colour, pseudo-elements, parent), with transitions
-// suspended so the end state is compared; blur()/refocus() let the walk compare pixels.
+// suspended so the end state is compared; each element met for the first time gets an index.
+// record(true) probes on every trusted Tab key up (capture phase, so page handlers cannot hide
+// it) into a log that take() empties: the walk presses Tab several times in one go and reads
+// what each press reached at once. show(i) focuses the i-th element again (scrolled into view)
+// and blur()/refocus() let the walk compare its pixels focused and blurred.
 // The focused element is the deepest one: `document.activeElement`, then each open shadow
 // root's `activeElement` (a web component's inner button, not its host); its selector joins the
 // path through shadow roots with ` >>> `. `widget` names elements whose focus moves inside them
@@ -42,6 +46,9 @@ const suspend = (els) => els.filter(Boolean).map((e) => {
   };
 });
 let restore = [];
+// Elements met by probe(), by index; the keyup log while recording.
+let walked = [];
+let log = null;
 const deepActive = () => {
   let el = document.activeElement;
   while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
@@ -82,6 +89,9 @@ const widgetOf = (top) => {
   return '';
 };
 const MODAL = 'dialog[open], [aria-modal="true"]';
+const onTabUp = (e) => {
+  if (e.key === 'Tab' && e.isTrusted && log) log.push(window.__sitescanFocus.probe());
+};
 Object.defineProperty(window, '__sitescanFocus', {
   configurable: true,
   enumerable: false,
@@ -106,6 +116,7 @@ Object.defineProperty(window, '__sitescanFocus', {
         return JSON.stringify({ none: false, selector, snippet, tag: el.localName, widget, modal, repeat: true, changed: true, rect: {} });
       }
       current = el;
+      walked.push(el);
       const focused = signature(el);
       el.blur();
       const blurred = signature(el);
@@ -119,14 +130,49 @@ Object.defineProperty(window, '__sitescanFocus', {
         widget,
         modal,
         repeat: false,
+        index: walked.length - 1,
         changed: focused !== blurred,
         refocused: deepActive() === el,
         rect: { x: r.left + window.scrollX, y: r.top + window.scrollY, width: r.width, height: r.height, in_view: r.bottom > 0 && r.top < window.innerHeight && r.right > 0 && r.left < window.innerWidth },
       });
     },
+    record(on) {
+      window.removeEventListener('keyup', onTabUp, true);
+      log = on ? [] : null;
+      if (on) window.addEventListener('keyup', onTabUp, true);
+      return 'ok';
+    },
+    take() { return '[' + (log ? log.splice(0) : []).join(',') + ']'; },
+    // True when a frame can take focus: its document gets the keys, so the log would miss them.
+    framed() { return String(Array.from(document.querySelectorAll('iframe, frame, object, embed')).some((el) => __ss.visible(el))); },
+    // Back to the state before the walk, for a walk started over.
+    reset() {
+      restore.forEach((f) => f());
+      restore = [];
+      walked = [];
+      current = null;
+      if (document.activeElement && document.activeElement.blur) document.activeElement.blur();
+      window.scrollTo(0, 0);
+      return 'ok';
+    },
+    show(i) {
+      restore.forEach((f) => f());
+      restore = [];
+      const el = walked[i];
+      if (!el || !el.isConnected) return JSON.stringify({ none: true });
+      const host = el.getRootNode() instanceof ShadowRoot ? el.getRootNode().host : null;
+      restore = suspend([el, el.parentElement || host]);
+      current = el;
+      el.focus({ focusVisible: true });
+      const r = el.getBoundingClientRect();
+      return JSON.stringify({
+        none: deepActive() !== el,
+        rect: { x: r.left + window.scrollX, y: r.top + window.scrollY, width: r.width, height: r.height, in_view: r.bottom > 0 && r.top < window.innerHeight && r.right > 0 && r.left < window.innerWidth },
+      });
+    },
     blur() { if (current) current.blur(); return 'ok'; },
     refocus() { if (current) current.focus({ preventScroll: true, focusVisible: true }); return String(deepActive() === current); },
-    finish() { restore.forEach((f) => f()); restore = []; return 'ok'; },
+    finish() { window.removeEventListener('keyup', onTabUp, true); log = null; restore.forEach((f) => f()); restore = []; return 'ok'; },
   },
 });
 return String(countFocusable());

@@ -1,13 +1,13 @@
 //! Stored rows and the typed report to protobuf messages, protobuf enums to the model's, and
 //! JSON to and from `google.protobuf.Struct`.
 
-use crate::model::{ScanInfo, ScanMode, ScanReport, ScanStatus, Severity, TriggeredBy};
+use crate::model::{ScanInfo, ScanMode, ScanReport, ScanStatus, Severity, TriggeredBy, json_number};
 use crate::proto::v1 as pb;
 use crate::store::time::to_datetime;
 use crate::store::{FindingRow, ScanRow};
 use chrono::{DateTime, Utc};
 use prost_types::value::Kind;
-use serde_json::{Map, Number, Value};
+use serde_json::{Map, Value};
 
 pub fn timestamp(us: i64) -> prost_types::Timestamp {
     prost_types::Timestamp { seconds: us.div_euclid(1_000_000), nanos: (us.rem_euclid(1_000_000) * 1000) as i32 }
@@ -189,19 +189,10 @@ fn value_to_json(v: &prost_types::Value) -> Value {
     match &v.kind {
         None | Some(Kind::NullValue(_)) => Value::Null,
         Some(Kind::BoolValue(b)) => Value::Bool(*b),
-        Some(Kind::NumberValue(n)) => number(*n),
+        Some(Kind::NumberValue(n)) => json_number(*n),
         Some(Kind::StringValue(s)) => Value::String(s.clone()),
         Some(Kind::ListValue(l)) => Value::Array(l.values.iter().map(value_to_json).collect()),
         Some(Kind::StructValue(s)) => struct_to_json(s),
-    }
-}
-
-fn number(n: f64) -> Value {
-    const EXACT: f64 = 9_007_199_254_740_992.0;
-    if n.fract() == 0.0 && n.abs() < EXACT {
-        Value::Number(Number::from(n as i64))
-    } else {
-        Number::from_f64(n).map_or(Value::Null, Value::Number)
     }
 }
 

@@ -26,6 +26,8 @@ pub const WATCHDOG_INTERVAL: Duration = Duration::from_secs(2);
 pub const PING_INTERVAL: Duration = Duration::from_secs(10);
 /// Failed probes in a row before a browser counts as hung and is replaced.
 pub const PING_FAILURES: usize = 2;
+/// Tries to start one Chromium before its slot counts as failed.
+const LAUNCH_ATTEMPTS: u32 = 3;
 
 /// A snapshot of the pool's counters.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -188,7 +190,21 @@ impl BrowserPool {
         let timeout = self.options.navigation_timeout;
         match (&slot.endpoint, &self.exe) {
             (Some(endpoint), _) => Instance::connect(id, endpoint, timeout).await,
-            (None, Some(exe)) => Instance::launch(id, exe, &self.browser_proxy_server(), timeout).await,
+            (None, Some(exe)) => {
+                // A Chromium that dies while starting (seen under load: a crash before it
+                // announces DevTools) is tried again before the pool gives up on the slot.
+                let mut attempt = 1;
+                loop {
+                    match Instance::launch(id, exe, &self.browser_proxy_server(), timeout).await {
+                        Err(BrowserError::Launch { message, .. }) if attempt < LAUNCH_ATTEMPTS => {
+                            tracing::warn!(attempt, %message, "Chromium did not start; trying again");
+                            tokio::time::sleep(Duration::from_millis(250 * attempt as u64)).await;
+                            attempt += 1;
+                        }
+                        result => break result,
+                    }
+                }
+            }
             (None, None) => Err(BrowserError::NotFound { tried: "nothing".into() }),
         }
     }

@@ -23,7 +23,7 @@ pub const PANICKED: &str = "the check failed with an internal error; its finding
 
 /// Runs every page check over one page.
 pub fn run_page_checks(page: &PageSnapshot, thresholds: &Thresholds) -> CheckRun {
-    run_checks(CHECKS, |check, sink| check.page(page, thresholds, sink), |check| {
+    run_checks(&CHECKS, |check, sink| check.page(page, thresholds, sink), |check| {
         check.meta().requires.iter().find_map(|artifact| {
             page.artifact_error(*artifact).map(|e| format!("the {} gatherer failed: {}", e.gatherer, e.message))
         })
@@ -32,7 +32,7 @@ pub fn run_page_checks(page: &PageSnapshot, thresholds: &Thresholds) -> CheckRun
 
 /// Runs every site check once the crawl has ended.
 pub fn run_site_checks(site: &SiteSnapshot, thresholds: &Thresholds) -> CheckRun {
-    run_checks(CHECKS, |check, sink| check.site(site, thresholds, sink), |_| None)
+    run_checks(&CHECKS, |check, sink| check.site(site, thresholds, sink), |_| None)
 }
 
 fn run_checks(

@@ -21,7 +21,7 @@ pub use journey::{
 pub use severity::{Severity, SeverityCounts, UnknownSeverity};
 pub use report::{ChangeCounts, ReportError, ReportSummary};
 pub use robots::ParsedRobots;
-pub use scan_report::{Change, Report, ReportFinding, ReportPage, ScanInfo, ScanReport, report_numbers};
+pub use scan_report::{Change, Report, ReportFinding, ReportPage, ScanInfo, ScanReport, json_number, report_numbers};
 pub use scan_state::{ScanMode, ScanStatus, TriggeredBy};
 pub use snapshot::*;
 pub use target::{MAX_TARGET_LEN, Target, TargetError, attestation_statement};

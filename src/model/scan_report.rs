@@ -156,14 +156,16 @@ impl ReportFinding {
 /// numbers are doubles, before it was typed; stored evidence and metrics keep that form.)
 pub fn report_numbers(value: Value) -> Value {
     match value {
-        Value::Number(n) => number(n.as_f64().unwrap_or(0.0)),
+        Value::Number(n) => json_number(n.as_f64().unwrap_or(0.0)),
         Value::Array(items) => Value::Array(items.into_iter().map(report_numbers).collect()),
         Value::Object(map) => Value::Object(map.into_iter().map(|(k, v)| (k, report_numbers(v))).collect()),
         other => other,
     }
 }
 
-fn number(n: f64) -> Value {
+/// A number as the API shows it: whole numbers within 2^53 as integers (`3`, not `3.0`), others
+/// as they are.
+pub fn json_number(n: f64) -> Value {
     const EXACT: f64 = 9_007_199_254_740_992.0;
     if n.fract() == 0.0 && n.abs() < EXACT {
         Value::Number(Number::from(n as i64))

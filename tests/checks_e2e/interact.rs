@@ -75,6 +75,9 @@ async fn interaction_checks_fire_on_their_fixtures_and_not_on_near_misses() {
         ("/a11y/trap-dates.html", "#after-dates"),
         ("/a11y/trap-media.html", "#after-media"),
         ("/a11y/trap-frame.html", "#after-frame"),
+        // Not a widget: the page hides its key-ups from the walk's log, which then walks one
+        // press at a time.
+        ("/a11y/keys-swallowed.html", "#swallowed-last"),
     ] {
         scan.quiet(&mut e, "accessibility.keyboard-trap", &u(page));
         scan.fires(&mut e, "accessibility.focus-not-visible", &u(page), High, Some(last));

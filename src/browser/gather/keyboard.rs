@@ -3,6 +3,12 @@
 //! element, its pseudo-elements and parent, with transitions suspended; when styles show nothing,
 //! a clipped screenshot focused vs blurred), and whether focus got stuck (a keyboard trap).
 //!
+//! Real key presses, so that the page's own handlers run as a visitor's would; but cheaply: the
+//! page's window is minimized during the walk (no frame is drawn per press), the presses go out
+//! `PRESSES_PER_ROUND` at a time and a key-up listener in the page probes after each one, so a
+//! round costs one read instead of a probe per press. Pixel comparisons come after the walk,
+//! with the window restored.
+//!
 //! Focus is the deepest focused element (through open shadow roots). A trap is focus that cannot
 //! leave a region by Tab and by Shift+Tab: the walk suspects one when Tab leaves focus on the same
 //! element `TRAP_PRESSES` times (`WIDGET_PRESSES` for elements whose focus moves inside them: date
@@ -13,13 +19,14 @@
 
 use crate::model::{FocusStep, KeyboardWalk};
 use chromiumoxide::Page;
+use chromiumoxide::cdp::browser_protocol::browser::{Bounds, GetWindowForTargetParams, SetWindowBoundsParams, WindowId, WindowState};
 use chromiumoxide::cdp::browser_protocol::emulation::SetFocusEmulationEnabledParams;
 use chromiumoxide::cdp::browser_protocol::input::{DispatchKeyEventParams, DispatchKeyEventType};
 use chromiumoxide::cdp::browser_protocol::page::Viewport;
 use serde::Deserialize;
 use std::time::Duration;
 
-use crate::browser::cdp::{Budget, STEP_TIMEOUT, eval_string, run};
+use crate::browser::cdp::{Budget, STEP_TIMEOUT, eval_string, run, step};
 use crate::browser::error::BrowserError;
 use crate::browser::gather::screenshot::clip_png;
 use crate::browser::instance::Instance;
@@ -51,6 +58,8 @@ struct Probe {
     widget: String,
     /// Inside an open modal dialog.
     modal: bool,
+    /// The element's index in the page's list of walked elements (first visit only).
+    index: Option<usize>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -134,75 +143,203 @@ async fn eval(instance: &Instance, page: &Page, budget: &Budget, expr: &str) -> 
     eval_string(instance, page, "keyboard", expr, budget.cap(Duration::from_secs(5))).await
 }
 
+/// Tab presses sent in one go when the page records them itself.
+pub const PRESSES_PER_ROUND: usize = 10;
+
+/// What the walk does after one probe.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Next {
+    Continue,
+    /// Every reachable element was visited (or focus left the document).
+    Stop,
+    /// Tab cannot take focus out of these elements: try Shift+Tab.
+    Suspect { region: Vec<String>, modal: bool, snippet: String },
+}
+
+/// The walk's judgement of the probes in press order, whether they were read one press at a
+/// time or from the page's log.
+#[derive(Debug, Default)]
+struct Walker {
+    walk: KeyboardWalk,
+    last_selector: Option<String>,
+    same: usize,
+    empty: usize,
+    /// Steps the styles call invisible, to compare in pixels: (step, in-page index).
+    pixel_checks: Vec<(usize, usize)>,
+}
+
+impl Walker {
+    fn take(&mut self, probe: Probe) -> Next {
+        if probe.none {
+            self.empty += 1;
+            // Focus left the document (past the last element) or never entered it.
+            return if !self.walk.steps.is_empty() || self.empty >= 2 { Next::Stop } else { Next::Continue };
+        }
+        let repeated = self.last_selector.as_deref() == Some(probe.selector.as_str());
+        self.same = if repeated { self.same + 1 } else { 0 };
+        if !repeated && self.walk.steps.first().is_some_and(|s| s.selector == probe.selector) {
+            return Next::Stop; // Wrapped around: every reachable element was visited.
+        }
+        let revisit = !repeated && self.walk.steps.iter().any(|s| s.selector == probe.selector);
+        if repeated || revisit {
+            if let Suspicion::Region(region) = suspect(&self.walk.steps, &probe.selector, &probe.widget, self.same) {
+                return Next::Suspect { region, modal: probe.modal, snippet: probe.snippet };
+            }
+            self.last_selector = Some(probe.selector);
+            return Next::Continue;
+        }
+        if !probe.changed
+            && self.pixel_checks.len() < MAX_PIXEL_CHECKS
+            && probe.rect.in_view
+            && probe.rect.width > 0.0
+            && probe.rect.height > 0.0
+            && let Some(index) = probe.index
+        {
+            self.pixel_checks.push((self.walk.steps.len(), index));
+        }
+        self.walk.steps.push(FocusStep {
+            selector: probe.selector.clone(),
+            snippet: probe.snippet,
+            tag: probe.tag,
+            visible_change: probe.changed,
+            method: "style".into(),
+        });
+        self.last_selector = Some(probe.selector);
+        Next::Continue
+    }
+}
+
 pub(crate) async fn walk(instance: &Instance, page: &Page, budget: &Budget) -> Result<KeyboardWalk, BrowserError> {
     run(instance, page, "Emulation.setFocusEmulationEnabled", budget.cap(STEP_TIMEOUT), SetFocusEmulationEnabledParams::new(true)).await?;
     let count = eval(instance, page, budget, &KEYBOARD_INSTALL).await?;
-    let mut walk = KeyboardWalk { focusable_count: count.trim().parse().unwrap_or(0), ..KeyboardWalk::default() };
-    eval(
-        instance,
-        page,
-        budget,
-        "(() => { if (document.activeElement && document.activeElement.blur) document.activeElement.blur(); window.scrollTo(0, 0); return 'ok'; })()",
-    )
-    .await?;
-    if walk.focusable_count == 0 {
-        return Ok(walk);
+    let focusable_count = count.trim().parse().unwrap_or(0);
+    eval(instance, page, budget, "window.__sitescanFocus.reset()").await?;
+    if focusable_count == 0 {
+        return Ok(KeyboardWalk { focusable_count, ..KeyboardWalk::default() });
     }
-    let mut last_selector: Option<String> = None;
-    let mut same = 0usize;
-    let mut pixel_checks = 0usize;
-    let mut empty = 0usize;
-    for _ in 0..MAX_TABS {
+    // A minimized window draws no frames: a press that scrolls and moves the focus ring costs a
+    // frame otherwise, most of the walk's CPU. Focus, styles and geometry are the same.
+    let window = minimize(instance, page).await;
+    let pressed = press_through(instance, page, budget).await;
+    if let Some(window) = window {
+        restore(instance, window).await;
+    }
+    let mut walker = pressed?;
+    // Pixels of the steps whose styles showed nothing, now that the window draws again.
+    for (step, index) in std::mem::take(&mut walker.pixel_checks) {
         if budget.left() < Duration::from_secs(2) {
             break;
         }
-        let probe = tab_and_probe(instance, page, budget, false).await?;
-        if probe.none {
-            empty += 1;
-            // Focus left the document (past the last element) or never entered it.
-            if !walk.steps.is_empty() || empty >= 2 {
-                break;
-            }
+        let shown = eval(instance, page, budget, &format!("window.__sitescanFocus.show({index})")).await?;
+        let shown: Probe = serde_json::from_str(&shown).map_err(|e| BrowserError::Script { name: "keyboard", message: e.to_string() })?;
+        if shown.none || !shown.rect.in_view || shown.rect.width <= 0.0 || shown.rect.height <= 0.0 {
             continue;
         }
-        let repeated = last_selector.as_deref() == Some(probe.selector.as_str());
-        same = if repeated { same + 1 } else { 0 };
-        if !repeated && walk.steps.first().is_some_and(|s| s.selector == probe.selector) {
-            break; // Wrapped around: every reachable element was visited.
+        if let Ok(changed) = pixels_change(instance, page, budget, &shown.rect).await {
+            walker.walk.steps[step].visible_change = changed;
+            walker.walk.steps[step].method = "pixels".into();
         }
-        let revisit = !repeated && walk.steps.iter().any(|s| s.selector == probe.selector);
-        if repeated || revisit {
-            if let Suspicion::Region(region) = suspect(&walk.steps, &probe.selector, &probe.widget, same) {
-                // Held by a modal, or Shift+Tab gets out: not a trap. Either way Tab cannot take
-                // the walk further.
-                if !probe.modal && !escapes_backward(instance, page, budget, &region).await? {
-                    walk.trapped_at = Some(region[0].clone());
-                    walk.trapped_snippet = Some(probe.snippet.clone());
-                }
-                break;
-            }
-            last_selector = Some(probe.selector);
-            continue;
-        }
-        let mut step = FocusStep {
-            selector: probe.selector.clone(),
-            snippet: probe.snippet.clone(),
-            tag: probe.tag.clone(),
-            visible_change: probe.changed,
-            method: "style".into(),
-        };
-        if !probe.changed && pixel_checks < MAX_PIXEL_CHECKS && probe.rect.in_view && probe.rect.width > 0.0 && probe.rect.height > 0.0 {
-            pixel_checks += 1;
-            if let Ok(changed) = pixels_change(instance, page, budget, &probe.rect).await {
-                step.visible_change = changed;
-                step.method = "pixels".into();
-            }
-        }
-        last_selector = Some(probe.selector);
-        walk.steps.push(step);
     }
-    let _ = eval(instance, page, budget, "window.__sitescanFocus ? window.__sitescanFocus.finish() : 'ok'").await;
-    Ok(walk)
+    let _ = eval(instance, page, budget, "window.__sitescanFocus.finish()").await;
+    Ok(KeyboardWalk { focusable_count, ..walker.walk })
+}
+
+/// Presses Tab until the walk ends: `PRESSES_PER_ROUND` presses in one go, read back from the
+/// page's log, or one press and one probe at a time when a frame can take focus (its document
+/// gets the key events, so the log would miss them) or the log missed a press after all (the
+/// walk then starts over that way).
+async fn press_through(instance: &Instance, page: &Page, budget: &Budget) -> Result<Walker, BrowserError> {
+    let mut one_by_one = eval(instance, page, budget, "window.__sitescanFocus.framed()").await? == "true";
+    let mut walker = Walker::default();
+    let mut pressed = 0usize;
+    if !one_by_one {
+        eval(instance, page, budget, "window.__sitescanFocus.record(true)").await?;
+    }
+    'walk: while pressed < MAX_TABS {
+        if budget.left() < Duration::from_secs(2) {
+            break;
+        }
+        let probes = if one_by_one {
+            pressed += 1;
+            vec![tab_and_probe(instance, page, budget, false).await?]
+        } else {
+            let presses = PRESSES_PER_ROUND.min(MAX_TABS - pressed);
+            pressed += presses;
+            press_tabs(instance, page, budget, presses).await?;
+            let log = eval(instance, page, budget, "window.__sitescanFocus.take()").await?;
+            let probes: Vec<Probe> = serde_json::from_str(&log).map_err(|e| BrowserError::Script { name: "keyboard", message: e.to_string() })?;
+            if probes.len() != presses {
+                tracing::debug!(presses, logged = probes.len(), "the page's log missed Tab presses; walking one press at a time");
+                eval(instance, page, budget, "window.__sitescanFocus.record(false)").await?;
+                eval(instance, page, budget, "window.__sitescanFocus.reset()").await?;
+                (one_by_one, walker, pressed) = (true, Walker::default(), 0);
+                continue;
+            }
+            probes
+        };
+        for probe in probes {
+            match walker.take(probe) {
+                Next::Continue => {}
+                Next::Stop => break 'walk,
+                Next::Suspect { region, modal, snippet } => {
+                    eval(instance, page, budget, "window.__sitescanFocus.record(false)").await?;
+                    // Held by a modal, or Shift+Tab gets out: not a trap. Either way Tab cannot
+                    // take the walk further.
+                    if !modal && !escapes_backward(instance, page, budget, &region).await? {
+                        walker.walk.trapped_at = Some(region[0].clone());
+                        walker.walk.trapped_snippet = Some(snippet);
+                    }
+                    break 'walk;
+                }
+            }
+        }
+    }
+    eval(instance, page, budget, "window.__sitescanFocus.record(false)").await?;
+    Ok(walker)
+}
+
+/// Sends `presses` Tab presses without waiting for one to be handled before sending the next:
+/// the renderer takes key events in the order sent, and the page's log records each.
+async fn press_tabs(instance: &Instance, page: &Page, budget: &Budget, presses: usize) -> Result<(), BrowserError> {
+    let keys = (0..presses).flat_map(|_| [DispatchKeyEventType::RawKeyDown, DispatchKeyEventType::KeyUp]);
+    let sent = futures::future::join_all(
+        keys.map(|ty| run(instance, page, "Input.dispatchKeyEvent", budget.cap(STEP_TIMEOUT), tab_key(ty, false))),
+    )
+    .await;
+    sent.into_iter().try_for_each(|r| r.map(drop))
+}
+
+/// Minimizes the page's window (best effort): the window it was, to restore.
+async fn minimize(instance: &Instance, page: &Page) -> Option<WindowId> {
+    let target = page.target_id().clone();
+    let window = step(instance, "Browser.getWindowForTarget", STEP_TIMEOUT, async {
+        instance
+            .browser
+            .execute(GetWindowForTargetParams { target_id: Some(target) })
+            .await
+            .map_err(|e| BrowserError::Cdp { what: "Browser.getWindowForTarget", message: e.to_string() })
+    })
+    .await
+    .ok()?
+    .result
+    .window_id;
+    set_window_state(instance, window.clone(), WindowState::Minimized).await.then_some(window)
+}
+
+async fn restore(instance: &Instance, window: WindowId) {
+    set_window_state(instance, window, WindowState::Normal).await;
+}
+
+async fn set_window_state(instance: &Instance, window: WindowId, state: WindowState) -> bool {
+    let params = SetWindowBoundsParams::new(window, Bounds { window_state: Some(state.clone()), ..Bounds::default() });
+    let set = step(instance, "Browser.setWindowBounds", STEP_TIMEOUT, async {
+        instance.browser.execute(params).await.map_err(|e| BrowserError::Cdp { what: "Browser.setWindowBounds", message: e.to_string() })
+    })
+    .await;
+    if let Err(e) = &set {
+        tracing::debug!(error = %e, ?state, "window state not set");
+    }
+    set.is_ok()
 }
 
 /// Screenshots the element's surroundings focused and blurred; true when they differ.
@@ -248,6 +385,36 @@ mod tests {
         assert_eq!(suspect(&walked, "#date", "temporal-input", WIDGET_PRESSES - 1), Suspicion::Region(vec!["#date".into()]));
         // A frame's document is not ours to judge, however long focus stays in it.
         assert_eq!(suspect(&walked, "#map", "frame", 100), Suspicion::None);
+    }
+
+    fn probe(selector: &str, changed: bool, index: usize) -> Probe {
+        Probe {
+            selector: selector.into(),
+            changed,
+            index: Some(index),
+            rect: Rect { width: 10.0, height: 10.0, in_view: true, ..Rect::default() },
+            ..Probe::default()
+        }
+    }
+
+    #[test]
+    fn the_walker_reads_probes_in_press_order() {
+        let mut walker = Walker::default();
+        assert_eq!(walker.take(Probe { none: true, ..Probe::default() }), Next::Continue, "focus not in the page yet");
+        assert_eq!(walker.take(probe("#a", true, 0)), Next::Continue);
+        assert_eq!(walker.take(probe("#b", false, 1)), Next::Continue);
+        assert_eq!(walker.take(probe("#c", true, 2)), Next::Continue);
+        // Back at the first stop: every reachable element was visited.
+        assert_eq!(walker.take(probe("#a", false, 3)), Next::Stop);
+        let selectors: Vec<&str> = walker.walk.steps.iter().map(|s| s.selector.as_str()).collect();
+        assert_eq!(selectors, ["#a", "#b", "#c"]);
+        assert_eq!(walker.pixel_checks, [(1, 1)], "only the step whose styles showed nothing is compared in pixels");
+        // Focus stuck on one ordinary element is a suspected trap after TRAP_PRESSES presses.
+        let mut stuck = Walker::default();
+        stuck.take(probe("#a", true, 0));
+        stuck.take(probe("#code", true, 1));
+        assert_eq!(stuck.take(probe("#code", true, 1)), Next::Continue);
+        assert!(matches!(stuck.take(probe("#code", true, 1)), Next::Suspect { region, .. } if region == ["#code"]));
     }
 
     #[test]

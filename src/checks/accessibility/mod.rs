@@ -22,3 +22,11 @@ pub use axe_violations::{AXE_MAPPER_ID, AxeViolations};
 pub use focus_not_visible::FocusNotVisible;
 pub use keyboard_trap::KeyboardTrap;
 pub use zoom_disabled::ZoomDisabled;
+
+/// This category's checks, in catalogue order (the registry joins the categories' lists).
+pub static CHECKS: &[&dyn crate::checks::Check] = &[
+    &AxeViolations,
+    &FocusNotVisible,
+    &KeyboardTrap,
+    &ZoomDisabled,
+];

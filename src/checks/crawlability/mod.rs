@@ -36,3 +36,22 @@ pub use robots_txt_unreachable::RobotsTxtUnreachable;
 pub use sitemap_invalid::SitemapInvalid;
 pub use sitemap_missing::SitemapMissing;
 pub use sitemap_url_error::SitemapUrlError;
+
+/// This category's checks, in catalogue order (the registry joins the categories' lists).
+pub static CHECKS: &[&dyn crate::checks::Check] = &[
+    &RobotsTxtUnreachable,
+    &RobotsTxtInvalid,
+    &RobotsTxtBlocksAll,
+    &SitemapMissing,
+    &SitemapInvalid,
+    &SitemapUrlError,
+    &HttpError,
+    &BrokenLink,
+    &RedirectChain,
+    &RedirectLoop,
+    &Noindex,
+    &BlockedByRobots,
+    &NoHttpsRedirect,
+    &NonCrawlableLink,
+    &PageLoadFailed,
+];

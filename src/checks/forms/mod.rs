@@ -21,3 +21,14 @@ pub use label_missing::LabelMissing;
 pub use password_in_get::PasswordInGet;
 pub use password_over_http::PasswordOverHttp;
 pub use submit_missing::SubmitMissing;
+
+/// This category's checks, in catalogue order (the registry joins the categories' lists).
+pub static CHECKS: &[&dyn crate::checks::Check] = &[
+    &InsecureAction,
+    &PasswordOverHttp,
+    &PasswordInGet,
+    &AutocompleteMissing,
+    &InputTypeMismatch,
+    &LabelMissing,
+    &SubmitMissing,
+];

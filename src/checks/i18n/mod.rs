@@ -22,3 +22,15 @@ pub use hreflang_missing_self::HreflangMissingSelf;
 pub use hreflang_no_return::HreflangNoReturn;
 pub use lang_invalid::LangInvalid;
 pub use lang_missing::LangMissing;
+
+/// This category's checks, in catalogue order (the registry joins the categories' lists).
+pub static CHECKS: &[&dyn crate::checks::Check] = &[
+    &LangMissing,
+    &LangInvalid,
+    &CharsetMissing,
+    &CharsetNotUtf8,
+    &HreflangInvalid,
+    &HreflangNoReturn,
+    &HreflangMissingSelf,
+    &DirMissing,
+];

@@ -21,3 +21,14 @@ pub use slow_interaction::SlowInteraction;
 pub use step_failed::StepFailed;
 pub use step_timeout::StepTimeout;
 pub use uncaught_exception::UncaughtException;
+
+/// This category's checks, in catalogue order (the registry joins the categories' lists).
+pub static CHECKS: &[&dyn crate::checks::Check] = &[
+    &StepFailed,
+    &StepTimeout,
+    &LoginFailed,
+    &ErrorResponse,
+    &UncaughtException,
+    &SlowInteraction,
+    &SecretExposed,
+];

@@ -23,3 +23,15 @@ pub use image_not_lazy::ImageNotLazy;
 pub use image_oversized::ImageOversized;
 pub use lcp_image_lazy::LcpImageLazy;
 pub use video_no_captions::VideoNoCaptions;
+
+/// This category's checks, in catalogue order (the registry joins the categories' lists).
+pub static CHECKS: &[&dyn crate::checks::Check] = &[
+    &ImageBroken,
+    &ImageOversized,
+    &ImageLegacyFormat,
+    &ImageMissingDimensions,
+    &ImageNotLazy,
+    &LcpImageLazy,
+    &VideoNoCaptions,
+    &AutoplayAudio,
+];

@@ -34,3 +34,19 @@ pub use request_count::RequestCount;
 pub use tbt::Tbt;
 pub use ttfb::Ttfb;
 pub use uncompressed_text::UncompressedText;
+
+/// This category's checks, in catalogue order (the registry joins the categories' lists).
+pub static CHECKS: &[&dyn crate::checks::Check] = &[
+    &Lcp,
+    &Cls,
+    &Tbt,
+    &Fcp,
+    &Ttfb,
+    &PageWeight,
+    &RequestCount,
+    &RenderBlocking,
+    &UncompressedText,
+    &CachePolicy,
+    &DomSize,
+    &LongTask,
+];

@@ -22,3 +22,15 @@ pub use private_key_exposed::PrivateKeyExposed;
 pub use server_status_exposed::ServerStatusExposed;
 pub use source_map_exposed::SourceMapExposed;
 pub use vcs_exposed::VcsExposed;
+
+/// This category's checks, in catalogue order (the registry joins the categories' lists).
+pub static CHECKS: &[&dyn crate::checks::Check] = &[
+    &VcsExposed,
+    &EnvFileExposed,
+    &PrivateKeyExposed,
+    &BackupFileExposed,
+    &SourceMapExposed,
+    &ServerStatusExposed,
+    &DirectoryListing,
+    &EditorLeftover,
+];

@@ -25,3 +25,16 @@ pub use missing_security_header::MissingSecurityHeader;
 pub use mixed_content::MixedContent;
 pub use uncaught_exception::UncaughtException;
 pub use unhandled_rejection::UnhandledRejection;
+
+/// This category's checks, in catalogue order (the registry joins the categories' lists).
+pub static CHECKS: &[&dyn crate::checks::Check] = &[
+    &UncaughtException,
+    &UnhandledRejection,
+    &ConsoleError,
+    &FailedRequest,
+    &MixedContent,
+    &DeprecatedApi,
+    &CspViolation,
+    &MissingSecurityHeader,
+    &InsecureCookie,
+];

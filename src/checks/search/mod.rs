@@ -36,3 +36,21 @@ pub use title_duplicate::TitleDuplicate;
 pub use title_length::TitleLength;
 pub use title_missing::TitleMissing;
 pub use viewport_missing::ViewportMissing;
+
+/// This category's checks, in catalogue order (the registry joins the categories' lists).
+pub static CHECKS: &[&dyn crate::checks::Check] = &[
+    &TitleMissing,
+    &TitleLength,
+    &TitleDuplicate,
+    &MetaDescriptionMissing,
+    &MetaDescriptionLength,
+    &MetaDescriptionDuplicate,
+    &CanonicalMissing,
+    &CanonicalInvalid,
+    &CanonicalCrossOrigin,
+    &OpenGraphMissing,
+    &OpenGraphImageBroken,
+    &ViewportMissing,
+    &FaviconMissing,
+    &LinkTextGeneric,
+];

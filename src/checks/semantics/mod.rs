@@ -26,3 +26,16 @@ pub use h1_multiple::H1Multiple;
 pub use heading_skip::HeadingSkip;
 pub use main_missing::MainMissing;
 pub use parse_error::ParseError;
+
+/// This category's checks, in catalogue order (the registry joins the categories' lists).
+pub static CHECKS: &[&dyn crate::checks::Check] = &[
+    &DoctypeMissing,
+    &H1Missing,
+    &H1Multiple,
+    &HeadingSkip,
+    &MainMissing,
+    &DeprecatedElement,
+    &DuplicateId,
+    &ClickableNonInteractive,
+    &ParseError,
+];

@@ -21,3 +21,14 @@ pub use none::NoStructuredData;
 pub use required_property_missing::RequiredPropertyMissing;
 pub use unknown_property::UnknownProperty;
 pub use unknown_type::UnknownType;
+
+/// This category's checks, in catalogue order (the registry joins the categories' lists).
+pub static CHECKS: &[&dyn crate::checks::Check] = &[
+    &JsonLdInvalid,
+    &MissingContext,
+    &UnknownType,
+    &UnknownProperty,
+    &RequiredPropertyMissing,
+    &InvalidValue,
+    &NoStructuredData,
+];
