@@ -4,7 +4,8 @@
 //!
 //! Order matters: paint metrics are read before scrolling (so LCP is what the first viewport
 //! showed), the page is then scrolled to the bottom and back once (lazy content loads, layout
-//! shifts happen, both are recorded), then DOM facts, HTML, axe, the screenshot and last the
+//! shifts happen, both are recorded) and the screenshot taken; then, with the page's window
+//! minimized (nothing is drawn while the page is only read), DOM facts, HTML, axe and last the
 //! keyboard walk (it moves focus, which would otherwise show in the other artifacts).
 
 use chromiumoxide::Page;
@@ -34,6 +35,7 @@ use super::gather::{axe, console, cookies, csp, document, dom, exceptions, issue
 use super::instance::Instance;
 use super::options::CaptureOptions;
 use super::scripts::{BINDING, HOOKS_INIT, PERF_INIT, SCROLL_PAGE};
+use super::window::PageWindow;
 
 /// Network is quiet after this long without a request in flight.
 pub const NETWORK_QUIET: Duration = Duration::from_millis(500);
@@ -328,7 +330,35 @@ pub(crate) async fn gather_in_page(
         Ok(r) => live.perf_late = Some(r),
         Err(e) => gather_error(snap, "metrics", &e),
     }
+    if settings.capture.screenshot {
+        match screenshot::viewport_png(instance, page, budget).await {
+            Ok(png) => snap.screenshot_png_base64 = Some(png),
+            Err(e) => gather_error(snap, "screenshot", &e),
+        }
+        live.phases.end("screenshot");
+    }
     check_alive(instance, log)?;
+    // Nothing more is drawn until the keyboard walk's pixel comparisons: the gatherers below only
+    // read the page, and a page that animates would otherwise cost a frame every 16 ms.
+    let window = PageWindow::minimize(instance, page).await;
+    let gathered = read_page(instance, page, settings, budget, snap, live, window.as_ref()).await;
+    if let Some(window) = &window {
+        window.restore(instance).await; // A journey goes on from here, drawn.
+    }
+    gathered
+}
+
+/// The gatherers that read the page without drawing it: DOM facts, HTML, axe, the keyboard walk.
+async fn read_page(
+    instance: &Arc<Instance>,
+    page: &Page,
+    settings: &CaptureSettings,
+    budget: &Budget,
+    snap: &mut PageSnapshot,
+    live: &mut Live,
+    window: Option<&PageWindow>,
+) -> Result<(), BrowserError> {
+    let log = live.log.as_ref().ok_or(BrowserError::Cdp { what: "event log", message: "missing".into() })?;
     match dom::gather(instance, page, budget).await {
         Ok(d) => snap.dom = d,
         Err(e) => gather_error(snap, "dom", &e),
@@ -356,16 +386,9 @@ pub(crate) async fn gather_in_page(
         }
         live.phases.end("axe");
     }
-    if settings.capture.screenshot {
-        match screenshot::viewport_png(instance, page, budget).await {
-            Ok(png) => snap.screenshot_png_base64 = Some(png),
-            Err(e) => gather_error(snap, "screenshot", &e),
-        }
-        live.phases.end("screenshot");
-    }
     check_alive(instance, log)?;
     if settings.capture.keyboard_walk {
-        match keyboard::walk(instance, page, budget).await {
+        match keyboard::walk(instance, page, budget, window).await {
             Ok(k) => snap.keyboard = Some(k),
             Err(e) => gather_error(snap, "keyboard", &e),
         }

@@ -13,6 +13,7 @@ mod options;
 mod pool;
 mod scripts;
 mod session;
+mod window;
 
 pub use error::BrowserError;
 pub use events::RawEvent;

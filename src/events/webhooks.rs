@@ -3,6 +3,7 @@
 //!
 //! Time comes from a [`Clock`], so tests move it instead of sleeping through the schedule.
 
+pub use crate::store::{Clock, ManualClock, SystemClock};
 use crate::store::{SecretBox, SecretError};
 use super::signing::SigningKey;
 use crate::model::Severity;
@@ -10,7 +11,6 @@ use crate::net::Fetcher;
 use crate::store::{ScanRow, Store, StoreError, WebhookRow};
 use serde_json::{Value, json};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
@@ -50,45 +50,6 @@ pub enum WebhookError {
     Secret(#[from] SecretError),
     #[error("{0}")]
     Invalid(String),
-}
-
-/// Microseconds since the Unix epoch.
-pub trait Clock: Send + Sync + std::fmt::Debug {
-    fn now_us(&self) -> i64;
-}
-
-/// The real clock.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct SystemClock;
-
-impl Clock for SystemClock {
-    fn now_us(&self) -> i64 {
-        crate::store::time::now_us()
-    }
-}
-
-/// A clock that moves only when told (tests).
-#[derive(Debug, Default)]
-pub struct ManualClock(AtomicI64);
-
-impl ManualClock {
-    pub fn at(us: i64) -> ManualClock {
-        ManualClock(AtomicI64::new(us))
-    }
-
-    pub fn now(&self) -> i64 {
-        self.now_us()
-    }
-
-    pub fn advance(&self, by: Duration) {
-        self.0.fetch_add(by.as_micros() as i64, Ordering::SeqCst);
-    }
-}
-
-impl Clock for ManualClock {
-    fn now_us(&self) -> i64 {
-        self.0.load(Ordering::SeqCst)
-    }
 }
 
 /// Adds an endpoint; returns its id and its signing secret (`whsec_...`, shown once).

@@ -3,7 +3,6 @@
 
 pub mod baseline;
 pub mod changes;
-pub mod clock;
 pub mod error;
 pub mod monitor;
 pub mod schedule;
@@ -11,7 +10,7 @@ pub mod sites;
 
 pub use baseline::{ScanChanges, compare_with_baseline};
 pub use changes::{Change, ChangeCounts, Comparison, Coverage, Fingerprint, annotate_report, compare};
-pub use clock::{Clock, ManualClock, SystemClock};
+pub use crate::store::{Clock, ManualClock, SystemClock};
 pub use error::RecurringError;
 pub use monitor::{
     MonitorRunner, MonitorTriggered, Probe, ProbeState, TriggerHook, add_monitor, list_monitors, parse_every, remove_monitor,

@@ -9,7 +9,7 @@
 //! recorded by compare-and-set on the previous state; only the instance whose record succeeded
 //! creates the scan.
 
-use super::clock::Clock;
+use crate::store::Clock;
 use super::error::RecurringError;
 use super::sites::resolve_site;
 use crate::model::{AddressPolicy, ScanMode, Target, TriggeredBy};

@@ -6,7 +6,7 @@
 //! [`Store::create_scan_with`] with the schedule's due moment as the exactly-once key, then moves
 //! `next_due_at` to the first occurrence after now by compare-and-set.
 
-use super::clock::Clock;
+use crate::store::Clock;
 use super::error::RecurringError;
 use super::sites::resolve_site;
 use crate::model::{AddressPolicy, ScanMode, Target, TriggeredBy};
@@ -347,7 +347,7 @@ mod tests {
     #[tokio::test]
     async fn downtime_gives_one_catch_up_scan_for_the_latest_due_moment() {
         let (_dir, store, site) = store_with_site("acme", "https://shop.example.com").await;
-        let clock = Arc::new(super::super::clock::ManualClock::at(us("2026-01-01T10:00:30Z")));
+        let clock = Arc::new(crate::store::ManualClock::at(us("2026-01-01T10:00:30Z")));
         let s = add_schedule(&store, "acme", &site.origin, "*/10 * * * *", None, ScanMode::Passive, None, clock.now_us()).await.unwrap();
         assert_eq!(s.next_due_at, us("2026-01-01T10:10:00Z"));
         let sched = Scheduler { store: store.clone(), clock: clock.clone(), policy: AddressPolicy::default() };
@@ -378,7 +378,7 @@ mod tests {
     #[tokio::test]
     async fn two_schedulers_on_one_due_moment_create_one_scan() {
         let (_dir, store, site) = store_with_site("acme", "https://shop.example.com").await;
-        let clock = Arc::new(super::super::clock::ManualClock::at(us("2026-01-01T10:00:30Z")));
+        let clock = Arc::new(crate::store::ManualClock::at(us("2026-01-01T10:00:30Z")));
         let s = add_schedule(&store, "acme", &site.id.to_string(), "0 * * * *", Some("UTC"), ScanMode::Passive, None, clock.now_us())
             .await
             .unwrap();
@@ -397,7 +397,7 @@ mod tests {
     #[tokio::test]
     async fn an_active_schedule_of_an_unverified_site_is_skipped() {
         let (_dir, store, site) = store_with_site("acme", "https://shop.example.com").await;
-        let clock = Arc::new(super::super::clock::ManualClock::at(us("2026-01-01T10:00:30Z")));
+        let clock = Arc::new(crate::store::ManualClock::at(us("2026-01-01T10:00:30Z")));
         let s = add_schedule(&store, "acme", &site.origin, "0 * * * *", None, ScanMode::Active, Some(Attester { actor: "cli".into(), client_addr: None }), clock.now_us()).await.unwrap();
         clock.set(us("2026-01-01T11:00:02Z"));
         let sched = Scheduler { store: store.clone(), clock: clock.clone(), policy: AddressPolicy::default() };

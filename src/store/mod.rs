@@ -2,6 +2,7 @@
 //! pagination and the job lease. The same code serves SQLite and PostgreSQL.
 
 pub mod changes;
+pub mod clock;
 pub mod cursor;
 pub mod db;
 pub mod entity;
@@ -19,6 +20,7 @@ pub mod time;
 pub mod tokens;
 pub mod webhooks;
 
+pub use clock::{Clock, ManualClock, SystemClock};
 pub use cursor::{BadCursor, CursorCodec, CursorKind, Position};
 pub use db::{DEFAULT_DATABASE_URL, Store, migrate};
 pub use error::{StoreError, StoreResult};

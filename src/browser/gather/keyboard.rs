@@ -19,18 +19,18 @@
 
 use crate::model::{FocusStep, KeyboardWalk};
 use chromiumoxide::Page;
-use chromiumoxide::cdp::browser_protocol::browser::{Bounds, GetWindowForTargetParams, SetWindowBoundsParams, WindowId, WindowState};
 use chromiumoxide::cdp::browser_protocol::emulation::SetFocusEmulationEnabledParams;
 use chromiumoxide::cdp::browser_protocol::input::{DispatchKeyEventParams, DispatchKeyEventType};
 use chromiumoxide::cdp::browser_protocol::page::Viewport;
 use serde::Deserialize;
 use std::time::Duration;
 
-use crate::browser::cdp::{Budget, STEP_TIMEOUT, eval_string, run, step};
+use crate::browser::cdp::{Budget, STEP_TIMEOUT, eval_string, run};
 use crate::browser::error::BrowserError;
 use crate::browser::gather::screenshot::clip_png;
 use crate::browser::instance::Instance;
 use crate::browser::scripts::KEYBOARD_INSTALL;
+use crate::browser::window::PageWindow;
 
 /// Tab presses per page.
 pub const MAX_TABS: usize = 40;
@@ -209,7 +209,9 @@ impl Walker {
     }
 }
 
-pub(crate) async fn walk(instance: &Instance, page: &Page, budget: &Budget) -> Result<KeyboardWalk, BrowserError> {
+/// Walks the page; `window` is the page's window when the capture minimized it (restored here
+/// before the pixel comparisons).
+pub(crate) async fn walk(instance: &Instance, page: &Page, budget: &Budget, window: Option<&PageWindow>) -> Result<KeyboardWalk, BrowserError> {
     run(instance, page, "Emulation.setFocusEmulationEnabled", budget.cap(STEP_TIMEOUT), SetFocusEmulationEnabledParams::new(true)).await?;
     let count = eval(instance, page, budget, &KEYBOARD_INSTALL).await?;
     let focusable_count = count.trim().parse().unwrap_or(0);
@@ -217,12 +219,12 @@ pub(crate) async fn walk(instance: &Instance, page: &Page, budget: &Budget) -> R
     if focusable_count == 0 {
         return Ok(KeyboardWalk { focusable_count, ..KeyboardWalk::default() });
     }
-    // A minimized window draws no frames: a press that scrolls and moves the focus ring costs a
-    // frame otherwise, most of the walk's CPU. Focus, styles and geometry are the same.
-    let window = minimize(instance, page).await;
+    // In a minimized window (see `window`) a press that scrolls and moves the focus ring costs
+    // no frame; drawn, that frame is most of the walk's CPU. Focus, styles and geometry are the
+    // same either way.
     let pressed = press_through(instance, page, budget).await;
     if let Some(window) = window {
-        restore(instance, window).await;
+        window.restore(instance).await;
     }
     let mut walker = pressed?;
     // Pixels of the steps whose styles showed nothing, now that the window draws again.
@@ -307,39 +309,6 @@ async fn press_tabs(instance: &Instance, page: &Page, budget: &Budget, presses: 
     )
     .await;
     sent.into_iter().try_for_each(|r| r.map(drop))
-}
-
-/// Minimizes the page's window (best effort): the window it was, to restore.
-async fn minimize(instance: &Instance, page: &Page) -> Option<WindowId> {
-    let target = page.target_id().clone();
-    let window = step(instance, "Browser.getWindowForTarget", STEP_TIMEOUT, async {
-        instance
-            .browser
-            .execute(GetWindowForTargetParams { target_id: Some(target) })
-            .await
-            .map_err(|e| BrowserError::Cdp { what: "Browser.getWindowForTarget", message: e.to_string() })
-    })
-    .await
-    .ok()?
-    .result
-    .window_id;
-    set_window_state(instance, window.clone(), WindowState::Minimized).await.then_some(window)
-}
-
-async fn restore(instance: &Instance, window: WindowId) {
-    set_window_state(instance, window, WindowState::Normal).await;
-}
-
-async fn set_window_state(instance: &Instance, window: WindowId, state: WindowState) -> bool {
-    let params = SetWindowBoundsParams::new(window, Bounds { window_state: Some(state.clone()), ..Bounds::default() });
-    let set = step(instance, "Browser.setWindowBounds", STEP_TIMEOUT, async {
-        instance.browser.execute(params).await.map_err(|e| BrowserError::Cdp { what: "Browser.setWindowBounds", message: e.to_string() })
-    })
-    .await;
-    if let Err(e) = &set {
-        tracing::debug!(error = %e, ?state, "window state not set");
-    }
-    set.is_ok()
 }
 
 /// Screenshots the element's surroundings focused and blurred; true when they differ.

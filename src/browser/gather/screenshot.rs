@@ -19,6 +19,8 @@ pub(crate) async fn clip_png(instance: &Instance, page: &Page, budget: &Budget, 
         format: Some(CaptureScreenshotFormat::Png),
         from_surface: Some(true),
         clip: Some(clip),
+        // Compared for equality, never stored: the fastest encoding will do.
+        optimize_for_speed: Some(true),
         ..CaptureScreenshotParams::default()
     };
     let shot = run(instance, page, "Page.captureScreenshot", budget.cap(STEP_TIMEOUT), params).await?;

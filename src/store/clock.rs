@@ -1,4 +1,5 @@
-//! Time for the schedulers: the real clock, or one the tests move.
+//! Time for the loops that run on a schedule (the scheduler, monitors, webhook retries): the real
+//! clock, or one the tests move instead of sleeping.
 
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
@@ -25,6 +26,10 @@ pub struct ManualClock(AtomicI64);
 impl ManualClock {
     pub fn at(us: i64) -> ManualClock {
         ManualClock(AtomicI64::new(us))
+    }
+
+    pub fn now(&self) -> i64 {
+        self.now_us()
     }
 
     pub fn set(&self, us: i64) {
