@@ -1,11 +1,15 @@
-// Init script (before any page script): remembers which elements get click or key listeners,
-// reports CSP violations and deprecation/intervention reports through the CDP binding.
+// Init script (before any page script): remembers which elements get click or key listeners and
+// whether a script watches scrolling (scroll or wheel listeners, intersection observers: what a
+// JavaScript lazy loader or scroll effect needs; `scroll.js` asks before it scrolls), reports CSP
+// violations and deprecation/intervention reports through the CDP binding.
 if (window.__sitescanHooks) return;
 const report = window.__sitescanReport;
 const stringify = JSON.stringify;
 const send = (o) => { try { if (typeof report === 'function') report(stringify(o)); } catch (_) {} };
 const CLICK = new Set(['click', 'dblclick', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'touchstart', 'touchend']);
 const KEY = new Set(['keydown', 'keyup', 'keypress']);
+const SCROLL = new Set(['scroll', 'scrollend', 'wheel']);
+let scrollWatched = false;
 const clickEls = new WeakSet();
 const keyEls = new WeakSet();
 const proto = EventTarget.prototype;
@@ -15,8 +19,9 @@ if (typeof orig === 'function') {
   const wrapped = {
     addEventListener(type, listener, options) {
       try {
-        if (this && this.nodeType === 1) {
-          const t = String(type).toLowerCase();
+        const t = String(type).toLowerCase();
+        if (SCROLL.has(t)) scrollWatched = true;
+        else if (this && this.nodeType === 1) {
           if (CLICK.has(t)) clickEls.add(this); else if (KEY.has(t)) keyEls.add(this);
         }
       } catch (_) {}
@@ -26,11 +31,25 @@ if (typeof orig === 'function') {
   try { Object.defineProperty(wrapped, 'toString', { value: () => orig.toString(), configurable: true }); } catch (_) {}
   Object.defineProperty(proto, 'addEventListener', Object.assign({}, desc, { value: wrapped }));
 }
+const io = typeof IntersectionObserver === 'function' && Object.getOwnPropertyDescriptor(IntersectionObserver.prototype, 'observe');
+const observe = io && io.value;
+if (typeof observe === 'function') {
+  const wrapped = {
+    observe() {
+      scrollWatched = true;
+      return observe.apply(this, arguments);
+    },
+  }.observe;
+  try { Object.defineProperty(wrapped, 'toString', { value: () => observe.toString(), configurable: true }); } catch (_) {}
+  Object.defineProperty(IntersectionObserver.prototype, 'observe', Object.assign({}, io, { value: wrapped }));
+}
 const attrHandler = (el, names) => names.some((n) => typeof el[n] === 'function' || (el.hasAttribute && el.hasAttribute(n)));
 Object.defineProperty(window, '__sitescanHooks', {
   value: Object.freeze({
     hasClick: (el) => clickEls.has(el) || attrHandler(el, ['onclick', 'ondblclick', 'onmousedown', 'onmouseup', 'onpointerdown', 'onpointerup']),
     hasKey: (el) => keyEls.has(el) || attrHandler(el, ['onkeydown', 'onkeyup', 'onkeypress']),
+    scrollWatched: () => scrollWatched || ['onscroll', 'onscrollend', 'onwheel'].some((n) => typeof window[n] === 'function' || typeof document[n] === 'function')
+      || document.querySelector('[onscroll], [onscrollend], [onwheel]') !== null,
   }),
   enumerable: false,
 });

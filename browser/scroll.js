@@ -1,5 +1,14 @@
-// Scrolls to the bottom one viewport at a time (lazy content loads, layout shifts show) and back
-// to the top. Each step waits for one rendered frame and the task after it, not a fixed delay:
+// Loads the page's lazy content and lets the layout shifts that brings show.
+//
+// A page whose only lazy content is native (`loading=lazy` images) and whose scripts watch no
+// scrolling (no scroll or wheel listener, no intersection observer: `hooks.js`) and that has no
+// frames is not scrolled: its lazy images are switched to eager loading and the attribute set back
+// (a load once started is not deferred again), which fetches the same images without drawing the
+// page a viewport at a time. Their layout shifts then happen out of view, where they would not
+// count either way; an image without dimensions is `media.image-missing-dimensions`.
+//
+// Any other page is scrolled to the bottom one viewport at a time (lazy content loads, layout
+// shifts show) and back to the top. Each step waits for one rendered frame and the task after it, not a fixed delay:
 // intersection observers (JavaScript lazy loaders and the native `loading=lazy` machinery) are
 // computed in the frame after the scroll and notified by a task queued right behind it, so a
 // frame-paced walk triggers the same loads as a slow one in a fraction of the time. Steps of one
@@ -9,6 +18,18 @@ const frame = () => new Promise((resolve) => {
   const timer = setTimeout(resolve, 50);
   requestAnimationFrame(() => { clearTimeout(timer); setTimeout(resolve, 0); });
 });
+const hooks = window.__sitescanHooks;
+if (hooks && !hooks.scrollWatched() && document.querySelector('iframe, frame') === null) {
+  const started = performance.now();
+  const lazy = document.querySelectorAll('img[loading="lazy" i]');
+  for (const img of lazy) {
+    const value = img.getAttribute('loading');
+    img.setAttribute('loading', 'eager');
+    img.setAttribute('loading', value);
+  }
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  return JSON.stringify({ mode: 'eager', lazy: lazy.length, steps: 0, height: (document.scrollingElement || document.documentElement).scrollHeight, ms: Math.round(performance.now() - started) });
+}
 const frames = async (n) => { for (let i = 0; i < n; i++) await frame(); };
 const step = Math.max(200, window.innerHeight);
 const started = performance.now();
@@ -25,4 +46,4 @@ while (steps < 60 && performance.now() - started < 4000) {
 await frames(2);
 window.scrollTo(0, 0);
 await frames(2);
-return JSON.stringify({ steps, height: (document.scrollingElement || document.documentElement).scrollHeight, ms: Math.round(performance.now() - started) });
+return JSON.stringify({ mode: 'scroll', steps, height: (document.scrollingElement || document.documentElement).scrollHeight, ms: Math.round(performance.now() - started) });

@@ -23,6 +23,8 @@ pub struct Variant {
     pub errors: usize,
     /// CPU seconds per page of this process and its Chromium while the variant ran.
     pub cpu_per_page_s: f64,
+    /// The same by process kind (`chromium` is the browser process, `chromium renderer`, ...).
+    pub cpu_per_page_by_kind: std::collections::BTreeMap<String, f64>,
 }
 
 pub async fn capture_variants(urls: &[String], concurrency: usize, chromium: PathBuf) -> anyhow::Result<Vec<Variant>> {
@@ -72,7 +74,10 @@ pub async fn capture_variants(urls: &[String], concurrency: usize, chromium: Pat
         pool.shutdown().await;
         let (_, cpu) = sampler.finish();
         let cpu_s = cpu.total_s - own_before;
-        println!("profile: {name}: {:.1} s, capture mean {:.0} ms", wall, mean(&ms));
+        let pages = urls.len().max(1) as f64;
+        let by_kind: std::collections::BTreeMap<String, f64> = cpu.by_kind.iter().map(|(k, v)| (k.clone(), v / pages)).collect();
+        let kinds = by_kind.iter().filter(|(_, v)| **v >= 0.005).map(|(k, v)| format!("{k} {v:.2}")).collect::<Vec<_>>().join(", ");
+        println!("profile: {name}: {:.1} s, capture mean {:.0} ms, CPU per page by process: {kinds}", wall, mean(&ms));
         out.push(Variant {
             name: name.to_string(),
             what: what.to_string(),
@@ -83,6 +88,7 @@ pub async fn capture_variants(urls: &[String], concurrency: usize, chromium: Pat
             capture_median_ms: median(&ms),
             errors,
             cpu_per_page_s: cpu_s / urls.len().max(1) as f64,
+            cpu_per_page_by_kind: by_kind,
         });
     }
     Ok(out)

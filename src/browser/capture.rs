@@ -3,8 +3,9 @@
 //! page. Never fails: trouble becomes `snapshot.error` (page level) or `gather_errors`.
 //!
 //! Order matters: paint metrics are read before scrolling (so LCP is what the first viewport
-//! showed), the page is then scrolled to the bottom and back once (lazy content loads, layout
-//! shifts happen, both are recorded) and the screenshot taken; then, with the page's window
+//! showed), the page's lazy content is then loaded (`browser/scroll.js`: native lazy images
+//! switched to eager, or, where a script watches scrolling, a scroll to the bottom and back; layout
+//! shifts are recorded) and the screenshot taken; then, with the page's window
 //! minimized (nothing is drawn while the page is only read), DOM facts, HTML, axe and last the
 //! keyboard walk (it moves focus, which would otherwise show in the other artifacts).
 
@@ -318,7 +319,8 @@ pub(crate) async fn gather_in_page(
     live.phases.end("metrics");
     if settings.capture.scroll {
         match eval_string(instance, page, "scroll", &SCROLL_PAGE, budget.cap(Duration::from_secs(10))).await {
-            Ok(_) => {
+            Ok(how) => {
+                tracing::debug!(how = %how, "lazy content loaded");
                 live.phases.end("scroll");
                 wait_quiet(instance, log, budget, SCROLL_QUIET_MAX).await?;
                 live.phases.end("scroll-quiet");

@@ -332,6 +332,45 @@ async fn keyboard_walk_sees_invisible_focus_and_traps() {
     pool.shutdown().await;
 }
 
+/// Lazy content loads either way: native `loading=lazy` images without scrolling the page (their
+/// attribute stays as written), a script's intersection-observer loader by scrolling to it.
+#[tokio::test]
+async fn lazy_content_loads_natively_and_through_script_observers() {
+    init_test_log();
+    let site = FixtureSite::start().await;
+    site.route("/img/native.svg", Route::typed("image/svg+xml", svg(300, 200, "#c33")));
+    site.route("/img/observed.svg", Route::typed("image/svg+xml", svg(320, 200, "#3c3")));
+    let spacer = "<div style='height: 4000px'>tall</div>";
+    site.route(
+        "/native",
+        Route::html(format!("<!doctype html><title>t</title>{spacer}<img id='native' src='/img/native.svg' alt='n' loading='lazy' width='300' height='200'>")),
+    );
+    site.route(
+        "/observed",
+        Route::html(format!(
+            "<!doctype html><title>t</title>{spacer}<img id='observed' data-src='/img/observed.svg' alt='o' width='320' height='200'>\
+             <script>new IntersectionObserver((entries, observer) => entries.forEach((e) => {{ if (e.isIntersecting) {{ e.target.src = e.target.dataset.src; observer.unobserve(e.target); }} }})).observe(document.getElementById('observed'));</script>"
+        )),
+    );
+    let pool = pool(CaptureOptions { axe: false, keyboard_walk: false, ..CaptureOptions::default() }).await;
+    let session = pool.session().await.unwrap();
+
+    let native = session.capture(&site.url("/native")).await;
+    dump("lazy-native", &native);
+    let image = native.dom.images.iter().find(|i| i.selector == "#native").expect("the lazy image");
+    assert_eq!(image.natural_width, 300, "the native lazy image loaded: {image:?}");
+    assert_eq!(image.loading.as_deref(), Some("lazy"), "the attribute is as the page wrote it");
+    assert!(native.requests.iter().any(|r| r.url.ends_with("/img/native.svg")));
+
+    let observed = session.capture(&site.url("/observed")).await;
+    dump("lazy-observed", &observed);
+    let image = observed.dom.images.iter().find(|i| i.selector == "#observed").expect("the observed image");
+    assert_eq!(image.natural_width, 320, "scrolling brought the image into view and its loader ran: {image:?}");
+    assert!(observed.requests.iter().any(|r| r.url.ends_with("/img/observed.svg")));
+    session.close().await;
+    pool.shutdown().await;
+}
+
 #[tokio::test]
 async fn redirects_statuses_and_navigation_errors() {
     init_test_log();
