@@ -38,7 +38,7 @@ pub async fn capture_variants(urls: &[String], concurrency: usize, chromium: Pat
     let mut out = Vec::new();
     for (name, what, capture) in variants {
         let me = std::process::id();
-        let own_before = crate::proc::process_cpu(me).map(|c| c.0).unwrap_or(0.0);
+        let (own_before, own_kind) = crate::proc::process_cpu(me).unwrap_or((0.0, String::new()));
         let sampler = crate::proc::TreeSampler::start(me);
         let guard = Arc::new(EgressGuard::new(AddressPolicy::new(vec!["127.0.0.1/32".parse()?])));
         let options = BrowserOptions { chromium: Some(chromium.clone()), pages_per_browser: concurrency, capture, ..BrowserOptions::default() };
@@ -72,8 +72,12 @@ pub async fn capture_variants(urls: &[String], concurrency: usize, chromium: Pat
             s.close().await;
         }
         pool.shutdown().await;
-        let (_, cpu) = sampler.finish();
+        let (_, mut cpu) = sampler.finish();
         let cpu_s = cpu.total_s - own_before;
+        // The bench's own process counts from its start: only what it used during this variant.
+        if let Some(own) = cpu.by_kind.get_mut(&own_kind) {
+            *own = (*own - own_before).max(0.0);
+        }
         let pages = urls.len().max(1) as f64;
         let by_kind: std::collections::BTreeMap<String, f64> = cpu.by_kind.iter().map(|(k, v)| (k.clone(), v / pages)).collect();
         let kinds = by_kind.iter().filter(|(_, v)| **v >= 0.005).map(|(k, v)| format!("{k} {v:.2}")).collect::<Vec<_>>().join(", ");

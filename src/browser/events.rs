@@ -49,9 +49,50 @@ pub(crate) struct PageSignals {
 }
 
 pub(crate) struct EventLog {
-    events: Arc<Mutex<Vec<RawEvent>>>,
+    state: Arc<Mutex<LogState>>,
     signals: watch::Receiver<PageSignals>,
+    tx: Arc<watch::Sender<PageSignals>>,
     pump: JoinHandle<()>,
+}
+
+/// The log and the network bookkeeping behind `inflight`, under one lock so that `reset` and
+/// the pump never see each other half done.
+#[derive(Default)]
+struct LogState {
+    events: Vec<RawEvent>,
+    inflight: HashSet<String>,
+    /// Requests seen finishing (the streams are merged, so a finish may be seen before its request).
+    done: HashSet<String>,
+    /// Every loader and request seen so far, and those of documents before the last `reset`:
+    /// a previous document's late events (its requests cancelled or finishing, a beacon sent
+    /// as it unloads) are dropped, not counted as the next document's.
+    loaders: HashSet<String>,
+    requests: HashSet<String>,
+    stale_loaders: HashSet<String>,
+    stale_requests: HashSet<String>,
+}
+
+impl LogState {
+    /// True when `ev` belongs to a document from before the last reset.
+    fn is_stale(&mut self, ev: &RawEvent) -> bool {
+        if let Some(loader) = ev.str("loaderId").filter(|l| !l.is_empty()) {
+            if self.stale_loaders.contains(loader) {
+                if let Some(id) = ev.str("requestId") {
+                    self.stale_requests.insert(id.to_string());
+                }
+                return true;
+            }
+            self.loaders.insert(loader.to_string());
+        }
+        match ev.str("requestId") {
+            Some(id) if self.stale_requests.contains(id) => true,
+            Some(id) => {
+                self.requests.insert(id.to_string());
+                false
+            }
+            None => false,
+        }
+    }
 }
 
 async fn typed<T>(page: &Page) -> Result<BoxStream<'static, RawEvent>, BrowserError>
@@ -96,7 +137,7 @@ impl EventLog {
             futures::stream::unfold(raw, |mut rx| async move { rx.recv().await.map(|ev| (ev, rx)) }).boxed(),
         ];
         let mut merged = futures::stream::select_all(streams);
-        let events: Arc<Mutex<Vec<RawEvent>>> = Arc::default();
+        let state: Arc<Mutex<LogState>> = Arc::default();
         let (tx, signals) = watch::channel(PageSignals {
             load_events: 0,
             dom_content_events: 0,
@@ -104,14 +145,16 @@ impl EventLog {
             inflight: 0,
             last_network: Instant::now(),
         });
-        let log = events.clone();
+        let tx = Arc::new(tx);
+        let (log, sender) = (state.clone(), tx.clone());
         let pump = tokio::spawn(async move {
-            let mut inflight: HashSet<String> = HashSet::new();
-            // Streams are merged, so a finish may be seen before its request.
-            let mut done: HashSet<String> = HashSet::new();
             while let Some(ev) = merged.next().await {
+                let Ok(mut st) = log.lock() else { return };
+                if st.is_stale(&ev) {
+                    continue;
+                }
                 let id = ev.str("requestId").map(str::to_string);
-                tx.send_modify(|s| match ev.method.as_str() {
+                sender.send_modify(|s| match ev.method.as_str() {
                     "Page.loadEventFired" => s.load_events += 1,
                     "Page.domContentEventFired" => s.dom_content_events += 1,
                     "Inspector.targetCrashed" => s.crashed = true,
@@ -119,47 +162,63 @@ impl EventLog {
                     | "Network.responseReceived" => {
                         if let Some(id) = &id {
                             match ev.method.as_str() {
-                                "Network.requestWillBeSent" if !done.contains(id) => {
-                                    inflight.insert(id.clone());
+                                "Network.requestWillBeSent" if !st.done.contains(id) => {
+                                    st.inflight.insert(id.clone());
                                 }
                                 "Network.loadingFinished" | "Network.loadingFailed" => {
-                                    inflight.remove(id);
-                                    done.insert(id.clone());
+                                    st.inflight.remove(id);
+                                    st.done.insert(id.clone());
                                 }
                                 _ => {}
                             }
                         }
-                        s.inflight = inflight.len();
+                        s.inflight = st.inflight.len();
                         s.last_network = Instant::now();
                     }
                     _ => {}
                 });
-                if let Ok(mut log) = log.lock() {
-                    if log.len() < MAX_EVENTS {
-                        log.push(ev);
-                    } else if log.len() == MAX_EVENTS {
-                        tracing::warn!(max = MAX_EVENTS, "page event log full; dropping further events");
-                        log.push(RawEvent { method: "sitescan.eventLogFull".into(), params: Value::Null });
-                    }
+                if st.events.len() < MAX_EVENTS {
+                    st.events.push(ev);
+                } else if st.events.len() == MAX_EVENTS {
+                    tracing::warn!(max = MAX_EVENTS, "page event log full; dropping further events");
+                    st.events.push(RawEvent { method: "sitescan.eventLogFull".into(), params: Value::Null });
                 }
             }
         });
-        Ok(EventLog { events, signals, pump })
+        Ok(EventLog { state, signals, tx, pump })
+    }
+
+    /// Forgets every event so far, for the next document of a reused page (the load and
+    /// DOMContentLoaded counts go on; nothing is in flight). Later network events of documents
+    /// loaded before now are dropped.
+    pub(crate) fn reset(&self) {
+        if let Ok(mut st) = self.state.lock() {
+            let st = &mut *st;
+            st.events.clear();
+            st.inflight.clear();
+            st.done.clear();
+            st.stale_loaders.extend(st.loaders.drain());
+            st.stale_requests.extend(st.requests.drain());
+        }
+        self.tx.send_modify(|s| {
+            s.inflight = 0;
+            s.last_network = Instant::now();
+        });
     }
 
     /// A copy of every event so far.
     pub(crate) fn snapshot(&self) -> Vec<RawEvent> {
-        self.events.lock().map(|e| e.clone()).unwrap_or_default()
+        self.state.lock().map(|s| s.events.clone()).unwrap_or_default()
     }
 
     /// How many events were logged so far.
     pub(crate) fn len(&self) -> usize {
-        self.events.lock().map(|e| e.len()).unwrap_or_default()
+        self.state.lock().map(|s| s.events.len()).unwrap_or_default()
     }
 
     /// A copy of the events logged since the first `from`.
     pub(crate) fn since(&self, from: usize) -> Vec<RawEvent> {
-        self.events.lock().map(|e| e.get(from..).map(<[RawEvent]>::to_vec).unwrap_or_default()).unwrap_or_default()
+        self.state.lock().map(|s| s.events.get(from..).map(<[RawEvent]>::to_vec).unwrap_or_default()).unwrap_or_default()
     }
 
     /// URLs of requests without a finish or failure event (for diagnostics).

@@ -57,7 +57,9 @@ pub const CHROMIUM_FLAGS: &[&str] = &[
     "--disable-site-isolation-trials",
     // New headless mode builds a browser window per page, and with it two omnibox popup WebUI
     // renderers (WebUIOmniboxPopup, WebUIOmniboxAimPopup) nobody ever sees: ~230 MiB for nothing.
-    "--disable-features=HttpsUpgrades,HttpsFirstBalancedModeAutoEnable,Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider,NetworkTimeServiceQuerying,IsolateOrigins,site-per-process,AcceptCHFrame,WebUIOmniboxPopup,WebUIOmniboxAimPopup",
+    // A page reused for the scan's next URL must not keep the previous document alive in the
+    // back/forward cache.
+    "--disable-features=BackForwardCache,HttpsUpgrades,HttpsFirstBalancedModeAutoEnable,Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider,NetworkTimeServiceQuerying,IsolateOrigins,site-per-process,AcceptCHFrame,WebUIOmniboxPopup,WebUIOmniboxAimPopup",
     // With the GPU disabled the compositor is software anyway: a process of its own costs memory.
     "--in-process-gpu",
     // WebRTC must not reach the network around the proxy.

@@ -16,6 +16,7 @@ const COLLECTOR: &str = include_str!("../../browser/collector.js");
 const SCROLL: &str = include_str!("../../browser/scroll.js");
 const KEYBOARD: &str = include_str!("../../browser/keyboard.js");
 const AXE_RUN: &str = include_str!("../../browser/axe_run.js");
+const PARK: &str = include_str!("../../browser/park.js");
 const AXE_SOURCE: &str = include_str!(concat!(env!("OUT_DIR"), "/axe.min.js"));
 const AXE_VERSION: &str = include_str!(concat!(env!("OUT_DIR"), "/axe_version.txt"));
 
@@ -37,6 +38,8 @@ pub(crate) static COLLECT: LazyLock<String> = LazyLock::new(|| wrap(COLLECTOR));
 pub(crate) static SCROLL_PAGE: LazyLock<String> = LazyLock::new(|| wrap_async(SCROLL));
 /// Installs the keyboard-walk probe; returns the focusable count as text.
 pub(crate) static KEYBOARD_INSTALL: LazyLock<String> = LazyLock::new(|| wrap(KEYBOARD));
+/// Quiets a captured page whose window is kept for the next URL; returns `parked`.
+pub(crate) static PARK_PAGE: LazyLock<String> = LazyLock::new(|| wrap(PARK));
 /// Runs axe (after `AXE_INJECT`); resolves to JSON text.
 pub(crate) static AXE_RUN_SCRIPT: LazyLock<String> = LazyLock::new(|| wrap_async(AXE_RUN));
 /// Defines `window.axe` without registering with a page's AMD or CommonJS loader.
@@ -65,7 +68,7 @@ mod tests {
 
     #[test]
     fn scripts_are_wrapped_with_the_helpers() {
-        for s in [&*HOOKS_INIT, &*PERF_INIT, &*COLLECT, &*SCROLL_PAGE, &*KEYBOARD_INSTALL, &*AXE_RUN_SCRIPT] {
+        for s in [&*HOOKS_INIT, &*PERF_INIT, &*COLLECT, &*SCROLL_PAGE, &*KEYBOARD_INSTALL, &*AXE_RUN_SCRIPT, &*PARK_PAGE] {
             assert!(s.contains("const __ss"), "helpers missing");
             assert!(s.trim_end().ends_with(")()"));
         }

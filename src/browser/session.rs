@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use crate::model::{PageError, PageSnapshot};
 
-use super::capture::{CaptureSettings, Outcome, capture};
+use super::capture::{CaptureSettings, Outcome, Parked, capture};
 use super::cdp::STEP_TIMEOUT;
 use super::error::BrowserError;
 use super::instance::Instance;
@@ -23,12 +23,14 @@ type Contexts = tokio::sync::Mutex<HashMap<u64, (Weak<Instance>, BrowserContextI
 pub struct BrowserSession {
     pool: Arc<BrowserPool>,
     contexts: Contexts,
+    /// Pages kept open between captures (one per page in flight at most), by browser.
+    parked: std::sync::Mutex<Vec<(u64, Weak<Instance>, Parked)>>,
     closed: AtomicBool,
 }
 
 impl BrowserSession {
     pub(crate) fn new(pool: Arc<BrowserPool>) -> BrowserSession {
-        BrowserSession { pool, contexts: tokio::sync::Mutex::new(HashMap::new()), closed: AtomicBool::new(false) }
+        BrowserSession { pool, contexts: tokio::sync::Mutex::new(HashMap::new()), parked: std::sync::Mutex::default(), closed: AtomicBool::new(false) }
     }
 
     /// Renders `url` and gathers its snapshot. Never fails: trouble is in `snapshot.error`
@@ -64,9 +66,13 @@ impl BrowserSession {
             };
             self.pool.note_page(&inst);
             self.pool.page_started();
-            let (snap, outcome) = capture(&inst, &context, url, &settings, &self.pool.proxy).await;
+            let reuse = self.unpark(inst.id);
+            let (snap, outcome, parked) = capture(&inst, &context, url, &settings, &self.pool.proxy, reuse).await;
             self.pool.page_finished();
             self.pool.end_page(&inst);
+            if let Some(parked) = parked {
+                self.park(&inst, parked).await;
+            }
             let retry = match outcome {
                 Outcome::Done => false,
                 Outcome::PageCrashed => true,
@@ -91,6 +97,26 @@ impl BrowserSession {
             last = Some(snap);
         }
         last.unwrap_or_else(|| failed(url, "internal", "no attempt made".into()))
+    }
+
+    /// A page left open on browser `instance` by an earlier capture of this scan.
+    fn unpark(&self, instance: u64) -> Option<Parked> {
+        let mut parked = self.parked.lock().ok()?;
+        let at = parked.iter().position(|(id, _, _)| *id == instance)?;
+        Some(parked.swap_remove(at).2)
+    }
+
+    /// Keeps `page` for the scan's next capture on `inst`, unless the session is closing or the
+    /// browser is being replaced.
+    async fn park(&self, inst: &Arc<Instance>, page: Parked) {
+        if self.closed.load(Ordering::SeqCst) || !inst.is_available() {
+            page.close(inst).await;
+            return;
+        }
+        match self.parked.lock() {
+            Ok(mut parked) => parked.push((inst.id, Arc::downgrade(inst), page)),
+            Err(_) => tracing::debug!("parked pages unavailable"),
+        }
     }
 
     /// The session's context on `inst`, created on first use with the egress proxy.
@@ -161,6 +187,12 @@ impl BrowserSession {
     /// Disposes the session's browser contexts (their pages, cookies and cache).
     pub async fn close(self) {
         self.closed.store(true, Ordering::SeqCst);
+        let parked: Vec<_> = self.parked.lock().map(|mut p| p.drain(..).collect()).unwrap_or_default();
+        for (_, inst, page) in parked {
+            if let Some(inst) = inst.upgrade() {
+                page.close(&inst).await;
+            }
+        }
         let contexts: Vec<_> = self.contexts.lock().await.drain().map(|(_, v)| v).collect();
         dispose(contexts).await;
     }
@@ -207,6 +239,13 @@ impl Drop for BrowserSession {
     fn drop(&mut self) {
         if self.closed.load(Ordering::SeqCst) {
             return;
+        }
+        if let Ok(mut parked) = self.parked.lock() {
+            for (_, inst, page) in parked.drain(..) {
+                if let Some(inst) = inst.upgrade() {
+                    page.unroute(&inst);
+                }
+            }
         }
         let contexts: Vec<_> = match self.contexts.try_lock() {
             Ok(mut c) => c.drain().map(|(_, v)| v).collect(),

@@ -468,3 +468,51 @@ async fn sessions_are_isolated() {
     b.close().await;
     pool.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_page_reused_for_the_next_url_reports_only_its_own_document() {
+    init_test_log();
+    let site = FixtureSite::start().await;
+    site.route("/poll", Route::typed("application/json", "{}"));
+    site.route("/beacon", Route::typed("text/plain", ""));
+    // A page that keeps talking: a console line and a request every few milliseconds, a beacon
+    // as it goes, session storage and a window name left behind.
+    site.route(
+        "/noisy",
+        Route::html(
+            "<!doctype html><title>noisy</title><p>noise</p><script>\
+             sessionStorage.setItem('left', 'behind'); window.name = 'noisy';\
+             setInterval(() => console.log('from-noisy'), 5);\
+             setInterval(() => fetch('/poll?from=noisy'), 7);\
+             addEventListener('pagehide', () => { console.log('from-noisy-pagehide'); navigator.sendBeacon('/beacon'); });\
+             </script>",
+        ),
+    );
+    site.route(
+        "/quiet",
+        Route::html(
+            "<!doctype html><title>quiet</title><p>quiet</p>\
+             <script>document.title = 'storage:' + sessionStorage.length + ' name:' + window.name; console.log('from-quiet');</script>",
+        ),
+    );
+    // One page at a time: the second capture gets the first one's window.
+    let options = BrowserOptions { capture: CaptureOptions { axe: false, keyboard_walk: false, ..CaptureOptions::default() }, pages_per_browser: 1, ..BrowserOptions::default() };
+    let pool = BrowserPool::start(options, guard()).await.expect("start pool");
+    let session = pool.session().await.unwrap();
+    let noisy = session.capture(&site.url("/noisy")).await;
+    assert!(noisy.error.is_none(), "{:?}", noisy.error);
+    assert!(noisy.console.iter().any(|m| m.text == "from-noisy"), "{:?}", noisy.console);
+    for _ in 0..3 {
+        let quiet = session.capture(&site.url("/quiet")).await;
+        dump("reused-quiet", &quiet);
+        assert!(quiet.error.is_none(), "{:?}", quiet.error);
+        assert_eq!(quiet.dom.title.as_deref(), Some("storage:0 name:"), "the previous page's session storage and name are gone");
+        let texts: Vec<&str> = quiet.console.iter().map(|m| m.text.as_str()).collect();
+        assert_eq!(texts, vec!["from-quiet"], "only the page's own console");
+        let urls: Vec<&str> = quiet.requests.iter().map(|r| r.url.as_str()).collect();
+        assert_eq!(urls, vec![site.url("/quiet").as_str()], "only the page's own requests");
+        assert_eq!(quiet.final_url, site.url("/quiet"));
+    }
+    session.close().await;
+    pool.shutdown().await;
+}
