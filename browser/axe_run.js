@@ -3,6 +3,29 @@
 if (!window.axe) throw new Error('axe-core is not loaded');
 const MAX_NODES = 50;
 const target = (t) => (Array.isArray(t) ? t.map((x) => (Array.isArray(x) ? x.join(' >>> ') : String(x))).join(' >>> ') : String(t));
+// axe would serialize the markup of every element any rule looks at (the whole document for
+// the page-level rules); only the reported ones need it, so it is read after the run, by the
+// same function axe uses.
+const element = (t) => {
+  const path = Array.isArray(t) ? t[0] : t; // iframes are not audited: one frame level
+  const steps = Array.isArray(path) ? path : [path];
+  let node = null;
+  let scope = document;
+  for (const sel of steps) {
+    node = scope && typeof sel === 'string' ? scope.querySelector(sel) : null;
+    scope = node && node.shadowRoot;
+  }
+  return node;
+};
+const source = (n) => {
+  if (n.html) return String(n.html);
+  try {
+    const el = element(n.target);
+    return el ? window.axe.utils.getElementSource(el) : '';
+  } catch (e) {
+    return '';
+  }
+};
 const rule = (x) => ({
   id: x.id,
   impact: x.impact || null,
@@ -12,11 +35,12 @@ const rule = (x) => ({
   help_url: x.helpUrl || '',
   nodes: (x.nodes || []).slice(0, MAX_NODES).map((n) => ({
     target: target(n.target),
-    html: String(n.html || '').slice(0, 300),
+    html: source(n).slice(0, 300),
     failure_summary: n.failureSummary || null,
     impact: n.impact || null,
   })),
 });
+window.axe.configure({ noHtml: true });
 const r = await window.axe.run(document, {
   runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] },
   // Beyond the tags (axe_catalogue::AXE_EXTRA_RULES): AAA contrast and refresh, reported at low

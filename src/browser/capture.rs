@@ -20,7 +20,6 @@ use chromiumoxide::cdp::browser_protocol::page::{
     StopLoadingParams,
 };
 use chromiumoxide::cdp::browser_protocol::target::{CloseTargetParams, CreateTargetParams};
-use chromiumoxide::cdp::js_protocol::heap_profiler::CollectGarbageParams;
 use chromiumoxide::cdp::js_protocol::runtime::AddBindingParams;
 use futures::StreamExt;
 use std::sync::Arc;
@@ -82,8 +81,6 @@ pub(crate) struct Live {
     download: bool,
     pub(crate) perf_early: Option<metrics::PerfReport>,
     pub(crate) perf_late: Option<metrics::PerfReport>,
-    /// Pages captured in this page's window before this one.
-    earlier_uses: usize,
     phases: Phases,
 }
 
@@ -231,7 +228,6 @@ async fn drive(
             live.session_id = Some(parked.session_id);
             live.log = Some(parked.log);
             live.dialogs = parked.dialogs;
-            live.earlier_uses = parked.uses;
             live.phases.end("open");
             parked.page
         }
@@ -361,15 +357,6 @@ async fn load_and_gather(
     live.phases.end("load");
     wait_quiet(instance, log, budget, NETWORK_QUIET_MAX).await?;
     live.phases.end("quiet");
-    if live.earlier_uses > 0 {
-        // The previous document's heap is garbage now; collected here, a reused renderer stays
-        // the size of one page (bench: peak PSS 745 MiB) instead of growing towards V8's own
-        // limit (1,113 MiB without).
-        if let Err(e) = run(instance, page, "HeapProfiler.collectGarbage", budget.cap(STEP_TIMEOUT), CollectGarbageParams::default()).await {
-            tracing::debug!(error = %e, "garbage collection failed");
-        }
-        live.phases.end("gc");
-    }
     if main_from_proxy(log, live.loader_id.as_deref()) {
         return Ok(()); // The proxy's own answer (refused, unreachable) is not the site.
     }

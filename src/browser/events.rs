@@ -70,11 +70,46 @@ struct LogState {
     requests: HashSet<String>,
     stale_loaders: HashSet<String>,
     stale_requests: HashSet<String>,
+    /// The same for JavaScript contexts: console messages, exceptions and binding calls of a
+    /// previous document (its `pagehide` and `unload` handlers run after the reset).
+    contexts: HashSet<i64>,
+    stale_contexts: HashSet<i64>,
 }
 
 impl LogState {
+    /// True when `ev` only feeds the bookkeeping (a new JavaScript context), not the log.
+    fn bookkeeping(&mut self, ev: &RawEvent) -> bool {
+        if ev.method != "Runtime.executionContextCreated" {
+            return false;
+        }
+        // Context ids are unique within a renderer process; a document in a new process may
+        // get an id an earlier one had.
+        if let Some(id) = ev.params.get("context").and_then(|c| c.get("id")).and_then(Value::as_i64) {
+            self.stale_contexts.remove(&id);
+            self.contexts.insert(id);
+        }
+        true
+    }
+
+    /// Forgets the events so far; what later comes from their loaders, requests and contexts
+    /// is stale.
+    fn reset(&mut self) {
+        self.events.clear();
+        self.inflight.clear();
+        self.done.clear();
+        self.stale_loaders.extend(self.loaders.drain());
+        self.stale_requests.extend(self.requests.drain());
+        self.stale_contexts.extend(self.contexts.drain());
+    }
+
     /// True when `ev` belongs to a document from before the last reset.
     fn is_stale(&mut self, ev: &RawEvent) -> bool {
+        if let Some(context) = event_context(ev) {
+            return self.stale_contexts.contains(&context);
+        }
+        if let Some(id) = ev.params.get("entry").and_then(|e| e.get("networkRequestId")).and_then(Value::as_str) {
+            return self.stale_requests.contains(id);
+        }
         if let Some(loader) = ev.str("loaderId").filter(|l| !l.is_empty()) {
             if self.stale_loaders.contains(loader) {
                 if let Some(id) = ev.str("requestId") {
@@ -93,6 +128,16 @@ impl LogState {
             None => false,
         }
     }
+}
+
+/// The JavaScript context a console message, exception or binding call came from.
+fn event_context(ev: &RawEvent) -> Option<i64> {
+    let params = match ev.method.as_str() {
+        "Runtime.consoleAPICalled" | "Runtime.bindingCalled" => &ev.params,
+        "Runtime.exceptionThrown" => ev.params.get("exceptionDetails")?,
+        _ => return None,
+    };
+    params.get("executionContextId").and_then(Value::as_i64)
 }
 
 async fn typed<T>(page: &Page) -> Result<BoxStream<'static, RawEvent>, BrowserError>
@@ -129,6 +174,7 @@ impl EventLog {
             typed::<runtime::EventConsoleApiCalled>(page).await?,
             typed::<runtime::EventExceptionThrown>(page).await?,
             typed::<runtime::EventBindingCalled>(page).await?,
+            typed::<runtime::EventExecutionContextCreated>(page).await?,
             typed::<log::EventEntryAdded>(page).await?,
             typed::<audits::EventIssueAdded>(page).await?,
             typed::<cdp_page::EventLoadEventFired>(page).await?,
@@ -150,7 +196,7 @@ impl EventLog {
         let pump = tokio::spawn(async move {
             while let Some(ev) = merged.next().await {
                 let Ok(mut st) = log.lock() else { return };
-                if st.is_stale(&ev) {
+                if st.bookkeeping(&ev) || st.is_stale(&ev) {
                     continue;
                 }
                 let id = ev.str("requestId").map(str::to_string);
@@ -189,16 +235,11 @@ impl EventLog {
     }
 
     /// Forgets every event so far, for the next document of a reused page (the load and
-    /// DOMContentLoaded counts go on; nothing is in flight). Later network events of documents
-    /// loaded before now are dropped.
+    /// DOMContentLoaded counts go on; nothing is in flight). Later network events, console
+    /// messages, exceptions and binding calls of documents loaded before now are dropped.
     pub(crate) fn reset(&self) {
         if let Ok(mut st) = self.state.lock() {
-            let st = &mut *st;
-            st.events.clear();
-            st.inflight.clear();
-            st.done.clear();
-            st.stale_loaders.extend(st.loaders.drain());
-            st.stale_requests.extend(st.requests.drain());
+            st.reset();
         }
         self.tx.send_modify(|s| {
             s.inflight = 0;
@@ -249,5 +290,63 @@ impl EventLog {
 impl Drop for EventLog {
     fn drop(&mut self) {
         self.pump.abort();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn ev(method: &str, params: Value) -> RawEvent {
+        RawEvent { method: method.into(), params }
+    }
+
+    /// Feeds `events` through the pump's filter; what the log would keep.
+    fn kept(st: &mut LogState, events: Vec<RawEvent>) -> Vec<String> {
+        events.into_iter().filter(|e| !st.bookkeeping(e) && !st.is_stale(e)).map(|e| e.method).collect()
+    }
+
+    #[test]
+    fn after_a_reset_the_previous_documents_events_are_dropped_and_the_next_ones_kept() {
+        let mut st = LogState::default();
+        let first = vec![
+            ev("Runtime.executionContextCreated", json!({"context": {"id": 3}})),
+            ev("Network.requestWillBeSent", json!({"requestId": "L1", "loaderId": "L1"})),
+            ev("Runtime.consoleAPICalled", json!({"executionContextId": 3, "type": "log"})),
+        ];
+        assert_eq!(kept(&mut st, first), ["Network.requestWillBeSent", "Runtime.consoleAPICalled"]);
+        st.reset();
+        let next = vec![
+            // The previous document's pagehide handler, its beacon and the abort of its poll.
+            ev("Runtime.consoleAPICalled", json!({"executionContextId": 3, "type": "log"})),
+            ev("Runtime.exceptionThrown", json!({"exceptionDetails": {"executionContextId": 3}})),
+            ev("Runtime.bindingCalled", json!({"executionContextId": 3, "name": "b"})),
+            ev("Network.loadingFailed", json!({"requestId": "L1"})),
+            ev("Log.entryAdded", json!({"entry": {"networkRequestId": "L1", "text": "aborted"}})),
+            // The next document.
+            ev("Runtime.executionContextCreated", json!({"context": {"id": 4}})),
+            ev("Network.requestWillBeSent", json!({"requestId": "L2", "loaderId": "L2"})),
+            ev("Runtime.consoleAPICalled", json!({"executionContextId": 4, "type": "log"})),
+            ev("Runtime.exceptionThrown", json!({"exceptionDetails": {"executionContextId": 4}})),
+            ev("Log.entryAdded", json!({"entry": {"networkRequestId": "L2", "text": "404"}})),
+            ev("Log.entryAdded", json!({"entry": {"text": "no request"}})),
+        ];
+        assert_eq!(
+            kept(&mut st, next),
+            ["Network.requestWillBeSent", "Runtime.consoleAPICalled", "Runtime.exceptionThrown", "Log.entryAdded", "Log.entryAdded"]
+        );
+    }
+
+    #[test]
+    fn a_context_id_given_again_in_a_new_renderer_process_belongs_to_the_new_document() {
+        let mut st = LogState::default();
+        kept(&mut st, vec![ev("Runtime.executionContextCreated", json!({"context": {"id": 1}}))]);
+        st.reset();
+        let next = vec![
+            ev("Runtime.executionContextCreated", json!({"context": {"id": 1}})),
+            ev("Runtime.consoleAPICalled", json!({"executionContextId": 1, "type": "log"})),
+        ];
+        assert_eq!(kept(&mut st, next), ["Runtime.consoleAPICalled"]);
     }
 }

@@ -485,6 +485,8 @@ async fn a_page_reused_for_the_next_url_reports_only_its_own_document() {
              setInterval(() => console.log('from-noisy'), 5);\
              setInterval(() => fetch('/poll?from=noisy'), 7);\
              addEventListener('pagehide', () => { console.log('from-noisy-pagehide'); navigator.sendBeacon('/beacon'); });\
+             addEventListener('pagehide', () => { throw new Error('from-noisy-pagehide'); });\
+             addEventListener('unload', () => console.error('from-noisy-unload'));\
              </script>",
         ),
     );
@@ -509,6 +511,7 @@ async fn a_page_reused_for_the_next_url_reports_only_its_own_document() {
         assert_eq!(quiet.dom.title.as_deref(), Some("storage:0 name:"), "the previous page's session storage and name are gone");
         let texts: Vec<&str> = quiet.console.iter().map(|m| m.text.as_str()).collect();
         assert_eq!(texts, vec!["from-quiet"], "only the page's own console");
+        assert!(quiet.js_errors.is_empty(), "only the page's own errors: {:?}", quiet.js_errors);
         let urls: Vec<&str> = quiet.requests.iter().map(|r| r.url.as_str()).collect();
         assert_eq!(urls, vec![site.url("/quiet").as_str()], "only the page's own requests");
         assert_eq!(quiet.final_url, site.url("/quiet"));
