@@ -1,11 +1,13 @@
 //! Ownership proof against fixture sites on loopback, with the real guarded fetcher, and a DNS
-//! server of the test's own (a minimal UDP responder built on hickory-proto's message codec, the
-//! crate the product's resolver uses: it answers TXT queries for one name).
+//! server of the test's own: hickory-server (the server of the project whose resolver the
+//! product uses) with an in-memory zone, on UDP at 127.0.0.1.
 
 use crate::fixture_site::{FixtureSite, Route, init_test_log};
-use hickory_resolver::proto::op::{Message, MessageType, ResponseCode};
-use hickory_resolver::proto::rr::rdata::TXT;
-use hickory_resolver::proto::rr::{Name, RData, Record, RecordType};
+use hickory_server::ServerFuture;
+use hickory_server::authority::{Catalog, ZoneType};
+use hickory_server::proto::rr::rdata::{SOA, TXT};
+use hickory_server::proto::rr::{LowerName, Name, RData, Record};
+use hickory_server::store::in_memory::InMemoryAuthority;
 use sitescan::model::AddressPolicy;
 use sitescan::net::{EgressGuard, Fetcher, FetcherOptions};
 use sitescan::sites::{DnsServer, MethodFailure, OwnershipMethod, VerifyError, Verifier};
@@ -111,40 +113,31 @@ async fn redirects_off_the_registrable_domain_are_refused() {
     assert!(matches!(failure(&err, OwnershipMethod::Meta), MethodFailure::TooManyRedirects { .. }), "{err}");
 }
 
-/// A UDP DNS responder on 127.0.0.1 answering TXT queries for `name` with one TXT record per
-/// value of `txt` (NODATA for
-/// anything else). Returns its address; it stops when the test's runtime does.
+/// The zone the test DNS server is authoritative for.
+const ZONE: &str = "example.test.";
+
+/// A DNS server on 127.0.0.1 (UDP), authoritative for `example.test.`, with one TXT record per
+/// value of `txt` on `name` (a name of that zone); other names of the zone do not exist
+/// (NXDOMAIN). Returns its address; it stops when the test's runtime does.
 async fn dns_server(name: &str, txt: Vec<String>) -> SocketAddr {
+    let origin = Name::from_ascii(ZONE).expect("zone");
+    let owner = Name::from_ascii(name).expect("name");
+    assert!(origin.zone_of(&owner), "{name} is not in {ZONE}");
+    let mut zone = InMemoryAuthority::empty(origin.clone(), ZoneType::Primary, false);
+    let soa = SOA::new(Name::from_ascii("ns.example.test.").expect("ns"), Name::from_ascii("hostmaster.example.test.").expect("rname"), 1, 3600, 600, 86_400, 60);
+    assert!(zone.upsert_mut(Record::from_rdata(origin.clone(), 60, RData::SOA(soa)), 1), "SOA");
+    // One record per value, as zone files publish them.
+    for value in txt {
+        assert!(zone.upsert_mut(Record::from_rdata(owner.clone(), 60, RData::TXT(TXT::new(vec![value]))), 1), "TXT");
+    }
+    let mut catalog = Catalog::new();
+    catalog.upsert(LowerName::new(&origin), vec![Arc::new(zone)]);
     let socket = tokio::net::UdpSocket::bind("127.0.0.1:0").await.expect("bind dns");
     let addr = socket.local_addr().expect("dns addr");
-    let name = Name::from_ascii(name).expect("name");
+    let mut server = ServerFuture::new(catalog);
+    server.register_socket(socket);
     tokio::spawn(async move {
-        let mut buf = vec![0u8; 4096];
-        loop {
-            let Ok((n, peer)) = socket.recv_from(&mut buf).await else { return };
-            let Ok(query) = Message::from_vec(&buf[..n]) else { continue };
-            let mut answer = Message::new();
-            answer
-                .set_id(query.id())
-                .set_message_type(MessageType::Response)
-                .set_op_code(query.op_code())
-                .set_recursion_desired(query.recursion_desired())
-                .set_recursion_available(true)
-                .set_authoritative(true)
-                .add_queries(query.queries().to_vec());
-            for q in query.queries() {
-                if q.query_type() == RecordType::TXT && q.name().to_ascii().eq_ignore_ascii_case(&name.to_ascii()) {
-                    // One record per value, as zone files publish them.
-                    for value in &txt {
-                        answer.add_answer(Record::from_rdata(q.name().clone(), 60, RData::TXT(TXT::new(vec![value.clone()]))));
-                    }
-                }
-            }
-            answer.set_response_code(ResponseCode::NoError);
-            if let Ok(bytes) = answer.to_vec() {
-                let _ = socket.send_to(&bytes, peer).await;
-            }
-        }
+        let _ = server.block_until_done().await;
     });
     addr
 }
