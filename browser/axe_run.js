@@ -4,24 +4,11 @@ if (!window.axe) throw new Error('axe-core is not loaded');
 const MAX_NODES = 50;
 const target = (t) => (Array.isArray(t) ? t.map((x) => (Array.isArray(x) ? x.join(' >>> ') : String(x))).join(' >>> ') : String(t));
 // axe would serialize the markup of every element any rule looks at (the whole document for
-// the page-level rules); only the reported ones need it, so it is read after the run, by the
-// same function axe uses.
-const element = (t) => {
-  const path = Array.isArray(t) ? t[0] : t; // iframes are not audited: one frame level
-  const steps = Array.isArray(path) ? path : [path];
-  let node = null;
-  let scope = document;
-  for (const sel of steps) {
-    node = scope && typeof sel === 'string' ? scope.querySelector(sel) : null;
-    scope = node && node.shadowRoot;
-  }
-  return node;
-};
+// the page-level rules); only the reported ones need it, so it is read after the run from the
+// reported element itself (`elementRef`), by the same function axe uses.
 const source = (n) => {
-  if (n.html) return String(n.html);
   try {
-    const el = element(n.target);
-    return el ? window.axe.utils.getElementSource(el) : '';
+    return n.element ? window.axe.utils.getElementSource(n.element) : '';
   } catch (e) {
     return '';
   }
@@ -52,6 +39,6 @@ const r = await window.axe.run(document, {
   },
   resultTypes: ['violations', 'incomplete'],
   iframes: false,
-  elementRef: false,
+  elementRef: true,
 });
 return JSON.stringify({ version: window.axe.version, violations: r.violations.map(rule), incomplete: r.incomplete.map(rule), error: null });
