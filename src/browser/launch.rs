@@ -60,11 +60,19 @@ pub const CHROMIUM_FLAGS: &[&str] = &[
     // A page reused for the scan's next URL must not keep the previous document alive in the
     // back/forward cache.
     "--disable-features=BackForwardCache,HttpsUpgrades,HttpsFirstBalancedModeAutoEnable,Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider,NetworkTimeServiceQuerying,IsolateOrigins,site-per-process,AcceptCHFrame,WebUIOmniboxPopup,WebUIOmniboxAimPopup",
-    // V8 sized for memory: a renderer reused for a scan's next URLs (capture::PAGES_PER_WINDOW)
-    // otherwise lets its heap grow with every page's garbage, to about 180 MiB (bench: peak PSS
-    // 1,090 MiB against 740 with a forced full GC per page, and about 820 with this flag, which
-    // costs no measurable time where the forced GC cost 0.1-0.2 CPU-s per page).
-    "--js-flags=--optimize-for-size",
+    // V8 for a scanner, measured on the bench pages (one renderer, 16 pages, then the full bench):
+    // - No TurboFan (`--max-opt=2`, Maglev is the top tier). axe-core runs once per document
+    //   for about 200 ms and a new document throws optimized code away, so TurboFan's
+    //   background compiles never pay back: one axe run costs the renderer 270 ms of CPU against
+    //   326 with every tier, and its main-thread time is no longer (200 against 214 ms).
+    // - A renderer reused for a scan's next URLs (capture::PAGES_PER_WINDOW) lets its heap grow
+    //   with every page's garbage (120 MiB after 16 pages; full bench: peak PSS 1,020 MiB).
+    //   New space capped at 2 MiB per semi-space and old space grown by 20% instead of V8's
+    //   default factor hold it at about 35 MiB (PSS 856-879 MiB).
+    // `--optimize-for-size` held memory too (PSS 795-834 MiB) but slowed a page's own hot,
+    // allocating script by 60% (450 against 280 ms) and axe by 40%, which would inflate the
+    // TBT sitescan reports; these flags cost that script about 10% and axe nothing.
+    "--js-flags=--max-opt=2,--max-semi-space-size=2,--heap-growing-percent=20",
     // With the GPU disabled the compositor is software anyway: a process of its own costs memory.
     "--in-process-gpu",
     // WebRTC must not reach the network around the proxy.
