@@ -222,11 +222,15 @@ pub(crate) async fn walk(instance: &Instance, page: &Page, budget: &Budget, wind
     // In a minimized window (see `window`) a press that scrolls and moves the focus ring costs
     // no frame; drawn, that frame is most of the walk's CPU. Focus, styles and geometry are the
     // same either way.
+    let started = std::time::Instant::now();
     let pressed = press_through(instance, page, budget).await;
+    let presses_ms = started.elapsed().as_millis();
     if let Some(window) = window {
         window.restore(instance).await;
     }
     let mut walker = pressed?;
+    let pixel_checks = walker.pixel_checks.len();
+    let pixels_started = std::time::Instant::now();
     // Pixels of the steps whose styles showed nothing, now that the window draws again.
     for (step, index) in std::mem::take(&mut walker.pixel_checks) {
         if budget.left() < Duration::from_secs(2) {
@@ -243,6 +247,7 @@ pub(crate) async fn walk(instance: &Instance, page: &Page, budget: &Budget, wind
         }
     }
     let _ = eval(instance, page, budget, "window.__sitescanFocus.finish()").await;
+    tracing::debug!(steps = walker.walk.steps.len(), presses_ms, pixel_checks, pixels_ms = pixels_started.elapsed().as_millis(), "keyboard walk");
     Ok(KeyboardWalk { focusable_count, ..walker.walk })
 }
 
