@@ -5,7 +5,8 @@
 // frames is not scrolled: its lazy images are switched to eager loading and the attribute set back
 // (a load once started is not deferred again), which fetches the same images without drawing the
 // page a viewport at a time. Their layout shifts then happen out of view, where they would not
-// count either way; an image without dimensions is `media.image-missing-dimensions`.
+// count either way; an image without dimensions is `media.image-missing-dimensions`. The script
+// returns once those images have loaded (or failed).
 //
 // Any other page is scrolled to the bottom one viewport at a time (lazy content loads, layout
 // shifts show) and back to the top. Each step waits for one rendered frame and the task after it, not a fixed delay:
@@ -28,7 +29,20 @@ if (hooks && !hooks.scrollWatched() && document.querySelector('iframe, frame') =
     img.setAttribute('loading', value);
   }
   await new Promise((resolve) => setTimeout(resolve, 0));
-  return JSON.stringify({ mode: 'eager', lazy: lazy.length, steps: 0, height: (document.scrollingElement || document.documentElement).scrollHeight, ms: Math.round(performance.now() - started) });
+  // Their loads are awaited here, each to its load or error event (at most EAGER_WAIT_MS), so
+  // the capture then needs only a short network quiet for what their handlers may start, not the
+  // full one a scroll needs for timers and observers.
+  const loading = [...lazy].filter((img) => !img.complete);
+  const EAGER_WAIT_MS = 3000;
+  await Promise.race([
+    Promise.all(loading.map((img) => new Promise((resolve) => {
+      img.addEventListener('load', resolve, { once: true });
+      img.addEventListener('error', resolve, { once: true });
+      if (img.complete) resolve();
+    }))),
+    new Promise((resolve) => setTimeout(resolve, EAGER_WAIT_MS)),
+  ]);
+  return JSON.stringify({ mode: 'eager', lazy: lazy.length, waited: loading.length, steps: 0, height: (document.scrollingElement || document.documentElement).scrollHeight, ms: Math.round(performance.now() - started) });
 }
 const frames = async (n) => { for (let i = 0; i < n; i++) await frame(); };
 const step = Math.max(200, window.innerHeight);

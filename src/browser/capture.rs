@@ -46,6 +46,9 @@ pub const NETWORK_QUIET_MAX: Duration = Duration::from_secs(5);
 const NAVIGATE_GRACE: Duration = Duration::from_millis(500);
 /// Longest wait for network quiet after scrolling.
 pub const SCROLL_QUIET_MAX: Duration = Duration::from_secs(3);
+/// The network quiet awaited after lazy images were loaded without scrolling (`browser/scroll.js`
+/// returns once they have loaded): only for what their load handlers may start, at once.
+const EAGER_QUIET: Duration = Duration::from_millis(100);
 
 /// What a capture needs to know besides the URL.
 #[derive(Debug, Clone)]
@@ -81,6 +84,8 @@ pub(crate) struct Live {
     download: bool,
     pub(crate) perf_early: Option<metrics::PerfReport>,
     pub(crate) perf_late: Option<metrics::PerfReport>,
+    /// The page's window while the in-page gatherers left it minimized (`redraw` restores it).
+    window: Option<PageWindow>,
     phases: Phases,
 }
 
@@ -189,6 +194,9 @@ pub(crate) async fn capture(
     if reusable && let Some(page) = &live.page {
         let parked = eval_string(instance, page, "park", &PARK_PAGE, Duration::from_secs(2)).await;
         reusable = matches!(parked.as_deref(), Ok("parked"));
+    }
+    if reusable {
+        redraw(instance, &mut live).await; // The next URL is drawn as it loads.
     }
     let parked = match (reusable, live.page.take(), live.session_id.take(), live.log.take()) {
         (true, Some(page), Some(session_id), Some(log)) => Some(Parked { page, session_id, log, dialogs: live.dialogs.take(), uses }),
@@ -355,7 +363,7 @@ async fn load_and_gather(
         gather_error(snap, "load", &BrowserError::Timeout { what: "load event", after: nav_limit });
     }
     live.phases.end("load");
-    wait_quiet(instance, log, budget, NETWORK_QUIET_MAX).await?;
+    wait_quiet(instance, log, budget, NETWORK_QUIET, NETWORK_QUIET_MAX).await?;
     live.phases.end("quiet");
     if main_from_proxy(log, live.loader_id.as_deref()) {
         return Ok(()); // The proxy's own answer (refused, unreachable) is not the site.
@@ -384,7 +392,9 @@ pub(crate) async fn gather_in_page(
             Ok(how) => {
                 tracing::debug!(how = %how, "lazy content loaded");
                 live.phases.end("scroll");
-                wait_quiet(instance, log, budget, SCROLL_QUIET_MAX).await?;
+                let eager = serde_json::from_str::<serde_json::Value>(&how).is_ok_and(|h| h["mode"] == "eager");
+                let quiet = if eager { EAGER_QUIET } else { NETWORK_QUIET };
+                wait_quiet(instance, log, budget, quiet, SCROLL_QUIET_MAX).await?;
                 live.phases.end("scroll-quiet");
             }
             Err(e) => gather_error(snap, "scroll", &e),
@@ -403,13 +413,20 @@ pub(crate) async fn gather_in_page(
     }
     check_alive(instance, log)?;
     // Nothing more is drawn until the keyboard walk's pixel comparisons: the gatherers below only
-    // read the page, and a page that animates would otherwise cost a frame every 16 ms.
+    // read the page, and a page that animates would otherwise cost a frame every 16 ms. The window
+    // stays minimized after them until `redraw`: a capture's page is emptied first (a frame of the
+    // page it read would be drawn for nothing), a journey's is redrawn at once.
     let window = PageWindow::minimize(instance, page).await;
     let gathered = read_page(instance, page, settings, budget, snap, live, window.as_ref()).await;
-    if let Some(window) = &window {
-        window.restore(instance).await; // A journey goes on from here, drawn.
-    }
+    live.window = window;
     gathered
+}
+
+/// Restores the page's window if the in-page gatherers left it minimized.
+pub(crate) async fn redraw(instance: &Instance, live: &mut Live) {
+    if let Some(window) = live.window.take() {
+        window.restore(instance).await;
+    }
 }
 
 /// The gatherers that read the page without drawing it: DOM facts, HTML, axe, the keyboard walk.
@@ -488,8 +505,9 @@ async fn dismiss_dialogs(instance: &Instance, page: &Page) -> Result<tokio::task
     }))
 }
 
-/// Waits until no request has been in flight for `NETWORK_QUIET`, at most `max`.
-pub(crate) async fn wait_quiet(instance: &Instance, log: &EventLog, budget: &Budget, max: Duration) -> Result<(), BrowserError> {
+/// Waits until no request has been in flight for `quiet` (`NETWORK_QUIET` but where the caller
+/// knows better), at most `max`.
+pub(crate) async fn wait_quiet(instance: &Instance, log: &EventLog, budget: &Budget, quiet: Duration, max: Duration) -> Result<(), BrowserError> {
     let until = Instant::now() + budget.cap(max);
     loop {
         check_alive(instance, log)?;
@@ -501,7 +519,7 @@ pub(crate) async fn wait_quiet(instance: &Instance, log: &EventLog, budget: &Bud
             }
             return Ok(());
         }
-        if s.inflight == 0 && now.duration_since(s.last_network) >= NETWORK_QUIET {
+        if s.inflight == 0 && now.duration_since(s.last_network) >= quiet {
             return Ok(());
         }
         tokio::time::sleep(Duration::from_millis(50)).await;

@@ -31,7 +31,7 @@ use crate::model::journey::{
 use crate::model::{JourneyOutcome, JourneySpec, PageSnapshot, StepResult, StepStatus};
 use crate::net::EgressProxy;
 
-use super::capture::{CaptureSettings, Live, artifacts, close, gather_in_page, open_page, wait_quiet};
+use super::capture::{CaptureSettings, Live, NETWORK_QUIET, artifacts, close, gather_in_page, open_page, redraw, wait_quiet};
 use super::cdp::{Budget, eval_string, run, step};
 use super::error::BrowserError;
 use super::events::RawEvent;
@@ -441,7 +441,7 @@ impl Runner<'_> {
         if log.signals().crashed {
             return Err(StepError::Fatal("the page crashed".into()));
         }
-        wait_quiet(self.instance, log, budget, STEP_QUIET_MAX).await.map_err(StepError::from)
+        wait_quiet(self.instance, log, budget, NETWORK_QUIET, STEP_QUIET_MAX).await.map_err(StepError::from)
     }
 
     /// After an action: if it started a navigation, wait for it to load; else for network quiet.
@@ -456,7 +456,7 @@ impl Runner<'_> {
                 None => Ok(()),
             }
         } else {
-            wait_quiet(self.instance, log, budget, Duration::from_millis(500)).await.map_err(StepError::from)
+            wait_quiet(self.instance, log, budget, NETWORK_QUIET, Duration::from_millis(500)).await.map_err(StepError::from)
         }
     }
 
@@ -684,7 +684,9 @@ impl Runner<'_> {
             .and_then(|id| events.iter().position(|e| e.method == "Network.requestWillBeSent" && e.str("requestId") == Some(id)))
             .unwrap_or(0);
         let mut snap = PageSnapshot { requested_url: url.clone(), final_url: url.clone(), ..PageSnapshot::default() };
-        gather_in_page(self.instance, self.page, self.settings, budget, &mut snap, live).await?;
+        let gathered = gather_in_page(self.instance, self.page, self.settings, budget, &mut snap, live).await;
+        redraw(self.instance, live).await; // The journey goes on from here, drawn.
+        gathered?;
         let events = live.log.as_ref().map(|l| l.since(from)).unwrap_or_default();
         artifacts(&mut snap, live, &events, self.proxy);
         // Where the page is now (a history change keeps the document's URL in the network record).

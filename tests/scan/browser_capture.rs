@@ -340,10 +340,16 @@ async fn lazy_content_loads_natively_and_through_script_observers() {
     let site = FixtureSite::start().await;
     site.route("/img/native.svg", Route::typed("image/svg+xml", svg(300, 200, "#c33")));
     site.route("/img/observed.svg", Route::typed("image/svg+xml", svg(320, 200, "#3c3")));
+    // Slower than the network quiet that follows an eager load: awaited in the page itself.
+    site.route("/img/slow.svg", Route::typed("image/svg+xml", svg(310, 200, "#cc3")).delay(Duration::from_millis(1200)));
+    site.route("/after-load.json", Route::typed("application/json", "{}"));
     let spacer = "<div style='height: 4000px'>tall</div>";
     site.route(
         "/native",
-        Route::html(format!("<!doctype html><title>t</title>{spacer}<img id='native' src='/img/native.svg' alt='n' loading='lazy' width='300' height='200'>")),
+        Route::html(format!(
+            "<!doctype html><title>t</title>{spacer}<img id='native' src='/img/native.svg' alt='n' loading='lazy' width='300' height='200'>\
+             <img id='slow' src='/img/slow.svg' alt='s' loading='lazy' width='310' height='200' onload=\"fetch('/after-load.json')\">"
+        )),
     );
     site.route(
         "/observed",
@@ -361,6 +367,10 @@ async fn lazy_content_loads_natively_and_through_script_observers() {
     assert_eq!(image.natural_width, 300, "the native lazy image loaded: {image:?}");
     assert_eq!(image.loading.as_deref(), Some("lazy"), "the attribute is as the page wrote it");
     assert!(native.requests.iter().any(|r| r.url.ends_with("/img/native.svg")));
+    let slow = native.dom.images.iter().find(|i| i.selector == "#slow").expect("the slow lazy image");
+    assert_eq!(slow.natural_width, 310, "the slow lazy image was awaited: {slow:?}");
+    let followed = native.requests.iter().find(|r| r.url.ends_with("/after-load.json")).expect("what its load handler fetched");
+    assert_eq!(followed.status, Some(200), "{followed:?}");
 
     let observed = session.capture(&site.url("/observed")).await;
     dump("lazy-observed", &observed);
@@ -515,6 +525,9 @@ async fn a_page_reused_for_the_next_url_reports_only_its_own_document() {
         let urls: Vec<&str> = quiet.requests.iter().map(|r| r.url.as_str()).collect();
         assert_eq!(urls, vec![site.url("/quiet").as_str()], "only the page's own requests");
         assert_eq!(quiet.final_url, site.url("/quiet"));
+        // The parked window was emptied and redrawn before this URL: this page painted.
+        assert!(quiet.metrics.fcp_ms.is_some_and(|ms| ms > 0.0), "{:?}", quiet.metrics);
+        assert!(quiet.metrics.lcp_ms.is_some(), "{:?}", quiet.metrics);
     }
     session.close().await;
     pool.shutdown().await;
