@@ -185,7 +185,7 @@ impl BrowserSession {
     }
 
     /// Disposes the session's browser contexts (their pages, cookies and cache).
-    pub async fn close(&self) {
+    pub async fn close(self) {
         self.closed.store(true, Ordering::SeqCst);
         let parked: Vec<_> = self.parked.lock().map(|mut p| p.drain(..).collect()).unwrap_or_default();
         for (_, inst, page) in parked {

@@ -13,9 +13,9 @@ use crate::checks::{run_page_checks, run_site_checks};
 use crate::model::{CheckNotRun, Finding, PageSnapshot, UrlStatus};
 use crate::net::Fetcher;
 use crate::store::PageRecord;
+use futures::stream::{FuturesUnordered, StreamExt};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use url::Url;
 
@@ -97,7 +97,7 @@ impl Scanner {
         facts.robots = robots;
         facts.https_probe = https_probe(&self.fetcher, &gate, start).await;
 
-        let session = Arc::new(self.pool.session().await.map_err(|e| ScanError::Browser(e.to_string()))?);
+        let session = self.pool.session().await.map_err(|e| ScanError::Browser(e.to_string()))?;
         let mut site = Site::new(start);
         let mut frontier = Frontier::default();
         frontier.push(start.clone(), 0);
@@ -112,17 +112,15 @@ impl Scanner {
         let concurrency = options.page_concurrency.max(1);
         let mut started = 0usize;
         let mut done = 0usize;
-        // Each capture is a task of its own, so that the pages still rendering go on while a
-        // finished one is checked and stored (dropping the set aborts them).
-        let mut pending = JoinSet::new();
+        let mut pending = FuturesUnordered::new();
         let result: Result<(), ScanError> = loop {
             while pending.len() < concurrency && started < budget {
                 let Some((url, depth)) = frontier.pop() else { break };
                 started += 1;
                 notify(Progress::PageStarted { url: url.to_string(), budget });
-                let session = Arc::clone(&session);
+                let session = &session;
                 let gate = gate.clone();
-                pending.spawn(async move {
+                pending.push(async move {
                     let _permit = gate.enter().await;
                     let t = Instant::now();
                     let snapshot = session.capture(url.as_str()).await;
@@ -133,14 +131,10 @@ impl Scanner {
                 break Ok(());
             }
             let next = tokio::select! {
-                n = pending.join_next() => n,
+                n = pending.next() => n,
                 _ = cancel.cancelled() => break Err(ScanError::Interrupted),
             };
-            let (url, depth, snapshot, took) = match next {
-                Some(Ok(done)) => done,
-                Some(Err(e)) => break Err(ScanError::Browser(format!("a page capture failed: {e}"))),
-                None => break Ok(()),
-            };
+            let Some((url, depth, snapshot, took)) = next else { break Ok(()) };
             stats.render_ms += took.as_millis() as u64;
             crate::metrics::metrics().pages_scanned.inc();
             crate::metrics::metrics().page_duration.observe(took.as_secs_f64());
