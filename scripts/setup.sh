@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Installs what sitescan needs on a fresh Debian machine with Rust, Node.js and root:
-# Chromium, protoc, xmllint, the in-page npm package (axe-core) and the test-only report
-# validators (tools/report-validators: SARIF schema and Multitool, JUnit XSDs). Idempotent.
+# Chromium and its headless shell, protoc, xmllint, the in-page npm package (axe-core) and the
+# test-only report validators (tools/report-validators: SARIF schema and Multitool, JUnit XSDs).
+# Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
+# Scans run in the headless shell when it is installed (src/browser/launch.rs, find_chromium);
+# the full browser stays for `--chromium /usr/bin/chromium` and the dashboard's browser tests.
+command -v chromium-headless-shell >/dev/null 2>&1 || need+=(chromium-headless-shell)
 command -v protoc >/dev/null 2>&1 || need+=(protobuf-compiler)
 command -v xmllint >/dev/null 2>&1 || need+=(libxml2-utils)
 command -v socat >/dev/null 2>&1 || need+=(socat)

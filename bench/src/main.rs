@@ -96,7 +96,7 @@ pub struct RunArgs {
     /// The sitescan binary (default: the release build in $CARGO_TARGET_DIR or target/).
     #[arg(long)]
     pub sitescan: Option<PathBuf>,
-    /// Chromium (default: what sitescan finds, /usr/bin/chromium first).
+    /// Chromium (default: what sitescan finds, chromium-headless-shell first).
     #[arg(long)]
     pub chromium: Option<PathBuf>,
     /// Where the peers are installed (`npm ci` by `make bench`).

@@ -51,8 +51,8 @@ impl CaptureOptions {
 /// How the pool runs Chromium.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BrowserOptions {
-    /// The Chromium binary; `None` searches `SITESCAN_CHROMIUM`, `/usr/bin/chromium`,
-    /// `chromium-headless-shell` and `google-chrome`.
+    /// The Chromium binary; `None` searches `SITESCAN_CHROMIUM`, `chromium-headless-shell`,
+    /// `/usr/bin/chromium` and `google-chrome`.
     pub chromium: Option<PathBuf>,
     /// Remote DevTools endpoints (`ws://...` or `http://host:port`) to use instead of launching.
     pub cdp_endpoints: Vec<String>,

@@ -229,7 +229,7 @@ pub struct BrowserArgs {
     /// `ws://127.0.0.1:9222/devtools/browser/<id>`.
     #[arg(long = "cdp", env = "SITESCAN_CDP", value_delimiter = ',')]
     pub cdp: Vec<String>,
-    /// The Chromium binary (default: SITESCAN_CHROMIUM, /usr/bin/chromium, chromium-headless-shell,
+    /// The Chromium binary (default: SITESCAN_CHROMIUM, chromium-headless-shell, /usr/bin/chromium,
     /// google-chrome).
     #[arg(long, env = "SITESCAN_CHROMIUM")]
     pub chromium: Option<PathBuf>,
