@@ -279,6 +279,7 @@ pub(crate) async fn open_page(
     live.session_id = Some(session);
     live.log = Some(step(instance, "event subscriptions", budget.cap(STEP_TIMEOUT), EventLog::start(&page, rx)).await?);
     live.dialogs = Some(dismiss_dialogs(instance, &page).await?);
+    PageWindow::learn(instance, &page).await;
 
     let limit = budget.cap(STEP_TIMEOUT);
     run(instance, &page, "Audits.enable", limit, audits::EnableParams::default()).await?;

@@ -11,7 +11,7 @@ use chromiumoxide::handler::viewport::Viewport;
 use futures::StreamExt;
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{mpsc, watch};
@@ -38,6 +38,9 @@ pub(crate) struct Instance {
     dead_rx: watch::Receiver<bool>,
     retiring: AtomicBool,
     crash_counted: AtomicBool,
+    /// Whether minimizing a page's window hides its document (`window::MINIMIZE_*`), learnt on
+    /// the first minimize.
+    pub(crate) minimize_hides: AtomicU8,
     /// Pages open right now.
     pub(crate) active: AtomicUsize,
     /// Pages started over the instance's life.
@@ -125,6 +128,7 @@ impl Instance {
             dead_rx,
             retiring: AtomicBool::new(false),
             crash_counted: AtomicBool::new(false),
+            minimize_hides: AtomicU8::new(super::window::MINIMIZE_UNKNOWN),
             active: AtomicUsize::new(0),
             started: AtomicUsize::new(0),
             raw_routes,

@@ -332,6 +332,33 @@ async fn keyboard_walk_sees_invisible_focus_and_traps() {
     pool.shutdown().await;
 }
 
+/// The page never sees itself hidden while it is read: a browser whose minimized windows hide
+/// the document (the headless shell) keeps them drawn, so a page's `visibilitychange` handlers
+/// (analytics beacons, paused media) do not run for a visitor that never left.
+#[tokio::test]
+async fn a_page_is_never_hidden_while_it_is_read() {
+    init_test_log();
+    let site = FixtureSite::start().await;
+    site.route("/seen", Route::typed("application/json", "{}"));
+    let page = "<!doctype html><title>t</title><a href='/a'>One</a> <button>Two</button>\
+        <script>document.addEventListener('visibilitychange', () => fetch('/seen?' + document.visibilityState));</script>";
+    site.route("/one", Route::html(page));
+    site.route("/two", Route::html(page));
+    let pool = pool(CaptureOptions::default()).await;
+    let session = pool.session().await.unwrap();
+    for path in ["/one", "/two"] {
+        let snap = session.capture(&site.url(path)).await;
+        dump("never-hidden", &snap);
+        assert!(snap.rendered(), "{path}: {:?}", snap.error);
+        assert_eq!(snap.keyboard.as_ref().map(|k| k.steps.len()), Some(2), "{path}: the walk ran");
+        assert!(snap.axe.is_some(), "{path}: axe ran");
+        let seen: Vec<&str> = snap.requests.iter().map(|r| r.url.as_str()).filter(|u| u.contains("/seen")).collect();
+        assert!(seen.is_empty(), "{path}: the page saw its visibility change while it was read: {seen:?}");
+    }
+    session.close().await;
+    pool.shutdown().await;
+}
+
 /// Lazy content loads either way: native `loading=lazy` images without scrolling the page (their
 /// attribute stays as written), a script's intersection-observer loader by scrolling to it.
 #[tokio::test]
