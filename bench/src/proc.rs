@@ -78,10 +78,12 @@ pub struct Peak {
 }
 
 /// CPU seconds (user + system) a process has used so far, and what kind of process it is
-/// (Chromium's `--type=`, with the utility's sub-type, else the program's name).
+/// (Chromium's `--type=`, with the utility's sub-type, else the program's name); the kind is
+/// empty for a process whose command line is gone (exited, not yet reaped), so that its last
+/// sample does not relabel it.
 pub fn process_cpu(pid: u32) -> Option<(f64, String)> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let (head, rest) = stat.rsplit_once(')')?;
+    let (_, rest) = stat.rsplit_once(')')?;
     let fields: Vec<&str> = rest.split_whitespace().collect();
     // Fields after the command: state(0) ppid(1) ... utime(11) stime(12).
     let ticks = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
@@ -91,9 +93,14 @@ pub fn process_cpu(pid: u32) -> Option<(f64, String)> {
     let args: Vec<&str> = cmdline.split(['\0', ' ']).collect();
     let arg = |name: &str| args.iter().find_map(|a| a.strip_prefix(name)).map(str::to_string);
     let kind = match arg("--type=") {
+        _ if fields.first() == Some(&"Z") || cmdline.is_empty() => String::new(),
         Some(t) if t == "utility" => format!("chromium {}", arg("--utility-sub-type=").unwrap_or_default().split('.').next().unwrap_or("utility")),
         Some(t) => format!("chromium {t}"),
-        None => head.rsplit_once('(').map(|(_, n)| n.to_string()).unwrap_or_default(),
+        // The program's own name (`comm` would cut `chromium-headless-shell` at 15 bytes).
+        None => {
+            let program = args.first().copied().unwrap_or_default();
+            program.rsplit('/').next().unwrap_or(program).to_string()
+        }
     };
     Some((ticks / hz, kind))
 }
@@ -146,8 +153,12 @@ impl TreeSampler {
                     break;
                 }
                 for pid in tree(root) {
-                    if let Some(c) = process_cpu(pid) {
-                        seen.insert(pid, c);
+                    if let Some((cpu, kind)) = process_cpu(pid) {
+                        let entry = seen.entry(pid).or_insert((cpu, kind.clone()));
+                        entry.0 = cpu;
+                        if !kind.is_empty() {
+                            entry.1 = kind;
+                        }
                     }
                 }
                 peak.rss_bytes = peak.rss_bytes.max(rss);
@@ -158,7 +169,10 @@ impl TreeSampler {
                 std::thread::sleep(SAMPLE_EVERY);
             }
             let mut cpu = CpuUse::default();
-            for (s, kind) in seen.into_values() {
+            for (s, mut kind) in seen.into_values() {
+                if kind.is_empty() {
+                    kind = "exited before its kind was read".into();
+                }
                 cpu.total_s += s;
                 *cpu.by_kind.entry(kind).or_default() += s;
             }
