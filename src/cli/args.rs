@@ -383,6 +383,11 @@ pub struct ScanArgs {
     /// trimmed; never a value on the command line); repeatable.
     #[arg(long = "secret", value_name = "NAME=@FILE", requires = "active")]
     pub secrets: Vec<String>,
+    /// Write the journeys' screenshots (each `screenshot` step's, and the one taken when a step
+    /// fails) to this folder as `<journey>-step<N>-<name>.png`, the names the findings' evidence
+    /// gives; secrets are hidden in them as in the report.
+    #[arg(long, value_name = "DIR", requires = "active")]
+    pub screenshots: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]

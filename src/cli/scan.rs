@@ -50,6 +50,13 @@ pub async fn run(args: ScanArgs) -> anyhow::Result<Exit> {
     )?;
     config.options.probe_budget = args.probe_budget;
     config.options.journeys = journeys;
+    if let Some(dir) = &args.screenshots {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            eprintln!("error: --screenshots {}: {e}", dir.display());
+            return Ok(Exit::Failed);
+        }
+        config.options.journey_screenshots = Some(dir.clone());
+    }
     let mode = if args.active { ScanMode::Active } else { ScanMode::Passive };
     let store = Store::open("sqlite::memory:", true).await.context("opening the in-memory database")?;
     store.set_org(LOCAL_ORG, Some(i64::MAX)).await?;

@@ -409,7 +409,9 @@ async fn cli_runs_the_owner_example_and_never_shows_a_secret() {
         all.contains(PASSWORD) || all.contains(&encoded) || all.contains("Tr0ub4dor")
     };
 
-    let (json, sarif) = tokio::join!(cli(scan_args(&start, "json", &extra)), cli(scan_args(&start, "sarif", &extra)));
+    let shots = dir.path().join("shots");
+    let json_extra: Vec<&str> = extra.iter().copied().chain(["--screenshots", shots.to_str().unwrap()]).collect();
+    let (json, sarif) = tokio::join!(cli(scan_args(&start, "json", &json_extra)), cli(scan_args(&start, "sarif", &extra)));
     assert_eq!(json.status.code(), Some(0), "stderr: {}", String::from_utf8_lossy(&json.stderr));
     assert!(!leaks(&json), "the JSON report or the -vv log shows the secret");
     assert!(!leaks(&sarif), "the SARIF report or the -vv log shows the secret");
@@ -429,6 +431,17 @@ async fn cli_runs_the_owner_example_and_never_shows_a_secret() {
     let sarif: Value = serde_json::from_slice(&sarif.stdout).expect("sarif");
     let results = sarif["runs"][0]["results"].as_array().expect("results");
     assert!(results.iter().any(|r| r["ruleId"] == "journeys.secret-exposed"), "SARIF has the journey finding");
+    // --screenshots: the `screenshot` step's picture, as a PNG file named after its journey,
+    // step and name; only the picture the journeys took.
+    let written: Vec<String> = std::fs::read_dir(&shots).expect("the folder").map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert_eq!(written, vec!["leaky-login-step5-after-login.png".to_string()], "{written:?}");
+    let png = std::fs::read(shots.join(&written[0])).expect("read");
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 1000, "a PNG of the page: {} bytes", png.len());
+    if std::env::var_os("SITESCAN_TEST_DUMP").is_some() {
+        std::fs::write(std::env::temp_dir().join("sitescan-journey-shot.png"), &png).expect("dump");
+    }
+    let width = u32::from_be_bytes(png[16..20].try_into().unwrap());
+    assert_eq!(width, sitescan::browser::VIEWPORT_WIDTH, "the viewport's width");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
