@@ -8,6 +8,7 @@ mod m20261125_000001_changes;
 mod m20261125_000002_webhooks;
 mod m20261125_000002_accounts;
 mod m20261125_000003_sites;
+mod m20261127_000001_journey_screenshots;
 
 /// Runs sitescan's migrations in order.
 pub struct Migrator;
@@ -22,6 +23,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261125_000002_webhooks::Migration),
             Box::new(m20261125_000002_accounts::Migration),
             Box::new(m20261125_000003_sites::Migration),
+            Box::new(m20261127_000001_journey_screenshots::Migration),
         ]
     }
 }

@@ -26,6 +26,10 @@ pub trait ScanSink: Send {
     async fn page(&mut self, record: PageRecord, findings: Vec<Finding>) -> Result<(), ScanError>;
     /// The site-level findings, once the crawl has ended.
     async fn site(&mut self, findings: Vec<Finding>) -> Result<(), ScanError>;
+    /// The screenshots one journey took (kept with the scan where the sink can; dropped here).
+    async fn screenshots(&mut self, _journey: &str, _shots: &[crate::model::journey::JourneyScreenshot]) -> Result<(), ScanError> {
+        Ok(())
+    }
 }
 
 /// Progress of a running scan (for the terminal's progress bar).
@@ -254,6 +258,7 @@ async fn run_journeys(
         if let Some(dir) = &options.journey_screenshots {
             write_screenshots(dir, &ran.outcome);
         }
+        sink.screenshots(&ran.outcome.name, &ran.outcome.screenshots).await?;
         tracing::info!(
             journey = %ran.outcome.name,
             steps = ran.outcome.steps.len(),

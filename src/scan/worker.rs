@@ -92,6 +92,20 @@ impl ScanSink for StoreSink {
         self.store.insert_findings(self.scan_id, &self.org, &findings).await?;
         Ok(())
     }
+
+    async fn screenshots(&mut self, journey: &str, shots: &[crate::model::journey::JourneyScreenshot]) -> Result<(), ScanError> {
+        use base64::Engine;
+        for shot in shots {
+            let Ok(png) = base64::engine::general_purpose::STANDARD.decode(&shot.png_base64) else {
+                tracing::warn!(journey, step = shot.step, "a journey screenshot was not base64; not kept");
+                continue;
+            };
+            let step = i32::try_from(shot.step).unwrap_or(i32::MAX);
+            let now = crate::store::time::now_us();
+            self.store.insert_journey_screenshot(self.scan_id, &self.org, journey, step, &shot.name, png, now).await?;
+        }
+        Ok(())
+    }
 }
 
 /// What became of a claimed scan.

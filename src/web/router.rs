@@ -13,6 +13,7 @@ pub fn routes(state: WebState) -> Router {
         .route("/", get(scans::dashboard))
         .route("/scans", post(scans::create))
         .route("/scans/{id}", get(scans::report))
+        .route("/scans/{id}/screenshots/{shot}", get(scans::screenshot))
         .route("/findings", get(scans::findings))
         .route("/login", get(auth::login_form).post(auth::login))
         .route("/logout", post(auth::logout))

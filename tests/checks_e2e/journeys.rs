@@ -658,6 +658,16 @@ async fn a_stored_journey_runs_in_an_active_scan_started_from_the_service() {
     // the wait into a timeout, which is the same story for this test).
     let stopped = of("broken", "journeys.step-failed") + of("broken", "journeys.step-timeout");
     assert_eq!(stopped, 1, "the broken journey ran: {findings:#?}");
+    // The page at the failure, kept with the scan under the name its finding's evidence gives.
+    let failure = findings.iter().find(|f| f["evidence"]["journey"] == "broken").expect("the failure");
+    let shots = app.store.list_journey_screenshots("acme", scan.id).await.unwrap();
+    let names: Vec<(&str, &str, i32)> = shots.iter().map(|s| (s.journey.as_str(), s.name.as_str(), s.step)).collect();
+    assert_eq!(names.len(), 1, "only the failed step took a picture: {names:?}");
+    assert_eq!((names[0].0, names[0].2), ("broken", 1), "{names:?}");
+    assert_eq!(failure["evidence"]["screenshot"], names[0].1, "{failure:#}");
+    let png = app.store.journey_screenshot_png("acme", scan.id, shots[0].id).await.unwrap().expect("its bytes");
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() as i64 == shots[0].bytes, "a PNG of {} bytes", png.len());
+    assert!(app.store.journey_screenshot_png("globex", scan.id, shots[0].id).await.unwrap().is_none());
     for id in ["journeys.step-failed", "journeys.login-failed", "journeys.secret-exposed", "journeys.step-timeout"] {
         assert_eq!(of("sign in", id), 0, "the stored OWNER.md journey is clean: {findings:#?}");
     }

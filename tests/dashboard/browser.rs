@@ -94,6 +94,9 @@ async fn in_chromium_sign_in_make_a_token_see_it_once_revoke_it_and_every_page_p
         other => panic!("{other:?}"),
     };
     app.seed_findings(scan.id, "acme", &[crate::app::finding("search.title-missing", Severity::High, &app.url("/x"))]).await;
+    // A journey's screenshot, so the report page's screenshots section is drawn and checked too.
+    let png = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/dashboard/fixtures/screenshot.png")).unwrap();
+    app.store.insert_journey_screenshot(scan.id, "acme", "sign in", 5, "after login", png, 1).await.unwrap();
     // A member, so the members page has rows with actions.
     sitescan::accounts::users::create_user(&app.store, "acme", "member@acme.test", sitescan::accounts::Role::Member, PASSWORD).await.unwrap();
     // A site with a journey and a secret, so its page shows every section.

@@ -53,6 +53,18 @@ impl Web {
         r
     }
 
+    /// GETs a file: status, content type and the body's bytes.
+    pub async fn get_bytes(&self, path: &str) -> (u16, String, Vec<u8>) {
+        let mut req = self.http.get(format!("{}{path}", self.base));
+        if !self.cookies.is_empty() {
+            req = req.header("cookie", self.cookie_header());
+        }
+        let r = req.send().await.unwrap();
+        let status = r.status().as_u16();
+        let kind = r.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or_default().to_string();
+        (status, kind, r.bytes().await.unwrap().to_vec())
+    }
+
     /// POSTs a form as is (no CSRF field added).
     pub async fn post_raw(&mut self, path: &str, fields: &[(&str, &str)]) -> Resp {
         let body: String = url::form_urlencoded::Serializer::new(String::new()).extend_pairs(fields).finish();

@@ -37,6 +37,51 @@ async fn pages_carry_strict_headers_and_errors_stay_in_their_language() {
     assert!(css.header("content-type").starts_with("text/css"));
 }
 
+/// A scan's journey screenshots show on its report page, small and linked to the full PNG; only
+/// its organisation can fetch them, and a forged or foreign id is a 404 page.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reports_journey_screenshots_show_and_stay_in_their_organisation() {
+    let app = app_with_owner().await;
+    let mut web = owner(&app).await;
+    let scan = app.seed_scan("acme", "example.com").await;
+    let none = web.get(&format!("/scans/{}", scan.id)).await;
+    page(&none, 200);
+    assert!(!none.text.contains("Journey screenshots"), "no section without screenshots");
+    let png = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/dashboard/fixtures/screenshot.png")).expect("fixture PNG");
+    app.store.insert_journey_screenshot(scan.id, "acme", "sign <in>", 3, "step-3-failed", png.clone(), 1).await.unwrap();
+    // Written twice (a scan run again after a lost lease): kept once.
+    app.store.insert_journey_screenshot(scan.id, "acme", "sign <in>", 3, "step-3-failed", vec![1, 2, 3], 2).await.unwrap();
+    let shots = app.store.list_journey_screenshots("acme", scan.id).await.unwrap();
+    assert_eq!(shots.len(), 1);
+    assert_eq!(shots[0].bytes, png.len() as i64);
+    assert!(app.store.list_journey_screenshots("globex", scan.id).await.unwrap().is_empty());
+
+    let report = web.get(&format!("/scans/{}", scan.id)).await;
+    page(&report, 200);
+    let href = format!("/scans/{}/screenshots/{}", scan.id, shots[0].id);
+    assert!(report.text.contains("<h2 id=\"journey-shots\">Journey screenshots</h2>"), "{}", report.text);
+    assert!(report.text.contains(&format!("<img src=\"{href}\"")), "the picture, linked: {}", report.text);
+    assert!(report.text.contains("sign &lt;in&gt;, step 3: step-3-failed"), "the journey's name is escaped");
+    assert!(!report.text.contains("sign <in>"));
+    assert!(report.header("content-security-policy").contains("img-src 'self' data:"), "{}", report.header("content-security-policy"));
+    assert!(report.text.contains("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'"), "the report's own policy");
+    assert!(!report.text.contains("img-src data:"), "neither policy blocks the pictures");
+    let (status, kind, body) = web.get_bytes(&href).await;
+    assert_eq!((status, kind.as_str()), (200, "image/png"));
+    assert_eq!(body, png, "the stored PNG, as taken");
+
+    // Another organisation's member, a signed-out visitor, forged ids.
+    sitescan::accounts::users::create_user(&app.store, "globex", "owner@globex.test", sitescan::accounts::Role::Owner, PASSWORD).await.unwrap();
+    let mut other = Web::new(&app);
+    redirect_to(&other.login("owner@globex.test", PASSWORD).await, "/");
+    assert_eq!(other.get_bytes(&href).await.0, 404);
+    assert!(!other.get(&format!("/scans/{}", scan.id)).await.text.contains("Journey screenshots"));
+    let stranger = Web::new(&app);
+    assert_ne!(stranger.get_bytes(&href).await.0, 200, "signed out: the login page, never the picture");
+    assert_eq!(web.get_bytes(&format!("/scans/{}/screenshots/not-a-uuid", scan.id)).await.0, 404);
+    assert_eq!(web.get_bytes(&format!("/scans/{}/screenshots/{}", uuid::Uuid::now_v7(), shots[0].id)).await.0, 404);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn scans_start_from_the_form_and_reports_stay_in_their_organisation() {
     let app = app_with_owner().await;
