@@ -50,12 +50,12 @@ pub async fn run(args: ScanArgs) -> anyhow::Result<Exit> {
     )?;
     config.options.probe_budget = args.probe_budget;
     config.options.journeys = journeys;
-    if let Some(dir) = &args.screenshots {
-        if let Err(e) = std::fs::create_dir_all(dir) {
-            eprintln!("error: --screenshots {}: {e}", dir.display());
-            return Ok(Exit::Failed);
-        }
-        config.options.journey_screenshots = Some(dir.clone());
+    // The folder is made before the scan, so a bad path fails before anything runs.
+    if let Some(dir) = &args.screenshots
+        && let Err(e) = std::fs::create_dir_all(dir)
+    {
+        eprintln!("error: --screenshots {}: {e}", dir.display());
+        return Ok(Exit::Failed);
     }
     let mode = if args.active { ScanMode::Active } else { ScanMode::Passive };
     let store = Store::open("sqlite::memory:", true).await.context("opening the in-memory database")?;
@@ -110,6 +110,9 @@ pub async fn run(args: ScanArgs) -> anyhow::Result<Exit> {
     if matches!(outcome, Outcome::Interrupted) {
         eprintln!("scan interrupted");
         return Ok(Exit::Failed);
+    }
+    if let Some(dir) = &args.screenshots {
+        write_screenshots(&store, scan.id, dir).await?;
     }
 
     write_report(&store, scan.id, &args).await
@@ -238,4 +241,38 @@ fn progress_bar(budget: usize) -> indicatif::ProgressBar {
     );
     bar.enable_steady_tick(Duration::from_millis(120));
     bar
+}
+
+/// Writes the scan's journey screenshots, as the store kept them, to `dir` as
+/// `<journey>-step<N>-<name>.png`.
+async fn write_screenshots(store: &Store, scan: uuid::Uuid, dir: &std::path::Path) -> anyhow::Result<()> {
+    for shot in store.list_journey_screenshots(LOCAL_ORG, scan).await? {
+        let Some(png) = store.journey_screenshot_png(LOCAL_ORG, scan, shot.id).await? else { continue };
+        let file = dir.join(screenshot_file_name(&shot.journey, shot.step, &shot.name));
+        std::fs::write(&file, png).with_context(|| format!("--screenshots: writing {}", file.display()))?;
+    }
+    Ok(())
+}
+
+/// `sign in`, step 3, `after login` -> `sign-in-step3-after-login.png` (names reduced to
+/// letters, digits, `.`, `_` and `-`, so no name leaves the folder).
+pub fn screenshot_file_name(journey: &str, step: i32, name: &str) -> String {
+    let slug = |s: &str| {
+        let kept: String = s.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') { c } else { '-' }).collect();
+        let trimmed = kept.trim_matches(|c| c == '-' || c == '.').to_string();
+        if trimmed.is_empty() { "x".to_string() } else { trimmed.chars().take(60).collect() }
+    };
+    format!("{}-step{step}-{}.png", slug(journey), slug(name))
+}
+
+#[cfg(test)]
+mod screenshot_names {
+    use super::screenshot_file_name;
+
+    #[test]
+    fn screenshot_files_are_named_by_journey_step_and_name() {
+        assert_eq!(screenshot_file_name("sign in", 3, "after login"), "sign-in-step3-after-login.png");
+        assert_eq!(screenshot_file_name("../../etc", 0, "pass/wd"), "etc-step0-pass-wd.png", "no path escapes the folder");
+        assert_eq!(screenshot_file_name("", 1, "..."), "x-step1-x.png");
+    }
 }

@@ -44,9 +44,6 @@ pub struct ScanOptions {
     /// Active scans only: the journeys to run after the crawl, each with its secrets (from
     /// `--journey`/`--secret`, or a stored site's journeys and decrypted secrets).
     pub journeys: Vec<crate::model::JourneySpec>,
-    /// Where to write the journeys' screenshots as PNG files (`sitescan scan --screenshots`);
-    /// `None` keeps them only in memory for the checks.
-    pub journey_screenshots: Option<std::path::PathBuf>,
 }
 
 impl Default for ScanOptions {
@@ -63,7 +60,6 @@ impl Default for ScanOptions {
             active: false,
             probe_budget: super::probes::DEFAULT_PROBE_BUDGET,
             journeys: Vec::new(),
-            journey_screenshots: None,
         }
     }
 }

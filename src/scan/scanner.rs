@@ -255,9 +255,6 @@ async fn run_journeys(
     let mut outcomes = Vec::new();
     for spec in &options.journeys {
         let ran = session.run_journey(start.as_str(), spec).await;
-        if let Some(dir) = &options.journey_screenshots {
-            write_screenshots(dir, &ran.outcome);
-        }
         sink.screenshots(&ran.outcome.name, &ran.outcome.screenshots).await?;
         tracing::info!(
             journey = %ran.outcome.name,
@@ -303,33 +300,6 @@ async fn run_journeys(
         outcomes.push(ran.outcome);
     }
     Ok(outcomes)
-}
-
-/// Writes a journey's screenshots to `dir` as `<journey>-step<N>-<name>.png` (names reduced to
-/// letters, digits, `.`, `_` and `-`); a file that cannot be written is logged, not fatal.
-fn write_screenshots(dir: &std::path::Path, outcome: &crate::model::JourneyOutcome) {
-    use base64::Engine;
-    for shot in &outcome.screenshots {
-        let file = dir.join(screenshot_file_name(&outcome.name, shot.step, &shot.name));
-        let written = base64::engine::general_purpose::STANDARD
-            .decode(&shot.png_base64)
-            .map_err(|e| e.to_string())
-            .and_then(|png| std::fs::write(&file, png).map_err(|e| e.to_string()));
-        match written {
-            Ok(()) => tracing::info!(file = %file.display(), "journey screenshot written"),
-            Err(e) => tracing::warn!(file = %file.display(), error = %e, "journey screenshot not written"),
-        }
-    }
-}
-
-/// `sign in`, step 3, `after login` -> `sign-in-step3-after-login.png`.
-pub fn screenshot_file_name(journey: &str, step: usize, name: &str) -> String {
-    let slug = |s: &str| {
-        let kept: String = s.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') { c } else { '-' }).collect();
-        let trimmed = kept.trim_matches(|c| c == '-' || c == '.').to_string();
-        if trimmed.is_empty() { "x".to_string() } else { trimmed.chars().take(60).collect() }
-    };
-    format!("{}-step{step}-{}.png", slug(journey), slug(name))
 }
 
 /// Logs and counts the checks that did not run; a runner task that died (it cannot, the runner
@@ -384,16 +354,4 @@ fn rendered_statuses(url: &Url, final_url: &Url, page: &PageSnapshot) -> Vec<Url
         });
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::screenshot_file_name;
-
-    #[test]
-    fn screenshot_files_are_named_by_journey_step_and_name() {
-        assert_eq!(screenshot_file_name("sign in", 3, "after login"), "sign-in-step3-after-login.png");
-        assert_eq!(screenshot_file_name("../../etc", 0, "pass/wd"), "etc-step0-pass-wd.png", "no path escapes the folder");
-        assert_eq!(screenshot_file_name("", 1, "..."), "x-step1-x.png");
-    }
 }
