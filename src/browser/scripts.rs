@@ -16,6 +16,7 @@ const COLLECTOR: &str = include_str!("../../browser/collector.js");
 const SCROLL: &str = include_str!("../../browser/scroll.js");
 const KEYBOARD: &str = include_str!("../../browser/keyboard.js");
 const AXE_RUN: &str = include_str!("../../browser/axe_run.js");
+const AXE_CONTRAST: &str = include_str!("../../browser/axe_contrast.js");
 const PARK: &str = include_str!("../../browser/park.js");
 const AXE_SOURCE: &str = include_str!(concat!(env!("OUT_DIR"), "/axe.min.js"));
 const AXE_VERSION: &str = include_str!(concat!(env!("OUT_DIR"), "/axe_version.txt"));
@@ -40,8 +41,9 @@ pub(crate) static SCROLL_PAGE: LazyLock<String> = LazyLock::new(|| wrap_async(SC
 pub(crate) static KEYBOARD_INSTALL: LazyLock<String> = LazyLock::new(|| wrap(KEYBOARD));
 /// Quiets a captured page whose window is kept for the next URL; returns `parked`.
 pub(crate) static PARK_PAGE: LazyLock<String> = LazyLock::new(|| wrap(PARK));
-/// Runs axe (after `AXE_INJECT`); resolves to JSON text.
-pub(crate) static AXE_RUN_SCRIPT: LazyLock<String> = LazyLock::new(|| wrap_async(AXE_RUN));
+/// Runs axe (after `AXE_INJECT`), the AAA contrast rule judged from the AA one
+/// (`axe_contrast.js`); resolves to JSON text.
+pub(crate) static AXE_RUN_SCRIPT: LazyLock<String> = LazyLock::new(|| wrap_async(&format!("{AXE_CONTRAST}\n{AXE_RUN}")));
 /// Defines `window.axe` without registering with a page's AMD or CommonJS loader.
 pub(crate) static AXE_INJECT: LazyLock<String> =
     LazyLock::new(|| format!("(function (define, module, exports) {{\n{AXE_SOURCE}\n}}).call(window, undefined, undefined, undefined); String(typeof window.axe)"));

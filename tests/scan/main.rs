@@ -4,6 +4,7 @@
 mod app;
 #[path = "../support/fixture_site.rs"]
 mod fixture_site;
+mod axe_contrast;
 mod browser_capture;
 mod browser_egress;
 mod browser_pool;
