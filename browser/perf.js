@@ -38,6 +38,16 @@ observe('longtask', (e) => S.longTasks.push({ start_ms: e.startTime, duration_ms
 Object.defineProperty(window, '__sitescanPerf', {
   enumerable: false,
   value: Object.freeze({
+    // Milliseconds since the page last shifted its layout (not after input) or ended a long
+    // task; -1 when it has done neither. The capture waits for a while of this before it reads
+    // CLS and TBT, so that a banner or a task a moment after load is counted, as Lighthouse's
+    // wait for a quiet CPU counts it.
+    quietFor() {
+      let last = -Infinity;
+      for (const s of S.shifts) if (!s.recent && s.start_ms > last) last = s.start_ms;
+      for (const t of S.longTasks) if (t.start_ms + t.duration_ms > last) last = t.start_ms + t.duration_ms;
+      return last === -Infinity ? -1 : Math.max(0, performance.now() - last);
+    },
     report() {
       const nav = performance.getEntriesByType('navigation')[0];
       const pos = (v) => (typeof v === 'number' && v > 0 ? v : null);

@@ -49,6 +49,13 @@ pub const SCROLL_QUIET_MAX: Duration = Duration::from_secs(3);
 /// The network quiet awaited after lazy images were loaded without scrolling (`browser/scroll.js`
 /// returns once they have loaded): only for what their load handlers may start, at once.
 const EAGER_QUIET: Duration = Duration::from_millis(100);
+/// CLS and TBT are read once the page has neither shifted its layout nor run a long task for
+/// this long (`metrics::settle`)... A page that did neither since it started is read at once:
+/// waiting on every page for what a few might do late would cost every scan that time, and most
+/// pages are done by the time the network went quiet.
+pub const SETTLE_QUIET: Duration = Duration::from_millis(500);
+/// ...or after this long, for a page that never settles (an animation that keeps shifting).
+pub const SETTLE_MAX: Duration = Duration::from_secs(2);
 
 /// What a capture needs to know besides the URL.
 #[derive(Debug, Clone)]
@@ -401,6 +408,10 @@ pub(crate) async fn gather_in_page(
             Err(e) => gather_error(snap, "scroll", &e),
         }
     }
+    if let Err(e) = metrics::settle(instance, page, budget, SETTLE_QUIET, SETTLE_MAX).await {
+        tracing::debug!(error = %e, "could not wait for the page to settle");
+    }
+    live.phases.end("settle");
     match metrics::read(instance, page, budget).await {
         Ok(r) => live.perf_late = Some(r),
         Err(e) => gather_error(snap, "metrics", &e),

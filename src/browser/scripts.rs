@@ -49,6 +49,8 @@ pub(crate) static AXE_INJECT: LazyLock<String> =
     LazyLock::new(|| format!("(function (define, module, exports) {{\n{AXE_SOURCE}\n}}).call(window, undefined, undefined, undefined); String(typeof window.axe)"));
 /// Reads the performance observers' state as JSON text.
 pub(crate) const PERF_REPORT: &str = "window.__sitescanPerf ? window.__sitescanPerf.report() : ''";
+/// Milliseconds since the last layout shift or long task as text, `-1` when none (`perf.js`).
+pub(crate) const PERF_QUIET: &str = "window.__sitescanPerf ? String(window.__sitescanPerf.quietFor()) : ''";
 /// `document.documentElement.outerHTML`.
 pub(crate) const RENDERED_HTML: &str = "document.documentElement ? document.documentElement.outerHTML : ''";
 

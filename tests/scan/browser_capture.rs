@@ -359,6 +359,51 @@ async fn a_page_is_never_hidden_while_it_is_read() {
     pool.shutdown().await;
 }
 
+/// CLS and TBT count what a busy page does a moment after it loaded, as Lighthouse counts it: a
+/// page that shifted 300 ms after `load` is watched until it has been still for 500 ms, so the
+/// second banner and the long task 700 ms after `load` (after the network went quiet) are in the
+/// metrics; the capture's own long tasks (axe, the keyboard walk) are not. (A page that does
+/// nothing at all until long after the network went quiet is read before it acts: see
+/// `capture::SETTLE_QUIET`.)
+#[tokio::test]
+async fn shifts_and_long_tasks_a_moment_after_load_are_counted() {
+    init_test_log();
+    let site = FixtureSite::start().await;
+    let filler: String = (0..8).map(|i| format!("<p>Paragraph {i} of steady text that fills the first viewport.</p>")).collect();
+    let late = format!(
+        "<!doctype html><html lang='en'><title>Late</title><style>.banner{{height:200px;background:#fde68a}}</style>\
+         <main><h1>Late work</h1>{filler}</main>\
+         <script>const banner = () => {{\
+           const d = document.createElement('div'); d.className = 'banner'; d.textContent = 'Late banner';\
+           document.querySelector('main').prepend(d);\
+         }};\
+         addEventListener('load', () => {{\
+           setTimeout(banner, 300);\
+           setTimeout(() => {{ banner(); const end = performance.now() + 300; while (performance.now() < end) {{}} }}, 700);\
+         }});</script></html>"
+    );
+    site.route("/late", Route::html(&late));
+    site.route("/calm", Route::html(&format!("<!doctype html><html lang='en'><title>Calm</title><main><h1>Calm</h1>{filler}</main></html>")));
+    let pool = pool(CaptureOptions::default()).await;
+    let session = pool.session().await.unwrap();
+    let snap = session.capture(&site.url("/late")).await;
+    dump("late-work", &snap);
+    assert!(snap.rendered(), "{:?}", snap.error);
+    let m = &snap.metrics;
+    assert_eq!(m.layout_shifts.len(), 2, "both banners shift the page: {:?}", m.layout_shifts);
+    let both: f64 = m.layout_shifts.iter().map(|s| s.value).sum();
+    assert!(m.cls.unwrap_or(0.0) > 0.05 && (m.cls.unwrap() - both).abs() < 1e-9, "one session window of both shifts: cls {:?}, shifts {:?}", m.cls, m.layout_shifts);
+    assert!(m.long_tasks.iter().any(|t| t.duration_ms >= 250.0), "the late task is seen: {:?}", m.long_tasks);
+    let tbt = m.tbt_ms.unwrap();
+    assert!((200.0..600.0).contains(&tbt), "TBT counts the page's 300 ms task (250 ms beyond 50), not axe's: {tbt}");
+    let calm = session.capture(&site.url("/calm")).await;
+    assert!(calm.rendered(), "{:?}", calm.error);
+    assert_eq!(calm.metrics.cls, Some(0.0), "{:?}", calm.metrics.layout_shifts);
+    assert_eq!(calm.metrics.tbt_ms, Some(0.0), "the capture's own tasks are not the page's: {:?}", calm.metrics.long_tasks);
+    session.close().await;
+    pool.shutdown().await;
+}
+
 /// Lazy content loads either way: native `loading=lazy` images without scrolling the page (their
 /// attribute stays as written), a script's intersection-observer loader by scrolling to it.
 #[tokio::test]

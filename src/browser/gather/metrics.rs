@@ -2,7 +2,8 @@
 //! LCP and its element, CLS session windows, long tasks, TBT), plus page weight from the network.
 //!
 //! Read twice: before scrolling (paint metrics: LCP must not pick up content we scrolled into
-//! view) and at the end (layout shifts, long tasks and TBT over the whole capture).
+//! view) and once the page settled after it (layout shifts, long tasks and TBT), before the
+//! in-page gatherers add tasks of their own.
 
 use crate::model::{LayoutShift, LcpElement, LongTask, NetworkRequest, PageMetrics};
 use chromiumoxide::Page;
@@ -12,7 +13,7 @@ use std::time::Duration;
 use crate::browser::cdp::{Budget, eval_string};
 use crate::browser::error::BrowserError;
 use crate::browser::instance::Instance;
-use crate::browser::scripts::PERF_REPORT;
+use crate::browser::scripts::{PERF_QUIET, PERF_REPORT};
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(default)]
@@ -37,6 +38,25 @@ pub(crate) async fn read(instance: &Instance, page: &Page, budget: &Budget) -> R
         return Err(BrowserError::Script { name: "perf", message: "the performance observers were not installed".into() });
     }
     serde_json::from_str(&text).map_err(|e| BrowserError::Script { name: "perf", message: e.to_string() })
+}
+
+/// Waits until the page has neither shifted its layout nor run a long task for `quiet`, at most
+/// `max`: CLS and TBT read at once after the network went quiet would miss a banner inserted or a
+/// task run a moment later. A page that did neither (most) costs one read.
+pub(crate) async fn settle(instance: &Instance, page: &Page, budget: &Budget, quiet: Duration, max: Duration) -> Result<(), BrowserError> {
+    let until = std::time::Instant::now() + budget.cap(max);
+    loop {
+        let text = eval_string(instance, page, "perf", PERF_QUIET, budget.cap(Duration::from_secs(5))).await?;
+        let since = match text.trim().parse::<f64>() {
+            Ok(ms) if ms >= 0.0 => Duration::from_secs_f64(ms / 1000.0),
+            _ => return Ok(()), // Nothing shifted or blocked (or no observers): nothing to wait for.
+        };
+        let now = std::time::Instant::now();
+        if since >= quiet || now >= until {
+            return Ok(());
+        }
+        tokio::time::sleep((quiet - since).max(Duration::from_millis(50)).min(until - now)).await;
+    }
 }
 
 /// Paint metrics from `early` (before scrolling), the rest from `late`; weight from `requests`.
