@@ -3,6 +3,8 @@
 if (window.__sitescanPerf) return;
 const S = { fcp: null, lcp: null, lcpInfo: null, shifts: [], longTasks: [] };
 const supported = (typeof PerformanceObserver === 'function' && PerformanceObserver.supportedEntryTypes) || [];
+// The clock as it is before any page script could replace it.
+const now = performance.now.bind(performance);
 function describeLcp(entry) {
   const el = entry.element;
   const info = { selector: null, snippet: null, tag: null, url: entry.url || null, is_image: !!entry.url, loading: null };
@@ -46,7 +48,7 @@ Object.defineProperty(window, '__sitescanPerf', {
       let last = -Infinity;
       for (const s of S.shifts) if (!s.recent && s.start_ms > last) last = s.start_ms;
       for (const t of S.longTasks) if (t.start_ms + t.duration_ms > last) last = t.start_ms + t.duration_ms;
-      return last === -Infinity ? -1 : Math.max(0, performance.now() - last);
+      return last === -Infinity ? -1 : Math.max(0, now() - last);
     },
     report() {
       const nav = performance.getEntriesByType('navigation')[0];

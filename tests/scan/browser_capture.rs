@@ -396,6 +396,13 @@ async fn shifts_and_long_tasks_a_moment_after_load_are_counted() {
     assert!(m.long_tasks.iter().any(|t| t.duration_ms >= 250.0), "the late task is seen: {:?}", m.long_tasks);
     let tbt = m.tbt_ms.unwrap();
     assert!((200.0..600.0).contains(&tbt), "TBT counts the page's 300 ms task (250 ms beyond 50), not axe's: {tbt}");
+    // A page that replaces the clock gets no say in how long the capture waits.
+    let hostile = format!("<!doctype html><html lang='en'><title>Clock</title><main><h1>Clock</h1>{filler}</main>\
+        <script>performance.now = () => Infinity; Date.now = () => NaN;\
+        addEventListener('load', () => setTimeout(() => document.querySelector('main').prepend(document.createElement('hr')), 50));</script></html>");
+    site.route("/clock", Route::html(&hostile));
+    let clock = session.capture(&site.url("/clock")).await;
+    assert!(clock.rendered() && clock.axe.is_some(), "{:?}", clock.error);
     let calm = session.capture(&site.url("/calm")).await;
     assert!(calm.rendered(), "{:?}", calm.error);
     assert_eq!(calm.metrics.cls, Some(0.0), "{:?}", calm.metrics.layout_shifts);

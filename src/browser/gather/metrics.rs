@@ -47,9 +47,11 @@ pub(crate) async fn settle(instance: &Instance, page: &Page, budget: &Budget, qu
     let until = std::time::Instant::now() + budget.cap(max);
     loop {
         let text = eval_string(instance, page, "perf", PERF_QUIET, budget.cap(Duration::from_secs(5))).await?;
-        let since = match text.trim().parse::<f64>() {
-            Ok(ms) if ms >= 0.0 => Duration::from_secs_f64(ms / 1000.0),
-            _ => return Ok(()), // Nothing shifted or blocked (or no observers): nothing to wait for.
+        // Nothing shifted or blocked (`-1`), no observers, or an answer that is no duration (the
+        // page's own doing): nothing to wait for.
+        let since = match text.trim().parse::<f64>().ok().filter(|ms| *ms >= 0.0).map(|ms| Duration::try_from_secs_f64(ms / 1000.0)) {
+            Some(Ok(since)) => since,
+            _ => return Ok(()),
         };
         let now = std::time::Instant::now();
         if since >= quiet || now >= until {
