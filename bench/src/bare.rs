@@ -2,15 +2,23 @@
 //! nothing else (the start page closed as sitescan closes it, a new tab per page in one browser
 //! context, cache disabled like sitescan's, the same viewport, each page in a window of its own as
 //! sitescan opens them (a background tab of a shared window would not paint), navigate, wait for
-//! `load`, close). Runs as a subprocess of the bench (`sitescan-bench bare-render`) so its process
+//! `load` and then, as issue 17 defines bare rendering, for network quiet (no request in flight for
+//! sitescan's `NETWORK_QUIET`, 500 ms, at most its `NETWORK_QUIET_MAX`; `--quiet-ms 0`: `load`
+//! only), close). Runs as a subprocess of the bench (`sitescan-bench bare-render`) so its process
 //! tree is measured like the others.
 
 use chromiumoxide::browser::{Browser, BrowserConfig};
+use chromiumoxide::Page;
+use chromiumoxide::cdp::browser_protocol::network::{
+    EventDataReceived, EventLoadingFailed, EventLoadingFinished, EventRequestWillBeSent, EventResponseReceived,
+};
 use chromiumoxide::cdp::browser_protocol::target::{CloseTargetParams, CreateBrowserContextParams, CreateTargetParams, GetTargetsParams};
 use chromiumoxide::handler::viewport::Viewport;
 use futures::StreamExt;
 use serde::Serialize;
+use std::collections::HashSet;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// What a bare-render run prints (JSON on stdout).
@@ -18,6 +26,8 @@ use std::time::{Duration, Instant};
 pub struct BareReport {
     pub pages: usize,
     pub concurrency: usize,
+    /// Network quiet awaited after `load` (0: `load` only).
+    pub quiet_ms: u64,
     pub launch_ms: f64,
     /// First navigation to last page closed.
     pub render_ms: f64,
@@ -27,7 +37,7 @@ pub struct BareReport {
     pub page_ms: Vec<f64>,
 }
 
-pub async fn run(urls: Vec<String>, concurrency: usize, chromium: PathBuf) -> anyhow::Result<BareReport> {
+pub async fn run(urls: Vec<String>, concurrency: usize, chromium: PathBuf, quiet: Duration) -> anyhow::Result<BareReport> {
     let started = Instant::now();
     let dir = tempfile::tempdir()?;
     let config = BrowserConfig::builder()
@@ -81,7 +91,11 @@ pub async fn run(urls: Vec<String>, concurrency: usize, chromium: PathBuf) -> an
                         .build()
                         .map_err(anyhow::Error::msg)?;
                     let page = browser.new_page(params).await?;
+                    let requests = Requests::watch(&page).await?;
                     page.goto(url).await?;
+                    if !quiet.is_zero() {
+                        requests.quiet(quiet, sitescan::browser::NETWORK_QUIET_MAX).await;
+                    }
                     page.close().await?;
                     anyhow::Ok(())
                 })
@@ -103,10 +117,87 @@ pub async fn run(urls: Vec<String>, concurrency: usize, chromium: PathBuf) -> an
     Ok(BareReport {
         pages: urls.len(),
         concurrency,
+        quiet_ms: u64::try_from(quiet.as_millis()).unwrap_or(u64::MAX),
         launch_ms,
         render_ms,
         total_ms: started.elapsed().as_secs_f64() * 1000.0,
         errors: results.iter().filter(|(_, ok)| !ok).count(),
         page_ms: results.iter().map(|(ms, _)| *ms).collect(),
     })
+}
+
+/// The page's requests in flight and when the network last did anything, from its Network
+/// events, counted as sitescan's event log counts them (a request finished is done even when its
+/// `requestWillBeSent` is seen after, as separate listeners may deliver them).
+struct Requests {
+    state: Arc<Mutex<Flight>>,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+}
+
+struct Flight {
+    inflight: HashSet<String>,
+    done: HashSet<String>,
+    last: Instant,
+}
+
+enum Seen {
+    Sent,
+    Ended,
+    Progress,
+}
+
+impl Flight {
+    fn see(&mut self, id: &str, what: Seen) {
+        match what {
+            Seen::Sent if !self.done.contains(id) => {
+                self.inflight.insert(id.to_string());
+            }
+            Seen::Ended => {
+                self.inflight.remove(id);
+                self.done.insert(id.to_string());
+            }
+            _ => {}
+        }
+        self.last = Instant::now();
+    }
+}
+
+impl Requests {
+    async fn watch(page: &Page) -> anyhow::Result<Self> {
+        let state = Arc::new(Mutex::new(Flight { inflight: HashSet::new(), done: HashSet::new(), last: Instant::now() }));
+        let sent = page.event_listener::<EventRequestWillBeSent>().await?.map(|e| (e.request_id.inner().clone(), Seen::Sent));
+        let finished = page.event_listener::<EventLoadingFinished>().await?.map(|e| (e.request_id.inner().clone(), Seen::Ended));
+        let failed = page.event_listener::<EventLoadingFailed>().await?.map(|e| (e.request_id.inner().clone(), Seen::Ended));
+        let response = page.event_listener::<EventResponseReceived>().await?.map(|e| (e.request_id.inner().clone(), Seen::Progress));
+        let data = page.event_listener::<EventDataReceived>().await?.map(|e| (e.request_id.inner().clone(), Seen::Progress));
+        let mut all = futures::stream::select_all([sent.boxed(), finished.boxed(), failed.boxed(), response.boxed(), data.boxed()]);
+        let flight = state.clone();
+        let tasks = vec![tokio::spawn(async move {
+            while let Some((id, what)) = all.next().await {
+                if let Ok(mut f) = flight.lock() {
+                    f.see(&id, what);
+                }
+            }
+        })];
+        Ok(Requests { state, tasks })
+    }
+
+    /// Returns once no request has been in flight for `quiet`, or after `max`.
+    async fn quiet(&self, quiet: Duration, max: Duration) {
+        let until = Instant::now() + max;
+        loop {
+            let now = Instant::now();
+            let done = self.state.lock().map_or(true, |f| f.inflight.is_empty() && now.duration_since(f.last) >= quiet);
+            if done || now >= until {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+    }
+}
+
+impl Drop for Requests {
+    fn drop(&mut self) {
+        self.tasks.iter().for_each(tokio::task::JoinHandle::abort);
+    }
 }

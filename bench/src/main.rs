@@ -18,6 +18,7 @@ mod site;
 
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
+use std::time::Duration;
 
 #[derive(Debug, Parser)]
 #[command(name = "sitescan-bench", about = "Benchmarks of sitescan side by side with Lighthouse, pa11y and bare Chromium")]
@@ -39,6 +40,9 @@ enum Command {
         concurrency: usize,
         #[arg(long)]
         chromium: PathBuf,
+        /// Network quiet awaited after `load`, in ms (0: `load` only).
+        #[arg(long, default_value_t = 500)]
+        quiet_ms: u64,
     },
     /// Serves the generated benchmark site on 127.0.0.1 until interrupted (for profiling by
     /// hand); prints its first URL.
@@ -116,9 +120,9 @@ fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     match cli.command {
-        Some(Command::BareRender { urls, concurrency, chromium }) => rt.block_on(async {
+        Some(Command::BareRender { urls, concurrency, chromium, quiet_ms }) => rt.block_on(async {
             let list: Vec<String> = std::fs::read_to_string(urls)?.lines().filter(|l| !l.trim().is_empty()).map(str::to_string).collect();
-            let report = bare::run(list, concurrency, chromium).await?;
+            let report = bare::run(list, concurrency, chromium, Duration::from_millis(quiet_ms)).await?;
             println!("{}", serde_json::to_string(&report)?);
             Ok(())
         }),

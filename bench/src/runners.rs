@@ -146,7 +146,7 @@ pub struct BareRun {
     pub report: BareReport,
 }
 
-pub async fn bare(ctx: &Ctx, urls: &[String], concurrency: usize) -> anyhow::Result<BareRun> {
+pub async fn bare(ctx: &Ctx, urls: &[String], concurrency: usize, quiet: std::time::Duration) -> anyhow::Result<BareRun> {
     let list = ctx.work.join("bare-urls.txt");
     std::fs::write(&list, urls.join("\n"))?;
     let mut cmd = Command::new(&ctx.bench_exe);
@@ -157,6 +157,8 @@ pub async fn bare(ctx: &Ctx, urls: &[String], concurrency: usize) -> anyhow::Res
         .arg(&ctx.chromium)
         .arg("--urls")
         .arg(&list)
+        .arg("--quiet-ms")
+        .arg(quiet.as_millis().to_string())
         .env("TMPDIR", &ctx.work)
         .env("RUST_LOG", "off");
     let run = run_measured(cmd, Duration::from_secs(1800)).await?;

@@ -72,7 +72,15 @@ pub const CHROMIUM_FLAGS: &[&str] = &[
     // `--optimize-for-size` held memory too (PSS 795-834 MiB) but slowed a page's own hot,
     // allocating script by 60% (450 against 280 ms) and axe by 40%, which would inflate the
     // TBT sitescan reports; these flags cost that script about 10% and axe nothing.
-    "--js-flags=--max-opt=2,--max-semi-space-size=2,--heap-growing-percent=20",
+    // - Maglev later (`--invocation-count-for-maglev=2000`, V8's default 400): axe's functions,
+    //   hot for one run, were compiled by Maglev on background threads for nothing (the main
+    //   thread took as long either way, 236-257 ms a run): the renderer's CPU for injecting and
+    //   running axe is 299 ms a page against 360 (16 bench pages in one renderer, 2026-11-27).
+    //   A page's own hot code still tiers up: loops by on-stack replacement (its own count,
+    //   unchanged), and functions called thousands of times; recursion, allocation, string and
+    //   DOM loops of 10-100 ms ran as fast as with the default. Maglev off altogether
+    //   (`--max-opt=1`) ran those 1.5-5x slower, which would inflate the TBT sitescan reports.
+    "--js-flags=--max-opt=2,--max-semi-space-size=2,--heap-growing-percent=20,--invocation-count-for-maglev=2000",
     // With the GPU disabled the compositor is software anyway: a process of its own costs memory.
     "--in-process-gpu",
     // WebRTC must not reach the network around the proxy.

@@ -15,6 +15,7 @@ mod scripts;
 mod session;
 mod window;
 
+pub use capture::{NETWORK_QUIET, NETWORK_QUIET_MAX};
 pub use error::BrowserError;
 pub use events::RawEvent;
 pub use launch::{CHROMIUM_ENV, CHROMIUM_FLAGS, find_chromium};
