@@ -15,6 +15,7 @@ mod report;
 mod runners;
 mod sections;
 mod site;
+mod utilisation;
 
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;

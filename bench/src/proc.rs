@@ -112,6 +112,9 @@ pub struct CpuUse {
     pub total_s: f64,
     /// Process kind -> CPU seconds.
     pub by_kind: std::collections::BTreeMap<String, f64>,
+    /// (seconds since sampling started, CPU seconds of the tree so far) at every sample.
+    #[serde(skip)]
+    pub timeline: Vec<(f64, f64)>,
 }
 
 impl Peak {
@@ -147,6 +150,8 @@ impl TreeSampler {
             let mut peak = Peak::default();
             let mut seen: std::collections::HashMap<u32, (f64, String)> = std::collections::HashMap::new();
             let mut n = 0usize;
+            let started = Instant::now();
+            let mut timeline = Vec::new();
             while !flag.load(Ordering::SeqCst) {
                 let (rss, pss, procs) = tree_memory(root, n % PSS_EVERY == 0);
                 if procs == 0 {
@@ -161,6 +166,7 @@ impl TreeSampler {
                         }
                     }
                 }
+                timeline.push((started.elapsed().as_secs_f64(), seen.values().map(|(cpu, _)| cpu).sum::<f64>()));
                 peak.rss_bytes = peak.rss_bytes.max(rss);
                 peak.pss_bytes = peak.pss_bytes.max(pss);
                 peak.processes = peak.processes.max(procs);
@@ -168,7 +174,7 @@ impl TreeSampler {
                 n += 1;
                 std::thread::sleep(SAMPLE_EVERY);
             }
-            let mut cpu = CpuUse::default();
+            let mut cpu = CpuUse { timeline, ..CpuUse::default() };
             for (s, mut kind) in seen.into_values() {
                 if kind.is_empty() {
                     kind = "exited before its kind was read".into();
@@ -227,6 +233,8 @@ impl LoadSampler {
 /// What a finished command left.
 #[derive(Debug)]
 pub struct Run {
+    /// When the command was started (its log's timestamps are read against it).
+    pub started_at: std::time::SystemTime,
     pub wall: Duration,
     /// User + system CPU seconds of the whole process tree, sampled from /proc.
     pub cpu: CpuUse,
@@ -246,6 +254,7 @@ impl Run {
 pub async fn run_measured(mut cmd: tokio::process::Command, timeout: Duration) -> anyhow::Result<Run> {
     cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true);
     let started = Instant::now();
+    let started_at = std::time::SystemTime::now();
     let child = cmd.spawn()?;
     let pid = child.id().unwrap_or(0);
     let sampler = TreeSampler::start(pid);
@@ -257,6 +266,7 @@ pub async fn run_measured(mut cmd: tokio::process::Command, timeout: Duration) -
         Err(_) => anyhow::bail!("timed out after {timeout:?} (and was killed)"),
     };
     Ok(Run {
+        started_at,
         wall,
         cpu,
         peak,

@@ -4,6 +4,7 @@
 
 use crate::bare::BareReport;
 use crate::proc::{Peak, run_measured};
+use crate::utilisation;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -49,6 +50,10 @@ pub struct ScanRun {
     pub gather_errors: usize,
     /// Capture phase -> milliseconds of each page (debug log "capture phases").
     pub phases: BTreeMap<String, Vec<f64>>,
+    /// Capture phase -> mean cores busy (the whole process tree) while a page was in it.
+    pub cores_by_phase: BTreeMap<String, f64>,
+    /// Seconds of the scan with fewer than 1, 1 to 1.5, 1.5 to 1.8 and at least 1.8 cores busy.
+    pub time_by_cores: Vec<f64>,
 }
 
 impl ScanRun {
@@ -56,6 +61,9 @@ impl ScanRun {
         self.pages as f64 / self.wall_s * 60.0
     }
 }
+
+/// Lower edges of the bands of `ScanRun::time_by_cores`.
+pub const CORE_BANDS: [f64; 4] = [0.0, 1.0, 1.5, 1.8];
 
 pub async fn sitescan_scan(ctx: &Ctx, url: &str, max_pages: usize, pages_per_browser: Option<usize>, tag: &str) -> anyhow::Result<ScanRun> {
     let out = ctx.work.join(format!("report-{tag}.json"));
@@ -81,6 +89,7 @@ pub async fn sitescan_scan(ctx: &Ctx, url: &str, max_pages: usize, pages_per_bro
         peak: run.peak,
         ..ScanRun::default()
     };
+    let mut stays = Vec::new();
     for line in run.stderr.lines() {
         let Ok(v) = serde_json::from_str::<Value>(line) else {
             continue;
@@ -100,16 +109,29 @@ pub async fn sitescan_scan(ctx: &Ctx, url: &str, max_pages: usize, pages_per_bro
             }
             Some("gatherer failed") => result.gather_errors += 1,
             Some("capture phases") => {
+                let mut phases = Vec::new();
                 for pair in v["phases"].as_str().unwrap_or("").split_whitespace() {
                     if let Some((name, ms)) = pair.split_once('=')
                         && let Ok(ms) = ms.parse::<f64>()
                     {
                         result.phases.entry(name.to_string()).or_default().push(ms);
+                        phases.push((name.to_string(), ms));
                     }
+                }
+                // The line is logged as the capture ends.
+                if let Some(end) = v["timestamp"].as_str().and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok()) {
+                    let started: chrono::DateTime<chrono::Utc> = run.started_at.into();
+                    let end = (end.with_timezone(&chrono::Utc) - started).as_seconds_f64();
+                    stays.extend(utilisation::stays_of(&phases, end));
                 }
             }
             _ => {}
         }
+    }
+    let timeline = utilisation::Timeline::new(run.cpu.timeline.clone());
+    if !timeline.is_empty() {
+        result.cores_by_phase = utilisation::cores_by_phase(&timeline, &stays);
+        result.time_by_cores = timeline.time_in_bands(&CORE_BANDS);
     }
     if !run.ok() && run.status.code() != Some(1) {
         anyhow::bail!("sitescan scan exited with {:?}: {}", run.status.code(), tail(&run.stderr, 1500));

@@ -338,7 +338,7 @@ async fn profile_section(ctx: &Ctx, args: &RunArgs, site: &GeneratedSite, scan: 
         ));
         data.insert("engine".into(), json!(s.engine));
         // The engine's own account of each page, phase by phase (in capture order).
-        const ORDER: [&str; 16] = [
+        const ORDER: [&str; 17] = [
             "open",
             "navigate",
             "load",
@@ -346,6 +346,7 @@ async fn profile_section(ctx: &Ctx, args: &RunArgs, site: &GeneratedSite, scan: 
             "metrics",
             "scroll",
             "scroll-quiet",
+            "settle",
             "dom",
             "html",
             "axe",
@@ -359,18 +360,40 @@ async fn profile_section(ctx: &Ctx, args: &RunArgs, site: &GeneratedSite, scan: 
         let mut names: Vec<&String> = s.phases.keys().collect();
         names.sort_by_key(|n| ORDER.iter().position(|o| o == n).unwrap_or(ORDER.len()));
         let total: f64 = s.phases.values().map(|v| mean(v)).sum();
-        lines.push(format!("capture phases of the {}-page scan (mean ms per page, {DEFAULT_CONCURRENCY} at once; total {total:.0} ms):", s.pages));
+        lines.push(format!(
+            "capture phases of the {}-page scan (mean ms per page, {DEFAULT_CONCURRENCY} at once; total {total:.0} ms; cores busy: the whole process tree's mean while pages were in the phase, of {}):",
+            s.pages,
+            std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0)
+        ));
         for name in names {
             let v = &s.phases[name];
             let m = mean(v);
+            let cores = s.cores_by_phase.get(name.as_str()).map(|c| format!(", {c:.2} cores busy meanwhile")).unwrap_or_default();
             report.row(B, &format!("phase {name}: mean per page"), m, "ms").note = Some(format!(
-                "median {:.0} ms, max {:.0} ms, {:.0}% of the capture",
+                "median {:.0} ms, max {:.0} ms, {:.0}% of the capture{cores}",
                 median(v),
                 v.iter().copied().fold(0.0, f64::max),
                 m / total * 100.0
             ));
-            lines.push(format!("  {name:<13} {m:>7.0} ms  {:>4.0}%", m / total * 100.0));
+            let busy = s.cores_by_phase.get(name.as_str()).map(|c| format!("  {c:>4.2} cores busy")).unwrap_or_default();
+            lines.push(format!("  {name:<13} {m:>7.0} ms  {:>4.0}%{busy}", m / total * 100.0));
         }
+        if !s.time_by_cores.is_empty() {
+            let spans: Vec<String> = runners::CORE_BANDS
+                .iter()
+                .zip(runners::CORE_BANDS.iter().skip(1).map(Some).chain([None]))
+                .zip(&s.time_by_cores)
+                .map(|((lo, hi), t)| match hi {
+                    Some(hi) => format!("{lo}-{hi} cores {t:.1} s"),
+                    None => format!(">= {lo} cores {t:.1} s"),
+                })
+                .collect();
+            lines.push(format!("  time of the scan by cores busy: {}", spans.join(", ")));
+            report.row(B, "scan time with fewer than 1.5 cores busy", s.time_by_cores.iter().take(2).sum(), "s").note =
+                Some(format!("of {:.1} s; {}", s.wall_s, spans.join(", ")));
+        }
+        data.insert("cores_by_phase".into(), json!(s.cores_by_phase));
+        data.insert("time_by_cores".into(), json!(s.time_by_cores));
         data.insert("phases".into(), json!(s.phases));
     }
     if let Some(b) = bare {
