@@ -72,7 +72,7 @@ const installEnhancedContrast = (axe) => {
     if (!forms.isNativeTextbox(vNode) && props.type !== 'password') return false;
     return text.sanitize(props.value) === '';
   };
-  const hundredths = (x) => typeof x === 'number' && Number.isInteger(Math.round(x * 100)) && Math.abs(x * 100 - Math.round(x * 100)) < 1e-9;
+  const hundredths = (x) => typeof x === 'number' && Math.abs(x * 100 - Math.round(x * 100)) < 1e-9;
 
   // The AAA verdict from the AA one, or null where only running the check settles it.
   const derive = (kept, aaOptions, vNode) => {
