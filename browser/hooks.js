@@ -1,4 +1,6 @@
-// Init script (before any page script): remembers which elements get click or key listeners and
+// Init script (before any page script): remembers which elements get click or key listeners,
+// whether any script listens to keys at all (on an element, the document or the window: the
+// keyboard walk may compute the Tab order itself only where no script can change what Tab does),
 // whether a script watches scrolling (scroll or wheel listeners, intersection observers: what a
 // JavaScript lazy loader or scroll effect needs; `scroll.js` asks before it scrolls), reports CSP
 // violations and deprecation/intervention reports through the CDP binding.
@@ -10,6 +12,7 @@ const CLICK = new Set(['click', 'dblclick', 'mousedown', 'mouseup', 'pointerdown
 const KEY = new Set(['keydown', 'keyup', 'keypress']);
 const SCROLL = new Set(['scroll', 'scrollend', 'wheel']);
 let scrollWatched = false;
+let keyWatched = false;
 const clickEls = new WeakSet();
 const keyEls = new WeakSet();
 const proto = EventTarget.prototype;
@@ -21,7 +24,8 @@ if (typeof orig === 'function') {
       try {
         const t = String(type).toLowerCase();
         if (SCROLL.has(t)) scrollWatched = true;
-        else if (this && this.nodeType === 1) {
+        else if (KEY.has(t)) keyWatched = true;
+        if (this && this.nodeType === 1) {
           if (CLICK.has(t)) clickEls.add(this); else if (KEY.has(t)) keyEls.add(this);
         }
       } catch (_) {}
@@ -48,6 +52,9 @@ Object.defineProperty(window, '__sitescanHooks', {
   value: Object.freeze({
     hasClick: (el) => clickEls.has(el) || attrHandler(el, ['onclick', 'ondblclick', 'onmousedown', 'onmouseup', 'onpointerdown', 'onpointerup']),
     hasKey: (el) => keyEls.has(el) || attrHandler(el, ['onkeydown', 'onkeyup', 'onkeypress']),
+    // Any key listener added by addEventListener, or an on-key handler of the window or document
+    // (elements' own handlers are for the caller to look at: `hasKey`).
+    keyWatched: () => keyWatched || ['onkeydown', 'onkeyup', 'onkeypress'].some((n) => typeof window[n] === 'function' || typeof document[n] === 'function'),
     scrollWatched: () => scrollWatched || ['onscroll', 'onscrollend', 'onwheel'].some((n) => typeof window[n] === 'function' || typeof document[n] === 'function')
       || document.querySelector('[onscroll], [onscrollend], [onwheel]') !== null,
   }),

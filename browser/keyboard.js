@@ -89,6 +89,46 @@ const widgetOf = (top) => {
   return '';
 };
 const MODAL = 'dialog[open], [aria-modal="true"]';
+// The Tab order computed in the page (plan()), for a page where Tab can do nothing but what the
+// browser does by default: no script listens to keys, and nothing whose Tab order a script
+// cannot see (shadow roots, frames, image maps, radio groups, widgets with inner focus,
+// positive tabindex, editable regions, scroll containers that take focus themselves, a modal,
+// focus already placed by the page or a fragment). The order is then the document order of the
+// elements with a tabindex of 0 that take focus; steps() focuses them as Tab would (scrolled
+// into view, focus visible) and probes each, a press's worth at a time.
+let planned = null;
+let next = 0;
+const KEY_HANDLERS = ['onkeydown', 'onkeyup', 'onkeypress'];
+const WIDGET_TYPES = ['radio', 'date', 'time', 'datetime-local', 'month', 'week', 'color', 'file', 'range'];
+const scrolls = (el) => {
+  if (el === document.body || el === document.documentElement) return false;
+  if (el.scrollHeight <= el.clientHeight && el.scrollWidth <= el.clientWidth) return false;
+  const cs = getComputedStyle(el);
+  return /(auto|scroll|overlay)/.test(cs.overflowX + ' ' + cs.overflowY);
+};
+// Why Tab cannot be computed here, '' when it can.
+const unplannable = () => {
+  const hooks = window.__sitescanHooks;
+  if (!hooks || !hooks.keyWatched) return 'no hooks';
+  if (hooks.keyWatched()) return 'key listener';
+  if (location.hash) return 'fragment';
+  const active = document.activeElement;
+  if (active && active !== document.body && active !== document.documentElement) return 'focus placed';
+  if (document.querySelector(MODAL + ', [onkeydown], [onkeyup], [onkeypress], [autofocus], iframe, frame, object, embed, area, [contenteditable]:not([contenteditable="false" i])')) return 'markup';
+  for (const el of document.getElementsByTagName('*')) {
+    if (el.shadowRoot || el.localName.includes('-')) return 'shadow root';
+    if (KEY_HANDLERS.some((n) => typeof el[n] === 'function')) return 'key handler';
+    const t = el.tabIndex;
+    if (t > 0) return 'positive tabindex';
+    const tag = el.localName;
+    if (tag === 'input' && WIDGET_TYPES.includes(el.type)) return 'widget';
+    if ((tag === 'video' || tag === 'audio') && el.controls) return 'widget';
+    if (tag === 'select' && (el.multiple || el.size > 1)) return 'widget';
+    if (t < 0 && scrolls(el)) return 'scroller';
+  }
+  return '';
+};
+
 const onTabUp = (e) => {
   if (e.key === 'Tab' && e.isTrusted && log) log.push(window.__sitescanFocus.probe());
 };
@@ -135,6 +175,40 @@ Object.defineProperty(window, '__sitescanFocus', {
         refocused: deepActive() === el,
         rect: { x: r.left + window.scrollX, y: r.top + window.scrollY, width: r.width, height: r.height, in_view: r.bottom > 0 && r.top < window.innerHeight && r.right > 0 && r.left < window.innerWidth },
       });
+    },
+    // The Tab order, when the page lets it be computed: {count} or {why} it cannot be.
+    plan() {
+      const why = unplannable();
+      if (why) { planned = null; return JSON.stringify({ why }); }
+      planned = Array.from(document.getElementsByTagName('*')).filter((el) => el.tabIndex === 0 && !el.closest('[inert]'));
+      next = 0;
+      return JSON.stringify({ count: planned.length });
+    },
+    // Focuses the next `n` elements of the plan that take focus, as n Tab presses would, and
+    // returns their probes like take(); past the last element focus leaves the document. An
+    // element that the page's own focus handling turns away marks the plan wrong ({diverged}).
+    steps(n) {
+      const out = [];
+      while (out.length < n) {
+        if (!planned || next >= planned.length) {
+          if (document.activeElement && document.activeElement.blur) document.activeElement.blur();
+          restore.forEach((f) => f());
+          restore = [];
+          current = null;
+          out.push('{"none":true}');
+          continue;
+        }
+        const el = planned[next++];
+        if (!el.isConnected) continue;
+        el.focus({ focusVisible: true });
+        if (document.activeElement !== el) {
+          // Not focusable (hidden, disabled, no href) unless a handler moved focus elsewhere.
+          if (document.activeElement === null || document.activeElement === document.body || document.activeElement === current) continue;
+          return JSON.stringify([{ diverged: true }]);
+        }
+        out.push(this.probe());
+      }
+      return '[' + out.join(',') + ']';
     },
     record(on) {
       window.removeEventListener('keyup', onTabUp, true);

@@ -332,6 +332,62 @@ async fn keyboard_walk_sees_invisible_focus_and_traps() {
     pool.shutdown().await;
 }
 
+/// Where no script listens to keys, the walk computes the Tab order in the page instead of
+/// pressing Tab; the same page with a key listener that does nothing is walked by real presses.
+/// Both walks must reach the same elements in the same order with the same verdicts: links with
+/// and without a ring, a div with tabindex 0, a select, a checkbox, open and closed details,
+/// and around them what Tab skips (no href, disabled, a disabled fieldset, hidden, inert,
+/// negative tabindex), a link far down the page and one under a fixed header.
+#[tokio::test]
+async fn computed_tab_order_walks_as_tab_presses_do() {
+    init_test_log();
+    let site = FixtureSite::start().await;
+    let body = "<style>.ring:focus{outline:3px solid red} .none:focus{outline:none} .hide{visibility:hidden}\
+        header{position:fixed;top:0;height:60px;width:100%;background:#eee}</style>\
+        <header><a href='/h' class='none'>Header</a></header><div style='height:80px'></div>\
+        <a>no href</a> <a href='/x' class='ring'>ring</a> <a href='/y' class='none'>none</a>\
+        <button disabled>disabled</button><fieldset disabled><button>in a disabled fieldset</button></fieldset>\
+        <select aria-label='s'><option>1</option><option>2</option></select> <input type='checkbox' aria-label='c'>\
+        <details><summary>Closed</summary><a href='/closed'>in closed details</a></details>\
+        <details open><summary>Open</summary><a href='/open'>in open details</a></details>\
+        <div tabindex='0' class='ring'>div</div><div tabindex='-1'>minus one</div>\
+        <a href='/hidden' class='hide'>hidden</a><a href='/gone' style='display:none'>gone</a>\
+        <div inert><a href='/inert'>inert</a></div><div style='height:1500px'></div>\
+        <a href='/far' class='none'>far down</a><button>last</button>";
+    site.route("/computed", Route::html(format!("<!doctype html><title>t</title>{body}")));
+    let listener = "<script>document.addEventListener('keydown', () => {});</script>";
+    site.route("/pressed", Route::html(format!("<!doctype html><title>t</title>{body}{listener}")));
+    // A focus handler that moves focus on: the computed order is abandoned for presses.
+    let handler = "<a href='/a' id='a'>a</a><a href='/b' id='b'>b</a><a href='/c' id='c'>c</a>\
+        <script>document.getElementById('b').addEventListener('focus', () => document.getElementById('c').focus());</script>";
+    site.route("/handler", Route::html(format!("<!doctype html><title>t</title>{handler}")));
+    let pool = pool(CaptureOptions { axe: false, scroll: false, ..CaptureOptions::default() }).await;
+    let session = pool.session().await.unwrap();
+    let walk = |snap: &PageSnapshot| {
+        let k = snap.keyboard.as_ref().expect("walk");
+        k.steps.iter().map(|s| (s.selector.clone(), s.visible_change, s.method.clone())).collect::<Vec<_>>()
+    };
+    let computed = session.capture(&site.url("/computed")).await;
+    dump("kb-computed", &computed);
+    let pressed = session.capture(&site.url("/pressed")).await;
+    dump("kb-pressed", &pressed);
+    let (computed, pressed) = (walk(&computed), walk(&pressed));
+    assert_eq!(computed, pressed);
+    let selectors: Vec<&str> = computed.iter().map(|s| s.0.as_str()).collect();
+    assert_eq!(selectors.len(), 11, "{computed:?}");
+    assert!(!selectors.iter().any(|s| s.contains("fieldset")), "{selectors:?}");
+    // The ringless links are judged in pixels, the rest by their styles.
+    assert!(computed.iter().any(|s| !s.1 && s.2 == "pixels"), "{computed:?}");
+    assert!(computed.iter().filter(|s| s.1).count() >= 6, "{computed:?}");
+
+    let handled = session.capture(&site.url("/handler")).await;
+    dump("kb-handler", &handled);
+    let selectors: Vec<String> = walk(&handled).into_iter().map(|s| s.0).collect();
+    assert_eq!(selectors, ["#a", "#c"], "Tab from #a lands on #b, whose handler moves focus to #c; Tab from #c leaves");
+    session.close().await;
+    pool.shutdown().await;
+}
+
 /// The page never sees itself hidden while it is read: a browser whose minimized windows hide
 /// the document (the headless shell) keeps them drawn, so a page's `visibilitychange` handlers
 /// (analytics beacons, paused media) do not run for a visitor that never left.
