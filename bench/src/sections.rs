@@ -338,7 +338,7 @@ async fn profile_section(ctx: &Ctx, args: &RunArgs, site: &GeneratedSite, scan: 
         ));
         data.insert("engine".into(), json!(s.engine));
         // The engine's own account of each page, phase by phase (in capture order).
-        const ORDER: [&str; 17] = [
+        const ORDER: [&str; 18] = [
             "open",
             "navigate",
             "load",
@@ -347,6 +347,7 @@ async fn profile_section(ctx: &Ctx, args: &RunArgs, site: &GeneratedSite, scan: 
             "scroll",
             "scroll-quiet",
             "settle",
+            "core",
             "dom",
             "html",
             "axe",

@@ -30,6 +30,7 @@ use crate::model::{GatherError, PageError, PageSnapshot};
 use crate::net::EgressProxy;
 
 use super::cdp::{Budget, STEP_TIMEOUT, eval_string, run, step};
+use super::cores;
 use super::error::BrowserError;
 use super::events::EventLog;
 use super::gather::{axe, console, cookies, csp, document, dom, exceptions, issues, keyboard, metrics, network, screenshot};
@@ -452,6 +453,8 @@ async fn read_page(
     window: Option<&PageWindow>,
 ) -> Result<(), BrowserError> {
     let log = live.log.as_ref().ok_or(BrowserError::Cdp { what: "event log", message: "missing".into() })?;
+    let _core = cores::core().await;
+    live.phases.end("core");
     match dom::gather(instance, page, budget).await {
         Ok(d) => snap.dom = d,
         Err(e) => gather_error(snap, "dom", &e),

@@ -3,6 +3,7 @@
 
 mod capture;
 mod cdp;
+mod cores;
 mod error;
 mod events;
 mod gather;
