@@ -191,12 +191,13 @@ Object.defineProperty(window, '__sitescanFocus', {
       const out = [];
       while (out.length < n) {
         if (!planned || next >= planned.length) {
+          // Past the last element: focus leaves the document, and the walk ends there.
           if (document.activeElement && document.activeElement.blur) document.activeElement.blur();
           restore.forEach((f) => f());
           restore = [];
           current = null;
           out.push('{"none":true}');
-          continue;
+          break;
         }
         const el = planned[next++];
         if (!el.isConnected) continue;

@@ -520,8 +520,13 @@ async fn dismiss_dialogs(instance: &Instance, page: &Page) -> Result<tokio::task
     }))
 }
 
+/// How often `wait_quiet` looks again while requests are in flight.
+const QUIET_POLL: Duration = Duration::from_millis(10);
+
 /// Waits until no request has been in flight for `quiet` (`NETWORK_QUIET` but where the caller
-/// knows better), at most `max`.
+/// knows better), at most `max`. With nothing in flight it sleeps until the quiet would be
+/// complete (a request meanwhile only moves that later), so a page is read when the network
+/// went quiet, not up to a polling interval after.
 pub(crate) async fn wait_quiet(instance: &Instance, log: &EventLog, budget: &Budget, quiet: Duration, max: Duration) -> Result<(), BrowserError> {
     let until = Instant::now() + budget.cap(max);
     loop {
@@ -534,10 +539,12 @@ pub(crate) async fn wait_quiet(instance: &Instance, log: &EventLog, budget: &Bud
             }
             return Ok(());
         }
-        if s.inflight == 0 && now.duration_since(s.last_network) >= quiet {
+        let since = now.duration_since(s.last_network);
+        if s.inflight == 0 && since >= quiet {
             return Ok(());
         }
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        let wait = if s.inflight == 0 { quiet - since } else { QUIET_POLL };
+        tokio::time::sleep(wait.min(until - now)).await;
     }
 }
 

@@ -288,29 +288,21 @@ async fn walk_through(instance: &Instance, page: &Page, budget: &Budget) -> Resu
     Ok((press_through(instance, page, budget).await?, "pressed"))
 }
 
-/// Walks the computed Tab order, `PRESSES_PER_ROUND` steps a call, as many steps as the presses
-/// the walk would make. `None` when the page turned focus away from a step, or focus came back
-/// to an element already walked (only real presses may judge a trap): the walk is then pressed.
+/// Walks the computed Tab order in one call, as many steps as the presses the walk would make.
+/// `None` when the page turned focus away from a step, or focus came back to an element already
+/// walked (only real presses may judge a trap): the walk is then pressed.
 async fn focus_through(instance: &Instance, page: &Page, budget: &Budget) -> Result<Option<Walker>, BrowserError> {
     let mut walker = Walker::default();
-    let mut stepped = 0usize;
-    while stepped < MAX_TABS {
-        if budget.left() < Duration::from_secs(2) {
-            break;
+    let probes = eval(instance, page, budget, &format!("window.__sitescanFocus.steps({MAX_TABS})")).await?;
+    let probes: Vec<Probe> = serde_json::from_str(&probes).map_err(|e| BrowserError::Script { name: "keyboard", message: e.to_string() })?;
+    for probe in probes {
+        if probe.diverged {
+            return Ok(None);
         }
-        let steps = PRESSES_PER_ROUND.min(MAX_TABS - stepped);
-        stepped += steps;
-        let probes = eval(instance, page, budget, &format!("window.__sitescanFocus.steps({steps})")).await?;
-        let probes: Vec<Probe> = serde_json::from_str(&probes).map_err(|e| BrowserError::Script { name: "keyboard", message: e.to_string() })?;
-        for probe in probes {
-            if probe.diverged {
-                return Ok(None);
-            }
-            match walker.take(probe) {
-                Next::Continue => {}
-                Next::Stop => return Ok(Some(walker)),
-                Next::Suspect { .. } => return Ok(None),
-            }
+        match walker.take(probe) {
+            Next::Continue => {}
+            Next::Stop => break,
+            Next::Suspect { .. } => return Ok(None),
         }
     }
     Ok(Some(walker))
