@@ -44,6 +44,23 @@ const __ss = (() => {
       if (end > 0 && end < MAX_SNIPPET - 1) return html.slice(0, end + 1) + '…';
       return html.slice(0, MAX_SNIPPET - 1) + '…';
     },
+    // True when the page's only lazy content can be native lazy images: no script watches
+    // scrolling (`hooks.js`) and no frame could hold more (see `scroll.js`).
+    eagerOnly() {
+      const hooks = window.__sitescanHooks;
+      return !!hooks && !hooks.scrollWatched() && document.querySelector('iframe, frame') === null;
+    },
+    // Starts loading every `loading=lazy` image now and sets the attribute back (a load once
+    // started is not deferred again); returns them.
+    loadLazyImages() {
+      const lazy = document.querySelectorAll('img[loading="lazy" i]');
+      for (const img of lazy) {
+        const value = img.getAttribute('loading');
+        img.setAttribute('loading', 'eager');
+        img.setAttribute('loading', value);
+      }
+      return lazy;
+    },
     collapse(s) { return String(s == null ? '' : s).replace(/\s+/g, ' ').trim(); },
     visible(el) {
       if (!el || !el.isConnected) return false;

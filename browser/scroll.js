@@ -6,7 +6,9 @@
 // (a load once started is not deferred again), which fetches the same images without drawing the
 // page a viewport at a time. Their layout shifts then happen out of view, where they would not
 // count either way; an image without dimensions is `media.image-missing-dimensions`. The script
-// returns once those images have loaded (or failed).
+// returns once those images have loaded (or failed). The capture already started those loads
+// at `load` (`eager.js`), so that they fall in the network quiet it awaits anyway; then none is
+// left to wait for (`waited` 0) and no second quiet is needed.
 //
 // Any other page is scrolled to the bottom one viewport at a time (lazy content loads, layout
 // shifts show) and back to the top. Each step waits for one rendered frame and the task after it, not a fixed delay:
@@ -19,15 +21,9 @@ const frame = () => new Promise((resolve) => {
   const timer = setTimeout(resolve, 50);
   requestAnimationFrame(() => { clearTimeout(timer); setTimeout(resolve, 0); });
 });
-const hooks = window.__sitescanHooks;
-if (hooks && !hooks.scrollWatched() && document.querySelector('iframe, frame') === null) {
+if (__ss.eagerOnly()) {
   const started = performance.now();
-  const lazy = document.querySelectorAll('img[loading="lazy" i]');
-  for (const img of lazy) {
-    const value = img.getAttribute('loading');
-    img.setAttribute('loading', 'eager');
-    img.setAttribute('loading', value);
-  }
+  const lazy = __ss.loadLazyImages();
   await new Promise((resolve) => setTimeout(resolve, 0));
   // Their loads are awaited here, each to its load or error event (at most EAGER_WAIT_MS), so
   // the capture then needs only a short network quiet for what their handlers may start, not the

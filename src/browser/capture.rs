@@ -36,7 +36,7 @@ use super::events::EventLog;
 use super::gather::{axe, console, cookies, csp, document, dom, exceptions, issues, keyboard, metrics, network, screenshot};
 use super::instance::Instance;
 use super::options::CaptureOptions;
-use super::scripts::{BINDING, HOOKS_INIT, PARK_PAGE, PERF_INIT, SCROLL_PAGE};
+use super::scripts::{BINDING, EAGER_AT_LOAD, HOOKS_INIT, PARK_PAGE, PERF_INIT, SCROLL_PAGE};
 use super::window::PageWindow;
 
 /// Network is quiet after this long without a request in flight.
@@ -372,6 +372,13 @@ async fn load_and_gather(
         gather_error(snap, "load", &BrowserError::Timeout { what: "load event", after: nav_limit });
     }
     live.phases.end("load");
+    if settings.capture.scroll && loaded {
+        // Lazy images load during the quiet awaited anyway (`eager.js`); a failure here only
+        // leaves them to the scroll step.
+        if let Err(e) = eval_string(instance, page, "eager", &EAGER_AT_LOAD, budget.cap(STEP_TIMEOUT)).await {
+            tracing::debug!(error = %e, "lazy images not started at load");
+        }
+    }
     wait_quiet(instance, log, budget, NETWORK_QUIET, NETWORK_QUIET_MAX).await?;
     live.phases.end("quiet");
     if main_from_proxy(log, live.loader_id.as_deref()) {
@@ -401,9 +408,14 @@ pub(crate) async fn gather_in_page(
             Ok(how) => {
                 tracing::debug!(how = %how, "lazy content loaded");
                 live.phases.end("scroll");
-                let eager = serde_json::from_str::<serde_json::Value>(&how).is_ok_and(|h| h["mode"] == "eager");
-                let quiet = if eager { EAGER_QUIET } else { NETWORK_QUIET };
-                wait_quiet(instance, log, budget, quiet, SCROLL_QUIET_MAX).await?;
+                let how = serde_json::from_str::<serde_json::Value>(&how).unwrap_or_default();
+                let eager = how["mode"] == "eager";
+                // Every lazy image had loaded in the quiet after `load`: this step started nothing.
+                let started_nothing = eager && how["waited"] == 0;
+                if !started_nothing {
+                    let quiet = if eager { EAGER_QUIET } else { NETWORK_QUIET };
+                    wait_quiet(instance, log, budget, quiet, SCROLL_QUIET_MAX).await?;
+                }
                 live.phases.end("scroll-quiet");
             }
             Err(e) => gather_error(snap, "scroll", &e),

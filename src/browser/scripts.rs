@@ -14,6 +14,7 @@ const HOOKS: &str = include_str!("../../browser/hooks.js");
 const PERF: &str = include_str!("../../browser/perf.js");
 const COLLECTOR: &str = include_str!("../../browser/collector.js");
 const SCROLL: &str = include_str!("../../browser/scroll.js");
+const EAGER: &str = include_str!("../../browser/eager.js");
 const KEYBOARD: &str = include_str!("../../browser/keyboard.js");
 const AXE_RUN: &str = include_str!("../../browser/axe_run.js");
 const AXE_CONTRAST: &str = include_str!("../../browser/axe_contrast.js");
@@ -37,6 +38,8 @@ pub(crate) static PERF_INIT: LazyLock<String> = LazyLock::new(|| wrap(PERF));
 pub(crate) static COLLECT: LazyLock<String> = LazyLock::new(|| wrap(COLLECTOR));
 /// Scrolls to the bottom and back; resolves to JSON text.
 pub(crate) static SCROLL_PAGE: LazyLock<String> = LazyLock::new(|| wrap_async(SCROLL));
+/// At `load`: starts loading native lazy images where nothing else is lazy; the count as text.
+pub(crate) static EAGER_AT_LOAD: LazyLock<String> = LazyLock::new(|| wrap(EAGER));
 /// Installs the keyboard-walk probe; returns the focusable count as text.
 pub(crate) static KEYBOARD_INSTALL: LazyLock<String> = LazyLock::new(|| wrap(KEYBOARD));
 /// Quiets a captured page whose window is kept for the next URL; returns `parked`.
@@ -72,7 +75,7 @@ mod tests {
 
     #[test]
     fn scripts_are_wrapped_with_the_helpers() {
-        for s in [&*HOOKS_INIT, &*PERF_INIT, &*COLLECT, &*SCROLL_PAGE, &*KEYBOARD_INSTALL, &*AXE_RUN_SCRIPT, &*PARK_PAGE] {
+        for s in [&*HOOKS_INIT, &*PERF_INIT, &*COLLECT, &*SCROLL_PAGE, &*EAGER_AT_LOAD, &*KEYBOARD_INSTALL, &*AXE_RUN_SCRIPT, &*PARK_PAGE] {
             assert!(s.contains("const __ss"), "helpers missing");
             assert!(s.trim_end().ends_with(")()"));
         }
