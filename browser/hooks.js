@@ -1,5 +1,5 @@
 // Init script (before any page script): remembers which elements get click or key listeners,
-// whether any script listens to keys at all (on an element, the document or the window: the
+// whether any script listens to keys or focus at all (on an element, the document or the window: the
 // keyboard walk may compute the Tab order itself only where no script can change what Tab does),
 // whether a script watches scrolling (scroll or wheel listeners, intersection observers: what a
 // JavaScript lazy loader or scroll effect needs; `scroll.js` asks before it scrolls), reports CSP
@@ -10,9 +10,11 @@ const stringify = JSON.stringify;
 const send = (o) => { try { if (typeof report === 'function') report(stringify(o)); } catch (_) {} };
 const CLICK = new Set(['click', 'dblclick', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'touchstart', 'touchend']);
 const KEY = new Set(['keydown', 'keyup', 'keypress']);
+const FOCUS = new Set(['focus', 'blur', 'focusin', 'focusout']);
 const SCROLL = new Set(['scroll', 'scrollend', 'wheel']);
 let scrollWatched = false;
 let keyWatched = false;
+let focusWatched = false;
 const clickEls = new WeakSet();
 const keyEls = new WeakSet();
 const proto = EventTarget.prototype;
@@ -25,6 +27,7 @@ if (typeof orig === 'function') {
         const t = String(type).toLowerCase();
         if (SCROLL.has(t)) scrollWatched = true;
         else if (KEY.has(t)) keyWatched = true;
+        else if (FOCUS.has(t)) focusWatched = true;
         if (this && this.nodeType === 1) {
           if (CLICK.has(t)) clickEls.add(this); else if (KEY.has(t)) keyEls.add(this);
         }
@@ -55,6 +58,8 @@ Object.defineProperty(window, '__sitescanHooks', {
     // Any key listener added by addEventListener, or an on-key handler of the window or document
     // (elements' own handlers are for the caller to look at: `hasKey`).
     keyWatched: () => keyWatched || ['onkeydown', 'onkeyup', 'onkeypress'].some((n) => typeof window[n] === 'function' || typeof document[n] === 'function'),
+    // The same for focus and blur listeners (a handler may move focus on).
+    focusWatched: () => focusWatched || ['onfocus', 'onblur'].some((n) => typeof window[n] === 'function' || typeof document[n] === 'function'),
     scrollWatched: () => scrollWatched || ['onscroll', 'onscrollend', 'onwheel'].some((n) => typeof window[n] === 'function' || typeof document[n] === 'function')
       || document.querySelector('[onscroll], [onscrollend], [onwheel]') !== null,
   }),

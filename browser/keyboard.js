@@ -90,7 +90,7 @@ const widgetOf = (top) => {
 };
 const MODAL = 'dialog[open], [aria-modal="true"]';
 // The Tab order computed in the page (plan()), for a page where Tab can do nothing but what the
-// browser does by default: no script listens to keys, and nothing whose Tab order a script
+// browser does by default: no script listens to keys or focus, and nothing whose Tab order a script
 // cannot see (shadow roots, frames, image maps, radio groups, widgets with inner focus,
 // positive tabindex, editable regions, scroll containers that take focus themselves, a modal,
 // focus already placed by the page or a fragment). The order is then the document order of the
@@ -98,7 +98,7 @@ const MODAL = 'dialog[open], [aria-modal="true"]';
 // into view, focus visible) and probes each, a press's worth at a time.
 let planned = null;
 let next = 0;
-const KEY_HANDLERS = ['onkeydown', 'onkeyup', 'onkeypress'];
+const KEY_HANDLERS = ['onkeydown', 'onkeyup', 'onkeypress', 'onfocus', 'onblur', 'onfocusin', 'onfocusout'];
 const WIDGET_TYPES = ['radio', 'date', 'time', 'datetime-local', 'month', 'week', 'color', 'file', 'range'];
 const scrolls = (el) => {
   if (el === document.body || el === document.documentElement) return false;
@@ -111,13 +111,14 @@ const unplannable = () => {
   const hooks = window.__sitescanHooks;
   if (!hooks || !hooks.keyWatched) return 'no hooks';
   if (hooks.keyWatched()) return 'key listener';
+  if (!hooks.focusWatched || hooks.focusWatched()) return 'focus listener';
   if (location.hash) return 'fragment';
   const active = document.activeElement;
   if (active && active !== document.body && active !== document.documentElement) return 'focus placed';
-  if (document.querySelector(MODAL + ', [onkeydown], [onkeyup], [onkeypress], [autofocus], iframe, frame, object, embed, area, [contenteditable]:not([contenteditable="false" i])')) return 'markup';
+  if (document.querySelector(MODAL + ', [onkeydown], [onkeyup], [onkeypress], [onfocus], [onblur], [onfocusin], [onfocusout], [autofocus], iframe, frame, object, embed, area, [contenteditable]:not([contenteditable="false" i])')) return 'markup';
   for (const el of document.getElementsByTagName('*')) {
     if (el.shadowRoot || el.localName.includes('-')) return 'shadow root';
-    if (KEY_HANDLERS.some((n) => typeof el[n] === 'function')) return 'key handler';
+    if (KEY_HANDLERS.some((n) => typeof el[n] === 'function')) return 'handler';
     const t = el.tabIndex;
     if (t > 0) return 'positive tabindex';
     const tag = el.localName;
@@ -201,10 +202,17 @@ Object.defineProperty(window, '__sitescanFocus', {
         }
         const el = planned[next++];
         if (!el.isConnected) continue;
+        const before = document.activeElement;
+        let reached = false;
+        const seen = () => { reached = true; };
+        el.addEventListener('focus', seen, { capture: true, once: true });
         el.focus({ focusVisible: true });
+        el.removeEventListener('focus', seen, { capture: true });
         if (document.activeElement !== el) {
-          // Not focusable (hidden, disabled, no href) unless a handler moved focus elsewhere.
-          if (document.activeElement === null || document.activeElement === document.body || document.activeElement === current) continue;
+          // Not focusable (hidden, disabled, no href): focus never reached it and stayed put.
+          // Reached and sent on, or moved anywhere else, it is the page's doing (a handler the
+          // hooks could not see): the walk is then pressed, from where focus was left.
+          if (!reached && document.activeElement === before) continue;
           return JSON.stringify([{ diverged: true }]);
         }
         out.push(this.probe());

@@ -357,10 +357,14 @@ async fn computed_tab_order_walks_as_tab_presses_do() {
     site.route("/computed", Route::html(format!("<!doctype html><title>t</title>{body}")));
     let listener = "<script>document.addEventListener('keydown', () => {});</script>";
     site.route("/pressed", Route::html(format!("<!doctype html><title>t</title>{body}{listener}")));
-    // A focus handler that moves focus on: the computed order is abandoned for presses.
+    // Focus handlers that move focus on or back: such pages are walked by presses.
     let handler = "<a href='/a' id='a'>a</a><a href='/b' id='b'>b</a><a href='/c' id='c'>c</a>\
         <script>document.getElementById('b').addEventListener('focus', () => document.getElementById('c').focus());</script>";
     site.route("/handler", Route::html(format!("<!doctype html><title>t</title>{handler}")));
+    // One that sends focus back where it came from: Tab never gets past #b, nor is it skipped.
+    let bounce = "<a href='/a' id='a'>a</a><a href='/b' id='b'>b</a><a href='/c' id='c'>c</a>\
+        <script>document.getElementById('b').addEventListener('focus', (e) => e.relatedTarget && e.relatedTarget.focus());</script>";
+    site.route("/bounce", Route::html(format!("<!doctype html><title>t</title>{bounce}")));
     let pool = pool(CaptureOptions { axe: false, scroll: false, ..CaptureOptions::default() }).await;
     let session = pool.session().await.unwrap();
     let walk = |snap: &PageSnapshot| {
@@ -384,6 +388,12 @@ async fn computed_tab_order_walks_as_tab_presses_do() {
     dump("kb-handler", &handled);
     let selectors: Vec<String> = walk(&handled).into_iter().map(|s| s.0).collect();
     assert_eq!(selectors, ["#a", "#c"], "Tab from #a lands on #b, whose handler moves focus to #c; Tab from #c leaves");
+    let bounced = session.capture(&site.url("/bounce")).await;
+    dump("kb-bounce", &bounced);
+    let k = bounced.keyboard.as_ref().expect("walk");
+    let selectors: Vec<&str> = k.steps.iter().map(|s| s.selector.as_str()).collect();
+    assert_eq!(selectors, ["#a"], "Tab from #a lands on #b, which sends focus back to #a: #c is never reached");
+    assert_eq!(k.trapped_at, None, "Shift+Tab leaves #a: not a trap");
     session.close().await;
     pool.shutdown().await;
 }

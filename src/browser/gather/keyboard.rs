@@ -9,7 +9,7 @@
 //! round costs one read instead of a probe per press. Pixel comparisons come after the walk,
 //! with the window restored.
 //!
-//! Where no script can change what Tab does (no key listener anywhere, none of the elements whose
+//! Where no script can change what Tab does (no key or focus listener anywhere, none of the elements whose
 //! Tab order a script cannot see: shadow roots, frames, radio groups, widgets with inner focus,
 //! positive tabindex, focusable scroll containers, a modal; `keyboard.js`, `plan`), the walk needs
 //! no key at all: Tab then only moves focus to the next element with a tabindex of 0 in document
