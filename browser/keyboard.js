@@ -106,8 +106,9 @@ const scrolls = (el) => {
   const cs = getComputedStyle(el);
   return /(auto|scroll|overlay)/.test(cs.overflowX + ' ' + cs.overflowY);
 };
-// Why Tab cannot be computed here, '' when it can.
-const unplannable = () => {
+// Why Tab cannot be computed here, '' when it can; `order` gets the elements Tab would visit if
+// they take focus (tabindex 0, not inert), in document order, from the same pass.
+const unplannable = (order) => {
   const hooks = window.__sitescanHooks;
   if (!hooks || !hooks.keyWatched) return 'no hooks';
   if (hooks.keyWatched()) return 'key listener';
@@ -126,6 +127,7 @@ const unplannable = () => {
     if ((tag === 'video' || tag === 'audio') && el.controls) return 'widget';
     if (tag === 'select' && (el.multiple || el.size > 1)) return 'widget';
     if (t < 0 && scrolls(el)) return 'scroller';
+    if (t === 0 && !el.closest('[inert]')) order.push(el);
   }
   return '';
 };
@@ -179,9 +181,10 @@ Object.defineProperty(window, '__sitescanFocus', {
     },
     // The Tab order, when the page lets it be computed: {count} or {why} it cannot be.
     plan() {
-      const why = unplannable();
+      const order = [];
+      const why = unplannable(order);
       if (why) { planned = null; return JSON.stringify({ why }); }
-      planned = Array.from(document.getElementsByTagName('*')).filter((el) => el.tabIndex === 0 && !el.closest('[inert]'));
+      planned = order;
       next = 0;
       return JSON.stringify({ count: planned.length });
     },

@@ -15,8 +15,8 @@
 //! no key at all: Tab then only moves focus to the next element with a tabindex of 0 in document
 //! order, so the page computes that order and focuses each element as Tab would (scrolled into
 //! view, focus visible), probing as it goes. A focus handler that turns a step away sends the
-//! walk back to real presses. On the benchmark site's 60 pages and the 141 fixture pages where
-//! it applies, both walks gave the same steps, styles and geometry.
+//! walk back to real presses. On the benchmark site's 60 pages and the 139 fixture pages where
+//! it applied, both walks gave the same steps, styles and geometry.
 //!
 //! Focus is the deepest focused element (through open shadow roots). A trap is focus that cannot
 //! leave a region by Tab and by Shift+Tab: the walk suspects one when Tab leaves focus on the same
