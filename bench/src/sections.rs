@@ -65,16 +65,16 @@ pub async fn run_all(args: RunArgs, root: PathBuf) -> anyhow::Result<()> {
     }
 
     let mut main_scan: Option<ScanRun> = None;
-    let mut bare_run: Option<BareRun> = None;
+    let mut bare = Bare::default();
     if only("throughput") {
         println!("== throughput");
         let (s, b) = throughput(&ctx, &args, &site, with_peers, &mut report).await;
         main_scan = s;
-        bare_run = b;
+        bare = b;
     }
     if only("profile") {
         println!("== profile");
-        profile_section(&ctx, &args, &site, main_scan.as_ref(), bare_run.as_ref(), &mut report).await;
+        profile_section(&ctx, &args, &site, main_scan.as_ref(), &bare, &mut report).await;
     }
     if only("scaling") {
         println!("== scaling");
@@ -166,7 +166,16 @@ async fn environment(ctx: &Ctx, root: &std::path::Path) -> Value {
     })
 }
 
-async fn throughput(ctx: &Ctx, args: &RunArgs, site: &GeneratedSite, with_peers: bool, report: &mut Report) -> (Option<ScanRun>, Option<BareRun>) {
+/// The two bare renderings of the throughput benchmark.
+#[derive(Default)]
+struct Bare {
+    /// `load`, then network quiet: the time target's denominator.
+    quiet: Option<BareRun>,
+    /// `load` only.
+    load: Option<BareRun>,
+}
+
+async fn throughput(ctx: &Ctx, args: &RunArgs, site: &GeneratedSite, with_peers: bool, report: &mut Report) -> (Option<ScanRun>, Bare) {
     const B: &str = "throughput";
     let all: Vec<String> = (0..site.pages).map(|i| site.url(i)).collect();
     let scan = match runners::sitescan_scan(ctx, &site.url(0), site.pages, None, "throughput").await {
@@ -278,7 +287,7 @@ async fn throughput(ctx: &Ctx, args: &RunArgs, site: &GeneratedSite, with_peers:
     }
     report.summary(format!("throughput: {}", if summary.is_empty() { "no result".into() } else { summary.join(", ") }));
     report.data(B, json!({"sitescan": scan, "bare": bare, "bare_load_only": bare_load, "lighthouse_cli": lh_cli, "lighthouse_api": lh_api, "pa11y": pa, "sample": sample}));
-    (scan, bare_load)
+    (scan, Bare { quiet: bare, load: bare_load })
 }
 
 /// Bare rendering of `urls` at sitescan's concurrency, waiting `quiet` of network quiet after
@@ -307,7 +316,8 @@ async fn bare_rendering(ctx: &Ctx, urls: &[String], quiet: Duration, what: &str,
     Some(b)
 }
 
-async fn profile_section(ctx: &Ctx, args: &RunArgs, site: &GeneratedSite, scan: Option<&ScanRun>, bare: Option<&BareRun>, report: &mut Report) {
+async fn profile_section(ctx: &Ctx, args: &RunArgs, site: &GeneratedSite, scan: Option<&ScanRun>, bares: &Bare, report: &mut Report) {
+    let bare = bares.load.as_ref();
     const B: &str = "profile";
     let mut lines = Vec::new();
     let mut data = serde_json::Map::new();
@@ -423,6 +433,26 @@ async fn profile_section(ctx: &Ctx, args: &RunArgs, site: &GeneratedSite, scan: 
                 prev = Some(v.capture_mean_ms);
             }
             data.insert("capture_variants".into(), json!(variants));
+            let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+            if let (Some(b), Some(s)) = (bares.quiet.as_ref(), scan)
+                && let Some(f) = axe_floor(&variants, b, s.pages, cores)
+            {
+                let row = report.row(B, "time floor: bare rendering + axe-core, every core busy", f.ratio, "x");
+                row.note = Some(format!(
+                    "({:.3} bare + {:.3} axe CPU-s a page) x {} pages / {cores} cores = {:.1} s against bare {:.1} s{}",
+                    f.bare_cpu,
+                    f.axe_cpu,
+                    s.pages,
+                    f.seconds,
+                    b.wall_s,
+                    if f.ratio > TARGET_BARE_RATIO { format!("; above {TARGET_BARE_RATIO}x: out of reach here while axe-core runs in full") } else { String::new() }
+                ));
+                lines.push(format!(
+                    "time floor: bare rendering ({:.3} CPU-s a page) and axe-core ({:.3}, +axe over +scroll) alone, on {cores} cores always busy: {:.1} s for {} pages, {:.2}x bare rendering",
+                    f.bare_cpu, f.axe_cpu, f.seconds, s.pages, f.ratio
+                ));
+                data.insert("time_floor".into(), json!({"bare_cpu_per_page": f.bare_cpu, "axe_cpu_per_page": f.axe_cpu, "seconds": f.seconds, "ratio": f.ratio, "cores": cores}));
+            }
             if let (Some(first), Some(last)) = (variants.first(), variants.last()) {
                 report.summary(format!(
                     "profile: a full capture averages {:.0} ms per page; the engine's bare capture (load + network quiet + DOM facts) {:.0} ms; scroll, axe and the keyboard walk add {:.0} ms{}",
@@ -437,6 +467,30 @@ async fn profile_section(ctx: &Ctx, args: &RunArgs, site: &GeneratedSite, scan: 
     }
     report.table("Profile: where a page's time goes", lines);
     report.data(B, Value::Object(data));
+}
+
+/// The least time the time target's ratio allows for on this machine while axe-core runs in full.
+struct Floor {
+    bare_cpu: f64,
+    axe_cpu: f64,
+    seconds: f64,
+    ratio: f64,
+}
+
+/// The time `pages` would take if sitescan did nothing but bare rendering and axe-core with every
+/// core busy throughout: bare rendering's CPU per page plus what axe adds per page (the `+axe`
+/// capture variant's CPU over `+scroll`'s, both 4 pages at once), times the pages, over the
+/// cores; and that time over bare rendering's. No scan that runs axe-core in full on every page
+/// can be faster on this machine, whatever else it saves.
+fn axe_floor(variants: &[profile::Variant], bare: &BareRun, pages: usize, cores: usize) -> Option<Floor> {
+    let cpu = |name: &str| variants.iter().find(|v| v.name == name && v.errors == 0).map(|v| v.cpu_per_page_s);
+    let axe_cpu = cpu("+axe")? - cpu("+scroll")?;
+    let bare_cpu = bare.cpu_s / bare.report.pages.max(1) as f64;
+    if axe_cpu <= 0.0 || bare.wall_s <= 0.0 || cores == 0 {
+        return None;
+    }
+    let seconds = (bare_cpu + axe_cpu) * pages as f64 / cores as f64;
+    Some(Floor { bare_cpu, axe_cpu, seconds, ratio: seconds / bare.wall_s })
 }
 
 async fn scaling(ctx: &Ctx, args: &RunArgs, main_site: &GeneratedSite, main_scan: Option<&ScanRun>, report: &mut Report) {
