@@ -23,6 +23,16 @@ pub struct Invite {
 
 const INVALID: &str = "This invitation link is not valid: it was used already, it expired, or it was mistyped.";
 
+/// Cancels the pending invites of `org` that `user_id` made (they leave, or may no longer invite);
+/// returns how many.
+pub async fn cancel_made_by(store: &Store, org: &str, user_id: &str) -> AccountResult<u64> {
+    let stmt = store.stmt(
+        "DELETE FROM invites WHERE org_id = $1 AND created_by = $2 AND used_at IS NULL",
+        vec![org.into(), user_id.into()],
+    );
+    Ok(store.conn().execute_raw(stmt).await?.rows_affected())
+}
+
 /// Creates an invite; returns the plaintext token (for the link, shown once) and the invite.
 pub async fn create(store: &Store, org: &str, email: &str, role: Role, created_by: &str) -> AccountResult<(String, Invite)> {
     let email = normalize_email(email)?;

@@ -150,13 +150,64 @@ pub async fn end_sessions(store: &Store, user_id: &str) -> AccountResult<()> {
     Ok(())
 }
 
-/// Disables a user by email: they can no longer sign in, and their sessions end.
+/// Disables a user by email: they can no longer sign in, their sessions end, and what they
+/// handed out stops working (`apply_loss` with no role left).
 pub async fn disable(store: &Store, email: &str) -> AccountResult<User> {
     let (user, _) = by_email(store, email).await?.ok_or(AccountError::NotFound("user"))?;
     let stmt = store.stmt("UPDATE users SET disabled_at = $1 WHERE id = $2 AND disabled_at IS NULL", vec![now_us().into(), user.id.clone().into()]);
     store.conn().execute_raw(stmt).await?;
     end_sessions(store, &user.id).await?;
+    apply_loss(store, &user, None).await?;
     Ok(user)
+}
+
+/// What a member's change of standing takes away with it: the API tokens they made that stop
+/// working, and (applied, not listed) their pending invites and the active schedules they attested.
+#[derive(Debug, Clone, Default)]
+pub struct StandingLoss {
+    pub tokens: Vec<crate::store::ApiToken>,
+}
+
+/// Whether a token keeps working when its maker's role becomes `after` (`None`: disabled or
+/// removed). Only owners issue tokens, so only an owner's tokens keep working.
+fn token_survives(after: Option<Role>) -> bool {
+    after == Some(Role::Owner)
+}
+
+/// The tokens that would stop working if `user`'s role became `after` (for the confirmation page).
+pub async fn loss_if(store: &Store, user: &User, after: Option<Role>) -> AccountResult<StandingLoss> {
+    let tokens = store.live_tokens_created_by(&user.org_id, &user.id).await?.into_iter().filter(|_| !token_survives(after)).collect();
+    Ok(StandingLoss { tokens })
+}
+
+/// Applies a change of standing: revokes the tokens `loss_if` lists; without the owner role,
+/// cancels the invites the user made and pauses the active schedules the user (or one of the
+/// revoked tokens) attested, until an owner attests them again.
+pub async fn apply_loss(store: &Store, user: &User, after: Option<Role>) -> AccountResult<StandingLoss> {
+    let loss = loss_if(store, user, after).await?;
+    let ids: Vec<uuid::Uuid> = loss.tokens.iter().map(|t| t.id).collect();
+    store.revoke_org_tokens(&user.org_id, &ids).await?;
+    if after != Some(Role::Owner) {
+        super::invites::cancel_made_by(store, &user.org_id, &user.id).await?;
+        let mut actors = vec![format!("user:{}", user.id)];
+        actors.extend(ids.iter().map(|id| format!("token:{id}")));
+        for schedule in store.list_schedules(&user.org_id, None).await? {
+            let attested_by = schedule
+                .attestation
+                .as_deref()
+                .and_then(|a| serde_json::from_str::<serde_json::Value>(a).ok())
+                .and_then(|v| v.get("actor").and_then(|a| a.as_str()).map(str::to_string));
+            // `user:<id> <email>`, `token:<id>`: the actor's first word names them.
+            if attested_by.as_deref().and_then(|a| a.split_whitespace().next()).is_some_and(|a| actors.iter().any(|x| x == a)) {
+                store.clear_schedule_attestation(&user.org_id, schedule.id).await?;
+                tracing::info!(schedule = %schedule.id, user = %user.id, "active schedule paused: its attester no longer may");
+            }
+        }
+    }
+    if !ids.is_empty() {
+        tracing::info!(user = %user.id, tokens = ids.len(), "tokens revoked with their maker's standing");
+    }
+    Ok(loss)
 }
 
 async fn active_owners(store: &Store, org: &str) -> AccountResult<i64> {
@@ -181,16 +232,19 @@ pub async fn set_role(store: &Store, org: &str, id: &str, role: Role) -> Account
     }
     let stmt = store.stmt("UPDATE users SET role = $1 WHERE id = $2 AND org_id = $3", vec![role.as_str().into(), id.into(), org.into()]);
     store.conn().execute_raw(stmt).await?;
+    apply_loss(store, &user, Some(role)).await?;
     Ok(User { role, ..user })
 }
 
-/// Removes a member (their sessions end; tokens they made stay, owned by the organisation).
+/// Removes a member: their sessions end, the tokens they made stop working, their invites are
+/// cancelled and the active schedules they attested pause.
 pub async fn remove(store: &Store, org: &str, id: &str) -> AccountResult<User> {
     let user = member(store, org, id).await?;
     if user.role == Role::Owner && active_owners(store, org).await? <= 1 {
         return Err(AccountError::Invalid("An organisation needs at least one owner.".into()));
     }
     end_sessions(store, &user.id).await?;
+    apply_loss(store, &user, None).await?;
     store.conn().execute_raw(store.stmt("DELETE FROM users WHERE id = $1 AND org_id = $2", vec![id.into(), org.into()])).await?;
     Ok(user)
 }

@@ -59,6 +59,35 @@ where
     .await
 }
 
+/// Evaluates `expression` in an execution context of the page (an isolated world: its own
+/// globals and prototypes, which no page script can reach or redefine), like `eval_string`.
+pub(crate) async fn eval_string_in(
+    instance: &Instance,
+    page: &Page,
+    context: chromiumoxide::cdp::js_protocol::runtime::ExecutionContextId,
+    name: &'static str,
+    expression: &str,
+    limit: Duration,
+) -> Result<String, BrowserError> {
+    let params = EvaluateParams::builder()
+        .expression(expression)
+        .context_id(context)
+        .return_by_value(true)
+        .await_promise(true)
+        .allow_unsafe_eval_blocked_by_csp(true)
+        .build()
+        .map_err(|e| BrowserError::Script { name, message: e })?;
+    let ret = run(instance, page, name, limit, params).await?;
+    if let Some(ex) = ret.exception_details {
+        let detail = ex.exception.and_then(|e| e.description).unwrap_or(ex.text);
+        return Err(BrowserError::Script { name, message: detail });
+    }
+    match ret.result.value {
+        Some(serde_json::Value::String(s)) => Ok(s),
+        other => Err(BrowserError::Script { name, message: format!("expected a string, got {other:?}") }),
+    }
+}
+
 /// Evaluates `expression` in the page's main world, awaiting a promise; the expression must
 /// produce a string (our scripts return JSON text), which is returned.
 pub(crate) async fn eval_string(instance: &Instance, page: &Page, name: &'static str, expression: &str, limit: Duration) -> Result<String, BrowserError> {

@@ -10,6 +10,17 @@
 //! page's text, web storage and script-readable cookies are compared with every secret typed so
 //! far; a match is recorded by where it was seen, never by value.
 //!
+//! Where a journey may go: only `about:blank` and http(s) pages of the site's origin and the
+//! origins the journey lists. `navigate` is checked before it is sent, and every document
+//! request of the page (its own navigations, redirects, link clicks, form posts, frames) is held
+//! by request interception until it is checked; a refused one fails with
+//! `net::ERR_BLOCKED_BY_CLIENT` and fails the step. After every step the main frame's URL, read
+//! from the browser (not from page script), is checked again, for the schemes interception
+//! never sees. A secret is typed only when the main frame is on one of those origins and the
+//! focus is on the step's field itself (not a frame), checked in an isolated world; the values
+//! used for masking screenshots and for picking a `select` option are only ever handed to an
+//! isolated world, never to the page's own scripts.
+//!
 //! An `audit` step gathers a full `PageSnapshot` of the page as it is (no navigation), with the
 //! capture's own gatherers, for the scanner to run every page check on.
 
@@ -18,21 +29,29 @@ use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
 use chromiumoxide::cdp::browser_protocol::input::{
     DispatchKeyEventParams, DispatchKeyEventType, DispatchMouseEventParams, DispatchMouseEventType, InsertTextParams, MouseButton,
 };
-use chromiumoxide::cdp::browser_protocol::page::{CaptureScreenshotFormat, CaptureScreenshotParams, NavigateParams};
+use chromiumoxide::cdp::browser_protocol::fetch::{
+    ContinueRequestParams, EnableParams as FetchEnableParams, EventRequestPaused, FailRequestParams, RequestPattern, RequestStage,
+};
+use chromiumoxide::cdp::browser_protocol::network::{ErrorReason, ResourceType};
+use chromiumoxide::cdp::browser_protocol::page::{
+    CaptureScreenshotFormat, CaptureScreenshotParams, CreateIsolatedWorldParams, GetFrameTreeParams, NavigateParams,
+};
+use chromiumoxide::cdp::js_protocol::runtime::ExecutionContextId;
+use futures::StreamExt;
 use serde::Deserialize;
 use serde_json::Value;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::model::journey::{
     Action, Assertion, ElementState, JourneyAudit, JourneyException, JourneyResponse, JourneyRun, JourneyScreenshot, LoggedInProof,
-    LoggedInResult, SecretExposure, WaitFor, secret_refs, substitute, url_matches,
+    LoggedInResult, SecretExposure, WaitFor, may_load, secret_refs, substitute, url_matches,
 };
 use crate::model::{JourneyOutcome, JourneySpec, PageSnapshot, StepResult, StepStatus};
 use crate::net::EgressProxy;
 
 use super::capture::{CaptureSettings, Live, NETWORK_QUIET, artifacts, close, gather_in_page, open_page, redraw, wait_quiet};
-use super::cdp::{Budget, eval_string, run, step};
+use super::cdp::{Budget, eval_string, eval_string_in, run, step};
 use super::error::BrowserError;
 use super::events::RawEvent;
 use super::gather::exceptions;
@@ -48,6 +67,85 @@ const READ_LIMIT: Duration = Duration::from_secs(3);
 const NAVIGATION_START_GRACE: Duration = Duration::from_millis(150);
 /// The longest wait for network quiet after a step.
 const STEP_QUIET_MAX: Duration = Duration::from_secs(2);
+
+/// What a scan's journeys may still spend, shared by them in turn.
+#[derive(Debug, Clone, Copy)]
+pub struct JourneyAllowance {
+    /// No step starts after this.
+    pub deadline: Instant,
+    /// Screenshots that may still be stored.
+    pub screenshots_left: usize,
+}
+
+impl JourneyAllowance {
+    /// A scan's whole allowance, from now.
+    pub fn for_scan() -> Self {
+        JourneyAllowance {
+            deadline: Instant::now() + crate::model::journey::MAX_JOURNEY_TIME_PER_SCAN,
+            screenshots_left: crate::model::journey::MAX_SCREENSHOTS_PER_SCAN,
+        }
+    }
+}
+
+/// The request interception that holds the journey's page to its origins: every document
+/// request is paused until checked, then continued or failed. Stops with the value.
+struct NavigationGuard {
+    /// Why each refused request was refused, in order (`URL: reason`).
+    refused: Arc<Mutex<Vec<String>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for NavigationGuard {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl NavigationGuard {
+    async fn start(instance: &Arc<Instance>, page: &Page, allowed: Vec<String>, budget: &Budget) -> Result<NavigationGuard, BrowserError> {
+        let mut paused = step(instance, "Fetch.requestPaused listener", budget.cap(READ_LIMIT), async {
+            page.event_listener::<EventRequestPaused>().await.map_err(|e| BrowserError::Cdp { what: "Fetch.requestPaused", message: e.to_string() })
+        })
+        .await?;
+        let pattern = RequestPattern { url_pattern: Some("*".into()), resource_type: Some(ResourceType::Document), request_stage: Some(RequestStage::Request) };
+        let enable = FetchEnableParams { patterns: Some(vec![pattern]), handle_auth_requests: None };
+        run(instance, page, "Fetch.enable", budget.cap(READ_LIMIT), enable).await?;
+        let refused = Arc::new(Mutex::new(Vec::new()));
+        let log = refused.clone();
+        let page = page.clone();
+        let task = tokio::spawn(async move {
+            while let Some(event) = paused.next().await {
+                let url = &event.request.url;
+                let answer = match may_load(url, &allowed) {
+                    Ok(()) => tokio::time::timeout(READ_LIMIT, page.execute(ContinueRequestParams::new(event.request_id.clone()))).await.map(|r| r.is_ok()),
+                    Err(why) => {
+                        tracing::info!(url = %url, reason = %why, "journey navigation refused");
+                        if let Ok(mut l) = log.lock() {
+                            if l.len() < 100 {
+                                l.push(format!("{url}: {why}"));
+                            }
+                        }
+                        let fail = FailRequestParams::new(event.request_id.clone(), ErrorReason::BlockedByClient);
+                        tokio::time::timeout(READ_LIMIT, page.execute(fail)).await.map(|r| r.is_ok())
+                    }
+                };
+                if !matches!(answer, Ok(true)) {
+                    tracing::debug!(url = %url, "a paused journey request could not be answered (the page is gone?)");
+                }
+            }
+        });
+        Ok(NavigationGuard { refused, task })
+    }
+
+    fn refused_count(&self) -> usize {
+        self.refused.lock().map(|l| l.len()).unwrap_or(0)
+    }
+
+    /// The first refusal after the first `from`.
+    fn refused_since(&self, from: usize) -> Option<String> {
+        self.refused.lock().ok().and_then(|l| l.get(from).cloned())
+    }
+}
 
 /// Why a step did not succeed.
 enum StepError {
@@ -148,6 +246,7 @@ pub(crate) async fn run_journey(
     spec: &JourneySpec,
     settings: &CaptureSettings,
     proxy: &EgressProxy,
+    allowance: &mut JourneyAllowance,
 ) -> JourneyRun {
     let journey = &spec.journey;
     let mask = |s: &str| spec.secrets.mask(s);
@@ -164,7 +263,19 @@ pub(crate) async fn run_journey(
             return JourneyRun { outcome, audits };
         }
     };
-    let mut runner = Runner { instance, page: &page, spec, settings, proxy, start, typed: Vec::new(), secret_fields: Vec::new() };
+    let allowed = journey.allowed_origins(start);
+    let guard = match NavigationGuard::start(instance, &page, allowed.clone(), &open_budget).await {
+        Ok(g) => g,
+        Err(e) => {
+            // Never run a journey that nothing holds to its origins.
+            outcome.error = Some(mask(&format!("the journey's navigation guard could not be set up: {e}")));
+            outcome.steps = journey.steps.iter().enumerate().map(|(i, s)| skipped(i, s, spec)).collect();
+            close(instance, &mut live, true).await;
+            return JourneyRun { outcome, audits };
+        }
+    };
+    let mut runner =
+        Runner { instance, page: &page, spec, settings, proxy, start, allowed, typed: Vec::new(), secret_fields: Vec::new() };
     let login_end = login_end(journey);
     let mut stopped = false;
     if !matches!(journey.steps.first().map(|s| &s.action), Some(Action::Navigate(_))) {
@@ -176,11 +287,19 @@ pub(crate) async fn run_journey(
         }
     }
     for (i, s) in journey.steps.iter().enumerate() {
+        if !stopped && Instant::now() >= allowance.deadline {
+            outcome.error = Some(format!(
+                "the scan's journey time ({} s for all journeys) ran out before step {i}",
+                crate::model::journey::MAX_JOURNEY_TIME_PER_SCAN.as_secs()
+            ));
+            stopped = true;
+        }
         if stopped {
             outcome.steps.push(skipped(i, s, spec));
             continue;
         }
         let from = live.log.as_ref().map_or(0, |l| l.len());
+        let refused_from = guard.refused_count();
         let began = Instant::now();
         let limit = Duration::from_millis(s.timeout_ms);
         let budget = Budget::new(limit);
@@ -202,8 +321,13 @@ pub(crate) async fn run_journey(
                     Err(e) => Err(e),
                 }
             }
+            Action::Screenshot(_) if allowance.screenshots_left == 0 => Err(StepError::Failed(format!(
+                "the scan's journeys may store at most {} screenshots",
+                crate::model::journey::MAX_SCREENSHOTS_PER_SCAN
+            ))),
             Action::Screenshot(name) => match runner.screenshot(&budget).await {
                 Ok(png) => {
+                    allowance.screenshots_left -= 1;
                     let name = mask(name);
                     outcome.screenshots.push(JourneyScreenshot { name: name.clone(), step: i, png_base64: png });
                     result.screenshot = Some(name);
@@ -218,6 +342,22 @@ pub(crate) async fn run_journey(
                     Err(_) => Err(StepError::Timeout(format!("the step did not finish within {} ms", s.timeout_ms))),
                 }
             }
+        };
+        // A document request the guard refused during the step fails it, whatever the action
+        // saw; so does a main frame on anything but the journey's origins (a scheme that request
+        // interception never sees); the page is then taken to about:blank.
+        let done = match (done, guard.refused_since(refused_from)) {
+            (Ok(()), Some(refused)) | (Err(StepError::Failed(_) | StepError::Timeout(_)), Some(refused)) => {
+                Err(StepError::Failed(format!("a navigation was refused: {refused}")))
+            }
+            (done, _) => done,
+        };
+        let done = match (done, runner.main_frame_url().await) {
+            (Ok(()), Some(url)) if may_load(&url, &runner.allowed).is_err() && !url.starts_with("chrome-error:") => {
+                runner.leave().await;
+                Err(StepError::Failed(format!("the page left the journey's origins ({})", may_load(&url, &runner.allowed).err().unwrap_or_default())))
+            }
+            (done, _) => done,
         };
         result.elapsed_ms = u64::try_from(began.elapsed().as_millis()).unwrap_or(u64::MAX);
         match done {
@@ -239,9 +379,10 @@ pub(crate) async fn run_journey(
         result.url_after = if alive { runner.current_url().await.map(|u| mask(&u)) } else { None };
         if result.status != StepStatus::Ok {
             stopped = true;
-            if alive {
+            if alive && allowance.screenshots_left > 0 && runner.main_frame_url().await.is_some_and(|u| may_load(&u, &runner.allowed).is_ok()) {
                 let budget = Budget::new(READ_LIMIT * 2);
                 if let Ok(png) = runner.screenshot(&budget).await {
+                    allowance.screenshots_left -= 1;
                     let name = format!("step-{i}-{}", if result.status == StepStatus::Timeout { "timeout" } else { "failed" });
                     outcome.screenshots.push(JourneyScreenshot { name: name.clone(), step: i, png_base64: png });
                     result.screenshot = Some(name);
@@ -273,6 +414,7 @@ pub(crate) async fn run_journey(
         tracing::debug!(journey = %outcome.name, step = i, action = %result.action, status = ?result.status, elapsed_ms = result.elapsed_ms, "journey step");
         outcome.steps.push(result);
     }
+    drop(guard);
     close(instance, &mut live, stopped).await;
     JourneyRun { outcome, audits }
 }
@@ -378,6 +520,8 @@ struct Runner<'a> {
     settings: &'a CaptureSettings,
     proxy: &'a EgressProxy,
     start: &'a str,
+    /// The origins the journey may load (the site's first).
+    allowed: Vec<String>,
     /// Names of the secrets typed so far.
     typed: Vec<String>,
     /// Selectors of the fields a secret was typed into.
@@ -393,6 +537,54 @@ impl Runner<'_> {
         self.eval("location", "location.href", READ_LIMIT).await.ok()
     }
 
+    /// The main frame's URL as the browser has it (no page script can change the answer).
+    async fn main_frame_url(&self) -> Option<String> {
+        let tree = run(self.instance, self.page, "Page.getFrameTree", READ_LIMIT, GetFrameTreeParams::default()).await.ok()?;
+        Some(tree.frame_tree.frame.url.clone())
+    }
+
+    /// A fresh isolated world in the main frame: the DOM is shared, the JavaScript globals and
+    /// prototypes are its own, so no page script sees what is evaluated there.
+    async fn isolated_world(&self, limit: Duration) -> Result<ExecutionContextId, BrowserError> {
+        let tree = run(self.instance, self.page, "Page.getFrameTree", limit, GetFrameTreeParams::default()).await?;
+        let params = CreateIsolatedWorldParams { frame_id: tree.frame_tree.frame.id.clone(), world_name: Some("sitescan-journey".into()), grant_univeral_access: Some(false) };
+        Ok(run(self.instance, self.page, "Page.createIsolatedWorld", limit, params).await?.execution_context_id)
+    }
+
+    async fn eval_isolated(&self, what: &'static str, expression: &str, limit: Duration) -> Result<String, BrowserError> {
+        let world = self.isolated_world(limit).await?;
+        eval_string_in(self.instance, self.page, world, what, expression, limit).await
+    }
+
+    /// Takes the page off a URL it must not be on.
+    async fn leave(&self) {
+        let _ = run(self.instance, self.page, "Page.navigate", READ_LIMIT, NavigateParams::new("about:blank".to_string())).await;
+    }
+
+    /// Before a secret is typed: the main frame is on one of the journey's origins and the focus
+    /// is on the step's own field in it (not on a frame, where the text would go instead).
+    async fn secret_may_be_typed(&self, selector: &str, budget: &Budget) -> StepResultOf<()> {
+        let url = self.main_frame_url().await.ok_or_else(|| StepError::Failed("the page's address could not be read; the secret was not typed".into()))?;
+        if let Err(why) = may_load(&url, &self.allowed) {
+            return Err(StepError::Failed(format!("the secret was not typed: the page is not on the journey's origins ({why})")));
+        }
+        let script = format!(
+            r#"(() => {{
+  let el;
+  try {{ el = document.querySelector({sel}); }} catch (e) {{ return 'the selector is invalid'; }}
+  const a = document.activeElement;
+  if (!el || a !== el) return 'the focus left the field';
+  if (/^(IFRAME|FRAME|OBJECT|EMBED)$/.test(a.tagName)) return 'the field is a frame';
+  return 'ok';
+}})()"#,
+            sel = quote(selector)
+        );
+        match self.eval_isolated("secret destination", &script, budget.cap(READ_LIMIT)).await?.as_str() {
+            "ok" => Ok(()),
+            why => Err(StepError::Failed(format!("{}: the secret was not typed ({why})", quote(selector)))),
+        }
+    }
+
     /// Resolves a step's `navigate` target against the page (or the start URL).
     async fn resolve(&self, target: &str) -> String {
         let base = self.current_url().await.filter(|u| u.starts_with("http")).unwrap_or_else(|| self.start.to_string());
@@ -400,6 +592,9 @@ impl Runner<'_> {
     }
 
     async fn navigate(&self, live: &Live, url: &str, budget: &Budget) -> StepResultOf<()> {
+        if let Err(why) = may_load(url, &self.allowed) {
+            return Err(StepError::Failed(format!("navigation to {url} refused: {why}")));
+        }
         let log = live.log.as_ref().ok_or_else(|| StepError::Fatal("no event log".into()))?;
         let loads = log.signals().load_events;
         let from = log.len();
@@ -463,9 +658,19 @@ impl Runner<'_> {
     /// Finds the visible element of `selector` and runs `body` on it, waiting for it to appear
     /// within the step's budget.
     async fn find(&self, selector: &str, body: &str, budget: &Budget) -> StepResultOf<Found> {
+        self.find_in(selector, body, budget, false).await
+    }
+
+    /// `find`, in the page's main world or (`isolated`) in an isolated world of its own.
+    async fn find_in(&self, selector: &str, body: &str, budget: &Budget, isolated: bool) -> StepResultOf<Found> {
         let script = with_element(selector, body);
         loop {
-            let text = match self.eval("journey element", &script, budget.cap(READ_LIMIT)).await {
+            let evaluated = if isolated {
+                self.eval_isolated("journey element", &script, budget.cap(READ_LIMIT)).await
+            } else {
+                self.eval("journey element", &script, budget.cap(READ_LIMIT)).await
+            };
+            let text = match evaluated {
                 Ok(t) => t,
                 Err(BrowserError::Script { .. }) if budget.left() > POLL => {
                     // The document was replaced under the call; look again.
@@ -549,6 +754,9 @@ impl Runner<'_> {
   return JSON.stringify({});"#;
                 self.find(selector, clear, budget).await?;
                 let names = secret_refs(value).unwrap_or_default();
+                if !names.is_empty() {
+                    self.secret_may_be_typed(selector, budget).await?;
+                }
                 let text = substitute(value, &self.spec.secrets);
                 run(self.instance, self.page, "Input.insertText", budget.left(), InsertTextParams::new(text)).await?;
                 if !names.is_empty() {
@@ -577,7 +785,14 @@ impl Runner<'_> {
   el.dispatchEvent(new Event('change', {{bubbles: true}}));
   return JSON.stringify({{}});"#
                 );
-                self.find(selector, &body, budget).await?;
+                if !names.is_empty() {
+                    let url = self.main_frame_url().await.unwrap_or_default();
+                    if let Err(why) = may_load(&url, &self.allowed) {
+                        return Err(StepError::Failed(format!("the secret was not chosen: the page is not on the journey's origins ({why})")));
+                    }
+                }
+                // The wanted value may be a secret: matched in an isolated world.
+                self.find_in(selector, &body, budget, !names.is_empty()).await?;
                 for n in names {
                     if !self.typed.contains(&n) {
                         self.typed.push(n);
@@ -725,21 +940,27 @@ impl Runner<'_> {
             mask = crate::model::journey::SECRET_MASK,
         );
         const RESTORE: &str = r#"(() => { const h = window.__sitescanHidden; if (!h) return ''; for (const [el, type, sec] of h.saved.reverse()) { if (type === null) el.removeAttribute('type'); else el.setAttribute('type', type); el.style.webkitTextSecurity = sec; } for (const [n, v] of h.texts) n.nodeValue = v; delete window.__sitescanHidden; return 'ok'; })()"#;
-        if !secrets.is_empty() || !self.secret_fields.is_empty() {
+        // The values are handed to an isolated world only: the page's scripts never see them.
+        let world = if !secrets.is_empty() || !self.secret_fields.is_empty() {
             // Never take the picture when the secrets could not be hidden.
-            self.eval("hide secrets", &hide, budget.cap(READ_LIMIT)).await?;
-        }
+            let world = self.isolated_world(budget.cap(READ_LIMIT)).await?;
+            eval_string_in(self.instance, self.page, world, "hide secrets", &hide, budget.cap(READ_LIMIT)).await?;
+            Some(world)
+        } else {
+            None
+        };
         let params = CaptureScreenshotParams { format: Some(CaptureScreenshotFormat::Png), from_surface: Some(true), ..CaptureScreenshotParams::default() };
         let shot = run(self.instance, self.page, "Page.captureScreenshot", budget.cap(Duration::from_secs(10)), params).await;
-        if !secrets.is_empty() || !self.secret_fields.is_empty() {
-            let _ = self.eval("restore secrets", RESTORE, READ_LIMIT).await;
+        if let Some(world) = world {
+            let _ = eval_string_in(self.instance, self.page, world, "restore secrets", RESTORE, READ_LIMIT).await;
         }
         Ok(shot?.data.into())
     }
 
     /// Records where any secret typed so far shows up now.
     async fn exposures(&self, step: usize, out: &mut Vec<SecretExposure>) {
-        let Ok(text) = self.eval("exposure scan", EXPOSURE_READ, READ_LIMIT).await else { return };
+        // Read in an isolated world: page script cannot redefine what the reading calls.
+        let Ok(text) = self.eval_isolated("exposure scan", EXPOSURE_READ, READ_LIMIT).await else { return };
         let Ok(seen) = serde_json::from_str::<Exposure>(&text) else { return };
         let typed = self.spec.secrets.only(&self.typed);
         let url = self.spec.secrets.mask(&seen.url);

@@ -23,6 +23,15 @@ pub const LAUNCH_TIMEOUT: Duration = Duration::from_secs(20);
 /// Prefix of the per-browser temp dirs (followed by our pid), so stale ones can be swept.
 const TEMP_PREFIX: &str = "sitescan-chromium-";
 
+/// The variables of the service's environment that Chromium is given: what it needs to find its
+/// libraries and fonts and to speak the locale, nothing else.
+const CHROMIUM_INHERITS: &[&str] = &["PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "FONTCONFIG_PATH", "FONTCONFIG_FILE"];
+
+/// Chromium's environment out of the service's: only `CHROMIUM_INHERITS`.
+pub(crate) fn chromium_env(vars: impl Iterator<Item = (std::ffi::OsString, std::ffi::OsString)>) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+    vars.filter(|(k, _)| k.to_str().is_some_and(|k| CHROMIUM_INHERITS.contains(&k))).collect()
+}
+
 /// Flags every launched Chromium gets (besides the proxy, user-data-dir and sandbox flags).
 pub const CHROMIUM_FLAGS: &[&str] = &[
     "--headless",
@@ -194,6 +203,9 @@ impl ChromiumProcess {
         if running_as_root() || std::env::var_os("SITESCAN_CHROMIUM_NO_SANDBOX").is_some() {
             cmd.arg("--no-sandbox");
         }
+        // A clean environment: nothing of the service's (database URL, secret key file,
+        // `SITESCAN_*`, cloud credentials) reaches a process that runs tenants' pages.
+        cmd.env_clear().envs(chromium_env(std::env::vars_os())).env("HOME", dir.path());
         cmd.arg("about:blank")
             .env("TMPDIR", &tmp)
             .env("XDG_CONFIG_HOME", &xdg)
@@ -315,6 +327,14 @@ fn running_as_root() -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn chromium_gets_no_service_secret_from_the_environment() {
+        let vars = [("PATH", "/usr/bin"), ("SITESCAN_SECRET_KEY", "k"), ("SITESCAN_DATABASE_URL", "postgres://x"), ("DATABASE_URL", "x"), ("AWS_SECRET_ACCESS_KEY", "x"), ("LANG", "C.UTF-8"), ("RUST_LOG", "trace")];
+        let env = chromium_env(vars.iter().map(|(k, v)| (k.into(), v.into())));
+        let names: Vec<String> = env.iter().map(|(k, _)| k.to_string_lossy().into_owned()).collect();
+        assert_eq!(names, ["PATH", "LANG"]);
+    }
 
     #[test]
     fn explicit_missing_binary_is_reported() {

@@ -26,4 +26,5 @@ pub use options::{
 };
 pub use pool::{BrowserPool, PoolStats};
 pub use scripts::axe_version;
+pub use journey::JourneyAllowance;
 pub use session::BrowserSession;

@@ -133,7 +133,13 @@ impl BrowserSession {
     /// Runs one journey from `start` in a browser context of its own (created for it behind the
     /// egress proxy, disposed after it: its cookies and storage never reach another journey or
     /// scan). Never fails: trouble is in the outcome.
-    pub async fn run_journey(&self, start: &str, spec: &crate::model::JourneySpec) -> crate::model::journey::JourneyRun {
+    pub async fn run_journey(
+        &self,
+        start: &str,
+        spec: &crate::model::JourneySpec,
+        allowance: &mut super::journey::JourneyAllowance,
+        proxy: Option<&crate::net::EgressProxy>,
+    ) -> crate::model::journey::JourneyRun {
         let failed = |message: String| {
             let mut outcome = crate::model::JourneyOutcome {
                 name: spec.secrets.mask(&spec.journey.name),
@@ -165,7 +171,9 @@ impl BrowserSession {
             Ok(i) => i,
             Err(e) => return failed(e.to_string()),
         };
-        let context = match new_context(&self.pool, &inst).await {
+        // Behind the scan's own proxy when it pins the site (an active scan), else the pool's.
+        let proxy = proxy.unwrap_or(&self.pool.proxy);
+        let context = match new_context_via(&self.pool, &inst, proxy.proxy_server()).await {
             Ok(c) => c,
             Err(e) => return failed(format!("no browser context for the journey: {e}")),
         };
@@ -177,7 +185,7 @@ impl BrowserSession {
         };
         self.pool.note_page(&inst);
         self.pool.page_started();
-        let ran = super::journey::run_journey(&inst, &context, start, spec, &settings, &self.pool.proxy).await;
+        let ran = super::journey::run_journey(&inst, &context, start, spec, &settings, proxy, allowance).await;
         self.pool.page_finished();
         self.pool.end_page(&inst);
         dispose(vec![(Arc::downgrade(&inst), context)]).await;
@@ -201,9 +209,14 @@ impl BrowserSession {
 /// A fresh browser context on `inst` whose every request goes through the egress proxy, with
 /// downloads denied.
 async fn new_context(pool: &BrowserPool, inst: &Arc<Instance>) -> Result<BrowserContextId, BrowserError> {
+    new_context_via(pool, inst, pool.proxy_server()).await
+}
+
+/// A browser context behind `proxy_server`.
+async fn new_context_via(_pool: &BrowserPool, inst: &Arc<Instance>, proxy_server: String) -> Result<BrowserContextId, BrowserError> {
     let params = CreateBrowserContextParams {
         dispose_on_detach: Some(true),
-        proxy_server: Some(pool.proxy_server()),
+        proxy_server: Some(proxy_server),
         proxy_bypass_list: Some("<-loopback>".into()),
         origins_with_universal_network_access: None,
     };

@@ -41,12 +41,19 @@ pub async fn run(args: ScanArgs) -> anyhow::Result<Exit> {
             return Ok(Exit::Failed);
         }
     };
+    // Every journey stays on the target's origin and the origins it lists.
+    for (spec, file) in journeys.iter().zip(&args.journeys) {
+        if let Err(e) = spec.journey.check_origins(target.url().as_str()) {
+            eprintln!("error: --journey {}: {e}", file.display());
+            return Ok(Exit::Failed);
+        }
+    }
     let mut config = engine::worker_config(
         &super::args::WorkerPoolArgs { lease_seconds: 3600, max_attempts: 1, poll_ms: 100 },
         &args.crawl,
         &args.browser,
         // Ownership is proved below, moments before the scan runs in this process.
-        crate::scan::worker::Ownership::ProvedByCaller,
+        crate::scan::worker::Ownership::ProvedByCaller(None),
     )?;
     config.options.probe_budget = args.probe_budget;
     config.options.journeys = journeys;
@@ -71,12 +78,23 @@ pub async fn run(args: ScanArgs) -> anyhow::Result<Exit> {
     let claimed = store.claim_scan(&owner, config.lease, 1).await?.context("claiming the scan")?;
     if args.active {
         let token = args.verification_token.clone().unwrap_or_default();
-        if let Err(e) = verify_ownership(&target, &token, args.policy.dns_server, &policy).await? {
-            let error = ScanError::OwnershipUnverified(e.to_string());
-            eprintln!("error: {error}");
-            let summary = ReportSummary::failed_in(ScanMode::Active, error.code(), &error.to_string());
-            store.fail_scan(scan.id, &owner, &summary.to_report()).await?;
-            return write_report(&store, scan.id, &args).await;
+        match verify_ownership(&target, &token, args.policy.dns_server, &policy).await? {
+            Err(e) => {
+                let error = ScanError::OwnershipUnverified(e.to_string());
+                eprintln!("error: {error}");
+                let summary = ReportSummary::failed_in(ScanMode::Active, error.code(), &error.to_string());
+                store.fail_scan(scan.id, &owner, &summary.to_report()).await?;
+                return write_report(&store, scan.id, &args).await;
+            }
+            // The probes and journeys connect only where ownership was just proved.
+            Ok(verified) => {
+                let recheck = CliRecheck { target: target.url().clone(), token, dns: args.policy.dns_server, policy: policy.clone() };
+                config.ownership = crate::scan::worker::Ownership::ProvedByCaller(Some(crate::scan::OwnershipPin {
+                    host: verified.host,
+                    addrs: verified.addresses,
+                    recheck: Arc::new(recheck),
+                }));
+            }
         }
     }
     let scanner = engine::scanner(&args.browser, policy).await?;
@@ -155,6 +173,23 @@ pub fn load_journeys(files: &[std::path::PathBuf], secrets: &[String]) -> Result
         out.push(JourneySpec { journey, secrets: all.only(&needed) });
     }
     Ok(out)
+}
+
+/// Proves the one-shot scan's ownership again at the pinned addresses, before the probes.
+struct CliRecheck {
+    target: url::Url,
+    token: String,
+    dns: Option<std::net::SocketAddr>,
+    policy: AddressPolicy,
+}
+
+#[async_trait::async_trait]
+impl crate::scan::OwnershipRecheck for CliRecheck {
+    async fn recheck(&self, addrs: &[std::net::IpAddr]) -> Result<(), String> {
+        let fetcher = Fetcher::new(Arc::new(EgressGuard::new(self.policy.clone())), FetcherOptions::default()).map_err(|e| e.to_string())?;
+        let dns = self.dns.map_or(DnsServer::System, DnsServer::At);
+        Verifier::new(Arc::new(fetcher), dns).verify_at(&self.target, &self.token, addrs).await.map(|_| ()).map_err(|e| e.to_string())
+    }
 }
 
 /// Proves ownership of the target's site by the file, meta tag or DNS method (outer `Err` only

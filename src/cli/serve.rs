@@ -13,6 +13,14 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         .with_context(|| format!("opening the database {}", redact(&args.db.database)))?;
     let policy = AddressPolicy::new(args.policy.allow_target.clone());
     let sites = super::engine::site_service(&args.policy, &args.key, store.clone())?;
+    // Secrets stored in the first format (not bound to their row) are sealed again, bound.
+    if let Some(key) = super::engine::secret_box(&args.key)? {
+        let sealed = sites.reseal_legacy_secrets().await.context("sealing stored site secrets again")?
+            + crate::events::webhooks::reseal_legacy_secrets(&store, &key).await.context("sealing webhook secrets again")?;
+        if sealed > 0 {
+            tracing::info!(sealed, "stored secrets sealed again, bound to where they are stored");
+        }
+    }
     let settings = ApiSettings {
         listen: args.listen.clone(),
         rate_windows: vec![

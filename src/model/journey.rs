@@ -23,6 +23,14 @@ pub const DEFAULT_STEP_TIMEOUT_MS: u64 = 10_000;
 pub const MAX_STEP_TIMEOUT_MS: u64 = 120_000;
 /// Steps per journey.
 pub const MAX_STEPS: usize = 200;
+/// The longest journey text (JSON or YAML) read, in bytes.
+pub const MAX_JOURNEY_BYTES: usize = 64 * 1024;
+/// Extra origins a journey may list.
+pub const MAX_ORIGINS: usize = 10;
+/// The time all of a scan's journeys may take together; journeys (and steps) past it are skipped.
+pub const MAX_JOURNEY_TIME_PER_SCAN: std::time::Duration = std::time::Duration::from_secs(600);
+/// Screenshots (asked for, and taken on a failure) one scan's journeys may store together.
+pub const MAX_SCREENSHOTS_PER_SCAN: usize = 40;
 /// What a secret's value is replaced with wherever it would leave the runner.
 pub const SECRET_MASK: &str = "••••••";
 /// A click or key press slower than this to the next paint is a slow interaction.
@@ -37,6 +45,9 @@ pub const ACTION_KEYS: &[&str] =
 pub struct Journey {
     pub name: String,
     pub logged_in: Option<LoggedInProof>,
+    /// Origins besides the site's that the journey may load and type secrets into
+    /// (`https://id.example.com`, serialised as `Url::origin` does).
+    pub origins: Vec<String>,
     pub steps: Vec<Step>,
 }
 
@@ -211,17 +222,108 @@ pub fn substitute(text: &str, secrets: &JourneySecrets) -> String {
 }
 
 /// Parses a journey from JSON (or YAML) text and validates it.
+/// At most `MAX_JOURNEY_BYTES`; YAML without anchors or aliases (one alias can stand for a
+/// whole subtree, so a few lines could expand to gigabytes).
 pub fn parse_journey(text: &str) -> Result<Journey, JourneyError> {
+    if text.len() > MAX_JOURNEY_BYTES {
+        return err("journey", format!("{} bytes is over the limit of {} KiB", text.len(), MAX_JOURNEY_BYTES / 1024));
+    }
     let trimmed = text.trim_start();
     let value: Value = match serde_json::from_str(text) {
         Ok(v) => v,
         Err(json_error) if trimmed.starts_with('{') => return err("journey", format!("not valid JSON: {json_error}")),
-        Err(_) => match serde_yaml::from_str::<Value>(text) {
-            Ok(v) => v,
-            Err(yaml_error) => return err("journey", format!("neither JSON nor YAML: {yaml_error}")),
-        },
+        Err(_) => {
+            if let Some(what) = yaml_anchor_or_alias(text) {
+                return err("journey", format!("YAML {what} are not accepted (write each value out)"));
+            }
+            match serde_yaml::from_str::<Value>(text) {
+                Ok(v) => v,
+                Err(yaml_error) => return err("journey", format!("neither JSON nor YAML: {yaml_error}")),
+            }
+        }
     };
     Journey::from_value(&value)
+}
+
+/// `Some("anchors")` / `Some("aliases")` when YAML text uses either, read with the YAML
+/// tokenizer's own rules for where `&name` and `*name` can start a node: after the start of a
+/// line's content, a `- `, a `key: `, a `[`, `{` or `,`, outside quoted scalars and comments.
+/// Anything that merely looks like one inside a plain scalar (`a*b`, `x & y`) is left alone.
+fn yaml_anchor_or_alias(text: &str) -> Option<&'static str> {
+    for line in text.lines() {
+        let mut quote: Option<char> = None;
+        // Whether the next non-space character starts a node.
+        let mut node_start = true;
+        let mut prev = ' ';
+        let chars: Vec<char> = line.chars().collect();
+        let mut i = 0;
+        while i < chars.len() {
+            let c = chars[i];
+            if let Some(q) = quote {
+                if c == q {
+                    if q == '\'' && chars.get(i + 1) == Some(&'\'') {
+                        i += 2;
+                        continue;
+                    }
+                    quote = None;
+                } else if q == '"' && c == '\\' {
+                    i += 1;
+                }
+                prev = c;
+                i += 1;
+                continue;
+            }
+            match c {
+                '#' if prev == ' ' || prev == '\t' || i == 0 => break,
+                ' ' | '\t' => {}
+                '"' | '\'' if node_start => quote = Some(c),
+                '!' if node_start => {
+                    // A tag (`!!str`, `!local`): the node it tags follows it.
+                    while i < chars.len() && !matches!(chars[i], ' ' | '\t') {
+                        i += 1;
+                    }
+                    prev = ' ';
+                    continue;
+                }
+                '&' if node_start => return Some("anchors"),
+                '*' if node_start => return Some("aliases"),
+                '-' | '?' if node_start && matches!(chars.get(i + 1), None | Some(' ') | Some('\t')) => {}
+                '[' | '{' | ',' => node_start = true,
+                ':' if matches!(chars.get(i + 1), None | Some(' ') | Some('\t')) => node_start = true,
+                _ => node_start = false,
+            }
+            if !matches!(c, ' ' | '\t' | '-' | '?' | '[' | '{' | ',' | ':') {
+                node_start = false;
+            }
+            prev = c;
+            i += 1;
+        }
+    }
+    None
+}
+
+/// Whether a `navigate` target names a scheme of its own (`file:/x`, `javascript:...`), as
+/// opposed to a path, a query or a scheme-relative `//host/x`.
+fn scheme_of(target: &str) -> Option<String> {
+    let t = target.trim_start();
+    let colon = t.find(':')?;
+    let scheme = &t[..colon];
+    let first = scheme.chars().next()?;
+    (first.is_ascii_alphabetic() && scheme.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
+        .then(|| scheme.to_ascii_lowercase())
+}
+
+/// What a journey may load: an http(s) URL, or `about:blank`. `Err` says why not.
+pub fn loadable(url: &str) -> Result<url::Url, String> {
+    if url.trim() == "about:blank" {
+        return url::Url::parse("about:blank").map_err(|e| e.to_string());
+    }
+    let parsed = url::Url::parse(url.trim()).map_err(|e| format!("{url} is not a URL ({e})"))?;
+    match parsed.scheme() {
+        "http" | "https" if parsed.host_str().is_some() => Ok(parsed),
+        "http" | "https" => Err(format!("{url} has no host")),
+        other => Err(format!("a journey loads only http and https pages, not {other}: URLs")),
+    }
 }
 
 /// Checks every `{{secret.NAME}}` of `journey` names one of `names`.
@@ -275,8 +377,8 @@ impl Journey {
     pub fn from_value(v: &Value) -> Result<Journey, JourneyError> {
         let Value::Object(top) = v else { return err("journey", format!("expected an object, got {}", kind(v))) };
         for key in top.keys() {
-            if !["name", "logged_in", "steps"].contains(&key.as_str()) {
-                return err(key.as_str(), "unknown field (a journey has name, logged_in and steps)");
+            if !["name", "logged_in", "origins", "steps"].contains(&key.as_str()) {
+                return err(key.as_str(), "unknown field (a journey has name, logged_in, origins and steps)");
             }
         }
         let name = match top.get("name") {
@@ -294,6 +396,23 @@ impl Journey {
                 Some(if key == "text" { LoggedInProof::Text(s) } else { LoggedInProof::Selector(s) })
             }
         };
+        let origins = match top.get("origins") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(a)) if a.len() > MAX_ORIGINS => return err("origins", format!("at most {MAX_ORIGINS} origins")),
+            Some(Value::Array(a)) => {
+                let mut out: Vec<String> = Vec::new();
+                for (i, o) in a.iter().enumerate() {
+                    let at = format!("origins[{i}]");
+                    let text = string_of(o, &at, "an origin such as \"https://id.example.com\"")?;
+                    let origin = parse_origin(&text).map_err(|m| JourneyError { path: at.clone(), message: m })?;
+                    if !out.contains(&origin) {
+                        out.push(origin);
+                    }
+                }
+                out
+            }
+            Some(other) => return err("origins", format!("expected a list of origins, got {}", kind(other))),
+        };
         let steps = match top.get("steps") {
             Some(Value::Array(a)) if a.is_empty() => return err("steps", "at least one step is required"),
             Some(Value::Array(a)) if a.len() > MAX_STEPS => return err("steps", format!("at most {MAX_STEPS} steps")),
@@ -301,7 +420,42 @@ impl Journey {
             Some(other) => return err("steps", format!("expected a list, got {}", kind(other))),
             None => return err("steps", "is required"),
         };
-        Ok(Journey { name, logged_in, steps })
+        Ok(Journey { name, logged_in, origins, steps })
+    }
+
+    /// Checks the journey against the site it belongs to: every absolute `navigate` stays on
+    /// `site_origin` or one of `origins`, and every listed origin is https (or http when the site
+    /// itself is http, as a development site on a private address is).
+    pub fn check_origins(&self, site_origin: &str) -> Result<(), JourneyError> {
+        let site = url::Url::parse(site_origin).map_err(|e| JourneyError { path: "site".into(), message: format!("{site_origin}: {e}") })?;
+        let site_origin = site.origin().ascii_serialization();
+        for (i, o) in self.origins.iter().enumerate() {
+            if o.starts_with("http:") && site.scheme() != "http" {
+                return err(format!("origins[{i}]"), format!("{o} is not https (the site is)"));
+            }
+        }
+        for (i, s) in self.steps.iter().enumerate() {
+            let Action::Navigate(target) = &s.action else { continue };
+            if target.trim() == "about:blank" {
+                continue;
+            }
+            let Ok(url) = site.join(target) else { continue };
+            let origin = url.origin().ascii_serialization();
+            if origin != site_origin && !self.origins.contains(&origin) {
+                return err(
+                    format!("steps[{i}].navigate"),
+                    format!("{origin} is neither the site's origin ({site_origin}) nor one of the journey's \"origins\""),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// The origins a run of this journey from `start` may load: the start's and the listed ones.
+    pub fn allowed_origins(&self, start: &str) -> Vec<String> {
+        let mut out: Vec<String> = url::Url::parse(start).ok().map(|u| u.origin().ascii_serialization()).into_iter().collect();
+        out.extend(self.origins.iter().cloned());
+        out
     }
 
     /// The JSON form (what `from_value` reads).
@@ -313,6 +467,9 @@ impl Journey {
             Some(LoggedInProof::Selector(s)) => top.insert("logged_in".into(), json!({"selector": s})),
             None => None,
         };
+        if !self.origins.is_empty() {
+            top.insert("origins".into(), json!(self.origins));
+        }
         let steps = self
             .steps
             .iter()
@@ -422,6 +579,12 @@ fn parse_step(i: usize, v: &Value) -> Result<Step, JourneyError> {
         "navigate" => {
             let u = string_of(arg, &at, "a URL or path")?;
             no_secret(&u)?;
+            if u.chars().any(char::is_control) {
+                return err(at, "a URL or path has no control characters");
+            }
+            if scheme_of(&u).is_some() {
+                loadable(&u).map_err(|m| JourneyError { path: at.clone(), message: m })?;
+            }
             Action::Navigate(u)
         }
         "click" => Action::Click(string_of(arg, &at, "a selector")?),
@@ -475,6 +638,34 @@ fn parse_step(i: usize, v: &Value) -> Result<Step, JourneyError> {
         _ => return err(at, "unknown action key"),
     };
     Ok(Step { action, timeout_ms })
+}
+
+/// Whether a journey whose origins are `allowed` may load `url`: `about:blank`, or http(s) on one
+/// of them. `Err` says why not (what the step's error shows).
+pub fn may_load(url: &str, allowed: &[String]) -> Result<(), String> {
+    let parsed = loadable(url)?;
+    if parsed.scheme() == "about" {
+        return Ok(());
+    }
+    let origin = parsed.origin().ascii_serialization();
+    if allowed.contains(&origin) {
+        Ok(())
+    } else {
+        Err(format!("{origin} is neither the site's origin nor one of the journey's \"origins\""))
+    }
+}
+
+/// An `origins` entry: an http(s) URL that is only an origin (no path, query, fragment or user),
+/// in `Url::origin`'s serialisation.
+fn parse_origin(text: &str) -> Result<String, String> {
+    let url = loadable(text)?;
+    if url.scheme() == "about" {
+        return Err(format!("{text} is not an http(s) origin"));
+    }
+    if !url.username().is_empty() || url.password().is_some() || url.path() != "/" || url.query().is_some() || url.fragment().is_some() {
+        return Err(format!("{text} is more than an origin (write scheme://host[:port] only)"));
+    }
+    Ok(url.origin().ascii_serialization())
 }
 
 /// Whether `url` matches `pattern`: a full URL or glob of one, or a path (glob) compared with the
@@ -551,9 +742,13 @@ impl JourneySecrets {
         self.values.is_empty()
     }
 
-    /// The forms a secret's value can take in a URL or a form body: as is, percent-encoded,
-    /// form-encoded (`+` for spaces). Empty values are never matched.
+    /// The forms a secret's value can take where a page or a server may echo it: as is,
+    /// percent-encoded, form-encoded (`+` for spaces), HTML-escaped (named and numeric
+    /// entities), JSON-escaped, and base64 (standard and URL-safe, with and without padding).
+    /// Empty values are never matched.
     pub fn forms(value: &str) -> Vec<String> {
+        use base64::Engine as _;
+        use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
         if value.is_empty() {
             return Vec::new();
         }
@@ -561,6 +756,37 @@ impl JourneySecrets {
         let pct: String = url::form_urlencoded::byte_serialize(value.as_bytes()).collect();
         out.push(pct.clone());
         out.push(pct.replace('+', "%20"));
+        let html = |apos: &str, quot: &str| {
+            let mut h = String::with_capacity(value.len());
+            for c in value.chars() {
+                match c {
+                    '&' => h.push_str("&amp;"),
+                    '<' => h.push_str("&lt;"),
+                    '>' => h.push_str("&gt;"),
+                    '"' => h.push_str(quot),
+                    '\'' => h.push_str(apos),
+                    c => h.push(c),
+                }
+            }
+            h
+        };
+        out.push(html("&#39;", "&quot;"));
+        out.push(html("&#x27;", "&#34;"));
+        out.push(html("&apos;", "&quot;"));
+        out.push(value.chars().map(|c| format!("&#{};", u32::from(c))).collect());
+        if let Ok(json) = serde_json::to_string(value) {
+            let inner = json[1..json.len() - 1].to_string();
+            out.push(inner.replace('/', "\\/"));
+            let ascii: String = inner.chars().map(|c| if c.is_ascii() { c.to_string() } else { c.encode_utf16(&mut [0; 2]).iter().map(|u| format!("\\u{u:04x}")).collect() }).collect();
+            out.push(ascii.replace('/', "\\/"));
+            out.push(ascii);
+            out.push(inner);
+        }
+        // A short value's base64 is too short to tell from other text.
+        let engines: &[&base64::engine::GeneralPurpose] = if value.len() >= 4 { &[&STANDARD, &STANDARD_NO_PAD, &URL_SAFE, &URL_SAFE_NO_PAD] } else { &[] };
+        for engine in engines {
+            out.push(engine.encode(value.as_bytes()));
+        }
         out.sort();
         out.dedup();
         // Longest first, so a replacement never leaves part of a longer form behind.
@@ -870,5 +1096,94 @@ mod tests {
         let spec = JourneySpec::new(parse_journey(OWNER_EXAMPLE).unwrap(), { let mut x = JourneySecrets::new(); x.insert("PASSWORD", "hunter2"); x }).unwrap();
         assert!(!format!("{spec:?}").contains("hunter2"));
         assert_eq!(substitute("{{secret.PASSWORD}}!", &spec.secrets), "hunter2!");
+    }
+
+    #[test]
+    fn navigate_loads_only_http_and_https() {
+        for bad in ["file:///etc/passwd", "FILE:///etc/passwd", "data:text/html,hi", "javascript:alert(1)", "chrome://settings", "view-source:http://a.test/", "about:config", "filesystem:http://a.test/temporary/x", "blob:http://a.test/x", " file:///x"] {
+            let text = format!(r#"{{"name": "x", "steps": [{{"navigate": {}}}]}}"#, serde_json::to_string(bad).unwrap());
+            let e = parse_journey(&text).expect_err(bad);
+            assert_eq!(e.path, "steps[0].navigate", "{bad}: {e}");
+            assert!(e.message.contains("only http and https"), "{bad}: {e}");
+        }
+        for ok in ["/login", "login?x=1", "//a.test/x", "https://a.test/", "http://127.0.0.1:8080/a", "about:blank", "?q=1#top"] {
+            let text = format!(r#"{{"name": "x", "steps": [{{"navigate": {}}}]}}"#, serde_json::to_string(ok).unwrap());
+            assert!(parse_journey(&text).is_ok(), "{ok}");
+        }
+    }
+
+    #[test]
+    fn journeys_stay_on_the_sites_origin_and_the_listed_ones() {
+        let j = parse_journey(r#"{"name": "x", "origins": ["https://id.example.com/", "https://ID.example.com"], "steps": [{"navigate": "/login"}, {"navigate": "https://id.example.com/authorize"}, {"navigate": "https://shop.example.com:443/done"}]}"#).unwrap();
+        assert_eq!(j.origins, vec!["https://id.example.com".to_string()]);
+        assert!(j.check_origins("https://shop.example.com").is_ok());
+        let e = j.check_origins("https://other.example.com").unwrap_err();
+        assert_eq!(e.path, "steps[2].navigate");
+        assert_eq!(j.allowed_origins("https://shop.example.com/"), vec!["https://shop.example.com".to_string(), "https://id.example.com".to_string()]);
+        let off = parse_journey(r#"{"name": "x", "steps": [{"navigate": "//evil.test/phish"}]}"#).unwrap();
+        assert!(off.check_origins("https://shop.example.com").unwrap_err().message.contains("https://evil.test"));
+        let plain = parse_journey(r#"{"name": "x", "origins": ["http://id.example.com"], "steps": [{"navigate": "/"}]}"#).unwrap();
+        assert_eq!(plain.check_origins("https://shop.example.com").unwrap_err().path, "origins[0]");
+        assert!(plain.check_origins("http://127.0.0.1:9000").is_ok(), "an http site may list http origins");
+        for (bad, why) in [("https://id.example.com/path", "more than an origin"), ("https://u:p@id.example.com", "more than an origin"), ("file:///x", "only http and https"), ("id.example.com", "not a URL")] {
+            let text = format!(r#"{{"name": "x", "origins": [{}], "steps": [{{"navigate": "/"}}]}}"#, serde_json::to_string(bad).unwrap());
+            let e = parse_journey(&text).unwrap_err();
+            assert!(e.path == "origins[0]" && e.message.contains(why), "{bad}: {e}");
+        }
+        let again: Journey = serde_json::from_value(serde_json::to_value(&j).unwrap()).unwrap();
+        assert_eq!(again, j);
+    }
+
+    #[test]
+    fn a_run_may_load_only_its_origins() {
+        let allowed = vec!["http://127.0.0.1:8080".to_string(), "https://id.example.com".to_string()];
+        assert!(may_load("http://127.0.0.1:8080/account?x=1", &allowed).is_ok());
+        assert!(may_load("https://id.example.com/authorize", &allowed).is_ok());
+        assert!(may_load("about:blank", &allowed).is_ok());
+        assert!(may_load("http://127.0.0.1:8081/", &allowed).unwrap_err().contains("http://127.0.0.1:8081 is neither"));
+        for bad in ["file:///etc/passwd", "data:text/html,x", "chrome://version", "view-source:http://127.0.0.1:8080/", "about:srcdoc", "blob:http://127.0.0.1:8080/1"] {
+            assert!(may_load(bad, &allowed).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn input_is_bounded_and_yaml_has_no_anchors_or_aliases() {
+        let big = format!(r#"{{"name": "{}", "steps": [{{"navigate": "/"}}]}}"#, "x".repeat(MAX_JOURNEY_BYTES));
+        assert!(error_of(&big).starts_with("journey: "), "{}", error_of(&big));
+        assert!(error_of(&big).contains("64 KiB"));
+        let laughs = "name: lol\nsteps:\n  - &a {click: a}\n  - *a\n";
+        assert!(error_of(laughs).contains("anchors"), "{}", error_of(laughs));
+        let alias = "name: lol\nx: &v /\nsteps: [{navigate: *v}]\n";
+        assert!(error_of(alias).contains("anchors"));
+        let alias_only = "name: lol\nsteps:\n  - navigate: *v\n";
+        assert!(error_of(alias_only).contains("aliases"), "{}", error_of(alias_only));
+        let tagged = "name: lol\nsteps:\n  - navigate: !!str &v /\n";
+        assert!(error_of(tagged).contains("anchors"), "{}", error_of(tagged));
+        // Look-alikes inside scalars and comments are text.
+        let fine = "name: 'a & b *c'\nsteps:\n  - click: 'a[href*=x]'\n  - fill: \"#q\"\n    value: fish & chips *fresh*  # *not an alias\n  - click: a*b\n";
+        let j = parse_journey(fine).expect("look-alikes are plain text");
+        assert_eq!(j.steps[1].action, Action::Fill { selector: "#q".into(), value: "fish & chips *fresh*".into() });
+    }
+
+    #[test]
+    fn masking_covers_html_json_and_base64_forms() {
+        let mut s = JourneySecrets::new();
+        s.insert("PASSWORD", "p<a>ss\"w/ord&é");
+        let v = "p<a>ss\"w/ord&é";
+        use base64::Engine as _;
+        let b64 = base64::engine::general_purpose::STANDARD.encode(v);
+        let b64url = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v);
+        let evidence = format!(
+            "html p&lt;a&gt;ss&quot;w/ord&amp;é | json {} | ascii-json p<a>ss\\\"w\\/ord&\\u00e9 | b64 {b64} | b64url {b64url} | numeric {}",
+            &serde_json::to_string(v).unwrap(),
+            v.chars().map(|c| format!("&#{};", u32::from(c))).collect::<String>()
+        );
+        let masked = s.mask(&evidence);
+        assert!(!masked.contains("ss"), "{masked}");
+        assert_eq!(masked.matches(SECRET_MASK).count(), 6, "{masked}");
+        assert_eq!(s.found_in(&format!("Authorization: Basic {b64}")), vec!["PASSWORD"]);
+        let mut short = JourneySecrets::new();
+        short.insert("PIN", "123");
+        assert_eq!(short.mask("MTIz stays"), "MTIz stays", "no base64 form for a value too short to tell apart");
     }
 }

@@ -154,6 +154,11 @@ impl Fetcher {
         &self.options
     }
 
+    /// A fetcher like this one whose guard pins `host` to `addrs` (`EgressGuard::pinned`).
+    pub fn pinned(&self, host: &str, addrs: Vec<std::net::IpAddr>) -> Result<Fetcher, NetError> {
+        Fetcher::new(Arc::new(self.guard.pinned(host, addrs)), self.options.clone())
+    }
+
     /// The egress guard every request goes through (for connections that are not HTTP).
     pub fn guard(&self) -> &EgressGuard {
         &self.guard

@@ -36,6 +36,15 @@ impl EgressGuard {
         self
     }
 
+    /// This guard with `host` pinned to `addrs`: whatever DNS says later, the host is only ever
+    /// connected at these addresses (still checked against the policy). An active scan pins its
+    /// site to the addresses its ownership was proved at.
+    pub fn pinned(&self, host: &str, addrs: Vec<IpAddr>) -> EgressGuard {
+        let mut guard = self.clone();
+        guard.overrides.insert(normalise_host(host), addrs);
+        guard
+    }
+
     /// Overrides the TCP connect timeout (default `DEFAULT_CONNECT_TIMEOUT`).
     pub fn with_connect_timeout(mut self, timeout: Duration) -> Self {
         self.connect_timeout = Some(timeout);

@@ -14,7 +14,8 @@ pub mod worker;
 
 pub use error::ScanError;
 pub use options::{
-    DEFAULT_HOST_CONCURRENCY, DEFAULT_LEASE_SECONDS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_PAGES, DEFAULT_POLL_MS, MAX_PAGES_LIMIT, ScanOptions,
+    DEFAULT_HOST_CONCURRENCY, DEFAULT_LEASE_SECONDS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_PAGES, DEFAULT_POLL_MS, MAX_PAGES_LIMIT, OwnershipPin,
+    OwnershipRecheck, ScanOptions,
 };
 pub use scanner::{Progress, ProgressFn, ScanSink, ScanStats, Scanner};
 pub use worker::{Outcome, WorkerConfig, Workers, run_claimed};

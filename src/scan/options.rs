@@ -1,6 +1,7 @@
 //! What a scan may do: page budget, depth, link checks, politeness, thresholds.
 
 use crate::checks::Thresholds;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Pages rendered per scan unless configured.
@@ -44,6 +45,33 @@ pub struct ScanOptions {
     /// Active scans only: the journeys to run after the crawl, each with its secrets (from
     /// `--journey`/`--secret`, or a stored site's journeys and decrypted secrets).
     pub journeys: Vec<crate::model::JourneySpec>,
+    /// Active scans: the site's host held to the addresses its ownership was proved at (the
+    /// repository probes and the journeys connect there only), and how to prove it again right
+    /// before the probes.
+    pub pin: Option<OwnershipPin>,
+}
+
+/// An active scan's hold on its site (see `ScanOptions::pin`).
+#[derive(Clone)]
+pub struct OwnershipPin {
+    /// The site's host name (or IP literal).
+    pub host: String,
+    /// The addresses the proof resolved and connected to.
+    pub addrs: Vec<std::net::IpAddr>,
+    /// Proves ownership again at those addresses.
+    pub recheck: Arc<dyn OwnershipRecheck>,
+}
+
+impl std::fmt::Debug for OwnershipPin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OwnershipPin").field("host", &self.host).field("addrs", &self.addrs).finish_non_exhaustive()
+    }
+}
+
+/// Proves ownership of a scan's site again, connecting only to `addrs`. `Err` says why not.
+#[async_trait::async_trait]
+pub trait OwnershipRecheck: Send + Sync {
+    async fn recheck(&self, addrs: &[std::net::IpAddr]) -> Result<(), String>;
 }
 
 impl Default for ScanOptions {
@@ -60,6 +88,7 @@ impl Default for ScanOptions {
             active: false,
             probe_budget: super::probes::DEFAULT_PROBE_BUDGET,
             journeys: Vec::new(),
+            pin: None,
         }
     }
 }

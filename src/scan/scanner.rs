@@ -198,11 +198,18 @@ impl Scanner {
             session.close().await;
             return Err(e);
         }
+        // Active scans: the site's host is held to the addresses ownership was proved at, for
+        // the journeys (an egress proxy of this scan's own) and the repository probes.
+        let pinned = match (&options.pin, options.active) {
+            (Some(pin), true) => Some(PinnedEgress::start(&self.fetcher, pin).await?),
+            _ => None,
+        };
         let mut journeys = Vec::new();
         if options.active && !options.journeys.is_empty() {
             let t = Instant::now();
+            let proxy = pinned.as_ref().map(|p| &p.proxy);
             let ran = tokio::select! {
-                r = run_journeys(&session, start, options, sink) => r,
+                r = run_journeys(&session, start, options, proxy, sink) => r,
                 _ = cancel.cancelled() => Err(ScanError::Interrupted),
             };
             stats.render_ms += t.elapsed().as_millis() as u64;
@@ -220,8 +227,18 @@ impl Scanner {
         let t = Instant::now();
         if options.active {
             let leads = std::mem::take(&mut facts.probe_leads);
+            let probe_fetcher = match &pinned {
+                Some(p) => {
+                    // Proved again, at the pinned addresses, right before probing.
+                    if let Err(why) = p.pin.recheck.recheck(&p.pin.addrs).await {
+                        return Err(ScanError::OwnershipUnverified(format!("ownership no longer holds before the repository probes: {why}")));
+                    }
+                    p.fetcher.clone()
+                }
+                None => self.fetcher.clone(),
+            };
             facts.repository_probes =
-                super::probes::run_probes(&self.fetcher, &gate, start, &leads, options.probe_budget, &cancel).await;
+                super::probes::run_probes(&probe_fetcher, &gate, start, &leads, options.probe_budget, &cancel).await;
             if cancel.is_cancelled() {
                 return Err(ScanError::Interrupted);
             }
@@ -232,10 +249,31 @@ impl Scanner {
         let checked = tokio::task::spawn_blocking(move || run_site_checks(&site_snapshot, &thresholds)).await;
         let site_findings = account_checks(checked, start.as_str()).findings;
         sink.site(site_findings).await?;
+        if let Some(p) = pinned {
+            p.proxy.shutdown().await;
+        }
         stats.site_ms = t.elapsed().as_millis() as u64;
         stats.pages = done;
         stats.duration_ms = began.elapsed().as_millis() as u64;
         Ok(stats)
+    }
+}
+
+/// An active scan's egress held to its pin: a fetcher for the probes and an egress proxy for
+/// the journeys' browser contexts, both with the site's host pinned.
+struct PinnedEgress {
+    pin: super::options::OwnershipPin,
+    fetcher: Arc<Fetcher>,
+    proxy: crate::net::EgressProxy,
+}
+
+impl PinnedEgress {
+    async fn start(fetcher: &Fetcher, pin: &super::options::OwnershipPin) -> Result<PinnedEgress, ScanError> {
+        let guard = Arc::new(fetcher.guard().pinned(&pin.host, pin.addrs.clone()));
+        let pinned = Fetcher::new(guard.clone(), fetcher.options().clone()).map_err(|e| ScanError::Browser(format!("the pinned fetcher: {e}")))?;
+        let listen = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+        let proxy = crate::net::EgressProxy::start(guard, listen).await.map_err(|e| ScanError::Browser(format!("the pinned egress proxy: {e}")))?;
+        Ok(PinnedEgress { pin: pin.clone(), fetcher: Arc::new(pinned), proxy })
     }
 }
 
@@ -250,11 +288,13 @@ async fn run_journeys(
     session: &crate::browser::BrowserSession,
     start: &Url,
     options: &ScanOptions,
+    proxy: Option<&crate::net::EgressProxy>,
     sink: &mut dyn ScanSink,
 ) -> Result<Vec<crate::model::JourneyOutcome>, ScanError> {
     let mut outcomes = Vec::new();
+    let mut allowance = crate::browser::JourneyAllowance::for_scan();
     for spec in &options.journeys {
-        let ran = session.run_journey(start.as_str(), spec).await;
+        let ran = session.run_journey(start.as_str(), spec, &mut allowance, proxy).await;
         sink.screenshots(&ran.outcome.name, &ran.outcome.screenshots).await?;
         tracing::info!(
             journey = %ran.outcome.name,

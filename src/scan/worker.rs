@@ -3,7 +3,7 @@
 
 use super::error::ScanError;
 use super::lease::LeaseGuard;
-use super::options::ScanOptions;
+use super::options::{OwnershipPin, OwnershipRecheck, ScanOptions};
 use super::scanner::{ProgressFn, ScanSink, ScanStats, Scanner};
 use crate::model::{Finding, ReportSummary, ScanMode, ScanStatus};
 use crate::store::{PageRecord, ScanRow, Store};
@@ -29,16 +29,18 @@ pub struct WorkerConfig {
 pub enum Ownership {
     /// The worker, right before scanning, against the site the scan belongs to (a service).
     Reverify(crate::sites::SiteService),
-    /// The one-shot CLI, which proved it moments before and queued the scan in its own database.
-    ProvedByCaller,
+    /// The one-shot CLI, which proved it moments before and queued the scan in its own database;
+    /// with the addresses it proved it at (`None` where the caller pins nothing: tests).
+    ProvedByCaller(Option<OwnershipPin>),
 }
 
 /// Proves the ownership of an active scan's site again, right before it runs. A site that lost
 /// it fails the scan (`ownership_unverified`), shows as unverified, and its organisation hears
 /// `site.ownership_lost`.
-async fn prove_ownership(store: &Store, scan: &ScanRow, ownership: &Ownership) -> Result<(), ScanError> {
+/// Returns the site's host held to the proof's addresses, with a recheck for the probes.
+async fn prove_ownership(store: &Store, scan: &ScanRow, ownership: &Ownership) -> Result<Option<OwnershipPin>, ScanError> {
     let sites = match ownership {
-        Ownership::ProvedByCaller => return Ok(()),
+        Ownership::ProvedByCaller(pin) => return Ok(pin.clone()),
         Ownership::Reverify(sites) => sites,
     };
     let site = match scan.site_id {
@@ -53,7 +55,11 @@ async fn prove_ownership(store: &Store, scan: &ScanRow, ownership: &Ownership) -
         other => ScanError::OwnershipUnverified(other.to_string()),
     })?;
     match outcome {
-        Ok(_) => Ok(()),
+        Ok(verified) => Ok(Some(OwnershipPin {
+            host: verified.host,
+            addrs: verified.addresses,
+            recheck: Arc::new(SiteRecheck { sites: sites.clone(), site }),
+        })),
         Err(e) => {
             if site.verified() {
                 let data = serde_json::json!({
@@ -68,6 +74,23 @@ async fn prove_ownership(store: &Store, scan: &ScanRow, ownership: &Ownership) -
                 }
             }
             Err(ScanError::OwnershipUnverified(e.to_string()))
+        }
+    }
+}
+
+/// Proves a stored site's ownership again at the pinned addresses.
+struct SiteRecheck {
+    sites: crate::sites::SiteService,
+    site: crate::store::SiteRow,
+}
+
+#[async_trait::async_trait]
+impl OwnershipRecheck for SiteRecheck {
+    async fn recheck(&self, addrs: &[std::net::IpAddr]) -> Result<(), String> {
+        match self.sites.reverify_at(&self.site, addrs).await {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(e) => Err(e.to_string()),
         }
     }
 }
@@ -158,7 +181,8 @@ pub async fn run_claimed(
     let mode: ScanMode = scan.mode.parse().unwrap_or(ScanMode::Passive);
     options.active = mode == ScanMode::Active;
     let mut sink = StoreSink { store: store.clone(), scan_id: scan.id, org: scan.org_id.clone(), seq: 0 };
-    let proved = if options.active { prove_ownership(store, &scan, &config.ownership).await } else { Ok(()) };
+    let proved = if options.active { prove_ownership(store, &scan, &config.ownership).await } else { Ok(None) };
+    let proved = proved.map(|pin| options.pin = pin);
     if options.active && proved.is_ok() {
         // This scan's site's journeys with their secrets (never the worker's shared options).
         if let (Ownership::Reverify(sites), Some(site_id)) = (&config.ownership, scan.site_id) {

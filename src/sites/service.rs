@@ -5,9 +5,12 @@
 use super::verify::{Verified, VerifyError, Verifier};
 use crate::model::{AddressPolicy, ScanMode, Target, TriggeredBy};
 use crate::store::{
-    CreateOutcome, JourneyRow, NewAttestation, QuotaExceeded, ScanExtras, ScanRow, SecretBox, SecretError, SiteRow, Store,
+    CreateOutcome, JourneyRow, NewAttestation, QuotaExceeded, ScanExtras, ScanRow, SealedAt, SecretBox, SecretError, SiteRow, Store,
     StoreError,
 };
+
+/// The table site secrets are sealed for (their associated data).
+const SITE_SECRETS_TABLE: &str = "site_secrets";
 use uuid::Uuid;
 
 /// Longest attestation statement stored.
@@ -16,6 +19,8 @@ const MAX_STATEMENT_LEN: usize = 2_000;
 const MAX_SECRET_NAME_LEN: usize = 64;
 /// Largest secret value.
 const MAX_SECRET_LEN: usize = 4_096;
+/// Journeys a site may have.
+pub const MAX_JOURNEYS_PER_SITE: usize = 20;
 
 /// Why an owner action was refused.
 #[derive(Debug, thiserror::Error)]
@@ -41,8 +46,23 @@ pub use crate::model::attestation_statement;
 
 /// A journey's name and its canonical JSON, or the validation error naming the step and field
 /// (`steps[3].fill: "value" is required`).
-fn validate_journey(text: &str) -> Result<(String, String), SiteError> {
-    let journey = crate::model::journey::parse_journey(text).map_err(|e| SiteError::Invalid(e.to_string()))?;
+/// Parsed off the async runtime (a 64 KiB YAML document is still work), and held to the site's
+/// origin: every absolute `navigate` on it or on one of the journey's `origins`.
+async fn validate_journey(text: &str, site_origin: &str) -> Result<(String, String), SiteError> {
+    if text.len() > crate::model::journey::MAX_JOURNEY_BYTES {
+        // Refused before a thread is given to it.
+        return Err(SiteError::Invalid(format!(
+            "journey: {} bytes is over the limit of {} KiB",
+            text.len(),
+            crate::model::journey::MAX_JOURNEY_BYTES / 1024
+        )));
+    }
+    let text = text.to_string();
+    let journey = tokio::task::spawn_blocking(move || crate::model::journey::parse_journey(&text))
+        .await
+        .map_err(|e| SiteError::Invalid(format!("journey: could not be read ({e})")))?
+        .map_err(|e| SiteError::Invalid(e.to_string()))?;
+    journey.check_origins(site_origin).map_err(|e| SiteError::Invalid(e.to_string()))?;
     Ok((journey.name.clone(), journey.to_value().to_string()))
 }
 
@@ -148,6 +168,22 @@ impl SiteService {
         Ok(outcome)
     }
 
+    /// Proves the site's ownership again at `addrs` only (the addresses an active scan pinned),
+    /// recording the outcome like `reverify`.
+    pub async fn reverify_at(&self, site: &SiteRow, addrs: &[std::net::IpAddr]) -> Result<Result<Verified, VerifyError>, SiteError> {
+        let start = url::Url::parse(&site.origin).map_err(|e| SiteError::Invalid(e.to_string()))?;
+        let outcome = self.verifier.verify_at(&start, &site.verification_token, addrs).await;
+        let now = crate::store::time::now_us();
+        match &outcome {
+            Ok(v) => self.store.record_site_verification(site.id, Ok(v.method.as_str()), now).await?,
+            Err(e) => {
+                tracing::info!(site_id = %site.id, reason = %e, "ownership not verified at the pinned addresses");
+                self.store.record_site_verification(site.id, Err(&e.to_string()), now).await?;
+            }
+        }
+        Ok(outcome)
+    }
+
     /// Starts an active scan: the statement must be the site's, ownership is proved again right
     /// now, and the attestation is written with the scan in one transaction.
     pub async fn start_active_scan(&self, req: StartActive<'_>) -> Result<ScanRow, SiteError> {
@@ -190,7 +226,11 @@ impl SiteService {
     /// Stores (or replaces, by its name) a journey after validating it.
     pub async fn put_journey(&self, org: &str, site_id: Uuid, text: &str) -> Result<JourneyRow, SiteError> {
         let site = self.store.site(org, site_id).await?.ok_or(SiteError::NotFound)?;
-        let (name, definition) = validate_journey(text)?;
+        let (name, definition) = validate_journey(text, &site.origin).await?;
+        let existing = self.store.list_journeys(site.id).await?;
+        if existing.len() >= MAX_JOURNEYS_PER_SITE && !existing.iter().any(|j| j.name == name) {
+            return Err(SiteError::Invalid(format!("a site has at most {MAX_JOURNEYS_PER_SITE} journeys (remove one first)")));
+        }
         let now = crate::store::time::now_us();
         let id = self.store.put_journey(site.id, &name, &definition, now).await?;
         Ok(JourneyRow { id, site_id: site.id, name, definition, created_at: now })
@@ -215,7 +255,8 @@ impl SiteService {
         if value.is_empty() || value.len() > MAX_SECRET_LEN {
             return Err(SiteError::Invalid(format!("a secret value is 1 to {MAX_SECRET_LEN} bytes")));
         }
-        let sealed = self.secret_box()?.seal(value);
+        let row = site.id.to_string();
+        let sealed = self.secret_box()?.seal(value, SealedAt { table: SITE_SECRETS_TABLE, row: &row, name });
         self.store.put_site_secret(site.id, name, &sealed, crate::store::time::now_us()).await?;
         tracing::info!(site_id = %site.id, secret = name, "site secret stored");
         Ok(())
@@ -256,6 +297,26 @@ impl SiteService {
     pub async fn secret_values(&self, site_id: Uuid) -> Result<Vec<(String, String)>, SiteError> {
         let sealed = self.store.site_secret_values(site_id).await?;
         let secrets = self.secret_box()?;
-        sealed.into_iter().map(|(name, value)| Ok((name, secrets.open(&value)?))).collect()
+        let row = site_id.to_string();
+        sealed.into_iter().map(|(name, value)| Ok((name.clone(), secrets.open(&value, SealedAt { table: SITE_SECRETS_TABLE, row: &row, name: &name })?))).collect()
+    }
+
+    /// Seals every site secret of the first format (no associated data) again, bound to its
+    /// site and name; run at startup. Returns how many were sealed again.
+    pub async fn reseal_legacy_secrets(&self) -> Result<usize, SiteError> {
+        let Some(secrets) = self.secrets.as_ref() else { return Ok(0) };
+        let mut done = 0;
+        for (site_id, name, value) in self.store.site_secrets_with_prefix(crate::store::LEGACY_PREFIX).await? {
+            let row = site_id.to_string();
+            match secrets.reseal_legacy(&value, SealedAt { table: SITE_SECRETS_TABLE, row: &row, name: &name }) {
+                Some(Ok(sealed)) => {
+                    self.store.replace_site_secret_value(site_id, &name, &value, &sealed).await?;
+                    done += 1;
+                }
+                Some(Err(e)) => tracing::warn!(site_id = %site_id, secret = %name, error = %e, "a stored secret of the first format does not open; left as it is"),
+                None => {}
+            }
+        }
+        Ok(done)
     }
 }

@@ -6,8 +6,10 @@
 //! 2. `<meta name="sitescan-verification" content="TOKEN">` in the `<head>` of the start page;
 //! 3. a DNS TXT record `sitescan-verification=TOKEN` on the host (resolver configurable).
 //!
-//! HTTP requests go through the guarded fetcher; a redirect may stay on the site's registrable
-//! domain only, for at most `MAX_VERIFY_REDIRECTS` hops.
+//! HTTP requests go through the guarded fetcher, pinned to the addresses the site's host resolved
+//! to when the proof began (they are the proof's result: an active scan connects only there); a
+//! redirect may only stay on the site's host (or go from http to https on it), for at most
+//! `MAX_VERIFY_REDIRECTS` hops, so a sibling subdomain cannot prove another origin.
 
 use crate::net::Fetcher;
 use hickory_resolver::config::{NameServerConfig, ResolverConfig};
@@ -15,7 +17,7 @@ use hickory_resolver::name_server::TokioConnectionProvider;
 use hickory_resolver::proto::xfer::Protocol;
 use hickory_resolver::Resolver;
 use rand::Rng;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 use url::{Host, Url};
@@ -26,7 +28,7 @@ pub const VERIFICATION_PATH: &str = "/.well-known/sitescan-verification.txt";
 pub const META_NAME: &str = "sitescan-verification";
 /// What a TXT record starts with, the token following.
 pub const TXT_PREFIX: &str = "sitescan-verification=";
-/// Redirect hops a verification request may follow (each on the same registrable domain).
+/// Redirect hops a verification request may follow (each on the site's host).
 pub const MAX_VERIFY_REDIRECTS: usize = 5;
 /// Bytes of a verification answer read.
 const VERIFY_MAX_BYTES: usize = 256 * 1024;
@@ -78,6 +80,9 @@ pub struct Verified {
     pub method: OwnershipMethod,
     /// Where the token was found (a URL, or the host name for DNS).
     pub proof: String,
+    /// The site's host (as in its URL) and the addresses it resolved to for the proof.
+    pub host: String,
+    pub addresses: Vec<IpAddr>,
 }
 
 /// Why one method did not prove ownership.
@@ -87,8 +92,8 @@ pub enum MethodFailure {
     Fetch { url: String, message: String },
     #[error("{url} answered HTTP {status}")]
     Status { url: String, status: u16 },
-    #[error("{url} redirects to {location}, off the site's registrable domain {domain}")]
-    OffDomainRedirect { url: String, location: String, domain: String },
+    #[error("{url} redirects to {location}, off the site's host {host} (only http to https on the same host is followed)")]
+    OffHostRedirect { url: String, location: String, host: String },
     #[error("{url} redirects more than {MAX_VERIFY_REDIRECTS} times")]
     TooManyRedirects { url: String },
     #[error("{url} does not hold the token")]
@@ -133,25 +138,58 @@ impl Verifier {
     }
 
     /// Tries the file, the meta tag and DNS in turn; the first that holds proves ownership.
-    /// `start` is the site's start URL (its origin is the site).
+    /// `start` is the site's start URL (its origin is the site). The host is resolved once, and
+    /// every request of the proof goes to those addresses only.
     pub async fn verify(&self, start: &Url, token: &str) -> Result<Verified, VerifyError> {
+        self.verify_inner(start, token, None).await
+    }
+
+    /// `verify`, connecting only to `addrs` (an active scan proving again what it pinned).
+    pub async fn verify_at(&self, start: &Url, token: &str, addrs: &[IpAddr]) -> Result<Verified, VerifyError> {
+        self.verify_inner(start, token, Some(addrs.to_vec())).await
+    }
+
+    async fn verify_inner(&self, start: &Url, token: &str, at: Option<Vec<IpAddr>>) -> Result<Verified, VerifyError> {
         if !super::valid_token(token) {
             return Err(VerifyError::InvalidToken);
         }
         if !matches!(start.scheme(), "http" | "https") || start.host().is_none() {
             return Err(VerifyError::InvalidOrigin(start.to_string()));
         }
+        let host = start.host_str().unwrap_or_default().to_string();
+        let addresses = match at {
+            Some(addrs) => addrs,
+            None => match self.fetcher.guard().resolve(&host, start.port_or_known_default().unwrap_or(80)).await {
+                Ok(addrs) => addrs.into_iter().map(|a| a.ip()).collect(),
+                // Nothing to connect to: the HTTP methods fail on their own and say why.
+                Err(e) => {
+                    tracing::debug!(host = %host, error = %e, "the site's host does not resolve to an allowed address");
+                    Vec::new()
+                }
+            },
+        };
+        let pinned = if addresses.is_empty() {
+            self.fetcher.clone()
+        } else {
+            match self.fetcher.pinned(&host, addresses.clone()) {
+                Ok(f) => Arc::new(f),
+                Err(e) => {
+                    let failure = MethodFailure::Fetch { url: start.to_string(), message: e.to_string() };
+                    return Err(VerifyError::Unverified { origin: start.origin().ascii_serialization(), failures: vec![(OwnershipMethod::File, failure)] });
+                }
+            }
+        };
         let mut failures = Vec::new();
         for method in OwnershipMethod::ALL {
             let outcome = match method {
-                OwnershipMethod::File => self.by_file(start, token).await,
-                OwnershipMethod::Meta => self.by_meta(start, token).await,
+                OwnershipMethod::File => self.by_file(&pinned, start, token).await,
+                OwnershipMethod::Meta => self.by_meta(&pinned, start, token).await,
                 OwnershipMethod::Dns => self.by_dns(start, token).await,
             };
             match outcome {
                 Ok(proof) => {
                     tracing::info!(site = %start.origin().ascii_serialization(), method = method.as_str(), "ownership verified");
-                    return Ok(Verified { method, proof });
+                    return Ok(Verified { method, proof, host, addresses });
                 }
                 Err(failure) => {
                     tracing::debug!(method = method.as_str(), %failure, "ownership method failed");
@@ -162,14 +200,14 @@ impl Verifier {
         Err(VerifyError::Unverified { origin: start.origin().ascii_serialization(), failures })
     }
 
-    async fn by_file(&self, start: &Url, token: &str) -> Result<String, MethodFailure> {
+    async fn by_file(&self, fetcher: &Fetcher, start: &Url, token: &str) -> Result<String, MethodFailure> {
         let url = at_path(start, VERIFICATION_PATH);
-        let body = self.fetch_on_site(start, &url).await?;
+        let body = fetch_on_site(fetcher, start, &url).await?;
         if !String::from_utf8_lossy(&body).contains(token) {
             return Err(MethodFailure::TokenAbsent { url: url.to_string() });
         }
         let random = at_path(start, &format!("/.well-known/sitescan-{}.txt", random_suffix()));
-        let answer = self.fetcher.get_capped(random.as_str(), VERIFY_MAX_BYTES).await;
+        let answer = fetcher.get_capped(random.as_str(), VERIFY_MAX_BYTES).await;
         let same = answer.status == Some(200) && (answer.body == body || String::from_utf8_lossy(&answer.body).contains(token));
         if same {
             return Err(MethodFailure::SoftNotFound { url: url.to_string(), random_url: random.to_string() });
@@ -177,8 +215,8 @@ impl Verifier {
         Ok(url.to_string())
     }
 
-    async fn by_meta(&self, start: &Url, token: &str) -> Result<String, MethodFailure> {
-        let body = self.fetch_on_site(start, start).await?;
+    async fn by_meta(&self, fetcher: &Fetcher, start: &Url, token: &str) -> Result<String, MethodFailure> {
+        let body = fetch_on_site(fetcher, start, start).await?;
         let html = scraper::Html::parse_document(&String::from_utf8_lossy(&body));
         let selector = scraper::Selector::parse("head meta[name][content]").map_err(|_| MethodFailure::MetaAbsent { url: start.to_string() })?;
         let found = html.select(&selector).any(|m| {
@@ -222,17 +260,21 @@ impl Verifier {
         });
         if found { Ok(host) } else { Err(MethodFailure::DnsTokenAbsent { host }) }
     }
+}
 
-    /// GETs `url`: 200 with every redirect hop on the start's registrable domain, at most
-    /// `MAX_VERIFY_REDIRECTS` of them.
-    async fn fetch_on_site(&self, start: &Url, url: &Url) -> Result<Vec<u8>, MethodFailure> {
-        let response = self.fetcher.get_capped(url.as_str(), VERIFY_MAX_BYTES).await;
-        let domain = registrable_domain(start);
+/// GETs `url`: 200 with every redirect hop on the start's host (`same_site_hop`), at most
+/// `MAX_VERIFY_REDIRECTS` of them.
+async fn fetch_on_site(fetcher: &Fetcher, start: &Url, url: &Url) -> Result<Vec<u8>, MethodFailure> {
+        let response = fetcher.get_capped(url.as_str(), VERIFY_MAX_BYTES).await;
         for hop in &response.redirects {
             let location = hop.location.as_deref().unwrap_or_default();
             let next = Url::parse(&hop.url).ok().and_then(|u| u.join(location).ok());
-            if next.as_ref().map(registrable_domain) != Some(domain.clone()) {
-                return Err(MethodFailure::OffDomainRedirect { url: url.to_string(), location: location.to_string(), domain });
+            if !next.as_ref().is_some_and(|n| same_site_hop(start, n)) {
+                return Err(MethodFailure::OffHostRedirect {
+                    url: url.to_string(),
+                    location: location.to_string(),
+                    host: start.host_str().unwrap_or_default().to_string(),
+                });
             }
         }
         if response.redirects.len() > MAX_VERIFY_REDIRECTS {
@@ -251,7 +293,15 @@ impl Verifier {
             Some(status) => Err(MethodFailure::Status { url: url.to_string(), status }),
             None => Err(MethodFailure::Fetch { url: url.to_string(), message: "no answer".into() }),
         }
+}
+
+/// Whether a redirect to `next` stays on the site `start`: the same origin, or the same host
+/// going from http to https (on the default port).
+fn same_site_hop(start: &Url, next: &Url) -> bool {
+    if next.origin() == start.origin() {
+        return true;
     }
+    start.scheme() == "http" && next.scheme() == "https" && next.host_str() == start.host_str() && next.port_or_known_default() == Some(443)
 }
 
 /// `start` with this path (no query, no fragment).
@@ -268,32 +318,20 @@ fn random_suffix() -> String {
     (0..20).map(|_| char::from(b"abcdefghijklmnopqrstuvwxyz0123456789"[rng.random_range(0..36)])).collect()
 }
 
-/// The registrable domain of a URL's host (`shop.example.co.uk` -> `example.co.uk`); an IP
-/// address or a name without a public suffix is its own domain.
-pub fn registrable_domain(url: &Url) -> String {
-    match url.host() {
-        Some(Host::Domain(d)) => {
-            let d = d.trim_end_matches('.').to_ascii_lowercase();
-            psl::domain_str(&d).map(str::to_string).unwrap_or(d)
-        }
-        Some(other) => other.to_string(),
-        None => String::new(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn registrable_domains() {
-        let d = |u: &str| registrable_domain(&Url::parse(u).unwrap());
-        assert_eq!(d("https://shop.example.co.uk/x"), "example.co.uk");
-        assert_eq!(d("https://www.example.com/"), "example.com");
-        assert_eq!(d("https://example.com/"), d("http://cdn.example.com:8080/"));
-        assert_ne!(d("https://example.com/"), d("https://example.org/"));
-        assert_eq!(d("http://127.0.0.1:8080/"), "127.0.0.1");
-        assert_ne!(d("http://127.0.0.1/"), d("http://127.0.0.2/"));
+    fn redirects_stay_on_the_sites_host() {
+        let u = |s: &str| Url::parse(s).unwrap();
+        let start = u("http://shop.example.com/");
+        assert!(same_site_hop(&start, &u("http://shop.example.com/.well-known/x")));
+        assert!(same_site_hop(&start, &u("https://shop.example.com/.well-known/x")), "http to https on the host");
+        assert!(!same_site_hop(&start, &u("https://shop.example.com:8443/")), "another port");
+        assert!(!same_site_hop(&start, &u("http://attacker.example.com/")), "a sibling subdomain");
+        assert!(!same_site_hop(&start, &u("http://example.com/")), "the parent domain");
+        assert!(!same_site_hop(&u("https://shop.example.com/"), &u("http://shop.example.com/")), "no downgrade");
     }
 
     #[test]

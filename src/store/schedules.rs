@@ -122,6 +122,13 @@ impl Store {
         self.conn().query_all_raw(stmt).await?.iter().map(schedule).collect()
     }
 
+    /// Clears the recorded attestation of schedule `id` of `org`: an active schedule without one
+    /// is skipped by the planner (paused) until it is attested again.
+    pub async fn clear_schedule_attestation(&self, org: &str, id: Uuid) -> StoreResult<bool> {
+        let stmt = self.stmt("UPDATE schedules SET attestation = NULL WHERE id = $1 AND org_id = $2", vec![id.into(), org.into()]);
+        Ok(self.conn().execute_raw(stmt).await?.rows_affected() == 1)
+    }
+
     /// Removes a schedule; `false` when the organisation had none with this id.
     pub async fn remove_schedule(&self, org: &str, id: Uuid) -> StoreResult<bool> {
         let stmt = self.stmt("DELETE FROM schedules WHERE id = $1 AND org_id = $2", vec![id.into(), org.into()]);

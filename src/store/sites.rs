@@ -250,6 +250,30 @@ impl Store {
             .collect()
     }
 
+    /// Every site secret whose sealed value starts with `prefix` (a format): (site, name, value).
+    pub async fn site_secrets_with_prefix(&self, prefix: &str) -> StoreResult<Vec<(Uuid, String, String)>> {
+        let stmt = self.stmt(
+            "SELECT site_id, name, value_enc FROM site_secrets WHERE value_enc LIKE $1 ORDER BY site_id, name",
+            vec![format!("{prefix}%").into()],
+        );
+        self.conn()
+            .query_all_raw(stmt)
+            .await?
+            .iter()
+            .map(|r| Ok((r.try_get("", "site_id")?, r.try_get("", "name")?, r.try_get("", "value_enc")?)))
+            .collect()
+    }
+
+    /// Replaces a secret's sealed value, only if it is still `old` (another instance may have
+    /// done it already).
+    pub async fn replace_site_secret_value(&self, site_id: Uuid, name: &str, old: &str, new: &str) -> StoreResult<bool> {
+        let stmt = self.stmt(
+            "UPDATE site_secrets SET value_enc = $1 WHERE site_id = $2 AND name = $3 AND value_enc = $4",
+            vec![new.into(), site_id.into(), name.into(), old.into()],
+        );
+        Ok(self.conn().execute_raw(stmt).await?.rows_affected() == 1)
+    }
+
     /// Removes a secret; `false` when the site had none by that name.
     pub async fn remove_site_secret(&self, site_id: Uuid, name: &str) -> StoreResult<bool> {
         let stmt =

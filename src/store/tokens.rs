@@ -140,6 +140,37 @@ impl Store {
         api_token::Entity::find_by_id(token.id).one(self.conn()).await?.ok_or(StoreError::NotFound("token"))
     }
 
+    /// The tokens of `org` that `user_id` made and that still work (not revoked, not expired).
+    pub async fn live_tokens_created_by(&self, org: &str, user_id: &str) -> StoreResult<Vec<ApiToken>> {
+        Ok(api_token::Entity::find()
+            .filter(api_token::Column::OrgId.eq(org))
+            .filter(api_token::Column::CreatedBy.eq(user_id))
+            .filter(api_token::Column::RevokedAt.is_null())
+            .filter(
+                sea_orm::Condition::any()
+                    .add(api_token::Column::ExpiresAt.is_null())
+                    .add(api_token::Column::ExpiresAt.gt(now_us())),
+            )
+            .order_by_asc(api_token::Column::CreatedAt)
+            .all(self.conn())
+            .await?)
+    }
+
+    /// Revokes the tokens `ids` of `org`; returns how many were live.
+    pub async fn revoke_org_tokens(&self, org: &str, ids: &[Uuid]) -> StoreResult<u64> {
+        if ids.is_empty() {
+            return Ok(0);
+        }
+        Ok(api_token::Entity::update_many()
+            .col_expr(api_token::Column::RevokedAt, Expr::value(now_us()))
+            .filter(api_token::Column::OrgId.eq(org))
+            .filter(api_token::Column::Id.is_in(ids.iter().copied()))
+            .filter(api_token::Column::RevokedAt.is_null())
+            .exec(self.conn())
+            .await?
+            .rows_affected)
+    }
+
     /// Revokes the token `id` of organisation `org` (None when it has no such token).
     pub async fn revoke_org_token(&self, org: &str, id: Uuid) -> StoreResult<Option<ApiToken>> {
         let found = api_token::Entity::find_by_id(id)

@@ -74,9 +74,25 @@ fn endpoint(row: &QueryResult) -> StoreResult<WebhookRow> {
 }
 
 impl Store {
+    /// Every endpoint whose sealed signing secret starts with `prefix` (a format): (id, value).
+    pub async fn webhook_secrets_with_prefix(&self, prefix: &str) -> StoreResult<Vec<(Uuid, String)>> {
+        let stmt = self.stmt("SELECT id, secret_enc FROM webhook_endpoints WHERE secret_enc LIKE $1 ORDER BY id", vec![format!("{prefix}%").into()]);
+        self.conn().query_all_raw(stmt).await?.iter().map(|r| Ok((r.try_get("", "id")?, r.try_get("", "secret_enc")?))).collect()
+    }
+
+    /// Replaces an endpoint's sealed signing secret, only if it is still `old`.
+    pub async fn replace_webhook_secret(&self, id: Uuid, old: &str, new: &str) -> StoreResult<bool> {
+        let stmt = self.stmt(
+            "UPDATE webhook_endpoints SET secret_enc = $1 WHERE id = $2 AND secret_enc = $3",
+            vec![new.into(), id.into(), old.into()],
+        );
+        Ok(self.conn().execute_raw(stmt).await?.rows_affected() == 1)
+    }
+
     /// Adds an endpoint; returns its id.
     pub async fn add_webhook(
         &self,
+        id: Uuid,
         org: &str,
         url: &str,
         events: &[String],
@@ -84,7 +100,6 @@ impl Store {
         secret_enc: &str,
         now: i64,
     ) -> StoreResult<Uuid> {
-        let id = Uuid::now_v7();
         let stmt = self.stmt(
             "INSERT INTO webhook_endpoints (id, org_id, url, events, min_severity, secret_enc, enabled, created_at) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",

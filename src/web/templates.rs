@@ -158,6 +158,10 @@ pub struct ConfirmPage {
     pub chrome: Chrome,
     pub heading: String,
     pub message: String,
+    /// What else stops working, one line each (shown as a list under the message).
+    pub consequences: Vec<String>,
+    /// Form fields the confirmation posts again (name, value).
+    pub fields: Vec<(String, String)>,
     pub action: String,
     pub button: String,
     pub back: String,

@@ -120,7 +120,11 @@ async fn secrets_are_sealed_and_never_returned() {
     assert_eq!(stored.len(), 1);
     assert!(!stored[0].1.contains(value), "stored in clear: {}", stored[0].1);
     let key = sitescan::store::SecretBox::from_text(app::TEST_SECRET_KEY).unwrap();
-    assert_eq!(key.open(&stored[0].1).expect("opens with the key"), value);
+    let at = sitescan::store::SealedAt { table: "site_secrets", row: &added.id, name: "PASSWORD" };
+    assert_eq!(key.open(&stored[0].1, at).expect("opens with the key, bound to its site and name"), value);
+    // Moved to another site (or name), the sealed value no longer opens.
+    let moved = sitescan::store::SealedAt { row: "00000000-0000-0000-0000-000000000000", ..at };
+    assert!(key.open(&stored[0].1, moved).is_err());
 
     let removed = c
         .remove_secret(authed(pb::RemoveSecretRequest { site: added.id.clone(), name: "PASSWORD".into() }, &owner))
@@ -148,7 +152,8 @@ async fn a_token_whose_issuer_is_no_longer_an_owner_opens_nothing() {
     c.list_sites(authed(pb::ListSitesRequest {}, &plain)).await.expect("an owner's token works");
     sitescan::accounts::users::set_role(&app.store, "acme", &user.id, sitescan::accounts::Role::Member).await.expect("demote");
     let err = c.list_sites(authed(pb::ListSitesRequest {}, &plain)).await.expect_err("demoted");
-    assert_eq!(err.code(), Code::PermissionDenied, "{err:?}");
+    // The demotion revoked the tokens the owner had issued.
+    assert_eq!(err.code(), Code::Unauthenticated, "{err:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -502,6 +502,7 @@ async fn journeys_stay_behind_the_egress_guard_and_share_no_cookies() {
     });
     let listener = tokio::net::TcpListener::bind("127.0.0.2:0").await.expect("bind 127.0.0.2");
     let outside_url = format!("http://{}/", listener.local_addr().expect("addr"));
+    let outside_origin = outside_url.trim_end_matches('/').to_string();
     tokio::spawn(async move { axum::serve(listener, outside).await.expect("serve") });
 
     let browser = sitescan::cli::args::BrowserArgs { browsers: 1, pages_per_browser: 2, cdp: vec![], chromium: None, proxy_listen: "127.0.0.1:0".parse().expect("addr") };
@@ -511,9 +512,10 @@ async fn journeys_stay_behind_the_egress_guard_and_share_no_cookies() {
         spec(OWNER_EXAMPLE, PASSWORD),
         // Signed in by the journey before? Not here: each journey starts with no cookies.
         spec(r##"{"name": "fresh context", "steps": [{"navigate": "/account"}, {"assert": {"url": "/login"}}]}"##, PASSWORD),
-        spec(&format!(r##"{{"name": "escape", "steps": [{{"navigate": "{outside_url}"}}, {{"assert": {{"text": "internal"}}}}]}}"##), PASSWORD),
+        // Listed as one of the journey's origins, the address still goes through the egress guard.
+        spec(&format!(r##"{{"name": "escape", "origins": ["{outside_origin}"], "steps": [{{"navigate": "{outside_url}"}}, {{"assert": {{"text": "internal"}}}}]}}"##), PASSWORD),
         spec(
-            &format!(r##"{{"name": "escape by link", "steps": [{{"navigate": "/"}}, {{"navigate": "{outside_url}admin"}}]}}"##),
+            &format!(r##"{{"name": "escape by link", "origins": ["{outside_origin}"], "steps": [{{"navigate": "/"}}, {{"navigate": "{outside_url}admin"}}]}}"##),
             PASSWORD,
         ),
     ];
@@ -572,7 +574,7 @@ async fn screenshots_hide_typed_secrets() {
         let mut secrets = JourneySecrets::new();
         secrets.insert("TOKEN", secret);
         let spec = JourneySpec::new(parse_journey(&journey(value)).expect("parses"), secrets).expect("spec");
-        runs.push(session.run_journey(&start, &spec).await);
+        runs.push(session.run_journey(&start, &spec, &mut sitescan::browser::JourneyAllowance::for_scan(), None).await);
     }
     session.close().await;
     scanner.pool().shutdown().await;

@@ -43,7 +43,7 @@ async fn start_workers(store: sitescan::store::Store) -> Workers {
         max_attempts: 3,
         poll: Duration::from_millis(100),
         options: ScanOptions { max_pages: 10, ..ScanOptions::default() },
-        ownership: sitescan::scan::worker::Ownership::ProvedByCaller,
+        ownership: sitescan::scan::worker::Ownership::ProvedByCaller(None),
     };
     Workers::spawn(store, scanner, 1, config)
 }

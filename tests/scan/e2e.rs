@@ -55,7 +55,7 @@ fn worker_config() -> WorkerConfig {
         max_attempts: 3,
         poll: Duration::from_millis(100),
         options: ScanOptions { max_pages: 20, ..ScanOptions::default() },
-        ownership: sitescan::scan::worker::Ownership::ProvedByCaller,
+        ownership: sitescan::scan::worker::Ownership::ProvedByCaller(None),
     }
 }
 

@@ -86,7 +86,7 @@ async fn the_meta_tag_proves_ownership_only_in_the_head() {
 }
 
 #[tokio::test]
-async fn redirects_off_the_registrable_domain_are_refused() {
+async fn redirects_off_the_sites_host_are_refused() {
     init_test_log();
     let elsewhere = FixtureSite::start_on("127.0.0.2").await;
     elsewhere.route("/", Route::html(format!("<html><head><meta name=\"sitescan-verification\" content=\"{TOKEN}\"></head></html>")));
@@ -96,8 +96,8 @@ async fn redirects_off_the_registrable_domain_are_refused() {
     site.route("/.well-known/sitescan-verification.txt", Route::redirect(301, &elsewhere.url("/.well-known/sitescan-verification.txt")));
     let v = verifier(DnsServer::System, &[]);
     let err = v.verify(&url(&site.url("/")), TOKEN).await.expect_err("off-domain redirect");
-    assert!(matches!(failure(&err, OwnershipMethod::File), MethodFailure::OffDomainRedirect { .. }), "{err}");
-    assert!(matches!(failure(&err, OwnershipMethod::Meta), MethodFailure::OffDomainRedirect { .. }), "{err}");
+    assert!(matches!(failure(&err, OwnershipMethod::File), MethodFailure::OffHostRedirect { .. }), "{err}");
+    assert!(matches!(failure(&err, OwnershipMethod::Meta), MethodFailure::OffHostRedirect { .. }), "{err}");
 
     // Redirects on the same domain (here the same address) are followed.
     site.route("/", Route::redirect(302, "/home"));
@@ -210,7 +210,7 @@ async fn ownership_removed_between_queueing_and_running_fails_the_active_scan() 
     };
     let scan = sites.start_active_scan(start).await.expect("queued while verified");
     app.store
-        .add_webhook("acme", "https://hooks.acme.test/x", &["site.ownership_lost".to_string()], None, "x1:sealed", 1)
+        .add_webhook(uuid::Uuid::now_v7(), "acme", "https://hooks.acme.test/x", &["site.ownership_lost".to_string()], None, "x1:sealed", 1)
         .await
         .expect("an endpoint that hears site.ownership_lost");
     // The owner takes the proof down before any worker runs the scan.

@@ -2,6 +2,8 @@
 
 #[path = "../support/app.rs"]
 mod app;
+#[path = "../dashboard/client.rs"]
+mod client;
 #[path = "../support/engine.rs"]
 mod engine;
 #[path = "../support/fixture_site.rs"]
@@ -12,7 +14,11 @@ mod fuzz_harness;
 mod process;
 #[path = "../support/trap.rs"]
 mod trap;
+mod at_rest;
 mod fuzz;
+mod journeys;
+mod ownership;
+mod roles;
 mod secrets;
 mod ssrf;
 mod targets;

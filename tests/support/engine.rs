@@ -82,7 +82,7 @@ pub fn worker_config(max_pages: usize, lease: Duration) -> WorkerConfig {
         max_attempts: 3,
         poll: Duration::from_millis(100),
         options: scan_options(max_pages),
-        ownership: sitescan::scan::worker::Ownership::ProvedByCaller,
+        ownership: sitescan::scan::worker::Ownership::ProvedByCaller(None),
     }
 }
 

@@ -153,6 +153,16 @@ impl FixtureSite {
         FixtureSite { addr, state, task }
     }
 
+    /// Starts on `ip:port` exactly; `None` when that port is taken there (to serve two addresses
+    /// on one port, as one host name resolving to either would reach).
+    pub async fn try_start_at(ip: &str, port: u16) -> Option<FixtureSite> {
+        let listener = TcpListener::bind((ip, port)).await.ok()?;
+        let addr = listener.local_addr().ok()?;
+        let state = Arc::new(State::default());
+        let task = tokio::spawn(serve(listener, state.clone()));
+        Some(FixtureSite { addr, state, task })
+    }
+
     /// Declares (or replaces) what `path` answers, for every method.
     pub fn route(&self, path: &str, route: Route) -> &FixtureSite {
         self.state.routes.lock().unwrap().insert((None, path.to_string()), route);

@@ -69,11 +69,43 @@ async fn other_member(state: &WebState, s: &Session, id: &str) -> Result<users::
     Ok(user)
 }
 
-/// `POST /account/members/{id}/role`
+/// What a change of `user`'s standing to `after` takes away, one line each, for a confirmation.
+async fn consequences(state: &WebState, user: &users::User, after: Option<Role>) -> Result<Vec<String>, PageError> {
+    let loss = users::loss_if(state.store(), user, after).await?;
+    let mut lines: Vec<String> = loss
+        .tokens
+        .iter()
+        .map(|t| format!("The API token “{}” ({}) stops working.", t.name.as_deref().unwrap_or("unnamed"), t.scopes))
+        .collect();
+    if after != Some(Role::Owner) && user.role == Role::Owner {
+        lines.push("Invitations they sent and have not been used are cancelled.".into());
+        lines.push("Active schedules they attested pause until an owner attests them again.".into());
+    }
+    Ok(lines)
+}
+
+/// `POST /account/members/{id}/role`: a demotion that takes something away is confirmed first,
+/// on a page listing what stops working.
 pub async fn role(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
     form.check_session(&s)?;
     let user = other_member(&state, &s, &id).await?;
     let role = form.text("role").parse::<Role>()?;
+    if form.text("confirm") != "yes" && role != user.role {
+        let lines = consequences(&state, &user, Some(role)).await?;
+        if !lines.is_empty() {
+            let page = ConfirmPage {
+                chrome: Chrome::new("Change a role", Some(&s), "members"),
+                heading: format!("Make {} a {role}?", user.email),
+                message: "They keep their account; this also takes effect at once:".into(),
+                consequences: lines,
+                fields: vec![("role".into(), role.as_str().into())],
+                action: format!("/account/members/{}/role", user.id),
+                button: format!("Make them a {role}"),
+                back: "/account/members".into(),
+            };
+            return Ok(render(&page));
+        }
+    }
     users::set_role(state.store(), &s.user.org_id, &user.id, role).await?;
     Ok(see_other("/account/members?done=role", &[]))
 }
@@ -84,7 +116,9 @@ pub async fn confirm_remove(State(state): State<WebState>, OwnerSession(s): Owne
     let page = ConfirmPage {
         chrome: Chrome::new("Remove a member", Some(&s), "members"),
         heading: format!("Remove {}?", user.email),
-        message: "They are signed out at once and can no longer sign in. API tokens they made stay with the organisation.".into(),
+        message: "They are signed out at once and can no longer sign in.".into(),
+        consequences: consequences(&state, &user, None).await?,
+        fields: Vec::new(),
         action: format!("/account/members/{}/remove", user.id),
         button: "Remove member".into(),
         back: "/account/members".into(),

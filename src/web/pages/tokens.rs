@@ -110,6 +110,8 @@ pub async fn confirm(State(state): State<WebState>, OwnerSession(s): OwnerSessio
         chrome: Chrome::new("Revoke a token", Some(&s), "tokens"),
         heading: format!("Revoke the token “{name}”?"),
         message: "Programs using it will get 401 invalid_token on their next API call. This cannot be undone.".into(),
+        consequences: Vec::new(),
+        fields: Vec::new(),
         action: format!("/account/api-tokens/{id}/revoke"),
         button: "Revoke token".into(),
         back: "/account/api-tokens".into(),
