@@ -147,6 +147,41 @@ impl NavigationGuard {
     }
 }
 
+/// Closes every other page that appears in the journey's browser context (a popup or a new tab
+/// the page opened). The default headless shell runs with `--block-new-web-contents`, where no
+/// page can open one; a full Chromium (`--chromium`) ignores that flag, and this closes them as
+/// soon as the browser announces them.
+struct PopupCloser {
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for PopupCloser {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl PopupCloser {
+    async fn start(instance: &Arc<Instance>, context: &BrowserContextId, page: &Page) -> Result<PopupCloser, BrowserError> {
+        use chromiumoxide::cdp::browser_protocol::target::{CloseTargetParams, EventTargetCreated};
+        let mut created = step(instance, "Target.targetCreated listener", READ_LIMIT, async {
+            instance.browser.event_listener::<EventTargetCreated>().await.map_err(|e| BrowserError::Cdp { what: "Target.targetCreated", message: e.to_string() })
+        })
+        .await?;
+        let (inst, context, ours) = (instance.clone(), context.clone(), page.target_id().clone());
+        let task = tokio::spawn(async move {
+            while let Some(event) = created.next().await {
+                let info = &event.target_info;
+                if info.browser_context_id.as_ref() == Some(&context) && info.target_id != ours && info.r#type == "page" {
+                    tracing::info!(url = %info.url, "a journey's page opened a window: closed");
+                    let _ = tokio::time::timeout(READ_LIMIT, inst.browser.execute(CloseTargetParams::new(info.target_id.clone()))).await;
+                }
+            }
+        });
+        Ok(PopupCloser { task })
+    }
+}
+
 /// Why a step did not succeed.
 enum StepError {
     Failed(String),
@@ -264,7 +299,11 @@ pub(crate) async fn run_journey(
         }
     };
     let allowed = journey.allowed_origins(start);
-    let guard = match NavigationGuard::start(instance, &page, allowed.clone(), &open_budget).await {
+    let guarded = match NavigationGuard::start(instance, &page, allowed.clone(), &open_budget).await {
+        Ok(g) => PopupCloser::start(instance, context, &page).await.map(|p| (g, p)),
+        Err(e) => Err(e),
+    };
+    let (guard, popups) = match guarded {
         Ok(g) => g,
         Err(e) => {
             // Never run a journey that nothing holds to its origins.
@@ -415,6 +454,7 @@ pub(crate) async fn run_journey(
         outcome.steps.push(result);
     }
     drop(guard);
+    drop(popups);
     close(instance, &mut live, stopped).await;
     JourneyRun { outcome, audits }
 }

@@ -60,6 +60,10 @@ pub const CHROMIUM_FLAGS: &[&str] = &[
     "--disable-backgrounding-occluded-windows",
     "--disable-field-trial-config",
     "--disable-search-engine-choice-screen",
+    // No page opens a window of its own (`window.open`, `target=_blank`, a form to a new
+    // window): a scan looks at the page it loaded, and a journey's page is held to its origins
+    // by request interception that a new window would escape.
+    "--block-new-web-contents",
     // Frames stay in their page's renderer: one CDP session sees all of a page's network,
     // console and errors (out-of-process iframes report on sessions of their own), and a page
     // costs one renderer process.

@@ -43,7 +43,8 @@ async fn sitescan(args: Vec<String>, envs: Vec<(String, String)>) -> (Option<i32
         let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_sitescan"));
         cmd.args(&args);
         for (k, _) in std::env::vars() {
-            if k.starts_with("SITESCAN_") || k == "RUST_LOG" {
+            // Which Chromium runs is the caller's choice (SITESCAN_CHROMIUM), nothing else.
+            if (k.starts_with("SITESCAN_") && k != "SITESCAN_CHROMIUM") || k == "RUST_LOG" {
                 cmd.env_remove(k);
             }
         }
@@ -183,6 +184,18 @@ async fn a_journey_stays_on_its_origins_and_types_a_secret_nowhere_else() {
     site.route("/redirect", Route::redirect(302, &steal));
     site.route("/form", page("Form", &format!(r#"<form method="get" action="{steal}"><input name="q" value="x"><button id="out" type="submit">Send</button></form>"#)));
     site.route("/script", page("Script", &format!(r#"<button id="out" type="button" onclick='location.href = {}'>Go</button>"#, serde_json::to_string(&steal).unwrap())));
+    // Windows of their own: a script's popup and a link to a new tab.
+    site.route(
+        "/popup",
+        page(
+            "Popup",
+            &format!(
+                r#"<button id="open" type="button" onclick='window.open({})'>Open</button> <a id="tab" href="{}" target="_blank">New tab</a>"#,
+                serde_json::to_string(&other.url("/popup")).unwrap(),
+                other.url("/tab")
+            ),
+        ),
+    );
     // A field of the site whose focus the page hands to a frame of the other origin.
     site.route(
         "/frame",
@@ -201,6 +214,7 @@ async fn a_journey_stays_on_its_origins_and_types_a_secret_nowhere_else() {
         format!(r##"{{"name": "redirect", "steps": [{{"navigate": "/redirect"}}, {fill}]}}"##),
         format!(r##"{{"name": "form", "steps": [{{"navigate": "/form"}}, {{"click": "#out"}}, {fill}]}}"##),
         format!(r##"{{"name": "script", "steps": [{{"navigate": "/script"}}, {{"click": "#out"}}, {fill}]}}"##),
+        r##"{"name": "popup", "steps": [{"navigate": "/popup"}, {"click": "#open"}, {"click": "#tab"}, {"wait_for": {"selector": "#nothing"}, "timeout_ms": 1500}]}"##.to_string(),
         // The other origin is listed (an identity provider, say): the frame may load, but the
         // secret still goes only into the step's own field, which lost the focus to the frame.
         format!(
@@ -231,6 +245,7 @@ async fn a_journey_stays_on_its_origins_and_types_a_secret_nowhere_else() {
             assert!(!t.contains(&form), "the other origin received the secret: {t}");
         }
     }
+    assert_eq!(other.hit_count("/popup") + other.hit_count("/tab"), 0, "a popup or a new tab reached the other origin");
     let steal_hits = other.hits().iter().filter(|h| h.path == "/steal").count();
     assert_eq!(steal_hits, 1, "only the listed journey ever reached the other origin's page");
 
