@@ -3,6 +3,10 @@
 //! plus helpers to mint tokens and seed scans and findings through the store layer, and a small
 //! HTTP client that returns what a user sees (status, headers, JSON body).
 //!
+//! Every JSON response of an `/api/` route received through `call`/`call_auth` (and so `get`,
+//! `post`, ...) is validated against the OpenAPI document the service serves (`contract`): a
+//! field added to a response without its schema fails whichever test first sees it.
+//!
 //! Included by every `tests/api_*.rs` file with `#[path = "support/app.rs"] mod app;`.
 
 #![allow(dead_code)]
@@ -308,6 +312,7 @@ impl TestApp {
 
     /// Sends `method path` with an optional bearer token and an optional raw body.
     pub async fn call(&self, method: &str, path: &str, token: Option<&str>, body: Option<&str>) -> Resp {
+        let method_text = method.to_string();
         let method = reqwest::Method::from_bytes(method.as_bytes()).expect("method");
         let mut req = self.http.request(method, self.url(path));
         if let Some(t) = token {
@@ -316,11 +321,14 @@ impl TestApp {
         if let Some(b) = body {
             req = req.header("content-type", "application/json").body(b.to_string());
         }
-        Resp::from(req.send().await.expect("send request")).await
+        let resp = Resp::from(req.send().await.expect("send request")).await;
+        contract::check(&method_text, path, &resp);
+        resp
     }
 
     /// Sends a request with a raw `Authorization` header value (or none).
     pub async fn call_auth(&self, method: &str, path: &str, authorization: Option<&str>, body: Option<&str>) -> Resp {
+        let method_text = method.to_string();
         let method = reqwest::Method::from_bytes(method.as_bytes()).expect("method");
         let mut req = self.http.request(method, self.url(path));
         if let Some(a) = authorization {
@@ -329,7 +337,9 @@ impl TestApp {
         if let Some(b) = body {
             req = req.header("content-type", "application/json").body(b.to_string());
         }
-        Resp::from(req.send().await.expect("send request")).await
+        let resp = Resp::from(req.send().await.expect("send request")).await;
+        contract::check(&method_text, path, &resp);
+        resp
     }
 
     pub async fn get(&self, path: &str, token: &str) -> Resp {
@@ -428,4 +438,68 @@ pub fn keys(v: &Value) -> Vec<String> {
 /// Percent-encodes a query value.
 pub fn enc(s: &str) -> String {
     url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
+}
+
+/// The served OpenAPI document as a contract on responses (see the module comment).
+pub mod contract {
+    use super::Resp;
+    use serde_json::{Value, json};
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex, OnceLock};
+
+    fn doc() -> &'static Value {
+        static DOC: OnceLock<Value> = OnceLock::new();
+        DOC.get_or_init(|| serde_yaml::from_str(sitescan::api::openapi::document()).expect("the served OpenAPI document parses"))
+    }
+
+    /// The documented path template that `path` is an instance of (`/api/v1/scans/{scanId}`).
+    fn template(path: &str) -> Option<&'static str> {
+        let parts: Vec<&str> = path.split('/').collect();
+        doc()["paths"].as_object()?.keys().map(String::as_str).find(|t| {
+            let tp: Vec<&str> = t.split('/').collect();
+            tp.len() == parts.len() && tp.iter().zip(&parts).all(|(a, b)| (a.starts_with('{') && a.ends_with('}') && !b.is_empty()) || a == b)
+        })
+    }
+
+    fn resolve(v: &Value) -> &Value {
+        match v.get("$ref").and_then(Value::as_str) {
+            Some(r) => resolve(doc().pointer(r.trim_start_matches('#')).unwrap_or_else(|| panic!("bad $ref {r}"))),
+            None => v,
+        }
+    }
+
+    fn validator(key: String, schema: &Value) -> Arc<jsonschema::Validator> {
+        static CACHE: OnceLock<Mutex<HashMap<String, Arc<jsonschema::Validator>>>> = OnceLock::new();
+        let cache = CACHE.get_or_init(Mutex::default);
+        if let Some(v) = cache.lock().unwrap().get(&key) {
+            return v.clone();
+        }
+        let root = json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "components": doc()["components"], "allOf": [schema]});
+        let v = Arc::new(jsonschema::options().should_validate_formats(true).build(&root).unwrap_or_else(|e| panic!("{key}: schema does not compile: {e}")));
+        cache.lock().unwrap().insert(key, v.clone());
+        v
+    }
+
+    /// Validates a JSON response of a documented operation against its documented schema.
+    /// Undocumented paths and methods (the 404 and 405 tests) are the router's business.
+    #[track_caller]
+    pub fn check(method: &str, path_and_query: &str, r: &Resp) {
+        let path = path_and_query.split(['?', '#']).next().unwrap_or_default();
+        if !path.starts_with("/api/") || !r.header_opt("content-type").is_some_and(|c| c.starts_with("application/json")) {
+            return;
+        }
+        let Some(tpl) = template(path) else { return };
+        let op = &doc()["paths"][tpl][method.to_ascii_lowercase()];
+        if !op.is_object() {
+            return;
+        }
+        let status = r.status.as_u16().to_string();
+        let what = format!("{method} {path_and_query} -> {status} ({tpl})");
+        let responses = &op["responses"];
+        let response = responses.get(&status).or_else(|| responses.get("default")).unwrap_or_else(|| panic!("{what}: status not documented"));
+        let schema = &resolve(response)["content"]["application/json"]["schema"];
+        assert!(schema.is_object(), "{what}: the document gives no JSON schema");
+        let errors: Vec<String> = validator(format!("{method} {tpl} {status}"), schema).iter_errors(&r.json).map(|e| format!("{e} at {}", e.instance_path)).collect();
+        assert!(errors.is_empty(), "{what}: the response does not match the served OpenAPI document: {errors:#?}\nbody: {}", r.text);
+    }
 }
