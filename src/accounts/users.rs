@@ -144,6 +144,13 @@ pub async fn list(store: &Store, org: &str) -> AccountResult<Vec<User>> {
     store.conn().query_all_raw(stmt).await?.iter().map(|r| from_row(r).map(|(u, _)| u)).collect()
 }
 
+/// Whether any user exists yet (a fresh service has none: its first owner is made with
+/// `sitescan user create`).
+pub async fn any_exist(store: &Store) -> AccountResult<bool> {
+    let row = store.conn().query_one_raw(store.stmt("SELECT COUNT(*) AS n FROM users", vec![])).await?;
+    Ok(row.map(|r| r.try_get::<i64>("", "n")).transpose()?.unwrap_or(0) > 0)
+}
+
 /// Ends every session of a user.
 pub async fn end_sessions(store: &Store, user_id: &str) -> AccountResult<()> {
     store.conn().execute_raw(store.stmt("DELETE FROM sessions WHERE user_id = $1", vec![user_id.into()])).await?;

@@ -35,6 +35,13 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let app = Application::build_with_web(&settings, store.clone(), web).await.with_context(|| format!("listening on {}", args.listen))?;
     tracing::info!(addr = %app.addr(), database = %redact(&args.db.database), "sitescan API listening");
     eprintln!("sitescan {} listening on http://{}", crate::VERSION, app.addr());
+    if !crate::accounts::users::any_exist(&store).await.unwrap_or(true) {
+        eprintln!(
+            "no user yet: create the first owner with `sitescan user create --org ORG --email EMAIL --role owner --database {}` (the password is read from stdin), then sign in at http://{}/login",
+            redact(&args.db.database),
+            app.addr()
+        );
+    }
     let deliveries = super::webhook::start_delivery(&args.key, policy.clone(), store.clone())?;
     let recurring = super::recurring::start(&args.recurring, policy.clone(), store.clone())?;
     let workers = if args.no_workers {
