@@ -292,6 +292,15 @@ pub struct ServeArgs {
     /// session cookies are `Secure`; form posts must come from its origin; invite links use it.
     #[arg(long, env = "SITESCAN_PUBLIC_URL")]
     pub public_url: Option<String>,
+    /// A reverse proxy in front of sitescan (CIDR, repeatable, e.g. `10.0.0.0/8`): only when the
+    /// connection comes from one do `Forwarded: for=` / `X-Forwarded-For` (the rightmost hop that
+    /// is not a trusted proxy) name the client, for the sign-in throttle and attestations, and
+    /// `X-Forwarded-Proto: https` make cookies `Secure`. From anyone else these headers are ignored.
+    #[arg(long = "trusted-proxy", env = "SITESCAN_TRUSTED_PROXY", value_delimiter = ',')]
+    pub trusted_proxy: Vec<ipnet::IpNet>,
+    /// How often expired sessions and stale sign-in throttle rows are deleted (seconds).
+    #[arg(long, env = "SITESCAN_CLEANUP_INTERVAL_SECS", default_value_t = crate::store::expiry::DEFAULT_INTERVAL_SECS, hide = true)]
+    pub cleanup_interval_secs: u64,
     #[command(flatten)]
     pub browser: BrowserArgs,
     #[command(flatten)]
