@@ -2,6 +2,8 @@
 
 #[path = "../support/app.rs"]
 mod app;
+#[path = "../dashboard/client.rs"]
+mod client;
 #[path = "../support/engine.rs"]
 mod engine;
 #[path = "../support/fixture_site.rs"]
@@ -12,7 +14,10 @@ mod fuzz_harness;
 mod process;
 #[path = "../support/trap.rs"]
 mod trap;
+mod flood;
 mod fuzz;
+mod login;
+mod proxy;
 mod secrets;
 mod ssrf;
 mod targets;
