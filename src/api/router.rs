@@ -98,6 +98,7 @@ pub fn build_with(api: ScanApi, web: crate::web::WebSettings) -> Router {
     }
     router
         .layer(middleware::from_fn(json_errors))
+        .layer(middleware::from_fn(oversized_grpc_status))
         .layer(middleware::from_fn(track))
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(panic_response))
         .layer(middleware::from_fn(request_id))
@@ -171,6 +172,20 @@ async fn track(req: Request, next: Next) -> Response {
         let status = response.status().as_u16().to_string();
         m.http_requests.with_label_values(&[method, route.as_str(), status.as_str()]).inc();
         m.http_duration.with_label_values(&[method, route.as_str()]).observe(elapsed);
+    }
+    response
+}
+
+/// gRPC says a message over the limit is RESOURCE_EXHAUSTED; tonic's decoder answers
+/// OUT_OF_RANGE ("decoded message length too large"). Rewritten here, where the answer is still
+/// trailers-only (the status in the headers: the request is decoded before any reply).
+async fn oversized_grpc_status(req: Request, next: Next) -> Response {
+    let mut response = next.run(req).await;
+    let h = response.headers();
+    let too_large = h.get("grpc-status").is_some_and(|v| v == "11")
+        && h.get("grpc-message").and_then(|v| v.to_str().ok()).is_some_and(|m| m.replace("%20", " ").contains("message length too large"));
+    if too_large {
+        response.headers_mut().insert("grpc-status", HeaderValue::from_static("8"));
     }
     response
 }
