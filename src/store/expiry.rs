@@ -1,6 +1,6 @@
 //! Deleting what has run out: sessions past their idle or absolute timeout, and sign-in throttle
 //! rows whose window and lock are both over. `sitescan serve` runs this on a timer
-//! (`crate::cli::cleanup`), so strangers' failed sign-ins and abandoned sessions do not pile up.
+//! (`cli/cleanup.rs`), so strangers' failed sign-ins and abandoned sessions do not pile up.
 
 use super::Store;
 use super::error::StoreResult;
@@ -62,7 +62,13 @@ mod tests {
     #[tokio::test]
     async fn purges_only_what_ran_out() {
         let store = Store::open("sqlite::memory:", true).await.unwrap();
-        let user = crate::accounts::users::create_user(&store, "acme", "a@acme.test", crate::accounts::Role::Owner, "a long enough password")
+        store.set_org("acme", None).await.unwrap();
+        store
+            .conn()
+            .execute_raw(store.stmt(
+                "INSERT INTO users (id, org_id, email, password_hash, role, created_at, password_changed_at) VALUES ('u1', 'acme', 'a@acme.test', 'x', 'owner', 0, 0)",
+                vec![],
+            ))
             .await
             .unwrap();
         let (now, hour) = (10_000 * 3_600_000_000i64, 3_600_000_000i64);
@@ -73,7 +79,7 @@ mod tests {
                 .conn()
                 .execute_raw(store.stmt(
                     "INSERT INTO sessions (id_hash, user_id, csrf_token, created_at, last_seen_at) VALUES ($1, $2, 'c', $3, $4)",
-                    vec![id.into(), user.id.clone().into(), created.into(), seen.into()],
+                    vec![id.into(), "u1".into(), created.into(), seen.into()],
                 ))
                 .await
                 .unwrap();
