@@ -131,3 +131,26 @@ async fn expired_sessions_and_stale_throttle_rows_are_deleted_on_a_timer() {
     page(&live.get("/").await, 200);
     s.server.stop(Duration::from_secs(10)).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn behind_a_trusted_proxy_an_attestation_records_the_forwarded_client() {
+    use crate::fixture_site::{FixtureSite, Route};
+    let mut s = serve(&["--trusted-proxy", "127.0.0.1/32", "--allow-target", "127.0.0.0/8"], &[]).await;
+    let site = FixtureSite::start().await;
+    site.route("/", Route::html("<!doctype html><html lang=en><title>Shop</title><h1>Shop</h1>"));
+    let mut web = browser(&s.base, "127.0.0.1", &[("x-forwarded-for", "203.0.113.5, 198.51.100.9")]);
+    redirect_to(&web.login(OWNER, PASSWORD).await, "/");
+    page(&web.get("/sites").await, 200);
+    let added = web.post("/sites", &[("url", &site.url("/"))]).await;
+    assert_eq!(added.status.as_u16(), 303, "{}", added.text);
+    let path = added.header("location").trim_end_matches("?done=added").to_string();
+    let row = s.app.store.list_sites("acme").await.unwrap().pop().expect("stored");
+    site.route("/.well-known/sitescan-verification.txt", Route::typed("text/plain", row.verification_token.clone()));
+    redirect_to(&web.post(&format!("{path}/verify"), &[]).await, &format!("{path}?done=verified"));
+    let started = web.post(&format!("{path}/scans"), &[("attest", "yes")]).await;
+    assert_eq!(started.status.as_u16(), 303, "{}", started.text);
+    let scan_id: uuid::Uuid = started.header("location").trim_start_matches("/scans/").parse().expect("a scan page");
+    let attested = s.app.store.attestation(scan_id).await.unwrap().expect("attestation");
+    assert_eq!(attested.client_addr.as_deref(), Some("198.51.100.9"), "the client the proxy names, not the proxy nor a forged hop");
+    s.server.stop(Duration::from_secs(10)).await;
+}
