@@ -29,6 +29,10 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let app = Application::build_with_web(&settings, store.clone(), web).await.with_context(|| format!("listening on {}", args.listen))?;
     tracing::info!(addr = %app.addr(), database = %redact(&args.db.database), "sitescan API listening");
     eprintln!("sitescan {} listening on http://{}", crate::VERSION, app.addr());
+    if !args.trusted_proxy.is_empty() {
+        let proxies: Vec<String> = args.trusted_proxy.iter().map(ToString::to_string).collect();
+        tracing::info!(trusted_proxies = %proxies.join(","), "forwarding headers are believed from these peers only");
+    }
     let cleanup = super::cleanup::start(store.clone(), args.cleanup_interval_secs);
     let deliveries = super::webhook::start_delivery(&args.key, policy.clone(), store.clone())?;
     let recurring = super::recurring::start(&args.recurring, policy.clone(), store.clone())?;

@@ -1,8 +1,8 @@
 //! Behind a reverse proxy, against a real `sitescan serve`: forwarding headers count only from a
 //! `--trusted-proxy` peer (a spoofed `X-Forwarded-For` does not dodge the sign-in throttle; a
-//! trusted proxy's forwarded addresses get counters of their own, and its
-//! `X-Forwarded-Proto: https` makes cookies `Secure`); expired sessions and stale throttle rows
-//! are deleted on a timer.
+//! trusted proxy's forwarded addresses get counters of their own, its `X-Forwarded-Proto: https`
+//! makes cookies `Secure`, and an attestation records the client it names); expired sessions and
+//! stale throttle rows are deleted on a timer.
 
 use crate::client::{PASSWORD, page, redirect_to};
 use crate::login::{OWNER, browser, serve};
