@@ -7,7 +7,7 @@
 //! |---|---|---|
 //! | `cli` | one function per subcommand; flags become options | everything below |
 //! | `api` | REST + gRPC on one router (the dashboard's pages mounted beside), auth, limits, the error object, WatchScan | `web`, `events`, `report`, `store`, `checks`, `model`, `proto`, `metrics` |
-//! | `web` | the dashboard: pages, sessions, CSRF, forms, templates | `accounts`, `api` (only the shared state it is served with: store, address policy, sites), `report`, `store`, `model`, `metrics` |
+//! | `web` | the dashboard: pages, sessions, CSRF, forms, templates | `accounts`, `api` (only the shared state it is served with: store, address policy, sites; and the client address its router resolves), `report`, `store`, `model`, `metrics` |
 //! | `accounts` | users, roles, passwords, invites, token issuing shared with the CLI | `store` |
 //! | `scan` | the crawl, the worker loop, the lease guard, site facts, repository probes; ownership re-proved before an active scan; at completion, the comparison and the events | `browser`, `net`, `recurring`, `events`, `sites`, `store`, `checks`, `model`, `metrics` |
 //! | `recurring` | the comparison with the previous scan (new, fixed, persisting) | `store`, `model` |

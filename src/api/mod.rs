@@ -2,12 +2,14 @@
 //! gRPC-Web, with bearer tokens, per-token rate limits, quotas and the spec's error object.
 
 pub mod auth;
+pub mod client_addr;
 pub mod convert;
 pub mod dto;
 pub mod error;
 pub mod health;
 pub mod limiter;
 pub mod limits;
+pub mod metric_labels;
 pub mod openapi;
 pub mod owner;
 pub mod rest;

@@ -65,8 +65,12 @@ fn actor_of(who: &Admitted) -> String {
     }
 }
 
-/// The client's address as the connection saw it.
+/// The client's address: the one `crate::api::client_addr` resolved (the peer, or the client a
+/// trusted proxy names), else the connection's peer.
 fn client_addr<T>(req: &Request<T>) -> Option<String> {
+    if let Some(c) = req.extensions().get::<super::client_addr::Client>() {
+        return Some(c.ip.to_string());
+    }
     req.remote_addr()
         .or_else(|| req.extensions().get::<axum::extract::ConnectInfo<SocketAddr>>().map(|c| c.0))
         .map(|a| a.ip().to_string())

@@ -3,7 +3,7 @@
 
 use super::error::ApiError;
 use super::service::ScanApi;
-use super::{health, openapi, rest};
+use super::{health, metric_labels, openapi, rest};
 use crate::proto::FILE_DESCRIPTOR_SET;
 use crate::proto::v1::owner_service_server::OwnerServiceServer;
 use crate::proto::v1::scan_service_server::ScanServiceServer;
@@ -22,6 +22,10 @@ use tracing::Instrument;
 /// The header carrying the request id (taken from the caller when sane, else generated).
 pub const REQUEST_ID: &str = "x-request-id";
 
+/// The largest gRPC message the services decode (bytes): larger ones are refused with
+/// RESOURCE_EXHAUSTED before they are buffered whole.
+pub const MAX_GRPC_MESSAGE: usize = 4 * 1024 * 1024;
+
 /// Builds the whole router over a service (the dashboard with default settings).
 pub fn build(api: ScanApi) -> Router {
     build_with(api, crate::web::WebSettings::default())
@@ -29,6 +33,7 @@ pub fn build(api: ScanApi) -> Router {
 
 /// Builds the whole router: the API, gRPC, and the dashboard pages with `web` settings.
 pub fn build_with(api: ScanApi, web: crate::web::WebSettings) -> Router {
+    let trusted = web.trusted_proxies.clone();
     let pages = crate::web::routes(crate::web::WebState::new(api.clone(), web));
     let mut rest_router: Router<ScanApi> = Router::new();
     let mut by_path: BTreeMap<&str, axum::routing::MethodRouter<ScanApi>> = BTreeMap::new();
@@ -43,9 +48,9 @@ pub fn build_with(api: ScanApi, web: crate::web::WebSettings) -> Router {
         rest_router = rest_router.route(path, route);
     }
 
-    let grpc = tonic_web::GrpcWebLayer::new().layer(ScanServiceServer::new(api.clone()));
+    let grpc = tonic_web::GrpcWebLayer::new().layer(ScanServiceServer::new(api.clone()).max_decoding_message_size(MAX_GRPC_MESSAGE));
     let owner = super::owner::OwnerApi::new(api.state().clone());
-    let owner_grpc = tonic_web::GrpcWebLayer::new().layer(OwnerServiceServer::new(owner));
+    let owner_grpc = tonic_web::GrpcWebLayer::new().layer(OwnerServiceServer::new(owner).max_decoding_message_size(MAX_GRPC_MESSAGE));
     let (health_reporter, health_service) = tonic_health::server::health_reporter();
     // The service is serving as soon as the router exists (readiness of the database is /readyz).
     tokio::spawn(async move {
@@ -93,9 +98,11 @@ pub fn build_with(api: ScanApi, web: crate::web::WebSettings) -> Router {
     }
     router
         .layer(middleware::from_fn(json_errors))
+        .layer(middleware::from_fn(oversized_grpc_status))
         .layer(middleware::from_fn(track))
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(panic_response))
         .layer(middleware::from_fn(request_id))
+        .layer(middleware::from_fn_with_state(trusted, super::client_addr::resolve))
 }
 
 /// Unknown paths: the JSON error object, except for a browser asking for a page outside
@@ -143,10 +150,11 @@ async fn request_id(mut req: Request, next: Next) -> Response {
     response
 }
 
-/// Counts requests and their latency by route (HTTP) or method (gRPC).
+/// Counts requests and their latency by route (HTTP) or method (gRPC). Every label comes from a
+/// fixed table ([`metric_labels`]): unknown paths, methods and RPCs are `other`/`unmatched`.
 async fn track(req: Request, next: Next) -> Response {
-    let path = req.uri().path().to_string();
-    let method = req.method().as_str().to_string();
+    let rpc = metric_labels::grpc_method(req.uri().path());
+    let method = metric_labels::http_method(req.method());
     let route = req
         .extensions()
         .get::<axum::extract::MatchedPath>()
@@ -156,14 +164,28 @@ async fn track(req: Request, next: Next) -> Response {
     let response = next.run(req).await;
     let elapsed = started.elapsed().as_secs_f64();
     let m = crate::metrics::metrics();
-    if let Some(rpc) = path.strip_prefix("/sitescan.v1.ScanService/") {
-        let code = response.headers().get("grpc-status").and_then(|v| v.to_str().ok()).unwrap_or("0").to_string();
-        m.grpc_requests.with_label_values(&[rpc, code.as_str()]).inc();
+    if let Some(rpc) = rpc {
+        let code = response.headers().get("grpc-status").and_then(|v| v.to_str().ok()).map_or("0", metric_labels::grpc_code);
+        m.grpc_requests.with_label_values(&[rpc, code]).inc();
         m.grpc_duration.with_label_values(&[rpc]).observe(elapsed);
     } else {
         let status = response.status().as_u16().to_string();
-        m.http_requests.with_label_values(&[method.as_str(), route.as_str(), status.as_str()]).inc();
-        m.http_duration.with_label_values(&[method.as_str(), route.as_str()]).observe(elapsed);
+        m.http_requests.with_label_values(&[method, route.as_str(), status.as_str()]).inc();
+        m.http_duration.with_label_values(&[method, route.as_str()]).observe(elapsed);
+    }
+    response
+}
+
+/// gRPC says a message over the limit is RESOURCE_EXHAUSTED; tonic's decoder answers
+/// OUT_OF_RANGE ("decoded message length too large"). Rewritten here, where the answer is still
+/// trailers-only (the status in the headers: the request is decoded before any reply).
+async fn oversized_grpc_status(req: Request, next: Next) -> Response {
+    let mut response = next.run(req).await;
+    let h = response.headers();
+    let too_large = h.get("grpc-status").is_some_and(|v| v == "11")
+        && h.get("grpc-message").and_then(|v| v.to_str().ok()).is_some_and(|m| m.replace("%20", " ").contains("message length too large"));
+    if too_large {
+        response.headers_mut().insert("grpc-status", HeaderValue::from_static("8"));
     }
     response
 }

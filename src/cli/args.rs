@@ -292,6 +292,15 @@ pub struct ServeArgs {
     /// session cookies are `Secure`; form posts must come from its origin; invite links use it.
     #[arg(long, env = "SITESCAN_PUBLIC_URL")]
     pub public_url: Option<String>,
+    /// A reverse proxy in front of sitescan (CIDR, repeatable, e.g. `10.0.0.0/8`): only when the
+    /// connection comes from one do `Forwarded: for=` / `X-Forwarded-For` (the rightmost hop that
+    /// is not a trusted proxy) name the client, for the sign-in throttle and attestations, and
+    /// `X-Forwarded-Proto: https` make cookies `Secure`. From anyone else these headers are ignored.
+    #[arg(long = "trusted-proxy", env = "SITESCAN_TRUSTED_PROXY", value_delimiter = ',', value_parser = proxy_net)]
+    pub trusted_proxy: Vec<ipnet::IpNet>,
+    /// How often expired sessions and stale sign-in throttle rows are deleted (seconds).
+    #[arg(long, env = "SITESCAN_CLEANUP_INTERVAL_SECS", default_value_t = crate::store::expiry::DEFAULT_INTERVAL_SECS, hide = true)]
+    pub cleanup_interval_secs: u64,
     #[command(flatten)]
     pub browser: BrowserArgs,
     #[command(flatten)]
@@ -550,4 +559,27 @@ pub enum ChecksFormat {
     Json,
     /// The catalogue document (`docs/CHECKS.md` is this output).
     Markdown,
+}
+
+/// A `--trusted-proxy` value: a CIDR, or one address (`10.0.0.5` is `10.0.0.5/32`).
+fn proxy_net(raw: &str) -> Result<ipnet::IpNet, String> {
+    let raw = raw.trim();
+    raw.parse::<ipnet::IpNet>()
+        .or_else(|_| raw.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+        .map_err(|_| format!("{raw:?} is neither a CIDR (10.0.0.0/8) nor an address"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[test]
+    fn trusted_proxies_take_cidrs_and_single_addresses() {
+        let cli = Cli::try_parse_from(["sitescan", "serve", "--trusted-proxy", "10.0.0.0/8", "--trusted-proxy", "192.0.2.7,2001:db8::1"]).unwrap();
+        let Command::Serve(a) = cli.command else { panic!("serve") };
+        let nets: Vec<String> = a.trusted_proxy.iter().map(|n| n.to_string()).collect();
+        assert_eq!(nets, ["10.0.0.0/8", "192.0.2.7/32", "2001:db8::1/128"]);
+        assert!(Cli::try_parse_from(["sitescan", "serve", "--trusted-proxy", "nonsense"]).is_err());
+    }
 }

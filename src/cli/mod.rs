@@ -3,6 +3,7 @@
 pub mod admin;
 pub mod args;
 pub mod checks;
+pub mod cleanup;
 pub mod engine;
 pub mod recurring;
 pub mod scan;

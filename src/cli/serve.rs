@@ -31,7 +31,9 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         rate_limit_backend: args.rate_limit_backend.clone(),
         sites: Some(sites.clone()),
     };
-    let web = crate::web::WebSettings::parse(args.public_url.as_deref()).map_err(anyhow::Error::msg)?;
+    let web = crate::web::WebSettings::parse(args.public_url.as_deref())
+        .map_err(anyhow::Error::msg)?
+        .with_trusted_proxies(args.trusted_proxy.clone());
     let app = Application::build_with_web(&settings, store.clone(), web).await.with_context(|| format!("listening on {}", args.listen))?;
     tracing::info!(addr = %app.addr(), database = %redact(&args.db.database), "sitescan API listening");
     eprintln!("sitescan {} listening on http://{}", crate::VERSION, app.addr());
@@ -42,6 +44,11 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
             app.addr()
         );
     }
+    if !args.trusted_proxy.is_empty() {
+        let proxies: Vec<String> = args.trusted_proxy.iter().map(ToString::to_string).collect();
+        tracing::info!(trusted_proxies = %proxies.join(","), "forwarding headers are believed from these peers only");
+    }
+    let cleanup = super::cleanup::start(store.clone(), args.cleanup_interval_secs);
     let deliveries = super::webhook::start_delivery(&args.key, policy.clone(), store.clone())?;
     let recurring = super::recurring::start(&args.recurring, policy.clone(), store.clone())?;
     let workers = if args.no_workers {
@@ -57,6 +64,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     super::signals::shutdown_signal().await;
     tracing::info!("shutting down: draining requests, releasing scans, closing browsers");
     let _ = tx.send(true);
+    cleanup.abort();
     if let Some(workers) = workers {
         workers.shutdown().await;
     }

@@ -7,6 +7,7 @@ pub mod cursor;
 pub mod db;
 pub mod entity;
 pub mod error;
+pub mod expiry;
 pub mod findings;
 pub mod jobs;
 pub mod monitors;

@@ -44,7 +44,7 @@ impl PageError {
             PageError::TooMany(s) => (
                 StatusCode::TOO_MANY_REQUESTS,
                 "Too many attempts",
-                format!("Too many failed sign-ins. Wait {s} seconds before trying again."),
+                format!("Too many failed attempts. Wait {s} seconds before trying again."),
             ),
             PageError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "Something went wrong", "The server could not answer. Try again in a moment.".into()),
         }

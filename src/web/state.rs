@@ -11,6 +11,9 @@ pub struct WebSettings {
     /// `--public-url`: the address people reach the service at (its scheme decides `Secure`
     /// cookies; its origin is the one POSTs must come from).
     pub public_url: Option<url::Url>,
+    /// `--trusted-proxy`: peers whose `X-Forwarded-For` / `Forwarded` / `X-Forwarded-Proto`
+    /// name the client and its scheme.
+    pub trusted_proxies: crate::api::client_addr::TrustedProxies,
 }
 
 impl WebSettings {
@@ -21,12 +24,24 @@ impl WebSettings {
         if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
             return Err(format!("--public-url {raw:?}: must be an http or https URL"));
         }
-        Ok(WebSettings { public_url: Some(url) })
+        Ok(WebSettings { public_url: Some(url), ..WebSettings::default() })
     }
 
-    /// True when cookies must be `Secure`.
+    /// These settings with `--trusted-proxy` CIDRs.
+    pub fn with_trusted_proxies(mut self, nets: Vec<ipnet::IpNet>) -> Self {
+        self.trusted_proxies = crate::api::client_addr::TrustedProxies::new(nets);
+        self
+    }
+
+    /// True when cookies must be `Secure` for every request: the public URL is https.
     pub fn secure_cookies(&self) -> bool {
         self.public_url.as_ref().is_some_and(|u| u.scheme() == "https")
+    }
+
+    /// True when this request's cookies must be `Secure`: the public URL is https, or a trusted
+    /// proxy says the client reached it over https.
+    pub fn secure_cookies_for(&self, client: Option<&crate::api::client_addr::Client>) -> bool {
+        self.secure_cookies() || client.is_some_and(|c| c.forwarded_https)
     }
 
     /// `scheme://host[:port]` of the public URL.

@@ -15,9 +15,12 @@ mod process;
 #[path = "../support/trap.rs"]
 mod trap;
 mod at_rest;
+mod flood;
 mod fuzz;
 mod journeys;
+mod login;
 mod ownership;
+mod proxy;
 mod roles;
 mod secrets;
 mod ssrf;

@@ -1,7 +1,9 @@
 //! `/account/password`: changing one's password ends every session of the user; this browser
-//! gets a fresh one.
+//! gets a fresh one. Confirming the current password is throttled like signing in (counted
+//! before the check): a stolen session cannot be used to guess the password behind it.
 
 use super::{notice, see_other};
+use crate::accounts::throttle::{PASSWORD_CHANGE_THRESHOLD, password_change_key};
 use crate::accounts::{password, users};
 use crate::web::error::PageError;
 use crate::web::forms::FormData;
@@ -23,11 +25,24 @@ pub async fn form(s: Session, RawQuery(q): RawQuery) -> Response {
 }
 
 /// `POST /account/password`
-pub async fn change(State(state): State<WebState>, s: Session, form: FormData) -> Result<Response, PageError> {
+pub async fn change(
+    State(state): State<WebState>,
+    s: Session,
+    client: super::auth::ClientAddr,
+    form: FormData,
+) -> Result<Response, PageError> {
     form.check_session(&s)?;
     let (current, new, confirm) = (form.text("current"), form.text("new"), form.text("confirm"));
+    let key = password_change_key(&s.user.id);
+    if let Err(wait) = state.throttle.begin(&[], &[(key.as_str(), PASSWORD_CHANGE_THRESHOLD)]).await? {
+        return Err(PageError::TooMany(wait));
+    }
     let phc = users::password_hash(state.store(), &s.user.id).await?;
-    let error = if !password::verify(current, phc).await {
+    let verified = password::verify(current, phc).await;
+    if verified {
+        state.throttle.success(&[key.as_str()], &[]).await?;
+    }
+    let error = if !verified {
         Some("The current password is not correct.".to_string())
     } else if new != confirm {
         Some("The two new passwords differ.".to_string())
@@ -38,6 +53,6 @@ pub async fn change(State(state): State<WebState>, s: Session, form: FormData) -
         return Ok(render_status(StatusCode::BAD_REQUEST, &page(&s, Some(e), None)));
     }
     users::set_password(state.store(), &s.user.id, new).await?;
-    let cookie = super::auth::fresh_session(&state, &s.user.id).await?;
+    let cookie = super::auth::fresh_session(&state, &s.user.id, client.secure(&state)).await?;
     Ok(see_other("/account/password?done=changed", &[cookie]))
 }

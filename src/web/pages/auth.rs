@@ -2,7 +2,8 @@
 //! for an unknown email and a wrong password), signing out, and accepting an invite.
 
 use super::see_other;
-use crate::accounts::throttle::{ACCOUNT_THRESHOLD, ADDRESS_THRESHOLD, account_key, address_key};
+use crate::accounts::throttle::{ACCOUNT_THRESHOLD, ADDRESS_THRESHOLD, account_key, address_key, pair_key};
+use crate::api::client_addr::Client;
 use crate::accounts::{MAX_EMAIL_LEN, MAX_PASSWORD_LEN, invites, password, secret, users};
 use crate::web::error::PageError;
 use crate::web::forms::FormData;
@@ -16,26 +17,37 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 use std::net::SocketAddr;
 
-/// The peer address of the connection (proxies' `X-Forwarded-For` is not trusted).
+/// The client of the request: the connection's peer, or the client a trusted proxy names
+/// (`--trusted-proxy`, resolved once per request by `crate::api::client_addr`).
 #[derive(Debug, Clone)]
-pub struct ClientAddr(pub String);
+pub struct ClientAddr(pub String, pub Option<Client>);
 
 impl<S: Send + Sync> FromRequestParts<S> for ClientAddr {
     type Rejection = std::convert::Infallible;
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        if let Some(c) = parts.extensions.get::<Client>() {
+            return Ok(ClientAddr(c.ip.to_string(), Some(*c)));
+        }
         let ip = parts.extensions.get::<ConnectInfo<SocketAddr>>().map_or_else(|| "unknown".to_string(), |c| c.0.ip().to_string());
-        Ok(ClientAddr(ip))
+        Ok(ClientAddr(ip, None))
+    }
+}
+
+impl ClientAddr {
+    /// True when this request's cookies must be `Secure`.
+    pub fn secure(&self, state: &WebState) -> bool {
+        state.settings.secure_cookies_for(self.1.as_ref())
     }
 }
 
 /// The pre-login CSRF token: the cookie's when it has one, else a new one (and its cookie).
-fn form_token(headers: &HeaderMap, state: &WebState) -> (String, Option<String>) {
+fn form_token(headers: &HeaderMap, secure: bool) -> (String, Option<String>) {
     match cookie(headers, CSRF_COOKIE).filter(|c| secret::looks_like_secret(c)) {
         Some(c) => (c.to_string(), None),
         None => {
             let t = secret::random_secret();
-            let c = set_cookie(CSRF_COOKIE, &t, 24 * 3600, state.settings.secure_cookies(), "Strict");
+            let c = set_cookie(CSRF_COOKIE, &t, 24 * 3600, secure, "Strict");
             (t, Some(c))
         }
     }
@@ -48,18 +60,18 @@ fn with_cookie(mut r: Response, c: Option<String>) -> Response {
     r
 }
 
-fn session_cookie(state: &WebState, id: &str) -> String {
-    set_cookie(SESSION_COOKIE, id, session::ABSOLUTE_TIMEOUT_US / 1_000_000, state.settings.secure_cookies(), "Lax")
+fn session_cookie(id: &str, secure: bool) -> String {
+    set_cookie(SESSION_COOKIE, id, session::ABSOLUTE_TIMEOUT_US / 1_000_000, secure, "Lax")
 }
 
 /// `GET /login`
-pub async fn login_form(State(state): State<WebState>, headers: HeaderMap) -> Result<Response, PageError> {
+pub async fn login_form(State(state): State<WebState>, client: ClientAddr, headers: HeaderMap) -> Result<Response, PageError> {
     if let Some(id) = cookie(&headers, SESSION_COOKIE)
         && session::load(state.store(), id).await?.is_some()
     {
         return Ok(see_other("/", &[]));
     }
-    let (token, set) = form_token(&headers, &state);
+    let (token, set) = form_token(&headers, client.secure(&state));
     let page = LoginPage { chrome: Chrome::new("Sign in", None, ""), form_csrf: token, email: String::new(), error: None };
     Ok(with_cookie(render(&page), set))
 }
@@ -70,10 +82,11 @@ const LOGIN_FAILED: &str = "The email address or the password is not correct.";
 /// `POST /login`
 pub async fn login(
     State(state): State<WebState>,
-    ClientAddr(addr): ClientAddr,
+    client: ClientAddr,
     headers: HeaderMap,
     form: FormData,
 ) -> Result<Response, PageError> {
+    let addr = client.0.as_str();
     let expected = cookie(&headers, CSRF_COOKIE).unwrap_or_default().to_string();
     form.check_csrf(&expected)?;
     let email = form.text("email").trim();
@@ -86,9 +99,10 @@ pub async fn login(
     if email.is_empty() || email.len() > MAX_EMAIL_LEN || password.is_empty() || password.len() > MAX_PASSWORD_LEN {
         return Ok(failed(email, StatusCode::BAD_REQUEST));
     }
-    let account = account_key(email);
-    let address = address_key(&addr);
-    if let Some(wait) = state.throttle.locked(&[&account, &address]).await? {
+    // Counted before the password is checked: parallel guesses get no more than the threshold.
+    let (account, pair, address) = (account_key(email), pair_key(email, addr), address_key(addr));
+    let counted = [(pair.as_str(), ACCOUNT_THRESHOLD), (address.as_str(), ADDRESS_THRESHOLD)];
+    if let Err(wait) = state.throttle.begin(&[account.as_str()], &counted).await? {
         return Err(PageError::TooMany(wait));
     }
     let found = users::by_email(state.store(), email).await?;
@@ -99,28 +113,33 @@ pub async fn login(
     // Unknown and disabled accounts check a dummy hash: the same work, the same answer.
     let ok = password::verify(password, phc).await;
     let Some(user) = user.filter(|_| ok) else {
-        state.throttle.failure(&account, ACCOUNT_THRESHOLD).await?;
-        state.throttle.failure(&address, ADDRESS_THRESHOLD).await?;
+        state.throttle.spread_failure(email).await?;
         tracing::info!("sign-in failed");
         return Ok(failed(email, StatusCode::UNAUTHORIZED));
     };
-    state.throttle.success(&account).await?;
+    state.throttle.success(&[pair.as_str()], &[(address.as_str(), ADDRESS_THRESHOLD)]).await?;
     // A new id at every sign-in: a session id planted before it is worth nothing after.
     if let Some(old) = cookie(&headers, SESSION_COOKIE) {
         session::end(state.store(), old).await?;
     }
     let id = session::start(state.store(), &user.id).await?;
     tracing::info!(user_id = %user.id, "signed in");
-    Ok(see_other("/", &[session_cookie(&state, &id)]))
+    Ok(see_other("/", &[session_cookie(&id, client.secure(&state))]))
 }
 
 /// `POST /logout`
-pub async fn logout(State(state): State<WebState>, s: Session, headers: HeaderMap, form: FormData) -> Result<Response, PageError> {
+pub async fn logout(
+    State(state): State<WebState>,
+    s: Session,
+    client: ClientAddr,
+    headers: HeaderMap,
+    form: FormData,
+) -> Result<Response, PageError> {
     form.check_session(&s)?;
     if let Some(id) = cookie(&headers, SESSION_COOKIE) {
         session::end(state.store(), id).await?;
     }
-    Ok(see_other("/login", &[set_cookie(SESSION_COOKIE, "", 0, state.settings.secure_cookies(), "Lax")]))
+    Ok(see_other("/login", &[set_cookie(SESSION_COOKIE, "", 0, client.secure(&state), "Lax")]))
 }
 
 fn invite_page(token: &str, form_csrf: String, invite: &invites::Invite, error: Option<String>) -> InvitePage {
@@ -135,9 +154,14 @@ fn invite_page(token: &str, form_csrf: String, invite: &invites::Invite, error: 
 }
 
 /// `GET /invite/{token}`
-pub async fn invite_form(State(state): State<WebState>, Path(token): Path<String>, headers: HeaderMap) -> Result<Response, PageError> {
+pub async fn invite_form(
+    State(state): State<WebState>,
+    Path(token): Path<String>,
+    client: ClientAddr,
+    headers: HeaderMap,
+) -> Result<Response, PageError> {
     let invite = invites::peek(state.store(), &token).await?.ok_or(PageError::NotFound)?;
-    let (csrf, set) = form_token(&headers, &state);
+    let (csrf, set) = form_token(&headers, client.secure(&state));
     Ok(with_cookie(render(&invite_page(&token, csrf, &invite, None)), set))
 }
 
@@ -145,6 +169,7 @@ pub async fn invite_form(State(state): State<WebState>, Path(token): Path<String
 pub async fn accept_invite(
     State(state): State<WebState>,
     Path(token): Path<String>,
+    client: ClientAddr,
     headers: HeaderMap,
     form: FormData,
 ) -> Result<Response, PageError> {
@@ -171,11 +196,11 @@ pub async fn accept_invite(
         session::end(state.store(), old).await?;
     }
     let id = session::start(state.store(), &user.id).await?;
-    Ok(see_other("/", &[session_cookie(&state, &id)]))
+    Ok(see_other("/", &[session_cookie(&id, client.secure(&state))]))
 }
 
 /// Sets a new session cookie for `user_id` (after a password change).
-pub async fn fresh_session(state: &WebState, user_id: &str) -> Result<String, PageError> {
+pub async fn fresh_session(state: &WebState, user_id: &str, secure: bool) -> Result<String, PageError> {
     let id = session::start(state.store(), user_id).await?;
-    Ok(session_cookie(state, &id))
+    Ok(session_cookie(&id, secure))
 }

@@ -11,10 +11,9 @@ use crate::web::forms::FormData;
 use crate::web::session::{OwnerSession, Session};
 use crate::web::state::WebState;
 use crate::web::templates::{Chrome, JourneyLine, MonitorLine, ScheduleLine, SiteLine, SitePage, SitesPage, render, render_status};
-use axum::extract::{ConnectInfo, Path, RawQuery, State};
+use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use std::net::SocketAddr;
 use uuid::Uuid;
 
 fn line(s: &SiteRow) -> SiteLine {
@@ -202,7 +201,7 @@ pub async fn start_active(
     State(state): State<WebState>,
     OwnerSession(s): OwnerSession,
     Path(id): Path<String>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    super::auth::ClientAddr(client_addr, _): super::auth::ClientAddr,
     form: FormData,
 ) -> Result<Response, PageError> {
     form.check_session(&s)?;
@@ -215,7 +214,7 @@ pub async fn start_active(
         org: &s.user.org_id,
         site_id: site.id,
         actor: format!("user:{} <{}>", s.user.id, s.user.email),
-        client_addr: Some(peer.ip().to_string()),
+        client_addr: Some(client_addr.clone()),
         statement: &statement,
         triggered_by: TriggeredBy::Manual,
         max_pages: None,
@@ -285,7 +284,7 @@ pub async fn add_schedule(
     State(state): State<WebState>,
     OwnerSession(s): OwnerSession,
     Path(id): Path<String>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    super::auth::ClientAddr(client_addr, _): super::auth::ClientAddr,
     form: FormData,
 ) -> Result<Response, PageError> {
     form.check_session(&s)?;
@@ -295,7 +294,7 @@ pub async fn add_schedule(
         Err(e) => return refused(&state, &s, site, recurring_error(e)?, String::new()).await,
     };
     let attester = (form.get("attest") == Some("yes"))
-        .then(|| crate::recurring::Attester { actor: format!("user:{} <{}>", s.user.id, s.user.email), client_addr: Some(peer.ip().to_string()) });
+        .then(|| crate::recurring::Attester { actor: format!("user:{} <{}>", s.user.id, s.user.email), client_addr: Some(client_addr.clone()) });
     if mode == crate::model::ScanMode::Active && attester.is_none() {
         return refused(&state, &s, site, "Confirm the statement to schedule active scans.".into(), String::new()).await;
     }
