@@ -99,6 +99,9 @@ async fn in_chromium_sign_in_make_a_token_see_it_once_revoke_it_and_every_page_p
     app.store.insert_journey_screenshot(scan.id, "acme", "sign in", 5, "after login", png, 1).await.unwrap();
     // A member, so the members page has rows with actions.
     sitescan::accounts::users::create_user(&app.store, "acme", "member@acme.test", sitescan::accounts::Role::Member, PASSWORD).await.unwrap();
+    // A second owner with a token of their own, so removing them lists what stops working.
+    let boss = sitescan::accounts::users::create_user(&app.store, "acme", "boss@acme.test", sitescan::accounts::Role::Owner, PASSWORD).await.unwrap();
+    app.store.create_token_with("acme", Some("deploy bot"), &["scans:read".to_string()], Some(&boss.id), None).await.unwrap();
     // A site with a journey and a secret, so its page shows every section.
     let site = app.store.add_site("acme", "https://shop.acme.test", "shop.acme.test", "Zq3x_7VbT0kLmN9pQrStUvWxYz012345", "test", 1).await.unwrap().unwrap();
     app.store.put_journey(site.id, "sign in", r#"{"name":"sign in","steps":[{"navigate":"/login"},{"audit":"login"}]}"#, 1).await.unwrap();
@@ -169,6 +172,7 @@ async fn in_chromium_sign_in_make_a_token_see_it_once_revoke_it_and_every_page_p
         ("findings", "/findings".to_string()),
         ("tokens", "/account/api-tokens".to_string()),
         ("members", "/account/members".to_string()),
+        ("member-remove", format!("/account/members/{}/remove", boss.id)),
         ("password", "/account/password".to_string()),
         ("sites", "/sites".to_string()),
         ("site", format!("/sites/{}", site.id)),
