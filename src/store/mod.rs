@@ -9,6 +9,7 @@ pub mod entity;
 pub mod error;
 pub mod expiry;
 pub mod findings;
+pub mod history;
 pub mod jobs;
 pub mod monitors;
 pub mod orgs;

@@ -241,6 +241,8 @@ pub struct JourneyLine {
 #[template(path = "site.html")]
 pub struct SitePage {
     pub chrome: Chrome,
+    /// The history (empty before the first completed scan).
+    pub charts: Vec<crate::web::chart::ChartView>,
     pub site: SiteLine,
     pub token: String,
     pub last_error: Option<String>,

@@ -166,6 +166,27 @@ async fn in_chromium_sign_in_make_a_token_see_it_once_revoke_it_and_every_page_p
     assert_eq!(eval(&page, "location.pathname").await, Value::String("/account/api-tokens".into()));
     app.get("/api/v1/scans", &token).await.expect_error(401, "invalid_token");
 
+    // Three completed scans of the site, so its history draws every chart.
+    for (i, (high, medium, lcp)) in [(6u64, 3u64, 3100.0), (4, 3, 2600.0), (1, 2, 1900.0)].into_iter().enumerate() {
+        let row = app.seed_scan("acme", "https://shop.acme.test/").await;
+        let claimed = app.store.claim_scan("history", Duration::from_secs(60), 3).await.unwrap().expect("claimed");
+        assert_eq!(claimed.id, row.id);
+        let record = sitescan::store::PageRecord {
+            url: "https://shop.acme.test/".into(),
+            final_url: None,
+            status: Some(200),
+            title: Some("Shop".into()),
+            metrics: serde_json::json!({"lcp_ms": lcp, "cls": 0.02 * i as f64, "tbt_ms": 120.0 + 40.0 * i as f64}),
+            error: None,
+            checks_not_run: Vec::new(),
+        };
+        app.seed_page(row.id, "acme", 0, &record, &[]).await;
+        let mut summary = sitescan::model::ReportSummary::empty();
+        summary.pages_scanned = 1;
+        summary.count("search.title-missing", Severity::High, high);
+        summary.count("accessibility.image-alt", Severity::Medium, medium);
+        assert!(app.store.complete_scan(row.id, "history", &summary.totals(), &summary.to_report()).await.unwrap());
+    }
     let pages = [
         ("dashboard", "/".to_string()),
         ("report", format!("/scans/{}", scan.id)),

@@ -178,3 +178,77 @@ async fn an_owner_schedules_nightly_scans_and_adds_a_monitor_from_the_site_page(
     );
     assert_eq!(crate::client::count(&app, "schedules").await, 1);
 }
+
+/// A completed scan of `target` with `findings` (check id, severity, how many) and one page per
+/// LCP value; returns its id.
+async fn completed_scan(app: &crate::app::TestApp, org: &str, target: &str, findings: &[(&str, sitescan::model::Severity, u64)], lcps: &[f64]) -> uuid::Uuid {
+    let row = app.seed_scan(org, target).await;
+    let claimed = app.store.claim_scan("history-test", std::time::Duration::from_secs(60), 3).await.unwrap().expect("claimed");
+    assert_eq!(claimed.id, row.id);
+    for (i, lcp) in lcps.iter().enumerate() {
+        let page = sitescan::store::PageRecord {
+            url: format!("{target}p{i}"),
+            final_url: None,
+            status: Some(200),
+            title: Some("Page".into()),
+            metrics: serde_json::json!({"lcp_ms": lcp, "cls": 0.01 * i as f64, "tbt_ms": 50.0}),
+            error: None,
+            checks_not_run: Vec::new(),
+        };
+        app.seed_page(row.id, org, i as i32, &page, &[]).await;
+    }
+    let mut summary = sitescan::model::ReportSummary::empty();
+    summary.pages_scanned = lcps.len() as u64;
+    for (check, severity, n) in findings {
+        summary.count(check, *severity, *n);
+    }
+    assert!(app.store.complete_scan(row.id, "history-test", &summary.totals(), &summary.to_report()).await.unwrap());
+    row.id
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sites_history_charts_exactly_its_completed_scans() {
+    use sitescan::model::Severity::{High, Low, Medium};
+    let (app, _fixture, mut web) = setup().await;
+    let origin = "https://shop.example.com";
+    let now = sitescan::store::time::now_us();
+    let site = app.store.add_site("acme", origin, "shop.example.com", "History_Token_0123456789abcd", "t", now).await.unwrap().unwrap();
+    let empty = web.get(&format!("/sites/{}", site.id)).await;
+    page(&empty, 200);
+    assert!(empty.text.contains("No completed scan of this site yet"), "{}", empty.text);
+
+    let first = completed_scan(&app, "acme", "https://shop.example.com/", &[("search.title-missing", High, 4), ("accessibility.image-alt", Medium, 2)], &[1000.0, 2000.0, 3000.0, 4000.0]).await;
+    // Not of this site: another port, another host, another organisation, a scan still queued.
+    completed_scan(&app, "acme", "https://shop.example.com:8443/", &[("search.title-missing", High, 9)], &[]).await;
+    completed_scan(&app, "acme", "https://blog.example.com/", &[("search.title-missing", High, 9)], &[]).await;
+    completed_scan(&app, "globex", "https://shop.example.com/", &[("search.title-missing", High, 9)], &[]).await;
+    let second = completed_scan(&app, "acme", "https://shop.example.com/cart", &[("search.title-missing", High, 1), ("security.header-missing", Low, 3)], &[900.0]).await;
+    app.seed_scan("acme", "https://shop.example.com/").await;
+
+    let r = web.get(&format!("/sites/{}", site.id)).await;
+    page(&r, 200);
+    let html = scraper::Html::parse_document(&r.text);
+    let sel = |s: &str| scraper::Selector::parse(s).unwrap();
+    let dots = |chart: &str, series: &str| -> Vec<(String, String)> {
+        html.select(&sel(&format!("#chart-{chart} g[data-series='{series}'] a")))
+            .map(|a| (a.value().attr("href").unwrap_or_default().to_string(), a.value().attr("aria-label").unwrap_or_default().to_string()))
+            .collect()
+    };
+    let high = dots("severity", "high");
+    assert_eq!(high.iter().map(|(h, _)| h.clone()).collect::<Vec<_>>(), [format!("/scans/{first}"), format!("/scans/{second}")], "one point per completed scan of the site, oldest first");
+    assert!(high[0].1.starts_with("high: 4 (") && high[1].1.starts_with("high: 1 ("), "{high:?}");
+    assert_eq!(dots("severity", "low").iter().map(|(_, l)| l.split(" (").next().unwrap().to_string()).collect::<Vec<_>>(), ["low: 0", "low: 3"]);
+    assert_eq!(dots("category", "security").len(), 2, "every category that ever had a finding is a line");
+    // The 75th percentile of the first scan's four pages (nearest rank) is 3 s, against 2.5 s.
+    let lcp = dots("lcp", "LCP");
+    assert!(lcp[0].1.starts_with("LCP: 3.00 s") && lcp[1].1.starts_with("LCP: 900 ms"), "{lcp:?}");
+    assert_eq!(html.select(&sel("#chart-lcp line.threshold")).count(), 1);
+    // The same numbers as a table, each row linking to its scan.
+    let rows: Vec<Vec<String>> = html
+        .select(&sel("#chart-severity tbody tr"))
+        .map(|tr| tr.select(&sel("th, td")).map(|c| c.text().collect::<String>()).collect())
+        .collect();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0][1..], ["0", "4", "2", "0", "0"].map(String::from));
+    assert_eq!(rows[1][1..], ["0", "1", "0", "3", "0"].map(String::from));
+}

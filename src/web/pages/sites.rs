@@ -6,6 +6,7 @@ use super::{notice, see_other, when};
 use crate::model::TriggeredBy;
 use crate::sites::{META_NAME, SiteError, StartActive, TXT_PREFIX, VERIFICATION_PATH, attestation_statement};
 use crate::store::SiteRow;
+use crate::web::chart::ChartView;
 use crate::web::error::PageError;
 use crate::web::forms::FormData;
 use crate::web::session::{OwnerSession, Session};
@@ -70,6 +71,44 @@ struct Flash {
     journey_text: String,
 }
 
+/// Completed scans a site's history shows.
+const HISTORY_SCANS: u64 = 30;
+
+/// The site's history as charts: findings by severity, by category, and each Core Web Vital's
+/// 75th percentile against its "good" threshold.
+fn history_charts(history: &[crate::store::history::HistoryPoint]) -> Vec<ChartView> {
+    use crate::web::chart::{XPoint, line_chart};
+    if history.is_empty() {
+        return Vec::new();
+    }
+    let xs: Vec<XPoint> = history.iter().map(|h| XPoint { label: when(h.completed_at), href: format!("/scans/{}", h.scan_id) }).collect();
+    let count = |v: f64| format!("{v:.0}");
+    let ms = |v: f64| if v >= 1000.0 { format!("{:.2} s", v / 1000.0) } else { format!("{v:.0} ms") };
+    let ratio = |v: f64| format!("{v:.3}");
+    let severities: Vec<(String, Vec<Option<f64>>)> = [
+        ("critical", history.iter().map(|h| h.counts.critical).collect::<Vec<_>>()),
+        ("high", history.iter().map(|h| h.counts.high).collect()),
+        ("medium", history.iter().map(|h| h.counts.medium).collect()),
+        ("low", history.iter().map(|h| h.counts.low).collect()),
+        ("info", history.iter().map(|h| h.counts.info).collect()),
+    ]
+    .into_iter()
+    .map(|(name, v)| (name.to_string(), v.into_iter().map(|n| Some(n as f64)).collect()))
+    .collect();
+    // A category is a line once it had a finding in one of these scans.
+    let names: std::collections::BTreeSet<&String> = history.iter().flat_map(|h| h.categories.iter().filter(|(_, n)| **n > 0).map(|(k, _)| k)).collect();
+    let categories: Vec<(String, Vec<Option<f64>>)> =
+        names.into_iter().map(|c| (c.clone(), history.iter().map(|h| Some(h.categories.get(c).copied().unwrap_or(0) as f64)).collect())).collect();
+    let vital = |f: fn(&crate::store::history::HistoryPoint) -> Option<f64>, name: &str| vec![(name.to_string(), history.iter().map(f).collect())];
+    vec![
+        line_chart("severity", "Findings per scan, by severity", &xs, &severities, None, count),
+        line_chart("category", "Findings per scan, by category", &xs, &categories, None, count),
+        line_chart("lcp", "Largest Contentful Paint (75th percentile of the pages)", &xs, &vital(|h| h.lcp_p75_ms, "LCP"), Some((2500.0, "good: 2.5 s".into())), ms),
+        line_chart("cls", "Cumulative Layout Shift (75th percentile of the pages)", &xs, &vital(|h| h.cls_p75, "CLS"), Some((0.1, "good: 0.1".into())), ratio),
+        line_chart("tbt", "Total Blocking Time (75th percentile of the pages)", &xs, &vital(|h| h.tbt_p75_ms, "TBT"), Some((200.0, "good: 200 ms".into())), ms),
+    ]
+}
+
 async fn site_page(state: &WebState, s: &Session, site: SiteRow, flash: Flash) -> Result<SitePage, PageError> {
     let store = state.store();
     let journeys = store
@@ -118,7 +157,9 @@ async fn site_page(state: &WebState, s: &Session, site: SiteRow, flash: Flash) -
                 .unwrap_or_default(),
         })
         .collect();
+    let charts = history_charts(&store.origin_history(&s.user.org_id, &site.origin, HISTORY_SCANS).await.map_err(PageError::internal)?);
     Ok(SitePage {
+        charts,
         schedules,
         monitors,
         chrome: Chrome::new(&site.origin, Some(s), "sites"),
