@@ -704,6 +704,10 @@ impl Runner<'_> {
     /// `find`, in the page's main world or (`isolated`) in an isolated world of its own.
     async fn find_in(&self, selector: &str, body: &str, budget: &Budget, isolated: bool) -> StepResultOf<Found> {
         let script = with_element(selector, body);
+        let sel = serde_json::to_string(selector).unwrap_or_default();
+        // Why the element was not there at the last look: if the step's time runs out during
+        // the next look, that is still the answer (not a timeout of the look itself).
+        let mut last_missing: Option<String> = None;
         loop {
             let evaluated = if isolated {
                 self.eval_isolated("journey element", &script, budget.cap(READ_LIMIT)).await
@@ -717,6 +721,9 @@ impl Runner<'_> {
                     tokio::time::sleep(POLL).await;
                     continue;
                 }
+                Err(BrowserError::Timeout { .. }) if last_missing.is_some() && budget.left() < POLL => {
+                    return Err(StepError::Failed(format!("{sel}: {}", last_missing.unwrap_or_default())));
+                }
                 Err(e) => return Err(e.into()),
             };
             let v: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
@@ -725,13 +732,10 @@ impl Runner<'_> {
             match &found.error {
                 None => return Ok(found),
                 Some(e) if missing && budget.left() > POLL => {
-                    let _ = e;
+                    last_missing = Some(e.clone());
                     tokio::time::sleep(POLL).await;
                 }
-                Some(e) => {
-                    let sel = serde_json::to_string(selector).unwrap_or_default();
-                    return Err(StepError::Failed(format!("{sel}: {e}")));
-                }
+                Some(e) => return Err(StepError::Failed(format!("{sel}: {e}"))),
             }
         }
     }
