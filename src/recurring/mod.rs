@@ -3,6 +3,7 @@
 
 pub mod baseline;
 pub mod changes;
+pub mod diff;
 pub mod error;
 pub mod monitor;
 pub mod schedule;

@@ -60,6 +60,8 @@ pub struct Dot {
 pub struct RowView {
     pub label: String,
     pub href: String,
+    /// Where this scan is compared with the one before it (none for the first).
+    pub compare: Option<String>,
     /// One cell per series (`–` where it was not measured).
     pub cells: Vec<String>,
 }
@@ -69,6 +71,7 @@ pub struct RowView {
 pub struct XPoint {
     pub label: String,
     pub href: String,
+    pub compare: Option<String>,
 }
 
 /// The smallest "nice" number (1, 2 or 5 times a power of ten) at least `v`.
@@ -119,6 +122,7 @@ pub fn line_chart(
         .map(|(i, x)| RowView {
             label: x.label.clone(),
             href: x.href.clone(),
+            compare: x.compare.clone(),
             cells: series.iter().map(|(_, v)| v.get(i).copied().flatten().map_or_else(|| "–".to_string(), format)).collect(),
         })
         .collect();
@@ -145,7 +149,7 @@ mod tests {
     use super::*;
 
     fn xs(n: usize) -> Vec<XPoint> {
-        (0..n).map(|i| XPoint { label: format!("day {i}"), href: format!("/scans/{i}") }).collect()
+        (0..n).map(|i| XPoint { label: format!("day {i}"), href: format!("/scans/{i}"), compare: None }).collect()
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The dashboard's routes and their layers (security headers, the `Origin` check, HTML errors).
 
-use super::pages::{account, auth, members, scans, sites, tokens, webhooks};
+use super::pages::{account, auth, compare, members, scans, sites, tokens, webhooks};
 use super::state::WebState;
 use super::{assets, security};
 use axum::Router;
@@ -15,6 +15,7 @@ pub fn routes(state: WebState) -> Router {
         .route("/scans/{id}", get(scans::report))
         .route("/scans/{id}/screenshots/{shot}", get(scans::screenshot))
         .route("/findings", get(scans::findings))
+        .route("/compare", get(compare::compare))
         .route("/login", get(auth::login_form).post(auth::login))
         .route("/logout", post(auth::logout))
         .route("/invite/{token}", get(auth::invite_form).post(auth::accept_invite))

@@ -152,6 +152,51 @@ pub struct TokensPage {
     pub notice: Option<String>,
 }
 
+/// `/compare`: two scans of one target.
+#[derive(Template)]
+#[template(path = "compare.html")]
+pub struct ComparePage {
+    pub chrome: Chrome,
+    pub base: ScanRef,
+    pub head: ScanRef,
+    pub new_count: u64,
+    pub fixed_count: u64,
+    pub persisting_count: u64,
+    /// "New in the head" and "Fixed since the base": (title, element id, groups).
+    pub sections: Vec<(String, String, Vec<CheckGroup>)>,
+    pub persisting: Vec<CheckGroup>,
+    /// (category, base, head, head - base)
+    pub categories: Vec<(String, u64, u64, i64)>,
+    pub pages_added: Vec<String>,
+    pub pages_gone: Vec<String>,
+    pub vitals: Vec<VitalsLine>,
+}
+
+/// A scan named on the compare page.
+#[derive(Debug, Clone)]
+pub struct ScanRef {
+    pub id: String,
+    pub when: String,
+    pub mode: String,
+    pub target: String,
+}
+
+/// Findings of one check: (page, selector or resource) each.
+#[derive(Debug, Clone)]
+pub struct CheckGroup {
+    pub check_id: String,
+    pub items: Vec<(String, String)>,
+}
+
+/// A page's vitals, base then head, as shown.
+#[derive(Debug, Clone)]
+pub struct VitalsLine {
+    pub url: String,
+    pub lcp: (String, String),
+    pub cls: (String, String),
+    pub tbt: (String, String),
+}
+
 #[derive(Template)]
 #[template(path = "confirm.html")]
 pub struct ConfirmPage {

@@ -166,7 +166,8 @@ async fn in_chromium_sign_in_make_a_token_see_it_once_revoke_it_and_every_page_p
     assert_eq!(eval(&page, "location.pathname").await, Value::String("/account/api-tokens".into()));
     app.get("/api/v1/scans", &token).await.expect_error(401, "invalid_token");
 
-    // Three completed scans of the site, so its history draws every chart.
+    // Three completed scans of the site, so its history draws every chart and two compare.
+    let mut history = Vec::new();
     for (i, (high, medium, lcp)) in [(6u64, 3u64, 3100.0), (4, 3, 2600.0), (1, 2, 1900.0)].into_iter().enumerate() {
         let row = app.seed_scan("acme", "https://shop.acme.test/").await;
         let claimed = app.store.claim_scan("history", Duration::from_secs(60), 3).await.unwrap().expect("claimed");
@@ -180,7 +181,15 @@ async fn in_chromium_sign_in_make_a_token_see_it_once_revoke_it_and_every_page_p
             error: None,
             checks_not_run: Vec::new(),
         };
-        app.seed_page(row.id, "acme", 0, &record, &[]).await;
+        let mut on_page = vec![crate::app::finding("accessibility.image-alt", Severity::Medium, "https://shop.acme.test/")];
+        if i < 2 {
+            on_page.push(crate::app::finding("search.title-missing", Severity::High, "https://shop.acme.test/"));
+        }
+        if i == 2 {
+            on_page.push(crate::app::finding("security.header-missing", Severity::Low, "https://shop.acme.test/"));
+        }
+        app.seed_page(row.id, "acme", 0, &record, &on_page).await;
+        history.push(row.id);
         let mut summary = sitescan::model::ReportSummary::empty();
         summary.pages_scanned = 1;
         summary.count("search.title-missing", Severity::High, high);
@@ -194,6 +203,7 @@ async fn in_chromium_sign_in_make_a_token_see_it_once_revoke_it_and_every_page_p
         ("tokens", "/account/api-tokens".to_string()),
         ("members", "/account/members".to_string()),
         ("member-remove", format!("/account/members/{}/remove", boss.id)),
+        ("compare", format!("/compare?base={}&head={}", history[1], history[2])),
         ("password", "/account/password".to_string()),
         ("sites", "/sites".to_string()),
         ("site", format!("/sites/{}", site.id)),

@@ -249,6 +249,97 @@ async fn a_sites_history_charts_exactly_its_completed_scans() {
         .map(|tr| tr.select(&sel("th, td")).map(|c| c.text().collect::<String>()).collect())
         .collect();
     assert_eq!(rows.len(), 2);
-    assert_eq!(rows[0][1..], ["0", "4", "2", "0", "0"].map(String::from));
-    assert_eq!(rows[1][1..], ["0", "1", "0", "3", "0"].map(String::from));
+    assert_eq!(rows[0][1..6], ["0", "4", "2", "0", "0"].map(String::from));
+    assert_eq!(rows[1][1..6], ["0", "1", "0", "3", "0"].map(String::from));
+    let compare: Vec<String> = html.select(&sel("#chart-severity tbody a[href^='/compare']")).map(|a| a.value().attr("href").unwrap().to_string()).collect();
+    assert_eq!(compare, [format!("/compare?base={first}&head={second}")], "each scan links to its comparison with the one before");
+}
+
+/// A completed scan of `target` whose pages carry `findings` (check id, page path, selector);
+/// the worker's comparison with its baseline has run, as at completion. Returns its id.
+async fn scan_with_findings(app: &crate::app::TestApp, target: &str, pages: &[(&str, f64)], findings: &[(&str, &str, &str)]) -> uuid::Uuid {
+    let row = app.seed_scan("acme", target).await;
+    let claimed = app.store.claim_scan("compare-test", std::time::Duration::from_secs(60), 3).await.unwrap().expect("claimed");
+    assert_eq!(claimed.id, row.id);
+    let origin = target.trim_end_matches('/');
+    let mut summary = sitescan::model::ReportSummary::empty();
+    for (seq, (path, lcp)) in pages.iter().enumerate() {
+        let url = format!("{origin}{path}");
+        let page = sitescan::store::PageRecord {
+            url: url.clone(),
+            final_url: None,
+            status: Some(200),
+            title: Some("Page".into()),
+            metrics: serde_json::json!({"lcp_ms": lcp}),
+            error: None,
+            checks_not_run: Vec::new(),
+        };
+        let on_page: Vec<sitescan::model::Finding> = findings
+            .iter()
+            .filter(|(_, p, _)| p == path)
+            .map(|(check, _, selector)| {
+                let mut f = crate::app::finding(check, sitescan::model::Severity::Medium, &url);
+                f.evidence.insert("selector".into(), serde_json::json!(selector));
+                f
+            })
+            .collect();
+        for f in &on_page {
+            summary.count(&f.check_id, f.severity, 1);
+        }
+        app.seed_page(row.id, "acme", seq as i32, &page, &on_page).await;
+    }
+    let scan = app.store.scan("acme", row.id).await.unwrap().unwrap();
+    let changes = sitescan::recurring::compare_with_baseline(&app.store, &scan).await.expect("compare at completion");
+    summary.changes = Some(changes.counts);
+    assert!(app.store.complete_scan(row.id, "compare-test", &summary.totals(), &summary.to_report()).await.unwrap());
+    row.id
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compare_lists_exactly_what_the_reports_changes_say() {
+    let (app, _fixture, mut web) = setup().await;
+    let target = "https://shop.example.com/";
+    let base = scan_with_findings(&app, target, &[("/", 1200.0), ("/old", 900.0)], &[
+        ("accessibility.image-alt", "/", "img.hero"),
+        ("search.title-missing", "/", ""),
+        ("accessibility.label", "/old", "#q"),
+    ])
+    .await;
+    let head = scan_with_findings(&app, target, &[("/", 3100.0), ("/new", 800.0)], &[
+        ("accessibility.image-alt", "/", "img.hero"),
+        ("accessibility.image-alt", "/", "img.logo"),
+        ("forms.label-missing", "/new", "#email"),
+    ])
+    .await;
+    // What the head's report says changed, as the API serves it.
+    let token = app.token("acme").await;
+    let report = app.get(&format!("/api/v1/scans/{head}"), &token).await;
+    let changes = report.json["report"]["summary"]["changes"].clone();
+    let r = web.get(&format!("/compare?base={base}&head={head}")).await;
+    page(&r, 200);
+    let html = scraper::Html::parse_document(&r.text);
+    let sel = |s: &str| scraper::Selector::parse(s).unwrap();
+    let text = |s: &str| html.select(&sel(s)).map(|e| e.text().collect::<String>().trim().to_string()).collect::<Vec<_>>();
+    for key in ["new", "fixed", "persisting"] {
+        assert_eq!(text(&format!("#count-{key}")), [changes[key].to_string()], "{key}: the page says what the report's changes say ({changes})");
+    }
+    assert_eq!(changes["new"], 2);
+    assert_eq!(changes["persisting"], 1);
+    // `/old` is gone, so its finding cannot be called fixed; the title is fixed on `/`.
+    assert_eq!(changes["fixed"], 1);
+    assert_eq!(text("#new h3 code"), ["accessibility.image-alt", "forms.label-missing"]);
+    assert!(text("#new li").iter().any(|l| l.contains("img.logo")) && text("#new li").iter().any(|l| l.ends_with("/new#email") || l.contains("#email")));
+    assert_eq!(text("#fixed h3 code"), ["search.title-missing"]);
+    assert_eq!(text("#pages-added li"), ["https://shop.example.com/new"]);
+    assert_eq!(text("#pages-gone li"), ["https://shop.example.com/old"]);
+    assert!(r.text.contains("1200 ms → 3100 ms"), "the vitals per page: {}", r.text);
+
+    // Bad requests get a page that says why, and change nothing.
+    page(&web.get("/compare").await, 400);
+    page(&web.get(&format!("/compare?base={base}&head=nope")).await, 400);
+    let other_site = scan_with_findings(&app, "https://blog.example.com/", &[("/", 1.0)], &[]).await;
+    let r = web.get(&format!("/compare?base={base}&head={other_site}")).await;
+    page(&r, 400);
+    assert!(r.text.contains("different sites"), "{}", r.text);
+    page(&web.get(&format!("/compare?base={base}&head={}", uuid::Uuid::now_v7())).await, 404);
 }

@@ -2,6 +2,7 @@
 
 pub mod account;
 pub mod auth;
+pub mod compare;
 pub mod members;
 pub mod scans;
 pub mod sites;

@@ -81,7 +81,15 @@ fn history_charts(history: &[crate::store::history::HistoryPoint]) -> Vec<ChartV
     if history.is_empty() {
         return Vec::new();
     }
-    let xs: Vec<XPoint> = history.iter().map(|h| XPoint { label: when(h.completed_at), href: format!("/scans/{}", h.scan_id) }).collect();
+    let xs: Vec<XPoint> = history
+        .iter()
+        .enumerate()
+        .map(|(i, h)| XPoint {
+            label: when(h.completed_at),
+            href: format!("/scans/{}", h.scan_id),
+            compare: i.checked_sub(1).map(|p| format!("/compare?base={}&head={}", history[p].scan_id, h.scan_id)),
+        })
+        .collect();
     let count = |v: f64| format!("{v:.0}");
     let ms = |v: f64| if v >= 1000.0 { format!("{:.2} s", v / 1000.0) } else { format!("{v:.0} ms") };
     let ratio = |v: f64| format!("{v:.3}");
