@@ -27,6 +27,17 @@ pub struct FindingFilter {
     /// Inclusive lower bound on creation time (microseconds).
     pub since: Option<i64>,
     pub scan_id: Option<Uuid>,
+    /// Categories (the check id's prefix before the dot); any of them.
+    pub categories: Vec<String>,
+    /// Exclusive upper bound on creation time (microseconds).
+    pub until: Option<i64>,
+    /// Text the page URL contains (taken literally: `%` and `_` are not wildcards).
+    pub url_contains: Option<String>,
+}
+
+/// `text` for a LIKE pattern with `\\` as the escape: its `%`, `_` and `\\` match themselves.
+fn like_literal(text: &str) -> String {
+    text.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")
 }
 
 /// A page a scan rendered (the report's `pages` entry).
@@ -154,6 +165,19 @@ impl Store {
         }
         if let Some(scan) = filter.scan_id {
             query = query.filter(finding::Column::ScanId.eq(scan));
+        }
+        if !filter.categories.is_empty() {
+            let mut any = sea_orm::Condition::any();
+            for c in &filter.categories {
+                any = any.add(sea_orm::sea_query::ExprTrait::like(sea_orm::sea_query::Expr::col(finding::Column::CheckId), sea_orm::sea_query::LikeExpr::new(format!("{}.%", like_literal(c))).escape('\\')));
+            }
+            query = query.filter(any);
+        }
+        if let Some(until) = filter.until {
+            query = query.filter(finding::Column::CreatedAt.lt(until));
+        }
+        if let Some(text) = filter.url_contains.as_deref().filter(|t| !t.is_empty()) {
+            query = query.filter(sea_orm::sea_query::ExprTrait::like(sea_orm::sea_query::Expr::col(finding::Column::PageUrl), sea_orm::sea_query::LikeExpr::new(format!("%{}%", like_literal(text))).escape('\\')));
         }
         if let Some(pos) = cursor {
             query = query.filter(after(finding::Column::CreatedAt, finding::Column::Id, pos));

@@ -119,12 +119,19 @@ pub struct FindingLine {
 pub struct FindingsPage {
     pub chrome: Chrome,
     pub findings: Vec<FindingLine>,
-    pub severity: String,
+    /// Every severity, and whether the filter has it.
+    pub severities: Vec<(&'static str, bool)>,
+    /// Every category, and whether the filter has it.
+    pub categories: Vec<(&'static str, bool)>,
     pub check_id: String,
+    pub url: String,
+    pub scan: String,
     pub since: String,
+    pub until: String,
     pub error: Option<String>,
     pub next: Option<String>,
-    pub severities: Vec<&'static str>,
+    /// The filter as a query string (no cursor), for the export links.
+    pub query: String,
 }
 
 /// A token row (never its secret).

@@ -149,3 +149,66 @@ async fn the_dashboard_says_what_changed_since_the_last_scan_first() {
     assert!(page.text.contains("2 new</span>, <span class=\"change-fixed\">1 fixed"), "{}", page.text);
     assert!(page.text.contains("first scan"), "the first scan has nothing to compare with");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_findings_explorer_filters_like_the_api_and_exports_the_filtered_set() {
+    let app = app_with_owner().await;
+    let mut web = owner(&app).await;
+    let scan = app.seed_scan("acme", "https://shop.example.com/").await;
+    let other = app.seed_scan("acme", "https://blog.example.com/").await;
+    let formula = finding("search.title-missing", Severity::High, "https://shop.example.com/100%_off");
+    let mut formula = formula;
+    formula.title = "=HYPERLINK(\"http://evil.test\")".into();
+    app.seed_findings(scan.id, "acme", &[
+        formula,
+        finding("search.meta-description-missing", Severity::Medium, "https://shop.example.com/cart"),
+        finding("accessibility.image-alt", Severity::High, "https://shop.example.com/cart"),
+        finding("media.alt-missing", Severity::Low, "https://shop.example.com/100xoff"),
+    ])
+    .await;
+    app.seed_findings(other.id, "acme", &[finding("search.title-missing", Severity::Medium, "https://blog.example.com/")]).await;
+    let codes = |html: &str| {
+        let doc = scraper::Html::parse_document(html);
+        let sel = scraper::Selector::parse("tbody tr td[data-label='Page']").unwrap();
+        let mut pages: Vec<String> = doc.select(&sel).map(|e| e.text().collect::<String>()).collect();
+        pages.sort();
+        pages
+    };
+    // Several severities and a category at once.
+    let r = web.get("/findings?severity=high&severity=medium&category=search").await;
+    page(&r, 200);
+    assert_eq!(codes(&r.text), ["https://blog.example.com/", "https://shop.example.com/100%_off", "https://shop.example.com/cart"]);
+    assert!(r.text.contains(r#"value="high" checked"#) && r.text.contains(r#"value="search" checked"#), "the form shows the filter");
+    // The page address, taken literally (`%` and `_` are no wildcards), and the scan.
+    let r = web.get("/findings?url=100%25_off").await;
+    assert_eq!(codes(&r.text), ["https://shop.example.com/100%_off"]);
+    let r = web.get(&format!("/findings?scan={}&category=accessibility&category=media", scan.id)).await;
+    assert_eq!(codes(&r.text), ["https://shop.example.com/100xoff", "https://shop.example.com/cart"]);
+    // A date range: today is inside, a range in the past is empty.
+    let today = chrono::Utc::now().format("%Y-%m-%d").to_string();
+    assert_eq!(codes(&web.get(&format!("/findings?since={today}&until={today}")).await.text).len(), 5);
+    assert!(codes(&web.get("/findings?since=2020-01-01&until=2020-12-31").await.text).is_empty());
+
+    // The filtered set as CSV and JSON.
+    let (status, ctype, csv) = web.get_bytes("/findings?severity=high&format=csv").await;
+    assert_eq!(status, 200);
+    assert!(ctype.starts_with("text/csv"), "{ctype}");
+    let csv = String::from_utf8(csv).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], "created_at,severity,check_id,title,page_url,scan_id,finding_id");
+    assert_eq!(lines.len(), 3, "{csv}");
+    assert!(csv.contains("\"'=HYPERLINK(\"\"http://evil.test\"\")\""), "a formula is quoted as text: {csv}");
+    let (status, ctype, json) = web.get_bytes("/findings?category=search&format=json").await;
+    assert_eq!((status, ctype.as_str()), (200, "application/json"));
+    let json: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    let checks: Vec<&str> = json["findings"].as_array().unwrap().iter().map(|f| f["check_id"].as_str().unwrap()).collect();
+    assert_eq!(checks.len(), 3);
+    assert!(checks.iter().all(|c| c.starts_with("search.")));
+
+    // Bad input: a page that says why, with a 400.
+    for bad in ["/findings?category=cooking", "/findings?severity=urgent", "/findings?scan=nope", "/findings?until=tomorrow", "/findings?since=2026-02-01&until=2026-01-01", "/findings?format=xml"] {
+        let r = web.get(bad).await;
+        page(&r, 400);
+        assert!(r.text.contains("role=\"alert\""), "{bad}: {}", r.text);
+    }
+}

@@ -172,17 +172,41 @@ pub async fn screenshot(State(state): State<WebState>, s: Session, Path((id, sho
     Ok(r)
 }
 
-/// `GET /findings?severity=&check_id=&since=&cursor=`
+/// Findings an export holds at most.
+pub const EXPORT_LIMIT: usize = 10_000;
+
+/// A day (`2026-01-31`, midnight UTC) or an RFC 3339 instant, in microseconds.
+fn parse_day(text: &str) -> Option<i64> {
+    chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d")
+        .ok()
+        .and_then(|d| d.and_hms_opt(0, 0, 0))
+        .map(|t| t.and_utc().timestamp_micros())
+        .or_else(|| chrono::DateTime::parse_from_rfc3339(text).ok().map(|t| t.timestamp_micros()))
+}
+
+/// `GET /findings?severity=&category=&check_id=&url=&scan=&since=&until=&cursor=&format=`: the
+/// findings explorer (several severities and categories at once, a date range, pages), and the
+/// filtered set as CSV or JSON (`format=csv|json`, at most `EXPORT_LIMIT` findings).
 pub async fn findings(State(state): State<WebState>, s: Session, RawQuery(q): RawQuery) -> Result<Response, PageError> {
     let params: Vec<(String, String)> = url::form_urlencoded::parse(q.as_deref().unwrap_or("").as_bytes()).into_owned().collect();
     let get = |k: &str| params.iter().find(|(n, _)| n == k).map(|(_, v)| v.trim().to_string()).unwrap_or_default();
-    let (severity, check_id, since, cursor) = (get("severity"), get("check_id"), get("since"), get("cursor"));
+    let all = |k: &str| params.iter().filter(|(n, v)| n == k && !v.trim().is_empty()).map(|(_, v)| v.trim().to_string()).collect::<Vec<_>>();
+    let (check_id, url_text, scan, since, until, cursor, format) = (get("check_id"), get("url"), get("scan"), get("since"), get("until"), get("cursor"), get("format"));
+    let categories_known: Vec<&'static str> = crate::model::PASSIVE_CATEGORIES.iter().chain(crate::model::ACTIVE_ONLY_CATEGORIES.iter()).copied().collect();
     let mut errors = Vec::new();
     let mut filter = FindingFilter::default();
-    if !severity.is_empty() {
-        match severity.parse::<Severity>() {
-            Ok(sev) => filter.severities = vec![sev],
-            Err(_) => errors.push("Choose a severity from the list."),
+    for sev in all("severity") {
+        match sev.parse::<Severity>() {
+            Ok(s) if !filter.severities.contains(&s) => filter.severities.push(s),
+            Ok(_) => {}
+            Err(_) => errors.push("Choose severities from the list."),
+        }
+    }
+    for cat in all("category") {
+        match categories_known.iter().find(|c| **c == cat) {
+            Some(c) if !filter.categories.iter().any(|x| x == c) => filter.categories.push(c.to_string()),
+            Some(_) => {}
+            None => errors.push("Choose categories from the list."),
         }
     }
     match bounded(&check_id, 200, "The check id") {
@@ -190,16 +214,34 @@ pub async fn findings(State(state): State<WebState>, s: Session, RawQuery(q): Ra
         Ok(c) => filter.check_id = Some(c.to_string()),
         Err(_) => errors.push("The check id must be at most 200 characters."),
     }
-    if !since.is_empty() {
-        let parsed = chrono::NaiveDate::parse_from_str(&since, "%Y-%m-%d")
-            .ok()
-            .and_then(|d| d.and_hms_opt(0, 0, 0))
-            .map(|t| t.and_utc().timestamp_micros())
-            .or_else(|| chrono::DateTime::parse_from_rfc3339(&since).ok().map(|t| t.timestamp_micros()));
-        match parsed {
-            Some(t) => filter.since = Some(t),
-            None => errors.push("The date must look like 2026-01-31."),
+    match bounded(&url_text, 500, "The page address") {
+        Ok("") => {}
+        Ok(u) => filter.url_contains = Some(u.to_string()),
+        Err(_) => errors.push("The page address must be at most 500 characters."),
+    }
+    if !scan.is_empty() {
+        match uuid::Uuid::parse_str(&scan) {
+            Ok(id) => filter.scan_id = Some(id),
+            Err(_) => errors.push("The scan must be a scan id (from a report's address)."),
         }
+    }
+    for (text, slot, what) in [(&since, &mut filter.since, "since"), (&until, &mut filter.until, "until")] {
+        if !text.is_empty() {
+            match parse_day(text) {
+                // `until` is the whole day: up to the next midnight.
+                Some(t) if what == "until" && text.len() == 10 => *slot = Some(t + 86_400_000_000),
+                Some(t) => *slot = Some(t),
+                None => errors.push("The dates must look like 2026-01-31."),
+            }
+        }
+    }
+    if let (Some(a), Some(b)) = (filter.since, filter.until)
+        && a >= b
+    {
+        errors.push("The first date must come before the last.");
+    }
+    if !matches!(format.as_str(), "" | "csv" | "json") {
+        errors.push("Export as csv or json.");
     }
     let position = if cursor.is_empty() {
         None
@@ -212,22 +254,45 @@ pub async fn findings(State(state): State<WebState>, s: Session, RawQuery(q): Ra
             }
         }
     };
-    let shown_check: String = check_id.chars().take(200).collect();
-    let shown_since: String = since.chars().take(40).collect();
-    let shown_severity = if SEVERITIES.contains(&severity.as_str()) { severity.clone() } else { String::new() };
+    let shown = |v: &str, n: usize| v.chars().take(n).collect::<String>();
+    let (check_shown, url_shown, scan_shown, since_shown, until_shown) = (shown(&check_id, 200), shown(&url_text, 500), shown(&scan, 40), shown(&since, 40), shown(&until, 40));
+    // The serializer is not `Send`: it lives only in this block, never across an await.
+    let query = {
+        let mut query = url::form_urlencoded::Serializer::new(String::new());
+        for sev in &filter.severities {
+            query.append_pair("severity", sev.as_str());
+        }
+        for c in &filter.categories {
+            query.append_pair("category", c);
+        }
+        for (k, v) in [("check_id", &check_shown), ("url", &url_shown), ("scan", &scan_shown), ("since", &since_shown), ("until", &until_shown)] {
+            if !v.is_empty() {
+                query.append_pair(k, v);
+            }
+        }
+        query.finish()
+    };
     let mut page = FindingsPage {
         chrome: Chrome::new("Findings", Some(&s), "findings"),
         findings: Vec::new(),
-        severity: shown_severity,
-        check_id: shown_check,
-        since: shown_since,
+        severities: SEVERITIES.iter().map(|sv| (*sv, filter.severities.iter().any(|f| f.as_str() == *sv))).collect(),
+        categories: categories_known.iter().map(|c| (*c, filter.categories.iter().any(|f| f == c))).collect(),
+        check_id: check_shown,
+        url: url_shown,
+        scan: scan_shown,
+        since: since_shown,
+        until: until_shown,
         error: None,
         next: None,
-        severities: SEVERITIES.to_vec(),
+        query: query.clone(),
     };
     if !errors.is_empty() {
+        errors.dedup();
         page.error = Some(errors.join(" "));
         return Ok(render_status(StatusCode::BAD_REQUEST, &page));
+    }
+    if !format.is_empty() {
+        return export(&state, &s, &filter, &format).await;
     }
     let rows = state
         .store()
@@ -247,13 +312,60 @@ pub async fn findings(State(state): State<WebState>, s: Session, RawQuery(q): Ra
         })
         .collect();
     page.next = rows.next_cursor.map(|c| {
-        let q: String = url::form_urlencoded::Serializer::new(String::new())
-            .append_pair("severity", &page.severity)
-            .append_pair("check_id", &page.check_id)
-            .append_pair("since", &page.since)
-            .append_pair("cursor", &c)
-            .finish();
-        format!("/findings?{q}")
+        let sep = if query.is_empty() { "" } else { "&" };
+        let cursor: String = url::form_urlencoded::Serializer::new(String::new()).append_pair("cursor", &c).finish();
+        format!("/findings?{query}{sep}{cursor}")
     });
     Ok(render(&page))
+}
+
+/// The filtered findings (newest first, at most `EXPORT_LIMIT`) as a CSV or JSON download.
+async fn export(state: &WebState, s: &Session, filter: &FindingFilter, format: &str) -> Result<Response, PageError> {
+    let mut rows = Vec::new();
+    let mut cursor = None;
+    loop {
+        let page = state.store().list_findings(&s.user.org_id, filter, 500, cursor).await.map_err(PageError::internal)?;
+        rows.extend(page.rows);
+        match page.next_cursor {
+            Some(c) if rows.len() < EXPORT_LIMIT => cursor = state.store().cursors().decode(CursorKind::Findings, &c).ok(),
+            _ => break,
+        }
+        if cursor.is_none() {
+            break;
+        }
+    }
+    rows.truncate(EXPORT_LIMIT);
+    let created = |us: i64| crate::store::time::to_datetime(us).to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
+    let (body, content_type, name) = if format == "json" {
+        let list: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|f| {
+                serde_json::json!({
+                    "id": f.id.to_string(), "scan_id": f.scan_id.to_string(), "check_id": f.check_id, "severity": f.severity().as_str(),
+                    "title": f.title, "page_url": f.page_url, "evidence": f.evidence_json(), "cwe_id": f.cwe_id, "created_at": created(f.created_at),
+                })
+            })
+            .collect();
+        (serde_json::to_string_pretty(&serde_json::json!({ "findings": list })).unwrap_or_default(), "application/json", "findings.json")
+    } else {
+        let cell = |v: &str| {
+            // A spreadsheet would run a cell that starts like a formula: quote it as text.
+            let v = if v.starts_with(['=', '+', '-', '@', '\t', '\r']) { format!("'{v}") } else { v.to_string() };
+            format!("\"{}\"", v.replace('"', "\"\""))
+        };
+        let mut out = String::from("created_at,severity,check_id,title,page_url,scan_id,finding_id\r\n");
+        for f in &rows {
+            let line = [created(f.created_at), f.severity().as_str().to_string(), f.check_id.clone(), f.title.clone().unwrap_or_default(), f.page_url.clone().unwrap_or_default(), f.scan_id.to_string(), f.id.to_string()];
+            out.push_str(&line.iter().map(|v| cell(v)).collect::<Vec<_>>().join(","));
+            out.push_str("\r\n");
+        }
+        (out, "text/csv; charset=utf-8", "findings.csv")
+    };
+    let mut r = body.into_response();
+    let h = r.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    if let Ok(v) = HeaderValue::from_str(&format!("attachment; filename=\"{name}\"")) {
+        h.insert(header::CONTENT_DISPOSITION, v);
+    }
+    Ok(r)
 }
