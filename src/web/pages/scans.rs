@@ -110,9 +110,19 @@ pub async fn report(State(state): State<WebState>, s: Session, Path(id): Path<St
     let report = state.store().scan_report(&s.user.org_id, id, true).await.map_err(PageError::internal)?.ok_or(PageError::NotFound)?;
     let shots = state.store().list_journey_screenshots(&s.user.org_id, id).await.map_err(PageError::internal)?;
     let html = crate::report::html::render(&report).map_err(|e| PageError::Internal(format!("rendering the report: {e}")))?;
+    // Compared with its baseline at completion: a link to that comparison, side by side.
+    let baseline = report
+        .report
+        .as_ref()
+        .and_then(|r| r.summary.changes.as_ref())
+        .and_then(|c| c.baseline_scan_id.as_deref())
+        .and_then(|b| uuid::Uuid::parse_str(b).ok());
+    let compare = baseline.map_or_else(String::new, |b| {
+        format!(" · <a href=\"/compare?base={b}&amp;head={id}\" style=\"color:#fff\">Compare with the scan before</a>")
+    });
     let mut html = html.replacen(
         "<header class=\"top\">",
-        "<header class=\"top\">\n<p><a href=\"/\" style=\"color:#fff\">Back to the dashboard</a></p>",
+        &format!("<header class=\"top\">\n<p><a href=\"/\" style=\"color:#fff\">Back to the dashboard</a>{compare}</p>"),
         1,
     );
     let mut policy = crate::report::html::content_security_policy();
