@@ -44,6 +44,9 @@ const opts = {
   // alone (default, strict): one `sitescan scan` per case; crawl: one crawl of an index of all cases.
   mode: arg('mode', 'alone'),
   scanConcurrency: Number(arg('scan-concurrency', '2')),
+  // check=ACT[+ACT],...: also map these checks (how an outside measurement maps checks of a binary
+  // whose catalogue does not declare them), e.g. forms.label-missing=e086e5,i18n.lang-invalid=bf051a
+  extraMap: (arg('extra-map', '') || '').split(',').filter(Boolean).map((x) => x.split('=')).map(([c, a]) => [c, (a || '').split('+').filter(Boolean)]),
 };
 if (!['alone', 'crawl'].includes(opts.mode)) throw new Error('--mode alone|crawl');
 if (!opts.sitescan || !fs.existsSync(opts.sitescan)) throw new Error('no sitescan binary: build one or pass --sitescan');
@@ -100,6 +103,7 @@ for (const c of catalogue) {
   if (!declared) ids = OWN_FALLBACK[c.id] || (c.id.startsWith('accessibility.') ? axeActIds.get(c.id.slice('accessibility.'.length)) : []) || [];
   if (ids && ids.length) sitescanMap.set(c.id, ids);
 }
+for (const [c, ids] of opts.extraMap) sitescanMap.set(c, [...new Set([...(sitescanMap.get(c) || []), ...ids])]);
 // Axe findings whose rule is not catalogued (not run) cannot show up; those that are map by the
 // catalogue like every check.
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'sitescan-act-'));
