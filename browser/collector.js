@@ -229,6 +229,10 @@ for (const el of document.querySelectorAll('input, select, textarea, button')) {
     label_text: labelText,
     has_label: hasLabel,
     placeholder_only: !hasLabel && !!(placeholder && placeholder.trim()),
+    // WAI-ARIA presentational role conflict resolution: role none/presentation is honoured only on
+    // an element that is not focusable (here: disabled) and has no global ARIA attribute.
+    presentational: ['none', 'presentation'].includes(((attr(el, 'role') || '').trim().split(/\s+/)[0] || '').toLowerCase())
+      && el.matches(':disabled') && !Array.from(el.attributes).some((a) => a.name.startsWith('aria-')),
     visible: vis(el), required: !!el.required, form_index: fi,
     selector: sel(el), snippet: snip(el),
   });

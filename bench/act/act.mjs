@@ -41,7 +41,14 @@ const opts = {
   out: arg('out', path.join(root, 'bench', `act-results-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, 'Z')}.json`)),
   skipAxe: process.argv.includes('--skip-axe'),
   label: arg('label', ''),
+  // alone (default, strict): one `sitescan scan` per case; crawl: one crawl of an index of all cases.
+  mode: arg('mode', 'alone'),
+  scanConcurrency: Number(arg('scan-concurrency', '2')),
+  // check=ACT[+ACT],...: also map these checks (how an outside measurement maps checks of a binary
+  // whose catalogue does not declare them), e.g. forms.label-missing=e086e5,i18n.lang-invalid=bf051a
+  extraMap: (arg('extra-map', '') || '').split(',').filter(Boolean).map((x) => x.split('=')).map(([c, a]) => [c, (a || '').split('+').filter(Boolean)]),
 };
+if (!['alone', 'crawl'].includes(opts.mode)) throw new Error('--mode alone|crawl');
 if (!opts.sitescan || !fs.existsSync(opts.sitescan)) throw new Error('no sitescan binary: build one or pass --sitescan');
 const BASE = '/WAI/content-assets/wcag-act-rules/';
 const list = JSON.parse(fs.readFileSync(path.join(opts.actRules, BASE, 'testcases.json'), 'utf8')).testcases;
@@ -96,25 +103,51 @@ for (const c of catalogue) {
   if (!declared) ids = OWN_FALLBACK[c.id] || (c.id.startsWith('accessibility.') ? axeActIds.get(c.id.slice('accessibility.'.length)) : []) || [];
   if (ids && ids.length) sitescanMap.set(c.id, ids);
 }
+for (const [c, ids] of opts.extraMap) sitescanMap.set(c, [...new Set([...(sitescanMap.get(c) || []), ...ids])]);
 // Axe findings whose rule is not catalogued (not run) cannot show up; those that are map by the
 // catalogue like every check.
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'sitescan-act-'));
-const reportFile = path.join(work, 'report.json');
-const t0 = Date.now();
-const scan = await run(opts.sitescan, ['scan', `${origin}/act-index.html`, '--allow-target', '127.0.0.1/32', '--format', 'json', '--quiet',
-  '--max-pages', String(cases.length + 1), '--max-depth', '1', '--chromium', opts.chromium, '--output', reportFile], { RUST_LOG: 'error' });
-const sitescanSeconds = (Date.now() - t0) / 1000;
-if (!fs.existsSync(reportFile)) throw new Error(`sitescan scan failed (${scan.code}): ${scan.err.slice(-2000)}`);
-const report = JSON.parse(fs.readFileSync(reportFile, 'utf8'));
-const pages = new Map((report.report.pages || []).map((p) => [p.url, p]));
+const pages = new Map(); // url -> page (the case was scanned and listed as a page)
 const sitescanFailed = new Map(); // url -> Set(check ids)
-for (const f of report.report.findings || []) {
-  const url = f.evidence && f.evidence.url;
-  if (!url) continue;
-  if (!sitescanFailed.has(url)) sitescanFailed.set(url, new Set());
-  sitescanFailed.get(url).add(f.check_id);
+const scanArgs = (url, out, extra) => ['scan', url, '--allow-target', '127.0.0.1/32', '--format', 'json', '--quiet', ...extra,
+  '--chromium', opts.chromium, '--output', out];
+const t0 = Date.now();
+if (opts.mode === 'crawl') {
+  // The old way: one crawl of the index page, findings attributed by their evidence URL. Cases
+  // share one browser and one scan (site-wide state, deduplication across pages), so a finding can
+  // land on or vanish from a case because of its neighbours.
+  const reportFile = path.join(work, 'report.json');
+  const scan = await run(opts.sitescan, scanArgs(`${origin}/act-index.html`, reportFile, ['--max-pages', String(cases.length + 1), '--max-depth', '1']), { RUST_LOG: 'error' });
+  if (!fs.existsSync(reportFile)) throw new Error(`sitescan scan failed (${scan.code}): ${scan.err.slice(-2000)}`);
+  const report = JSON.parse(fs.readFileSync(reportFile, 'utf8'));
+  for (const p of report.report.pages || []) pages.set(p.url, p);
+  for (const f of report.report.findings || []) {
+    const url = f.evidence && f.evidence.url;
+    if (!url) continue;
+    if (!sitescanFailed.has(url)) sitescanFailed.set(url, new Set());
+    sitescanFailed.get(url).add(f.check_id);
+  }
+} else {
+  // Strict (the default): each case scanned alone, as an outside measurement does: its own
+  // `sitescan scan` of the case URL, depth 0, one page. Every finding of that scan that carries a
+  // URL (the case's own document or a frame of it) counts against the case.
+  let next = 0;
+  const scanCase = async (t) => {
+    const url = caseUrl(t);
+    const reportFile = path.join(work, `report-${t.testcaseId}.json`);
+    const scan = await run(opts.sitescan, scanArgs(url, reportFile, ['--max-pages', '1', '--max-depth', '0', '--browsers', '1', '--pages-per-browser', '1']), { RUST_LOG: 'error' });
+    if (!fs.existsSync(reportFile)) { console.log(`act: sitescan scan of ${t.testcaseId} failed (${scan.code}): ${scan.err.slice(-300)}`); return; }
+    const report = JSON.parse(fs.readFileSync(reportFile, 'utf8'));
+    if (!(report.report.pages || []).some((p) => p.url === url)) return; // not a page sitescan lists (SVG, XML)
+    pages.set(url, true);
+    const fired = new Set();
+    for (const f of report.report.findings || []) if (f.evidence && f.evidence.url) fired.add(f.check_id);
+    sitescanFailed.set(url, fired);
+  };
+  await Promise.all(Array.from({ length: opts.scanConcurrency }, async () => { while (next < cases.length) await scanCase(cases[next++]); }));
 }
-console.log(`act: sitescan scanned ${pages.size} pages in ${sitescanSeconds.toFixed(0)} s (exit ${scan.code})`);
+const sitescanSeconds = (Date.now() - t0) / 1000;
+console.log(`act: sitescan (${opts.mode}) scanned ${pages.size} pages in ${sitescanSeconds.toFixed(0)} s`);
 
 // --- axe-core, bare -------------------------------------------------------------------------------
 async function runAxe() {
@@ -195,7 +228,7 @@ for (const rule of rules) {
       const url = caseUrl(t);
       const fired = toolActs[tool](url).has(rule);
       const seen = tool === 'sitescan' ? pages.has(url) : axeFailed.get(url) !== null && axeFailed.has(url);
-      return { id: t.testcaseId, title: t.testcaseTitle, expected: t.expected, outcome: !seen ? 'not-run' : fired ? 'failed' : 'passed', fired: tool === 'sitescan' ? [...(sitescanFailed.get(url) || [])].filter((c) => sitescanMap.get(c)?.includes(rule)) : [...(axeFailed.get(url) || [])].filter((r) => axeActIds.get(r)?.includes(rule)) };
+      return { id: t.testcaseId, title: t.testcaseTitle, url, expected: t.expected, all_fired: tool === 'sitescan' ? [...(sitescanFailed.get(url) || [])] : undefined, outcome: !seen ? 'not-run' : fired ? 'failed' : 'passed', fired: tool === 'sitescan' ? [...(sitescanFailed.get(url) || [])].filter((c) => sitescanMap.get(c)?.includes(rule)) : [...(axeFailed.get(url) || [])].filter((r) => axeActIds.get(r)?.includes(rule)) };
     });
     const failedCases = outcomes.filter((o) => o.expected === 'failed');
     const caught = failedCases.filter((o) => o.outcome === 'failed').length;
@@ -218,7 +251,7 @@ for (const tool of tools) {
   for (const rule of rules) { const v = verdicts[rule][tool].verdict; totals[tool][v] = (totals[tool][v] || 0) + 1; }
   console.log(`act: ${tool}: ${totals[tool].consistent || 0} consistent, ${totals[tool].partial || 0} partial, ${totals[tool].inconsistent || 0} inconsistent, ${totals[tool].untested || 0} untested (of ${rules.length} rules)`);
 }
-fs.writeFileSync(opts.out, JSON.stringify({ label: opts.label, started: new Date(t0).toISOString(), sitescan: opts.sitescan, act_rules: opts.actRules, cases: cases.length,
+fs.writeFileSync(opts.out, JSON.stringify({ label: opts.label, mode: opts.mode, started: new Date(t0).toISOString(), sitescan: opts.sitescan, act_rules: opts.actRules, cases: cases.length,
   sitescan_seconds: sitescanSeconds, axe_seconds: axeSeconds, totals, verdicts }, null, 1));
 console.log(`act: results written to ${opts.out}`);
 server.close();

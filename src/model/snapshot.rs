@@ -340,6 +340,11 @@ pub struct FormField {
     pub has_label: bool,
     /// True for a label supplied only by `placeholder` (not a label).
     pub placeholder_only: bool,
+    /// True when an explicit `role="none"` or `"presentation"` is honoured: the field is disabled
+    /// (so not focusable) and carries no global ARIA attribute (WAI-ARIA's presentational role
+    /// conflict resolution); it is then no form field for assistive technologies.
+    #[serde(default)]
+    pub presentational: bool,
     pub visible: bool,
     pub required: bool,
     /// Index into `DomFacts::forms`, `None` when outside any form.

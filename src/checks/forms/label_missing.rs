@@ -3,31 +3,38 @@ use crate::model::{FormField, PageSnapshot};
 use crate::{declare_check, evidence};
 
 declare_check! {
-    /// A visible form field has no programmatic label.
+    /// A visible form field has no accessible name.
     ///
     /// For each visible `<input>` (not hidden, submit, reset, button or image: those are named by
     /// their value or alt), `<select>` and `<textarea>` without an accessible name from a
-    /// `<label>`, `aria-label`, `aria-labelledby` or `title` (`FormField::has_label`), or whose
-    /// only name is its placeholder (`placeholder_only`), which disappears on typing and is not a
-    /// label. axe-core's `label` and `select-name` rules report fields with no name at all under
-    /// `accessibility.*` (both ids are public contract); this check is the form-quality view and
-    /// also catches placeholder-only fields, which axe accepts.
+    /// `<label>`, `aria-label`, `aria-labelledby`, `title` or `placeholder` (`FormField::has_label`,
+    /// `placeholder_only`). A placeholder is part of the accessible name computation (HTML-AAM),
+    /// so screen readers do announce it: a placeholder-only field has a name (ACT e086e5) and is
+    /// not reported. A field made presentational (`role="none"`/`"presentation"` on a disabled
+    /// field with no global ARIA attribute: ARIA's conflict resolution then honours the role) is
+    /// no form field for assistive technologies and needs no name. axe-core's `label` and
+    /// `select-name` rules report under `accessibility.*` (both ids are public contract).
     pub struct LabelMissing {
         id: "forms.label-missing",
         severity: High,
         title: "Form field has no label",
-        fires_when: "a visible input, select or textarea has no programmatic label (label element, aria-label, aria-labelledby or title), or only a placeholder",
+        fires_when: "a visible input, select or textarea has no programmatic label (label element, aria-label, aria-labelledby, title or, as the accessible name computation takes it, placeholder)",
         description: "Screen readers announce a field by its label; without one, blind visitors hear only \"edit text\" and must guess what to enter. A placeholder is not a label: it vanishes once typing starts, so everyone loses the hint, and it is often too faint to read (WCAG 2.2 success criteria 1.3.1, 3.3.2 and 4.1.2).",
         remediation: "Give each field a visible `<label for=\"field-id\">` (or wrap the field in its label); where the design has no room for visible text, use `aria-label` or `aria-labelledby` pointing at nearby text. Keep placeholders for examples only.",
         cwe: None,
-        evidence: ["url", "selector", "snippet", "placeholder_only"],
+        evidence: ["url", "selector", "snippet"],
         help_url: Some("https://www.w3.org/WAI/tutorials/forms/labels/"),
         requires: [Dom],
+        act_ids: ["e086e5"],
     }
 }
 
-/// True for fields that need a label (buttons are named by their value or alt text).
+/// True for fields that need a label (buttons are named by their value or alt text; a
+/// presentational field is no field for assistive technologies).
 pub fn needs_label(field: &FormField) -> bool {
+    if field.presentational {
+        return false;
+    }
     match field.tag.to_ascii_lowercase().as_str() {
         "input" => !matches!(field.type_.as_str(), "hidden" | "submit" | "reset" | "button" | "image"),
         "select" | "textarea" => true,
@@ -45,14 +52,13 @@ impl Check for LabelMissing {
             return;
         }
         for field in page.dom.fields.iter().filter(|f| f.visible && needs_label(f)) {
-            if field.has_label && !field.placeholder_only {
+            if field.has_label || field.placeholder_only {
                 continue;
             }
             out.report(evidence! {
                 "url" => page.final_url,
                 "selector" => field.selector,
                 "snippet" => field.snippet,
-                "placeholder_only" => field.placeholder_only,
             });
         }
     }
@@ -68,18 +74,34 @@ mod tests {
     }
 
     #[test]
-    fn fires_for_unlabelled_and_placeholder_only_fields() {
-        let mut placeholder = unlabelled("input", "email", "email");
-        placeholder.placeholder = Some("Email".into());
-        placeholder.placeholder_only = true;
-        let p = page(
-            vec![],
-            vec![unlabelled("select", "text", "country"), unlabelled("textarea", "text", "msg"), placeholder],
-        );
+    fn fires_for_unlabelled_fields() {
+        let p = page(vec![], vec![unlabelled("select", "text", "country"), unlabelled("textarea", "text", "msg")]);
         let f = run(&LabelMissing, &p);
-        assert_eq!(f.len(), 3);
+        assert_eq!(f.len(), 2);
         assert_eq!(f[0].evidence["selector"], "#country");
-        assert_eq!(f[2].evidence["placeholder_only"], true);
+    }
+
+    #[test]
+    fn a_placeholder_names_the_field() {
+        // <input name="q" placeholder="Find a recipe"> in a site's header: its accessible name is
+        // "Find a recipe".
+        let mut search = unlabelled("input", "search", "q");
+        search.placeholder = Some("Find a recipe".into());
+        search.placeholder_only = true;
+        // An empty placeholder names nothing.
+        let mut blank = unlabelled("input", "text", "note");
+        blank.placeholder = Some("  ".into());
+        let f = run(&LabelMissing, &page(vec![], vec![search, blank]));
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].evidence["selector"], "#note");
+    }
+
+    #[test]
+    fn presentational_fields_need_no_name() {
+        // <textarea role="presentation" disabled> kept as a read-only layout box.
+        let mut layout = unlabelled("textarea", "text", "terms");
+        layout.presentational = true;
+        assert!(run(&LabelMissing, &page(vec![], vec![layout])).is_empty());
     }
 
     #[test]

@@ -21,6 +21,34 @@ pub fn check_bcp47(tag: &str) -> Result<LanguageTag, String> {
     Ok(parsed)
 }
 
+/// Why the language of a `lang` value cannot be determined, or `Ok`: its primary language subtag
+/// (the text before the first `-`) must be a language of the IANA Language Subtag Registry, which is
+/// what browsers and assistive technologies read to pick a voice and rules (WCAG 3.1.1). Subtags
+/// after a known language (`en-US-GB`, `en-UK`) leave the language determinable and are not judged;
+/// irregular grandfathered tags (`i-lux`) have no language subtag. A private-use tag (`x-...`) is
+/// judged as a whole tag.
+pub fn check_primary_language(tag: &str) -> Result<(), String> {
+    let trimmed = tag.trim();
+    let primary = trimmed.split('-').next().unwrap_or_default();
+    if primary.eq_ignore_ascii_case("x") {
+        return check_bcp47(trimmed).map(|_| ());
+    }
+    if primary.contains('_') {
+        return Err(format!(
+            "\"{trimmed}\" uses '_' where BCP 47 uses '-' (write \"{}\")",
+            trimmed.replace('_', "-")
+        ));
+    }
+    if !(2..=8).contains(&primary.len()) || !primary.chars().all(|c| c.is_ascii_alphabetic()) {
+        return Err(format!("\"{trimmed}\" does not start with a language subtag (2 to 8 letters)"));
+    }
+    LanguageTag::parse(primary)
+        .ok()
+        .filter(|t| t.validate().is_ok() && t.primary_language().eq_ignore_ascii_case(primary))
+        .map(|_| ())
+        .ok_or_else(|| format!("\"{primary}\" (in \"{trimmed}\") is not a language of the IANA Language Subtag Registry"))
+}
+
 /// Why an hreflang value is not usable, or `Ok`: `x-default`, or a valid BCP 47 tag of the form
 /// language[-script][-region] (what search engines accept: ISO 639 language, ISO 15924 script,
 /// ISO 3166-1 region), e.g. `en`, `en-GB`, `zh-Hant-TW`, `es-419`.
@@ -94,6 +122,19 @@ mod tests {
         }
         for bad in ["en_US", "english", "e", "xx", "en-UK", "", "en--US", "eng"] {
             assert!(check_bcp47(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn primary_language_decides_whether_the_language_is_known() {
+        // The language is known whatever follows it; region or variant slips are not judged.
+        for ok in ["en", "EN-gb", "en-US-GB", "en-UK", "fr-CA", "fil", "zh-Hant-TW", "x-klingon"] {
+            assert!(check_primary_language(ok).is_ok(), "{ok}");
+        }
+        // No language: unregistered, ISO 639-2 where a 639-1 code exists, underscores, numbers,
+        // irregular grandfathered tags, empty.
+        for bad in ["xq", "eng", "en_US", "english", "123", "i-lux", "", "q-en"] {
+            assert!(check_primary_language(bad).is_err(), "{bad}");
         }
     }
 
