@@ -69,35 +69,32 @@ pub(crate) async fn eval_string_in(
     expression: &str,
     limit: Duration,
 ) -> Result<String, BrowserError> {
-    let params = EvaluateParams::builder()
-        .expression(expression)
-        .context_id(context)
-        .return_by_value(true)
-        .await_promise(true)
-        .allow_unsafe_eval_blocked_by_csp(true)
-        .build()
-        .map_err(|e| BrowserError::Script { name, message: e })?;
-    let ret = run(instance, page, name, limit, params).await?;
-    if let Some(ex) = ret.exception_details {
-        let detail = ex.exception.and_then(|e| e.description).unwrap_or(ex.text);
-        return Err(BrowserError::Script { name, message: detail });
-    }
-    match ret.result.value {
-        Some(serde_json::Value::String(s)) => Ok(s),
-        other => Err(BrowserError::Script { name, message: format!("expected a string, got {other:?}") }),
-    }
+    evaluate(instance, page, Some(context), name, expression, limit).await
 }
 
 /// Evaluates `expression` in the page's main world, awaiting a promise; the expression must
 /// produce a string (our scripts return JSON text), which is returned.
 pub(crate) async fn eval_string(instance: &Instance, page: &Page, name: &'static str, expression: &str, limit: Duration) -> Result<String, BrowserError> {
-    let params = EvaluateParams::builder()
+    evaluate(instance, page, None, name, expression, limit).await
+}
+
+/// `Runtime.evaluate` in `context` (the main world when `None`), as `eval_string` describes.
+async fn evaluate(
+    instance: &Instance,
+    page: &Page,
+    context: Option<chromiumoxide::cdp::js_protocol::runtime::ExecutionContextId>,
+    name: &'static str,
+    expression: &str,
+    limit: Duration,
+) -> Result<String, BrowserError> {
+    let mut params = EvaluateParams::builder()
         .expression(expression)
         .return_by_value(true)
         .await_promise(true)
         .allow_unsafe_eval_blocked_by_csp(true)
         .build()
         .map_err(|e| BrowserError::Script { name, message: e })?;
+    params.context_id = context;
     let ret = run(instance, page, name, limit, params).await?;
     if let Some(ex) = ret.exception_details {
         let detail = ex.exception.and_then(|e| e.description).unwrap_or(ex.text);
