@@ -9,6 +9,8 @@ mod m20261125_000002_webhooks;
 mod m20261125_000002_accounts;
 mod m20261125_000003_sites;
 mod m20261127_000001_journey_screenshots;
+mod m20261128_000001_scan_progress;
+mod m20261128_000002_schedule_claims;
 
 /// Runs sitescan's migrations in order.
 pub struct Migrator;
@@ -24,6 +26,8 @@ impl MigratorTrait for Migrator {
             Box::new(m20261125_000002_accounts::Migration),
             Box::new(m20261125_000003_sites::Migration),
             Box::new(m20261127_000001_journey_screenshots::Migration),
+            Box::new(m20261128_000001_scan_progress::Migration),
+            Box::new(m20261128_000002_schedule_claims::Migration),
         ]
     }
 }

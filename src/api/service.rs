@@ -224,6 +224,8 @@ impl ScanApi {
             Ok(p) => Ok(pb::ScanProgress {
                 scan: Some(scan_to_proto(&p.scan)),
                 pages_done: p.pages_done,
+                pages_found: p.pages_found(),
+                phase: p.phase().map(|ph| ph.as_str().to_string()).unwrap_or_default(),
                 page_status: p.page.as_ref().and_then(|pg| pg.status).and_then(|s| u32::try_from(s).ok()),
                 page_url: p.page.map(|pg| pg.url),
             }),

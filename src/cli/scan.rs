@@ -103,11 +103,12 @@ pub async fn run(args: ScanArgs) -> anyhow::Result<Exit> {
     let progress: Option<ProgressFn> = bar.clone().map(|bar| {
         Arc::new(move |p: Progress| match p {
             Progress::PageStarted { url, .. } => bar.set_message(url),
-            Progress::PageDone { done, budget, .. } => {
-                bar.set_length(budget as u64);
+            Progress::PageDone { done, found, .. } => {
+                bar.set_length(found as u64);
                 bar.set_position(done as u64);
             }
-            Progress::Finishing => bar.set_message("checking links and site-wide rules"),
+            Progress::Phase(crate::model::ScanPhase::Crawling) => {}
+            Progress::Phase(phase) => bar.set_message(phase.label().to_lowercase()),
         }) as ProgressFn
     });
     let cancel = CancellationToken::new();

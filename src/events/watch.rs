@@ -1,7 +1,7 @@
 //! `WatchScan`: one scan's progress, followed through the store so that any instance can serve
 //! it (the worker that runs the scan may be another process): the scan row and the pages it has
-//! stored are polled, and every state change and every new page becomes one message, until the
-//! scan ends.
+//! stored are polled, and every state change, every new phase and every new page becomes one
+//! message, until the scan ends.
 
 use crate::store::{PageRow, ScanRow, Store, StoreResult};
 use std::time::Duration;
@@ -22,6 +22,18 @@ pub struct ScanProgress {
     pub pages_done: u64,
     /// The page this message is about, when it reports one.
     pub page: Option<PageRow>,
+}
+
+impl ScanProgress {
+    /// Pages found so far as the worker recorded them (never fewer than the pages done).
+    pub fn pages_found(&self) -> u64 {
+        self.scan.progress().map_or(0, |p| p.pages_found).max(self.pages_done)
+    }
+
+    /// The running scan's phase (none while queued and once ended).
+    pub fn phase(&self) -> Option<crate::model::ScanPhase> {
+        (self.scan.status() == crate::model::ScanStatus::Running).then(|| self.scan.progress().unwrap_or_default().phase)
+    }
 }
 
 fn finished(scan: &ScanRow) -> bool {
@@ -61,11 +73,15 @@ pub fn watch(store: Store, scan: ScanRow, every: Duration) -> mpsc::Receiver<Sto
                 current.attempts = row.attempts;
             }
             // A new running state goes before the pages it produced; an end state after them.
-            if !end && (row.status != current.status || restarted) {
+            // A new phase is news too (the pages' messages carry the rest of the progress).
+            let new_phase = row.progress().map(|p| p.phase) != current.progress().map(|p| p.phase);
+            if !end && (row.status != current.status || restarted || new_phase) {
                 current = row.clone();
                 if tx.send(Ok(ScanProgress { scan: current.clone(), pages_done, page: None })).await.is_err() {
                     return;
                 }
+            } else if !end {
+                current.progress = row.progress.clone();
             }
             let pages = match store.scan_pages_after(id, last_seq, PAGES_PER_POLL).await {
                 Ok(p) => p,

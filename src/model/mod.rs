@@ -4,6 +4,7 @@ pub mod address_policy;
 pub mod category;
 pub mod finding;
 pub mod journey;
+pub mod progress;
 pub mod severity;
 pub mod report;
 pub mod robots;
@@ -19,6 +20,7 @@ pub use journey::{
     Journey, JourneyError, JourneyOutcome, JourneySecrets, JourneySpec, StepResult, StepStatus, parse_journey, validate_secrets,
 };
 pub use severity::{Severity, SeverityCounts, UnknownSeverity};
+pub use progress::{ScanPhase, ScanProgressState};
 pub use report::{ChangeCounts, ReportError, ReportSummary};
 pub use robots::ParsedRobots;
 pub use scan_report::{Change, Report, ReportFinding, ReportPage, ScanInfo, ScanReport, json_number, report_numbers};

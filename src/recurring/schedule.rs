@@ -25,8 +25,12 @@ use uuid::Uuid;
 pub const DEFAULT_TIMEZONE: &str = "UTC";
 /// How often the scheduler looks for due schedules.
 pub const DEFAULT_TICK: Duration = Duration::from_secs(5);
-/// Schedules handled per tick.
-const TICK_BATCH: i64 = 100;
+/// Schedules claimed at once by a planner (a tick takes batch after batch until none is due).
+const TICK_BATCH: i64 = 200;
+/// Schedules of a batch planned at once (each is a few queries; the database overlaps them).
+const PLAN_AT_ONCE: usize = 8;
+/// How long a claimed batch is the claiming planner's (another takes it over after that).
+const CLAIM_FOR: Duration = Duration::from_secs(120);
 
 /// A parsed schedule: when it fires, in which zone.
 #[derive(Debug, Clone)]
@@ -195,18 +199,33 @@ pub struct Scheduler {
 }
 
 impl Scheduler {
-    /// Handles every schedule due now; returns what became of each.
+    /// Handles every schedule due now, batch after claimed batch until none is left (the other
+    /// planners of the fleet take batches of their own meanwhile); returns what became of each.
     pub async fn run_once(&self) -> Result<Vec<Tick>, RecurringError> {
+        use futures::stream::StreamExt;
         let now = self.clock.now_us();
         let mut out = Vec::new();
-        for row in self.store.due_schedules(now, TICK_BATCH).await? {
-            match self.handle(&row, now).await {
-                Ok(Some(tick)) => out.push(tick),
-                Ok(None) => {}
-                Err(e) => tracing::warn!(schedule = %row.id, error = %e, "schedule tick failed"),
+        loop {
+            let until = self.clock.now_us() + CLAIM_FOR.as_micros() as i64;
+            let batch = self.store.claim_due_schedules(now, until, TICK_BATCH).await?;
+            if batch.is_empty() {
+                return Ok(out);
+            }
+            let planned: Vec<_> = batch
+                .into_iter()
+                .map(|row| -> std::pin::Pin<Box<dyn std::future::Future<Output = (Uuid, Result<Option<Tick>, RecurringError>)> + Send + '_>> {
+                    Box::pin(async move { (row.id, self.handle(&row, now).await) })
+                })
+                .collect();
+            let mut handled = futures::stream::iter(planned).buffer_unordered(PLAN_AT_ONCE);
+            while let Some((id, result)) = handled.next().await {
+                match result {
+                    Ok(Some(tick)) => out.push(tick),
+                    Ok(None) => {}
+                    Err(e) => tracing::warn!(schedule = %id, error = %e, "schedule tick failed"),
+                }
             }
         }
-        Ok(out)
     }
 
     async fn handle(&self, row: &ScheduleRow, now: i64) -> Result<Option<Tick>, RecurringError> {

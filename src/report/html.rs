@@ -57,7 +57,8 @@ pub const TEXT_COLOURS: &[(&str, &str)] = &[
     ("#7a1212", "#fdecec"),
 ];
 
-const STYLE: &str = r#"
+/// The document's own layout: page, header, main and footer (the standalone report only).
+const DOCUMENT_STYLE: &str = r#"
 *,*::before,*::after{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%}
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;color:#1b1f24;background:#f6f7f9}
@@ -68,9 +69,16 @@ a:focus-visible,input:focus-visible,[tabindex]:focus-visible{outline:3px solid #
 header.top{background:#1b2a3a;color:#fff;padding:1.25rem 1.5rem}
 header.top .brand{margin:0;font-size:.85rem;letter-spacing:.08em;text-transform:uppercase;color:#c9d4df}
 header.top h1{margin:.25rem 0 0;font-size:1.6rem;line-height:1.25;overflow-wrap:anywhere}
+main{max-width:78rem;margin:0 auto;padding:1rem 1.5rem 2rem}
+footer.bottom{max-width:78rem;margin:0 auto;padding:0 1.5rem 2rem;font-size:.875rem;color:#4a5560}
+@media (max-width:600px){header.top{padding:1rem}header.top h1{font-size:1.25rem}main{padding:.5rem .75rem 1.5rem}}
+@media print{.skip{display:none}body{background:#fff}}
+"#;
+
+/// The report's content: sections, tables, findings (also the dashboard's `/assets/report.css`).
+pub const CONTENT_STYLE: &str = r#"
 nav.sections{background:#fff;border-bottom:1px solid #d0d7de;padding:.5rem 1.5rem}
 nav.sections ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:1.25rem}
-main{max-width:78rem;margin:0 auto;padding:1rem 1.5rem 2rem}
 section.block{background:#fff;border:1px solid #d0d7de;border-radius:8px;padding:1rem 1.25rem;margin:1.25rem 0}
 h2{font-size:1.35rem;margin:.25rem 0 .75rem}
 h3{font-size:1.15rem;margin:1.5rem 0 .5rem;padding-bottom:.25rem;border-bottom:2px solid #d0d7de}
@@ -122,14 +130,14 @@ code{background:#f1f3f5;color:#1b1f24;padding:0 .2rem;border-radius:3px}
 ul.changes li{overflow-wrap:anywhere}
 pre.snippet{background:#f1f3f5;color:#1b1f24;padding:.5rem .75rem;border-radius:6px;overflow-x:auto;white-space:pre-wrap;overflow-wrap:anywhere;margin:.5rem 0 0}
 pre.snippet code{padding:0;background:none}
-footer.bottom{max-width:78rem;margin:0 auto;padding:0 1.5rem 2rem;font-size:.875rem;color:#4a5560}
 [hidden]{display:none!important}
-@media (max-width:600px){header.top{padding:1rem}header.top h1{font-size:1.25rem}nav.sections{padding:.5rem 1rem}main{padding:.5rem .75rem 1.5rem}section.block{padding:.75rem}section.check{padding-left:.6rem}th,td{padding:.35rem .45rem}}
-@media print{nav.sections,fieldset.filters,.skip{display:none}body{background:#fff}section.block{border:0;padding:0}}
+@media (max-width:600px){nav.sections{padding:.5rem 1rem}section.block{padding:.75rem}section.check{padding-left:.6rem}th,td{padding:.35rem .45rem}}
+@media print{nav.sections,fieldset.filters{display:none}section.block{border:0;padding:0}}
 "#;
 
-/// The one script: reveals the severity filter and applies it.
-const SCRIPT: &str = r#"
+/// The one script: reveals the severity filter and applies it (also the dashboard's
+/// `/assets/report.js`).
+pub const SCRIPT: &str = r#"
 (function () {
   var box = document.getElementById("filters");
   if (!box) return;
@@ -309,22 +317,13 @@ fn document(o: &mut String, view: &ReportView<'_>) -> std::fmt::Result {
     writeln!(o, "<meta name=\"description\" content=\"{}\">", escape(&description))?;
     writeln!(o, "<title>{}</title>", escape(&title))?;
     writeln!(o, "<link rel=\"icon\" href=\"data:,\">")?;
-    writeln!(o, "<style>{STYLE}</style>\n</head>\n<body>")?;
+    writeln!(o, "<style>{DOCUMENT_STYLE}{CONTENT_STYLE}</style>\n</head>\n<body>")?;
     writeln!(o, "<a class=\"skip\" href=\"#main\">Skip to the report</a>")?;
     writeln!(o, "<header class=\"top\">\n<p class=\"brand\">sitescan report</p>")?;
     writeln!(o, "<h1>Quality report for {}</h1>\n</header>", escape(target))?;
-    writeln!(o, "<nav class=\"sections\" aria-label=\"Report sections\"><ul>")?;
-    writeln!(
-        o,
-        "{}<li><a href=\"#summary\">Summary</a></li><li><a href=\"#pages\">Pages</a></li><li><a href=\"#findings\">Findings</a></li>",
-        if view.summary.as_ref().is_some_and(|s| s.changes.is_some()) { "<li><a href=\"#changes\">Changes</a></li>" } else { "" }
-    )?;
-    writeln!(o, "</ul></nav>\n<main id=\"main\" tabindex=\"-1\">")?;
-    failure(o, view)?;
-    changes(o, view)?;
-    summary(o, view)?;
-    pages(o, view)?;
-    findings(o, view)?;
+    sections_nav(o, view)?;
+    writeln!(o, "<main id=\"main\" tabindex=\"-1\">")?;
+    sections(o, view)?;
     writeln!(o, "</main>")?;
     writeln!(
         o,
@@ -333,6 +332,37 @@ fn document(o: &mut String, view: &ReportView<'_>) -> std::fmt::Result {
         escape(scan.id)
     )?;
     writeln!(o, "<script>{SCRIPT}</script>\n</body>\n</html>")
+}
+
+/// The links to the report's sections.
+fn sections_nav(o: &mut String, view: &ReportView<'_>) -> std::fmt::Result {
+    writeln!(o, "<nav class=\"sections\" aria-label=\"Report sections\"><ul>")?;
+    writeln!(
+        o,
+        "{}<li><a href=\"#summary\">Summary</a></li><li><a href=\"#pages\">Pages</a></li><li><a href=\"#findings\">Findings</a></li>",
+        if view.summary.as_ref().is_some_and(|s| s.changes.is_some()) { "<li><a href=\"#changes\">Changes</a></li>" } else { "" }
+    )?;
+    writeln!(o, "</ul></nav>")
+}
+
+/// The report's sections: the failure, the changes, the summary, the pages, the findings.
+fn sections(o: &mut String, view: &ReportView<'_>) -> std::fmt::Result {
+    failure(o, view)?;
+    changes(o, view)?;
+    summary(o, view)?;
+    pages(o, view)?;
+    findings(o, view)
+}
+
+/// The report's content alone (its section links and sections, headings from `h2`), to sit
+/// inside another page: the dashboard's scan page, styled by `CONTENT_STYLE` and filtered by
+/// `SCRIPT` served beside it.
+pub fn render_content(report: &ScanReport) -> anyhow::Result<String> {
+    let view = ReportView::new(report);
+    let mut out = String::with_capacity(32 * 1024 + view.findings.len() * 1024);
+    sections_nav(&mut out, &view)?;
+    sections(&mut out, &view)?;
+    Ok(out)
 }
 
 fn failure(o: &mut String, view: &ReportView<'_>) -> std::fmt::Result {
@@ -713,7 +743,7 @@ mod tests {
             assert!(ratio >= 4.5, "{fg} on {bg}: {ratio:.2}");
         }
         // Every colour the stylesheet names is in the tested palette (or a border/background).
-        for colour in STYLE.split(|c: char| !(c == '#' || c.is_ascii_hexdigit())).filter(|w| w.starts_with('#') && w.len() == 7) {
+        for colour in [DOCUMENT_STYLE, CONTENT_STYLE].concat().split(|c: char| !(c == '#' || c.is_ascii_hexdigit())).filter(|w| w.starts_with('#') && w.len() == 7) {
             let known = TEXT_COLOURS.iter().any(|(f, b)| *f == colour || *b == colour) || colour == "#d0d7de";
             assert!(known, "{colour} is not in TEXT_COLOURS");
         }

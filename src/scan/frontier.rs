@@ -114,6 +114,11 @@ impl Frontier {
     pub fn is_empty(&self) -> bool {
         self.queue.is_empty()
     }
+
+    /// URLs queued and not yet taken.
+    pub fn len(&self) -> usize {
+        self.queue.len()
+    }
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ pub mod lease;
 pub mod options;
 pub mod politeness;
 pub mod probes;
+pub mod recorder;
 pub mod scanner;
 pub mod site_gather;
 pub mod sitemap_parse;

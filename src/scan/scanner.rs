@@ -10,7 +10,7 @@ use super::site_gather::{SiteFacts, fetch_robots, fetch_sitemaps, https_probe, l
 use crate::browser::BrowserPool;
 use crate::checks::run::CheckRun;
 use crate::checks::{run_page_checks, run_site_checks};
-use crate::model::{CheckNotRun, Finding, PageSnapshot, UrlStatus};
+use crate::model::{CheckNotRun, Finding, PageSnapshot, ScanPhase, UrlStatus};
 use crate::net::Fetcher;
 use crate::store::PageRecord;
 use futures::stream::{FuturesUnordered, StreamExt};
@@ -35,9 +35,12 @@ pub trait ScanSink: Send {
 /// Progress of a running scan (for the terminal's progress bar).
 #[derive(Debug, Clone)]
 pub enum Progress {
+    /// The scan entered a phase.
+    Phase(ScanPhase),
     PageStarted { url: String, budget: usize },
-    PageDone { url: String, done: usize, budget: usize },
-    Finishing,
+    /// A page was judged and stored: `done` so far of the `found` the scan will render (found
+    /// grows as links are followed; never above the budget).
+    PageDone { url: String, done: usize, found: usize, budget: usize },
 }
 
 pub type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
@@ -113,6 +116,7 @@ impl Scanner {
         }
 
         let budget = options.max_pages.max(1);
+        notify(Progress::Phase(ScanPhase::Crawling));
         let concurrency = options.page_concurrency.max(1);
         let mut started = 0usize;
         let mut done = 0usize;
@@ -191,7 +195,8 @@ impl Scanner {
                 break Err(e);
             }
             stats.store_ms += t.elapsed().as_millis() as u64;
-            notify(Progress::PageDone { url: url.to_string(), done, budget });
+            let found = (started + frontier.len()).min(budget).max(done);
+            notify(Progress::PageDone { url: url.to_string(), done, found, budget });
         };
         drop(pending);
         if let Err(e) = result {
@@ -206,6 +211,7 @@ impl Scanner {
         };
         let mut journeys = Vec::new();
         if options.active && !options.journeys.is_empty() {
+            notify(Progress::Phase(ScanPhase::Journeys));
             let t = Instant::now();
             let proxy = pinned.as_ref().map(|p| &p.proxy);
             let ran = tokio::select! {
@@ -222,10 +228,10 @@ impl Scanner {
             }
         }
         session.close().await;
-        notify(Progress::Finishing);
 
         let t = Instant::now();
         if options.active {
+            notify(Progress::Phase(ScanPhase::Probes));
             let leads = std::mem::take(&mut facts.probe_leads);
             let probe_fetcher = match &pinned {
                 Some(p) => {
@@ -243,6 +249,7 @@ impl Scanner {
                 return Err(ScanError::Interrupted);
             }
         }
+        notify(Progress::Phase(ScanPhase::Finishing));
         let mut site_snapshot = facts.into_snapshot(&self.fetcher, &gate, start, options, &cancel).await?;
         site_snapshot.journeys = journeys;
         let thresholds = options.thresholds.clone();

@@ -4,6 +4,7 @@
 use super::error::ScanError;
 use super::lease::LeaseGuard;
 use super::options::{OwnershipPin, OwnershipRecheck, ScanOptions};
+use super::recorder::{PROGRESS_EVERY, ProgressRecorder};
 use super::scanner::{ProgressFn, ScanSink, ScanStats, Scanner};
 use crate::model::{Finding, ReportSummary, ScanMode, ScanStatus};
 use crate::store::{PageRecord, ScanRow, Store};
@@ -181,6 +182,7 @@ pub async fn run_claimed(
     let mode: ScanMode = scan.mode.parse().unwrap_or(ScanMode::Passive);
     options.active = mode == ScanMode::Active;
     let mut sink = StoreSink { store: store.clone(), scan_id: scan.id, org: scan.org_id.clone(), seq: 0 };
+    let (recorder, progress) = ProgressRecorder::start(store.clone(), scan.id, owner.to_string(), progress, PROGRESS_EVERY);
     let proved = if options.active { prove_ownership(store, &scan, &config.ownership).await } else { Ok(None) };
     let proved = proved.map(|pin| options.pin = pin);
     if options.active && proved.is_ok() {
@@ -195,9 +197,10 @@ pub async fn run_claimed(
     }
     let result = match (proved, Url::parse(&scan.target_url)) {
         (Err(e), _) => Err(e),
-        (Ok(()), Ok(start)) => scanner.run(&start, &options, &mut sink, progress, cancel.clone()).await,
+        (Ok(()), Ok(start)) => scanner.run(&start, &options, &mut sink, Some(progress), cancel.clone()).await,
         (Ok(()), Err(e)) => Err(ScanError::TargetUnreachable(format!("the stored target is not a URL: {e}"))),
     };
+    recorder.stop().await;
     let lease_lost = lease.stop().await;
     match result {
         Ok(stats) => {

@@ -36,7 +36,7 @@ impl Store {
             };
             let sql = format!(
                 "UPDATE scans SET status = 'running', lease_owner = $1, lease_expires_at = $2, \
-                 attempts = attempts + 1, started_at = COALESCE(started_at, $3) \
+                 attempts = attempts + 1, started_at = COALESCE(started_at, $3), progress = NULL \
                  WHERE id = (SELECT id FROM scans WHERE status = 'queued' \
                    OR (status = 'running' AND lease_expires_at < $3) \
                    ORDER BY created_at, id LIMIT 1{lock}) \
@@ -66,6 +66,16 @@ impl Store {
         let stmt = self.stmt(
             "UPDATE scans SET lease_expires_at = $1 WHERE id = $2 AND lease_owner = $3 AND status = 'running'",
             vec![(now_us() + lease_us(lease)).into(), id.into(), owner.into()],
+        );
+        Ok(self.conn().execute_raw(stmt).await?.rows_affected() == 1)
+    }
+
+    /// Records a running scan's progress; `false` when the lease was lost.
+    pub async fn set_scan_progress(&self, id: Uuid, owner: &str, progress: &crate::model::ScanProgressState) -> StoreResult<bool> {
+        let text = serde_json::to_string(progress).map_err(|e| super::StoreError::Corrupt(format!("scan progress: {e}")))?;
+        let stmt = self.stmt(
+            "UPDATE scans SET progress = $1 WHERE id = $2 AND lease_owner = $3 AND status = 'running'",
+            vec![text.into(), id.into(), owner.into()],
         );
         Ok(self.conn().execute_raw(stmt).await?.rows_affected() == 1)
     }

@@ -73,6 +73,11 @@ impl ScanRow {
     pub fn triggered_by(&self) -> TriggeredBy {
         self.triggered_by.parse().unwrap_or_default()
     }
+
+    /// The progress its worker recorded, while it runs (none before its first word).
+    pub fn progress(&self) -> Option<crate::model::ScanProgressState> {
+        self.progress.as_deref().and_then(|p| serde_json::from_str(p).ok())
+    }
 }
 
 /// Adds the keyset predicate "strictly after `pos` in (created_at desc, id desc) order".
@@ -178,6 +183,7 @@ impl Store {
             attempts: Set(0),
             site_id: Set(extras.site_id),
             trigger: Set(extras.trigger),
+            progress: Set(None),
         };
         let row = scan::Entity::insert(model).exec_with_returning(&txn).await?;
         if let Some(a) = extras.attestation {

@@ -136,12 +136,26 @@ impl Store {
     }
 
     /// Schedules due at `now` (every organisation), the most overdue first.
-    pub async fn due_schedules(&self, now: i64, limit: i64) -> StoreResult<Vec<ScheduleRow>> {
+    /// Claims up to `limit` schedules due at `now` that no planner holds, until `until` (µs):
+    /// the other planners skip them meanwhile (PostgreSQL: `FOR UPDATE SKIP LOCKED`; SQLite's one
+    /// writer makes the `UPDATE ... RETURNING` atomic). Moving a schedule on ends its claim; a
+    /// planner that dies leaves it to the others once `until` passed.
+    pub async fn claim_due_schedules(&self, now: i64, until: i64, limit: i64) -> StoreResult<Vec<ScheduleRow>> {
+        let lock = match self.backend() {
+            sea_orm::DatabaseBackend::Postgres => " FOR UPDATE SKIP LOCKED",
+            _ => "",
+        };
         let stmt = self.stmt(
-            &format!("SELECT {COLUMNS} FROM schedules WHERE next_due_at <= $1 ORDER BY next_due_at, id LIMIT $2"),
-            vec![now.into(), limit.into()],
+            &format!(
+                "UPDATE schedules SET claimed_until = $1 WHERE id IN (SELECT id FROM schedules \
+                 WHERE next_due_at <= $2 AND (claimed_until IS NULL OR claimed_until < $2) \
+                 ORDER BY next_due_at, id LIMIT $3{lock}) RETURNING {COLUMNS}"
+            ),
+            vec![until.into(), now.into(), limit.into()],
         );
-        self.conn().query_all_raw(stmt).await?.iter().map(schedule).collect()
+        let mut rows = self.conn().query_all_raw(stmt).await?.iter().map(schedule).collect::<StoreResult<Vec<_>>>()?;
+        rows.sort_by_key(|r| (r.next_due_at, r.id));
+        Ok(rows)
     }
 
     /// Moves `next_due_at` from `expected` to `next` (compare-and-set); `false` when another
@@ -149,11 +163,11 @@ impl Store {
     pub async fn advance_schedule(&self, id: Uuid, expected: i64, next: i64, last_due: Option<i64>) -> StoreResult<bool> {
         let stmt = match last_due {
             Some(due) => self.stmt(
-                "UPDATE schedules SET next_due_at = $1, last_due_at = $2 WHERE id = $3 AND next_due_at = $4",
+                "UPDATE schedules SET next_due_at = $1, last_due_at = $2, claimed_until = NULL WHERE id = $3 AND next_due_at = $4",
                 vec![next.into(), due.into(), id.into(), expected.into()],
             ),
             None => self.stmt(
-                "UPDATE schedules SET next_due_at = $1 WHERE id = $2 AND next_due_at = $3",
+                "UPDATE schedules SET next_due_at = $1, claimed_until = NULL WHERE id = $2 AND next_due_at = $3",
                 vec![next.into(), id.into(), expected.into()],
             ),
         };
@@ -162,7 +176,7 @@ impl Store {
 
     /// Sets `next_due_at` unconditionally (tests simulate downtime with it).
     pub async fn set_schedule_next_due(&self, id: Uuid, next: i64) -> StoreResult<()> {
-        let stmt = self.stmt("UPDATE schedules SET next_due_at = $1 WHERE id = $2", vec![next.into(), id.into()]);
+        let stmt = self.stmt("UPDATE schedules SET next_due_at = $1, claimed_until = NULL WHERE id = $2", vec![next.into(), id.into()]);
         self.conn().execute_raw(stmt).await?;
         Ok(())
     }

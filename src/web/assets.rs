@@ -1,4 +1,5 @@
-//! The dashboard's stylesheet, script and icon, embedded in the binary.
+//! The dashboard's stylesheet, script and icon, and the report's style and script for the scan
+//! page, embedded in the binary.
 
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
@@ -25,4 +26,14 @@ pub async fn js() -> Response {
 
 pub async fn favicon() -> Response {
     asset(FAVICON, "image/svg+xml")
+}
+
+/// The report's own styles, for the report inside the scan page.
+pub async fn report_css() -> Response {
+    asset(crate::report::html::CONTENT_STYLE, "text/css; charset=utf-8")
+}
+
+/// The report's severity filter, for the report inside the scan page.
+pub async fn report_js() -> Response {
+    asset(crate::report::html::SCRIPT, "text/javascript; charset=utf-8")
 }

@@ -1,6 +1,6 @@
 //! The dashboard's routes and their layers (security headers, the `Origin` check, HTML errors).
 
-use super::pages::{account, auth, compare, members, scans, sites, tokens, webhooks};
+use super::pages::{account, auth, compare, members, scan, scans, sites, tokens, webhooks};
 use super::state::WebState;
 use super::{assets, security};
 use axum::Router;
@@ -12,8 +12,10 @@ pub fn routes(state: WebState) -> Router {
     Router::new()
         .route("/", get(scans::dashboard))
         .route("/scans", post(scans::create))
-        .route("/scans/{id}", get(scans::report))
-        .route("/scans/{id}/screenshots/{shot}", get(scans::screenshot))
+        .route("/scans/{id}", get(scan::show))
+        .route("/scans/{id}/events", get(scan::events))
+        .route("/scans/{id}/report.html", get(scan::standalone))
+        .route("/scans/{id}/screenshots/{shot}", get(scan::screenshot))
         .route("/findings", get(scans::findings))
         .route("/compare", get(compare::compare))
         .route("/login", get(auth::login_form).post(auth::login))
@@ -44,6 +46,8 @@ pub fn routes(state: WebState) -> Router {
         .route("/assets/dashboard.css", get(assets::css))
         .route("/assets/dashboard.js", get(assets::js))
         .route("/assets/favicon.svg", get(assets::favicon))
+        .route("/assets/report.css", get(assets::report_css))
+        .route("/assets/report.js", get(assets::report_js))
         .layer(from_fn_with_state(state.clone(), security::origin))
         .layer(from_fn(security::html_errors))
         .layer(from_fn(security::headers))

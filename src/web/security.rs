@@ -86,7 +86,8 @@ pub async fn compress(req: Request, next: Next) -> Response {
         .headers()
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|c| c.starts_with("text/") || c.starts_with("image/svg"));
+        // Not a stream of events: it is sent as it happens, never gathered to be compressed.
+        .is_some_and(|c| (c.starts_with("text/") && !c.starts_with("text/event-stream")) || c.starts_with("image/svg"));
     if !gzip_ok || !textual || response.headers().contains_key(header::CONTENT_ENCODING) {
         return response;
     }

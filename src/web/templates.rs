@@ -103,6 +103,43 @@ pub struct DashboardPage {
     pub notice: Option<String>,
 }
 
+/// A queued or running scan's progress, as its page draws it.
+#[derive(Debug, Clone)]
+pub struct LiveView {
+    pub phase: String,
+    pub pages_done: u64,
+    pub pages_found: u64,
+    pub percent: u64,
+    /// (severity, count), critical first.
+    pub counts: Vec<(String, u64)>,
+    pub total: u64,
+    pub latest: Vec<super::pages::scan::LiveFinding>,
+    /// Seconds between refreshes without JavaScript.
+    pub refresh: u32,
+}
+
+/// `/scans/{id}`: one scan, live while it runs, its report once it ended.
+#[derive(Template)]
+#[template(path = "scan.html")]
+pub struct ScanPage {
+    pub chrome: Chrome,
+    pub id: String,
+    pub target: String,
+    pub status: String,
+    pub mode: String,
+    pub triggered_by: String,
+    pub created: String,
+    pub completed: Option<String>,
+    /// Present while the scan is queued or running.
+    pub live: Option<LiveView>,
+    /// The report's content (already escaped HTML), once the scan ended.
+    pub report: String,
+    /// The scan this one was compared with at completion.
+    pub baseline: Option<String>,
+    /// The journeys' screenshots section (already escaped HTML), when there are any.
+    pub shots: String,
+}
+
 /// A finding row.
 #[derive(Debug, Clone)]
 pub struct FindingLine {

@@ -19,13 +19,13 @@ use std::time::Duration;
 const CHROMIUM: &str = "/usr/bin/chromium";
 const SHOTS: &str = "/tmp/dash-shots";
 
-struct Chromium {
-    browser: Browser,
-    handler: tokio::task::JoinHandle<()>,
+pub(crate) struct Chromium {
+    pub(crate) browser: Browser,
+    pub(crate) handler: tokio::task::JoinHandle<()>,
     _profile: tempfile::TempDir,
 }
 
-async fn launch() -> Chromium {
+pub(crate) async fn launch() -> Chromium {
     assert!(Path::new(CHROMIUM).exists(), "{CHROMIUM} is missing: run `bash scripts/setup.sh`");
     let profile = tempfile::tempdir().unwrap();
     let config = BrowserConfig::builder()
@@ -45,27 +45,27 @@ async fn launch() -> Chromium {
     Chromium { browser, handler, _profile: profile }
 }
 
-async fn eval(page: &Page, js: &str) -> Value {
+pub(crate) async fn eval(page: &Page, js: &str) -> Value {
     page.evaluate_expression(js).await.unwrap_or_else(|e| panic!("{js}: {e}")).into_value().unwrap_or(Value::Null)
 }
 
-async fn goto(page: &Page, url: &str) {
+pub(crate) async fn goto(page: &Page, url: &str) {
     tokio::time::timeout(Duration::from_secs(20), page.goto(url)).await.expect("loads within 20 s").unwrap();
     let _ = tokio::time::timeout(Duration::from_secs(10), page.wait_for_navigation()).await;
 }
 
 /// Submits the form holding `selector` (a button) and waits for the next page.
-async fn click_and_wait(page: &Page, selector: &str) {
+pub(crate) async fn click_and_wait(page: &Page, selector: &str) {
     page.find_element(selector).await.unwrap_or_else(|e| panic!("{selector}: {e}")).click().await.unwrap();
     tokio::time::sleep(Duration::from_millis(300)).await;
     let _ = tokio::time::timeout(Duration::from_secs(10), page.wait_for_navigation()).await;
 }
 
-async fn fill(page: &Page, selector: &str, text: &str) {
+pub(crate) async fn fill(page: &Page, selector: &str, text: &str) {
     page.find_element(selector).await.unwrap_or_else(|e| panic!("{selector}: {e}")).click().await.unwrap().type_str(text).await.unwrap();
 }
 
-async fn shoot(page: &Page, url: &str, name: &str, shots: &mut Vec<String>) {
+pub(crate) async fn shoot(page: &Page, url: &str, name: &str, shots: &mut Vec<String>) {
     for width in [1280i64, 390] {
         page.execute(SetDeviceMetricsOverrideParams::new(width, 900, 1.0, width < 600)).await.unwrap();
         if !url.is_empty() {

@@ -23,7 +23,7 @@ impl Web {
         Web { base: app.base.clone(), http: app.http.clone(), cookies: BTreeMap::new(), csrf: String::new(), origin: None }
     }
 
-    fn cookie_header(&self) -> String {
+    pub fn cookie_header(&self) -> String {
         self.cookies.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("; ")
     }
 

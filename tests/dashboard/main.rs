@@ -17,6 +17,7 @@ mod auth;
 mod browser;
 mod cli;
 mod forms;
+mod live;
 mod members;
 mod pages;
 mod sites;

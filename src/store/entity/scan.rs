@@ -28,6 +28,8 @@ pub struct Model {
     pub site_id: Option<Uuid>,
     /// JSON: why a schedule or monitor started it (`report.summary.trigger`).
     pub trigger: Option<String>,
+    /// JSON `ScanProgressState` while the scan runs (phase, pages done and found).
+    pub progress: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -4,6 +4,7 @@ pub mod account;
 pub mod auth;
 pub mod compare;
 pub mod members;
+pub mod scan;
 pub mod scans;
 pub mod sites;
 pub mod tokens;

@@ -1,5 +1,5 @@
-//! `/` (recent scans, start a passive scan), `/scans/{id}` (the report, with its journeys'
-//! screenshots), `/scans/{id}/screenshots/{shot}` (one of them) and `/findings`.
+//! `/` (recent scans, start a passive scan) and `/findings` (the findings explorer, with its
+//! CSV and JSON export). One scan's page is `scan.rs`.
 
 use super::{notice, see_other, when};
 use crate::model::{ScanMode, Severity, SeverityCounts, Target, TriggeredBy};
@@ -9,7 +9,7 @@ use crate::web::forms::{FormData, bounded};
 use crate::web::session::Session;
 use crate::web::state::WebState;
 use crate::web::templates::{Chrome, DashboardPage, FindingLine, FindingsPage, ScanLine, render, render_status};
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{RawQuery, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
@@ -101,85 +101,6 @@ pub async fn create(State(state): State<WebState>, s: Session, form: FormData) -
         }
         Err(e) => Err(PageError::internal(e)),
     }
-}
-
-/// `GET /scans/{id}`: the report, built from the store and rendered by the same renderer as the
-/// API's HTML report, with a way back. Another organisation's scan (or no scan) is the 404 page.
-pub async fn report(State(state): State<WebState>, s: Session, Path(id): Path<String>) -> Result<Response, PageError> {
-    let id = uuid::Uuid::parse_str(&id).map_err(|_| PageError::NotFound)?;
-    let report = state.store().scan_report(&s.user.org_id, id, true).await.map_err(PageError::internal)?.ok_or(PageError::NotFound)?;
-    let shots = state.store().list_journey_screenshots(&s.user.org_id, id).await.map_err(PageError::internal)?;
-    let html = crate::report::html::render(&report).map_err(|e| PageError::Internal(format!("rendering the report: {e}")))?;
-    // Compared with its baseline at completion: a link to that comparison, side by side.
-    let baseline = report
-        .report
-        .as_ref()
-        .and_then(|r| r.summary.changes.as_ref())
-        .and_then(|c| c.baseline_scan_id.as_deref())
-        .and_then(|b| uuid::Uuid::parse_str(b).ok());
-    let compare = baseline.map_or_else(String::new, |b| {
-        format!(" · <a href=\"/compare?base={b}&amp;head={id}\" style=\"color:#fff\">Compare with the scan before</a>")
-    });
-    let mut html = html.replacen(
-        "<header class=\"top\">",
-        &format!("<header class=\"top\">\n<p><a href=\"/\" style=\"color:#fff\">Back to the dashboard</a>{compare}</p>"),
-        1,
-    );
-    let mut policy = crate::report::html::content_security_policy();
-    if !shots.is_empty() {
-        // The pictures come from this server: the header's policy and the report's own
-        // (a meta element in its head) both let them in.
-        let allowing = policy.replacen("img-src data:", "img-src 'self' data:", 1);
-        let meta = |p: &str| format!("<meta http-equiv=\"Content-Security-Policy\" content=\"{p}\">");
-        html = html.replacen(&meta(&policy), &meta(&allowing), 1);
-        html = html.replacen("</main>", &format!("{}</main>", screenshots_section(id, &shots)), 1);
-        policy = allowing;
-    }
-    let csp = format!("{policy}; frame-ancestors 'none'");
-    let mut r = html.into_response();
-    let h = r.headers_mut();
-    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
-    if let Ok(v) = HeaderValue::from_str(&csp) {
-        h.insert(header::CONTENT_SECURITY_POLICY, v);
-    }
-    Ok(r)
-}
-
-/// The report's "Journey screenshots" section: each picture small, linked to its full size, with
-/// the journey, step and name the findings' evidence gives.
-fn screenshots_section(scan: uuid::Uuid, shots: &[crate::store::ScreenshotRow]) -> String {
-    use crate::report::html::escape;
-    let mut o = String::from(
-        "<section aria-labelledby=\"journey-shots\">\n<h2 id=\"journey-shots\">Journey screenshots</h2>\n\
-         <p>Taken by this scan's journeys: each <code>screenshot</code> step, and the page when a step failed. \
-         Typed secrets are hidden in them.</p>\n<ul style=\"list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:16px\">\n",
-    );
-    for shot in shots {
-        let (journey, name) = (escape(&shot.journey), escape(&shot.name));
-        let href = format!("/scans/{scan}/screenshots/{}", shot.id);
-        o.push_str(&format!(
-            "<li style=\"max-width:100%\"><figure style=\"margin:0\"><a href=\"{href}\">\
-             <img src=\"{href}\" alt=\"Screenshot &quot;{name}&quot; of the journey &quot;{journey}&quot;, step {step}\" width=\"320\" height=\"223\" \
-             style=\"max-width:100%;height:auto;border:1px solid #767676\"></a>\
-             <figcaption>{journey}, step {step}: {name}</figcaption></figure></li>\n",
-            step = shot.step,
-        ));
-    }
-    o.push_str("</ul>\n</section>\n");
-    o
-}
-
-/// `GET /scans/{id}/screenshots/{shot}`: one journey screenshot of the organisation's scan.
-pub async fn screenshot(State(state): State<WebState>, s: Session, Path((id, shot)): Path<(String, String)>) -> Result<Response, PageError> {
-    let (Ok(id), Ok(shot)) = (uuid::Uuid::parse_str(&id), uuid::Uuid::parse_str(&shot)) else {
-        return Err(PageError::NotFound);
-    };
-    let png = state.store().journey_screenshot_png(&s.user.org_id, id, shot).await.map_err(PageError::internal)?.ok_or(PageError::NotFound)?;
-    let mut r = png.into_response();
-    let h = r.headers_mut();
-    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("image/png"));
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("private, max-age=86400"));
-    Ok(r)
 }
 
 /// Findings an export holds at most.

@@ -1,0 +1,259 @@
+//! `/scans/{id}`: one scan inside the dashboard. While it is queued or running, its progress
+//! (phase, pages done of pages found, a progress bar, the findings so far), refreshed by a meta
+//! refresh without JavaScript and streamed by `/scans/{id}/events` (server-sent events) with it;
+//! once it ended, its report (the same content as the API's HTML report) with the journeys'
+//! screenshots. `/scans/{id}/report.html` is the standalone report to keep, and
+//! `/scans/{id}/screenshots/{shot}` one journey screenshot.
+
+use super::when;
+use crate::model::{ScanStatus, Severity};
+use crate::store::{FindingRow, LiveScan};
+use crate::web::error::PageError;
+use crate::web::session::Session;
+use crate::web::state::WebState;
+use crate::web::templates::{Chrome, LiveView, ScanPage, render};
+use axum::extract::{Path, State};
+use axum::http::{HeaderValue, header};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use std::convert::Infallible;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+use tokio::sync::Semaphore;
+
+/// How often a stream asks the store.
+pub const EVENTS_POLL: Duration = Duration::from_millis(750);
+/// A stream ends after this long; the browser's `EventSource` reconnects by itself.
+pub const EVENTS_MAX: Duration = Duration::from_secs(600);
+/// Streams open at once in this process; more are refused (the page still refreshes by itself).
+pub const MAX_STREAMS: usize = 256;
+/// Seconds between the refreshes of a running scan's page without JavaScript.
+pub const REFRESH_SECONDS: u32 = 5;
+
+const SEVERITIES: [Severity; 5] = [Severity::Critical, Severity::High, Severity::Medium, Severity::Low, Severity::Info];
+
+fn streams() -> &'static Arc<Semaphore> {
+    static STREAMS: OnceLock<Arc<Semaphore>> = OnceLock::new();
+    STREAMS.get_or_init(|| Arc::new(Semaphore::new(MAX_STREAMS)))
+}
+
+/// One of the newest findings, as the live view lists it.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct LiveFinding {
+    pub severity: String,
+    pub check_id: String,
+    pub title: String,
+    pub page_url: String,
+}
+
+/// What the live view shows, as the page draws it and the stream sends it.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct LiveJson {
+    pub status: String,
+    /// The phase in words (`Waiting for a worker` while queued).
+    pub phase: String,
+    pub pages_done: u64,
+    pub pages_found: u64,
+    pub percent: u64,
+    /// (severity, count), critical first.
+    pub counts: Vec<(String, u64)>,
+    pub total: u64,
+    pub latest: Vec<LiveFinding>,
+}
+
+fn live_json(live: &LiveScan) -> LiveJson {
+    let status = live.scan.status();
+    let phase = match status {
+        ScanStatus::Queued => "Waiting for a worker".to_string(),
+        ScanStatus::Running => live.progress.phase.label().to_string(),
+        ScanStatus::Completed => "Completed".to_string(),
+        ScanStatus::Failed => "Failed".to_string(),
+    };
+    let finding = |f: &FindingRow| LiveFinding {
+        severity: f.severity.clone(),
+        check_id: f.check_id.clone(),
+        title: f.title.clone().unwrap_or_default(),
+        page_url: f.page_url.clone().unwrap_or_default(),
+    };
+    LiveJson {
+        status: status.as_str().to_string(),
+        phase,
+        pages_done: live.progress.pages_done,
+        pages_found: live.progress.pages_found,
+        percent: live.progress.percent(),
+        counts: SEVERITIES.iter().map(|s| (s.as_str().to_string(), live.counts.get(*s))).collect(),
+        total: live.counts.total(),
+        latest: live.latest.iter().map(finding).collect(),
+    }
+}
+
+fn live_view(j: &LiveJson) -> LiveView {
+    LiveView {
+        phase: j.phase.clone(),
+        pages_done: j.pages_done,
+        pages_found: j.pages_found,
+        percent: j.percent,
+        counts: j.counts.clone(),
+        total: j.total,
+        latest: j.latest.clone(),
+        refresh: REFRESH_SECONDS,
+    }
+}
+
+fn parse_id(id: &str) -> Result<uuid::Uuid, PageError> {
+    uuid::Uuid::parse_str(id).map_err(|_| PageError::NotFound)
+}
+
+/// `GET /scans/{id}`: the scan live, or its report. Another organisation's scan (or no scan) is
+/// the 404 page.
+pub async fn show(State(state): State<WebState>, s: Session, Path(id): Path<String>) -> Result<Response, PageError> {
+    let id = parse_id(&id)?;
+    let store = state.store();
+    let live = store.live_scan(&s.user.org_id, id).await.map_err(PageError::internal)?.ok_or(PageError::NotFound)?;
+    let scan = &live.scan;
+    let host = if scan.target_hostname.is_empty() { scan.target_url.clone() } else { scan.target_hostname.clone() };
+    let shots = store.list_journey_screenshots(&s.user.org_id, id).await.map_err(PageError::internal)?;
+    let shots = screenshots_section(id, &shots);
+    let (live_part, report, baseline) = if live.finished() {
+        let report = store.scan_report(&s.user.org_id, id, true).await.map_err(PageError::internal)?.ok_or(PageError::NotFound)?;
+        let content = crate::report::html::render_content(&report).map_err(|e| PageError::Internal(format!("rendering the report: {e}")))?;
+        // Compared with its baseline at completion: a link to that comparison.
+        let baseline = report
+            .report
+            .as_ref()
+            .and_then(|r| r.summary.changes.as_ref())
+            .and_then(|c| c.baseline_scan_id.as_deref())
+            .and_then(|b| uuid::Uuid::parse_str(b).ok())
+            .map(|b| b.to_string());
+        (None, content, baseline)
+    } else {
+        (Some(live_view(&live_json(&live))), String::new(), None)
+    };
+    let page = ScanPage {
+        chrome: Chrome::new(&format!("Scan of {host}"), Some(&s), "scans"),
+        id: id.to_string(),
+        target: scan.target_url.clone(),
+        status: scan.status().to_string(),
+        mode: scan.mode().to_string(),
+        triggered_by: scan.triggered_by().to_string(),
+        created: when(scan.created_at),
+        completed: scan.completed_at.map(when),
+        live: live_part,
+        report,
+        baseline,
+        shots,
+    };
+    Ok(render(&page))
+}
+
+/// `GET /scans/{id}/events`: the live view as server-sent events: `progress` (the view's data,
+/// JSON) whenever it changes, then `end` (the final status) once the scan ended.
+pub async fn events(State(state): State<WebState>, s: Session, Path(id): Path<String>) -> Result<Response, PageError> {
+    let id = parse_id(&id)?;
+    let store = state.store().clone();
+    let org = s.user.org_id.clone();
+    let first = store.live_scan(&org, id).await.map_err(PageError::internal)?.ok_or(PageError::NotFound)?;
+    let Ok(permit) = streams().clone().try_acquire_owned() else {
+        return Ok((axum::http::StatusCode::SERVICE_UNAVAILABLE, [(header::RETRY_AFTER, "10")], "Too many live views are open; the page refreshes by itself.").into_response());
+    };
+    let (tx, rx) = tokio::sync::mpsc::channel::<Result<Event, Infallible>>(8);
+    tokio::spawn(async move {
+        let _permit = permit;
+        let began = tokio::time::Instant::now();
+        let mut last: Option<LiveJson> = None;
+        let mut live = Some(first);
+        loop {
+            let current = match live.take() {
+                Some(l) => l,
+                None => match store.live_scan(&org, id).await {
+                    Ok(Some(l)) => l,
+                    // Gone (the scan was removed) or the store failed: the client reconnects.
+                    Ok(None) => return,
+                    Err(e) => {
+                        tracing::warn!(error = %e, "a scan's live view could not be read");
+                        return;
+                    }
+                },
+            };
+            let j = live_json(&current);
+            if last.as_ref() != Some(&j) {
+                let Ok(event) = Event::default().event("progress").json_data(&j) else { return };
+                if tx.send(Ok(event)).await.is_err() {
+                    return;
+                }
+                last = Some(j);
+            }
+            if current.finished() {
+                let _ = tx.send(Ok(Event::default().event("end").data(current.scan.status().as_str()))).await;
+                return;
+            }
+            if began.elapsed() > EVENTS_MAX {
+                return;
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(EVENTS_POLL) => {}
+                _ = tx.closed() => return,
+            }
+        }
+    });
+    let stream = tokio_stream::wrappers::ReceiverStream::new(rx);
+    let mut r = Sse::new(stream).keep_alive(KeepAlive::default()).into_response();
+    r.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    Ok(r)
+}
+
+/// `GET /scans/{id}/report.html`: the standalone report, one self-contained file to keep or
+/// send (the same document as the API's `report.html`).
+pub async fn standalone(State(state): State<WebState>, s: Session, Path(id): Path<String>) -> Result<Response, PageError> {
+    let id = parse_id(&id)?;
+    let report = state.store().scan_report(&s.user.org_id, id, true).await.map_err(PageError::internal)?.ok_or(PageError::NotFound)?;
+    let html = crate::report::html::render(&report).map_err(|e| PageError::Internal(format!("rendering the report: {e}")))?;
+    let csp = format!("{}; frame-ancestors 'none'", crate::report::html::content_security_policy());
+    let mut r = html.into_response();
+    let h = r.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
+    if let Ok(v) = HeaderValue::from_str(&csp) {
+        h.insert(header::CONTENT_SECURITY_POLICY, v);
+    }
+    Ok(r)
+}
+
+/// The report's "Journey screenshots" section: each picture small, linked to its full size, with
+/// the journey, step and name the findings' evidence gives.
+fn screenshots_section(scan: uuid::Uuid, shots: &[crate::store::ScreenshotRow]) -> String {
+    use crate::report::html::escape;
+    if shots.is_empty() {
+        return String::new();
+    }
+    let mut o = String::from(
+        "<section class=\"block\" aria-labelledby=\"journey-shots\">\n<h2 id=\"journey-shots\">Journey screenshots</h2>\n\
+         <p>Taken by this scan's journeys: each <code>screenshot</code> step, and the page when a step failed. \
+         Typed secrets are hidden in them.</p>\n<ul class=\"shots\">\n",
+    );
+    for shot in shots {
+        let (journey, name) = (escape(&shot.journey), escape(&shot.name));
+        let href = format!("/scans/{scan}/screenshots/{}", shot.id);
+        o.push_str(&format!(
+            "<li><figure><a href=\"{href}\">\
+             <img src=\"{href}\" alt=\"Screenshot &quot;{name}&quot; of the journey &quot;{journey}&quot;, step {step}\" width=\"320\" height=\"223\"></a>\
+             <figcaption>{journey}, step {step}: {name}</figcaption></figure></li>\n",
+            step = shot.step,
+        ));
+    }
+    o.push_str("</ul>\n</section>\n");
+    o
+}
+
+/// `GET /scans/{id}/screenshots/{shot}`: one journey screenshot of the organisation's scan.
+pub async fn screenshot(State(state): State<WebState>, s: Session, Path((id, shot)): Path<(String, String)>) -> Result<Response, PageError> {
+    let (Ok(id), Ok(shot)) = (uuid::Uuid::parse_str(&id), uuid::Uuid::parse_str(&shot)) else {
+        return Err(PageError::NotFound);
+    };
+    let png = state.store().journey_screenshot_png(&s.user.org_id, id, shot).await.map_err(PageError::internal)?.ok_or(PageError::NotFound)?;
+    let mut r = png.into_response();
+    let h = r.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("image/png"));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("private, max-age=86400"));
+    Ok(r)
+}
