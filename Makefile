@@ -14,7 +14,7 @@ export CARGO_TARGET_DIR
 BENCH_ARGS ?=
 PEERS := bench/peers
 
-.PHONY: bench bench-build bench-peers bench-act
+.PHONY: bench bench-build bench-peers bench-act bench-scale
 
 bench: bench-build bench-peers
 	-bash scripts/services.sh
@@ -28,6 +28,15 @@ ACT_ARGS ?=
 bench-act:
 	cargo build --release --bin sitescan
 	node --experimental-websocket bench/act/act.mjs --sitescan $(CARGO_TARGET_DIR)/release/sitescan $(ACT_ARGS)
+
+# The planners of a fleet against N sites on PostgreSQL, by simulation (bench/scale/main.rs): the
+# 3 a.m. rush, a one-hour outage's catch-up and an idle tick, per N. Drops and recreates the
+# database `sitescan_scale` on the local server.
+#   make bench-scale SCALE_ARGS="--sites 10000,100000 --planners 2"
+SCALE_ARGS ?= --sites 10000,100000 --planners 2
+bench-scale:
+	-bash scripts/services.sh
+	cargo run --release --example scale -- $(SCALE_ARGS)
 
 bench-build:
 	bash scripts/setup.sh

@@ -589,6 +589,31 @@ impl Artifact {
     }
 }
 
+impl PageSnapshot {
+    /// This page as it is when `artifact`'s gatherer failed: that artifact empty (its default),
+    /// everything else as gathered. A check that does not declare `artifact` in its `requires`
+    /// must judge both alike (tests/checks_e2e/artifacts.rs holds every check to it).
+    pub fn without(&self, artifact: Artifact) -> PageSnapshot {
+        let mut p = self.clone();
+        match artifact {
+            Artifact::Dom => p.dom = DomFacts::default(),
+            Artifact::ServedHtml => p.served_html = None,
+            Artifact::RenderedHtml => p.rendered_html = None,
+            Artifact::Metrics => p.metrics = PageMetrics::default(),
+            Artifact::Axe => p.axe = None,
+            Artifact::Keyboard => p.keyboard = None,
+            Artifact::Screenshot => p.screenshot_png_base64 = None,
+        }
+        p
+    }
+}
+
+impl Artifact {
+    /// Every artifact.
+    pub const ALL: [Artifact; 7] =
+        [Artifact::Dom, Artifact::ServedHtml, Artifact::RenderedHtml, Artifact::Metrics, Artifact::Axe, Artifact::Keyboard, Artifact::Screenshot];
+}
+
 /// A check that did not judge a page, and why (a gatherer it needs failed, or the check itself
 /// failed): reported per page so an absent finding is never mistaken for a pass.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

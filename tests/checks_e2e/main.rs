@@ -12,6 +12,7 @@ mod media_gen;
 mod scan_harness;
 #[path = "../support/tls_front.rs"]
 mod tls_front;
+mod artifacts;
 mod clean;
 mod content;
 mod crawl;

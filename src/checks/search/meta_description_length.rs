@@ -16,6 +16,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "selector", "snippet", "value", "limit"],
         help_url: Some("https://developers.google.com/search/docs/appearance/snippet#meta-descriptions"),
+        requires: [Dom],
     }
 }
 

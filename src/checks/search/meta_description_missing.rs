@@ -15,6 +15,7 @@ declare_check! {
         cwe: None,
         evidence: ["url"],
         help_url: Some("https://developers.google.com/search/docs/appearance/snippet#meta-descriptions"),
+        requires: [Dom],
     }
 }
 
@@ -57,6 +58,16 @@ mod tests {
             ..Default::default()
         });
         assert_eq!(findings(&p, "search.meta-description-missing").len(), 1);
+    }
+
+    #[test]
+    fn a_page_whose_dom_was_not_gathered_is_not_judged() {
+        // The collector failed: the empty DomFacts must not read as "no description".
+        let mut p = page(DomFacts::default());
+        p.gather_errors.push(crate::model::GatherError { gatherer: crate::model::Artifact::Dom.gatherer().into(), message: "timed out".into() });
+        assert!(findings(&p, "search.meta-description-missing").is_empty());
+        let run = crate::checks::run_page_checks(&p, &crate::checks::Thresholds::default());
+        assert!(run.not_run.iter().any(|n| n.check_id == "search.meta-description-missing"), "{:?}", run.not_run);
     }
 
     #[test]

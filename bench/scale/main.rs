@@ -1,0 +1,196 @@
+//! `make bench-scale`: the planners of a sitescan fleet against N sites on one PostgreSQL, by
+//! simulation. Everything is the product's own code (the store, the migrations, `add_schedule`,
+//! the `Scheduler` each `serve` runs) except that no browser scans anything: the question is how
+//! the planners keep up when every schedule of N sites is due in the same minute (the 3 a.m.
+//! rush), what an idle tick costs as N grows, and whether a one-hour outage gives exactly one
+//! catch-up scan per schedule.
+//!
+//! ```text
+//! cargo run --release --example scale -- --sites 10000,100000 --planners 2
+//! ```
+//!
+//! It drops and recreates the database `sitescan_scale` on the server of `--postgres` (default
+//! `postgres://postgres@127.0.0.1:5432`). Each planner has a pool of its own, as a process would.
+
+use sitescan::model::{AddressPolicy, ScanMode};
+use sitescan::recurring::schedule::Scheduler;
+use sitescan::store::{Store, SystemClock};
+use sea_orm::{ConnectionTrait, Statement};
+use futures::stream::{self, StreamExt};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const ZONES: &[&str] = &["UTC", "Europe/Paris", "America/New_York", "Asia/Tokyo", "Australia/Sydney", "America/Sao_Paulo"];
+const CRONS: &[&str] = &["0 3 * * *", "30 2 * * *", "0 * * * *", "15 */6 * * *", "0 4 * * 1", "45 1 * * *"];
+const SITES_PER_ORG: usize = 100;
+
+struct Args {
+    sites: Vec<usize>,
+    planners: usize,
+    postgres: String,
+}
+
+fn args() -> Args {
+    let mut a = Args { sites: vec![10_000], planners: 2, postgres: "postgres://postgres@127.0.0.1:5432".into() };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let value = it.next().unwrap_or_default();
+        match flag.as_str() {
+            "--sites" => a.sites = value.split(',').filter_map(|v| v.trim().parse().ok()).collect(),
+            "--planners" => a.planners = value.parse().unwrap_or(2),
+            "--postgres" => a.postgres = value.trim_end_matches('/').to_string(),
+            other => {
+                eprintln!("unknown argument {other}; use --sites N[,N...] --planners K --postgres URL");
+                std::process::exit(2);
+            }
+        }
+    }
+    a
+}
+
+async fn exec(store: &Store, sql: &str) -> anyhow::Result<()> {
+    store.conn().execute_raw(Statement::from_string(store.backend(), sql.to_string())).await?;
+    Ok(())
+}
+
+async fn count(store: &Store, sql: &str) -> anyhow::Result<i64> {
+    let row = store.conn().query_one_raw(Statement::from_string(store.backend(), sql.to_string())).await?.ok_or_else(|| anyhow::anyhow!("no row"))?;
+    Ok(row.try_get_by_index::<i64>(0)?)
+}
+
+async fn fresh_database(server: &str) -> anyhow::Result<String> {
+    let admin = sea_orm::Database::connect(format!("{server}/postgres")).await?;
+    admin.execute_unprepared("DROP DATABASE IF EXISTS sitescan_scale WITH (FORCE)").await?;
+    admin.execute_unprepared("CREATE DATABASE sitescan_scale").await?;
+    admin.close().await?;
+    Ok(format!("{server}/sitescan_scale"))
+}
+
+/// N sites, each with a schedule (varied cron expressions and zones), through the store.
+async fn seed(store: &Store, n: usize) -> anyhow::Result<Duration> {
+    let began = Instant::now();
+    for org in 0..n.div_ceil(SITES_PER_ORG) {
+        store.set_org(&format!("org-{org}"), Some(10_000_000)).await?;
+    }
+    let results: Vec<anyhow::Result<()>> = stream::iter(0..n)
+        .map(|i| async move {
+            let org = format!("org-{}", i / SITES_PER_ORG);
+            let origin = format!("https://site-{i}.scale.test");
+            store.add_site(&org, &origin, &format!("site-{i}.scale.test"), "scale-token-0123456789abcdef", "scale", 1).await?;
+            let (cron, zone) = (CRONS[i % CRONS.len()], ZONES[i % ZONES.len()]);
+            sitescan::recurring::add_schedule(store, &org, &origin, cron, Some(zone), ScanMode::Passive, None, 1).await?;
+            Ok(())
+        })
+        .buffer_unordered(16)
+        .collect()
+        .await;
+    for r in results {
+        r?;
+    }
+    Ok(began.elapsed())
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i.min(sorted.len() - 1)]
+}
+
+struct Rush {
+    planned_in: Duration,
+    created: i64,
+    duplicates: i64,
+    p50_s: f64,
+    p99_s: f64,
+}
+
+/// Every schedule due at once; K planners (pools of their own) tick as `serve` does until every
+/// scan exists.
+async fn rush(url: &str, planners: usize, n: usize, due_offset_us: i64) -> anyhow::Result<Rush> {
+    let admin = Store::open(url, false).await?;
+    exec(&admin, "DELETE FROM schedule_runs").await?;
+    exec(&admin, "DELETE FROM scans").await?;
+    let t0 = sitescan::store::time::now_us();
+    exec(&admin, &format!("UPDATE schedules SET next_due_at = {}, claimed_until = NULL, last_due_at = NULL", t0 - due_offset_us)).await?;
+    let began = Instant::now();
+    let stop = tokio_util::sync::CancellationToken::new();
+    let mut handles = Vec::new();
+    for _ in 0..planners {
+        let scheduler = Scheduler { store: Store::open(url, false).await?, clock: Arc::new(SystemClock), policy: AddressPolicy::new(vec![]) };
+        handles.push(scheduler.spawn(sitescan::recurring::schedule::DEFAULT_TICK, stop.clone()));
+    }
+    let deadline = Instant::now() + Duration::from_secs(3600);
+    let mut created = 0;
+    while Instant::now() < deadline {
+        created = count(&admin, "SELECT COUNT(*) FROM scans").await?;
+        if created >= n as i64 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let planned_in = began.elapsed();
+    // A few more ticks: nothing may be created twice.
+    tokio::time::sleep(sitescan::recurring::schedule::DEFAULT_TICK * 2).await;
+    stop.cancel();
+    for h in handles {
+        let _ = h.await;
+    }
+    let created_total = count(&admin, "SELECT COUNT(*) FROM scans").await?;
+    let distinct = count(&admin, "SELECT COUNT(DISTINCT site_id) FROM scans").await?;
+    let rows = admin.conn().query_all_raw(Statement::from_string(admin.backend(), "SELECT created_at FROM scans".to_string())).await?;
+    let mut lateness: Vec<f64> = rows.iter().filter_map(|r| r.try_get_by_index::<i64>(0).ok()).map(|c| (c - t0) as f64 / 1e6).collect();
+    lateness.sort_by(f64::total_cmp);
+    Ok(Rush { planned_in, created: created.min(created_total), duplicates: created_total - distinct, p50_s: percentile(&lateness, 0.5), p99_s: percentile(&lateness, 0.99) })
+}
+
+/// What a tick costs when nothing is due (the planner's standing cost per N).
+async fn idle_tick(url: &str) -> anyhow::Result<Duration> {
+    let store = Store::open(url, false).await?;
+    exec(&store, &format!("UPDATE schedules SET next_due_at = {}", sitescan::store::time::now_us() + 3_600_000_000)).await?;
+    // As autovacuum leaves it in a running fleet: the rushes' dead row versions gone, statistics
+    // current (without this, an idle tick walks every dead index entry of the last rush).
+    exec(&store, "VACUUM ANALYZE schedules").await?;
+    let scheduler = Scheduler { store, clock: Arc::new(SystemClock), policy: AddressPolicy::new(vec![]) };
+    scheduler.run_once().await?;
+    let began = Instant::now();
+    const TICKS: u32 = 50;
+    for _ in 0..TICKS {
+        scheduler.run_once().await?;
+    }
+    Ok(began.elapsed() / TICKS)
+}
+
+#[tokio::main(flavor = "multi_thread")]
+async fn main() -> anyhow::Result<()> {
+    let args = args();
+    println!("| sites | planners | seeded in | rush: all scans created in | per minute | lateness p50 | p99 | duplicates | 1-hour outage: scans | idle tick |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    for &n in &args.sites {
+        let url = fresh_database(&args.postgres).await?;
+        let store = Store::open(&url, true).await?;
+        let seeded = seed(&store, n).await?;
+        let r = rush(&url, args.planners, n, 0).await?;
+        // Down for an hour: every schedule missed at least one due moment; one scan each.
+        let outage = rush(&url, args.planners, n, 3_600_000_000).await?;
+        let idle = idle_tick(&url).await?;
+        let per_min = r.created as f64 / r.planned_in.as_secs_f64().max(0.001) * 60.0;
+        println!(
+            "| {n} | {} | {:.0} s | {:.1} s ({} of {n}) | {:.0} | {:.1} s | {:.1} s | {} | {} of {n}, {} twice | {:.1} ms |",
+            args.planners,
+            seeded.as_secs_f64(),
+            r.planned_in.as_secs_f64(),
+            r.created,
+            per_min,
+            r.p50_s,
+            r.p99_s,
+            r.duplicates,
+            outage.created,
+            outage.duplicates,
+            idle.as_secs_f64() * 1000.0
+        );
+        store.close().await;
+    }
+    Ok(())
+}
