@@ -5,7 +5,8 @@
 //! `load` and then, as issue 17 defines bare rendering, for network quiet (no request in flight for
 //! sitescan's `NETWORK_QUIET`, 500 ms, at most its `NETWORK_QUIET_MAX`; `--quiet-ms 0`: `load`
 //! only), close). Runs as a subprocess of the bench (`sitescan-bench bare-render`) so its process
-//! tree is measured like the others.
+//! tree is measured like the others. With `--axe`, "axe-core alone": the same, then axe-core
+//! injected and run with sitescan's tags on every page before it closes.
 
 use chromiumoxide::browser::{Browser, BrowserConfig};
 use chromiumoxide::Page;
@@ -35,9 +36,16 @@ pub struct BareReport {
     pub total_ms: f64,
     pub errors: usize,
     pub page_ms: Vec<f64>,
+    /// With `--axe`: axe's violations and incomplete results, summed over the pages.
+    #[serde(default)]
+    pub axe_results: usize,
 }
 
-pub async fn run(urls: Vec<String>, concurrency: usize, chromium: PathBuf, quiet: Duration) -> anyhow::Result<BareReport> {
+/// axe-core run as an axe-based tool runs it: the tags sitescan runs, violations and incomplete
+/// results, no frames; what it finds is counted.
+const AXE_RUN: &str = "window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] }, resultTypes: ['violations', 'incomplete'], iframes: false }).then(r => r.violations.length + r.incomplete.length)";
+
+pub async fn run(urls: Vec<String>, concurrency: usize, chromium: PathBuf, quiet: Duration, axe: Option<String>) -> anyhow::Result<BareReport> {
     let started = Instant::now();
     let dir = tempfile::tempdir()?;
     let config = BrowserConfig::builder()
@@ -78,7 +86,8 @@ pub async fn run(urls: Vec<String>, concurrency: usize, chromium: PathBuf, quiet
     let context = browser.create_browser_context(CreateBrowserContextParams::default()).await?;
     let launch_ms = started.elapsed().as_secs_f64() * 1000.0;
     let t = Instant::now();
-    let results: Vec<(f64, bool)> = futures::stream::iter(urls.iter().cloned())
+    let axe = axe.as_deref();
+    let results: Vec<(f64, bool, usize)> = futures::stream::iter(urls.iter().cloned())
         .map(|url| {
             let (browser, context) = (&browser, context.clone());
             async move {
@@ -96,15 +105,23 @@ pub async fn run(urls: Vec<String>, concurrency: usize, chromium: PathBuf, quiet
                     if !quiet.is_zero() {
                         requests.quiet(quiet, sitescan::browser::NETWORK_QUIET_MAX).await;
                     }
+                    let mut found = 0;
+                    if let Some(source) = axe {
+                        page.evaluate_expression(source).await?;
+                        found = page.evaluate_expression(AXE_RUN).await?.into_value::<usize>()?;
+                    }
                     page.close().await?;
-                    anyhow::Ok(())
+                    anyhow::Ok(found)
                 })
                 .await;
-                let ok = matches!(done, Ok(Ok(())));
+                let found = match &done {
+                    Ok(Ok(n)) => *n,
+                    _ => 0,
+                };
                 if let Ok(Err(e)) = &done {
                     eprintln!("bare-render: {e}");
                 }
-                (t.elapsed().as_secs_f64() * 1000.0, ok)
+                (t.elapsed().as_secs_f64() * 1000.0, matches!(done, Ok(Ok(_))), found)
             }
         })
         .buffer_unordered(concurrency.max(1))
@@ -121,8 +138,9 @@ pub async fn run(urls: Vec<String>, concurrency: usize, chromium: PathBuf, quiet
         launch_ms,
         render_ms,
         total_ms: started.elapsed().as_secs_f64() * 1000.0,
-        errors: results.iter().filter(|(_, ok)| !ok).count(),
-        page_ms: results.iter().map(|(ms, _)| *ms).collect(),
+        errors: results.iter().filter(|(_, ok, _)| !ok).count(),
+        page_ms: results.iter().map(|(ms, _, _)| *ms).collect(),
+        axe_results: results.iter().map(|(_, _, n)| n).sum(),
     })
 }
 

@@ -44,6 +44,10 @@ enum Command {
         /// Network quiet awaited after `load`, in ms (0: `load` only).
         #[arg(long, default_value_t = 500)]
         quiet_ms: u64,
+        /// Then inject this axe-core (`axe.min.js`) and run it with sitescan's tags on every page:
+        /// "axe-core alone", the least every axe-based tool does.
+        #[arg(long)]
+        axe: Option<PathBuf>,
     },
     /// Serves the generated benchmark site on 127.0.0.1 until interrupted (for profiling by
     /// hand); prints its first URL.
@@ -121,9 +125,10 @@ fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     match cli.command {
-        Some(Command::BareRender { urls, concurrency, chromium, quiet_ms }) => rt.block_on(async {
+        Some(Command::BareRender { urls, concurrency, chromium, quiet_ms, axe }) => rt.block_on(async {
             let list: Vec<String> = std::fs::read_to_string(urls)?.lines().filter(|l| !l.trim().is_empty()).map(str::to_string).collect();
-            let report = bare::run(list, concurrency, chromium, Duration::from_millis(quiet_ms)).await?;
+            let axe = axe.map(std::fs::read_to_string).transpose()?;
+            let report = bare::run(list, concurrency, chromium, Duration::from_millis(quiet_ms), axe).await?;
             println!("{}", serde_json::to_string(&report)?);
             Ok(())
         }),

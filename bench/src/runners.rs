@@ -168,7 +168,11 @@ pub struct BareRun {
     pub report: BareReport,
 }
 
-pub async fn bare(ctx: &Ctx, urls: &[String], concurrency: usize, quiet: std::time::Duration) -> anyhow::Result<BareRun> {
+/// The axe-core sitescan embeds (installed by `scripts/setup.sh`), for "axe-core alone".
+pub const AXE_MIN_JS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../browser/node_modules/axe-core/axe.min.js");
+
+/// Bare rendering in a subprocess; with `axe`, then axe-core run on every page ("axe-core alone").
+pub async fn bare(ctx: &Ctx, urls: &[String], concurrency: usize, quiet: std::time::Duration, axe: bool) -> anyhow::Result<BareRun> {
     let list = ctx.work.join("bare-urls.txt");
     std::fs::write(&list, urls.join("\n"))?;
     let mut cmd = Command::new(&ctx.bench_exe);
@@ -183,6 +187,9 @@ pub async fn bare(ctx: &Ctx, urls: &[String], concurrency: usize, quiet: std::ti
         .arg(quiet.as_millis().to_string())
         .env("TMPDIR", &ctx.work)
         .env("RUST_LOG", "off");
+    if axe {
+        cmd.arg("--axe").arg(AXE_MIN_JS);
+    }
     let run = run_measured(cmd, Duration::from_secs(1800)).await?;
     if !run.ok() {
         anyhow::bail!("bare-render failed: {}", tail(&run.stderr, 1500));

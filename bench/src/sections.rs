@@ -19,6 +19,8 @@ const DEFAULT_CONCURRENCY: usize = 4;
 /// Targets of the issue.
 const TARGET_LH_RATIO: f64 = 15.0;
 const TARGET_BARE_RATIO: f64 = 1.5;
+/// sitescan with every check against axe-core alone on the same pages.
+const TARGET_AXE_RATIO: f64 = 1.0;
 const TARGET_RSS_MIB: f64 = 1536.0;
 const TARGET_FIDELITY_REL: f64 = 0.15;
 
@@ -206,10 +208,12 @@ async fn throughput(ctx: &Ctx, args: &RunArgs, site: &GeneratedSite, with_peers:
         }
         findings_against_baseline(s, site.pages, report);
     }
-    // Bare rendering as issue 17 defines it (`load`, then network quiet as sitescan awaits it,
-    // nothing else): the ratio's denominator. And `load` alone, to show what the quiet costs.
-    let bare = bare_rendering(ctx, &all, NETWORK_QUIET, "load + network quiet", report).await;
-    let bare_load = bare_rendering(ctx, &all, Duration::ZERO, "load only", report).await;
+    // Bare rendering (`load`, then network quiet as sitescan awaits it, nothing else): the
+    // ratio's denominator. And `load` alone, to show what the quiet costs. Then the same with
+    // axe-core run on every page: what any axe-based tool does at the least.
+    let bare = bare_rendering(ctx, &all, NETWORK_QUIET, false, "load + network quiet", report).await;
+    let bare_load = bare_rendering(ctx, &all, Duration::ZERO, false, "load only", report).await;
+    let axe_alone = bare_rendering(ctx, &all, NETWORK_QUIET, true, "axe-core alone", report).await;
     let mut lh_cli: Option<PeerRun> = None;
     let mut lh_api: Option<PeerRun> = None;
     let mut pa: Option<PeerRun> = None;
@@ -278,6 +282,14 @@ async fn throughput(ctx: &Ctx, args: &RunArgs, site: &GeneratedSite, with_peers:
             report.row(B, "ratio sitescan CPU / bare rendering CPU (per page)", cpu, "x").note = Some("what the gatherers cost in compute".into());
             summary.push(format!("{cpu:.2}x its CPU"));
         }
+        if let Some(a) = &axe_alone {
+            let ratio = s.wall_s / a.wall_s;
+            let row = report.row(B, "ratio sitescan time / axe-core alone time", ratio, "x");
+            row.note = Some(format!("axe-core alone: the same pages rendered alike, then axe-core with sitescan's tags ({} results)", a.report.axe_results));
+            row.target = Some(format!("<= {TARGET_AXE_RATIO}x"));
+            row.met = Some(ratio <= TARGET_AXE_RATIO);
+            summary.push(format!("{ratio:.2}x the time of axe-core alone"));
+        }
         if let Some(b) = &bare_load {
             let ratio = s.wall_s / b.wall_s;
             report.row(B, "ratio sitescan time / bare rendering time (load only)", ratio, "x").note =
@@ -286,15 +298,15 @@ async fn throughput(ctx: &Ctx, args: &RunArgs, site: &GeneratedSite, with_peers:
         }
     }
     report.summary(format!("throughput: {}", if summary.is_empty() { "no result".into() } else { summary.join(", ") }));
-    report.data(B, json!({"sitescan": scan, "bare": bare, "bare_load_only": bare_load, "lighthouse_cli": lh_cli, "lighthouse_api": lh_api, "pa11y": pa, "sample": sample}));
+    report.data(B, json!({"sitescan": scan, "bare": bare, "bare_load_only": bare_load, "axe_alone": axe_alone, "lighthouse_cli": lh_cli, "lighthouse_api": lh_api, "pa11y": pa, "sample": sample}));
     (scan, Bare { quiet: bare, load: bare_load })
 }
 
 /// Bare rendering of `urls` at sitescan's concurrency, waiting `quiet` of network quiet after
 /// `load`; its rows are labelled with `what`.
-async fn bare_rendering(ctx: &Ctx, urls: &[String], quiet: Duration, what: &str, report: &mut Report) -> Option<BareRun> {
+async fn bare_rendering(ctx: &Ctx, urls: &[String], quiet: Duration, axe: bool, what: &str, report: &mut Report) -> Option<BareRun> {
     const B: &str = "throughput";
-    let b = match runners::bare(ctx, urls, DEFAULT_CONCURRENCY, quiet).await {
+    let b = match runners::bare(ctx, urls, DEFAULT_CONCURRENCY, quiet, axe).await {
         Ok(b) => b,
         Err(e) => {
             report.problem(format!("bare rendering ({what}) failed: {e:#}"));

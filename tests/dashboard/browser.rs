@@ -196,9 +196,12 @@ async fn in_chromium_sign_in_make_a_token_see_it_once_revoke_it_and_every_page_p
         summary.count("accessibility.image-alt", Severity::Medium, medium);
         assert!(app.store.complete_scan(row.id, "history", &summary.totals(), &summary.to_report()).await.unwrap());
     }
+    // A scan still queued: its page shows the live progress instead of the report.
+    let queued = app.seed_scan("acme", "https://shop.acme.test/").await;
     let pages = [
         ("dashboard", "/".to_string()),
         ("report", format!("/scans/{}", scan.id)),
+        ("scan-queued", format!("/scans/{}", queued.id)),
         ("findings", "/findings".to_string()),
         ("tokens", "/account/api-tokens".to_string()),
         ("members", "/account/members".to_string()),
