@@ -8,6 +8,21 @@ const CSS: &str = include_str!("assets/dashboard.css");
 const JS: &str = include_str!("assets/dashboard.js");
 const FAVICON: &str = include_str!("assets/favicon.svg");
 
+/// A short hash of every asset, appended to their URLs (`?v=`): a new build's assets are new
+/// URLs, so the week-long cache never serves last release's script to this release's pages.
+pub fn version() -> &'static str {
+    static VERSION: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        for part in [CSS, JS, FAVICON, crate::report::html::CONTENT_STYLE, crate::report::html::SCRIPT] {
+            h.update(part.as_bytes());
+            h.update([0]);
+        }
+        h.finalize().iter().take(6).map(|b| format!("{b:02x}")).collect()
+    });
+    &VERSION
+}
+
 fn asset(body: &'static str, content_type: &'static str) -> Response {
     let mut r = body.into_response();
     let h = r.headers_mut();

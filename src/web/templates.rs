@@ -28,6 +28,11 @@ impl Chrome {
         }
     }
 
+    /// The assets' version, for their URLs.
+    pub fn v(&self) -> &'static str {
+        super::assets::version()
+    }
+
     /// `aria-current` for a navigation entry.
     pub fn current(&self, nav: &str) -> &'static str {
         if self.nav == nav { "page" } else { "false" }

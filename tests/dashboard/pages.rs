@@ -31,8 +31,12 @@ async fn pages_carry_strict_headers_and_errors_stay_in_their_language() {
     assert_eq!(r.status().as_u16(), 405);
     assert!(r.headers()["content-type"].to_str().unwrap().starts_with("text/html"));
     app.call("DELETE", "/api/v1/scans", Some(&token), None).await.expect_error(405, "method_not_allowed");
-    // Assets are embedded and typed.
-    let css = web.get("/assets/dashboard.css").await;
+    // Assets are embedded and typed, linked by a version that changes with their content.
+    let v = sitescan::web::assets::version();
+    assert_eq!(v.len(), 12);
+    assert!(login.text.contains(&format!("href=\"/assets/dashboard.css?v={v}\"")), "{}", login.text);
+    assert!(login.text.contains(&format!("src=\"/assets/dashboard.js?v={v}\"")));
+    let css = web.get(&format!("/assets/dashboard.css?v={v}")).await;
     assert_eq!(css.status.as_u16(), 200);
     assert!(css.header("content-type").starts_with("text/css"));
 }

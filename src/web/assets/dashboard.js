@@ -105,7 +105,8 @@
         document.title = doc.title;
         // The report's severity filter, wired to the report now in place.
         var s = document.createElement("script");
-        s.src = "/assets/report.js";
+        var loaded = document.querySelector("script[src^='/assets/report.js']");
+        s.src = loaded ? loaded.getAttribute("src") : "/assets/report.js";
         document.body.appendChild(s);
         var h = main.querySelector("h1");
         if (h) { h.setAttribute("tabindex", "-1"); }
