@@ -108,21 +108,6 @@ pub struct DashboardPage {
     pub notice: Option<String>,
 }
 
-/// A queued or running scan's progress, as its page draws it.
-#[derive(Debug, Clone)]
-pub struct LiveView {
-    pub phase: String,
-    pub pages_done: u64,
-    pub pages_found: u64,
-    pub percent: u64,
-    /// (severity, count), critical first.
-    pub counts: Vec<(String, u64)>,
-    pub total: u64,
-    pub latest: Vec<super::pages::scan::LiveFinding>,
-    /// Seconds between refreshes without JavaScript.
-    pub refresh: u32,
-}
-
 /// `/scans/{id}`: one scan, live while it runs, its report once it ended.
 #[derive(Template)]
 #[template(path = "scan.html")]
@@ -136,7 +121,9 @@ pub struct ScanPage {
     pub created: String,
     pub completed: Option<String>,
     /// Present while the scan is queued or running.
-    pub live: Option<LiveView>,
+    pub live: Option<super::pages::scan::LiveJson>,
+    /// Seconds between refreshes without JavaScript, while live.
+    pub refresh: u32,
     /// The report's content (already escaped HTML), once the scan ended.
     pub report: String,
     /// The scan this one was compared with at completion.

@@ -11,7 +11,7 @@ use crate::store::{FindingRow, LiveScan};
 use crate::web::error::PageError;
 use crate::web::session::Session;
 use crate::web::state::WebState;
-use crate::web::templates::{Chrome, LiveView, ScanPage, render};
+use crate::web::templates::{Chrome, ScanPage, render};
 use axum::extract::{Path, State};
 use axum::http::{HeaderValue, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -88,19 +88,6 @@ fn live_json(live: &LiveScan) -> LiveJson {
     }
 }
 
-fn live_view(j: &LiveJson) -> LiveView {
-    LiveView {
-        phase: j.phase.clone(),
-        pages_done: j.pages_done,
-        pages_found: j.pages_found,
-        percent: j.percent,
-        counts: j.counts.clone(),
-        total: j.total,
-        latest: j.latest.clone(),
-        refresh: REFRESH_SECONDS,
-    }
-}
-
 fn parse_id(id: &str) -> Result<uuid::Uuid, PageError> {
     uuid::Uuid::parse_str(id).map_err(|_| PageError::NotFound)
 }
@@ -128,7 +115,7 @@ pub async fn show(State(state): State<WebState>, s: Session, Path(id): Path<Stri
             .map(|b| b.to_string());
         (None, content, baseline)
     } else {
-        (Some(live_view(&live_json(&live))), String::new(), None)
+        (Some(live_json(&live)), String::new(), None)
     };
     let page = ScanPage {
         chrome: Chrome::new(&format!("Scan of {host}"), Some(&s), "scans"),
@@ -140,6 +127,7 @@ pub async fn show(State(state): State<WebState>, s: Session, Path(id): Path<Stri
         created: when(scan.created_at),
         completed: scan.completed_at.map(when),
         live: live_part,
+        refresh: REFRESH_SECONDS,
         report,
         baseline,
         shots,
