@@ -18,6 +18,7 @@ mod at_rest;
 mod flood;
 mod fuzz;
 mod journeys;
+mod live;
 mod login;
 mod ownership;
 mod proxy;
