@@ -158,4 +158,24 @@ try {
 } catch (e) {
   // Frames left unjudged, as axe without iframes leaves them.
 }
+// Text axe could not judge from styles alone is judged from rendered pixels afterwards
+// (`contrast.js`): its elements are kept for that, as the reported nodes are (first MAX_NODES).
+const PIXEL_REASONS = ['bgImage', 'bgGradient', 'imgNode', 'bgOverlap', 'complexTextShadows', 'fgAlpha', 'elmPartiallyObscured', 'elmPartiallyObscuring', 'pseudoContent'];
+const keepPixelCandidates = () => {
+  const seen = new Map();
+  for (const x of r.incomplete) {
+    if (x.id !== 'color-contrast' && x.id !== 'color-contrast-enhanced') continue;
+    for (const n of (x.nodes || []).slice(0, MAX_NODES)) {
+      const check = (n.any || []).find((c) => c && c.data) || {};
+      if (!n.element || seen.has(n.element) || !PIXEL_REASONS.includes(check.data.messageKey)) continue;
+      seen.set(n.element, target(n.target));
+    }
+  }
+  window.__sitescanContrastCandidates = Array.from(seen, ([element, t]) => ({ element, target: t }));
+};
+try {
+  keepPixelCandidates();
+} catch (e) {
+  // Nothing kept: those nodes stay incomplete, as axe answered.
+}
 return JSON.stringify({ version: window.axe.version, violations: r.violations.map(rule), incomplete: r.incomplete.map(rule), error: null });

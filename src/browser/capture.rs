@@ -6,8 +6,9 @@
 //! showed), the page's lazy content is then loaded (`browser/scroll.js`: native lazy images
 //! switched to eager, or, where a script watches scrolling, a scroll to the bottom and back; layout
 //! shifts are recorded) and the screenshot taken; then, with the page's window
-//! minimized (nothing is drawn while the page is only read), DOM facts, HTML, axe and last the
-//! keyboard walk (it moves focus, which would otherwise show in the other artifacts).
+//! minimized (nothing is drawn while the page is only read), DOM facts, HTML, axe, the keyboard
+//! walk (it moves focus, which would otherwise show in the other artifacts) and last, drawn
+//! again, the contrast axe left for pixels (`gather/contrast.rs`).
 
 use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::audits;
@@ -33,7 +34,7 @@ use super::cdp::{Budget, STEP_TIMEOUT, eval_string, run, step};
 use super::cores;
 use super::error::BrowserError;
 use super::events::EventLog;
-use super::gather::{axe, console, cookies, csp, document, dom, exceptions, issues, keyboard, metrics, network, screenshot};
+use super::gather::{axe, console, contrast, cookies, csp, document, dom, exceptions, issues, keyboard, metrics, network, screenshot};
 use super::instance::Instance;
 use super::options::CaptureOptions;
 use super::scripts::{BINDING, EAGER_AT_LOAD, HOOKS_INIT, PARK_PAGE, PERF_INIT, SCROLL_PAGE};
@@ -503,6 +504,19 @@ async fn read_page(
         live.phases.end("keyboard");
     }
     check_alive(instance, log)?;
+    // Contrast axe could not settle from styles, from pixels: the page must be drawn again.
+    if let Some(mut results) = snap.axe.take_if(|a| contrast::wanted(a)) {
+        if let Some(window) = window {
+            window.restore(instance).await;
+        }
+        match contrast::judge(instance, page, budget, &mut results).await {
+            Ok(n) => tracing::debug!(measured = n, "contrast judged from pixels"),
+            Err(e) => gather_error(snap, "contrast", &e),
+        }
+        snap.axe = Some(results);
+        live.phases.end("contrast");
+        check_alive(instance, log)?;
+    }
     Ok(())
 }
 

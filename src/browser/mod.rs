@@ -11,6 +11,7 @@ mod instance;
 mod journey;
 mod launch;
 mod options;
+pub mod pixel_contrast;
 mod pool;
 mod scripts;
 mod session;

@@ -18,6 +18,7 @@ const EAGER: &str = include_str!("../../browser/eager.js");
 const KEYBOARD: &str = include_str!("../../browser/keyboard.js");
 const AXE_RUN: &str = include_str!("../../browser/axe_run.js");
 const AXE_CONTRAST: &str = include_str!("../../browser/axe_contrast.js");
+const CONTRAST: &str = include_str!("../../browser/contrast.js");
 const PARK: &str = include_str!("../../browser/park.js");
 const AXE_SOURCE: &str = include_str!(concat!(env!("OUT_DIR"), "/axe.min.js"));
 const AXE_VERSION: &str = include_str!(concat!(env!("OUT_DIR"), "/axe_version.txt"));
@@ -47,6 +48,9 @@ pub(crate) static PARK_PAGE: LazyLock<String> = LazyLock::new(|| wrap(PARK));
 /// Runs axe (after `AXE_INJECT`), the AAA contrast rule judged from the AA one
 /// (`axe_contrast.js`); resolves to JSON text.
 pub(crate) static AXE_RUN_SCRIPT: LazyLock<String> = LazyLock::new(|| wrap_async(&format!("{AXE_CONTRAST}\n{AXE_RUN}")));
+/// After `AXE_RUN_SCRIPT`: installs `window.__sitescanContrast` over the contrast nodes axe left
+/// for pixels (`contrast.js`); returns their count as text.
+pub(crate) static CONTRAST_INSTALL: LazyLock<String> = LazyLock::new(|| wrap(CONTRAST));
 /// Defines `window.axe` without registering with a page's AMD or CommonJS loader.
 pub(crate) static AXE_INJECT: LazyLock<String> =
     LazyLock::new(|| format!("(function (define, module, exports) {{\n{AXE_SOURCE}\n}}).call(window, undefined, undefined, undefined); String(typeof window.axe)"));
@@ -75,7 +79,7 @@ mod tests {
 
     #[test]
     fn scripts_are_wrapped_with_the_helpers() {
-        for s in [&*HOOKS_INIT, &*PERF_INIT, &*COLLECT, &*SCROLL_PAGE, &*EAGER_AT_LOAD, &*KEYBOARD_INSTALL, &*AXE_RUN_SCRIPT, &*PARK_PAGE] {
+        for s in [&*HOOKS_INIT, &*PERF_INIT, &*COLLECT, &*SCROLL_PAGE, &*EAGER_AT_LOAD, &*KEYBOARD_INSTALL, &*AXE_RUN_SCRIPT, &*PARK_PAGE, &*CONTRAST_INSTALL] {
             assert!(s.contains("const __ss"), "helpers missing");
             assert!(s.trim_end().ends_with(")()"));
         }

@@ -112,6 +112,18 @@ async fn interaction_checks_fire_on_their_fixtures_and_not_on_near_misses() {
     let aaa_good = u("/a11y/contrast-aaa-good.html");
     scan.quiet(&mut e, "accessibility.color-contrast-enhanced", &aaa_good);
     scan.quiet(&mut e, "accessibility.color-contrast", &aaa_good);
+    // Text over gradients and images, which axe leaves for review, judged from rendered pixels:
+    // low contrast is reported by AA, AA-but-not-AAA by AAA, dark bands and covered text are not.
+    let pixels = u("/a11y/contrast-pixels.html");
+    scan.fires(&mut e, "accessibility.color-contrast", &pixels, High, Some("#hero-low"));
+    scan.fires(&mut e, "accessibility.color-contrast", &pixels, High, Some("#photo-low"));
+    scan.fires(&mut e, "accessibility.color-contrast-enhanced", &pixels, Low, Some("#aaa-gradient"));
+    for quiet in ["#banner-ok", "#covered", "#aaa-gradient"] {
+        scan.quiet_selector(&mut e, "accessibility.color-contrast", &pixels, quiet);
+    }
+    for quiet in ["#banner-ok", "#covered", "#hero-low", "#photo-low"] {
+        scan.quiet_selector(&mut e, "accessibility.color-contrast-enhanced", &pixels, quiet);
+    }
     scan.fires(&mut e, "accessibility.css-orientation-lock", &u("/a11y/orientation-lock.html"), High, None);
     scan.quiet(&mut e, "accessibility.css-orientation-lock", &u("/a11y/orientation-free.html"));
     scan.quiet(&mut e, "accessibility.meta-viewport-large", &u("/a11y/zoom-good.html"));

@@ -3,6 +3,7 @@
 
 pub(crate) mod axe;
 pub(crate) mod console;
+pub(crate) mod contrast;
 pub(crate) mod cookies;
 pub(crate) mod csp;
 pub(crate) mod document;

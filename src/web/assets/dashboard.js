@@ -93,9 +93,20 @@
       list.replaceChildren.apply(list, items);
     }
   }
-  function showReport() {
+  // A busy server may answer one fetch with an error: the report is asked for again after 1, 2
+  // and 4 seconds before the page falls back to reloading itself.
+  function showReport(attempt) {
+    attempt = attempt || 0;
     fetch(window.location.href, { credentials: "same-origin", headers: { "Accept": "text/html" } })
       .then(function (r) { return r.ok ? r.text() : Promise.reject(r.status); })
+      .then(function (html) {
+        var doc = new DOMParser().parseFromString(html, "text/html");
+        if (!doc.getElementById("report") && doc.querySelector("[data-scan-live]") && attempt < 3) {
+          // The page still says running (a replica behind in its reads): ask again shortly.
+          return Promise.reject("still running");
+        }
+        return html;
+      })
       .then(function (html) {
         var doc = new DOMParser().parseFromString(html, "text/html");
         var fresh = doc.querySelector("main");
@@ -116,7 +127,10 @@
         main.prepend(note);
         window.setTimeout(function () { note.textContent = "The scan has ended: its report is below."; }, 50);
       })
-      .catch(function () { window.location.reload(); });
+      .catch(function () {
+        if (attempt < 3) { window.setTimeout(function () { showReport(attempt + 1); }, 1000 * Math.pow(2, attempt)); }
+        else { window.location.reload(); }
+      });
   }
   var note = byId("live-note");
   if (note) { note.textContent = "This page follows the scan as it runs, and shows the report when it ends."; }
