@@ -7,10 +7,15 @@
 //!
 //! ```text
 //! cargo run --release --example scale -- --sites 10000,100000 --planners 2
+//! cargo run --release --example scale -- --findings 10000,10000000
 //! ```
+//!
+//! `--findings` measures the list endpoints over that many findings instead (`lists.rs`).
 //!
 //! It drops and recreates the database `sitescan_scale` on the server of `--postgres` (default
 //! `postgres://postgres@127.0.0.1:5432`). Each planner has a pool of its own, as a process would.
+
+mod lists;
 
 use sitescan::model::{AddressPolicy, ScanMode};
 use sitescan::recurring::schedule::Scheduler;
@@ -26,24 +31,29 @@ const SITES_PER_ORG: usize = 100;
 
 struct Args {
     sites: Vec<usize>,
+    findings: Vec<usize>,
     planners: usize,
     postgres: String,
 }
 
 fn args() -> Args {
-    let mut a = Args { sites: vec![10_000], planners: 2, postgres: "postgres://postgres@127.0.0.1:5432".into() };
+    let mut a = Args { sites: Vec::new(), findings: Vec::new(), planners: 2, postgres: "postgres://postgres@127.0.0.1:5432".into() };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let value = it.next().unwrap_or_default();
         match flag.as_str() {
             "--sites" => a.sites = value.split(',').filter_map(|v| v.trim().parse().ok()).collect(),
+            "--findings" => a.findings = value.split(',').filter_map(|v| v.trim().parse().ok()).collect(),
             "--planners" => a.planners = value.parse().unwrap_or(2),
             "--postgres" => a.postgres = value.trim_end_matches('/').to_string(),
             other => {
-                eprintln!("unknown argument {other}; use --sites N[,N...] --planners K --postgres URL");
+                eprintln!("unknown argument {other}; use --sites N[,N...] --planners K --postgres URL, or --findings N[,N...]");
                 std::process::exit(2);
             }
         }
+    }
+    if a.sites.is_empty() && a.findings.is_empty() {
+        a.sites = vec![10_000];
     }
     a
 }
@@ -165,6 +175,32 @@ async fn idle_tick(url: &str) -> anyhow::Result<Duration> {
 #[tokio::main(flavor = "multi_thread")]
 async fn main() -> anyhow::Result<()> {
     let args = args();
+    if !args.findings.is_empty() {
+        let mut runs = Vec::new();
+        for &f in &args.findings {
+            let url = fresh_database(&args.postgres).await?;
+            let run = lists::measure(&url, f).await?;
+            eprintln!("{f} findings seeded in {:.0} s; the findings table and its indexes: {:.1} MiB", run.seeded_in.as_secs_f64(), run.table_bytes as f64 / 1048576.0);
+            runs.push(run);
+        }
+        let head: Vec<String> = runs.iter().map(|r| format!("{} findings: p50 / p99 (ms)", r.findings)).collect();
+        println!("| request | {} |{}", head.join(" | "), if runs.len() > 1 { " largest over smallest: p50 / p99 |" } else { "" });
+        println!("|---|{}{}", "---|".repeat(runs.len()), if runs.len() > 1 { "---|" } else { "" });
+        for (i, (name, ..)) in runs[0].timings.iter().enumerate() {
+            let cells: Vec<String> = runs.iter().map(|r| format!("{:.1} / {:.1}", r.timings[i].1, r.timings[i].2)).collect();
+            let ratio = match (runs.first(), runs.last()) {
+                (Some(a), Some(b)) if runs.len() > 1 => format!(" {:.2}x / {:.2}x |", b.timings[i].1 / a.timings[i].1, b.timings[i].2 / a.timings[i].2),
+                _ => String::new(),
+            };
+            println!("| {name} | {} |{ratio}", cells.join(" | "));
+        }
+        for r in &runs {
+            println!("\n{} findings: the table with its indexes {:.1} MiB ({:.0} bytes a finding, {:.2} GiB per million)", r.findings, r.table_bytes as f64 / 1048576.0, r.table_bytes as f64 / r.findings as f64, r.table_bytes as f64 / r.findings as f64 * 1e6 / 1073741824.0);
+        }
+    }
+    if args.sites.is_empty() {
+        return Ok(());
+    }
     println!("| sites | planners | seeded in | rush: all scans created in | per minute | lateness p50 | p99 | duplicates | 1-hour outage: scans | idle tick |");
     println!("|---|---|---|---|---|---|---|---|---|---|");
     for &n in &args.sites {
