@@ -187,7 +187,7 @@ async fn main() -> anyhow::Result<()> {
         println!("| request | {} |{}", head.join(" | "), if runs.len() > 1 { " largest over smallest: p50 / p99 |" } else { "" });
         println!("|---|{}{}", "---|".repeat(runs.len()), if runs.len() > 1 { "---|" } else { "" });
         for (i, (name, ..)) in runs[0].timings.iter().enumerate() {
-            let cells: Vec<String> = runs.iter().map(|r| format!("{:.1} / {:.1}", r.timings[i].1, r.timings[i].2)).collect();
+            let cells: Vec<String> = runs.iter().map(|r| format!("{:.1} / {:.1} ({} rows)", r.timings[i].1, r.timings[i].2, r.timings[i].3)).collect();
             let ratio = match (runs.first(), runs.last()) {
                 (Some(a), Some(b)) if runs.len() > 1 => format!(" {:.2}x / {:.2}x |", b.timings[i].1 / a.timings[i].1, b.timings[i].2 / a.timings[i].2),
                 _ => String::new(),

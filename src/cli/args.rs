@@ -301,6 +301,10 @@ pub struct ServeArgs {
     /// How often expired sessions and stale sign-in throttle rows are deleted (seconds).
     #[arg(long, env = "SITESCAN_CLEANUP_INTERVAL_SECS", default_value_t = crate::store::expiry::DEFAULT_INTERVAL_SECS, hide = true)]
     pub cleanup_interval_secs: u64,
+    /// Scans older than this many days are deleted with their findings, pages and screenshots,
+    /// except each target's newest ended scan and scans that have not ended; 0 keeps everything.
+    #[arg(long, env = "SITESCAN_RETENTION_DAYS", default_value_t = crate::store::retention::DEFAULT_DAYS)]
+    pub retention_days: u32,
     #[command(flatten)]
     pub browser: BrowserArgs,
     #[command(flatten)]

@@ -1,5 +1,6 @@
 //! The purge timer of `sitescan serve`: every `--cleanup-interval-secs`, expired sessions and
-//! stale sign-in throttle rows are deleted (`Store::purge_expired`).
+//! stale sign-in throttle rows are deleted (`Store::purge_expired`), and scans older than
+//! `--retention-days` with what was recorded for them (`Store::delete_scans_before`).
 
 use crate::store::Store;
 use crate::store::expiry::Lifetimes;
@@ -14,8 +15,8 @@ pub fn lifetimes() -> Lifetimes {
     }
 }
 
-/// Starts the timer; abort the handle to stop it.
-pub fn start(store: Store, interval_secs: u64) -> tokio::task::JoinHandle<()> {
+/// Starts the timer (`retention_days` 0: scans are kept for ever); abort the handle to stop it.
+pub fn start(store: Store, interval_secs: u64, retention_days: u32) -> tokio::task::JoinHandle<()> {
     let period = Duration::from_secs(interval_secs.max(1));
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(period);
@@ -28,6 +29,23 @@ pub fn start(store: Store, interval_secs: u64) -> tokio::task::JoinHandle<()> {
                 }
                 Ok(_) => {}
                 Err(e) => tracing::warn!(error = %e, "purging expired rows failed; retried at the next tick"),
+            }
+            if retention_days == 0 {
+                continue;
+            }
+            let cutoff = crate::store::time::now_us() - i64::from(retention_days) * 86_400_000_000;
+            match store.delete_scans_before(cutoff, crate::store::retention::BATCH).await {
+                Ok(s) if s.scans + s.schedule_runs > 0 => tracing::info!(
+                    retention_days,
+                    scans = s.scans,
+                    findings = s.findings,
+                    pages = s.pages,
+                    screenshots = s.screenshots,
+                    schedule_runs = s.schedule_runs,
+                    "deleted scans past the retention period"
+                ),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "deleting scans past the retention period failed; retried at the next tick"),
             }
         }
     })

@@ -48,7 +48,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         let proxies: Vec<String> = args.trusted_proxy.iter().map(ToString::to_string).collect();
         tracing::info!(trusted_proxies = %proxies.join(","), "forwarding headers are believed from these peers only");
     }
-    let cleanup = super::cleanup::start(store.clone(), args.cleanup_interval_secs);
+    let cleanup = super::cleanup::start(store.clone(), args.cleanup_interval_secs, args.retention_days);
     let deliveries = super::webhook::start_delivery(&args.key, policy.clone(), store.clone())?;
     let recurring = super::recurring::start(&args.recurring, policy.clone(), store.clone())?;
     let workers = if args.no_workers {

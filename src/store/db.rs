@@ -68,6 +68,13 @@ impl Store {
 pub async fn connect(url: &str) -> StoreResult<DatabaseConnection> {
     let mut opts = ConnectOptions::new(url.to_string());
     opts.sqlx_logging(false).connect_timeout(Duration::from_secs(5)).acquire_timeout(Duration::from_secs(5));
+    // No idle timeout and no maximum lifetime: with either, sqlx 0.9.0 runs a reaper that loops
+    // `for _ in 0..num_idle` without yielding, and its idle count can wrap below zero for a moment
+    // (a connection popped between another's push and its count's increment). Read then, the loop
+    // runs ~2^64 times: a runtime thread spins for good and the process no longer shuts down
+    // (seen once in a `sitescan scan`). Connections are checked before each use instead
+    // (sqlx's `test_before_acquire`, on by default), so a connection the server dropped is replaced.
+    opts.idle_timeout(None::<Duration>).max_lifetime(None::<Duration>);
     if url.starts_with("sqlite:") {
         let memory = url.contains(":memory:") || url.contains("mode=memory");
         opts.max_connections(if memory { 1 } else { 8 }).min_connections(1);

@@ -15,6 +15,7 @@ pub mod live;
 pub mod monitors;
 pub mod orgs;
 pub mod reports;
+pub mod retention;
 pub mod scans;
 pub mod schedules;
 pub mod screenshots;

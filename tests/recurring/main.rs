@@ -15,3 +15,4 @@ mod cli;
 mod webhooks;
 mod schedules;
 mod monitors;
+mod retention;

@@ -35,11 +35,17 @@ impl Proc {
 
 /// Starts `sitescan ARGS...` with a quiet log.
 pub fn sitescan(args: &[&str]) -> Proc {
+    sitescan_with_env(args, &[])
+}
+
+/// Starts `sitescan ARGS...` with a quiet log and `envs` set.
+pub fn sitescan_with_env(args: &[&str], envs: &[(&str, &str)]) -> Proc {
     let dir = tempfile::tempdir().expect("temp dir");
     let log = dir.path().join("stderr.log");
     let file = std::fs::File::create(&log).expect("log file");
     let child = Command::new(env!("CARGO_BIN_EXE_sitescan"))
         .args(args)
+        .envs(envs.iter().copied())
         .env("RUST_LOG", "warn,sitescan=info")
         .stdout(Stdio::null())
         .stderr(Stdio::from(file))

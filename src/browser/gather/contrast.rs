@@ -3,7 +3,7 @@
 //! image or gradient, under a text shadow, behind pseudo content, overlapped by another element,
 //! or drawn with a transparent colour).
 //!
-//! For each such element (`axe_run.js` keeps them, at most `MAX_RUNS` are judged) the page
+//! For each such element (`axe_run.js` keeps them; at most `MAX_RUNS` within `MAX_TIME`) the page
 //! scrolls it into view and gives the box around its own text (`contrast.js`); the box is
 //! captured twice, as drawn and with the element's text transparent, and `pixel_contrast`
 //! measures the text against the pixels around its glyphs. The verdict moves the node out of
@@ -26,8 +26,10 @@ use crate::browser::pixel_contrast::{Image, Measured, TextColour, hex, measure};
 use crate::browser::scripts::CONTRAST_INSTALL;
 use crate::model::{AxeNode, AxeResults, AxeRule};
 
-/// Elements judged from pixels per page (two clipped screenshots each).
+/// Elements judged from pixels per page (two clipped screenshots each), and the time they may
+/// take together; the rest stay incomplete.
 pub const MAX_RUNS: usize = 24;
+pub const MAX_TIME: Duration = Duration::from_secs(3);
 
 /// The contrast rules settled here: (axe rule, ratio for normal text, ratio for large text).
 const RULES: [(&str, f64, f64); 2] = [("color-contrast", 4.5, 3.0), ("color-contrast-enhanced", 7.0, 4.5)];
@@ -77,8 +79,13 @@ async fn eval(instance: &Instance, page: &Page, budget: &Budget, expr: &str) -> 
 pub(crate) async fn judge(instance: &Instance, page: &Page, budget: &Budget, axe: &mut AxeResults) -> Result<usize, BrowserError> {
     let count: usize = eval_string(instance, page, "contrast-install", &CONTRAST_INSTALL, budget.cap(Duration::from_secs(5))).await?.parse().unwrap_or(0);
     let mut verdicts = Vec::new();
+    let began = std::time::Instant::now();
     let measured = async {
         for i in 0..count.min(MAX_RUNS) {
+            if began.elapsed() > MAX_TIME {
+                tracing::debug!(judged = i, of = count, "contrast: out of time, the rest stay incomplete");
+                break;
+            }
             let placed = eval(instance, page, budget, &format!("window.__sitescanContrast.place({i})")).await?;
             let Ok(Some(run)) = serde_json::from_str::<Option<Run>>(&placed) else { continue };
             let clip = Viewport { x: run.clip.x, y: run.clip.y, width: run.clip.width, height: run.clip.height, scale: 1.0 };

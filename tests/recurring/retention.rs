@@ -1,0 +1,80 @@
+//! Retention through a real `sitescan serve`: with `SITESCAN_RETENTION_DAYS`, the purge timer
+//! deletes the scans past the period with their findings; the API then answers 404 for them and
+//! lists none of their findings, while each target's newest scan and a scan still queued stay.
+
+use crate::app::spawn_app;
+use crate::procs::{free_port, sitescan_with_env, wait_ready};
+use sea_orm::ConnectionTrait;
+use sitescan::model::{Finding, Severity};
+use std::time::{Duration, Instant};
+
+const DAY_US: i64 = 86_400_000_000;
+
+fn finding(check: &str) -> Finding {
+    Finding {
+        check_id: check.into(),
+        severity: Severity::Medium,
+        title: "A finding".into(),
+        description: "d".into(),
+        remediation: "r".into(),
+        cwe_id: None,
+        evidence: serde_json::Map::new(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scans_past_the_retention_period_leave_with_their_findings_and_each_targets_newest_stays() {
+    let app = spawn_app().await;
+    let token = app.token("acme").await;
+    let now = sitescan::store::time::now_us();
+    // (target, status, age in days): two old scans of a.test and its recent one; b.test scanned
+    // once, long ago; c.test queued long ago and never run.
+    let mut ids = Vec::new();
+    for (target, status, days) in [
+        ("https://a.test/", "completed", 90),
+        ("https://a.test/", "failed", 60),
+        ("https://a.test/", "completed", 2),
+        ("https://b.test/", "completed", 90),
+        ("https://c.test/", "queued", 90),
+    ] {
+        let scan = app.seed_scan("acme", target).await;
+        app.store
+            .conn()
+            .execute_raw(app.store.stmt(
+                "UPDATE scans SET status = $1, created_at = $2 WHERE id = $3",
+                vec![status.into(), (now - days * DAY_US).into(), scan.id.into()],
+            ))
+            .await
+            .unwrap();
+        app.seed_findings(scan.id, "acme", &[finding("search.title-missing"), finding("links.broken-internal")]).await;
+        ids.push(scan.id);
+    }
+    let (old, old_failed, recent, only_b, queued) = (ids[0], ids[1], ids[2], ids[3], ids[4]);
+    assert_eq!(app.get("/api/v1/findings?limit=200", &token).await.json["findings"].as_array().unwrap().len(), 10);
+
+    // The server's own timer, every second, keeping 30 days.
+    let listen = format!("127.0.0.1:{}", free_port());
+    let server = sitescan_with_env(
+        &["serve", "--no-workers", "--listen", &listen, "--database", &app.db_url],
+        &[("SITESCAN_CLEANUP_INTERVAL_SECS", "1"), ("SITESCAN_RETENTION_DAYS", "30")],
+    );
+    wait_ready(&format!("http://{listen}/healthz"), Duration::from_secs(30)).await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while app.get(&format!("/api/v1/scans/{old}"), &token).await.status != 404 {
+        assert!(Instant::now() < deadline, "the old scan is still there after 30 s; server log:\n{}", server.tail());
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    for gone in [old, old_failed] {
+        assert_eq!(app.get(&format!("/api/v1/scans/{gone}"), &token).await.status, 404, "{gone} deleted");
+    }
+    for kept in [recent, only_b, queued] {
+        assert_eq!(app.get(&format!("/api/v1/scans/{kept}"), &token).await.status, 200, "{kept} kept");
+    }
+    let findings = app.get("/api/v1/findings?limit=200", &token).await.json;
+    let scans: std::collections::BTreeSet<String> =
+        findings["findings"].as_array().unwrap().iter().map(|f| f["scan_id"].as_str().unwrap().to_string()).collect();
+    let kept: std::collections::BTreeSet<String> = [recent, only_b, queued].iter().map(ToString::to_string).collect();
+    assert_eq!(scans, kept, "only the kept scans' findings are listed");
+    assert!(server.tail().contains("deleted scans past the retention period"), "{}", server.tail());
+    drop(server);
+}
