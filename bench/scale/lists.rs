@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 const ORGS: usize = 10;
 const PER_SCAN: usize = 20;
-const REPEAT: usize = 200;
+const REPEAT: usize = 1000;
 const DAY_US: i64 = 86_400_000_000;
 
 pub struct Listing {

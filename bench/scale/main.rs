@@ -10,12 +10,15 @@
 //! cargo run --release --example scale -- --findings 10000,10000000
 //! ```
 //!
-//! `--findings` measures the list endpoints over that many findings instead (`lists.rs`).
+//! `--findings` measures the list endpoints over that many findings instead (`lists.rs`);
+//! `--monitors N` and `--webhooks N` the probe and delivery rates of K instances (`rates.rs`,
+//! `--latency-ms` per answer of the loopback site and receiver, default 50).
 //!
 //! It drops and recreates the database `sitescan_scale` on the server of `--postgres` (default
 //! `postgres://postgres@127.0.0.1:5432`). Each planner has a pool of its own, as a process would.
 
 mod lists;
+mod rates;
 
 use sitescan::model::{AddressPolicy, ScanMode};
 use sitescan::recurring::schedule::Scheduler;
@@ -32,27 +35,33 @@ const SITES_PER_ORG: usize = 100;
 struct Args {
     sites: Vec<usize>,
     findings: Vec<usize>,
+    monitors: Option<usize>,
+    webhooks: Option<usize>,
+    latency_ms: u64,
     planners: usize,
     postgres: String,
 }
 
 fn args() -> Args {
-    let mut a = Args { sites: Vec::new(), findings: Vec::new(), planners: 2, postgres: "postgres://postgres@127.0.0.1:5432".into() };
+    let mut a = Args { sites: Vec::new(), findings: Vec::new(), monitors: None, webhooks: None, latency_ms: 50, planners: 2, postgres: "postgres://postgres@127.0.0.1:5432".into() };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let value = it.next().unwrap_or_default();
         match flag.as_str() {
             "--sites" => a.sites = value.split(',').filter_map(|v| v.trim().parse().ok()).collect(),
             "--findings" => a.findings = value.split(',').filter_map(|v| v.trim().parse().ok()).collect(),
+            "--monitors" => a.monitors = value.parse().ok(),
+            "--webhooks" => a.webhooks = value.parse().ok(),
+            "--latency-ms" => a.latency_ms = value.parse().unwrap_or(50),
             "--planners" => a.planners = value.parse().unwrap_or(2),
             "--postgres" => a.postgres = value.trim_end_matches('/').to_string(),
             other => {
-                eprintln!("unknown argument {other}; use --sites N[,N...] --planners K --postgres URL, or --findings N[,N...]");
+                eprintln!("unknown argument {other}; use --sites N[,N...] --planners K --postgres URL, or --findings N[,N...], or --monitors N / --webhooks N [--latency-ms L]");
                 std::process::exit(2);
             }
         }
     }
-    if a.sites.is_empty() && a.findings.is_empty() {
+    if a.sites.is_empty() && a.findings.is_empty() && a.monitors.is_none() && a.webhooks.is_none() {
         a.sites = vec![10_000];
     }
     a
@@ -196,6 +205,31 @@ async fn main() -> anyhow::Result<()> {
         }
         for r in &runs {
             println!("\n{} findings: the table with its indexes {:.1} MiB ({:.0} bytes a finding, {:.2} GiB per million)", r.findings, r.table_bytes as f64 / 1048576.0, r.table_bytes as f64 / r.findings as f64, r.table_bytes as f64 / r.findings as f64 * 1e6 / 1073741824.0);
+        }
+    }
+    let latency = Duration::from_millis(args.latency_ms);
+    let mut rates = Vec::new();
+    if let Some(n) = args.monitors {
+        rates.push(rates::monitors(&fresh_database(&args.postgres).await?, n, args.planners, latency).await?);
+    }
+    if let Some(n) = args.webhooks {
+        rates.push(rates::webhooks(&fresh_database(&args.postgres).await?, (n / 10).max(1), n, args.planners, latency).await?);
+    }
+    if !rates.is_empty() {
+        println!("| work | items | instances | answer latency | took | done | per minute | duplicates |");
+        println!("|---|---|---|---|---|---|---|---|");
+        for r in &rates {
+            println!(
+                "| {} | {} | {} | {} ms | {:.1} s | {} | {:.0} | {} |",
+                r.what,
+                r.items,
+                args.planners,
+                args.latency_ms,
+                r.took.as_secs_f64(),
+                r.done,
+                r.per_minute(),
+                r.duplicates
+            );
         }
     }
     if args.sites.is_empty() {

@@ -32,11 +32,13 @@ pub const RETRY_SCHEDULE: [Duration; 7] = [
 pub const DELIVERY_TIMEOUT: Duration = Duration::from_secs(10);
 /// An endpoint failing for this long is disabled.
 pub const DISABLE_AFTER: Duration = Duration::from_secs(24 * 3600);
-/// Messages claimed per round.
+/// Messages claimed at a time; a round claims batch after batch until none is due.
 const CLAIM_BATCH: i64 = 20;
-/// How long a claim holds its messages: the whole round, delivered one after another at the
-/// longest timeout each, and a margin (a lease that ran out mid-round would let another instance
-/// send a message twice).
+/// Deliveries in flight at once (each mostly waits on its receiver).
+pub const DELIVERIES_AT_ONCE: usize = 16;
+/// How long a claim holds its messages: the whole batch even if delivered one after another at
+/// the longest timeout each, and a margin (a lease that ran out mid-batch would let another
+/// instance send a message twice).
 const CLAIM_LEASE: Duration = Duration::from_secs(DELIVERY_TIMEOUT.as_secs() * (CLAIM_BATCH as u64 + 1) + 60);
 /// The minimum severity of `scan.regressed` when an endpoint names none.
 pub const DEFAULT_MIN_SEVERITY: Severity = Severity::High;
@@ -216,15 +218,24 @@ pub enum Attempt {
 }
 
 impl Deliverer {
-    /// Claims and delivers what is due now; returns the attempts made.
+    /// Claims and delivers what is due now, `DELIVERIES_AT_ONCE` at a time, batch after batch
+    /// until nothing is due; returns the attempts made.
     pub async fn run_once(&self) -> Result<Vec<Attempt>, WebhookError> {
-        let now = self.clock.now_us();
-        let claimed = self.store.claim_webhooks(&self.owner, now, CLAIM_LEASE.as_micros() as i64, CLAIM_BATCH).await?;
-        let mut out = Vec::with_capacity(claimed.len());
-        for msg in claimed {
-            out.push(self.deliver(msg).await?);
+        use futures::StreamExt;
+        let mut out = Vec::new();
+        loop {
+            let now = self.clock.now_us();
+            let claimed = self.store.claim_webhooks(&self.owner, now, CLAIM_LEASE.as_micros() as i64, CLAIM_BATCH).await?;
+            let full = claimed.len() as i64 == CLAIM_BATCH;
+            let results: Vec<Result<Attempt, WebhookError>> =
+                futures::stream::iter(claimed).map(|msg| self.deliver(msg)).buffer_unordered(DELIVERIES_AT_ONCE).collect().await;
+            for r in results {
+                out.push(r?);
+            }
+            if !full {
+                return Ok(out);
+            }
         }
-        Ok(out)
     }
 
     async fn deliver(&self, msg: crate::store::OutboxRow) -> Result<Attempt, WebhookError> {

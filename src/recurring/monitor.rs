@@ -34,8 +34,10 @@ pub const DEFAULT_TICK: Duration = Duration::from_secs(5);
 const TLS_TIMEOUT: Duration = Duration::from_secs(10);
 /// Bytes of the start page, robots.txt or sitemap read by a probe.
 const PROBE_MAX_BYTES: usize = 2 * 1024 * 1024;
-/// Probes claimed per round.
-const TICK_BATCH: i64 = 20;
+/// Probes looked up at a time; a round takes batch after batch until none is due.
+const TICK_BATCH: i64 = 100;
+/// Probes in flight at once (each is a few requests to one site, mostly waiting on the network).
+pub const PROBES_AT_ONCE: usize = 16;
 
 /// The shortest interval allowed now: [`MIN_EVERY_SECONDS`], or the hidden test override.
 pub fn min_every_seconds() -> i64 {
@@ -269,22 +271,40 @@ impl std::fmt::Debug for MonitorRunner {
 }
 
 impl MonitorRunner {
-    /// Claims and probes every monitor due now; returns what became of each.
+    /// Claims and probes every monitor due now, `PROBES_AT_ONCE` at a time, batch after batch
+    /// until none is due; returns what became of each.
     pub async fn run_once(&self) -> Result<Vec<Probe>, RecurringError> {
-        let now = self.clock.now_us();
+        use futures::StreamExt;
         let mut out = Vec::new();
-        for row in self.store.due_monitors(now, TICK_BATCH).await? {
-            let next = now + row.every_seconds * 1_000_000;
-            if !self.store.claim_monitor(row.id, row.next_check_at, next).await? {
-                out.push(Probe::Lost { monitor_id: row.id });
-                continue;
+        loop {
+            let now = self.clock.now_us();
+            let rows = self.store.due_monitors(now, TICK_BATCH).await?;
+            let full = rows.len() as i64 == TICK_BATCH;
+            // A claim moves the row's next check past `now`, so a row is never taken twice.
+            let results: Vec<Result<Option<Probe>, RecurringError>> = futures::stream::iter(rows)
+                .map(|row| async move {
+                    let next = now + row.every_seconds * 1_000_000;
+                    if !self.store.claim_monitor(row.id, row.next_check_at, next).await? {
+                        return Ok(Some(Probe::Lost { monitor_id: row.id }));
+                    }
+                    match self.check(&row).await {
+                        Ok(p) => Ok(Some(p)),
+                        Err(e) => {
+                            tracing::warn!(monitor = %row.id, error = %e, "monitor probe failed");
+                            Ok(None)
+                        }
+                    }
+                })
+                .buffer_unordered(PROBES_AT_ONCE)
+                .collect()
+                .await;
+            for r in results {
+                out.extend(r?);
             }
-            match self.check(&row).await {
-                Ok(p) => out.push(p),
-                Err(e) => tracing::warn!(monitor = %row.id, error = %e, "monitor probe failed"),
+            if !full {
+                return Ok(out);
             }
         }
-        Ok(out)
     }
 
     async fn check(&self, row: &MonitorRow) -> Result<Probe, RecurringError> {
