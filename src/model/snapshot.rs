@@ -693,6 +693,33 @@ pub struct RobotsTxt {
     pub sitemaps: Vec<String>,
     /// Crawl-delay for our user agent (or `*`), seconds.
     pub crawl_delay_s: Option<f64>,
+    /// The body as read by `model::robots`: set from the crawler's own reading, so that the
+    /// checks judge the rules the crawl obeyed without parsing the file again (`rules`).
+    #[serde(skip)]
+    pub parsed: ParsedOnce,
+}
+
+impl RobotsTxt {
+    /// The rules, when robots.txt answered 2xx with a body (parsed here on first use when the
+    /// crawl did not hand its reading over).
+    pub fn rules(&self) -> Option<&crate::model::robots::ParsedRobots> {
+        if !self.status.is_some_and(|s| (200..300).contains(&s)) {
+            return None;
+        }
+        let body = self.body.as_deref()?;
+        Some(self.parsed.0.get_or_init(|| crate::model::robots::parse(body)))
+    }
+}
+
+/// A robots.txt reading kept beside its body: a cache, equal to any other (the body decides
+/// what the file says) and never serialised.
+#[derive(Debug, Clone, Default)]
+pub struct ParsedOnce(pub std::sync::OnceLock<crate::model::robots::ParsedRobots>);
+
+impl PartialEq for ParsedOnce {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 /// A sitemap that was fetched.

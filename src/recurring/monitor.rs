@@ -199,14 +199,8 @@ pub async fn probe(fetcher: &Fetcher, site: &SiteRow, now: i64) -> ProbeState {
     }
     let robots = fetcher.get_capped(&format!("{origin}/robots.txt"), PROBE_MAX_BYTES).await;
     state.robots_txt = digest(&robots);
-    let named = (robots.status == Some(200))
-        .then(|| {
-            robots.text().lines().find_map(|l| {
-                let (k, v) = l.split_once(':')?;
-                k.trim().eq_ignore_ascii_case("sitemap").then(|| v.trim().to_string())
-            })
-        })
-        .flatten();
+    // The first `Sitemap:` line, read as the scan's crawler reads robots.txt.
+    let named = (robots.status == Some(200)).then(|| crate::model::robots::parse(&robots.text()).sitemaps.into_iter().next()).flatten();
     let sitemap_url = named.unwrap_or_else(|| format!("{origin}/sitemap.xml"));
     state.sitemap = digest(&fetcher.get_capped(&sitemap_url, PROBE_MAX_BYTES).await);
     if let Ok(url) = url::Url::parse(&site.origin)

@@ -185,6 +185,10 @@ pub async fn fetch_robots(fetcher: &Fetcher, gate: &HostGate, start: &Url) -> (R
         robots.body = Some(String::from_utf8_lossy(body).to_string());
         robots.sitemaps = rules.sitemaps();
         robots.crawl_delay_s = rules.crawl_delay();
+        // The checks judge the reading the crawl obeys, not a second parse of the body.
+        if let Some(parsed) = &rules.parsed {
+            let _ = robots.parsed.0.set(parsed.clone());
+        }
     }
     (robots, rules)
 }

@@ -1,5 +1,5 @@
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
-use crate::model::robots::{blocks_all, parse};
+use crate::model::robots::blocks_all;
 use crate::model::SiteSnapshot;
 use crate::{declare_check, evidence};
 
@@ -28,13 +28,7 @@ impl Check for RobotsTxtBlocksAll {
 
     fn site(&self, site: &SiteSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
         let Some(robots) = &site.robots else { return };
-        if !robots.status.is_some_and(|s| (200..300).contains(&s)) {
-            return;
-        }
-        let Some(body) = robots.body.as_deref() else {
-            return;
-        };
-        let parsed = parse(body);
+        let Some(parsed) = robots.rules() else { return };
         for agent in AGENTS {
             let Some(rules) = parsed.rules_for(agent) else {
                 continue;

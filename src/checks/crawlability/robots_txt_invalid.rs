@@ -1,5 +1,4 @@
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
-use crate::model::robots::parse;
 use crate::model::SiteSnapshot;
 use crate::{declare_check, evidence};
 
@@ -25,13 +24,8 @@ impl Check for RobotsTxtInvalid {
 
     fn site(&self, site: &SiteSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
         let Some(robots) = &site.robots else { return };
-        if !robots.status.is_some_and(|s| (200..300).contains(&s)) {
-            return;
-        }
-        let Some(body) = robots.body.as_deref() else {
-            return;
-        };
-        for problem in parse(body).problems {
+        let Some(parsed) = robots.rules() else { return };
+        for problem in &parsed.problems {
             out.report(evidence! {
                 "url" => robots.url,
                 "line" => problem.line,
