@@ -12,13 +12,17 @@
 //!
 //! `--findings` measures the list endpoints over that many findings instead (`lists.rs`);
 //! `--monitors N` and `--webhooks N` the probe and delivery rates of K instances (`rates.rs`,
-//! `--latency-ms` per answer of the loopback site and receiver, default 50).
+//! `--latency-ms` per answer of the loopback site and receiver, default 50); `--queue N
+//! --workers W[,W...]` how late N queued scans start with W worker loops whose browser work is
+//! modelled (`workers.rs`: `--pages P --page-ms T --page-findings F`, default 5 pages of 400 ms
+//! with 10 findings each).
 //!
 //! It drops and recreates the database `sitescan_scale` on the server of `--postgres` (default
 //! `postgres://postgres@127.0.0.1:5432`). Each planner has a pool of its own, as a process would.
 
 mod lists;
 mod rates;
+mod workers;
 
 use sitescan::model::{AddressPolicy, ScanMode};
 use sitescan::recurring::schedule::Scheduler;
@@ -38,12 +42,17 @@ struct Args {
     monitors: Option<usize>,
     webhooks: Option<usize>,
     latency_ms: u64,
+    queue: Option<usize>,
+    workers: Vec<usize>,
+    pages: usize,
+    page_ms: u64,
+    page_findings: usize,
     planners: usize,
     postgres: String,
 }
 
 fn args() -> Args {
-    let mut a = Args { sites: Vec::new(), findings: Vec::new(), monitors: None, webhooks: None, latency_ms: 50, planners: 2, postgres: "postgres://postgres@127.0.0.1:5432".into() };
+    let mut a = Args { sites: Vec::new(), findings: Vec::new(), monitors: None, webhooks: None, latency_ms: 50, queue: None, workers: vec![10, 40], pages: 5, page_ms: 400, page_findings: 10, planners: 2, postgres: "postgres://postgres@127.0.0.1:5432".into() };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let value = it.next().unwrap_or_default();
@@ -53,15 +62,20 @@ fn args() -> Args {
             "--monitors" => a.monitors = value.parse().ok(),
             "--webhooks" => a.webhooks = value.parse().ok(),
             "--latency-ms" => a.latency_ms = value.parse().unwrap_or(50),
+            "--queue" => a.queue = value.parse().ok(),
+            "--workers" => a.workers = value.split(',').filter_map(|v| v.trim().parse().ok()).collect(),
+            "--pages" => a.pages = value.parse().unwrap_or(5),
+            "--page-ms" => a.page_ms = value.parse().unwrap_or(400),
+            "--page-findings" => a.page_findings = value.parse().unwrap_or(10),
             "--planners" => a.planners = value.parse().unwrap_or(2),
             "--postgres" => a.postgres = value.trim_end_matches('/').to_string(),
             other => {
-                eprintln!("unknown argument {other}; use --sites N[,N...] --planners K --postgres URL, or --findings N[,N...], or --monitors N / --webhooks N [--latency-ms L]");
+                eprintln!("unknown argument {other}; use --sites N[,N...] --planners K --postgres URL, or --findings N[,N...], or --monitors N / --webhooks N [--latency-ms L], or --queue N --workers W[,W...] [--pages P --page-ms T --page-findings F]");
                 std::process::exit(2);
             }
         }
     }
-    if a.sites.is_empty() && a.findings.is_empty() && a.monitors.is_none() && a.webhooks.is_none() {
+    if a.sites.is_empty() && a.findings.is_empty() && a.monitors.is_none() && a.webhooks.is_none() && a.queue.is_none() {
         a.sites = vec![10_000];
     }
     a
@@ -229,6 +243,27 @@ async fn main() -> anyhow::Result<()> {
                 r.done,
                 r.per_minute(),
                 r.duplicates
+            );
+        }
+    }
+    if let Some(n) = args.queue {
+        println!("| queued scans | worker loops | a scan (modelled) | all done in | start p50 | start p99 | completed | findings written |");
+        println!("|---|---|---|---|---|---|---|---|");
+        for &w in &args.workers {
+            let model = workers::SimScanner { pages: args.pages, page_time: Duration::from_millis(args.page_ms), findings: args.page_findings };
+            let r = workers::measure(&fresh_database(&args.postgres).await?, n, w, model).await?;
+            println!(
+                "| {} | {} | {} pages x {} ms, {} findings each | {:.1} s | {:.1} s | {:.1} s | {} | {} |",
+                r.scans,
+                r.workers,
+                args.pages,
+                args.page_ms,
+                args.page_findings,
+                r.drained_in.as_secs_f64(),
+                r.start_p50_s,
+                r.start_p99_s,
+                r.completed,
+                r.findings
             );
         }
     }

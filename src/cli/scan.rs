@@ -119,7 +119,7 @@ pub async fn run(args: ScanArgs) -> anyhow::Result<Exit> {
             cancel.cancel();
         })
     };
-    let outcome = run_claimed(&store, &scanner, claimed, &owner, &config, &cancel, progress).await;
+    let outcome = run_claimed(&store, scanner.as_ref(), claimed, &owner, &config, &cancel, progress).await;
     ctrl_c.abort();
     if let Some(bar) = &bar {
         bar.finish_and_clear();

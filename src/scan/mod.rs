@@ -18,5 +18,5 @@ pub use options::{
     DEFAULT_HOST_CONCURRENCY, DEFAULT_LEASE_SECONDS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_PAGES, DEFAULT_POLL_MS, MAX_PAGES_LIMIT, OwnershipPin,
     OwnershipRecheck, ScanOptions,
 };
-pub use scanner::{Progress, ProgressFn, ScanSink, ScanStats, Scanner};
+pub use scanner::{Progress, ProgressFn, ScanSink, ScanStats, Scanner, SiteScanner};
 pub use worker::{Outcome, WorkerConfig, Workers, run_claimed};

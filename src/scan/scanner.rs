@@ -57,6 +57,45 @@ pub struct ScanStats {
     pub site_ms: u64,
 }
 
+/// What a worker runs a claimed scan with: the browser engine ([`Scanner`]) in the product; the
+/// scale simulation (`bench/scale`) puts a model of a scan's time and findings in its place, so
+/// that everything around the browser is measured as it runs.
+#[async_trait::async_trait]
+pub trait SiteScanner: Send + Sync {
+    /// Scans the site at `start` into `sink`, as [`Scanner::run`] does.
+    async fn run(
+        &self,
+        start: &Url,
+        options: &ScanOptions,
+        sink: &mut dyn ScanSink,
+        progress: Option<ProgressFn>,
+        cancel: CancellationToken,
+    ) -> Result<ScanStats, ScanError>;
+
+    /// The browsers it holds (for the pool gauges and shutdown), if any.
+    fn pool(&self) -> Option<&Arc<BrowserPool>> {
+        None
+    }
+}
+
+#[async_trait::async_trait]
+impl SiteScanner for Scanner {
+    async fn run(
+        &self,
+        start: &Url,
+        options: &ScanOptions,
+        sink: &mut dyn ScanSink,
+        progress: Option<ProgressFn>,
+        cancel: CancellationToken,
+    ) -> Result<ScanStats, ScanError> {
+        Scanner::run(self, start, options, sink, progress, cancel).await
+    }
+
+    fn pool(&self) -> Option<&Arc<BrowserPool>> {
+        Some(Scanner::pool(self))
+    }
+}
+
 /// The engine: a browser pool and a guarded fetcher, shared by every scan of a worker process.
 pub struct Scanner {
     pool: Arc<BrowserPool>,

@@ -5,7 +5,7 @@ use super::error::ScanError;
 use super::lease::LeaseGuard;
 use super::options::{OwnershipPin, OwnershipRecheck, ScanOptions};
 use super::recorder::{PROGRESS_EVERY, ProgressRecorder};
-use super::scanner::{ProgressFn, ScanSink, ScanStats, Scanner};
+use super::scanner::{ProgressFn, ScanSink, ScanStats, SiteScanner};
 use crate::model::{Finding, ReportSummary, ScanMode, ScanStatus};
 use crate::store::{PageRecord, ScanRow, Store};
 use std::sync::Arc;
@@ -159,7 +159,7 @@ fn with_trigger(report: &mut serde_json::Value, scan: &ScanRow) {
 /// Runs one claimed scan to its end.
 pub async fn run_claimed(
     store: &Store,
-    scanner: &Scanner,
+    scanner: &dyn SiteScanner,
     scan: ScanRow,
     owner: &str,
     config: &WorkerConfig,
@@ -267,12 +267,12 @@ pub async fn run_claimed(
 pub struct Workers {
     shutdown: CancellationToken,
     handles: Vec<JoinHandle<()>>,
-    scanner: Arc<Scanner>,
+    scanner: Arc<dyn SiteScanner>,
 }
 
 impl Workers {
     /// Starts `count` worker loops.
-    pub fn spawn(store: Store, scanner: Arc<Scanner>, count: usize, config: WorkerConfig) -> Workers {
+    pub fn spawn(store: Store, scanner: Arc<dyn SiteScanner>, count: usize, config: WorkerConfig) -> Workers {
         let shutdown = CancellationToken::new();
         let handles = (0..count.max(1))
             .map(|i| {
@@ -281,22 +281,24 @@ impl Workers {
             })
             .collect::<Vec<_>>();
         let mut handles = handles;
-        let (pool, stop) = (scanner.pool().clone(), shutdown.clone());
-        handles.push(tokio::spawn(async move {
-            // Browser pool gauges for /metrics.
-            loop {
-                let s = pool.stats();
-                let m = crate::metrics::metrics();
-                m.browsers.set(s.browsers as i64);
-                m.busy_pages.set(s.busy_pages as i64);
-                m.browser_crashes.set(s.crashes as i64);
-                m.browser_restarts.set(s.restarts as i64);
-                tokio::select! {
-                    _ = tokio::time::sleep(Duration::from_secs(2)) => {}
-                    _ = stop.cancelled() => return,
+        if let Some(pool) = scanner.pool().cloned() {
+            let stop = shutdown.clone();
+            handles.push(tokio::spawn(async move {
+                // Browser pool gauges for /metrics.
+                loop {
+                    let s = pool.stats();
+                    let m = crate::metrics::metrics();
+                    m.browsers.set(s.browsers as i64);
+                    m.busy_pages.set(s.busy_pages as i64);
+                    m.browser_crashes.set(s.crashes as i64);
+                    m.browser_restarts.set(s.restarts as i64);
+                    tokio::select! {
+                        _ = tokio::time::sleep(Duration::from_secs(2)) => {}
+                        _ = stop.cancelled() => return,
+                    }
                 }
-            }
-        }));
+            }));
+        }
         Workers { shutdown, handles, scanner }
     }
 
@@ -306,18 +308,20 @@ impl Workers {
         for h in self.handles {
             let _ = h.await;
         }
-        self.scanner.pool().shutdown().await;
+        if let Some(pool) = self.scanner.pool() {
+            pool.shutdown().await;
+        }
     }
 }
 
-async fn worker_loop(index: usize, store: Store, scanner: Arc<Scanner>, config: WorkerConfig, shutdown: CancellationToken) {
+async fn worker_loop(index: usize, store: Store, scanner: Arc<dyn SiteScanner>, config: WorkerConfig, shutdown: CancellationToken) {
     let owner = owner_id(index);
     tracing::info!(worker = %owner, "worker started");
     while !shutdown.is_cancelled() {
         match store.claim_scan(&owner, config.lease, config.max_attempts).await {
             Ok(Some(scan)) => {
                 let id = scan.id;
-                match run_claimed(&store, &scanner, scan, &owner, &config, &shutdown, None).await {
+                match run_claimed(&store, scanner.as_ref(), scan, &owner, &config, &shutdown, None).await {
                     Ok(outcome) => {
                         let label = match outcome {
                             Outcome::Completed(_) => "completed",
