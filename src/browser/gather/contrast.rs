@@ -28,8 +28,8 @@ use crate::model::{AxeNode, AxeResults, AxeRule};
 
 /// Elements judged from pixels per page (two clipped screenshots each), and the time they may
 /// take together; the rest stay incomplete.
-pub const MAX_RUNS: usize = 24;
-pub const MAX_TIME: Duration = Duration::from_secs(3);
+pub const MAX_RUNS: usize = 16;
+pub const MAX_TIME: Duration = Duration::from_millis(1500);
 
 /// The contrast rules settled here: (axe rule, ratio for normal text, ratio for large text).
 const RULES: [(&str, f64, f64); 2] = [("color-contrast", 4.5, 3.0), ("color-contrast-enhanced", 7.0, 4.5)];
