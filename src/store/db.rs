@@ -77,7 +77,11 @@ pub async fn connect(url: &str) -> StoreResult<DatabaseConnection> {
     opts.idle_timeout(None::<Duration>).max_lifetime(None::<Duration>);
     if url.starts_with("sqlite:") {
         let memory = url.contains(":memory:") || url.contains("mode=memory");
-        opts.max_connections(if memory { 1 } else { 8 }).min_connections(1);
+        // A file database opens its connections on demand: a connection kept open from the start
+        // would be opened by the pool in the background while the first query opens another, and
+        // two connections switching a new file to WAL at once fail with SQLITE_BUSY at once (no
+        // busy wait). `:memory:` keeps its single connection, which is the database.
+        opts.max_connections(if memory { 1 } else { 8 }).min_connections(if memory { 1 } else { 0 });
         opts.map_sqlx_sqlite_opts(move |o| {
             let o = o.busy_timeout(Duration::from_secs(10)).foreign_keys(true);
             if memory { o } else { o.journal_mode(sea_orm::sqlx::sqlite::SqliteJournalMode::Wal) }

@@ -49,6 +49,12 @@ pub(crate) async fn eval(page: &Page, js: &str) -> Value {
     page.evaluate_expression(js).await.unwrap_or_else(|e| panic!("{js}: {e}")).into_value().unwrap_or(Value::Null)
 }
 
+/// `eval` for a page that may be between documents (reloading, or refreshing by itself): a read
+/// that finds no document gives `Null`, for the caller to look again.
+pub(crate) async fn try_eval(page: &Page, js: &str) -> Value {
+    page.evaluate_expression(js).await.ok().and_then(|v| v.into_value::<Value>().ok()).unwrap_or(Value::Null)
+}
+
 pub(crate) async fn goto(page: &Page, url: &str) {
     tokio::time::timeout(Duration::from_secs(20), page.goto(url)).await.expect("loads within 20 s").unwrap();
     let _ = tokio::time::timeout(Duration::from_secs(10), page.wait_for_navigation()).await;

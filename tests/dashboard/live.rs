@@ -2,7 +2,7 @@
 //! real Chromium a scan of a fixture site, run by a real worker, followed from `queued` through
 //! its pages to its report without a reload (and, with JavaScript off, by the page's refresh).
 
-use crate::browser::{Chromium, click_and_wait, eval, fill, goto, launch, shoot};
+use crate::browser::{Chromium, click_and_wait, eval, fill, goto, launch, shoot, try_eval};
 use crate::client::*;
 use crate::fixture_site::{FixtureSite, Route};
 use futures::StreamExt;
@@ -191,13 +191,12 @@ async fn in_chromium_a_scans_page_follows_it_from_queued_to_its_report_without_a
     let mut ended = false;
     // Read as the page goes: a read that finds no document (one being replaced, were the page to
     // reload) counts as "not yet"; whether it reloaded is asserted after, from the page's marker.
-    let look = async |js: &str| page.evaluate_expression(js).await.ok().and_then(|v| v.into_value::<Value>().ok()).unwrap_or(Value::Null);
     while began.elapsed() < Duration::from_secs(120) {
-        if !shot_running && look("document.getElementById('live-done') !== null && +document.getElementById('live-done').textContent >= 1").await == Value::Bool(true) {
+        if !shot_running && try_eval(&page, "document.getElementById('live-done') !== null && +document.getElementById('live-done').textContent >= 1").await == Value::Bool(true) {
             shoot(&page, "", "scan-running", &mut shots).await;
             shot_running = true;
         }
-        if look("document.getElementById('report') !== null").await == Value::Bool(true) {
+        if try_eval(&page, "document.getElementById('report') !== null").await == Value::Bool(true) {
             ended = true;
             break;
         }
@@ -221,10 +220,11 @@ async fn in_chromium_a_scans_page_follows_it_from_queued_to_its_report_without_a
     assert!(eval(&page, "document.title").await.as_str().unwrap().starts_with("Scan of 127.0.0.1"));
     shoot(&page, "", "scan-completed", &mut shots).await;
 
-    // The tab without JavaScript gets there by its refresh (every 5 s).
+    // The tab without JavaScript gets there by its refresh (every 5 s); a read while it refreshes
+    // finds no document and looks again.
     let mut refreshed = false;
     for _ in 0..80 {
-        if eval(&still, "document.getElementById('report') !== null").await == Value::Bool(true) {
+        if try_eval(&still, "document.getElementById('report') !== null").await == Value::Bool(true) {
             refreshed = true;
             break;
         }
