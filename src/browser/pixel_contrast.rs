@@ -20,7 +20,9 @@ pub struct Image {
 impl Image {
     /// Decodes a PNG (any colour type and bit depth the `png` crate reads) into 8-bit RGBA.
     pub fn from_png(bytes: &[u8]) -> Result<Image, String> {
-        let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+        // A screenshot of at most `MAX_PIXELS` (the largest clip at a device scale of 2, as
+        // RGBA): anything larger is refused before it is decoded.
+        let mut decoder = png::Decoder::new_with_limits(std::io::Cursor::new(bytes), png::Limits { bytes: MAX_PIXELS * 4 });
         decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16 | png::Transformations::ALPHA);
         let mut reader = decoder.read_info().map_err(|e| e.to_string())?;
         let size = reader.output_buffer_size().ok_or("the image is too large")?;
@@ -39,6 +41,9 @@ impl Image {
         [self.rgba[i * 4], self.rgba[i * 4 + 1], self.rgba[i * 4 + 2]]
     }
 }
+
+/// The most pixels a decoded capture may hold.
+pub const MAX_PIXELS: usize = 1608 * 608 * 4;
 
 /// The text's colour: sRGB channels 0-255 and its alpha (with the opacity of the element and its
 /// ancestors folded in).
@@ -253,5 +258,14 @@ mod tests {
         assert_eq!((img.width, img.height), (2, 1));
         assert_eq!(img.rgba, vec![255, 0, 0, 255, 0, 0, 255, 255]);
         assert!(Image::from_png(b"not a png").is_err());
+        // A PNG claiming more pixels than a capture can hold is refused, not allocated.
+        let mut huge = Vec::new();
+        {
+            let mut enc = png::Encoder::new(&mut huge, 20_000, 20_000);
+            enc.set_color(png::ColorType::Grayscale);
+            let mut w = enc.write_header().unwrap();
+            let _ = w.write_image_data(&[]);
+        }
+        assert!(Image::from_png(&huge).is_err());
     }
 }

@@ -21,6 +21,7 @@ mod journeys;
 mod live;
 mod login;
 mod ownership;
+mod page_scripts;
 mod proxy;
 mod roles;
 mod secrets;

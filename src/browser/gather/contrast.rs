@@ -55,6 +55,30 @@ struct Run {
     font_weight: u32,
 }
 
+/// The largest box captured (CSS pixels), as `contrast.js` caps it; a page that answers larger
+/// is not judged.
+pub const MAX_CLIP: (f64, f64) = (1600.0 + 8.0, 600.0 + 8.0);
+/// How far down or across a document a box may lie (CSS pixels).
+const MAX_OFFSET: f64 = 1_000_000.0;
+
+impl Run {
+    /// The clip and text colour, when every number is finite and within bounds; the colour's
+    /// channels and alpha clamped to their ranges.
+    fn bounded(&self) -> Option<(Viewport, TextColour)> {
+        let c = &self.clip;
+        let finite = [c.x, c.y, c.width, c.height].iter().chain(self.fg.iter()).all(|v| v.is_finite());
+        if !finite || !(0.0..=MAX_OFFSET).contains(&c.x) || !(0.0..=MAX_OFFSET).contains(&c.y) {
+            return None;
+        }
+        if !(1.0..=MAX_CLIP.0).contains(&c.width) || !(1.0..=MAX_CLIP.1).contains(&c.height) {
+            return None;
+        }
+        let clip = Viewport { x: c.x, y: c.y, width: c.width, height: c.height, scale: 1.0 };
+        let rgb = [0, 1, 2].map(|i| self.fg[i].clamp(0.0, 255.0));
+        Some((clip, TextColour { rgb, alpha: self.fg[3].clamp(0.0, 1.0) }))
+    }
+}
+
 /// The pixel measurement of one element.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Verdict {
@@ -88,13 +112,14 @@ pub(crate) async fn judge(instance: &Instance, page: &Page, budget: &Budget, axe
             }
             let placed = eval(instance, page, budget, &format!("window.__sitescanContrast.place({i})")).await?;
             let Ok(Some(run)) = serde_json::from_str::<Option<Run>>(&placed) else { continue };
-            let clip = Viewport { x: run.clip.x, y: run.clip.y, width: run.clip.width, height: run.clip.height, scale: 1.0 };
+            // The page answers in its own world and may have changed what the script reads or
+            // writes: nothing it says is taken beyond these bounds.
+            let Some((clip, text)) = run.bounded() else { continue };
             let shown = clip_png(instance, page, budget, clip.clone()).await?;
             eval(instance, page, budget, &format!("window.__sitescanContrast.hide({i})")).await?;
             let hidden = clip_png(instance, page, budget, clip).await;
             eval(instance, page, budget, &format!("window.__sitescanContrast.show({i})")).await?;
             let (Some(shown), Some(hidden)) = (decode(&shown), decode(&hidden?)) else { continue };
-            let text = TextColour { rgb: [run.fg[0], run.fg[1], run.fg[2]], alpha: run.fg[3] };
             if let Some(measured) = measure(&shown, &hidden, text) {
                 verdicts.push(Verdict { target: run.target, measured, large: run.large, font_size: run.font_size, font_weight: run.font_weight });
             }
@@ -246,6 +271,28 @@ mod tests {
         let mut axe = AxeResults { incomplete: vec![rule("color-contrast", &["#gradient"])], ..AxeResults::default() };
         settle(&mut axe, &[verdict("#gradient", 7.5, false)]);
         assert!(axe.incomplete.is_empty() && axe.violations.is_empty());
+    }
+
+    fn run(x: f64, y: f64, width: f64, height: f64, fg: [f64; 4]) -> Run {
+        Run { target: "#t".into(), clip: Clip { x, y, width, height }, fg, large: false, font_size: 16.0, font_weight: 400 }
+    }
+
+    #[test]
+    fn a_page_cannot_ask_for_a_huge_box_or_feed_odd_numbers() {
+        let (clip, text) = run(10.0, 20000.0, 300.0, 40.0, [300.0, -5.0, 12.0, 7.0]).bounded().expect("an ordinary box");
+        assert_eq!((clip.x, clip.y, clip.width, clip.height), (10.0, 20000.0, 300.0, 40.0));
+        assert_eq!((text.rgb, text.alpha), ([255.0, 0.0, 12.0], 1.0), "channels and alpha clamped");
+        for bad in [
+            run(0.0, 0.0, 1e9, 1e9, [0.0, 0.0, 0.0, 1.0]),
+            run(0.0, 0.0, 2000.0, 40.0, [0.0, 0.0, 0.0, 1.0]),
+            run(-5.0, 0.0, 100.0, 40.0, [0.0, 0.0, 0.0, 1.0]),
+            run(0.0, 1e12, 100.0, 40.0, [0.0, 0.0, 0.0, 1.0]),
+            run(0.0, 0.0, 0.0, 40.0, [0.0, 0.0, 0.0, 1.0]),
+            run(f64::NAN, 0.0, 100.0, 40.0, [0.0, 0.0, 0.0, 1.0]),
+            run(0.0, 0.0, 100.0, 40.0, [f64::INFINITY, 0.0, 0.0, 1.0]),
+        ] {
+            assert!(bad.bounded().is_none(), "{bad:?}");
+        }
     }
 
     #[test]
