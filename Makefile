@@ -29,10 +29,14 @@ bench-act:
 	cargo build --release --bin sitescan
 	node --experimental-websocket bench/act/act.mjs --sitescan $(CARGO_TARGET_DIR)/release/sitescan $(ACT_ARGS)
 
-# The planners of a fleet against N sites on PostgreSQL, by simulation (bench/scale/main.rs): the
-# 3 a.m. rush, a one-hour outage's catch-up and an idle tick, per N. Drops and recreates the
-# database `sitescan_scale` on the local server.
+# A fleet on PostgreSQL, by simulation (bench/scale/): the planners against N sites (the 3 a.m.
+# rush, a one-hour outage's catch-up, an idle tick), the list endpoints over F findings, the
+# monitor and webhook rates, and how late queued scans start for W worker loops. Drops and
+# recreates the database `sitescan_scale` on the local server.
 #   make bench-scale SCALE_ARGS="--sites 10000,100000 --planners 2"
+#   make bench-scale SCALE_ARGS="--findings 10000,10000000"
+#   make bench-scale SCALE_ARGS="--monitors 2000 --webhooks 2000 --latency-ms 50"
+#   make bench-scale SCALE_ARGS="--queue 2000 --workers 10,40 --pages 5 --page-ms 400 --page-findings 10"
 SCALE_ARGS ?= --sites 10000,100000 --planners 2
 bench-scale:
 	-bash scripts/services.sh
