@@ -22,3 +22,9 @@ impl From<sea_orm::DbErr> for AccountError {
 }
 
 pub type AccountResult<T> = Result<T, AccountError>;
+
+impl From<crate::model::UnknownRole> for AccountError {
+    fn from(e: crate::model::UnknownRole) -> Self {
+        AccountError::Invalid(e.to_string())
+    }
+}

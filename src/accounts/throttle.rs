@@ -19,8 +19,8 @@
 
 use super::error::AccountResult;
 use crate::store::Store;
+use crate::store::throttle::ThrottleRule;
 use crate::store::time::now_us;
-use sea_orm::ConnectionTrait;
 use std::net::IpAddr;
 
 /// Attempts on one account from one client address within the window before that pair is locked.
@@ -81,20 +81,9 @@ fn address_part(addr: &str) -> String {
     }
 }
 
-/// `locked_until` after the attempt that brings `failures` to `failures + 1`: unchanged below
-/// the threshold (`$2`), else now (`$3`) plus the doubling delay. Constants only, no input.
-fn lock_expression() -> String {
-    let mut sql = String::from("CASE WHEN failures + 1 < $2 THEN locked_until");
-    let mut excess = 0u32;
-    loop {
-        let delay = (BASE_DELAY_S * 2i64.pow(excess)).min(MAX_DELAY_S);
-        if delay >= MAX_DELAY_S {
-            sql.push_str(&format!(" ELSE $3 + {} END", MAX_DELAY_S * 1_000_000));
-            return sql;
-        }
-        sql.push_str(&format!(" WHEN failures + 1 = $2 + {excess} THEN $3 + {}", delay * 1_000_000));
-        excess += 1;
-    }
+/// How `key`s with `threshold` are counted.
+fn rule(threshold: i64) -> ThrottleRule {
+    ThrottleRule { threshold, window_us: WINDOW_US, first_lock_us: BASE_DELAY_S * 1_000_000, max_lock_us: MAX_DELAY_S * 1_000_000 }
 }
 
 impl Throttle {
@@ -107,13 +96,11 @@ impl Throttle {
         let now = now_us();
         let mut wait = None;
         for key in keys {
-            let stmt = self.store.stmt("SELECT locked_until FROM login_throttle WHERE key = $1", vec![(*key).into()]);
-            if let Some(row) = self.store.conn().query_one_raw(stmt).await? {
-                let until: i64 = row.try_get("", "locked_until")?;
-                if until > now {
-                    let secs = (until - now + 999_999) / 1_000_000;
-                    wait = Some(wait.map_or(secs, |w: i64| w.max(secs)));
-                }
+            if let Some(until) = self.store.throttle_locked_until(key).await?
+                && until > now
+            {
+                let secs = (until - now + 999_999) / 1_000_000;
+                wait = Some(wait.map_or(secs, |w: i64| w.max(secs)));
             }
         }
         Ok(wait)
@@ -128,27 +115,8 @@ impl Throttle {
         if let Some(wait) = self.locked(&all).await? {
             return Ok(Err(wait));
         }
-        let conn = self.store.conn();
-        let update = format!(
-            "UPDATE login_throttle SET failures = failures + 1, locked_until = {} \
-             WHERE key = $1 AND locked_until <= $3 RETURNING failures",
-            lock_expression()
-        );
         for (key, threshold) in count {
-            let now = now_us();
-            conn.execute_raw(self.store.stmt(
-                "INSERT INTO login_throttle (key, failures, window_start, locked_until) VALUES ($1, 0, $2, 0) ON CONFLICT (key) DO NOTHING",
-                vec![(*key).into(), now.into()],
-            ))
-            .await?;
-            // A stale window starts over (never while locked).
-            conn.execute_raw(self.store.stmt(
-                "UPDATE login_throttle SET failures = 0, window_start = $2 WHERE key = $1 AND window_start < $3 AND locked_until <= $2",
-                vec![(*key).into(), now.into(), (now - WINDOW_US).into()],
-            ))
-            .await?;
-            let counted = conn.query_one_raw(self.store.stmt(&update, vec![(*key).into(), (*threshold).into(), now.into()])).await?;
-            if counted.is_none() {
+            if !self.store.throttle_count(key, rule(*threshold), now_us()).await? {
                 // Locked by a parallel attempt between the check above and this one.
                 return Ok(Err(self.locked(&[key]).await?.unwrap_or(1)));
             }
@@ -160,18 +128,11 @@ impl Throttle {
     /// against each `uncount` key (with its threshold) is taken back, and a lock it started
     /// lifted, so a busy address is not locked by its successes.
     pub async fn success(&self, clear: &[&str], uncount: &[(&str, i64)]) -> AccountResult<()> {
-        let conn = self.store.conn();
         for key in clear {
-            conn.execute_raw(self.store.stmt("DELETE FROM login_throttle WHERE key = $1", vec![(*key).into()])).await?;
+            self.store.throttle_clear(key).await?;
         }
         for (key, threshold) in uncount {
-            conn.execute_raw(self.store.stmt(
-                "UPDATE login_throttle SET failures = failures - 1, \
-                 locked_until = CASE WHEN failures - 1 < $2 THEN 0 ELSE locked_until END \
-                 WHERE key = $1 AND failures > 0",
-                vec![(*key).into(), (*threshold).into()],
-            ))
-            .await?;
+            self.store.throttle_uncount(key, *threshold).await?;
         }
         Ok(())
     }
@@ -180,31 +141,14 @@ impl Throttle {
     /// [`ACCOUNT_ADDRESSES`] distinct addresses within the window, the whole account is locked.
     pub async fn spread_failure(&self, email: &str) -> AccountResult<()> {
         let now = now_us();
-        let conn = self.store.conn();
-        let prefix = format!("pair:{}:%", email_hash(email));
-        let row = conn
-            .query_one_raw(self.store.stmt(
-                "SELECT COUNT(*) AS n FROM login_throttle WHERE key LIKE $1 AND failures > 0 AND window_start >= $2",
-                vec![prefix.into(), (now - WINDOW_US).into()],
-            ))
-            .await?;
-        let addresses: i64 = row.map(|r| r.try_get("", "n")).transpose()?.unwrap_or(0);
+        let prefix = format!("pair:{}:", email_hash(email));
+        let addresses = self.store.throttle_failing_keys(&prefix, now - WINDOW_US).await?;
         if addresses < ACCOUNT_ADDRESSES {
             return Ok(());
         }
         let excess = (addresses - ACCOUNT_ADDRESSES).min(10) as u32;
         let until = now + (BASE_DELAY_S * 2i64.pow(excess)).min(MAX_DELAY_S) * 1_000_000;
-        let key = account_key(email);
-        conn.execute_raw(self.store.stmt(
-            "INSERT INTO login_throttle (key, failures, window_start, locked_until) VALUES ($1, 0, $2, 0) ON CONFLICT (key) DO NOTHING",
-            vec![key.clone().into(), now.into()],
-        ))
-        .await?;
-        conn.execute_raw(self.store.stmt(
-            "UPDATE login_throttle SET failures = $2, locked_until = $3 WHERE key = $1 AND locked_until < $3",
-            vec![key.into(), addresses.into(), until.into()],
-        ))
-        .await?;
+        self.store.throttle_lock(&account_key(email), addresses, until, now).await?;
         Ok(())
     }
 }
@@ -222,14 +166,5 @@ mod tests {
         assert_ne!(address_key("2001:db8:1:2::1"), address_key("2001:db8:1:3::1"));
         assert_eq!(address_key("::ffff:192.0.2.1"), "addr:192.0.2.1");
         assert_ne!(pair_key("a@b.test", "192.0.2.1"), pair_key("a@b.test", "192.0.2.2"));
-    }
-
-    #[test]
-    fn the_lock_expression_doubles_up_to_the_cap() {
-        let sql = lock_expression();
-        assert!(sql.starts_with("CASE WHEN failures + 1 < $2 THEN locked_until"), "{sql}");
-        assert!(sql.contains("= $2 + 0 THEN $3 + 30000000"), "{sql}");
-        assert!(sql.contains("= $2 + 4 THEN $3 + 480000000"), "{sql}");
-        assert!(sql.ends_with("ELSE $3 + 900000000 END"), "{sql}");
     }
 }

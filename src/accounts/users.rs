@@ -4,82 +4,14 @@ use super::error::{AccountError, AccountResult};
 use super::password;
 use crate::store::Store;
 use crate::store::time::now_us;
-use sea_orm::{ConnectionTrait, QueryResult};
-use std::fmt;
-use std::str::FromStr;
+use crate::store::users::NewUser;
 use uuid::Uuid;
 
 /// Longest email address accepted (RFC 5321's path limit).
 pub const MAX_EMAIL_LEN: usize = 254;
 
-/// What a user may do in their organisation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Role {
-    /// Manages tokens and members; everything a member does.
-    Owner,
-    /// Reads scans and findings, starts passive scans.
-    Member,
-}
-
-impl Role {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::Owner => "owner",
-            Role::Member => "member",
-        }
-    }
-}
-
-impl fmt::Display for Role {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for Role {
-    type Err = AccountError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "owner" => Ok(Role::Owner),
-            "member" => Ok(Role::Member),
-            _ => Err(AccountError::Invalid("The role must be owner or member.".into())),
-        }
-    }
-}
-
-/// A user as the dashboard sees them (never the password hash).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct User {
-    pub id: String,
-    pub org_id: String,
-    pub email: String,
-    pub role: Role,
-    pub created_at: i64,
-    pub disabled_at: Option<i64>,
-}
-
-impl User {
-    pub fn is_owner(&self) -> bool {
-        self.role == Role::Owner
-    }
-}
-
-const COLUMNS: &str = "id, org_id, email, role, created_at, disabled_at, password_hash";
-
-fn from_row(row: &QueryResult) -> AccountResult<(User, String)> {
-    let role: String = row.try_get("", "role")?;
-    Ok((
-        User {
-            id: row.try_get("", "id")?,
-            org_id: row.try_get("", "org_id")?,
-            email: row.try_get("", "email")?,
-            role: role.parse().unwrap_or(Role::Member),
-            created_at: row.try_get("", "created_at")?,
-            disabled_at: row.try_get("", "disabled_at")?,
-        },
-        row.try_get("", "password_hash")?,
-    ))
-}
+pub use crate::model::Role;
+pub use crate::store::users::User;
 
 /// An email address in its stored form (trimmed, lowercase), or why it is refused.
 pub fn normalize_email(email: &str) -> AccountResult<String> {
@@ -91,11 +23,6 @@ pub fn normalize_email(email: &str) -> AccountResult<String> {
     if valid { Ok(email) } else { Err(AccountError::Invalid("Enter an email address such as name@example.com.".into())) }
 }
 
-fn is_unique_violation(e: &sea_orm::DbErr) -> bool {
-    let text = e.to_string().to_ascii_lowercase();
-    text.contains("unique") || text.contains("duplicate")
-}
-
 /// Creates a user (and the organisation if new).
 pub async fn create_user(store: &Store, org: &str, email: &str, role: Role, password: &str) -> AccountResult<User> {
     let email = normalize_email(email)?;
@@ -105,64 +32,47 @@ pub async fn create_user(store: &Store, org: &str, email: &str, role: Role, pass
 
 pub(super) async fn insert_user(store: &Store, org: &str, email: &str, role: Role, phc: &str) -> AccountResult<User> {
     store.set_org(org, None).await?;
-    let now = now_us();
     let id = Uuid::now_v7().to_string();
-    let stmt = store.stmt(
-        "INSERT INTO users (id, org_id, email, password_hash, role, created_at, password_changed_at, disabled_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, NULL)",
-        vec![id.clone().into(), org.into(), email.into(), phc.into(), role.as_str().into(), now.into(), now.into()],
-    );
-    match store.conn().execute_raw(stmt).await {
-        Ok(_) => {}
-        Err(e) if is_unique_violation(&e) => return Err(AccountError::Invalid("A user with this email address exists already.".into())),
-        Err(e) => return Err(e.into()),
-    }
-    Ok(User { id, org_id: org.to_string(), email: email.to_string(), role, created_at: now, disabled_at: None })
+    let new = NewUser { id: &id, org, email, role, password_hash: phc, now: now_us() };
+    store.insert_user(new).await?.ok_or_else(|| AccountError::Invalid("A user with this email address exists already.".into()))
 }
 
 /// The user with this email and their password hash (disabled users included).
 pub async fn by_email(store: &Store, email: &str) -> AccountResult<Option<(User, String)>> {
     let Ok(email) = normalize_email(email) else { return Ok(None) };
-    let stmt = store.stmt(&format!("SELECT {COLUMNS} FROM users WHERE email = $1"), vec![email.into()]);
-    store.conn().query_one_raw(stmt).await?.as_ref().map(from_row).transpose()
+    Ok(store.user_by_email(&email).await?)
 }
 
 pub async fn by_id(store: &Store, id: &str) -> AccountResult<Option<User>> {
-    let stmt = store.stmt(&format!("SELECT {COLUMNS} FROM users WHERE id = $1"), vec![id.into()]);
-    Ok(store.conn().query_one_raw(stmt).await?.as_ref().map(from_row).transpose()?.map(|(u, _)| u))
+    Ok(store.user_with_hash(id).await?.map(|(u, _)| u))
 }
 
 /// The password hash of a user.
 pub async fn password_hash(store: &Store, id: &str) -> AccountResult<Option<String>> {
-    let stmt = store.stmt(&format!("SELECT {COLUMNS} FROM users WHERE id = $1"), vec![id.into()]);
-    Ok(store.conn().query_one_raw(stmt).await?.as_ref().map(from_row).transpose()?.map(|(_, h)| h))
+    Ok(store.user_with_hash(id).await?.map(|(_, h)| h))
 }
 
 /// An organisation's users, oldest first.
 pub async fn list(store: &Store, org: &str) -> AccountResult<Vec<User>> {
-    let stmt = store.stmt(&format!("SELECT {COLUMNS} FROM users WHERE org_id = $1 ORDER BY created_at, id"), vec![org.into()]);
-    store.conn().query_all_raw(stmt).await?.iter().map(|r| from_row(r).map(|(u, _)| u)).collect()
+    Ok(store.org_users(org).await?)
 }
 
 /// Whether any user exists yet (a fresh service has none: its first owner is made with
 /// `sitescan user create`).
 pub async fn any_exist(store: &Store) -> AccountResult<bool> {
-    let row = store.conn().query_one_raw(store.stmt("SELECT COUNT(*) AS n FROM users", vec![])).await?;
-    Ok(row.map(|r| r.try_get::<i64>("", "n")).transpose()?.unwrap_or(0) > 0)
+    Ok(store.count_users().await? > 0)
 }
 
 /// Ends every session of a user.
 pub async fn end_sessions(store: &Store, user_id: &str) -> AccountResult<()> {
-    store.conn().execute_raw(store.stmt("DELETE FROM sessions WHERE user_id = $1", vec![user_id.into()])).await?;
-    Ok(())
+    Ok(store.delete_user_sessions(user_id).await?)
 }
 
 /// Disables a user by email: they can no longer sign in, their sessions end, and what they
 /// handed out stops working (`apply_loss` with no role left).
 pub async fn disable(store: &Store, email: &str) -> AccountResult<User> {
     let (user, _) = by_email(store, email).await?.ok_or(AccountError::NotFound("user"))?;
-    let stmt = store.stmt("UPDATE users SET disabled_at = $1 WHERE id = $2 AND disabled_at IS NULL", vec![now_us().into(), user.id.clone().into()]);
-    store.conn().execute_raw(stmt).await?;
+    store.disable_user(&user.id, now_us()).await?;
     end_sessions(store, &user.id).await?;
     apply_loss(store, &user, None).await?;
     Ok(user)
@@ -217,15 +127,6 @@ pub async fn apply_loss(store: &Store, user: &User, after: Option<Role>) -> Acco
     Ok(loss)
 }
 
-async fn active_owners(store: &Store, org: &str) -> AccountResult<i64> {
-    let stmt = store.stmt(
-        "SELECT COUNT(*) AS n FROM users WHERE org_id = $1 AND role = 'owner' AND disabled_at IS NULL",
-        vec![org.into()],
-    );
-    let row = store.conn().query_one_raw(stmt).await?;
-    Ok(row.map(|r| r.try_get::<i64>("", "n")).transpose()?.unwrap_or(0))
-}
-
 /// The member `id` of `org` (NotFound for another organisation's user).
 async fn member(store: &Store, org: &str, id: &str) -> AccountResult<User> {
     by_id(store, id).await?.filter(|u| u.org_id == org).ok_or(AccountError::NotFound("member"))
@@ -234,11 +135,10 @@ async fn member(store: &Store, org: &str, id: &str) -> AccountResult<User> {
 /// Changes a member's role; the organisation keeps at least one owner.
 pub async fn set_role(store: &Store, org: &str, id: &str, role: Role) -> AccountResult<User> {
     let user = member(store, org, id).await?;
-    if user.role == Role::Owner && role != Role::Owner && active_owners(store, org).await? <= 1 {
+    if user.role == Role::Owner && role != Role::Owner && store.count_active_owners(org).await? <= 1 {
         return Err(AccountError::Invalid("An organisation needs at least one owner.".into()));
     }
-    let stmt = store.stmt("UPDATE users SET role = $1 WHERE id = $2 AND org_id = $3", vec![role.as_str().into(), id.into(), org.into()]);
-    store.conn().execute_raw(stmt).await?;
+    store.set_user_role(org, id, role).await?;
     apply_loss(store, &user, Some(role)).await?;
     Ok(User { role, ..user })
 }
@@ -247,23 +147,19 @@ pub async fn set_role(store: &Store, org: &str, id: &str, role: Role) -> Account
 /// cancelled and the active schedules they attested pause.
 pub async fn remove(store: &Store, org: &str, id: &str) -> AccountResult<User> {
     let user = member(store, org, id).await?;
-    if user.role == Role::Owner && active_owners(store, org).await? <= 1 {
+    if user.role == Role::Owner && store.count_active_owners(org).await? <= 1 {
         return Err(AccountError::Invalid("An organisation needs at least one owner.".into()));
     }
     end_sessions(store, &user.id).await?;
     apply_loss(store, &user, None).await?;
-    store.conn().execute_raw(store.stmt("DELETE FROM users WHERE id = $1 AND org_id = $2", vec![id.into(), org.into()])).await?;
+    store.delete_user(org, id).await?;
     Ok(user)
 }
 
 /// Sets a new password; every session of the user ends.
 pub async fn set_password(store: &Store, id: &str, new_password: &str) -> AccountResult<()> {
     let phc = password::hash(new_password).await?;
-    let stmt = store.stmt(
-        "UPDATE users SET password_hash = $1, password_changed_at = $2 WHERE id = $3",
-        vec![phc.into(), now_us().into(), id.into()],
-    );
-    store.conn().execute_raw(stmt).await?;
+    store.set_user_password(id, &phc, now_us()).await?;
     end_sessions(store, id).await
 }
 
@@ -278,11 +174,5 @@ mod tests {
             assert!(normalize_email(bad).is_err(), "{bad}");
         }
         assert!(normalize_email(&format!("{}@example.org", "a".repeat(300))).is_err());
-    }
-
-    #[test]
-    fn roles_parse() {
-        assert_eq!("owner".parse::<Role>().unwrap(), Role::Owner);
-        assert!("admin".parse::<Role>().is_err());
     }
 }

@@ -142,7 +142,7 @@ pub fn finding_to_proto(row: &FindingRow) -> pb::Finding {
         id: row.id.to_string(),
         scan_id: row.scan_id.to_string(),
         check_id: row.check_id.clone(),
-        severity: severity_to_proto(row.severity()) as i32,
+        severity: severity_to_proto(row.severity) as i32,
         title: row.title.clone(),
         description: row.description.clone(),
         evidence: row.evidence_json().as_ref().and_then(json_to_struct),

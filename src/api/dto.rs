@@ -1,10 +1,9 @@
-//! The REST bodies, exactly as the spec shapes them (explicit nulls, lowercase enums, RFC 3339):
-//! `GetScan` from the typed report, the others from the protobuf responses of the one service
-//! implementation.
+//! The REST bodies, exactly as the spec shapes them (explicit nulls, lowercase enums, RFC 3339),
+//! serialised from the scan service's typed answers: rows and the typed report.
 
-use super::convert::{datetime, mode_from_proto, rfc3339, severity_from_proto, status_from_proto, struct_to_json, triggered_from_proto};
-use crate::model::{ScanInfo, ScanReport, SeverityCounts};
-use crate::proto::v1 as pb;
+use crate::model::{ScanInfo, ScanReport, report_numbers};
+use crate::store::time::to_datetime;
+use crate::store::{FindingRow, Page, ScanRow};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -53,54 +52,32 @@ pub struct ListFindingsDto {
     pub next_cursor: Option<String>,
 }
 
-fn ts(t: &Option<prost_types::Timestamp>) -> Option<String> {
-    t.as_ref().map(rfc3339)
-}
-
-impl From<&pb::Scan> for ScanDto {
-    fn from(s: &pb::Scan) -> Self {
-        let c = s.findings_count.clone().unwrap_or_default();
-        ScanInfo {
-            id: s.id.clone(),
-            target_url: s.target_url.clone(),
-            target_hostname: s.target_hostname.clone(),
-            mode: mode_from_proto(s.mode),
-            status: status_from_proto(s.status),
-            started_at: s.started_at.as_ref().map(datetime),
-            completed_at: s.completed_at.as_ref().map(datetime),
-            findings_count: SeverityCounts { critical: c.critical, high: c.high, medium: c.medium, low: c.low, info: c.info },
-            triggered_by: triggered_from_proto(s.triggered_by),
-            created_at: s.created_at.as_ref().map(datetime).unwrap_or_default(),
-        }
-    }
-}
-
-impl From<&pb::Finding> for FindingDto {
-    fn from(f: &pb::Finding) -> Self {
+impl From<&FindingRow> for FindingDto {
+    fn from(f: &FindingRow) -> Self {
         FindingDto {
-            id: f.id.clone(),
-            scan_id: f.scan_id.clone(),
+            id: f.id.to_string(),
+            scan_id: f.scan_id.to_string(),
             check_id: f.check_id.clone(),
-            severity: severity_from_proto(f.severity).as_str(),
+            severity: f.severity.as_str(),
             title: f.title.clone(),
             description: f.description.clone(),
-            evidence: f.evidence.as_ref().map(struct_to_json),
+            evidence: f.evidence_json().filter(Value::is_object).map(report_numbers),
             remediation: f.remediation.clone(),
             cwe_id: f.cwe_id.clone(),
-            created_at: ts(&f.created_at).unwrap_or_default(),
+            created_at: to_datetime(f.created_at).to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
         }
     }
 }
 
-impl From<pb::CreateScanResponse> for CreateScanDto {
-    fn from(r: pb::CreateScanResponse) -> Self {
-        CreateScanDto { id: r.id, status: status_from_proto(r.status).as_str(), target: r.target, mode: mode_from_proto(r.mode).as_str() }
+impl From<&ScanRow> for CreateScanDto {
+    fn from(r: &ScanRow) -> Self {
+        CreateScanDto { id: r.id.to_string(), status: r.status.as_str(), target: r.target_url.clone(), mode: r.mode.as_str() }
     }
 }
 
-impl From<pb::ListScansResponse> for ListScansDto {
-    fn from(r: pb::ListScansResponse) -> Self {
-        ListScansDto { scans: r.scans.iter().map(ScanDto::from).collect(), next_cursor: r.next_cursor }
+impl From<Page<ScanRow>> for ListScansDto {
+    fn from(p: Page<ScanRow>) -> Self {
+        ListScansDto { scans: p.rows.iter().map(ScanDto::from).collect(), next_cursor: p.next_cursor }
     }
 }
 
@@ -110,8 +87,8 @@ impl From<ScanReport> for GetScanDto {
     }
 }
 
-impl From<pb::ListFindingsResponse> for ListFindingsDto {
-    fn from(r: pb::ListFindingsResponse) -> Self {
-        ListFindingsDto { findings: r.findings.iter().map(FindingDto::from).collect(), next_cursor: r.next_cursor }
+impl From<Page<FindingRow>> for ListFindingsDto {
+    fn from(p: Page<FindingRow>) -> Self {
+        ListFindingsDto { findings: p.rows.iter().map(FindingDto::from).collect(), next_cursor: p.next_cursor }
     }
 }

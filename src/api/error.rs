@@ -7,21 +7,9 @@ use super::limits::RateLimitInfo;
 use crate::store::{QuotaExceeded, StoreError};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use serde::Serialize;
 use serde_json::{Value, json};
 
-/// One problem with the input: where (`path`, e.g. `target`, `limit`, `body`) and what.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Issue {
-    pub path: String,
-    pub message: String,
-}
-
-impl Issue {
-    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
-        Issue { path: path.into(), message: message.into() }
-    }
-}
+pub use crate::scans::Issue;
 
 /// Everything the API can refuse with.
 #[derive(Debug)]
@@ -156,6 +144,18 @@ impl ApiError {
 
 fn quota_retry_after(q: &QuotaExceeded) -> u64 {
     (q.resets_at - chrono::Utc::now()).num_seconds().max(1) as u64
+}
+
+impl From<crate::scans::ScanServiceError> for ApiError {
+    fn from(err: crate::scans::ScanServiceError) -> Self {
+        use crate::scans::ScanServiceError as E;
+        match err {
+            E::Invalid(issues) => ApiError::InvalidInput(issues),
+            E::NotFound => ApiError::NotFound,
+            E::QuotaExceeded(q) => ApiError::QuotaExceeded(q),
+            E::Store(e) => e.into(),
+        }
+    }
 }
 
 impl From<StoreError> for ApiError {

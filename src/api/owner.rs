@@ -6,7 +6,7 @@ use super::auth::Admitted;
 use super::convert::{scan_to_proto, timestamp};
 use super::error::ApiError;
 use super::state::AppState;
-use crate::model::TriggeredBy;
+use crate::model::{Attestation, Attester, Confirmation, TriggeredBy};
 use crate::proto::v1 as pb;
 use crate::proto::v1::owner_service_server::OwnerService;
 use crate::sites::{SiteError, SiteService, StartActive, attestation_statement};
@@ -58,6 +58,14 @@ impl OwnerApi {
 }
 
 /// Who is calling, for attestations: the token and, when a person issued it, that person.
+impl OwnerApi {
+    /// The attestation rule, the statement typed out by the caller.
+    fn attestation<T>(&self, who: &Admitted, req: &Request<T>, site: &SiteRow, typed: &str) -> Result<Attestation, Status> {
+        let attester = Attester { actor: actor_of(who), client_addr: client_addr(req) };
+        Attestation::confirm(&site.origin, Confirmation::Typed(typed), attester).map_err(|e| site_status(e.into()))
+    }
+}
+
 fn actor_of(who: &Admitted) -> String {
     match &who.token.created_by {
         Some(user) => format!("user:{user} (token:{})", who.token.id),
@@ -80,6 +88,7 @@ fn site_status(e: SiteError) -> Status {
     match e {
         SiteError::NotFound => Status::not_found("no such site in the organisation"),
         SiteError::Invalid(m) => Status::invalid_argument(m),
+        SiteError::Attestation(e) => Status::invalid_argument(format!("attestation: {e}")),
         SiteError::Duplicate(origin) => Status::already_exists(format!("the organisation already has the site {origin}")),
         SiteError::OwnershipUnverified(m) => {
             Status::with_details(Code::FailedPrecondition, format!("ownership_unverified: {m}"), bytes::Bytes::new())
@@ -189,15 +198,13 @@ impl OwnerService for OwnerApi {
                 crate::scan::MAX_PAGES_LIMIT
             )));
         }
-        let actor = actor_of(&who);
+        let attestation = self.attestation(&who, &req, &site, &body.attestation)?;
         let scan = self
             .sites()
             .start_active_scan(StartActive {
                 org: who.org(),
                 site_id: site.id,
-                actor,
-                client_addr: client_addr(&req),
-                statement: &body.attestation,
+                attestation,
                 triggered_by: TriggeredBy::Api,
                 max_pages: (body.max_pages > 0).then_some(body.max_pages),
             })
@@ -216,19 +223,14 @@ impl OwnerService for OwnerApi {
     async fn list_journeys(&self, req: Request<pb::SiteRef>) -> Result<Response<pb::ListJourneysResponse>, Status> {
         let who = self.admit(&req, "ListJourneys").await?;
         let site = self.site(&who, &req.get_ref().site).await?;
-        let rows = self.state.store.list_journeys(site.id).await.map_err(|e| ApiError::from(e).into_status())?;
+        let rows = self.sites().list_journeys(who.org(), site.id).await.map_err(site_status)?;
         Ok(Response::new(pb::ListJourneysResponse { journeys: rows.iter().map(journey_to_proto).collect() }))
     }
 
     async fn remove_journey(&self, req: Request<pb::RemoveJourneyRequest>) -> Result<Response<pb::Removed>, Status> {
         let who = self.admit(&req, "RemoveJourney").await?;
         let site = self.site(&who, &req.get_ref().site).await?;
-        let removed = self
-            .state
-            .store
-            .remove_journey(site.id, &req.get_ref().name)
-            .await
-            .map_err(|e| ApiError::from(e).into_status())?;
+        let removed = self.sites().remove_journey(who.org(), site.id, &req.get_ref().name).await.map_err(site_status)?;
         Ok(Response::new(pb::Removed { removed }))
     }
 
@@ -236,15 +238,14 @@ impl OwnerService for OwnerApi {
         let who = self.admit(&req, "PutSecret").await?;
         let site = self.site(&who, &req.get_ref().site).await?;
         let body = req.get_ref();
-        self.sites().put_secret(who.org(), site.id, &body.name, &body.value).await.map_err(site_status)?;
-        let name = body.name.trim().to_string();
-        Ok(Response::new(pb::Secret { name, created_at: Some(timestamp(crate::store::time::now_us())) }))
+        let stored = self.sites().put_secret(who.org(), site.id, &body.name, &body.value).await.map_err(site_status)?;
+        Ok(Response::new(pb::Secret { name: stored.name, created_at: Some(timestamp(stored.created_at)) }))
     }
 
     async fn list_secrets(&self, req: Request<pb::SiteRef>) -> Result<Response<pb::ListSecretsResponse>, Status> {
         let who = self.admit(&req, "ListSecrets").await?;
         let site = self.site(&who, &req.get_ref().site).await?;
-        let names = self.state.store.list_site_secrets(site.id).await.map_err(|e| ApiError::from(e).into_status())?;
+        let names = self.sites().list_secrets(who.org(), site.id).await.map_err(site_status)?;
         Ok(Response::new(pb::ListSecretsResponse {
             secrets: names.into_iter().map(|n| pb::Secret { name: n.name, created_at: Some(timestamp(n.created_at)) }).collect(),
         }))
@@ -253,12 +254,7 @@ impl OwnerService for OwnerApi {
     async fn remove_secret(&self, req: Request<pb::RemoveSecretRequest>) -> Result<Response<pb::Removed>, Status> {
         let who = self.admit(&req, "RemoveSecret").await?;
         let site = self.site(&who, &req.get_ref().site).await?;
-        let removed = self
-            .state
-            .store
-            .remove_site_secret(site.id, &req.get_ref().name)
-            .await
-            .map_err(|e| ApiError::from(e).into_status())?;
+        let removed = self.sites().remove_secret(who.org(), site.id, &req.get_ref().name).await.map_err(site_status)?;
         Ok(Response::new(pb::Removed { removed }))
     }
 
@@ -271,18 +267,13 @@ impl OwnerService for OwnerApi {
             Ok(pb::ScanMode::Passive | pb::ScanMode::Unspecified) => crate::model::ScanMode::Passive,
             Err(_) => return Err(Status::invalid_argument("mode: SCAN_MODE_PASSIVE or SCAN_MODE_ACTIVE")),
         };
-        let attester = if mode == crate::model::ScanMode::Active {
-            let expected = attestation_statement(&site.origin);
-            if body.attestation.trim() != expected {
-                return Err(Status::invalid_argument(format!("attestation: must be, word for word: {expected}")));
-            }
-            Some(crate::recurring::Attester { actor: actor_of(&who), client_addr: client_addr(&req) })
-        } else {
-            None
+        let attestation = match mode {
+            crate::model::ScanMode::Active => Some(self.attestation(&who, &req, &site, &body.attestation)?),
+            crate::model::ScanMode::Passive => None,
         };
         let tz = Some(body.timezone.as_str()).filter(|t| !t.trim().is_empty());
         let now = crate::store::time::now_us();
-        let row = crate::recurring::add_schedule(&self.state.store, who.org(), &site.id.to_string(), &body.cron, tz, mode, attester, now)
+        let row = crate::recurring::add_schedule(&self.state.store, who.org(), &site.id.to_string(), &body.cron, tz, mode, attestation, now)
             .await
             .map_err(recurring_status)?;
         Ok(Response::new(schedule_to_proto(&row)))

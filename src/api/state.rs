@@ -13,6 +13,8 @@ pub struct AppState {
     pub policy: AddressPolicy,
     /// Sites, ownership and active scans (OwnerService and the dashboard's `/sites`).
     pub sites: crate::sites::SiteService,
+    /// Passive scans, reports and findings (ScanService over REST and gRPC, the dashboard).
+    pub scans: crate::scans::ScanService,
 }
 
 impl AppState {
@@ -24,7 +26,8 @@ impl AppState {
     /// State whose site service uses the system resolver and `SITESCAN_SECRET_KEY` if set.
     pub fn with_limiter(store: Store, limiter: Limiter, policy: AddressPolicy) -> Self {
         let sites = crate::sites::SiteService::with_defaults(store.clone(), policy.clone());
-        AppState { store, limiter, policy, sites }
+        let scans = crate::scans::ScanService::new(store.clone(), policy.clone());
+        AppState { store, limiter, policy, sites, scans }
     }
 
     pub fn with_sites(mut self, sites: crate::sites::SiteService) -> Self {

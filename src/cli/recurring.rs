@@ -4,7 +4,7 @@
 use super::Exit;
 use super::admin::redact;
 use super::args::{DatabaseArgs, MonitorCommand, RecurringArgs, ScheduleCommand};
-use crate::model::AddressPolicy;
+use crate::model::{AddressPolicy, Attestation, Attester, Confirmation, ScanMode};
 use crate::net::{EgressGuard, Fetcher, FetcherOptions};
 use crate::recurring::{self, MonitorRunner, RecurringError, Scheduler, SystemClock, TriggerHook};
 use crate::store::Store;
@@ -49,8 +49,24 @@ pub async fn schedule(cmd: ScheduleCommand) -> anyhow::Result<Exit> {
                 return refused(e);
             }
             let store = open(&db).await?;
-            let attester = attest.then(|| recurring::Attester { actor: "cli".into(), client_addr: None });
-            match recurring::add_schedule(&store, &org, &site, &cron, Some(&tz), mode, attester, now_us()).await {
+            let attestation = match mode {
+                ScanMode::Active => {
+                    let row = match recurring::resolve_site(&store, &org, &site).await {
+                        Ok(row) => row,
+                        Err(e) => return refused(e),
+                    };
+                    let cli = Attester { actor: "cli".into(), client_addr: None };
+                    match Attestation::confirm(&row.origin, Confirmation::Ticked(attest), cli) {
+                        Ok(a) => Some(a),
+                        Err(e) => {
+                            eprintln!("error: {e} (add --attest to confirm it)");
+                            return Ok(Exit::Failed);
+                        }
+                    }
+                }
+                ScanMode::Passive => None,
+            };
+            match recurring::add_schedule(&store, &org, &site, &cron, Some(&tz), mode, attestation, now_us()).await {
                 Ok(s) => {
                     println!("{}", s.id);
                     eprintln!("added schedule {} ({} {}, {}): next run {}", s.id, s.cron, s.timezone, s.mode, to_rfc3339(s.next_due_at));

@@ -146,10 +146,7 @@ pub fn load_journeys(files: &[std::path::PathBuf], secrets: &[String]) -> Result
             // Never echo the argument: it may be the secret itself.
             return Err("--secret: expected NAME=@FILE".to_string());
         };
-        let name = name.trim();
-        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
-            return Err("--secret: the name must be letters, digits, _ or - (NAME=@FILE)".to_string());
-        }
+        let name = crate::model::SecretName::parse(name).map_err(|e| format!("--secret: {e} (NAME=@FILE)"))?;
         let Some(path) = source.strip_prefix('@') else {
             return Err(format!("--secret {name}: give the value in a file, NAME=@FILE (never on the command line)"));
         };
@@ -163,7 +160,7 @@ pub fn load_journeys(files: &[std::path::PathBuf], secrets: &[String]) -> Result
         if value.is_empty() {
             return Err(format!("--secret {name}: {path} is empty"));
         }
-        all.insert(name, value);
+        all.insert(name.into_string(), value);
     }
     let mut out = Vec::new();
     for file in files {

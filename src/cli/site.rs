@@ -116,7 +116,7 @@ pub async fn run(command: SiteCommand) -> anyhow::Result<Exit> {
                 Err(e) => return refused(e),
             };
             match sites.put_secret(&org, row.id, name, value).await {
-                Ok(()) => eprintln!("stored secret {name} for {} (encrypted; it is not shown again)", row.origin),
+                Ok(stored) => eprintln!("stored secret {} for {} (encrypted; it is not shown again)", stored.name, row.origin),
                 Err(e) => return refused(e),
             }
         }

@@ -32,12 +32,12 @@ impl ScanProgress {
 
     /// The running scan's phase (none while queued and once ended).
     pub fn phase(&self) -> Option<crate::model::ScanPhase> {
-        (self.scan.status() == crate::model::ScanStatus::Running).then(|| self.scan.progress().unwrap_or_default().phase)
+        (self.scan.status == crate::model::ScanStatus::Running).then(|| self.scan.progress().unwrap_or_default().phase)
     }
 }
 
 fn finished(scan: &ScanRow) -> bool {
-    matches!(scan.status(), crate::model::ScanStatus::Completed | crate::model::ScanStatus::Failed)
+    matches!(scan.status, crate::model::ScanStatus::Completed | crate::model::ScanStatus::Failed)
 }
 
 /// Follows `scan` (already read, so known to exist and belong to the caller) until it ends or

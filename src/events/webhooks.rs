@@ -218,8 +218,10 @@ pub enum Attempt {
 }
 
 impl Deliverer {
-    /// Claims and delivers what is due now, `DELIVERIES_AT_ONCE` at a time, batch after batch
-    /// until nothing is due; returns the attempts made.
+    /// Claims and delivers what is due now, batch after batch until nothing is due; returns the
+    /// attempts made. Up to `DELIVERIES_AT_ONCE` endpoints are served at once, and each endpoint
+    /// gets its messages one after another in the order they were queued, so a receiver sees
+    /// `scan.completed` before the `scan.regressed` of the same scan.
     pub async fn run_once(&self) -> Result<Vec<Attempt>, WebhookError> {
         use futures::StreamExt;
         let mut out = Vec::new();
@@ -227,10 +229,26 @@ impl Deliverer {
             let now = self.clock.now_us();
             let claimed = self.store.claim_webhooks(&self.owner, now, CLAIM_LEASE.as_micros() as i64, CLAIM_BATCH).await?;
             let full = claimed.len() as i64 == CLAIM_BATCH;
-            let results: Vec<Result<Attempt, WebhookError>> =
-                futures::stream::iter(claimed).map(|msg| self.deliver(msg)).buffer_unordered(DELIVERIES_AT_ONCE).collect().await;
+            let mut per_endpoint: Vec<Vec<crate::store::OutboxRow>> = Vec::new();
+            for msg in claimed {
+                match per_endpoint.iter_mut().find(|queue| queue[0].endpoint_id == msg.endpoint_id) {
+                    Some(queue) => queue.push(msg),
+                    None => per_endpoint.push(vec![msg]),
+                }
+            }
+            let results: Vec<Result<Vec<Attempt>, WebhookError>> = futures::stream::iter(per_endpoint)
+                .map(|queue| async move {
+                    let mut attempts = Vec::with_capacity(queue.len());
+                    for msg in queue {
+                        attempts.push(self.deliver(msg).await?);
+                    }
+                    Ok(attempts)
+                })
+                .buffer_unordered(DELIVERIES_AT_ONCE)
+                .collect()
+                .await;
             for r in results {
-                out.push(r?);
+                out.extend(r?);
             }
             if !full {
                 return Ok(out);

@@ -200,10 +200,12 @@ pub fn secret_refs(text: &str) -> Result<Vec<String>, String> {
         };
         let inner = after[..end].trim();
         if let Some(name) = inner.strip_prefix("secret.") {
-            if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
-                return Err(format!("{{{{{inner}}}}} is not a secret reference (write {{{{secret.NAME}}}}, NAME in letters, digits, _ and -)"));
+            // Exactly the name, no space inside the braces' reference: the runner replaces
+            // `{{secret.NAME}}` as written.
+            match super::SecretName::parse(name).ok().filter(|n| n.as_str() == name) {
+                Some(name) => out.push(name.into_string()),
+                None => return Err(format!("{{{{{inner}}}}} is not a secret reference (write {{{{secret.NAME}}}}; {})", super::BadSecretName)),
             }
-            out.push(name.to_string());
         } else if inner.starts_with("secret") {
             return Err(format!("{{{{{inner}}}}} is not a secret reference (write {{{{secret.NAME}}}})"));
         }
@@ -212,12 +214,23 @@ pub fn secret_refs(text: &str) -> Result<Vec<String>, String> {
     Ok(out)
 }
 
-/// Replaces every `{{secret.NAME}}` in `text` by its value (unknown names stay as written).
+/// Replaces every `{{secret.NAME}}` in `text` by its value, read as `secret_refs` reads them
+/// (`{{ secret.NAME }}` too); unknown names stay as written.
 pub fn substitute(text: &str, secrets: &JourneySecrets) -> String {
-    let mut out = text.to_string();
-    for (name, value) in &secrets.values {
-        out = out.replace(&format!("{{{{secret.{name}}}}}"), value);
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("{{") {
+        let after = &rest[i + 2..];
+        let Some(end) = after.find("}}") else { break };
+        let value = after[..end].trim().strip_prefix("secret.").and_then(|name| secrets.get(name));
+        out.push_str(&rest[..i]);
+        match value {
+            Some(v) => out.push_str(v),
+            None => out.push_str(&rest[i..i + 2 + end + 2]),
+        }
+        rest = &after[end + 2..];
     }
+    out.push_str(rest);
     out
 }
 
@@ -1096,6 +1109,7 @@ mod tests {
         let spec = JourneySpec::new(parse_journey(OWNER_EXAMPLE).unwrap(), { let mut x = JourneySecrets::new(); x.insert("PASSWORD", "hunter2"); x }).unwrap();
         assert!(!format!("{spec:?}").contains("hunter2"));
         assert_eq!(substitute("{{secret.PASSWORD}}!", &spec.secrets), "hunter2!");
+        assert_eq!(substitute("a{{ secret.PASSWORD }}b{{secret.OTHER}}{{x}}{{", &spec.secrets), "ahunter2b{{secret.OTHER}}{{x}}{{", "read as the references are");
     }
 
     #[test]

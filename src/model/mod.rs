@@ -1,6 +1,7 @@
 //! Plain data shared by every layer: targets, severities, findings, snapshots. No I/O here.
 
 pub mod address_policy;
+pub mod attestation;
 pub mod category;
 pub mod finding;
 pub mod journey;
@@ -8,12 +9,15 @@ pub mod progress;
 pub mod severity;
 pub mod report;
 pub mod robots;
+pub mod role;
 pub mod scan_report;
 pub mod scan_state;
+pub mod secret_name;
 pub mod snapshot;
 pub mod target;
 
 pub use address_policy::{AddressPolicy, BlockedRange};
+pub use attestation::{Attestation, AttestationRefused, Attester, Confirmation, attestation_statement};
 pub use category::{ACTIVE_ONLY_CATEGORIES, PASSIVE_CATEGORIES};
 pub use finding::{Finding, sort_findings};
 pub use journey::{
@@ -23,7 +27,9 @@ pub use severity::{Severity, SeverityCounts, UnknownSeverity};
 pub use progress::{ScanPhase, ScanProgressState};
 pub use report::{ChangeCounts, ReportError, ReportSummary};
 pub use robots::ParsedRobots;
+pub use role::{Role, UnknownRole};
 pub use scan_report::{Change, Report, ReportFinding, ReportPage, ScanInfo, ScanReport, json_number, report_numbers};
 pub use scan_state::{ScanMode, ScanStatus, TriggeredBy};
+pub use secret_name::{BadSecretName, MAX_SECRET_NAME_LEN, SecretName};
 pub use snapshot::*;
-pub use target::{MAX_TARGET_LEN, Target, TargetError, attestation_statement};
+pub use target::{MAX_TARGET_LEN, Target, TargetError};

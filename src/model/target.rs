@@ -179,12 +179,3 @@ mod tests {
         assert!(Target::parse("http://localhost:8081/", &policy).is_err());
     }
 }
-
-/// The statement whoever starts an active scan of `origin` confirms (recorded word for word with
-/// the scan, or with the schedule whose scans it covers).
-pub fn attestation_statement(origin: &str) -> String {
-    format!(
-        "I am authorised by the owner of {origin} to run active tests against it: signing in with the journeys \
-         and secrets stored for it, and requesting unlinked paths to look for exposed files."
-    )
-}

@@ -41,7 +41,7 @@ pub async fn compare_with_baseline(store: &Store, scan: &ScanRow) -> StoreResult
     let Some(baseline) = store.baseline_scan(scan).await? else {
         let comparison = compare(&current_fp, None, &Coverage::default());
         store.set_finding_changes(scan.id, &[]).await?;
-        let new_severities = current.iter().map(|r| r.severity()).collect();
+        let new_severities = current.iter().map(|r| r.severity).collect();
         return Ok(ScanChanges { counts: comparison.counts, fixed: Vec::new(), new_severities });
     };
     let previous = store.scan_findings(baseline.id).await?;
@@ -72,7 +72,7 @@ pub async fn compare_with_baseline(store: &Store, scan: &ScanRow) -> StoreResult
         .iter()
         .zip(&comparison.current)
         .filter(|(_, c)| **c == super::changes::Change::New)
-        .map(|(r, _)| r.severity())
+        .map(|(r, _)| r.severity)
         .collect();
     Ok(ScanChanges { counts: comparison.counts, fixed, new_severities })
 }

@@ -16,5 +16,6 @@ pub use error::RecurringError;
 pub use monitor::{
     MonitorRunner, MonitorTriggered, Probe, ProbeState, TriggerHook, add_monitor, list_monitors, parse_every, remove_monitor,
 };
-pub use schedule::{Attester, CronSpec, Scheduler, Tick, add_schedule, list_schedules, parse_mode, parse_timezone, remove_schedule};
+pub use crate::model::Attester;
+pub use schedule::{CronSpec, Scheduler, Tick, add_schedule, list_schedules, parse_mode, parse_timezone, remove_schedule};
 pub use sites::resolve_site;

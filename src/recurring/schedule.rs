@@ -9,7 +9,7 @@
 use crate::store::Clock;
 use super::error::RecurringError;
 use super::sites::resolve_site;
-use crate::model::{AddressPolicy, ScanMode, Target, TriggeredBy};
+use crate::model::{AddressPolicy, Attestation, ScanMode, Target, TriggeredBy};
 use crate::store::time::to_rfc3339;
 use crate::store::{CreateOutcome, NewSchedule, ScanExtras, ScheduleRow, Store};
 use chrono::{DateTime, TimeZone, Utc};
@@ -96,19 +96,12 @@ pub fn parse_mode(mode: &str) -> Result<ScanMode, RecurringError> {
     mode.trim().parse().map_err(|_| RecurringError::Invalid(format!("mode: {mode:?}: expected passive or active")))
 }
 
-/// Who confirmed the attestation of an active schedule (the statement is the site's own).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Attester {
-    /// A user (`user:<id> <email>`), a token (`token:<id>`) or `cli`.
-    pub actor: String,
-    pub client_addr: Option<String>,
-}
-
 /// Adds a schedule to the organisation's site `site` (its id or origin URL). The cron
 /// expression and zone are checked (`cron: ...`, `unknown time zone ...`); the first due moment
-/// is the first occurrence after `now`. An active schedule needs its attester: the site's
-/// attestation statement is recorded with the schedule and copied to every scan it creates,
-/// and each due scan is created only while the site is verified (the worker proves it again).
+/// is the first occurrence after `now`. An active schedule needs the site's attestation
+/// ([`Attestation::confirm`] for its origin): who confirmed it, from where and the statement are
+/// recorded with the schedule and copied to every scan it creates, and each due scan is created
+/// only while the site is verified (the worker proves it again).
 #[allow(clippy::too_many_arguments)]
 pub async fn add_schedule(
     store: &Store,
@@ -117,7 +110,7 @@ pub async fn add_schedule(
     cron: &str,
     timezone: Option<&str>,
     mode: ScanMode,
-    attester: Option<Attester>,
+    attestation: Option<Attestation>,
     now: i64,
 ) -> Result<ScheduleRow, RecurringError> {
     let timezone = timezone.map(str::trim).filter(|t| !t.is_empty()).unwrap_or(DEFAULT_TIMEZONE);
@@ -125,21 +118,22 @@ pub async fn add_schedule(
     let site = resolve_site(store, org, site).await?;
     let cron = cron.split_whitespace().collect::<Vec<_>>().join(" ");
     let next_due_at = spec.next_after(now)?;
-    let statement = crate::model::attestation_statement(&site.origin);
-    let attestation = match (mode, attester) {
-        (ScanMode::Active, Some(a)) => Some(
-            serde_json::json!({
-                "actor": a.actor,
-                "client_addr": a.client_addr,
-                "statement": statement,
-                "attested_at": to_rfc3339(now),
-            })
-            .to_string(),
-        ),
+    let attestation = match (mode, attestation) {
+        (ScanMode::Active, Some(a)) => {
+            let a = a.for_origin(&site.origin).map_err(|e| RecurringError::Invalid(format!("attestation: {e}")))?;
+            Some(
+                serde_json::json!({
+                    "actor": a.attester().actor,
+                    "client_addr": a.attester().client_addr,
+                    "statement": a.statement(),
+                    "attested_at": to_rfc3339(now),
+                })
+                .to_string(),
+            )
+        }
         (ScanMode::Active, None) => {
-            return Err(RecurringError::Invalid(format!(
-                "mode: an active schedule needs the attestation confirmed: \"{statement}\""
-            )));
+            let statement = crate::model::attestation_statement(&site.origin);
+            return Err(RecurringError::Invalid(format!("mode: an active schedule needs the attestation confirmed: \"{statement}\"")));
         }
         (ScanMode::Passive, _) => None,
     };
@@ -386,7 +380,7 @@ mod tests {
         assert_eq!(runs.len(), 2);
         let Tick::Created { scan_id, .. } = ticks[0] else { unreachable!() };
         let scan = store.scan_any_org(scan_id).await.unwrap().unwrap();
-        assert_eq!(scan.triggered_by, "schedule");
+        assert_eq!(scan.triggered_by, TriggeredBy::Schedule);
         assert_eq!(scan.site_id, Some(site.id));
         let trigger: serde_json::Value = serde_json::from_str(scan.trigger.as_deref().unwrap()).unwrap();
         assert_eq!(trigger["kind"], "schedule");
@@ -417,7 +411,12 @@ mod tests {
     async fn an_active_schedule_of_an_unverified_site_is_skipped() {
         let (_dir, store, site) = store_with_site("acme", "https://shop.example.com").await;
         let clock = Arc::new(crate::store::ManualClock::at(us("2026-01-01T10:00:30Z")));
-        let s = add_schedule(&store, "acme", &site.origin, "0 * * * *", None, ScanMode::Active, Some(Attester { actor: "cli".into(), client_addr: None }), clock.now_us()).await.unwrap();
+        let cli = crate::model::Attester { actor: "cli".into(), client_addr: None };
+        let other = Attestation::confirm("https://other.example.com", crate::model::Confirmation::Ticked(true), cli.clone()).unwrap();
+        let refused = add_schedule(&store, "acme", &site.origin, "0 * * * *", None, ScanMode::Active, Some(other), clock.now_us()).await;
+        assert!(matches!(&refused, Err(RecurringError::Invalid(m)) if m.contains("not for https://shop.example.com")), "another site's attestation: {refused:?}");
+        let attestation = Attestation::confirm(&site.origin, crate::model::Confirmation::Ticked(true), cli).unwrap();
+        let s = add_schedule(&store, "acme", &site.origin, "0 * * * *", None, ScanMode::Active, Some(attestation), clock.now_us()).await.unwrap();
         clock.set(us("2026-01-01T11:00:02Z"));
         let sched = Scheduler { store: store.clone(), clock: clock.clone(), policy: AddressPolicy::default() };
         let ticks = sched.run_once().await.unwrap();
@@ -427,7 +426,7 @@ mod tests {
         clock.set(us("2026-01-01T12:00:02Z"));
         let ticks = sched.run_once().await.unwrap();
         let Tick::Created { scan_id, .. } = ticks[0] else { panic!("{ticks:?}") };
-        assert_eq!(store.scan_any_org(scan_id).await.unwrap().unwrap().mode, "active");
+        assert_eq!(store.scan_any_org(scan_id).await.unwrap().unwrap().mode, ScanMode::Active);
         let attested = store.attestation(scan_id).await.unwrap().expect("the schedule's attestation is copied to the scan");
         assert!(attested.actor.starts_with("cli (schedule "), "{}", attested.actor);
         assert_eq!(attested.statement, crate::model::attestation_statement(&site.origin));

@@ -179,7 +179,7 @@ pub async fn run_claimed(
     if let Some(max) = scan.max_pages.filter(|m| *m > 0) {
         options.max_pages = options.max_pages.min(max as usize);
     }
-    let mode: ScanMode = scan.mode.parse().unwrap_or(ScanMode::Passive);
+    let mode = scan.mode;
     options.active = mode == ScanMode::Active;
     let mut sink = StoreSink { store: store.clone(), scan_id: scan.id, org: scan.org_id.clone(), seq: 0 };
     let (recorder, progress) = ProgressRecorder::start(store.clone(), scan.id, owner.to_string(), progress, PROGRESS_EVERY);
@@ -356,5 +356,5 @@ async fn worker_loop(index: usize, store: Store, scanner: Arc<dyn SiteScanner>, 
 
 /// True when the scan has reached an end state.
 pub fn is_finished(scan: &ScanRow) -> bool {
-    matches!(scan.status(), ScanStatus::Completed | ScanStatus::Failed)
+    matches!(scan.status, ScanStatus::Completed | ScanStatus::Failed)
 }

@@ -3,20 +3,16 @@
 //! (ownership re-proved right before, the attestation recorded with the scan).
 
 use super::verify::{Verified, VerifyError, Verifier};
-use crate::model::{AddressPolicy, ScanMode, Target, TriggeredBy};
+use crate::model::{AddressPolicy, Attestation, AttestationRefused, ScanMode, SecretName, Target, TriggeredBy};
 use crate::store::{
     CreateOutcome, JourneyRow, NewAttestation, QuotaExceeded, ScanExtras, ScanRow, SealedAt, SecretBox, SecretError, SiteRow, Store,
-    StoreError,
+    StoreError, StoredSecret,
 };
 
 /// The table site secrets are sealed for (their associated data).
 const SITE_SECRETS_TABLE: &str = "site_secrets";
 use uuid::Uuid;
 
-/// Longest attestation statement stored.
-const MAX_STATEMENT_LEN: usize = 2_000;
-/// Longest secret name (`{{secret.NAME}}`).
-const MAX_SECRET_NAME_LEN: usize = 64;
 /// Largest secret value.
 const MAX_SECRET_LEN: usize = 4_096;
 /// Journeys a site may have.
@@ -36,6 +32,8 @@ pub enum SiteError {
     OwnershipUnverified(String),
     #[error("the organisation's monthly scan quota ({}) is used up", .0.limit)]
     QuotaExceeded(QuotaExceeded),
+    #[error(transparent)]
+    Attestation(#[from] AttestationRefused),
     #[error(transparent)]
     Secrets(#[from] SecretError),
     #[error(transparent)]
@@ -71,11 +69,8 @@ async fn validate_journey(text: &str, site_origin: &str) -> Result<(String, Stri
 pub struct StartActive<'a> {
     pub org: &'a str,
     pub site_id: Uuid,
-    /// Who: a user id (`user:<id>`) or a token id (`token:<id>`).
-    pub actor: String,
-    pub client_addr: Option<String>,
-    /// Must be [`attestation_statement`] of the site, word for word.
-    pub statement: &'a str,
+    /// Confirmed for the site's origin ([`Attestation::confirm`]).
+    pub attestation: Attestation,
     pub triggered_by: TriggeredBy,
     pub max_pages: Option<i32>,
 }
@@ -184,17 +179,11 @@ impl SiteService {
         Ok(outcome)
     }
 
-    /// Starts an active scan: the statement must be the site's, ownership is proved again right
-    /// now, and the attestation is written with the scan in one transaction.
+    /// Starts an active scan: the attestation must be the site's, ownership is proved again
+    /// right now, and the attestation is written with the scan in one transaction.
     pub async fn start_active_scan(&self, req: StartActive<'_>) -> Result<ScanRow, SiteError> {
         let site = self.store.site(req.org, req.site_id).await?.ok_or(SiteError::NotFound)?;
-        let expected = attestation_statement(&site.origin);
-        if req.statement.trim() != expected {
-            return Err(SiteError::Invalid(format!("the attestation must be, word for word: {expected}")));
-        }
-        if req.statement.len() > MAX_STATEMENT_LEN {
-            return Err(SiteError::Invalid("the attestation is too long".into()));
-        }
+        let attestation = req.attestation.for_origin(&site.origin)?;
         if let Err(e) = self.reverify(&site).await? {
             return Err(SiteError::OwnershipUnverified(e.to_string()));
         }
@@ -203,9 +192,9 @@ impl SiteService {
             site_id: Some(site.id),
             attestation: Some(NewAttestation {
                 site_id: site.id,
-                actor: req.actor.clone(),
-                client_addr: req.client_addr.clone(),
-                statement: expected,
+                actor: attestation.attester().actor.clone(),
+                client_addr: attestation.attester().client_addr.clone(),
+                statement: attestation.statement().to_string(),
             }),
             ..ScanExtras::default()
         };
@@ -216,7 +205,7 @@ impl SiteService {
             .ok_or(SiteError::Store(StoreError::NotFound("scan")))?;
         match created {
             CreateOutcome::Created(row) => {
-                tracing::info!(scan_id = %row.id, site_id = %site.id, actor = %req.actor, "active scan queued");
+                tracing::info!(scan_id = %row.id, site_id = %site.id, actor = %attestation.attester().actor, "active scan queued");
                 Ok(row)
             }
             CreateOutcome::QuotaExceeded(q) => Err(SiteError::QuotaExceeded(q)),
@@ -240,26 +229,51 @@ impl SiteService {
         self.secrets.as_ref().ok_or(SiteError::Secrets(SecretError::Missing))
     }
 
-    /// Stores (or replaces) a secret, encrypted. The value is never returned again.
-    pub async fn put_secret(&self, org: &str, site_id: Uuid, name: &str, value: &str) -> Result<(), SiteError> {
+    /// The site's journeys, by name.
+    pub async fn list_journeys(&self, org: &str, site_id: Uuid) -> Result<Vec<JourneyRow>, SiteError> {
         let site = self.store.site(org, site_id).await?.ok_or(SiteError::NotFound)?;
-        let name = name.trim();
-        if name.is_empty()
-            || name.len() > MAX_SECRET_NAME_LEN
-            || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-        {
-            return Err(SiteError::Invalid(format!(
-                "a secret name is 1 to {MAX_SECRET_NAME_LEN} characters of A-Z, a-z, 0-9 and '_'"
-            )));
+        Ok(self.store.list_journeys(site.id).await?)
+    }
+
+    /// Removes the journey `name`; false when the site has none by that name.
+    pub async fn remove_journey(&self, org: &str, site_id: Uuid, name: &str) -> Result<bool, SiteError> {
+        let site = self.store.site(org, site_id).await?.ok_or(SiteError::NotFound)?;
+        let removed = self.store.remove_journey(site.id, name.trim()).await?;
+        if removed {
+            tracing::info!(site_id = %site.id, journey = name.trim(), "journey removed");
         }
+        Ok(removed)
+    }
+
+    /// Stores (or replaces) a secret, encrypted. The value is never returned again.
+    pub async fn put_secret(&self, org: &str, site_id: Uuid, name: &str, value: &str) -> Result<StoredSecret, SiteError> {
+        let site = self.store.site(org, site_id).await?.ok_or(SiteError::NotFound)?;
+        let name = SecretName::parse(name).map_err(|e| SiteError::Invalid(e.to_string()))?;
         if value.is_empty() || value.len() > MAX_SECRET_LEN {
             return Err(SiteError::Invalid(format!("a secret value is 1 to {MAX_SECRET_LEN} bytes")));
         }
         let row = site.id.to_string();
-        let sealed = self.secret_box()?.seal(value, SealedAt { table: SITE_SECRETS_TABLE, row: &row, name });
-        self.store.put_site_secret(site.id, name, &sealed, crate::store::time::now_us()).await?;
-        tracing::info!(site_id = %site.id, secret = name, "site secret stored");
-        Ok(())
+        let sealed = self.secret_box()?.seal(value, SealedAt { table: SITE_SECRETS_TABLE, row: &row, name: name.as_str() });
+        let now = crate::store::time::now_us();
+        self.store.put_site_secret(site.id, name.as_str(), &sealed, now).await?;
+        tracing::info!(site_id = %site.id, secret = %name, "site secret stored");
+        Ok(StoredSecret { name: name.into_string(), created_at: now })
+    }
+
+    /// The site's secret names and when each was set (never their values).
+    pub async fn list_secrets(&self, org: &str, site_id: Uuid) -> Result<Vec<StoredSecret>, SiteError> {
+        let site = self.store.site(org, site_id).await?.ok_or(SiteError::NotFound)?;
+        Ok(self.store.list_site_secrets(site.id).await?)
+    }
+
+    /// Removes the secret `name`; false when the site has none by that name.
+    pub async fn remove_secret(&self, org: &str, site_id: Uuid, name: &str) -> Result<bool, SiteError> {
+        let site = self.store.site(org, site_id).await?.ok_or(SiteError::NotFound)?;
+        let removed = self.store.remove_site_secret(site.id, name.trim()).await?;
+        if removed {
+            tracing::info!(site_id = %site.id, secret = name.trim(), "site secret removed");
+        }
+        Ok(removed)
     }
 
     /// The site's journeys, each with the secrets it names, for the worker running an active

@@ -54,10 +54,6 @@ pub struct PageRecord {
 }
 
 impl FindingRow {
-    pub fn severity(&self) -> Severity {
-        self.severity.parse().unwrap_or(Severity::Info)
-    }
-
     pub fn evidence_json(&self) -> Option<serde_json::Value> {
         self.evidence.as_deref().and_then(|e| serde_json::from_str(e).ok())
     }
@@ -69,7 +65,7 @@ fn finding_model(scan_id: Uuid, org: &str, created_at: i64, f: &Finding) -> find
         scan_id: Set(scan_id),
         org_id: Set(org.to_string()),
         check_id: Set(f.check_id.clone()),
-        severity: Set(f.severity.as_str().to_string()),
+        severity: Set(f.severity),
         title: Set(Some(f.title.clone())),
         description: Set(Some(f.description.clone())),
         evidence: Set(Some(serde_json::Value::Object(f.evidence.clone()).to_string())),

@@ -16,8 +16,7 @@ use uuid::Uuid;
 pub struct HistoryPoint {
     pub scan_id: Uuid,
     pub completed_at: i64,
-    /// `passive` or `active`.
-    pub mode: String,
+    pub mode: crate::model::ScanMode,
     pub counts: SeverityCounts,
     /// Findings per category (every severity).
     pub categories: BTreeMap<String, u64>,

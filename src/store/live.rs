@@ -24,7 +24,7 @@ pub struct LiveScan {
 
 impl LiveScan {
     pub fn finished(&self) -> bool {
-        matches!(self.scan.status(), ScanStatus::Completed | ScanStatus::Failed)
+        matches!(self.scan.status, ScanStatus::Completed | ScanStatus::Failed)
     }
 }
 

@@ -1,4 +1,5 @@
-//! Storage: sea-orm entities and queries (organisations, tokens, scans, findings, pages), keyset
+//! Storage: every query of the service (organisations, users, sessions, invites, the sign-in
+//! throttle, tokens, sites, scans, findings, pages, schedules, monitors, webhooks), keyset
 //! pagination and the job lease. The same code serves SQLite and PostgreSQL.
 
 pub mod changes;
@@ -10,6 +11,7 @@ pub mod error;
 pub mod expiry;
 pub mod findings;
 pub mod history;
+pub mod invites;
 pub mod jobs;
 pub mod live;
 pub mod monitors;
@@ -20,9 +22,12 @@ pub mod scans;
 pub mod schedules;
 pub mod screenshots;
 pub mod secret_box;
+pub mod sessions;
 pub mod sites;
+pub mod throttle;
 pub mod time;
 pub mod tokens;
+pub mod users;
 pub mod webhooks;
 
 pub use clock::{Clock, ManualClock, SystemClock};
@@ -37,6 +42,6 @@ pub use monitors::MonitorRow;
 pub use schedules::{NewSchedule, ScheduleRow};
 pub use screenshots::ScreenshotRow;
 pub use secret_box::{LEGACY_PREFIX, SECRET_KEY_ENV, SealedAt, SecretBox, SecretError};
-pub use sites::{AttestationRow, JourneyRow, SecretName, SiteRow};
+pub use sites::{AttestationRow, JourneyRow, SiteRow, StoredSecret};
 pub use webhooks::{DeliveryRow, OutboxRow, WebhookRow};
 pub use tokens::{ALL_SCOPES, ApiToken, DEFAULT_SCOPES, SCOPE_ACTIVE, SCOPE_READ, SCOPE_WRITE, TOKEN_PREFIX, hash_token, looks_like_token};

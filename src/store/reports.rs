@@ -78,12 +78,12 @@ impl From<&ScanRow> for ScanInfo {
             id: row.id.to_string(),
             target_url: row.target_url.clone(),
             target_hostname: row.target_hostname.clone(),
-            mode: row.mode(),
-            status: row.status(),
+            mode: row.mode,
+            status: row.status,
             started_at: row.started_at.map(to_datetime),
             completed_at: row.completed_at.map(to_datetime),
             findings_count: row.findings_count.as_deref().and_then(|c| serde_json::from_str::<SeverityCounts>(c).ok()).unwrap_or_default(),
-            triggered_by: row.triggered_by(),
+            triggered_by: row.triggered_by,
             created_at: to_datetime(row.created_at),
         }
     }
@@ -114,7 +114,7 @@ impl From<&FindingRow> for ReportFinding {
             id: f.id.to_string(),
             scan_id: f.scan_id.to_string(),
             check_id: f.check_id.clone(),
-            severity: f.severity(),
+            severity: f.severity,
             title: f.title.clone(),
             description: f.description.clone(),
             evidence: match json_column(f.evidence.as_deref()) {

@@ -59,21 +59,7 @@ pub struct Page<T> {
     pub next_cursor: Option<String>,
 }
 
-/// The row's text columns as the model's enums (an unknown value reads as the default:
-/// `queued`, `passive`, `api`).
 impl ScanRow {
-    pub fn status(&self) -> ScanStatus {
-        self.status.parse().unwrap_or_default()
-    }
-
-    pub fn mode(&self) -> ScanMode {
-        self.mode.parse().unwrap_or_default()
-    }
-
-    pub fn triggered_by(&self) -> TriggeredBy {
-        self.triggered_by.parse().unwrap_or_default()
-    }
-
     /// The progress its worker recorded, while it runs (none before its first word).
     pub fn progress(&self) -> Option<crate::model::ScanProgressState> {
         self.progress.as_deref().and_then(|p| serde_json::from_str(p).ok())
@@ -169,9 +155,9 @@ impl Store {
             org_id: Set(org.to_string()),
             target_url: Set(target.to_string()),
             target_hostname: Set(target.hostname()),
-            mode: Set(mode.as_str().to_string()),
-            status: Set(ScanStatus::Queued.as_str().to_string()),
-            triggered_by: Set(triggered_by.as_str().to_string()),
+            mode: Set(mode),
+            status: Set(ScanStatus::Queued),
+            triggered_by: Set(triggered_by),
             created_at: Set(now),
             started_at: Set(None),
             completed_at: Set(None),

@@ -44,7 +44,7 @@ pub struct JourneyRow {
 
 /// A secret's name and when it was set (its value never leaves [`Store::site_secret_values`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SecretName {
+pub struct StoredSecret {
     pub name: String,
     pub created_at: i64,
 }
@@ -223,7 +223,7 @@ impl Store {
     }
 
     /// The site's secret names (never their values).
-    pub async fn list_site_secrets(&self, site_id: Uuid) -> StoreResult<Vec<SecretName>> {
+    pub async fn list_site_secrets(&self, site_id: Uuid) -> StoreResult<Vec<StoredSecret>> {
         let stmt = self.stmt(
             "SELECT name, created_at FROM site_secrets WHERE site_id = $1 ORDER BY name",
             vec![site_id.into()],
@@ -232,7 +232,7 @@ impl Store {
             .query_all_raw(stmt)
             .await?
             .iter()
-            .map(|r| Ok(SecretName { name: r.try_get("", "name")?, created_at: r.try_get("", "created_at")? }))
+            .map(|r| Ok(StoredSecret { name: r.try_get("", "name")?, created_at: r.try_get("", "created_at")? }))
             .collect()
     }
 

@@ -11,7 +11,6 @@ use crate::store::time::now_us;
 use axum::extract::FromRequestParts;
 use axum::http::HeaderMap;
 use axum::http::request::Parts;
-use sea_orm::ConnectionTrait;
 
 /// The session cookie's name.
 pub const SESSION_COOKIE: &str = "sitescan_session";
@@ -54,19 +53,13 @@ pub fn set_cookie(name: &str, value: &str, max_age_s: i64, secure: bool, same_si
 pub async fn start(store: &Store, user_id: &str) -> Result<String, PageError> {
     let id = random_secret();
     let now = now_us();
-    let stmt = store.stmt(
-        "INSERT INTO sessions (id_hash, user_id, csrf_token, created_at, last_seen_at) VALUES ($1, $2, $3, $4, $4)",
-        vec![digest(&id).into(), user_id.into(), random_secret().into(), now.into()],
-    );
-    store.conn().execute_raw(stmt).await.map_err(PageError::internal)?;
+    store.insert_session(&digest(&id), user_id, &random_secret(), now).await.map_err(PageError::internal)?;
     Ok(id)
 }
 
 /// Ends the session whose cookie value is `id`.
 pub async fn end(store: &Store, id: &str) -> Result<(), PageError> {
-    let stmt = store.stmt("DELETE FROM sessions WHERE id_hash = $1", vec![digest(id).into()]);
-    store.conn().execute_raw(stmt).await.map_err(PageError::internal)?;
-    Ok(())
+    store.delete_session(&digest(id)).await.map_err(PageError::internal)
 }
 
 /// The live session behind a cookie value, refreshed; expired sessions are deleted.
@@ -75,30 +68,21 @@ pub async fn load(store: &Store, id: &str) -> Result<Option<Session>, PageError>
         return Ok(None);
     }
     let id_hash = digest(id);
-    let stmt = store.stmt(
-        "SELECT user_id, csrf_token, created_at, last_seen_at FROM sessions WHERE id_hash = $1",
-        vec![id_hash.clone().into()],
-    );
-    let Some(row) = store.conn().query_one_raw(stmt).await.map_err(PageError::internal)? else { return Ok(None) };
-    let get = |c: &str| row.try_get::<i64>("", c).map_err(PageError::internal);
-    let (created, seen) = (get("created_at")?, get("last_seen_at")?);
-    let user_id: String = row.try_get("", "user_id").map_err(PageError::internal)?;
-    let csrf: String = row.try_get("", "csrf_token").map_err(PageError::internal)?;
+    let Some(row) = store.session(&id_hash).await.map_err(PageError::internal)? else { return Ok(None) };
     let now = now_us();
-    if now - seen > IDLE_TIMEOUT_US || now - created > ABSOLUTE_TIMEOUT_US {
+    if now - row.last_seen_at > IDLE_TIMEOUT_US || now - row.created_at > ABSOLUTE_TIMEOUT_US {
         end(store, id).await?;
         return Ok(None);
     }
-    let user = users::by_id(store, &user_id).await.map_err(PageError::internal)?;
+    let user = users::by_id(store, &row.user_id).await.map_err(PageError::internal)?;
     let Some(user) = user.filter(|u| u.disabled_at.is_none()) else {
         end(store, id).await?;
         return Ok(None);
     };
-    if now - seen > TOUCH_US {
-        let stmt = store.stmt("UPDATE sessions SET last_seen_at = $1 WHERE id_hash = $2", vec![now.into(), id_hash.clone().into()]);
-        store.conn().execute_raw(stmt).await.map_err(PageError::internal)?;
+    if now - row.last_seen_at > TOUCH_US {
+        store.touch_session(&id_hash, now).await.map_err(PageError::internal)?;
     }
-    Ok(Some(Session { user, csrf, id_hash }))
+    Ok(Some(Session { user, csrf: row.csrf_token, id_hash }))
 }
 
 impl Session {

@@ -71,4 +71,8 @@ impl WebState {
     pub fn sites(&self) -> &crate::sites::SiteService {
         &self.api.state().sites
     }
+
+    pub fn scans(&self) -> &crate::scans::ScanService {
+        &self.api.state().scans
+    }
 }

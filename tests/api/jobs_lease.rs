@@ -35,7 +35,7 @@ async fn concurrent_workers_never_claim_the_same_scan() {
             let owner = format!("worker-{w}");
             let mut mine = Vec::new();
             while let Some(scan) = store.claim_scan(&owner, Duration::from_secs(60), 3).await.unwrap() {
-                assert_eq!(scan.status, "running");
+                assert_eq!(scan.status.as_str(), "running");
                 assert_eq!(scan.lease_owner.as_deref(), Some(owner.as_str()));
                 assert!(scan.started_at.is_some());
                 mine.push(scan.id);
@@ -73,7 +73,7 @@ async fn an_expired_lease_is_claimed_again_and_the_old_owner_cannot_finish() {
     assert!(!store.complete_scan(first.id, "dead-worker", &SeverityCounts::default(), &report).await.unwrap());
     assert!(store.complete_scan(first.id, "other", &SeverityCounts::default(), &report).await.unwrap());
     let done = store.scan_any_org(first.id).await.unwrap().unwrap();
-    assert_eq!(done.status, "completed");
+    assert_eq!(done.status.as_str(), "completed");
     assert!(done.completed_at.is_some());
     assert!(done.lease_owner.is_none());
 }
@@ -91,7 +91,7 @@ async fn a_scan_that_keeps_losing_its_worker_fails_with_a_reason() {
     // The third claim exceeds max_attempts = 2: the scan is failed, nothing is handed out.
     assert!(store.claim_scan("w3", Duration::from_secs(60), 2).await.unwrap().is_none());
     let failed = store.scan_any_org(ids[0]).await.unwrap().unwrap();
-    assert_eq!(failed.status, "failed");
+    assert_eq!(failed.status.as_str(), "failed");
     let report: serde_json::Value = serde_json::from_str(failed.report.as_deref().unwrap()).unwrap();
     assert_eq!(report["summary"]["error"]["code"], "retries_exhausted");
     assert!(failed.completed_at.is_some());

@@ -134,6 +134,38 @@ async fn secrets_are_sealed_and_never_returned() {
     assert!(removed.removed);
 }
 
+/// One rule for secret names: every name a journey can refer to can be stored, and the other
+/// way round; a bad name is refused with the rule and never echoed (it may be the secret).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_secret_a_journey_refers_to_can_be_stored_by_that_name() {
+    let (app, site) = app_and_site().await;
+    let mut c = client(&app).await;
+    let (owner, _) = app.token_with("acme", &["scans:active"]).await;
+    let added = c.add_site(authed(pb::AddSiteRequest { url: site.url("/") }, &owner)).await.expect("add").into_inner();
+    let journey = r##"{"name": "sign-in", "steps": [{"navigate": "/"}, {"fill": "#key", "value": "{{secret.api-key}}"}]}"##;
+    let put = pb::PutJourneyRequest { site: added.id.clone(), definition: journey.into() };
+    c.put_journey(authed(put, &owner)).await.expect("a journey naming api-key");
+    let put = pb::PutSecretRequest { site: added.id.clone(), name: " api-key ".into(), value: "k-123".into() };
+    let stored = c.put_secret(authed(put, &owner)).await.expect("the secret it names").into_inner();
+    assert_eq!(stored.name, "api-key", "stored under the name the journey writes");
+    let site_id: uuid::Uuid = added.id.parse().unwrap();
+    let sealed = app.store.site_secret_values(site_id).await.expect("read");
+    let names: Vec<&str> = sealed.iter().map(|(name, _)| name.as_str()).collect();
+    assert_eq!(names, ["api-key"], "the name the journey's {{{{secret.api-key}}}} looks up");
+
+    for bad in ["api key", "api-key=k-123", &"k".repeat(65), ""] {
+        let put = pb::PutSecretRequest { site: added.id.clone(), name: bad.into(), value: "k-123".into() };
+        let err = c.put_secret(authed(put, &owner)).await.expect_err("bad name");
+        assert_eq!(err.code(), Code::InvalidArgument, "{bad:?}");
+        assert!(err.message().contains("1 to 64 characters") && !err.message().contains("k-123"), "{}", err.message());
+    }
+    let journey = r##"{"name": "x", "steps": [{"navigate": "/"}, {"fill": "#key", "value": "{{secret.api key}}"}]}"##;
+    let put = pb::PutJourneyRequest { site: added.id.clone(), definition: journey.into() };
+    assert_eq!(c.put_journey(authed(put, &owner)).await.expect_err("a name no secret can have").code(), Code::InvalidArgument);
+    let listed = c.list_secrets(authed(pb::SiteRef { site: added.id.clone() }, &owner)).await.expect("list").into_inner();
+    assert_eq!(listed.secrets.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), ["api-key"], "nothing else stored");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_token_whose_issuer_is_no_longer_an_owner_opens_nothing() {
     let (app, _site) = app_and_site().await;

@@ -613,13 +613,12 @@ async fn a_stored_journey_runs_in_an_active_scan_started_from_the_service() {
     sites.put_secret("acme", site.id, "PASSWORD", PASSWORD).await.expect("secret");
 
     let statement = sitescan::sites::attestation_statement(&origin);
+    let attester = sitescan::model::Attester { actor: "user:test".into(), client_addr: Some("127.0.0.1".into()) };
     let scan = sites
         .start_active_scan(sitescan::sites::StartActive {
             org: "acme",
             site_id: site.id,
-            actor: "user:test".into(),
-            client_addr: Some("127.0.0.1".into()),
-            statement: &statement,
+            attestation: sitescan::model::Attestation::confirm(&origin, sitescan::model::Confirmation::Typed(&statement), attester).expect("confirmed"),
             triggered_by: sitescan::model::TriggeredBy::Manual,
             max_pages: Some(3),
         })

@@ -100,8 +100,8 @@ async fn scans_start_from_the_form_and_reports_stay_in_their_organisation() {
     let location = r.header("location").to_string();
     let id = location.strip_prefix("/scans/").unwrap().parse::<uuid::Uuid>().unwrap();
     let row = app.store.scan("acme", id).await.unwrap().unwrap();
-    assert_eq!(row.triggered_by, "manual");
-    assert_eq!(row.mode, "passive");
+    assert_eq!(row.triggered_by.as_str(), "manual");
+    assert_eq!(row.mode.as_str(), "passive");
     // The scan's page, inside the dashboard: queued, so its progress, refreshing without JS.
     let live = web.get(&location).await;
     page(&live, 200);

@@ -91,7 +91,7 @@ async fn an_owner_adds_verifies_and_starts_an_attested_active_scan() {
     let scan_path = location(&started);
     let scan_id: uuid::Uuid = scan_path.trim_start_matches("/scans/").parse().expect("a scan page");
     let scan = app.store.scan("acme", scan_id).await.unwrap().expect("scan");
-    assert_eq!(scan.mode, "active");
+    assert_eq!(scan.mode.as_str(), "active");
     assert_eq!(scan.site_id, Some(row.id));
     let attested = app.store.attestation(scan_id).await.unwrap().expect("attestation");
     assert!(attested.actor.contains("owner@acme.test"), "{}", attested.actor);

@@ -75,7 +75,7 @@ async fn two_apis_and_two_workers_complete_every_scan_exactly_once() {
         let mut done = 0;
         for id in &ids {
             let scan = seed.store.scan_any_org(id.parse().unwrap()).await.unwrap().unwrap();
-            if scan.status == "completed" || scan.status == "failed" {
+            if scan.status.as_str() == "completed" || scan.status.as_str() == "failed" {
                 done += 1;
             }
         }
@@ -95,7 +95,7 @@ async fn two_apis_and_two_workers_complete_every_scan_exactly_once() {
     for id in &ids {
         let uuid = id.parse().unwrap();
         let scan = seed.store.scan_any_org(uuid).await.unwrap().unwrap();
-        assert_eq!(scan.status, "completed", "scan {id}: {:?}", scan.report);
+        assert_eq!(scan.status.as_str(), "completed", "scan {id}: {:?}", scan.report);
         assert_eq!(scan.attempts, 1, "scan {id} was claimed once");
         let pages = seed.store.scan_pages(uuid).await.unwrap();
         assert_eq!(pages.len(), 3, "three pages, each written once");
@@ -244,13 +244,13 @@ async fn a_worker_drives_a_remote_chromium_through_the_egress_guard() {
     let started = Instant::now();
     let scan = loop {
         let scan = seed.store.scan_any_org(id).await.unwrap().unwrap();
-        if scan.status == "completed" || scan.status == "failed" {
+        if scan.status.as_str() == "completed" || scan.status.as_str() == "failed" {
             break scan;
         }
         assert!(started.elapsed() < Duration::from_secs(120), "scan not done: {}", worker.tail());
         tokio::time::sleep(Duration::from_millis(200)).await;
     };
-    assert_eq!(scan.status, "completed", "{:?}\n{}", scan.report, worker.tail());
+    assert_eq!(scan.status.as_str(), "completed", "{:?}\n{}", scan.report, worker.tail());
     assert_eq!(seed.store.scan_pages(id).await.unwrap().len(), 2);
     assert_eq!(evil.connections(), 0, "the remote browser could not reach 127.0.0.2");
     let findings = seed.store.scan_findings(id).await.unwrap();

@@ -202,9 +202,12 @@ async fn ownership_removed_between_queueing_and_running_fails_the_active_scan() 
     let start = sitescan::sites::StartActive {
         org: "acme",
         site_id: row.id,
-        actor: "user:test".into(),
-        client_addr: Some("127.0.0.1".into()),
-        statement: &sitescan::sites::attestation_statement(&row.origin),
+        attestation: sitescan::model::Attestation::confirm(
+            &row.origin,
+            sitescan::model::Confirmation::Ticked(true),
+            sitescan::model::Attester { actor: "user:test".into(), client_addr: Some("127.0.0.1".into()) },
+        )
+        .expect("confirmed"),
         triggered_by: sitescan::model::TriggeredBy::Manual,
         max_pages: Some(2),
     };

@@ -23,7 +23,8 @@ async fn boss_with_handouts(app: &crate::app::TestApp, email: &str, token_name: 
     let site = app.store.add_site("acme", &origin, &origin[8..], "Roles_Token_0123456789abcdef", &boss.id, now).await.expect("site").expect("new");
     app.store.record_site_verification(site.id, Ok("file"), now).await.expect("verified");
     let attester = Attester { actor: format!("user:{} <{}>", boss.id, boss.email), client_addr: Some("127.0.0.1".into()) };
-    let schedule = add_schedule(&app.store, "acme", &origin, "0 3 * * *", None, ScanMode::Active, Some(attester), now).await.expect("schedule");
+    let attestation = sitescan::model::Attestation::confirm(&origin, sitescan::model::Confirmation::Ticked(true), attester).expect("ticked");
+    let schedule = add_schedule(&app.store, "acme", &origin, "0 3 * * *", None, ScanMode::Active, Some(attestation), now).await.expect("schedule");
     assert!(schedule.attestation.is_some());
     (boss, token, invite, schedule.id)
 }

@@ -1,13 +1,13 @@
-//! The REST handlers: admit the caller, read the input into the request message, call the one
-//! `ScanService` implementation, and shape its answer as the spec's JSON.
+//! The REST handlers: admit the caller, read the input into the scan service's typed input
+//! (`crate::scans`), and write its typed answer as the spec's JSON.
 
 use super::input::{Query, json_object};
 use crate::api::auth::{Admitted, scope_of};
 use crate::api::dto::{CreateScanDto, GetScanDto, ListFindingsDto, ListScansDto};
-use crate::api::error::{ApiError, Issue, status_into_response};
-use crate::api::service::ScanApi;
-use crate::proto::v1 as pb;
-use crate::proto::v1::scan_service_server::ScanService;
+use crate::api::error::{ApiError, Issue};
+use crate::api::service::{ReportDocument, ScanApi, render_report};
+use crate::model::TriggeredBy;
+use crate::scans::{FindingsQuery, ListQuery, ScanServiceError};
 use axum::Json;
 use axum::body::Body;
 use axum::extract::rejection::PathRejection;
@@ -40,22 +40,14 @@ fn with_rate_headers(mut response: Response, who: &Admitted) -> Response {
     response
 }
 
-fn request<T>(message: T, who: Admitted) -> tonic::Request<T> {
-    let mut req = tonic::Request::new(message);
-    req.extensions_mut().insert(who);
-    req
-}
-
-fn reply<T, D: Serialize + From<T>>(status: StatusCode, result: Result<tonic::Response<T>, tonic::Status>) -> Response {
-    match result {
-        Ok(resp) => {
-            let (meta, body, _) = resp.into_parts();
-            let mut response = (status, Json(D::from(body))).into_response();
-            response.headers_mut().extend(meta.into_headers());
-            response
-        }
-        Err(status) => status_into_response(status),
-    }
+/// The answer of the scan service as the spec's JSON with `status`, or its refusal; both carry
+/// where the caller stands with the rate limit.
+fn reply<T, D: Serialize + From<T>>(who: &Admitted, status: StatusCode, result: Result<T, ScanServiceError>) -> Response {
+    let response = match result {
+        Ok(body) => (status, Json(D::from(body))).into_response(),
+        Err(e) => ApiError::from(e).into_response(),
+    };
+    with_rate_headers(response, who)
 }
 
 /// `POST /api/v1/scans`
@@ -75,8 +67,8 @@ pub async fn create_scan(State(api): State<ScanApi>, headers: HeaderMap, body: B
         }
         Some(_) => return with_rate_headers(ApiError::invalid("target", "must be a string").into_response(), &who),
     };
-    let result = api.create_scan(request(pb::CreateScanRequest { target }, who)).await;
-    reply::<_, CreateScanDto>(StatusCode::CREATED, result)
+    let result = api.state().scans.create(who.org(), &target, TriggeredBy::Api).await;
+    reply::<_, CreateScanDto>(&who, StatusCode::CREATED, result.map(|row| CreateScanDto::from(&row)))
 }
 
 /// `GET /api/v1/scans`
@@ -94,8 +86,9 @@ pub async fn list_scans(State(api): State<ScanApi>, headers: HeaderMap, RawQuery
     if !issues.is_empty() {
         return with_rate_headers(ApiError::InvalidInput(issues).into_response(), &who);
     }
-    let message = pb::ListScansRequest { limit, cursor: query.string("cursor") };
-    reply::<_, ListScansDto>(StatusCode::OK, api.list_scans(request(message, who)).await)
+    let page = ListQuery { limit, cursor: query.string("cursor") };
+    let result = api.state().scans.list(who.org(), &page).await;
+    reply::<_, ListScansDto>(&who, StatusCode::OK, result)
 }
 
 /// `GET /api/v1/scans/{scanId}`
@@ -122,8 +115,8 @@ pub async fn get_scan(
     if !issues.is_empty() {
         return with_rate_headers(ApiError::InvalidInput(issues).into_response(), &who);
     }
-    let message = pb::GetScanRequest { scan_id, include_findings };
-    reply::<_, GetScanDto>(StatusCode::OK, api.get_scan_report_typed(request(message, who)).await)
+    let result = api.state().scans.report(who.org(), &scan_id, include_findings).await;
+    reply::<_, GetScanDto>(&who, StatusCode::OK, result)
 }
 
 /// `GET /api/v1/findings`
@@ -141,14 +134,15 @@ pub async fn list_findings(State(api): State<ScanApi>, headers: HeaderMap, RawQu
     if !issues.is_empty() {
         return with_rate_headers(ApiError::InvalidInput(issues).into_response(), &who);
     }
-    let message = pb::ListFindingsRequest {
-        severity: query.string("severity"),
+    let findings = FindingsQuery {
+        severities: query.string("severity").into_iter().collect(),
         check_id: query.string("check_id"),
         since: query.string("since"),
-        limit,
-        cursor: query.string("cursor"),
+        page: ListQuery { limit, cursor: query.string("cursor") },
+        ..FindingsQuery::default()
     };
-    reply::<_, ListFindingsDto>(StatusCode::OK, api.list_findings(request(message, who)).await)
+    let result = api.state().scans.findings(who.org(), &findings).await;
+    reply::<_, ListFindingsDto>(&who, StatusCode::OK, result)
 }
 
 /// `GET /api/v1/scans/{scanId}/report.html`: the self-contained HTML report. It carries its own
@@ -159,7 +153,7 @@ pub async fn get_scan_report_html(
     Path(scan_id): Path<String>,
     RawQuery(raw): RawQuery,
 ) -> Response {
-    scan_report(api, headers, scan_id, raw, pb::ReportFormat::Html).await
+    scan_report(api, headers, scan_id, raw, ReportDocument::Html).await
 }
 
 /// `GET /api/v1/scans/{scanId}/report.sarif`: the report as SARIF 2.1.0.
@@ -169,10 +163,10 @@ pub async fn get_scan_report_sarif(
     Path(scan_id): Path<String>,
     RawQuery(raw): RawQuery,
 ) -> Response {
-    scan_report(api, headers, scan_id, raw, pb::ReportFormat::Sarif).await
+    scan_report(api, headers, scan_id, raw, ReportDocument::Sarif).await
 }
 
-async fn scan_report(api: ScanApi, headers: HeaderMap, scan_id: String, raw: Option<String>, format: pb::ReportFormat) -> Response {
+async fn scan_report(api: ScanApi, headers: HeaderMap, scan_id: String, raw: Option<String>, format: ReportDocument) -> Response {
     let who = match admit(&api, &headers, "GetScanReport").await {
         Ok(w) => w,
         Err(r) => return r,
@@ -180,24 +174,25 @@ async fn scan_report(api: ScanApi, headers: HeaderMap, scan_id: String, raw: Opt
     if let Err(e) = Query::parse(raw.as_deref()) {
         return with_rate_headers(e.into_response(), &who);
     }
-    let message = pb::GetScanReportRequest { scan_id, format: format as i32 };
-    match api.get_scan_report(request(message, who)).await {
-        Ok(resp) => {
-            let (meta, body, _) = resp.into_parts();
+    let rendered = match api.state().scans.report(who.org(), &scan_id, true).await {
+        Ok(report) => render_report(&report, format),
+        Err(e) => Err(e.into()),
+    };
+    match rendered {
+        Ok(body) => {
             let mut response = (StatusCode::OK, body.data).into_response();
             let h = response.headers_mut();
-            h.extend(meta.into_headers());
             if let Ok(v) = header::HeaderValue::from_str(&body.content_type) {
                 h.insert(header::CONTENT_TYPE, v);
             }
             h.insert(header::X_CONTENT_TYPE_OPTIONS, header::HeaderValue::from_static("nosniff"));
-            if format == pb::ReportFormat::Html
+            if format == ReportDocument::Html
                 && let Ok(v) = header::HeaderValue::from_str(&crate::report::html::content_security_policy())
             {
                 h.insert(header::CONTENT_SECURITY_POLICY, v);
             }
-            response
+            with_rate_headers(response, &who)
         }
-        Err(status) => status_into_response(status),
+        Err(e) => with_rate_headers(e.into_response(), &who),
     }
 }

@@ -1,5 +1,6 @@
 //! `findings`: what checks reported, scoped by organisation for keyset listing.
 
+use crate::model::Severity;
 use sea_orm::entity::prelude::*;
 
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -10,7 +11,7 @@ pub struct Model {
     pub scan_id: Uuid,
     pub org_id: String,
     pub check_id: String,
-    pub severity: String,
+    pub severity: Severity,
     pub title: Option<String>,
     pub description: Option<String>,
     /// JSON object.

@@ -5,3 +5,4 @@ pub mod finding;
 pub mod organisation;
 pub mod scan;
 pub mod scan_page;
+pub mod values;

@@ -1,5 +1,6 @@
 //! `scans`: one row per scan; also the job queue (status, lease owner and expiry, attempts).
 
+use crate::model::{ScanMode, ScanStatus, TriggeredBy};
 use sea_orm::entity::prelude::*;
 
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -10,9 +11,9 @@ pub struct Model {
     pub org_id: String,
     pub target_url: String,
     pub target_hostname: String,
-    pub mode: String,
-    pub status: String,
-    pub triggered_by: String,
+    pub mode: ScanMode,
+    pub status: ScanStatus,
+    pub triggered_by: TriggeredBy,
     pub created_at: i64,
     pub started_at: Option<i64>,
     pub completed_at: Option<i64>,

@@ -48,12 +48,12 @@ pub async fn compare(State(state): State<WebState>, s: Session, RawQuery(q): Raw
         return Err(PageError::BadRequest(format!("These scans are of different sites ({} and {}): compare two scans of the same one.", origin(&base.target_url), origin(&head.target_url))));
     }
     for scan in [&base, &head] {
-        if scan.status != "completed" {
+        if scan.status != crate::model::ScanStatus::Completed {
             return Err(PageError::BadRequest(format!("The scan of {} is {}: only completed scans can be compared.", when(scan.created_at), scan.status)));
         }
     }
     let diff = diff_scans(store, &base, &head).await.map_err(PageError::internal)?;
-    let scan_ref = |r: &crate::store::ScanRow| ScanRef { id: r.id.to_string(), when: when(r.completed_at.unwrap_or(r.created_at)), mode: r.mode.clone(), target: r.target_url.clone() };
+    let scan_ref = |r: &crate::store::ScanRow| ScanRef { id: r.id.to_string(), when: when(r.completed_at.unwrap_or(r.created_at)), mode: r.mode.to_string(), target: r.target_url.clone() };
     let page = ComparePage {
         chrome: Chrome::new("Compare scans", Some(&s), "scans"),
         base: scan_ref(&base),

@@ -49,7 +49,7 @@ pub async fn invite(State(state): State<WebState>, OwnerSession(s): OwnerSession
     let shown: String = form.text("email").chars().take(254).collect();
     let result = match form.text("role").parse::<Role>() {
         Ok(role) => invites::create(state.store(), &s.user.org_id, form.text("email"), role, &s.user.id).await,
-        Err(e) => Err(e),
+        Err(e) => Err(e.into()),
     };
     match result {
         Ok((token, _)) => {
@@ -89,7 +89,7 @@ async fn consequences(state: &WebState, user: &users::User, after: Option<Role>)
 pub async fn role(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
     form.check_session(&s)?;
     let user = other_member(&state, &s, &id).await?;
-    let role = form.text("role").parse::<Role>()?;
+    let role = form.text("role").parse::<Role>().map_err(crate::accounts::AccountError::from)?;
     if form.text("confirm") != "yes" && role != user.role {
         let lines = consequences(&state, &user, Some(role)).await?;
         if !lines.is_empty() {

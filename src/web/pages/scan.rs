@@ -63,7 +63,7 @@ pub struct LiveJson {
 }
 
 fn live_json(live: &LiveScan) -> LiveJson {
-    let status = live.scan.status();
+    let status = live.scan.status;
     let phase = match status {
         ScanStatus::Queued => "Waiting for a worker".to_string(),
         ScanStatus::Running => live.progress.phase.label().to_string(),
@@ -71,7 +71,7 @@ fn live_json(live: &LiveScan) -> LiveJson {
         ScanStatus::Failed => "Failed".to_string(),
     };
     let finding = |f: &FindingRow| LiveFinding {
-        severity: f.severity.clone(),
+        severity: f.severity.to_string(),
         check_id: f.check_id.clone(),
         title: f.title.clone().unwrap_or_default(),
         page_url: f.page_url.clone().unwrap_or_default(),
@@ -121,9 +121,9 @@ pub async fn show(State(state): State<WebState>, s: Session, Path(id): Path<Stri
         chrome: Chrome::new(&format!("Scan of {host}"), Some(&s), "scans"),
         id: id.to_string(),
         target: scan.target_url.clone(),
-        status: scan.status().to_string(),
-        mode: scan.mode().to_string(),
-        triggered_by: scan.triggered_by().to_string(),
+        status: scan.status.to_string(),
+        mode: scan.mode.to_string(),
+        triggered_by: scan.triggered_by.to_string(),
         created: when(scan.created_at),
         completed: scan.completed_at.map(when),
         live: live_part,
@@ -173,7 +173,7 @@ pub async fn events(State(state): State<WebState>, s: Session, Path(id): Path<St
                 last = Some(j);
             }
             if current.finished() {
-                let _ = tx.send(Ok(Event::default().event("end").data(current.scan.status().as_str()))).await;
+                let _ = tx.send(Ok(Event::default().event("end").data(current.scan.status.as_str()))).await;
                 return;
             }
             if began.elapsed() > EVENTS_MAX {

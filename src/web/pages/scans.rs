@@ -2,8 +2,8 @@
 //! CSV and JSON export). One scan's page is `scan.rs`.
 
 use super::{notice, see_other, when};
-use crate::model::{ScanMode, Severity, SeverityCounts, Target, TriggeredBy};
-use crate::store::{CreateOutcome, CursorKind, FindingFilter};
+use crate::model::{Severity, SeverityCounts, TriggeredBy};
+use crate::scans::{FindingsQuery, Issue, ListQuery, ScanServiceError};
 use crate::web::error::PageError;
 use crate::web::forms::{FormData, bounded};
 use crate::web::session::Session;
@@ -54,10 +54,10 @@ async fn dashboard_page(state: &WebState, s: &Session, target: String, error: Op
             ScanLine {
                 id: r.id.to_string(),
                 target: r.target_url.clone(),
-                status: r.status().to_string(),
+                status: r.status.to_string(),
                 created: when(r.created_at),
-                triggered_by: r.triggered_by().to_string(),
-                mode: r.mode().to_string(),
+                triggered_by: r.triggered_by.to_string(),
+                mode: r.mode.to_string(),
                 counts,
                 changes,
             }
@@ -72,142 +72,118 @@ pub async fn dashboard(State(state): State<WebState>, s: Session, RawQuery(q): R
     Ok(render(&dashboard_page(&state, &s, String::new(), None, notice).await?))
 }
 
-/// `POST /scans`: the same validation (`Target::parse` under the address policy) and quota
-/// (`Store::create_scan`) as `POST /api/v1/scans`, `triggered_by: manual`.
+/// `POST /scans`: the scan service's `create`, as `POST /api/v1/scans` (the address policy, the
+/// quota), `triggered_by: manual`.
 pub async fn create(State(state): State<WebState>, s: Session, form: FormData) -> Result<Response, PageError> {
     form.check_session(&s)?;
     let raw = form.text("target");
     let shown: String = raw.chars().take(MAX_TARGET_LEN).collect();
-    let target = bounded(raw, MAX_TARGET_LEN, "The address")
-        .and_then(|t| Target::parse(t, &state.api.state().policy).map_err(|e| format!("This address cannot be scanned: {e}.")));
-    let target = match target {
+    let target = match bounded(raw, MAX_TARGET_LEN, "The address") {
         Ok(t) => t,
-        Err(e) => {
-            let page = dashboard_page(&state, &s, shown, Some(e), None).await?;
-            return Ok(render_status(StatusCode::BAD_REQUEST, &page));
-        }
+        Err(e) => return refused(&state, &s, shown, e, StatusCode::BAD_REQUEST).await,
     };
-    match state.store().create_scan(&s.user.org_id, &target, ScanMode::Passive, TriggeredBy::Manual, None).await {
-        Ok(CreateOutcome::Created(row)) => Ok(see_other(&format!("/scans/{}", row.id), &[])),
-        Ok(CreateOutcome::QuotaExceeded(q)) => {
-            crate::metrics::metrics().quota_exceeded.inc();
+    match state.scans().create(&s.user.org_id, target, TriggeredBy::Manual).await {
+        Ok(row) => Ok(see_other(&format!("/scans/{}", row.id), &[])),
+        Err(ScanServiceError::Invalid(issues)) => {
+            let why = issues.iter().map(|i| i.message.as_str()).collect::<Vec<_>>().join("; ");
+            refused(&state, &s, shown, format!("This address cannot be scanned: {why}."), StatusCode::BAD_REQUEST).await
+        }
+        Err(ScanServiceError::QuotaExceeded(q)) => {
             let msg = format!(
                 "Your organisation has used its {} scans this month; more can start after {}.",
                 q.limit,
                 q.resets_at.format("%Y-%m-%d %H:%M UTC")
             );
-            let page = dashboard_page(&state, &s, shown, Some(msg), None).await?;
-            Ok(render_status(StatusCode::TOO_MANY_REQUESTS, &page))
+            refused(&state, &s, shown, msg, StatusCode::TOO_MANY_REQUESTS).await
         }
         Err(e) => Err(PageError::internal(e)),
     }
 }
 
+/// The dashboard again, with the address as typed and why it was refused.
+async fn refused(state: &WebState, s: &Session, shown: String, message: String, status: StatusCode) -> Result<Response, PageError> {
+    let page = dashboard_page(state, s, shown, Some(message), None).await?;
+    Ok(render_status(status, &page))
+}
+
 /// Findings an export holds at most.
 pub const EXPORT_LIMIT: usize = 10_000;
 
-/// A day (`2026-01-31`, midnight UTC) or an RFC 3339 instant, in microseconds.
-fn parse_day(text: &str) -> Option<i64> {
-    chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d")
-        .ok()
-        .and_then(|d| d.and_hms_opt(0, 0, 0))
-        .map(|t| t.and_utc().timestamp_micros())
-        .or_else(|| chrono::DateTime::parse_from_rfc3339(text).ok().map(|t| t.timestamp_micros()))
+/// A date field's value as the scan service reads dates (RFC 3339): a day (`2026-01-31`) is its
+/// midnight UTC, or the next midnight when it ends the range (`until` is the whole day);
+/// anything else is passed on as typed, for the service to judge.
+fn day_as_instant(text: &str, end_of_range: bool) -> String {
+    match chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d") {
+        Ok(day) => {
+            let day = if end_of_range { day.succ_opt().unwrap_or(day) } else { day };
+            format!("{}T00:00:00Z", day.format("%Y-%m-%d"))
+        }
+        Err(_) => text.to_string(),
+    }
+}
+
+/// What the findings form says when the scan service refuses a field.
+fn form_message(issue: &Issue) -> &'static str {
+    match issue.path.as_str() {
+        "severity" => "Choose severities from the list.",
+        "category" => "Choose categories from the list.",
+        "check_id" => "The check id must be at most 200 characters.",
+        "url" => "The page address must be at most 500 characters.",
+        "scan" => "The scan must be a scan id (from a report's address).",
+        "since" => "The dates must look like 2026-01-31.",
+        "until" if issue.message.contains("after") => "The first date must come before the last.",
+        "until" => "The dates must look like 2026-01-31.",
+        "cursor" => "That page link is not valid; start from the first page.",
+        _ => "Check the filters.",
+    }
 }
 
 /// `GET /findings?severity=&category=&check_id=&url=&scan=&since=&until=&cursor=&format=`: the
 /// findings explorer (several severities and categories at once, a date range, pages), and the
-/// filtered set as CSV or JSON (`format=csv|json`, at most `EXPORT_LIMIT` findings).
+/// filtered set as CSV or JSON (`format=csv|json`, at most `EXPORT_LIMIT` findings). The filters
+/// are the scan service's, with the API's rules.
 pub async fn findings(State(state): State<WebState>, s: Session, RawQuery(q): RawQuery) -> Result<Response, PageError> {
     let params: Vec<(String, String)> = url::form_urlencoded::parse(q.as_deref().unwrap_or("").as_bytes()).into_owned().collect();
     let get = |k: &str| params.iter().find(|(n, _)| n == k).map(|(_, v)| v.trim().to_string()).unwrap_or_default();
     let all = |k: &str| params.iter().filter(|(n, v)| n == k && !v.trim().is_empty()).map(|(_, v)| v.trim().to_string()).collect::<Vec<_>>();
     let (check_id, url_text, scan, since, until, cursor, format) = (get("check_id"), get("url"), get("scan"), get("since"), get("until"), get("cursor"), get("format"));
-    let categories_known: Vec<&'static str> = crate::model::PASSIVE_CATEGORIES.iter().chain(crate::model::ACTIVE_ONLY_CATEGORIES.iter()).copied().collect();
-    let mut errors = Vec::new();
-    let mut filter = FindingFilter::default();
-    for sev in all("severity") {
-        match sev.parse::<Severity>() {
-            Ok(s) if !filter.severities.contains(&s) => filter.severities.push(s),
-            Ok(_) => {}
-            Err(_) => errors.push("Choose severities from the list."),
-        }
-    }
-    for cat in all("category") {
-        match categories_known.iter().find(|c| **c == cat) {
-            Some(c) if !filter.categories.iter().any(|x| x == c) => filter.categories.push(c.to_string()),
-            Some(_) => {}
-            None => errors.push("Choose categories from the list."),
-        }
-    }
-    match bounded(&check_id, 200, "The check id") {
-        Ok("") => {}
-        Ok(c) => filter.check_id = Some(c.to_string()),
-        Err(_) => errors.push("The check id must be at most 200 characters."),
-    }
-    match bounded(&url_text, 500, "The page address") {
-        Ok("") => {}
-        Ok(u) => filter.url_contains = Some(u.to_string()),
-        Err(_) => errors.push("The page address must be at most 500 characters."),
-    }
-    if !scan.is_empty() {
-        match uuid::Uuid::parse_str(&scan) {
-            Ok(id) => filter.scan_id = Some(id),
-            Err(_) => errors.push("The scan must be a scan id (from a report's address)."),
-        }
-    }
-    for (text, slot, what) in [(&since, &mut filter.since, "since"), (&until, &mut filter.until, "until")] {
-        if !text.is_empty() {
-            match parse_day(text) {
-                // `until` is the whole day: up to the next midnight.
-                Some(t) if what == "until" && text.len() == 10 => *slot = Some(t + 86_400_000_000),
-                Some(t) => *slot = Some(t),
-                None => errors.push("The dates must look like 2026-01-31."),
-            }
-        }
-    }
-    if let (Some(a), Some(b)) = (filter.since, filter.until)
-        && a >= b
-    {
-        errors.push("The first date must come before the last.");
-    }
-    if !matches!(format.as_str(), "" | "csv" | "json") {
-        errors.push("Export as csv or json.");
-    }
-    let position = if cursor.is_empty() {
-        None
-    } else {
-        match state.store().cursors().decode(CursorKind::Findings, &cursor) {
-            Ok(p) => Some(p),
-            Err(_) => {
-                errors.push("That page link is not valid; start from the first page.");
-                None
-            }
-        }
+    let some = |v: &str| Some(v.to_string()).filter(|v| !v.is_empty());
+    let (severities, categories) = (all("severity"), all("category"));
+    let query = FindingsQuery {
+        severities: severities.clone(),
+        categories: categories.clone(),
+        check_id: some(&check_id),
+        url_contains: some(&url_text),
+        scan: some(&scan),
+        since: some(&since).map(|d| day_as_instant(&d, false)),
+        until: some(&until).map(|d| day_as_instant(&d, true)),
+        page: ListQuery { limit: Some(FINDINGS_PER_PAGE as i64), cursor: some(&cursor) },
     };
     let shown = |v: &str, n: usize| v.chars().take(n).collect::<String>();
     let (check_shown, url_shown, scan_shown, since_shown, until_shown) = (shown(&check_id, 200), shown(&url_text, 500), shown(&scan, 40), shown(&since, 40), shown(&until, 40));
+    let chosen_severities: Vec<&'static str> = SEVERITIES.iter().copied().filter(|sv| severities.iter().any(|x| x == sv)).collect();
+    let chosen_categories: Vec<&'static str> = crate::scans::query::categories().filter(|c| categories.iter().any(|x| x == c)).collect();
     // The serializer is not `Send`: it lives only in this block, never across an await.
-    let query = {
-        let mut query = url::form_urlencoded::Serializer::new(String::new());
-        for sev in &filter.severities {
-            query.append_pair("severity", sev.as_str());
+    let link_query = {
+        let mut link = url::form_urlencoded::Serializer::new(String::new());
+        for sev in &chosen_severities {
+            link.append_pair("severity", sev);
         }
-        for c in &filter.categories {
-            query.append_pair("category", c);
+        for c in &chosen_categories {
+            link.append_pair("category", c);
         }
         for (k, v) in [("check_id", &check_shown), ("url", &url_shown), ("scan", &scan_shown), ("since", &since_shown), ("until", &until_shown)] {
             if !v.is_empty() {
-                query.append_pair(k, v);
+                link.append_pair(k, v);
             }
         }
-        query.finish()
+        link.finish()
     };
     let mut page = FindingsPage {
         chrome: Chrome::new("Findings", Some(&s), "findings"),
         findings: Vec::new(),
-        severities: SEVERITIES.iter().map(|sv| (*sv, filter.severities.iter().any(|f| f.as_str() == *sv))).collect(),
-        categories: categories_known.iter().map(|c| (*c, filter.categories.iter().any(|f| f == c))).collect(),
+        severities: SEVERITIES.iter().map(|sv| (*sv, chosen_severities.contains(sv))).collect(),
+        categories: crate::scans::query::categories().map(|c| (c, chosen_categories.contains(&c))).collect(),
         check_id: check_shown,
         url: url_shown,
         scan: scan_shown,
@@ -215,26 +191,38 @@ pub async fn findings(State(state): State<WebState>, s: Session, RawQuery(q): Ra
         until: until_shown,
         error: None,
         next: None,
-        query: query.clone(),
+        query: link_query.clone(),
     };
-    if !errors.is_empty() {
-        errors.dedup();
-        page.error = Some(errors.join(" "));
-        return Ok(render_status(StatusCode::BAD_REQUEST, &page));
-    }
-    if !format.is_empty() {
-        return export(&state, &s, &filter, &format).await;
-    }
-    let rows = state
-        .store()
-        .list_findings(&s.user.org_id, &filter, FINDINGS_PER_PAGE, position)
-        .await
-        .map_err(PageError::internal)?;
+    let export_as = match format.as_str() {
+        "" => None,
+        "csv" | "json" => Some(format.as_str()),
+        _ => {
+            page.error = Some("Export as csv or json.".into());
+            return Ok(render_status(StatusCode::BAD_REQUEST, &page));
+        }
+    };
+    let result = match export_as {
+        Some(format) => match state.scans().all_findings(&s.user.org_id, &query, EXPORT_LIMIT).await {
+            Ok(rows) => return Ok(export(rows, format)),
+            Err(e) => Err(e),
+        },
+        None => state.scans().findings(&s.user.org_id, &query).await,
+    };
+    let rows = match result {
+        Ok(rows) => rows,
+        Err(ScanServiceError::Invalid(issues)) => {
+            let mut errors: Vec<&str> = issues.iter().map(form_message).collect();
+            errors.dedup();
+            page.error = Some(errors.join(" "));
+            return Ok(render_status(StatusCode::BAD_REQUEST, &page));
+        }
+        Err(e) => return Err(PageError::internal(e)),
+    };
     page.findings = rows
         .rows
         .iter()
         .map(|f| FindingLine {
-            severity: f.severity().to_string(),
+            severity: f.severity.to_string(),
             check_id: f.check_id.clone(),
             title: f.title.clone().unwrap_or_default(),
             page_url: f.page_url.clone().unwrap_or_default(),
@@ -243,36 +231,21 @@ pub async fn findings(State(state): State<WebState>, s: Session, RawQuery(q): Ra
         })
         .collect();
     page.next = rows.next_cursor.map(|c| {
-        let sep = if query.is_empty() { "" } else { "&" };
+        let sep = if link_query.is_empty() { "" } else { "&" };
         let cursor: String = url::form_urlencoded::Serializer::new(String::new()).append_pair("cursor", &c).finish();
-        format!("/findings?{query}{sep}{cursor}")
+        format!("/findings?{link_query}{sep}{cursor}")
     });
     Ok(render(&page))
 }
 
-/// The filtered findings (newest first, at most `EXPORT_LIMIT`) as a CSV or JSON download.
-async fn export(state: &WebState, s: &Session, filter: &FindingFilter, format: &str) -> Result<Response, PageError> {
-    let mut rows = Vec::new();
-    let mut cursor = None;
-    loop {
-        let page = state.store().list_findings(&s.user.org_id, filter, 500, cursor).await.map_err(PageError::internal)?;
-        rows.extend(page.rows);
-        match page.next_cursor {
-            Some(c) if rows.len() < EXPORT_LIMIT => cursor = state.store().cursors().decode(CursorKind::Findings, &c).ok(),
-            _ => break,
-        }
-        if cursor.is_none() {
-            break;
-        }
-    }
-    rows.truncate(EXPORT_LIMIT);
+fn export(rows: Vec<crate::store::FindingRow>, format: &str) -> Response {
     let created = |us: i64| crate::store::time::to_datetime(us).to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
     let (body, content_type, name) = if format == "json" {
         let list: Vec<serde_json::Value> = rows
             .iter()
             .map(|f| {
                 serde_json::json!({
-                    "id": f.id.to_string(), "scan_id": f.scan_id.to_string(), "check_id": f.check_id, "severity": f.severity().as_str(),
+                    "id": f.id.to_string(), "scan_id": f.scan_id.to_string(), "check_id": f.check_id, "severity": f.severity.as_str(),
                     "title": f.title, "page_url": f.page_url, "evidence": f.evidence_json(), "cwe_id": f.cwe_id, "created_at": created(f.created_at),
                 })
             })
@@ -286,7 +259,7 @@ async fn export(state: &WebState, s: &Session, filter: &FindingFilter, format: &
         };
         let mut out = String::from("created_at,severity,check_id,title,page_url,scan_id,finding_id\r\n");
         for f in &rows {
-            let line = [created(f.created_at), f.severity().as_str().to_string(), f.check_id.clone(), f.title.clone().unwrap_or_default(), f.page_url.clone().unwrap_or_default(), f.scan_id.to_string(), f.id.to_string()];
+            let line = [created(f.created_at), f.severity.as_str().to_string(), f.check_id.clone(), f.title.clone().unwrap_or_default(), f.page_url.clone().unwrap_or_default(), f.scan_id.to_string(), f.id.to_string()];
             out.push_str(&line.iter().map(|v| cell(v)).collect::<Vec<_>>().join(","));
             out.push_str("\r\n");
         }
@@ -298,5 +271,5 @@ async fn export(state: &WebState, s: &Session, filter: &FindingFilter, format: &
     if let Ok(v) = HeaderValue::from_str(&format!("attachment; filename=\"{name}\"")) {
         h.insert(header::CONTENT_DISPOSITION, v);
     }
-    Ok(r)
+    r
 }

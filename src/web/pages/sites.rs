@@ -3,7 +3,7 @@
 //! attestation. Everyone in the organisation reads; owners change things and start active scans.
 
 use super::{notice, see_other, when};
-use crate::model::TriggeredBy;
+use crate::model::{Attestation, AttestationRefused, Attester, Confirmation, TriggeredBy};
 use crate::sites::{META_NAME, SiteError, StartActive, TXT_PREFIX, VERIFICATION_PATH, attestation_statement};
 use crate::store::SiteRow;
 use crate::web::chart::ChartView;
@@ -35,6 +35,12 @@ async fn list_page(state: &WebState, s: &Session, url: String, error: Option<Str
 /// `GET /sites`
 pub async fn list(State(state): State<WebState>, s: Session) -> Result<Response, PageError> {
     Ok(render(&list_page(&state, &s, String::new(), None).await?))
+}
+
+/// The attestation rule, the statement ticked beside the site's page's copy of it.
+fn ticked_attestation(s: &Session, site: &SiteRow, form: &FormData, client_addr: &str) -> Result<Attestation, AttestationRefused> {
+    let attester = Attester { actor: format!("user:{} <{}>", s.user.id, s.user.email), client_addr: Some(client_addr.to_string()) };
+    Attestation::confirm(&site.origin, Confirmation::Ticked(form.get("attest") == Some("yes")), attester)
 }
 
 fn site_error(e: SiteError) -> Result<String, PageError> {
@@ -119,8 +125,9 @@ fn history_charts(history: &[crate::store::history::HistoryPoint]) -> Vec<ChartV
 
 async fn site_page(state: &WebState, s: &Session, site: SiteRow, flash: Flash) -> Result<SitePage, PageError> {
     let store = state.store();
-    let journeys = store
-        .list_journeys(site.id)
+    let journeys = state
+        .sites()
+        .list_journeys(&s.user.org_id, site.id)
         .await
         .map_err(PageError::internal)?
         .into_iter()
@@ -132,7 +139,7 @@ async fn site_page(state: &WebState, s: &Session, site: SiteRow, flash: Flash) -
             JourneyLine { name: j.name, steps, updated: when(j.created_at) }
         })
         .collect();
-    let secrets = store.list_site_secrets(site.id).await.map_err(PageError::internal)?.into_iter().map(|n| (n.name, when(n.created_at))).collect();
+    let secrets = state.sites().list_secrets(&s.user.org_id, site.id).await.map_err(PageError::internal)?.into_iter().map(|n| (n.name, when(n.created_at))).collect();
     let statement = attestation_statement(&site.origin);
     let site_key = site.id.to_string();
     let schedules = crate::recurring::list_schedules(store, &s.user.org_id, Some(&site_key))
@@ -255,16 +262,14 @@ pub async fn start_active(
 ) -> Result<Response, PageError> {
     form.check_session(&s)?;
     let site = owned_site(&state, &s, &id).await?;
-    if form.get("attest") != Some("yes") {
-        return refused(&state, &s, site, "Confirm the statement to start an active scan.".into(), String::new()).await;
-    }
-    let statement = attestation_statement(&site.origin);
+    let attestation = match ticked_attestation(&s, &site, &form, &client_addr) {
+        Ok(a) => a,
+        Err(e) => return refused(&state, &s, site, e.to_string(), String::new()).await,
+    };
     let start = StartActive {
         org: &s.user.org_id,
         site_id: site.id,
-        actor: format!("user:{} <{}>", s.user.id, s.user.email),
-        client_addr: Some(client_addr.clone()),
-        statement: &statement,
+        attestation,
         triggered_by: TriggeredBy::Manual,
         max_pages: None,
     };
@@ -296,7 +301,7 @@ pub async fn put_journey(State(state): State<WebState>, OwnerSession(s): OwnerSe
 pub async fn remove_journey(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
     form.check_session(&s)?;
     let site = owned_site(&state, &s, &id).await?;
-    state.store().remove_journey(site.id, form.text("name")).await.map_err(PageError::internal)?;
+    state.sites().remove_journey(&s.user.org_id, site.id, form.text("name")).await.map_err(PageError::internal)?;
     Ok(see_other(&format!("/sites/{}?done=journey-removed#journeys", site.id), &[]))
 }
 
@@ -305,7 +310,7 @@ pub async fn put_secret(State(state): State<WebState>, OwnerSession(s): OwnerSes
     form.check_session(&s)?;
     let site = owned_site(&state, &s, &id).await?;
     match state.sites().put_secret(&s.user.org_id, site.id, form.text("name"), form.text("value")).await {
-        Ok(()) => Ok(see_other(&format!("/sites/{}?done=secret#secrets", site.id), &[])),
+        Ok(_) => Ok(see_other(&format!("/sites/{}?done=secret#secrets", site.id), &[])),
         Err(e) => {
             let message = format!("The secret was not stored: {}", site_error(e)?);
             refused(&state, &s, site, message, String::new()).await
@@ -317,7 +322,7 @@ pub async fn put_secret(State(state): State<WebState>, OwnerSession(s): OwnerSes
 pub async fn remove_secret(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
     form.check_session(&s)?;
     let site = owned_site(&state, &s, &id).await?;
-    state.store().remove_site_secret(site.id, form.text("name")).await.map_err(PageError::internal)?;
+    state.sites().remove_secret(&s.user.org_id, site.id, form.text("name")).await.map_err(PageError::internal)?;
     Ok(see_other(&format!("/sites/{}?done=secret-removed#secrets", site.id), &[]))
 }
 
@@ -342,14 +347,16 @@ pub async fn add_schedule(
         Ok(m) => m,
         Err(e) => return refused(&state, &s, site, recurring_error(e)?, String::new()).await,
     };
-    let attester = (form.get("attest") == Some("yes"))
-        .then(|| crate::recurring::Attester { actor: format!("user:{} <{}>", s.user.id, s.user.email), client_addr: Some(client_addr.clone()) });
-    if mode == crate::model::ScanMode::Active && attester.is_none() {
-        return refused(&state, &s, site, "Confirm the statement to schedule active scans.".into(), String::new()).await;
-    }
+    let attestation = match mode {
+        crate::model::ScanMode::Active => match ticked_attestation(&s, &site, &form, &client_addr) {
+            Ok(a) => Some(a),
+            Err(e) => return refused(&state, &s, site, e.to_string(), String::new()).await,
+        },
+        crate::model::ScanMode::Passive => None,
+    };
     let tz = Some(form.text("timezone")).filter(|t| !t.trim().is_empty());
     let now = crate::store::time::now_us();
-    match crate::recurring::add_schedule(state.store(), &s.user.org_id, &site.id.to_string(), form.text("cron"), tz, mode, attester, now).await {
+    match crate::recurring::add_schedule(state.store(), &s.user.org_id, &site.id.to_string(), form.text("cron"), tz, mode, attestation, now).await {
         Ok(_) => Ok(see_other(&format!("/sites/{}?done=schedule#schedules", site.id), &[])),
         Err(e) => {
             let message = format!("The schedule was not added: {}", recurring_error(e)?);
