@@ -2,7 +2,6 @@
 //! gRPC-Web, with bearer tokens, per-token rate limits, quotas and the spec's error object.
 
 pub mod auth;
-pub mod client_addr;
 pub mod convert;
 pub mod dto;
 pub mod error;

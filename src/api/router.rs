@@ -34,7 +34,9 @@ pub fn build(api: ScanApi) -> Router {
 /// Builds the whole router: the API, gRPC, and the dashboard pages with `web` settings.
 pub fn build_with(api: ScanApi, web: crate::web::WebSettings) -> Router {
     let trusted = web.trusted_proxies.clone();
-    let pages = crate::web::routes(crate::web::WebState::new(api.clone(), web));
+    let shared = api.state();
+    let services = crate::web::Services { store: shared.store.clone(), sites: shared.sites.clone(), scans: shared.scans.clone() };
+    let pages = crate::web::routes(crate::web::WebState::new(services, web));
     let mut rest_router: Router<ScanApi> = Router::new();
     let mut by_path: BTreeMap<&str, axum::routing::MethodRouter<ScanApi>> = BTreeMap::new();
     for (_, path, route) in rest::routes() {
@@ -102,7 +104,7 @@ pub fn build_with(api: ScanApi, web: crate::web::WebSettings) -> Router {
         .layer(middleware::from_fn(track))
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(panic_response))
         .layer(middleware::from_fn(request_id))
-        .layer(middleware::from_fn_with_state(trusted, super::client_addr::resolve))
+        .layer(middleware::from_fn_with_state(trusted, crate::net::client_addr::resolve))
 }
 
 /// Unknown paths: the JSON error object, except for a browser asking for a page outside

@@ -1,7 +1,9 @@
 //! The network layer: the egress guard (SSRF policy with checked connects), the forward proxy
-//! Chromium must use, and the HTTP fetcher (robots.txt, sitemaps, link status). The only HTTP
-//! client code in the crate.
+//! Chromium must use, and the HTTP fetcher (robots.txt, sitemaps, link status), the only HTTP
+//! client code in the crate; and on the serving side, who a request came from behind trusted
+//! proxies (`client_addr`, resolved once per request for the API and the dashboard alike).
 
+pub mod client_addr;
 mod error;
 mod fetcher;
 mod guard;

@@ -80,7 +80,8 @@ pub(super) fn cursor(codec: &CursorCodec, kind: CursorKind, cursor: Option<&str>
 
 /// An RFC 3339 date-time in microseconds.
 fn instant(field: &str, text: Option<&str>, issues: &mut Vec<Issue>) -> Option<i64> {
-    let text = text.map(str::trim).filter(|t| !t.is_empty())?;
+    // Given but empty is malformed, like any other text that is no date-time.
+    let text = text.map(str::trim)?;
     match chrono::DateTime::parse_from_rfc3339(text) {
         Ok(t) => Some(t.timestamp_micros()),
         Err(_) => {
@@ -179,6 +180,8 @@ mod tests {
         let q = FindingsQuery { since: Some("2026-02-01T00:00:00Z".into()), until: Some("2026-02-01T00:00:00+01:00".into()), ..FindingsQuery::default() };
         let (_, issues) = issues_of(&q);
         assert_eq!(issues, ["until"]);
+        let (_, issues) = issues_of(&FindingsQuery { since: Some(" ".into()), ..FindingsQuery::default() });
+        assert_eq!(issues, ["since"], "given but empty");
         let q = FindingsQuery { since: Some(" 2026-01-31T00:00:00Z ".into()), categories: vec!["accessibility".into()], ..FindingsQuery::default() };
         let (f, issues) = issues_of(&q);
         assert!(issues.is_empty(), "{issues:?}");

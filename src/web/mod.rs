@@ -14,4 +14,4 @@ pub mod state;
 pub mod templates;
 
 pub use router::routes;
-pub use state::{WebSettings, WebState};
+pub use state::{Services, WebSettings, WebState};

@@ -1,7 +1,6 @@
 //! What the dashboard's handlers share.
 
 use crate::accounts::Throttle;
-use crate::api::service::ScanApi;
 use crate::store::Store;
 use std::sync::Arc;
 
@@ -13,7 +12,7 @@ pub struct WebSettings {
     pub public_url: Option<url::Url>,
     /// `--trusted-proxy`: peers whose `X-Forwarded-For` / `Forwarded` / `X-Forwarded-Proto`
     /// name the client and its scheme.
-    pub trusted_proxies: crate::api::client_addr::TrustedProxies,
+    pub trusted_proxies: crate::net::client_addr::TrustedProxies,
 }
 
 impl WebSettings {
@@ -29,7 +28,7 @@ impl WebSettings {
 
     /// These settings with `--trusted-proxy` CIDRs.
     pub fn with_trusted_proxies(mut self, nets: Vec<ipnet::IpNet>) -> Self {
-        self.trusted_proxies = crate::api::client_addr::TrustedProxies::new(nets);
+        self.trusted_proxies = crate::net::client_addr::TrustedProxies::new(nets);
         self
     }
 
@@ -40,7 +39,7 @@ impl WebSettings {
 
     /// True when this request's cookies must be `Secure`: the public URL is https, or a trusted
     /// proxy says the client reached it over https.
-    pub fn secure_cookies_for(&self, client: Option<&crate::api::client_addr::Client>) -> bool {
+    pub fn secure_cookies_for(&self, client: Option<&crate::net::client_addr::Client>) -> bool {
         self.secure_cookies() || client.is_some_and(|c| c.forwarded_https)
     }
 
@@ -50,29 +49,38 @@ impl WebSettings {
     }
 }
 
-/// Shared by every page handler.
+/// Shared by every page handler: the same services the API adapts, and the dashboard's own
+/// settings and sign-in throttle.
 #[derive(Debug, Clone)]
 pub struct WebState {
-    pub api: ScanApi,
+    services: Arc<Services>,
     pub settings: Arc<WebSettings>,
     pub throttle: Throttle,
 }
 
+/// The services the dashboard calls (the API's router hands it the ones it serves).
+#[derive(Debug)]
+pub struct Services {
+    pub store: Store,
+    pub sites: crate::sites::SiteService,
+    pub scans: crate::scans::ScanService,
+}
+
 impl WebState {
-    pub fn new(api: ScanApi, settings: WebSettings) -> Self {
-        let throttle = Throttle::new(api.state().store.clone());
-        WebState { api, settings: Arc::new(settings), throttle }
+    pub fn new(services: Services, settings: WebSettings) -> Self {
+        let throttle = Throttle::new(services.store.clone());
+        WebState { services: Arc::new(services), settings: Arc::new(settings), throttle }
     }
 
     pub fn store(&self) -> &Store {
-        &self.api.state().store
+        &self.services.store
     }
 
     pub fn sites(&self) -> &crate::sites::SiteService {
-        &self.api.state().sites
+        &self.services.sites
     }
 
     pub fn scans(&self) -> &crate::scans::ScanService {
-        &self.api.state().scans
+        &self.services.scans
     }
 }

@@ -93,7 +93,7 @@ pub async fn add(State(state): State<WebState>, OwnerSession(s): OwnerSession, f
     if url.len() > 2048 {
         return refuse("The URL is too long.".into()).await;
     }
-    if let Err(e) = crate::model::Target::parse(&url, &state.api.state().policy) {
+    if let Err(e) = crate::model::Target::parse(&url, state.scans().policy()) {
         return refuse(format!("The URL cannot be used: {e}.")).await;
     }
     match add_endpoint(state.store(), secrets, &s.user.org_id, &url, &events, min_severity, now_us()).await {
