@@ -143,7 +143,7 @@ async fn seed_target_scan(store: &Store) -> anyhow::Result<Uuid> {
     }
     summary.pages_scanned = 10;
     summary.duration_ms = 8400;
-    anyhow::ensure!(store.complete_scan(row.id, owner, &summary.totals(), &summary.to_report()).await?, "complete_scan refused");
+    anyhow::ensure!(store.complete_scan(row.id, owner, &sitescan::model::StoredReport::of(summary.clone())).await?, "complete_scan refused");
     Ok(row.id)
 }
 

@@ -83,7 +83,7 @@ pub async fn run(args: ScanArgs) -> anyhow::Result<Exit> {
                 let error = ScanError::OwnershipUnverified(e.to_string());
                 eprintln!("error: {error}");
                 let summary = ReportSummary::failed_in(ScanMode::Active, error.code(), &error.to_string());
-                store.fail_scan(scan.id, &owner, &summary.to_report()).await?;
+                store.fail_scan(scan.id, &owner, &crate::model::StoredReport::of(summary)).await?;
                 return write_report(&store, scan.id, &args).await;
             }
             // The probes and journeys connect only where ownership was just proved.

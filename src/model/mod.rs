@@ -28,7 +28,7 @@ pub use progress::{ScanPhase, ScanProgressState};
 pub use report::{ChangeCounts, ReportError, ReportSummary};
 pub use robots::ParsedRobots;
 pub use role::{Role, UnknownRole};
-pub use scan_report::{Change, Report, ReportFinding, ReportPage, ScanInfo, ScanReport, json_number, report_numbers};
+pub use scan_report::{Change, Report, ReportFinding, ReportPage, ScanInfo, ScanReport, StoredReport, json_number, report_numbers};
 pub use scan_state::{ScanMode, ScanStatus, TriggeredBy};
 pub use secret_name::{BadSecretName, MAX_SECRET_NAME_LEN, SecretName};
 pub use snapshot::*;

@@ -97,9 +97,4 @@ impl ReportSummary {
         }
         total
     }
-
-    /// `{"summary": ...}`, the report as stored.
-    pub fn to_report(&self) -> serde_json::Value {
-        serde_json::json!({ "summary": self })
-    }
 }

@@ -99,6 +99,24 @@ pub struct ReportFinding {
     pub created_at: DateTime<Utc>,
 }
 
+/// The report a scan leaves when it ends, as the store keeps it with the scan: its summary, and
+/// the baseline's findings that went away (a completed scan compared with its baseline). Its
+/// pages and findings are rows of their own.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct StoredReport {
+    #[serde(default)]
+    pub summary: ReportSummary,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fixed: Option<Vec<ReportFinding>>,
+}
+
+impl StoredReport {
+    /// A report of its summary alone (a failed scan).
+    pub fn of(summary: ReportSummary) -> Self {
+        StoredReport { summary, fixed: None }
+    }
+}
+
 /// A finding's verdict against the baseline scan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Change {

@@ -15,7 +15,7 @@ use serde_json::Value;
 pub struct ScanChanges {
     pub counts: ChangeCounts,
     /// The baseline's findings that went away, as the full report lists findings.
-    pub fixed: Vec<Value>,
+    pub fixed: Vec<ReportFinding>,
     /// The severity of each new finding (for `scan.regressed`).
     pub new_severities: Vec<crate::model::Severity>,
 }
@@ -63,10 +63,7 @@ pub async fn compare_with_baseline(store: &Store, scan: &ScanRow) -> StoreResult
     let fixed = comparison
         .fixed
         .iter()
-        .map(|&i| {
-            let f = ReportFinding { change: None, ..ReportFinding::from(&previous[i]) };
-            serde_json::to_value(f).unwrap_or(Value::Null)
-        })
+        .map(|&i| ReportFinding { change: None, ..ReportFinding::from(&previous[i]) })
         .collect();
     let new_severities = current
         .iter()

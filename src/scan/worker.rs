@@ -6,7 +6,7 @@ use super::lease::LeaseGuard;
 use super::options::{OwnershipPin, OwnershipRecheck, ScanOptions};
 use super::recorder::{PROGRESS_EVERY, ProgressRecorder};
 use super::scanner::{ProgressFn, ScanSink, ScanStats, SiteScanner};
-use crate::model::{Finding, ReportSummary, ScanMode, ScanStatus};
+use crate::model::{Finding, ReportSummary, ScanMode, ScanStatus, StoredReport};
 use crate::store::{PageRecord, ScanRow, Store};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -148,12 +148,8 @@ pub fn owner_id(index: usize) -> String {
 }
 
 /// `report.summary.trigger`: why a schedule or monitor started the scan (absent otherwise).
-fn with_trigger(report: &mut serde_json::Value, scan: &ScanRow) {
-    if let Some(trigger) = scan.trigger.as_deref().and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
-        && let Some(summary) = report.get_mut("summary").and_then(|s| s.as_object_mut())
-    {
-        summary.insert("trigger".into(), trigger);
-    }
+fn trigger_of(scan: &ScanRow) -> Option<serde_json::Value> {
+    scan.trigger.as_deref().and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
 }
 
 /// Runs one claimed scan to its end.
@@ -213,10 +209,9 @@ pub async fn run_claimed(
             let counts = summary.totals();
             let changes = crate::recurring::compare_with_baseline(store, &scan).await?;
             summary.changes = Some(changes.counts.clone());
-            let mut report = summary.to_report();
-            report["fixed"] = serde_json::Value::Array(changes.fixed);
-            with_trigger(&mut report, &scan);
-            if store.complete_scan(scan.id, owner, &counts, &report).await? {
+            summary.trigger = trigger_of(&scan);
+            let report = StoredReport { summary, fixed: Some(changes.fixed) };
+            if store.complete_scan(scan.id, owner, &report).await? {
                 let now = crate::store::time::now_us();
                 if let Err(e) =
                     crate::events::webhooks::scan_finished(store, &scan, true, Some(&changes.counts), &changes.new_severities, now).await
@@ -225,7 +220,7 @@ pub async fn run_claimed(
                 }
                 tracing::info!(
                     pages = stats.pages,
-                    duration_ms = summary.duration_ms,
+                    duration_ms = report.summary.duration_ms,
                     render_ms = stats.render_ms,
                     checks_ms = stats.checks_ms,
                     store_ms = stats.store_ms,
@@ -249,9 +244,8 @@ pub async fn run_claimed(
         Err(e) => {
             let mut summary = ReportSummary::failed_in(mode, e.code(), &e.to_string());
             summary.duration_ms = began.elapsed().as_millis() as u64;
-            let mut report = summary.to_report();
-            with_trigger(&mut report, &scan);
-            if store.fail_scan(scan.id, owner, &report).await? {
+            summary.trigger = trigger_of(&scan);
+            if store.fail_scan(scan.id, owner, &StoredReport::of(summary)).await? {
                 let now = crate::store::time::now_us();
                 if let Err(e) = crate::events::webhooks::scan_finished(store, &scan, false, None, &[], now).await {
                     tracing::warn!(error = %e, "could not queue the webhook events of the scan");

@@ -8,7 +8,7 @@ use super::Store;
 use super::error::StoreResult;
 use super::scans::ScanRow;
 use super::time::now_us;
-use crate::model::{ReportSummary, ScanStatus, Severity, SeverityCounts};
+use crate::model::{ReportSummary, ScanStatus, Severity, SeverityCounts, StoredReport};
 use sea_orm::{ConnectionTrait, DatabaseBackend};
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -53,7 +53,7 @@ impl Store {
                     "the scan was interrupted {} times (its worker stopped before finishing); giving up",
                     scan.attempts - 1
                 );
-                let report = ReportSummary::failed("retries_exhausted", &message).to_report();
+                let report = StoredReport::of(ReportSummary::failed("retries_exhausted", &message));
                 self.fail_scan(id, owner, &report).await?;
                 continue;
             }
@@ -80,19 +80,15 @@ impl Store {
         Ok(self.conn().execute_raw(stmt).await?.rows_affected() == 1)
     }
 
-    /// Marks the scan completed with its counts and report; `false` when the lease was lost.
-    pub async fn complete_scan(
-        &self,
-        id: Uuid,
-        owner: &str,
-        counts: &SeverityCounts,
-        report: &serde_json::Value,
-    ) -> StoreResult<bool> {
-        self.finish(id, owner, ScanStatus::Completed, Some(counts), report).await
+    /// Marks the scan completed with its report (its counts are the summary's totals); `false`
+    /// when the lease was lost.
+    pub async fn complete_scan(&self, id: Uuid, owner: &str, report: &StoredReport) -> StoreResult<bool> {
+        let counts = report.summary.totals();
+        self.finish(id, owner, ScanStatus::Completed, Some(&counts), report).await
     }
 
     /// Marks the scan failed with a report whose `summary.error` says why.
-    pub async fn fail_scan(&self, id: Uuid, owner: &str, report: &serde_json::Value) -> StoreResult<bool> {
+    pub async fn fail_scan(&self, id: Uuid, owner: &str, report: &StoredReport) -> StoreResult<bool> {
         let counts = self.scan_severity_counts(id).await?;
         self.finish(id, owner, ScanStatus::Failed, Some(&counts), report).await
     }
@@ -103,9 +99,10 @@ impl Store {
         owner: &str,
         status: ScanStatus,
         counts: Option<&SeverityCounts>,
-        report: &serde_json::Value,
+        report: &StoredReport,
     ) -> StoreResult<bool> {
-        let counts = counts.map(|c| serde_json::to_string(c).unwrap_or_default());
+        let counts = counts.map(|c| serde_json::to_string(c)).transpose().map_err(|e| super::StoreError::Corrupt(format!("counts: {e}")))?;
+        let report = serde_json::to_string(report).map_err(|e| super::StoreError::Corrupt(format!("the report of scan {id}: {e}")))?;
         let stmt = self.stmt(
             "UPDATE scans SET status = $1, completed_at = $2, findings_count = $3, report = $4, \
              lease_owner = NULL, lease_expires_at = NULL \
@@ -114,7 +111,7 @@ impl Store {
                 status.as_str().into(),
                 now_us().into(),
                 counts.into(),
-                report.to_string().into(),
+                report.into(),
                 id.into(),
                 owner.into(),
             ],

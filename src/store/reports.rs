@@ -7,7 +7,8 @@ use super::findings::{FindingRow, PageRow};
 use super::scans::ScanRow;
 use super::time::to_datetime;
 use crate::model::{
-    Change, CheckNotRun, Report, ReportFinding, ReportPage, ReportSummary, ScanInfo, ScanReport, SeverityCounts, report_numbers,
+    Change, CheckNotRun, Report, ReportFinding, ReportPage, ReportSummary, ScanInfo, ScanReport, SeverityCounts, StoredReport,
+    report_numbers,
 };
 use serde_json::Value;
 use uuid::Uuid;
@@ -43,23 +44,17 @@ impl ScanRow {
 
 /// The report stored when the scan ended: its summary and the findings fixed since the baseline
 /// (`None` until the scan has run).
+/// Reports stored before the report was typed went through protobuf `Struct` (every number a
+/// double); their free-form values are read with the report's numbers.
 fn stored(row: &ScanRow) -> StoreResult<Option<(ReportSummary, Option<Vec<ReportFinding>>)>> {
     let Some(text) = row.report.as_deref() else { return Ok(None) };
-    let stored: Value = serde_json::from_str(text).map_err(|e| corrupt(row.id, e))?;
-    let summary = match stored.get("summary") {
-        Some(s) => serde_json::from_value::<ReportSummary>(s.clone()).map_err(|e| corrupt(row.id, e))?,
-        None => ReportSummary::default(),
-    };
+    let StoredReport { summary, fixed } = serde_json::from_str(text).map_err(|e| corrupt(row.id, e))?;
     let summary = ReportSummary { trigger: summary.trigger.map(report_numbers), ..summary };
-    let fixed = match stored.get("fixed").and_then(Value::as_array) {
-        None => None,
-        Some(list) => Some(
-            list.iter()
-                .map(|f| serde_json::from_value::<ReportFinding>(report_numbers(f.clone())))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| corrupt(row.id, e))?,
-        ),
-    };
+    let fixed = fixed.map(|list| {
+        list.into_iter()
+            .map(|f| ReportFinding { evidence: f.evidence.map(|e| e.into_iter().map(|(k, v)| (k, report_numbers(v))).collect()), ..f })
+            .collect()
+    });
     Ok(Some((summary, fixed)))
 }
 

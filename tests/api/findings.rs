@@ -398,7 +398,7 @@ async fn completed_scan_report() {
         summary.count(&f.check_id, f.severity, 1);
         counts.add(f.severity, 1);
     }
-    assert!(app.store.complete_scan(id, "worker-1", &counts, &summary.to_report()).await.unwrap());
+    assert!(app.store.complete_scan(id, "worker-1", &sitescan::model::StoredReport::of(summary.clone())).await.unwrap());
 
     // Without include_findings: only the summary.
     let r = app.get(&format!("/api/v1/scans/{id}"), &token).await;
@@ -485,7 +485,7 @@ async fn failed_scan_report_has_the_error() {
     let token = app.token("acme").await;
     let id = app.create_scan(&token, "example.com").await["id"].as_str().unwrap().to_string();
     app.store.claim_scan("w", Duration::from_secs(60), 3).await.unwrap().unwrap();
-    let report = ReportSummary::failed("target_unreachable", "connection refused").to_report();
+    let report = sitescan::model::StoredReport::of(ReportSummary::failed("target_unreachable", "connection refused"));
     assert!(app.store.fail_scan(id.parse().unwrap(), "w", &report).await.unwrap());
     let r = app.get(&format!("/api/v1/scans/{id}"), &token).await;
     r.expect(200);

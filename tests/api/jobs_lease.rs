@@ -4,7 +4,7 @@
 
 use crate::app;
 
-use sitescan::model::{ReportSummary, ScanMode, SeverityCounts, Target, TriggeredBy};
+use sitescan::model::{ReportSummary, ScanMode, Target, TriggeredBy};
 use sitescan::store::{CreateOutcome, Store};
 use std::collections::HashSet;
 use std::time::Duration;
@@ -69,9 +69,9 @@ async fn an_expired_lease_is_claimed_again_and_the_old_owner_cannot_finish() {
     assert_eq!(second.started_at, first.started_at, "started_at is set on the first claim only");
     // The dead worker woke up: its lease is gone, it can neither renew nor complete.
     assert!(!store.renew_lease(first.id, "dead-worker", Duration::from_secs(60)).await.unwrap());
-    let report = ReportSummary::empty().to_report();
-    assert!(!store.complete_scan(first.id, "dead-worker", &SeverityCounts::default(), &report).await.unwrap());
-    assert!(store.complete_scan(first.id, "other", &SeverityCounts::default(), &report).await.unwrap());
+    let report = sitescan::model::StoredReport::of(ReportSummary::empty());
+    assert!(!store.complete_scan(first.id, "dead-worker", &report).await.unwrap());
+    assert!(store.complete_scan(first.id, "other", &report).await.unwrap());
     let done = store.scan_any_org(first.id).await.unwrap().unwrap();
     assert_eq!(done.status.as_str(), "completed");
     assert!(done.completed_at.is_some());

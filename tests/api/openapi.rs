@@ -245,7 +245,7 @@ async fn real_responses_validate_against_the_document() {
         counts.add(f.severity, 1);
     }
     summary.pages_scanned = 1;
-    assert!(app.store.complete_scan(claimed.id, "w", &counts, &summary.to_report()).await.unwrap());
+    assert!(app.store.complete_scan(claimed.id, "w", &sitescan::model::StoredReport::of(summary.clone())).await.unwrap());
     let done = app.get(&format!("{SCANS}/{}", claimed.id), &token).await;
     assert!(done.json["report"]["summary"].is_object());
     c.check("GET", SCAN, done.expect(200));

@@ -137,9 +137,7 @@ async fn in_chromium_sign_in_make_a_token_see_it_once_revoke_it_and_every_page_p
     let mut summary = sitescan::model::ReportSummary::empty();
     summary.pages_scanned = 1;
     summary.count("search.title-missing", Severity::High, 1);
-    let mut counts = sitescan::model::SeverityCounts::default();
-    counts.add(Severity::High, 1);
-    assert!(app.store.complete_scan(scan.id, "live-status-test", &counts, &summary.to_report()).await.unwrap());
+    assert!(app.store.complete_scan(scan.id, "live-status-test", &sitescan::model::StoredReport::of(summary)).await.unwrap());
     let mut live = false;
     for _ in 0..40 {
         if eval(&page, "document.querySelector('.status-completed') !== null && window.__notReloaded === true").await == Value::Bool(true) {
@@ -200,7 +198,7 @@ async fn in_chromium_sign_in_make_a_token_see_it_once_revoke_it_and_every_page_p
         summary.pages_scanned = 1;
         summary.count("search.title-missing", Severity::High, high);
         summary.count("accessibility.image-alt", Severity::Medium, medium);
-        assert!(app.store.complete_scan(row.id, "history", &summary.totals(), &summary.to_report()).await.unwrap());
+        assert!(app.store.complete_scan(row.id, "history", &sitescan::model::StoredReport::of(summary.clone())).await.unwrap());
     }
     // A scan still queued: its page shows the live progress instead of the report.
     let queued = app.seed_scan("acme", "https://shop.acme.test/").await;

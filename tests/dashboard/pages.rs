@@ -149,10 +149,8 @@ async fn the_dashboard_says_what_changed_since_the_last_scan_first() {
         (&second, serde_json::json!({"new": 2, "fixed": 1, "persisting": 1, "baseline_scan_id": first.id.to_string()})),
     ] {
         app.store.claim_scan("changes-test", std::time::Duration::from_secs(60), 3).await.unwrap().expect("claimed");
-        let mut report = sitescan::model::ReportSummary::empty().to_report();
-        report["summary"]["changes"] = changes;
-        let counts = sitescan::model::SeverityCounts::default();
-        assert!(app.store.complete_scan(scan.id, "changes-test", &counts, &report).await.unwrap());
+        let summary = sitescan::model::ReportSummary { changes: Some(serde_json::from_value(changes).unwrap()), ..sitescan::model::ReportSummary::empty() };
+        assert!(app.store.complete_scan(scan.id, "changes-test", &sitescan::model::StoredReport::of(summary)).await.unwrap());
     }
     let mut web = crate::client::owner(&app).await;
     let page = web.get("/").await;

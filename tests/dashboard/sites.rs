@@ -202,7 +202,7 @@ async fn completed_scan(app: &crate::app::TestApp, org: &str, target: &str, find
     for (check, severity, n) in findings {
         summary.count(check, *severity, *n);
     }
-    assert!(app.store.complete_scan(row.id, "history-test", &summary.totals(), &summary.to_report()).await.unwrap());
+    assert!(app.store.complete_scan(row.id, "history-test", &sitescan::model::StoredReport::of(summary.clone())).await.unwrap());
     row.id
 }
 
@@ -291,7 +291,7 @@ async fn scan_with_findings(app: &crate::app::TestApp, target: &str, pages: &[(&
     let scan = app.store.scan("acme", row.id).await.unwrap().unwrap();
     let changes = sitescan::recurring::compare_with_baseline(&app.store, &scan).await.expect("compare at completion");
     summary.changes = Some(changes.counts);
-    assert!(app.store.complete_scan(row.id, "compare-test", &summary.totals(), &summary.to_report()).await.unwrap());
+    assert!(app.store.complete_scan(row.id, "compare-test", &sitescan::model::StoredReport::of(summary.clone())).await.unwrap());
     row.id
 }
 

@@ -3,7 +3,6 @@
 //! organisation's scan is NOT_FOUND and a token without scans:read is refused.
 
 use super::app;
-use sitescan::model::SeverityCounts;
 use sitescan::proto::v1 as pb;
 use sitescan::proto::v1::scan_service_client::ScanServiceClient;
 use sitescan::store::PageRecord;
@@ -42,8 +41,8 @@ async fn watch_scan_streams_state_and_pages_until_the_end() {
         store.insert_page_results(claimed.id, "acme", 1, &page("https://watch.example.com/"), &[]).await.unwrap();
         tokio::time::sleep(Duration::from_millis(400)).await;
         store.insert_page_results(claimed.id, "acme", 2, &page("https://watch.example.com/a"), &[]).await.unwrap();
-        let report = sitescan::model::ReportSummary::empty().to_report();
-        assert!(store.complete_scan(claimed.id, "elsewhere", &SeverityCounts::default(), &report).await.unwrap());
+        let report = sitescan::model::StoredReport::of(sitescan::model::ReportSummary::empty());
+        assert!(store.complete_scan(claimed.id, "elsewhere", &report).await.unwrap());
     });
 
     let mut seen = Vec::new();

@@ -106,7 +106,7 @@ async fn seed_completed(store: &Store, org: &str) -> Uuid {
         summary.count(&f.check_id, f.severity, 1);
         counts.add(f.severity, 1);
     }
-    assert!(store.complete_scan(scan.id, owner, &counts, &summary.to_report()).await.unwrap());
+    assert!(store.complete_scan(scan.id, owner, &sitescan::model::StoredReport::of(summary.clone())).await.unwrap());
     scan.id
 }
 
