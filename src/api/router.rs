@@ -39,7 +39,9 @@ pub fn build_with(api: ScanApi, web: crate::web::WebSettings) -> Router {
     let pages = crate::web::routes(crate::web::WebState::new(services, web));
     let mut rest_router: Router<ScanApi> = Router::new();
     let mut by_path: BTreeMap<&str, axum::routing::MethodRouter<ScanApi>> = BTreeMap::new();
-    for (_, path, route) in rest::routes() {
+    for (_, path, rpc, route) in rest::routes() {
+        let gate = rest::admission::Gate { api: api.clone(), rpc };
+        let route = route.route_layer(middleware::from_fn_with_state(gate, rest::admission::admit));
         let merged = match by_path.remove(path) {
             Some(existing) => existing.merge(route),
             None => route,

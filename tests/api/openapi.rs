@@ -79,7 +79,7 @@ async fn openapi_paths_equal_the_routes() {
         }
     }
     let mut routed: BTreeSet<(String, String)> =
-        sitescan::api::rest::routes().into_iter().map(|(m, p, _)| (m.to_string(), template(p))).collect();
+        sitescan::api::rest::routes().into_iter().map(|(m, p, _, _)| (m.to_string(), template(p))).collect();
     for p in ["/docs/api/openapi", "/healthz", "/readyz"] {
         routed.insert(("GET".to_string(), p.to_string()));
     }
@@ -405,7 +405,7 @@ fn annotations() -> BTreeSet<(String, String)> {
 fn annotations_equal_the_routes_one_for_one() {
     let annotated = annotations();
     let routes: Vec<(String, String)> =
-        sitescan::api::rest::routes().into_iter().map(|(m, p, _)| (m.to_string(), p.to_string())).collect();
+        sitescan::api::rest::routes().into_iter().map(|(m, p, _, _)| (m.to_string(), p.to_string())).collect();
     let routed: BTreeSet<(String, String)> = routes.iter().cloned().collect();
     assert_eq!(routes.len(), routed.len(), "no route listed twice");
     assert_eq!(annotated, routed);

@@ -329,7 +329,7 @@ fn every_annotated_binding_is_routed_and_every_route_is_annotated() {
     assert!(annotated.contains(&("GET".into(), "/api/v1/scans/{scan_id}/report.html".into())));
     assert!(annotated.contains(&("GET".into(), "/api/v1/scans/{scan_id}/report.sarif".into())), "additional_bindings are read");
     let routed: BTreeSet<(String, String)> =
-        sitescan::api::rest::routes().into_iter().map(|(verb, path, _)| (verb.to_string(), path.to_string())).collect();
+        sitescan::api::rest::routes().into_iter().map(|(verb, path, _, _)| (verb.to_string(), path.to_string())).collect();
     assert_eq!(annotated, routed);
 }
 
@@ -346,7 +346,7 @@ fn the_openapi_document_describes_both_report_endpoints() {
         .filter(|(_, p)| p.starts_with("/api/"))
         .collect();
     let routed: BTreeSet<(String, String)> =
-        sitescan::api::rest::routes().into_iter().map(|(verb, path, _)| (verb.to_string(), path.to_string())).collect();
+        sitescan::api::rest::routes().into_iter().map(|(verb, path, _, _)| (verb.to_string(), path.to_string())).collect();
     assert_eq!(documented, routed);
     let html_op = &doc["paths"]["/api/v1/scans/{scanId}/report.html"]["get"];
     assert!(html_op["responses"]["200"]["content"]["text/html"].is_mapping());
