@@ -8,7 +8,7 @@ use sea_orm::ConnectionTrait;
 use serde_json::json;
 use sitescan::model::{Finding, ScanMode, Severity, Target, TriggeredBy};
 use sitescan::scan::{Progress, ProgressFn, ScanError, ScanOptions, ScanSink, ScanStats, SiteScanner, WorkerConfig, Workers};
-use sitescan::store::{CreateOutcome, PageRecord, Store};
+use sitescan::store::{CreateOutcome, ReportPage, Store};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
@@ -47,7 +47,7 @@ impl SiteScanner for SimScanner {
                 _ = cancel.cancelled() => return Err(ScanError::Interrupted),
             }
             let url = format!("{}page-{i}", start);
-            let record = PageRecord {
+            let record = ReportPage {
                 url: url.clone(),
                 final_url: None,
                 status: Some(200),

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use sitescan::model::{AddressPolicy, Finding, ScanMode, Severity, Target, TriggeredBy};
 use sitescan::proto::v1 as pb;
 use sitescan::proto::v1::scan_service_client::ScanServiceClient;
-use sitescan::store::{CreateOutcome, CursorKind, PageRecord, Position, Store};
+use sitescan::store::{CreateOutcome, CursorKind, ReportPage, Position, Store};
 use std::process::Stdio;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -130,7 +130,7 @@ async fn seed_target_scan(store: &Store) -> anyhow::Result<Uuid> {
         for f in &findings {
             summary.count(&f.check_id, f.severity, 1);
         }
-        let page = PageRecord {
+        let page = ReportPage {
             url: format!("https://bench.example/page-{p}"),
             final_url: Some(format!("https://bench.example/page-{p}")),
             status: Some(200),

@@ -2,7 +2,7 @@
 //! entry. Pure functions.
 
 use crate::model::{LinkRef, PageDigest, PageSnapshot};
-use crate::store::PageRecord;
+use crate::model::ReportPage;
 use serde_json::json;
 use url::Url;
 
@@ -65,9 +65,9 @@ pub fn digest(page: &PageSnapshot, depth: u32, internal: impl Fn(&Url) -> bool) 
 }
 
 /// The report's entry for a page.
-pub fn page_record(page: &PageSnapshot) -> PageRecord {
+pub fn page_record(page: &PageSnapshot) -> ReportPage {
     let m = &page.metrics;
-    PageRecord {
+    ReportPage {
         url: page.requested_url.clone(),
         final_url: (!page.final_url.is_empty()).then(|| page.final_url.clone()),
         status: page.status,

@@ -12,7 +12,7 @@ use crate::checks::run::CheckRun;
 use crate::checks::{run_page_checks, run_site_checks};
 use crate::model::{CheckNotRun, Finding, PageSnapshot, ScanPhase, UrlStatus};
 use crate::net::Fetcher;
-use crate::store::PageRecord;
+use crate::model::ReportPage;
 use futures::stream::{FuturesUnordered, StreamExt};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -23,7 +23,7 @@ use url::Url;
 #[async_trait::async_trait]
 pub trait ScanSink: Send {
     /// One page and its findings (written atomically).
-    async fn page(&mut self, record: PageRecord, findings: Vec<Finding>) -> Result<(), ScanError>;
+    async fn page(&mut self, record: ReportPage, findings: Vec<Finding>) -> Result<(), ScanError>;
     /// The site-level findings, once the crawl has ended.
     async fn site(&mut self, findings: Vec<Finding>) -> Result<(), ScanError>;
     /// The screenshots one journey took (kept with the scan where the sink can; dropped here).

@@ -7,7 +7,8 @@ use super::options::{OwnershipPin, OwnershipRecheck, ScanOptions};
 use super::recorder::{PROGRESS_EVERY, ProgressRecorder};
 use super::scanner::{ProgressFn, ScanSink, ScanStats, SiteScanner};
 use crate::model::{Finding, ReportSummary, ScanMode, ScanStatus, StoredReport};
-use crate::store::{PageRecord, ScanRow, Store};
+use crate::model::ReportPage;
+use crate::store::{ScanRow, Store};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::task::JoinHandle;
@@ -106,7 +107,7 @@ struct StoreSink {
 
 #[async_trait::async_trait]
 impl ScanSink for StoreSink {
-    async fn page(&mut self, record: PageRecord, findings: Vec<Finding>) -> Result<(), ScanError> {
+    async fn page(&mut self, record: ReportPage, findings: Vec<Finding>) -> Result<(), ScanError> {
         self.seq += 1;
         self.store.insert_page_results(self.scan_id, &self.org, self.seq, &record, &findings).await?;
         Ok(())

@@ -6,7 +6,7 @@ use super::entity::{finding, scan_page};
 use super::error::StoreResult;
 use super::scans::{Page, after};
 use super::time::now_us;
-use crate::model::{Finding, Severity};
+use crate::model::{Finding, ReportPage, Severity};
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
     TransactionTrait,
@@ -40,18 +40,6 @@ fn like_literal(text: &str) -> String {
     text.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")
 }
 
-/// A page a scan rendered (the report's `pages` entry).
-#[derive(Debug, Clone, PartialEq)]
-pub struct PageRecord {
-    pub url: String,
-    pub final_url: Option<String>,
-    pub status: Option<u16>,
-    pub title: Option<String>,
-    pub metrics: serde_json::Value,
-    pub error: Option<serde_json::Value>,
-    /// Checks that did not judge the page, and why.
-    pub checks_not_run: Vec<crate::model::CheckNotRun>,
-}
 
 impl FindingRow {
     pub fn evidence_json(&self) -> Option<serde_json::Value> {
@@ -99,7 +87,7 @@ impl Store {
         scan_id: Uuid,
         org: &str,
         seq: i32,
-        page: &PageRecord,
+        page: &ReportPage,
         findings: &[Finding],
     ) -> StoreResult<()> {
         let txn = self.conn().begin().await?;

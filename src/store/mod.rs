@@ -34,7 +34,7 @@ pub use clock::{Clock, ManualClock, SystemClock};
 pub use cursor::{BadCursor, CursorCodec, CursorKind, Position};
 pub use db::{DEFAULT_DATABASE_URL, Store, migrate};
 pub use error::{StoreError, StoreResult};
-pub use findings::{FindingFilter, FindingRow, PageRecord, PageRow};
+pub use findings::{FindingFilter, FindingRow, PageRow};
 pub use live::{LATEST_FINDINGS, LiveScan};
 pub use orgs::{DEFAULT_MONTHLY_SCAN_QUOTA, Organisation};
 pub use scans::{CreateOutcome, NewAttestation, Page, QuotaExceeded, ScanExtras, ScanRow};

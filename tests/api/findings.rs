@@ -9,7 +9,7 @@ use app::{TestApp, assert_uuid, finding, keys, rfc3339, spawn_app};
 use sea_orm::{ActiveValue::Set, EntityTrait};
 use serde_json::{Value, json};
 use sitescan::model::{PASSIVE_CATEGORIES, ReportSummary, Severity, SeverityCounts};
-use sitescan::store::PageRecord;
+use sitescan::model::ReportPage;
 use std::collections::HashSet;
 use std::time::Duration;
 use uuid::Uuid;
@@ -367,7 +367,7 @@ async fn completed_scan_report() {
         vec![cwe, finding("performance.lcp-slow", Severity::Medium, about), finding("i18n.lang-missing", Severity::Info, about)],
     ];
     let pages = [
-        PageRecord {
+        ReportPage {
             url: home.into(),
             final_url: Some(home.into()),
             status: Some(200),
@@ -376,7 +376,7 @@ async fn completed_scan_report() {
             error: None,
             checks_not_run: Vec::new(),
         },
-        PageRecord {
+        ReportPage {
             url: "https://acme.example.com/about-old".into(),
             final_url: Some(about.into()),
             status: Some(200),

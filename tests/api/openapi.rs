@@ -225,7 +225,7 @@ async fn real_responses_validate_against_the_document() {
     c.check("GET", SCAN, queued.expect(200));
     let claimed = app.store.claim_scan("w", Duration::from_secs(60), 3).await.unwrap().unwrap();
     c.check("GET", SCAN, app.get(&format!("{SCANS}/{}", claimed.id), &token).await.expect(200));
-    let page = sitescan::store::PageRecord {
+    let page = sitescan::model::ReportPage {
         url: "https://example.com/".into(),
         final_url: Some("https://example.com/".into()),
         status: Some(200),

@@ -545,7 +545,7 @@ struct Sink {
 
 #[async_trait::async_trait]
 impl sitescan::scan::ScanSink for Sink {
-    async fn page(&mut self, _: sitescan::store::PageRecord, findings: Vec<Finding>) -> Result<(), sitescan::scan::ScanError> {
+    async fn page(&mut self, _: sitescan::model::ReportPage, findings: Vec<Finding>) -> Result<(), sitescan::scan::ScanError> {
         self.findings.extend(findings);
         Ok(())
     }

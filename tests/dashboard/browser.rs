@@ -176,7 +176,7 @@ async fn in_chromium_sign_in_make_a_token_see_it_once_revoke_it_and_every_page_p
         let row = app.seed_scan("acme", "https://shop.acme.test/").await;
         let claimed = app.store.claim_scan("history", Duration::from_secs(60), 3).await.unwrap().expect("claimed");
         assert_eq!(claimed.id, row.id);
-        let record = sitescan::store::PageRecord {
+        let record = sitescan::model::ReportPage {
             url: "https://shop.acme.test/".into(),
             final_url: None,
             status: Some(200),
@@ -258,7 +258,7 @@ struct Sink(Vec<sitescan::model::Finding>);
 
 #[async_trait::async_trait]
 impl ScanSink for Sink {
-    async fn page(&mut self, _: sitescan::store::PageRecord, findings: Vec<sitescan::model::Finding>) -> Result<(), ScanError> {
+    async fn page(&mut self, _: sitescan::model::ReportPage, findings: Vec<sitescan::model::Finding>) -> Result<(), ScanError> {
         self.0.extend(findings);
         Ok(())
     }

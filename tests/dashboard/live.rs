@@ -66,7 +66,7 @@ async fn a_scans_events_follow_it_from_queued_to_its_end() {
                 assert!(store.set_scan_progress(id, "live-events", &p).await.unwrap());
             }
             2 => {
-                let record = sitescan::store::PageRecord {
+                let record = sitescan::model::ReportPage {
                     url: "https://shop.acme.test/".into(),
                     final_url: None,
                     status: Some(200),

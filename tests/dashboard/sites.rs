@@ -186,7 +186,7 @@ async fn completed_scan(app: &crate::app::TestApp, org: &str, target: &str, find
     let claimed = app.store.claim_scan("history-test", std::time::Duration::from_secs(60), 3).await.unwrap().expect("claimed");
     assert_eq!(claimed.id, row.id);
     for (i, lcp) in lcps.iter().enumerate() {
-        let page = sitescan::store::PageRecord {
+        let page = sitescan::model::ReportPage {
             url: format!("{target}p{i}"),
             final_url: None,
             status: Some(200),
@@ -265,7 +265,7 @@ async fn scan_with_findings(app: &crate::app::TestApp, target: &str, pages: &[(&
     let mut summary = sitescan::model::ReportSummary::empty();
     for (seq, (path, lcp)) in pages.iter().enumerate() {
         let url = format!("{origin}{path}");
-        let page = sitescan::store::PageRecord {
+        let page = sitescan::model::ReportPage {
             url: url.clone(),
             final_url: None,
             status: Some(200),

@@ -5,7 +5,7 @@
 use super::app;
 use sitescan::proto::v1 as pb;
 use sitescan::proto::v1::scan_service_client::ScanServiceClient;
-use sitescan::store::PageRecord;
+use sitescan::model::ReportPage;
 use std::time::Duration;
 use tonic::transport::Channel;
 
@@ -15,8 +15,8 @@ fn watch_request(token: &str, scan_id: &str) -> tonic::Request<pb::WatchScanRequ
     req
 }
 
-fn page(url: &str) -> PageRecord {
-    PageRecord { url: url.into(), final_url: None, status: Some(200), title: None, metrics: serde_json::json!({}), error: None, checks_not_run: Vec::new() }
+fn page(url: &str) -> ReportPage {
+    ReportPage { url: url.into(), final_url: None, status: Some(200), title: None, metrics: serde_json::json!({}), error: None, checks_not_run: Vec::new() }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

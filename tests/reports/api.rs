@@ -9,7 +9,8 @@ use sitescan::api::{ApiSettings, Application, RateWindow};
 use sitescan::model::{AddressPolicy, Finding, ReportSummary, ScanMode, Severity, SeverityCounts, Target, TriggeredBy};
 use sitescan::proto::v1 as pb;
 use crate::renderers::{html, sarif};
-use sitescan::store::{CreateOutcome, PageRecord, SCOPE_READ, SCOPE_WRITE, Store};
+use sitescan::model::ReportPage;
+use sitescan::store::{CreateOutcome, SCOPE_READ, SCOPE_WRITE, Store};
 use std::collections::BTreeSet;
 use std::time::Duration;
 use uuid::Uuid;
@@ -68,7 +69,7 @@ async fn seed_completed(store: &Store, org: &str) -> Uuid {
     let owner = "report-test-worker";
     let claimed = store.claim_scan(owner, Duration::from_secs(60), 3).await.unwrap().expect("claimed");
     assert_eq!(claimed.id, scan.id);
-    let home = PageRecord {
+    let home = ReportPage {
         url: "https://shop.example.com/".into(),
         final_url: Some("https://shop.example.com/".into()),
         status: Some(200),
@@ -84,7 +85,7 @@ async fn seed_completed(store: &Store, org: &str) -> Uuid {
         finding("performance.lcp", Severity::High, "Largest Contentful Paint is slow", json!({"url": "https://shop.example.com/", "value": 4300.0, "limit": 4000})),
     ];
     store.insert_page_results(scan.id, org, 0, &home, &home_findings).await.unwrap();
-    let about = PageRecord {
+    let about = ReportPage {
         url: "https://shop.example.com/about".into(),
         final_url: Some("https://shop.example.com/about".into()),
         status: Some(200),

@@ -14,8 +14,8 @@ use std::time::Duration;
 /// A page address as a hostile site would have its links read: markup that runs if drawn as HTML.
 const HOSTILE: &str = "https://shop.acme.test/\"><img src=x id=pwned onerror=\"document.title='pwned'\">";
 
-fn page_record(url: &str) -> sitescan::store::PageRecord {
-    sitescan::store::PageRecord {
+fn page_record(url: &str) -> sitescan::model::ReportPage {
+    sitescan::model::ReportPage {
         url: url.into(),
         final_url: None,
         status: Some(200),

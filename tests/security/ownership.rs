@@ -11,7 +11,7 @@ use sitescan::model::{AddressPolicy, Finding, JourneySecrets, JourneySpec, parse
 use sitescan::net::{EgressGuard, Fetcher, FetcherOptions};
 use sitescan::scan::{OwnershipPin, OwnershipRecheck, ScanError, ScanOptions, ScanSink};
 use sitescan::sites::{DnsServer, MethodFailure, OwnershipMethod, VerifyError, Verifier};
-use sitescan::store::PageRecord;
+use sitescan::model::ReportPage;
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -71,7 +71,7 @@ struct Sink {
 
 #[async_trait::async_trait]
 impl ScanSink for Sink {
-    async fn page(&mut self, _: PageRecord, findings: Vec<Finding>) -> Result<(), ScanError> {
+    async fn page(&mut self, _: ReportPage, findings: Vec<Finding>) -> Result<(), ScanError> {
         self.findings.extend(findings);
         Ok(())
     }

@@ -17,7 +17,8 @@ use sea_orm::{ConnectionTrait, Database};
 use serde_json::Value;
 use sitescan::api::{ApiSettings, Application, RateWindow};
 use sitescan::model::{AddressPolicy, Finding, ScanMode, Severity, Target, TriggeredBy};
-use sitescan::store::{ApiToken, CreateOutcome, PageRecord, ScanRow, Store};
+use sitescan::model::ReportPage;
+use sitescan::store::{ApiToken, CreateOutcome, ScanRow, Store};
 use std::net::SocketAddr;
 use std::time::Duration;
 use uuid::Uuid;
@@ -385,7 +386,7 @@ impl TestApp {
     }
 
     /// A page and its findings written through the store, as a worker writes them.
-    pub async fn seed_page(&self, scan_id: Uuid, org: &str, seq: i32, page: &PageRecord, findings: &[Finding]) {
+    pub async fn seed_page(&self, scan_id: Uuid, org: &str, seq: i32, page: &ReportPage, findings: &[Finding]) {
         self.store.insert_page_results(scan_id, org, seq, page, findings).await.expect("insert page results");
     }
 

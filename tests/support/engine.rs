@@ -10,7 +10,8 @@ use sitescan::browser::{BrowserOptions, BrowserPool, CaptureOptions};
 use sitescan::model::{AddressPolicy, Finding};
 use sitescan::net::{EgressGuard, Fetcher, FetcherOptions};
 use sitescan::scan::{ScanError, ScanOptions, ScanSink, Scanner, WorkerConfig, Workers};
-use sitescan::store::{PageRecord, Store};
+use sitescan::model::ReportPage;
+use sitescan::store::Store;
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -93,13 +94,13 @@ pub fn workers(store: Store, scanner: Arc<Scanner>, count: usize, max_pages: usi
 /// A sink that keeps everything in memory.
 #[derive(Default)]
 pub struct Collect {
-    pub pages: Vec<PageRecord>,
+    pub pages: Vec<ReportPage>,
     pub findings: Vec<Finding>,
 }
 
 #[async_trait::async_trait]
 impl ScanSink for Collect {
-    async fn page(&mut self, record: PageRecord, findings: Vec<Finding>) -> Result<(), ScanError> {
+    async fn page(&mut self, record: ReportPage, findings: Vec<Finding>) -> Result<(), ScanError> {
         self.pages.push(record);
         self.findings.extend(findings);
         Ok(())

@@ -15,7 +15,7 @@
 use sitescan::cli::args::BrowserArgs;
 use sitescan::model::{AddressPolicy, Finding, Severity};
 use sitescan::scan::{ScanError, ScanOptions, ScanSink, Scanner};
-use sitescan::store::PageRecord;
+use sitescan::model::ReportPage;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -28,13 +28,13 @@ pub struct Engine {
 
 #[derive(Default)]
 struct MemorySink {
-    pages: Vec<PageRecord>,
+    pages: Vec<ReportPage>,
     findings: Vec<Finding>,
 }
 
 #[async_trait::async_trait]
 impl ScanSink for MemorySink {
-    async fn page(&mut self, record: PageRecord, findings: Vec<Finding>) -> Result<(), ScanError> {
+    async fn page(&mut self, record: ReportPage, findings: Vec<Finding>) -> Result<(), ScanError> {
         self.pages.push(record);
         self.findings.extend(findings);
         Ok(())
@@ -88,7 +88,7 @@ impl Engine {
 /// What one scan produced.
 pub struct Scan {
     pub start: String,
-    pub pages: Vec<PageRecord>,
+    pub pages: Vec<ReportPage>,
     pub findings: Vec<Finding>,
     pub took: Duration,
 }
@@ -141,7 +141,7 @@ fn brief(f: &Finding) -> String {
 
 impl Scan {
     /// The page record of `url` (requested or final URL).
-    pub fn page(&self, url: &str) -> Option<&PageRecord> {
+    pub fn page(&self, url: &str) -> Option<&ReportPage> {
         self.pages.iter().find(|p| p.url == url || p.final_url.as_deref() == Some(url))
     }
 
