@@ -519,6 +519,24 @@ async fn page_all(app: &app::TestApp, token: &str, path: &str, field: &str, limi
     pages
 }
 
+/// A stored status, mode or severity that is none of the documented values is read as an
+/// error (the spec's `internal` object), never as a default that hides the corruption.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_corrupt_stored_value_is_an_error_not_a_default() {
+    use sea_orm::ConnectionTrait;
+    let app = spawn_app().await;
+    let token = app.token("acme").await;
+    let id = app.create_scan(&token, "example.com").await["id"].as_str().unwrap().to_string();
+    app.get(&format!("/api/v1/scans/{id}"), &token).await.expect(200);
+    let corrupt = app.store.stmt("UPDATE scans SET status = 'paused'", vec![]);
+    app.store.conn().execute_raw(corrupt).await.unwrap();
+    for path in [format!("/api/v1/scans/{id}"), "/api/v1/scans".to_string()] {
+        let r = app.get(&path, &token).await;
+        r.expect_error(500, "internal");
+        assert!(!r.text.contains("paused"), "the stored value stays in the log, not the answer: {}", r.text);
+    }
+}
+
 /// Asserts descending (created_at, id) order.
 fn assert_ordered(items: &[Value]) {
     for pair in items.windows(2) {
