@@ -33,12 +33,9 @@ impl ScanApi {
         &self.state
     }
 
-    /// The caller of `rpc` (its method name): admitted by the REST handler already (for the
-    /// same RPC, by the same table), or now from the gRPC metadata.
+    /// The caller of `rpc` (its method name), admitted from the gRPC metadata by the same scope
+    /// table as REST.
     async fn admitted<T>(&self, req: &Request<T>, rpc: &str) -> Result<Admitted, Status> {
-        if let Some(admitted) = req.extensions().get::<Admitted>() {
-            return Ok(admitted.clone());
-        }
         let auth = req.metadata().get("authorization").and_then(|v| v.to_str().ok());
         self.state.admit_for(auth, &format!("sitescan.v1.ScanService/{rpc}")).await.map_err(ApiError::into_status)
     }

@@ -4,7 +4,7 @@ use super::Store;
 use super::cursor::{CursorKind, Position};
 use super::entity::{finding, scan_page};
 use super::error::StoreResult;
-use super::scans::{Page, after};
+use super::paging::{Keyset, Page};
 use super::time::now_us;
 use crate::model::{Finding, ReportPage, Severity};
 use sea_orm::{
@@ -163,24 +163,13 @@ impl Store {
         if let Some(text) = filter.url_contains.as_deref().filter(|t| !t.is_empty()) {
             query = query.filter(sea_orm::sea_query::ExprTrait::like(sea_orm::sea_query::Expr::col(finding::Column::PageUrl), sea_orm::sea_query::LikeExpr::new(format!("%{}%", like_literal(text))).escape('\\')));
         }
-        if let Some(pos) = cursor {
-            query = query.filter(after(finding::Column::CreatedAt, finding::Column::Id, pos));
-        }
-        let mut rows = query
-            .order_by_desc(finding::Column::CreatedAt)
-            .order_by_desc(finding::Column::Id)
-            .limit(limit + 1)
-            .all(self.conn())
-            .await?;
-        let next_cursor = if rows.len() as u64 > limit {
-            rows.truncate(limit as usize);
-            rows.last().map(|r| {
-                self.cursors().encode(CursorKind::Findings, Position { created_at: r.created_at, id: r.id })
-            })
-        } else {
-            None
+        let keys = Keyset {
+            kind: CursorKind::Findings,
+            created_at: finding::Column::CreatedAt,
+            id: finding::Column::Id,
+            position: |r: &FindingRow| Position { created_at: r.created_at, id: r.id },
         };
-        Ok(Page { rows, next_cursor })
+        self.keyset_page(query, keys, limit, cursor).await
     }
 
     /// Every finding of one scan, in insertion order.

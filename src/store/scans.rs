@@ -4,12 +4,12 @@ use super::Store;
 use super::cursor::{CursorKind, Position};
 use super::entity::{organisation, scan};
 use super::error::{StoreError, StoreResult};
+use super::paging::{Keyset, Page};
 use super::time::{month_of, now_us};
 use crate::model::{ScanMode, ScanStatus, Target, TriggeredBy};
 use chrono::{DateTime, Utc};
 use sea_orm::{
-    ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
-    TransactionTrait,
+    ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, TransactionTrait,
 };
 use uuid::Uuid;
 
@@ -52,29 +52,11 @@ pub struct NewAttestation {
     pub statement: String,
 }
 
-/// A page of rows and the cursor of the next page (None on the last page).
-#[derive(Debug)]
-pub struct Page<T> {
-    pub rows: Vec<T>,
-    pub next_cursor: Option<String>,
-}
-
 impl ScanRow {
     /// The progress its worker recorded, while it runs (none before its first word).
     pub fn progress(&self) -> Option<crate::model::ScanProgressState> {
         self.progress.as_deref().and_then(|p| serde_json::from_str(p).ok())
     }
-}
-
-/// Adds the keyset predicate "strictly after `pos` in (created_at desc, id desc) order".
-pub(super) fn after<C: ColumnTrait>(created: C, id: C, pos: Position) -> Condition {
-    // `created <= c AND (created < c OR id < i)`, the same rows as `created < c OR (created = c
-    // AND id < i)`, but with a leading range bound the (org, created_at desc, id desc) index can
-    // seek to: the OR form alone made SQLite walk the index from the newest row, so a page deep
-    // in a million findings cost a scan of everything before it.
-    Condition::all()
-        .add(created.lte(pos.created_at))
-        .add(Condition::any().add(created.lt(pos.created_at)).add(id.lt(pos.id)))
 }
 
 impl Store {
@@ -204,24 +186,13 @@ impl Store {
 
     /// The organisation's scans, newest first, `limit` per page after `cursor`.
     pub async fn list_scans(&self, org: &str, limit: u64, cursor: Option<Position>) -> StoreResult<Page<ScanRow>> {
-        let mut query = scan::Entity::find().filter(scan::Column::OrgId.eq(org));
-        if let Some(pos) = cursor {
-            query = query.filter(after(scan::Column::CreatedAt, scan::Column::Id, pos));
-        }
-        let mut rows = query
-            .order_by_desc(scan::Column::CreatedAt)
-            .order_by_desc(scan::Column::Id)
-            .limit(limit + 1)
-            .all(self.conn())
-            .await?;
-        let next_cursor = if rows.len() as u64 > limit {
-            rows.truncate(limit as usize);
-            rows.last().map(|r| {
-                self.cursors().encode(CursorKind::Scans, Position { created_at: r.created_at, id: r.id })
-            })
-        } else {
-            None
+        let query = scan::Entity::find().filter(scan::Column::OrgId.eq(org));
+        let keys = Keyset {
+            kind: CursorKind::Scans,
+            created_at: scan::Column::CreatedAt,
+            id: scan::Column::Id,
+            position: |r: &ScanRow| Position { created_at: r.created_at, id: r.id },
         };
-        Ok(Page { rows, next_cursor })
+        self.keyset_page(query, keys, limit, cursor).await
     }
 }
