@@ -27,28 +27,10 @@ pub fn status_to_proto(status: ScanStatus) -> pb::ScanStatus {
     }
 }
 
-/// The status of a protobuf enum value (unspecified or unknown: `queued`).
-pub fn status_from_proto(v: i32) -> ScanStatus {
-    match pb::ScanStatus::try_from(v) {
-        Ok(pb::ScanStatus::Running) => ScanStatus::Running,
-        Ok(pb::ScanStatus::Completed) => ScanStatus::Completed,
-        Ok(pb::ScanStatus::Failed) => ScanStatus::Failed,
-        _ => ScanStatus::Queued,
-    }
-}
-
 pub fn mode_to_proto(mode: ScanMode) -> pb::ScanMode {
     match mode {
         ScanMode::Passive => pb::ScanMode::Passive,
         ScanMode::Active => pb::ScanMode::Active,
-    }
-}
-
-/// The mode of a protobuf enum value (unspecified or unknown: `passive`).
-pub fn mode_from_proto(v: i32) -> ScanMode {
-    match pb::ScanMode::try_from(v) {
-        Ok(pb::ScanMode::Active) => ScanMode::Active,
-        _ => ScanMode::Passive,
     }
 }
 
@@ -61,16 +43,6 @@ fn triggered_to_proto(t: TriggeredBy) -> pb::TriggeredBy {
     }
 }
 
-/// The trigger of a protobuf enum value (unspecified or unknown: `api`).
-pub fn triggered_from_proto(v: i32) -> TriggeredBy {
-    match pb::TriggeredBy::try_from(v) {
-        Ok(pb::TriggeredBy::Manual) => TriggeredBy::Manual,
-        Ok(pb::TriggeredBy::Schedule) => TriggeredBy::Schedule,
-        Ok(pb::TriggeredBy::Monitor) => TriggeredBy::Monitor,
-        _ => TriggeredBy::Api,
-    }
-}
-
 pub fn severity_to_proto(s: Severity) -> pb::Severity {
     match s {
         Severity::Critical => pb::Severity::Critical,
@@ -78,17 +50,6 @@ pub fn severity_to_proto(s: Severity) -> pb::Severity {
         Severity::Medium => pb::Severity::Medium,
         Severity::Low => pb::Severity::Low,
         Severity::Info => pb::Severity::Info,
-    }
-}
-
-/// The severity of a protobuf enum value (unspecified or unknown: `info`).
-pub fn severity_from_proto(v: i32) -> Severity {
-    match pb::Severity::try_from(v) {
-        Ok(pb::Severity::Critical) => Severity::Critical,
-        Ok(pb::Severity::High) => Severity::High,
-        Ok(pb::Severity::Medium) => Severity::Medium,
-        Ok(pb::Severity::Low) => Severity::Low,
-        _ => Severity::Info,
     }
 }
 

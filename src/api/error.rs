@@ -175,29 +175,3 @@ impl IntoResponse for ApiError {
     }
 }
 
-/// Turns a gRPC status from the service back into the REST response it stands for.
-pub fn status_into_response(status: tonic::Status) -> Response {
-    let body: Option<Value> = serde_json::from_slice(status.details()).ok().filter(|v: &Value| v.get("error").is_some());
-    let (code, body) = match body {
-        Some(body) => {
-            let code = match body["error"].as_str().unwrap_or_default() {
-                "invalid_input" => StatusCode::BAD_REQUEST,
-                "invalid_token" => StatusCode::UNAUTHORIZED,
-                "forbidden" => StatusCode::FORBIDDEN,
-                "not_found" => StatusCode::NOT_FOUND,
-                "method_not_allowed" => StatusCode::METHOD_NOT_ALLOWED,
-                "rate_limited" | "quota_exceeded" => StatusCode::TOO_MANY_REQUESTS,
-                "unavailable" => StatusCode::SERVICE_UNAVAILABLE,
-                _ => StatusCode::INTERNAL_SERVER_ERROR,
-            };
-            (code, body)
-        }
-        None => {
-            tracing::error!(code = ?status.code(), message = status.message(), "service status without details");
-            (StatusCode::INTERNAL_SERVER_ERROR, json!({"error": "internal", "message": "internal error"}))
-        }
-    };
-    let mut response = (code, axum::Json(body)).into_response();
-    response.headers_mut().extend(status.metadata().clone().into_headers());
-    response
-}
