@@ -138,9 +138,9 @@ impl SiteService {
     /// Proves ownership now and records the outcome (a failure marks the site unverified).
     /// `Ok((site, Err(..)))` is a completed check that did not prove ownership.
     pub async fn verify(&self, org: &str, id: Uuid) -> Result<(SiteRow, Result<Verified, VerifyError>), SiteError> {
-        let site = self.store.site(org, id).await?.ok_or(SiteError::NotFound)?;
+        let site = self.owned(org, id).await?;
         let outcome = self.reverify(&site).await?;
-        let site = self.store.site(org, id).await?.ok_or(SiteError::NotFound)?;
+        let site = self.owned(org, id).await?;
         Ok((site, outcome))
     }
 
@@ -182,7 +182,7 @@ impl SiteService {
     /// Starts an active scan: the attestation must be the site's, ownership is proved again
     /// right now, and the attestation is written with the scan in one transaction.
     pub async fn start_active_scan(&self, req: StartActive<'_>) -> Result<ScanRow, SiteError> {
-        let site = self.store.site(req.org, req.site_id).await?.ok_or(SiteError::NotFound)?;
+        let site = self.owned(req.org, req.site_id).await?;
         let attestation = req.attestation.for_origin(&site.origin)?;
         if let Err(e) = self.reverify(&site).await? {
             return Err(SiteError::OwnershipUnverified(e.to_string()));
@@ -214,7 +214,7 @@ impl SiteService {
 
     /// Stores (or replaces, by its name) a journey after validating it.
     pub async fn put_journey(&self, org: &str, site_id: Uuid, text: &str) -> Result<JourneyRow, SiteError> {
-        let site = self.store.site(org, site_id).await?.ok_or(SiteError::NotFound)?;
+        let site = self.owned(org, site_id).await?;
         let (name, definition) = validate_journey(text, &site.origin).await?;
         let existing = self.store.list_journeys(site.id).await?;
         if existing.len() >= MAX_JOURNEYS_PER_SITE && !existing.iter().any(|j| j.name == name) {
@@ -229,15 +229,20 @@ impl SiteService {
         self.secrets.as_ref().ok_or(SiteError::Secrets(SecretError::Missing))
     }
 
+    /// The organisation's site `site_id` (`NotFound` for another organisation's).
+    async fn owned(&self, org: &str, site_id: Uuid) -> Result<SiteRow, SiteError> {
+        self.store.site(org, site_id).await?.ok_or(SiteError::NotFound)
+    }
+
     /// The site's journeys, by name.
     pub async fn list_journeys(&self, org: &str, site_id: Uuid) -> Result<Vec<JourneyRow>, SiteError> {
-        let site = self.store.site(org, site_id).await?.ok_or(SiteError::NotFound)?;
+        let site = self.owned(org, site_id).await?;
         Ok(self.store.list_journeys(site.id).await?)
     }
 
     /// Removes the journey `name`; false when the site has none by that name.
     pub async fn remove_journey(&self, org: &str, site_id: Uuid, name: &str) -> Result<bool, SiteError> {
-        let site = self.store.site(org, site_id).await?.ok_or(SiteError::NotFound)?;
+        let site = self.owned(org, site_id).await?;
         let removed = self.store.remove_journey(site.id, name.trim()).await?;
         if removed {
             tracing::info!(site_id = %site.id, journey = name.trim(), "journey removed");
@@ -247,7 +252,7 @@ impl SiteService {
 
     /// Stores (or replaces) a secret, encrypted. The value is never returned again.
     pub async fn put_secret(&self, org: &str, site_id: Uuid, name: &str, value: &str) -> Result<StoredSecret, SiteError> {
-        let site = self.store.site(org, site_id).await?.ok_or(SiteError::NotFound)?;
+        let site = self.owned(org, site_id).await?;
         let name = SecretName::parse(name).map_err(|e| SiteError::Invalid(e.to_string()))?;
         if value.is_empty() || value.len() > MAX_SECRET_LEN {
             return Err(SiteError::Invalid(format!("a secret value is 1 to {MAX_SECRET_LEN} bytes")));
@@ -262,13 +267,13 @@ impl SiteService {
 
     /// The site's secret names and when each was set (never their values).
     pub async fn list_secrets(&self, org: &str, site_id: Uuid) -> Result<Vec<StoredSecret>, SiteError> {
-        let site = self.store.site(org, site_id).await?.ok_or(SiteError::NotFound)?;
+        let site = self.owned(org, site_id).await?;
         Ok(self.store.list_site_secrets(site.id).await?)
     }
 
     /// Removes the secret `name`; false when the site has none by that name.
     pub async fn remove_secret(&self, org: &str, site_id: Uuid, name: &str) -> Result<bool, SiteError> {
-        let site = self.store.site(org, site_id).await?.ok_or(SiteError::NotFound)?;
+        let site = self.owned(org, site_id).await?;
         let removed = self.store.remove_site_secret(site.id, name.trim()).await?;
         if removed {
             tracing::info!(site_id = %site.id, secret = name.trim(), "site secret removed");
