@@ -360,7 +360,7 @@ async fn profile_section(ctx: &Ctx, args: &RunArgs, site: &GeneratedSite, scan: 
         ));
         data.insert("engine".into(), json!(s.engine));
         // The engine's own account of each page, phase by phase (in capture order).
-        const ORDER: [&str; 18] = [
+        const ORDER: [&str; 20] = [
             "open",
             "navigate",
             "load",
@@ -369,12 +369,14 @@ async fn profile_section(ctx: &Ctx, args: &RunArgs, site: &GeneratedSite, scan: 
             "scroll",
             "scroll-quiet",
             "settle",
+            "screenshot",
             "core",
             "dom",
-            "html",
+            "served-html",
+            "rendered-html",
             "axe",
-            "screenshot",
             "keyboard",
+            "contrast",
             "in-page",
             "artifacts",
             "close",

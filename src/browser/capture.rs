@@ -27,13 +27,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
-use crate::model::{GatherError, PageError, PageSnapshot};
+use crate::model::{Artifact, GatherError, PageError, PageSnapshot};
 use crate::net::EgressProxy;
 
 use super::cdp::{Budget, STEP_TIMEOUT, eval_string, run, step};
 use super::cores;
 use super::error::BrowserError;
-use super::events::EventLog;
+use super::events::{EVENT_LOG_FULL, EventLog, MAX_EVENTS};
 use super::gather::{axe, console, contrast, cookies, csp, document, dom, exceptions, issues, keyboard, metrics, network, screenshot};
 use super::instance::Instance;
 use super::options::CaptureOptions;
@@ -315,7 +315,7 @@ async fn load_and_gather(
     snap: &mut PageSnapshot,
     live: &mut Live,
 ) -> Result<(), BrowserError> {
-    let log = live.log.as_ref().ok_or(BrowserError::Cdp { what: "event log", message: "missing".into() })?;
+    let log = event_log(&live.log)?;
     let loads_before = log.signals().load_events;
     let dom_before = log.signals().dom_content_events;
     let nav_limit = budget.cap(settings.navigation_timeout);
@@ -398,10 +398,10 @@ pub(crate) async fn gather_in_page(
     snap: &mut PageSnapshot,
     live: &mut Live,
 ) -> Result<(), BrowserError> {
-    let log = live.log.as_ref().ok_or(BrowserError::Cdp { what: "event log", message: "missing".into() })?;
+    let log = event_log(&live.log)?;
     match metrics::read(instance, page, budget).await {
         Ok(r) => live.perf_early = Some(r),
-        Err(e) => gather_error(snap, "metrics", &e),
+        Err(e) => gather_error(snap, Artifact::Metrics.gatherer(), &e),
     }
     live.phases.end("metrics");
     if settings.capture.scroll {
@@ -428,16 +428,10 @@ pub(crate) async fn gather_in_page(
     live.phases.end("settle");
     match metrics::read(instance, page, budget).await {
         Ok(r) => live.perf_late = Some(r),
-        Err(e) => gather_error(snap, "metrics", &e),
+        Err(e) => gather_error(snap, Artifact::Metrics.gatherer(), &e),
     }
-    if settings.capture.screenshot {
-        match screenshot::viewport_png(instance, page, budget).await {
-            Ok(png) => snap.screenshot_png_base64 = Some(png),
-            Err(e) => gather_error(snap, "screenshot", &e),
-        }
-        live.phases.end("screenshot");
-    }
-    check_alive(instance, log)?;
+    run_gatherer(Artifact::Screenshot, instance, page, settings, budget, snap, live, None).await;
+    check_alive(instance, event_log(&live.log)?)?;
     // Nothing more is drawn until the keyboard walk's pixel comparisons: the gatherers below only
     // read the page, and a page that animates would otherwise cost a frame every 16 ms. The window
     // stays minimized after them until `redraw`: a capture's page is emptied first (a frame of the
@@ -455,7 +449,11 @@ pub(crate) async fn redraw(instance: &Instance, live: &mut Live) {
     }
 }
 
-/// The gatherers that read the page without drawing it: DOM facts, HTML, axe, the keyboard walk.
+/// The gatherers that read the page without drawing it, in the order they run: the keyboard walk
+/// last, since it moves focus, which would otherwise show in the others.
+const READ_PAGE: [Artifact; 5] = [Artifact::Dom, Artifact::ServedHtml, Artifact::RenderedHtml, Artifact::Axe, Artifact::Keyboard];
+
+/// Runs the gatherers of `READ_PAGE`, then judges from pixels the contrast axe left open.
 async fn read_page(
     instance: &Arc<Instance>,
     page: &Page,
@@ -465,45 +463,13 @@ async fn read_page(
     live: &mut Live,
     window: Option<&PageWindow>,
 ) -> Result<(), BrowserError> {
-    let log = live.log.as_ref().ok_or(BrowserError::Cdp { what: "event log", message: "missing".into() })?;
     let _core = cores::core().await;
     live.phases.end("core");
-    match dom::gather(instance, page, budget).await {
-        Ok(d) => snap.dom = d,
-        Err(e) => gather_error(snap, "dom", &e),
+    for artifact in READ_PAGE {
+        run_gatherer(artifact, instance, page, settings, budget, snap, live, window).await;
+        check_alive(instance, event_log(&live.log)?)?;
     }
-    live.phases.end("dom");
-    if let Some(id) = live.loader_id.clone() {
-        match document::served(instance, page, budget, &id).await {
-            Ok((html, offset)) => {
-                snap.served_html = Some(html);
-                snap.meta_charset_offset = offset;
-            }
-            Err(e) => gather_error(snap, "served-html", &e),
-        }
-    }
-    match document::rendered(instance, page, budget).await {
-        Ok(html) => snap.rendered_html = Some(html),
-        Err(e) => gather_error(snap, "rendered-html", &e),
-    }
-    live.phases.end("html");
-    check_alive(instance, log)?;
-    if settings.capture.axe {
-        match axe::gather(instance, page, budget).await {
-            Ok(a) => snap.axe = Some(a),
-            Err(e) => gather_error(snap, "axe", &e),
-        }
-        live.phases.end("axe");
-    }
-    check_alive(instance, log)?;
-    if settings.capture.keyboard_walk {
-        match keyboard::walk(instance, page, budget, window).await {
-            Ok(k) => snap.keyboard = Some(k),
-            Err(e) => gather_error(snap, "keyboard", &e),
-        }
-        live.phases.end("keyboard");
-    }
-    check_alive(instance, log)?;
+    let log = event_log(&live.log)?;
     // Contrast axe could not settle from styles, from pixels: the page must be drawn again.
     if let Some(mut results) = snap.axe.take_if(|a| contrast::wanted(a)) {
         if let Some(window) = window {
@@ -518,6 +484,56 @@ async fn read_page(
         check_alive(instance, log)?;
     }
     Ok(())
+}
+
+/// Runs the in-page gatherer of `artifact` if this capture wants it, into `snap`; a failure is
+/// recorded in `gather_errors` under the artifact's name (its checks then do not run).
+#[allow(clippy::too_many_arguments)]
+async fn run_gatherer(
+    artifact: Artifact,
+    instance: &Arc<Instance>,
+    page: &Page,
+    settings: &CaptureSettings,
+    budget: &Budget,
+    snap: &mut PageSnapshot,
+    live: &mut Live,
+    window: Option<&PageWindow>,
+) {
+    let wanted = match artifact {
+        Artifact::ServedHtml => live.loader_id.is_some(),
+        Artifact::Axe => settings.capture.axe,
+        Artifact::Keyboard => settings.capture.keyboard_walk,
+        Artifact::Screenshot => settings.capture.screenshot,
+        _ => true,
+    };
+    if !wanted {
+        return;
+    }
+    let gathered = match artifact {
+        Artifact::Dom => dom::gather(instance, page, budget).await.map(|d| snap.dom = d),
+        Artifact::ServedHtml => document::served(instance, page, budget, live.loader_id.as_deref().unwrap_or_default()).await.map(|(html, offset)| {
+            snap.served_html = Some(html);
+            snap.meta_charset_offset = offset;
+        }),
+        Artifact::RenderedHtml => document::rendered(instance, page, budget).await.map(|html| snap.rendered_html = Some(html)),
+        Artifact::Axe => axe::gather(instance, page, budget).await.map(|a| snap.axe = Some(a)),
+        Artifact::Keyboard => keyboard::walk(instance, page, budget, window).await.map(|k| snap.keyboard = Some(k)),
+        Artifact::Screenshot => screenshot::viewport_png(instance, page, budget).await.map(|png| snap.screenshot_png_base64 = Some(png)),
+        // Read twice around the scroll (`gather_in_page`), or built from the event log
+        // (`artifacts`): not gatherers of their own.
+        Artifact::Metrics | Artifact::Network | Artifact::Console | Artifact::Exceptions | Artifact::Csp | Artifact::Issues | Artifact::Cookies => {
+            return;
+        }
+    };
+    if let Err(e) = gathered {
+        gather_error(snap, artifact.gatherer(), &e);
+    }
+    live.phases.end(artifact.gatherer());
+}
+
+/// A capture's event log (present from the moment its page opened).
+fn event_log(log: &Option<EventLog>) -> Result<&EventLog, BrowserError> {
+    log.as_ref().ok_or(BrowserError::Cdp { what: "event log", message: "missing".into() })
 }
 
 pub(crate) fn check_alive(instance: &Instance, log: &EventLog) -> Result<(), BrowserError> {
@@ -606,14 +622,28 @@ pub(crate) fn artifacts(
         snap.mime_type = main.mime_type.clone();
     }
     snap.requests = facts.requests;
-    snap.console = console::gather(events);
-    snap.js_errors = exceptions::gather(events);
-    snap.csp_violations = csp::gather(events);
-    snap.browser_issues = issues::gather(events);
-    snap.cookies = cookies::gather(&snap.requests);
+    for (_, gather) in FROM_EVENTS {
+        gather(snap, events);
+    }
     snap.metrics = metrics::combine(live.perf_early.as_ref(), live.perf_late.as_ref(), &snap.requests);
+    if events.last().is_some_and(|e| e.method == EVENT_LOG_FULL) {
+        for artifact in Artifact::FROM_EVENTS {
+            let message = format!("the page's event log filled up at {MAX_EVENTS} events; later ones are missing");
+            snap.gather_errors.push(GatherError { gatherer: artifact.gatherer().to_string(), message });
+        }
+    }
     facts.main
 }
+
+/// The gatherers that read the event log after the network record (`network::gather`, which
+/// also gives the main document's facts), in order: cookies read the requests.
+const FROM_EVENTS: [(Artifact, fn(&mut PageSnapshot, &[super::events::RawEvent])); 5] = [
+    (Artifact::Console, |snap, events| snap.console = console::gather(events)),
+    (Artifact::Exceptions, |snap, events| snap.js_errors = exceptions::gather(events)),
+    (Artifact::Csp, |snap, events| snap.csp_violations = csp::gather(events)),
+    (Artifact::Issues, |snap, events| snap.browser_issues = issues::gather(events)),
+    (Artifact::Cookies, |snap, _| snap.cookies = cookies::gather(&snap.requests)),
+];
 
 /// Builds the event-based artifacts and decides the page error.
 fn finish(snap: &mut PageSnapshot, live: &Live, failure: Option<BrowserError>, outcome: Outcome, proxy: &EgressProxy) {

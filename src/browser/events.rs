@@ -24,6 +24,9 @@ use super::error::BrowserError;
 /// Events kept per page; a page that floods the console or the binding cannot exhaust memory.
 pub const MAX_EVENTS: usize = 200_000;
 
+/// The method of the event that ends a log which filled up (`MAX_EVENTS`).
+pub const EVENT_LOG_FULL: &str = "sitescan.eventLogFull";
+
 /// One CDP event: its method and its params as sent by Chromium.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RawEvent {
@@ -227,7 +230,7 @@ impl EventLog {
                     st.events.push(ev);
                 } else if st.events.len() == MAX_EVENTS {
                     tracing::warn!(max = MAX_EVENTS, "page event log full; dropping further events");
-                    st.events.push(RawEvent { method: "sitescan.eventLogFull".into(), params: Value::Null });
+                    st.events.push(RawEvent { method: EVENT_LOG_FULL.into(), params: Value::Null });
                 }
             }
         });

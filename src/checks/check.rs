@@ -1,6 +1,7 @@
 //! What a check is: declared metadata plus a pure function over snapshots.
 
-use crate::model::{Artifact, Finding, PageSnapshot, Severity, SiteSnapshot};
+use super::page_view::PageView;
+use crate::model::{Artifact, Finding, Severity, SiteSnapshot};
 use serde_json::{Map, Value};
 
 /// At most this many findings per check per page; the rest are counted in the last one's
@@ -182,8 +183,8 @@ impl Drop for Findings<'_> {
 pub trait Check: Sync + Send {
     fn meta(&self) -> &'static CheckMeta;
 
-    /// Judges one page.
-    fn page(&self, _page: &PageSnapshot, _thresholds: &Thresholds, _out: &mut Findings<'_>) {}
+    /// Judges one page: the artifacts it reads are the ones its `requires` declares.
+    fn page(&self, _page: &PageView<'_>, _thresholds: &Thresholds, _out: &mut Findings<'_>) {}
 
     /// Judges the site once the crawl has ended.
     fn site(&self, _site: &SiteSnapshot, _thresholds: &Thresholds, _out: &mut Findings<'_>) {}

@@ -11,6 +11,7 @@ pub mod check;
 pub mod crawlability;
 pub mod i18n;
 pub mod journeys;
+pub mod page_view;
 pub mod registry;
 pub mod repository;
 pub mod run;
@@ -24,5 +25,6 @@ pub mod structured_data;
 pub(crate) mod test_kit;
 
 pub use check::{Check, CheckMeta, Findings, MAX_FINDINGS_PER_CHECK_PER_PAGE, Thresholds};
+pub use page_view::PageView;
 pub use registry::{CHECKS, catalogue, find};
 pub use run::{run_page_checks, run_site_checks};

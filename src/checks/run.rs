@@ -3,6 +3,7 @@
 //! findings. Both are reported as `CheckNotRun`, never as a silent pass.
 
 use super::check::{Check, Findings, Thresholds};
+use super::page_view::PageView;
 use super::registry::CHECKS;
 use crate::model::{CheckNotRun, Finding, PageSnapshot, SiteSnapshot, sort_findings};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -23,7 +24,7 @@ pub const PANICKED: &str = "the check failed with an internal error; its finding
 
 /// Runs every page check over one page.
 pub fn run_page_checks(page: &PageSnapshot, thresholds: &Thresholds) -> CheckRun {
-    run_checks(&CHECKS, |check, sink| check.page(page, thresholds, sink), |check| {
+    run_checks(&CHECKS, |check, sink| check.page(&PageView::new(page, check.meta()), thresholds, sink), |check| {
         check.meta().requires.iter().find_map(|artifact| {
             page.artifact_error(*artifact).map(|e| format!("the {} gatherer failed: {}", e.gatherer, e.message))
         })
@@ -89,7 +90,7 @@ mod tests {
         fn meta(&self) -> &'static CheckMeta {
             &Self::META
         }
-        fn page(&self, page: &PageSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
+        fn page(&self, page: &PageView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
             out.report(evidence! { "url" => page.final_url });
         }
     }
@@ -112,7 +113,7 @@ mod tests {
         fn meta(&self) -> &'static CheckMeta {
             &Self::META
         }
-        fn page(&self, page: &PageSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
+        fn page(&self, page: &PageView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
             out.report(evidence! { "url" => page.final_url });
             let empty: Vec<u8> = Vec::new();
             let _ = empty[usize::from(page.final_url.len() > 0)];
@@ -132,7 +133,7 @@ mod tests {
     #[test]
     fn a_panicking_check_loses_only_its_own_findings() {
         let checks: &[&dyn Check] = &[&Always, &Panics, &Always];
-        let run = run_checks(checks, |c, sink| c.page(&page(), &Thresholds::default(), sink), |_| None);
+        let run = run_checks(checks, |c, sink| c.page(&PageView::new(&page(), c.meta()), &Thresholds::default(), sink), |_| None);
         assert_eq!(run.findings.len(), 2, "{:?}", run.findings);
         assert!(run.findings.iter().all(|f| f.check_id == "test.always" && f.severity == Severity::Low));
         assert_eq!(run.panicked, 1);

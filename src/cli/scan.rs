@@ -214,7 +214,7 @@ async fn write_report(store: &Store, scan_id: uuid::Uuid, args: &ScanArgs) -> an
         let text = std::fs::read_to_string(path).with_context(|| format!("reading the baseline {}", path.display()))?;
         let baseline: serde_json::Value =
             serde_json::from_str(&text).with_context(|| format!("the baseline {} is not JSON", path.display()))?;
-        crate::recurring::annotate_report(&mut report, &baseline)
+        crate::compare::annotate_report(&mut report, &baseline)
             .map_err(|e| anyhow::anyhow!("the baseline {}: {e}", path.display()))?;
     }
     let rendered = match args.format {

@@ -560,11 +560,11 @@ pub struct PageSnapshot {
 pub enum Artifact {
     /// `PageSnapshot::dom` (the in-page collector).
     Dom,
-    /// `PageSnapshot::served_html`.
+    /// `PageSnapshot::served_html` and `meta_charset_offset`.
     ServedHtml,
     /// `PageSnapshot::rendered_html`.
     RenderedHtml,
-    /// `PageSnapshot::metrics` (performance observers).
+    /// `PageSnapshot::metrics` (performance observers and the network record).
     Metrics,
     /// `PageSnapshot::axe`.
     Axe,
@@ -572,9 +572,43 @@ pub enum Artifact {
     Keyboard,
     /// `PageSnapshot::screenshot_png_base64`.
     Screenshot,
+    /// `PageSnapshot::requests` (the network record beyond the main document).
+    Network,
+    /// `PageSnapshot::console`.
+    Console,
+    /// `PageSnapshot::js_errors`.
+    Exceptions,
+    /// `PageSnapshot::csp_violations`.
+    Csp,
+    /// `PageSnapshot::browser_issues`.
+    Issues,
+    /// `PageSnapshot::cookies`.
+    Cookies,
 }
 
 impl Artifact {
+    /// Every artifact.
+    pub const ALL: [Artifact; 13] = [
+        Artifact::Dom,
+        Artifact::ServedHtml,
+        Artifact::RenderedHtml,
+        Artifact::Metrics,
+        Artifact::Axe,
+        Artifact::Keyboard,
+        Artifact::Screenshot,
+        Artifact::Network,
+        Artifact::Console,
+        Artifact::Exceptions,
+        Artifact::Csp,
+        Artifact::Issues,
+        Artifact::Cookies,
+    ];
+
+    /// The artifacts built from the page's event log after it closed, rather than by asking the
+    /// page: all of them are incomplete when that log overflowed.
+    pub const FROM_EVENTS: [Artifact; 7] =
+        [Artifact::Network, Artifact::Metrics, Artifact::Console, Artifact::Exceptions, Artifact::Csp, Artifact::Issues, Artifact::Cookies];
+
     /// The gatherer's name in `PageSnapshot::gather_errors`.
     pub const fn gatherer(self) -> &'static str {
         match self {
@@ -585,33 +619,14 @@ impl Artifact {
             Artifact::Axe => "axe",
             Artifact::Keyboard => "keyboard",
             Artifact::Screenshot => "screenshot",
+            Artifact::Network => "network",
+            Artifact::Console => "console",
+            Artifact::Exceptions => "exceptions",
+            Artifact::Csp => "csp",
+            Artifact::Issues => "issues",
+            Artifact::Cookies => "cookies",
         }
     }
-}
-
-impl PageSnapshot {
-    /// This page as it is when `artifact`'s gatherer failed: that artifact empty (its default),
-    /// everything else as gathered. A check that does not declare `artifact` in its `requires`
-    /// must judge both alike (tests/checks_e2e/artifacts.rs holds every check to it).
-    pub fn without(&self, artifact: Artifact) -> PageSnapshot {
-        let mut p = self.clone();
-        match artifact {
-            Artifact::Dom => p.dom = DomFacts::default(),
-            Artifact::ServedHtml => p.served_html = None,
-            Artifact::RenderedHtml => p.rendered_html = None,
-            Artifact::Metrics => p.metrics = PageMetrics::default(),
-            Artifact::Axe => p.axe = None,
-            Artifact::Keyboard => p.keyboard = None,
-            Artifact::Screenshot => p.screenshot_png_base64 = None,
-        }
-        p
-    }
-}
-
-impl Artifact {
-    /// Every artifact.
-    pub const ALL: [Artifact; 7] =
-        [Artifact::Dom, Artifact::ServedHtml, Artifact::RenderedHtml, Artifact::Metrics, Artifact::Axe, Artifact::Keyboard, Artifact::Screenshot];
 }
 
 /// A check that did not judge a page, and why (a gatherer it needs failed, or the check itself

@@ -1,16 +1,11 @@
-//! Recurring scans: schedules and monitors that start scans of a site, and the comparison of a
-//! scan with the one before it.
+//! Recurring scans: schedules and monitors that start scans of a site (what changed since the
+//! scan before is `compare`'s).
 
-pub mod baseline;
-pub mod changes;
-pub mod diff;
 pub mod error;
 pub mod monitor;
 pub mod schedule;
 pub mod sites;
 
-pub use baseline::{ScanChanges, compare_with_baseline};
-pub use changes::{Change, ChangeCounts, Comparison, Coverage, Fingerprint, annotate_report, compare};
 pub use crate::store::{Clock, ManualClock, SystemClock};
 pub use error::RecurringError;
 pub use monitor::{

@@ -15,7 +15,7 @@ fn round(v: Option<f64>, digits: i32) -> Option<f64> {
 /// Google's: the same reading as the checks' (`robots_directives::noindex`), directive by directive,
 /// so `max-image-preview:none` is not mistaken for `none`.
 pub fn is_noindex(page: &PageSnapshot) -> bool {
-    crate::checks::search::robots_directives::noindex(page).is_some()
+    crate::checks::search::robots_directives::noindex(&page.dom.metas, &page.response_headers).is_some()
 }
 
 /// The digest of a rendered page; `internal` decides which links are the site's own.

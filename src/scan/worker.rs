@@ -208,7 +208,7 @@ pub async fn run_claimed(
             summary.pages_scanned = stats.pages as u64;
             summary.duration_ms = began.elapsed().as_millis() as u64;
             let counts = summary.totals();
-            let changes = crate::recurring::compare_with_baseline(store, &scan).await?;
+            let changes = crate::compare::compare_with_baseline(store, &scan).await?;
             summary.changes = Some(changes.counts.clone());
             summary.trigger = trigger_of(&scan);
             let report = StoredReport { summary, fixed: Some(changes.fixed) };

@@ -289,7 +289,7 @@ async fn scan_with_findings(app: &crate::app::TestApp, target: &str, pages: &[(&
         app.seed_page(row.id, "acme", seq as i32, &page, &on_page).await;
     }
     let scan = app.store.scan("acme", row.id).await.unwrap().unwrap();
-    let changes = sitescan::recurring::compare_with_baseline(&app.store, &scan).await.expect("compare at completion");
+    let changes = sitescan::compare::compare_with_baseline(&app.store, &scan).await.expect("compare at completion");
     summary.changes = Some(changes.counts);
     assert!(app.store.complete_scan(row.id, "compare-test", &sitescan::model::StoredReport::of(summary.clone())).await.unwrap());
     row.id

@@ -4,9 +4,9 @@
 //! rule is never lost because its covering check is missing from a build), and, for a rule whose
 //! overlap is partial, only on pages where the covering check fires.
 
+use crate::checks::PageView;
 use super::super::registry::CHECKS;
 use super::zoom_disabled::zoom_blocked;
-use crate::model::PageSnapshot;
 
 /// When the covering check reports the same defect the axe rule does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,7 +61,7 @@ pub fn always_covered_by(rule: &str) -> Option<&'static str> {
 }
 
 /// The check that reports axe `rule` instead on this page, when that check is registered.
-pub fn covered_on_page(rule: &str, page: &PageSnapshot) -> Option<&'static str> {
+pub fn covered_on_page(rule: &str, page: &PageView<'_>) -> Option<&'static str> {
     AXE_OVERLAPS
         .iter()
         .filter(|o| o.rule == rule && is_registered(o.covered_by))
@@ -74,6 +74,7 @@ pub fn covered_on_page(rule: &str, page: &PageSnapshot) -> Option<&'static str> 
 
 #[cfg(test)]
 mod tests {
+    use crate::checks::test_kit::view;
     use super::super::axe_catalogue::axe_rule;
     use super::*;
 
@@ -110,9 +111,9 @@ mod tests {
         };
         let blocked = with_viewport("width=device-width, maximum-scale=1");
         let limited = with_viewport("width=device-width, maximum-scale=3");
-        assert_eq!(covered_on_page("meta-viewport-large", &blocked), Some("accessibility.zoom-disabled"));
-        assert_eq!(covered_on_page("meta-viewport-large", &limited), None);
-        assert_eq!(covered_on_page("meta-viewport", &limited), Some("accessibility.zoom-disabled"));
-        assert_eq!(covered_on_page("color-contrast", &blocked), None);
+        assert_eq!(covered_on_page("meta-viewport-large", &view(&blocked)), Some("accessibility.zoom-disabled"));
+        assert_eq!(covered_on_page("meta-viewport-large", &view(&limited)), None);
+        assert_eq!(covered_on_page("meta-viewport", &view(&limited)), Some("accessibility.zoom-disabled"));
+        assert_eq!(covered_on_page("color-contrast", &view(&blocked)), None);
     }
 }

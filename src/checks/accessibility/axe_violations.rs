@@ -1,8 +1,9 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, MAX_FINDINGS_PER_CHECK_PER_PAGE, Thresholds};
 use super::axe_catalogue::{axe_rule, fixed_severity, severity_from_impact};
 use super::axe_overlap::covered_on_page;
 use crate::declare_check;
-use crate::model::{AxeRule, Finding, PageSnapshot, Severity};
+use crate::model::{AxeRule, Finding, Severity};
 use serde_json::{Map, Value};
 
 declare_check! {
@@ -48,7 +49,7 @@ fn trimmed(html: &str) -> String {
 }
 
 /// The findings of one violated rule (capped, the last one counting the rest).
-fn rule_findings(page: &PageSnapshot, rule: &AxeRule) -> Vec<Finding> {
+fn rule_findings(page: &PageView<'_>, rule: &AxeRule) -> Vec<Finding> {
     let known = axe_rule(&rule.id);
     let title = non_empty(&rule.help).or(known.map(|k| k.meta.title)).unwrap_or(&rule.id).to_string();
     let description = non_empty(&rule.description).or(known.map(|k| k.meta.description)).unwrap_or("").to_string();
@@ -80,7 +81,7 @@ fn rule_findings(page: &PageSnapshot, rule: &AxeRule) -> Vec<Finding> {
     };
     let base = |impact: Option<&str>| {
         let mut e = Map::new();
-        e.insert("url".into(), Value::from(page.final_url.as_str()));
+        e.insert("url".into(), Value::from(page.final_url));
         e.insert("wcag".into(), Value::from(wcag.clone()));
         e.insert("help_url".into(), help_url.map_or(Value::Null, Value::from));
         e.insert("impact".into(), impact.or(rule.impact.as_deref()).map_or(Value::Null, Value::from));
@@ -113,7 +114,7 @@ fn rule_findings(page: &PageSnapshot, rule: &AxeRule) -> Vec<Finding> {
 /// True for HTML and XHTML documents (or an unknown type). Text, JSON, XML or images that a link
 /// opened are shown by Chromium in a viewer of its own: axe would judge that viewer (no title, no
 /// lang, no landmarks), not the site.
-fn is_markup(page: &PageSnapshot) -> bool {
+fn is_markup(page: &PageView<'_>) -> bool {
     page.mime_type.as_deref().is_none_or(|m| {
         let m = m.trim().to_ascii_lowercase();
         m.is_empty() || m.starts_with("text/html") || m.starts_with("application/xhtml+xml")
@@ -125,11 +126,11 @@ impl Check for AxeViolations {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _thresholds: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _thresholds: &Thresholds, out: &mut Findings<'_>) {
         if !page.rendered() || !is_markup(page) {
             return;
         }
-        let Some(axe) = &page.axe else { return };
+        let Some(axe) = &page.axe() else { return };
         for rule in &axe.violations {
             if rule.id.trim().is_empty() || covered_on_page(&rule.id, page).is_some() {
                 continue;
@@ -143,6 +144,7 @@ impl Check for AxeViolations {
 
 #[cfg(test)]
 mod tests {
+    use crate::model::PageSnapshot;
     use super::super::test_support::{page, run};
     use super::*;
     use crate::model::{AxeNode, AxeResults, DomFacts, MetaTag};

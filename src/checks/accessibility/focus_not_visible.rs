@@ -1,5 +1,5 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
-use crate::model::PageSnapshot;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -32,11 +32,11 @@ impl Check for FocusNotVisible {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _thresholds: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _thresholds: &Thresholds, out: &mut Findings<'_>) {
         if !page.rendered() {
             return;
         }
-        let Some(walk) = &page.keyboard else { return };
+        let Some(walk) = &page.keyboard() else { return };
         let mut seen: Vec<&str> = Vec::new();
         for step in &walk.steps {
             let tag = step.tag.to_ascii_lowercase();
@@ -59,6 +59,7 @@ impl Check for FocusNotVisible {
 
 #[cfg(test)]
 mod tests {
+    use crate::model::PageSnapshot;
     use super::super::test_support::{page, run};
     use super::*;
     use crate::model::{DomFacts, FocusStep, KeyboardWalk};

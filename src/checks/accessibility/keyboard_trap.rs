@@ -1,5 +1,5 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
-use crate::model::PageSnapshot;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -33,11 +33,11 @@ impl Check for KeyboardTrap {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _thresholds: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _thresholds: &Thresholds, out: &mut Findings<'_>) {
         if !page.rendered() {
             return;
         }
-        let Some(walk) = &page.keyboard else { return };
+        let Some(walk) = &page.keyboard() else { return };
         let Some(selector) = walk.trapped_at.as_deref() else {
             return;
         };
@@ -60,6 +60,7 @@ impl Check for KeyboardTrap {
 
 #[cfg(test)]
 mod tests {
+    use crate::model::PageSnapshot;
     use super::super::test_support::{page, run};
     use super::*;
     use crate::model::{DomFacts, KeyboardWalk, Severity};

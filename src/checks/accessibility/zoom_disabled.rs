@@ -1,5 +1,6 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
-use crate::model::{MetaTag, PageSnapshot};
+use crate::model::MetaTag;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -47,9 +48,9 @@ fn zoom_value(value: &str) -> Option<f64> {
 }
 
 /// The viewport meta browsers apply, when it disables zoom or caps it below 2.
-pub fn zoom_blocked(page: &PageSnapshot) -> Option<ZoomBlock<'_>> {
+pub fn zoom_blocked<'a>(page: &PageView<'a>) -> Option<ZoomBlock<'a>> {
     let meta = page
-        .dom
+        .dom()
         .metas
         .iter()
         .rev()
@@ -85,7 +86,7 @@ impl Check for ZoomDisabled {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _thresholds: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _thresholds: &Thresholds, out: &mut Findings<'_>) {
         if !page.rendered() {
             return;
         }
@@ -104,6 +105,7 @@ impl Check for ZoomDisabled {
 
 #[cfg(test)]
 mod tests {
+    use crate::model::PageSnapshot;
     use super::super::test_support::{page, run};
     use super::*;
     use crate::model::DomFacts;

@@ -1,6 +1,7 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::super::semantics::html_document::is_html_document;
-use crate::model::{Anchor, PageSnapshot};
+use crate::model::Anchor;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -42,11 +43,11 @@ impl Check for NonCrawlableLink {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
         if !is_html_document(page) {
             return;
         }
-        for a in &page.dom.anchors {
+        for a in &page.dom().anchors {
             if let Some(reason) = defect(a) {
                 out.report(evidence! {
                     "url" => page.final_url,

@@ -1,7 +1,8 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::link_referrers::first_referrer;
 use super::redirect_path::{chain, loops};
-use crate::model::{PageSnapshot, SiteSnapshot};
+use crate::model::SiteSnapshot;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -24,7 +25,7 @@ impl Check for RedirectChain {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, thresholds: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, thresholds: &Thresholds, out: &mut Findings<'_>) {
         if page.redirects.len() > 1
             && !loops(&page.redirects, thresholds.redirect_max_hops)
             && page.error.is_none()

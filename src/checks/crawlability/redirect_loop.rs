@@ -1,7 +1,8 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::link_referrers::first_referrer;
 use super::redirect_path::{chain, loops};
-use crate::model::{PageSnapshot, SiteSnapshot};
+use crate::model::SiteSnapshot;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -41,7 +42,7 @@ impl Check for RedirectLoop {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, thresholds: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, thresholds: &Thresholds, out: &mut Findings<'_>) {
         let errored = page
             .error
             .as_ref()

@@ -1,6 +1,7 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::field_purpose::{autofill_field_name, personal_purpose};
-use crate::model::{FormField, PageSnapshot};
+use crate::model::FormField;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -42,11 +43,11 @@ impl Check for AutocompleteMissing {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _thresholds: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _thresholds: &Thresholds, out: &mut Findings<'_>) {
         if !page.rendered() {
             return;
         }
-        for field in page.dom.fields.iter().filter(|f| f.visible && is_data_entry(f)) {
+        for field in page.dom().fields.iter().filter(|f| f.visible && is_data_entry(f)) {
             let Some(purpose) = personal_purpose(field) else {
                 continue;
             };

@@ -1,6 +1,7 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::field_purpose::{autofill_field_name, identifier_words, inputmode, label_words};
-use crate::model::{FormField, PageSnapshot};
+use crate::model::FormField;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -137,11 +138,11 @@ impl Check for InputTypeMismatch {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _thresholds: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _thresholds: &Thresholds, out: &mut Findings<'_>) {
         if !page.rendered() {
             return;
         }
-        for field in &page.dom.fields {
+        for field in &page.dom().fields {
             if !field.visible
                 || !field.tag.eq_ignore_ascii_case("input")
                 || field.type_ != "text"

@@ -1,5 +1,5 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
-use crate::model::PageSnapshot;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -26,11 +26,11 @@ impl Check for InsecureAction {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _thresholds: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _thresholds: &Thresholds, out: &mut Findings<'_>) {
         if !page.rendered() || !page.is_https() {
             return;
         }
-        for form in &page.dom.forms {
+        for form in &page.dom().forms {
             if form.method.eq_ignore_ascii_case("dialog") {
                 continue;
             }

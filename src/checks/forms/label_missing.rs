@@ -1,5 +1,6 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
-use crate::model::{FormField, PageSnapshot};
+use crate::model::FormField;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -47,11 +48,11 @@ impl Check for LabelMissing {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _thresholds: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _thresholds: &Thresholds, out: &mut Findings<'_>) {
         if !page.rendered() {
             return;
         }
-        for field in page.dom.fields.iter().filter(|f| f.visible && needs_label(f)) {
+        for field in page.dom().fields.iter().filter(|f| f.visible && needs_label(f)) {
             if field.has_label || field.placeholder_only {
                 continue;
             }

@@ -1,5 +1,5 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
-use crate::model::PageSnapshot;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -26,17 +26,17 @@ impl Check for PasswordInGet {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _thresholds: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _thresholds: &Thresholds, out: &mut Findings<'_>) {
         if !page.rendered() {
             return;
         }
-        for (index, form) in page.dom.forms.iter().enumerate() {
+        for (index, form) in page.dom().forms.iter().enumerate() {
             let method = form.method.trim().to_ascii_lowercase();
             if !(method.is_empty() || method == "get") {
                 continue;
             }
             let has_password = form.has_password
-                || page.dom.fields.iter().any(|f| f.form_index == Some(index) && f.type_ == "password");
+                || page.dom().fields.iter().any(|f| f.form_index == Some(index) && f.type_ == "password");
             if !has_password {
                 continue;
             }

@@ -1,5 +1,5 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
-use crate::model::PageSnapshot;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -27,11 +27,11 @@ impl Check for PasswordOverHttp {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _thresholds: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _thresholds: &Thresholds, out: &mut Findings<'_>) {
         if !page.rendered() || !page.final_url.get(..7).is_some_and(|p| p.eq_ignore_ascii_case("http://")) {
             return;
         }
-        for field in page.dom.fields.iter().filter(|f| f.tag.eq_ignore_ascii_case("input") && f.type_ == "password") {
+        for field in page.dom().fields.iter().filter(|f| f.tag.eq_ignore_ascii_case("input") && f.type_ == "password") {
             out.report(evidence! {
                 "url" => page.final_url,
                 "selector" => field.selector,

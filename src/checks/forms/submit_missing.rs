@@ -1,6 +1,6 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::label_missing::needs_label;
-use crate::model::PageSnapshot;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -30,15 +30,15 @@ impl Check for SubmitMissing {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _thresholds: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _thresholds: &Thresholds, out: &mut Findings<'_>) {
         if !page.rendered() {
             return;
         }
-        for (index, form) in page.dom.forms.iter().enumerate() {
+        for (index, form) in page.dom().forms.iter().enumerate() {
             if form.has_submit || !form.visible || form.method.eq_ignore_ascii_case("dialog") {
                 continue;
             }
-            let own: Vec<_> = page.dom.fields.iter().filter(|f| f.form_index == Some(index)).collect();
+            let own: Vec<_> = page.dom().fields.iter().filter(|f| f.form_index == Some(index)).collect();
             let entries = if own.is_empty() { form.field_count } else { own.iter().filter(|f| needs_label(f)).count() };
             if entries == 0 {
                 continue;

@@ -1,6 +1,6 @@
 //! Where a page declares its character encoding: the Content-Type header, a BOM, or a meta tag.
 
-use crate::model::PageSnapshot;
+use crate::checks::PageView;
 
 /// The `charset` parameter of a Content-Type value.
 pub fn charset_param(content_type: &str) -> Option<String> {
@@ -39,7 +39,7 @@ pub struct Declaration {
 }
 
 /// Every declaration: the header's charset parameter, then meta charset / http-equiv tags.
-pub fn declarations(page: &PageSnapshot) -> Vec<Declaration> {
+pub fn declarations(page: &PageView<'_>) -> Vec<Declaration> {
     let mut found = Vec::new();
     if let Some(charset) = page.header("content-type").and_then(charset_param) {
         found.push(Declaration {
@@ -48,7 +48,7 @@ pub fn declarations(page: &PageSnapshot) -> Vec<Declaration> {
             selector: None,
         });
     }
-    for meta in &page.dom.metas {
+    for meta in &page.dom().metas {
         let charset = meta
             .charset
             .clone()

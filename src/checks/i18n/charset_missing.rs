@@ -1,7 +1,7 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::super::semantics::html_document::is_html_document;
 use super::charset_declaration::{charset_param, prescan_meta_charset};
-use crate::model::PageSnapshot;
 use crate::{declare_check, evidence};
 
 /// Browsers look for a meta charset only in the first 1024 bytes (HTML "prescan").
@@ -28,7 +28,7 @@ impl Check for CharsetMissing {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
         if !is_html_document(page) {
             return;
         }
@@ -47,14 +47,14 @@ impl Check for CharsetMissing {
         {
             return;
         }
-        let Some(html) = page.served_html.as_deref() else {
+        let Some(html) = page.served_html() else {
             return;
         };
         if html.starts_with('\u{feff}') {
             return;
         }
         let offset = page
-            .meta_charset_offset
+            .meta_charset_offset()
             .or_else(|| prescan_meta_charset(html));
         match offset {
             Some(o) if o < PRESCAN_BYTES => {}

@@ -1,7 +1,7 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::super::semantics::html_document::is_html_document;
 use super::charset_declaration::{declarations, is_utf8_label};
-use crate::model::PageSnapshot;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -25,7 +25,7 @@ impl Check for CharsetNotUtf8 {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
         if !is_html_document(page) {
             return;
         }

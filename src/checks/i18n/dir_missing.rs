@@ -1,7 +1,7 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::super::semantics::html_document::is_html_document;
 use super::language_tag::is_rtl;
-use crate::model::PageSnapshot;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -41,18 +41,18 @@ impl Check for DirMissing {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
         if !is_html_document(page) {
             return;
         }
-        let Some(lang) = page.dom.html_lang.as_deref().filter(|l| is_rtl(l)) else {
+        let Some(lang) = page.dom().html_lang.as_deref().filter(|l| is_rtl(l)) else {
             return;
         };
-        if page.dom.html_dir.as_deref().is_some_and(sets_direction) {
+        if page.dom().html_dir.as_deref().is_some_and(sets_direction) {
             return;
         }
         if page
-            .rendered_html
+            .rendered_html()
             .as_deref()
             .and_then(body_dir)
             .is_some_and(|d| sets_direction(&d))

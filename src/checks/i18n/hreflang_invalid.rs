@@ -1,7 +1,7 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::super::semantics::html_document::is_html_document;
 use super::language_tag::check_hreflang;
-use crate::model::PageSnapshot;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -25,11 +25,11 @@ impl Check for HreflangInvalid {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
         if !is_html_document(page) {
             return;
         }
-        for link in &page.dom.links {
+        for link in &page.dom().links {
             // Search engines read hreflang alternates in <head> only (and Lighthouse agrees).
             let Some(hreflang) = link.hreflang.as_deref().filter(|_| link.in_head) else {
                 continue;

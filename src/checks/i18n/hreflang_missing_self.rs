@@ -1,8 +1,8 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::super::search::canonical_links::canonicals;
 use super::super::search::url_identity::same_url;
 use super::super::semantics::html_document::is_html_document;
-use crate::model::PageSnapshot;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -26,12 +26,12 @@ impl Check for HreflangMissingSelf {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
         if !is_html_document(page) || !page.status.is_some_and(|s| (200..300).contains(&s)) {
             return;
         }
         let alternates: Vec<&str> = page
-            .dom
+            .dom()
             .links
             .iter()
             .filter(|l| {
@@ -46,7 +46,7 @@ impl Check for HreflangMissingSelf {
         if alternates.is_empty() {
             return;
         }
-        let mut own = vec![page.final_url.clone(), page.requested_url.clone()];
+        let mut own = vec![page.final_url.to_string(), page.requested_url.to_string()];
         own.extend(canonicals(page).into_iter().filter_map(|c| c.href));
         if alternates
             .iter()

@@ -1,7 +1,7 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::super::semantics::html_document::is_html_document;
 use super::language_tag::check_primary_language;
-use crate::model::PageSnapshot;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -31,12 +31,12 @@ impl Check for LangInvalid {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
         if !is_html_document(page) {
             return;
         }
         let Some(lang) = page
-            .dom
+            .dom()
             .html_lang
             .as_deref()
             .filter(|l| !l.trim().is_empty())

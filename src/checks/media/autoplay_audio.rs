@@ -1,6 +1,6 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::video_no_captions::may_have_sound;
-use crate::model::PageSnapshot;
 use crate::{declare_check, evidence};
 
 /// WCAG 1.4.2 applies to audio that plays automatically for more than 3 seconds.
@@ -33,11 +33,11 @@ impl Check for AutoplayAudio {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _thresholds: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _thresholds: &Thresholds, out: &mut Findings<'_>) {
         if !page.rendered() {
             return;
         }
-        for media in &page.dom.media {
+        for media in &page.dom().media {
             if !(media.autoplay || media.playing) || !may_have_sound(media) {
                 continue;
             }
@@ -58,6 +58,7 @@ impl Check for AutoplayAudio {
 
 #[cfg(test)]
 mod tests {
+    use crate::model::PageSnapshot;
     use super::super::test_support::{page, run};
     use super::*;
     use crate::model::MediaElement;

@@ -1,6 +1,7 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::image_request::{is_inline_url, request_failed, response_for, without_fragment};
-use crate::model::{Image, PageSnapshot, Severity};
+use crate::model::{Image, Severity};
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -27,12 +28,12 @@ declare_check! {
         cwe: None,
         evidence: ["url", "selector", "snippet", "resource", "status", "failure", "kind"],
         help_url: Some("https://developer.mozilla.org/en-US/docs/Web/HTML/Element/img"),
-        requires: [Dom],
+        requires: [Dom, Network],
     }
 }
 
 /// The failed request for the image's URL, when there is one.
-fn failed_request<'a>(page: &'a PageSnapshot, image: &Image) -> Option<&'a crate::model::NetworkRequest> {
+fn failed_request<'a>(page: &PageView<'a>, image: &Image) -> Option<&'a crate::model::NetworkRequest> {
     let url = image.url.as_deref()?;
     if is_inline_url(url) {
         return None;
@@ -49,14 +50,14 @@ impl Check for ImageBroken {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _thresholds: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _thresholds: &Thresholds, out: &mut Findings<'_>) {
         if !page.rendered() {
             return;
         }
         let mut reported_urls: Vec<&str> = Vec::new();
         // Element images first, so a <picture><source> of a reported <img> is not reported again.
-        let mut ordered: Vec<&Image> = page.dom.images.iter().filter(|i| i.kind != "picture-source").collect();
-        ordered.extend(page.dom.images.iter().filter(|i| i.kind == "picture-source"));
+        let mut ordered: Vec<&Image> = page.dom().images.iter().filter(|i| i.kind != "picture-source").collect();
+        ordered.extend(page.dom().images.iter().filter(|i| i.kind == "picture-source"));
         for image in ordered {
             let failed = failed_request(page, image);
             let broken = match image.kind.as_str() {

@@ -1,6 +1,6 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::image_request::without_fragment;
-use crate::model::PageSnapshot;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -21,7 +21,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "resource", "value", "limit", "mime", "selector", "snippet"],
         help_url: Some("https://developer.chrome.com/docs/lighthouse/performance/uses-webp-images"),
-        requires: [Dom],
+        requires: [Dom, Network],
     }
 }
 
@@ -33,12 +33,12 @@ impl Check for ImageLegacyFormat {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, thresholds: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, thresholds: &Thresholds, out: &mut Findings<'_>) {
         if !page.rendered() {
             return;
         }
         let mut seen: Vec<&str> = Vec::new();
-        for request in &page.requests {
+        for request in page.requests() {
             if !request.status.is_some_and(|s| (200..300).contains(&s)) || request.failure.is_some() {
                 continue;
             }
@@ -58,7 +58,7 @@ impl Check for ImageLegacyFormat {
                 continue;
             }
             seen.push(url);
-            let element = page.dom.images.iter().find(|i| i.url.as_deref().is_some_and(|u| without_fragment(u) == url));
+            let element = page.dom().images.iter().find(|i| i.url.as_deref().is_some_and(|u| without_fragment(u) == url));
             out.report(evidence! {
                 "url" => page.final_url,
                 "resource" => request.url,

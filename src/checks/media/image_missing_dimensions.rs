@@ -1,5 +1,5 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
-use crate::model::PageSnapshot;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -29,11 +29,11 @@ impl Check for ImageMissingDimensions {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _thresholds: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _thresholds: &Thresholds, out: &mut Findings<'_>) {
         if !page.rendered() {
             return;
         }
-        for image in page.dom.images.iter().filter(|i| i.kind == "img" && i.visible) {
+        for image in page.dom().images.iter().filter(|i| i.kind == "img" && i.visible) {
             if image.rendered_width <= 1 || image.rendered_height <= 1 {
                 continue;
             }

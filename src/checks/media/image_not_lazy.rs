@@ -1,6 +1,6 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::image_request::is_inline_url;
-use crate::model::PageSnapshot;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -29,12 +29,12 @@ impl Check for ImageNotLazy {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, thresholds: &Thresholds, out: &mut Findings<'_>) {
-        if !page.rendered() || page.dom.viewport_height == 0 {
+    fn page(&self, page: &PageView<'_>, thresholds: &Thresholds, out: &mut Findings<'_>) {
+        if !page.rendered() || page.dom().viewport_height == 0 {
             return;
         }
-        let limit = thresholds.lazy_viewports * f64::from(page.dom.viewport_height);
-        for image in page.dom.images.iter().filter(|i| i.kind == "img" && i.visible && !i.in_first_viewport) {
+        let limit = thresholds.lazy_viewports * f64::from(page.dom().viewport_height);
+        for image in page.dom().images.iter().filter(|i| i.kind == "img" && i.visible && !i.in_first_viewport) {
             let lazy = image.loading.as_deref().is_some_and(|l| l.trim().eq_ignore_ascii_case("lazy"));
             if lazy || image.top_px <= limit || image.rendered_width <= 1 || image.rendered_height <= 1 {
                 continue;

@@ -1,6 +1,6 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::image_request::{image_bytes, is_svg};
-use crate::model::PageSnapshot;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -21,7 +21,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "selector", "snippet", "resource", "value", "limit", "bytes", "natural_width", "natural_height", "rendered_width", "rendered_height"],
         help_url: Some("https://developer.chrome.com/docs/lighthouse/performance/uses-responsive-images"),
-        requires: [Dom],
+        requires: [Dom, Network],
     }
 }
 
@@ -30,12 +30,12 @@ impl Check for ImageOversized {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, thresholds: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, thresholds: &Thresholds, out: &mut Findings<'_>) {
         if !page.rendered() {
             return;
         }
         let factor = thresholds.image_oversize_factor;
-        for image in page.dom.images.iter().filter(|i| i.kind == "img" && i.visible && !i.broken) {
+        for image in page.dom().images.iter().filter(|i| i.kind == "img" && i.visible && !i.broken) {
             let Some(url) = image.url.as_deref() else {
                 continue;
             };

@@ -1,6 +1,7 @@
 //! Finding the network response that delivered an image, and its size.
 
-use crate::model::{NetworkRequest, PageSnapshot};
+use crate::checks::PageView;
+use crate::model::NetworkRequest;
 
 /// Redirect hops followed from an image URL to its final response.
 const MAX_REDIRECT_HOPS: usize = 5;
@@ -38,15 +39,15 @@ fn resolve(base: &str, location: &str) -> String {
 }
 
 /// The last request made for exactly this URL (fragment ignored) that got an answer or failed.
-fn request_to<'a>(page: &'a PageSnapshot, url: &str) -> Option<&'a NetworkRequest> {
+fn request_to<'a>(page: &PageView<'a>, url: &str) -> Option<&'a NetworkRequest> {
     let url = without_fragment(url);
-    let mut matching = page.requests.iter().rev().filter(|r| without_fragment(&r.url) == url);
+    let mut matching = page.requests().iter().rev().filter(|r| without_fragment(&r.url) == url);
     let answered = matching.clone().find(|r| r.status.is_some() || r.failure.is_some());
     answered.or_else(|| matching.next())
 }
 
 /// The response that delivered `url`, following redirects (3xx with a `location` header).
-pub fn response_for<'a>(page: &'a PageSnapshot, url: &str) -> Option<&'a NetworkRequest> {
+pub fn response_for<'a>(page: &PageView<'a>, url: &str) -> Option<&'a NetworkRequest> {
     let mut current = request_to(page, url)?;
     for _ in 0..MAX_REDIRECT_HOPS {
         let is_redirect = current.status.is_some_and(|s| (300..400).contains(&s) && s != 304);
@@ -88,7 +89,7 @@ pub fn data_url_bytes(url: &str) -> Option<u64> {
 }
 
 /// The image's size in bytes, from its response or its `data:` URL.
-pub fn image_bytes(page: &PageSnapshot, url: &str) -> Option<u64> {
+pub fn image_bytes(page: &PageView<'_>, url: &str) -> Option<u64> {
     if is_inline_url(url) {
         return data_url_bytes(url);
     }
@@ -96,7 +97,7 @@ pub fn image_bytes(page: &PageSnapshot, url: &str) -> Option<u64> {
 }
 
 /// The MIME type (lowercase, parameters dropped) the image was served with.
-pub fn image_mime(page: &PageSnapshot, url: &str) -> Option<String> {
+pub fn image_mime(page: &PageView<'_>, url: &str) -> Option<String> {
     let raw = if is_inline_url(url) {
         url.trim_start().get(5..).and_then(|r| r.split([';', ',']).next()).map(str::to_string)
     } else {
@@ -107,7 +108,7 @@ pub fn image_mime(page: &PageSnapshot, url: &str) -> Option<String> {
 }
 
 /// True for SVG images (by MIME type, else by file extension).
-pub fn is_svg(page: &PageSnapshot, url: &str) -> bool {
+pub fn is_svg(page: &PageView<'_>, url: &str) -> bool {
     match image_mime(page, url) {
         Some(mime) => mime == "image/svg+xml",
         None => without_fragment(url).split('?').next().unwrap_or("").to_ascii_lowercase().ends_with(".svg"),
@@ -116,6 +117,8 @@ pub fn is_svg(page: &PageSnapshot, url: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use crate::model::PageSnapshot;
+    use crate::checks::test_kit::view;
     use super::*;
     use crate::model::Header;
 
@@ -130,9 +133,9 @@ mod tests {
         let mut fin = req("https://example.com/img/a.jpg", 200);
         fin.decoded_bytes = Some(5000);
         let page = PageSnapshot { requests: vec![hop, fin], ..Default::default() };
-        let r = response_for(&page, "https://example.com/a.jpg#x").expect("response");
+        let r = response_for(&view(&page), "https://example.com/a.jpg#x").expect("response");
         assert_eq!(r.url, "https://example.com/img/a.jpg");
-        assert_eq!(image_bytes(&page, "https://example.com/a.jpg"), Some(5000));
+        assert_eq!(image_bytes(&view(&page), "https://example.com/a.jpg"), Some(5000));
     }
 
     #[test]
@@ -149,10 +152,10 @@ mod tests {
     fn data_urls_have_a_size_and_a_type() {
         let page = PageSnapshot::default();
         let url = format!("data:image/png;base64,{}", "A".repeat(400));
-        assert_eq!(image_bytes(&page, &url), Some(300));
-        assert_eq!(image_mime(&page, &url).as_deref(), Some("image/png"));
-        assert!(is_svg(&page, "data:image/svg+xml,%3Csvg%3E"));
-        assert!(is_svg(&page, "https://a.test/logo.svg?v=2"));
-        assert!(!is_svg(&page, "https://a.test/logo.png"));
+        assert_eq!(image_bytes(&view(&page), &url), Some(300));
+        assert_eq!(image_mime(&view(&page), &url).as_deref(), Some("image/png"));
+        assert!(is_svg(&view(&page), "data:image/svg+xml,%3Csvg%3E"));
+        assert!(is_svg(&view(&page), "https://a.test/logo.svg?v=2"));
+        assert!(!is_svg(&view(&page), "https://a.test/logo.png"));
     }
 }

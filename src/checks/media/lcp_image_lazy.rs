@@ -1,6 +1,6 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::image_request::without_fragment;
-use crate::model::PageSnapshot;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -28,22 +28,22 @@ impl Check for LcpImageLazy {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _thresholds: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _thresholds: &Thresholds, out: &mut Findings<'_>) {
         if !page.rendered() {
             return;
         }
-        let Some(lcp) = page.metrics.lcp_element.as_ref().filter(|l| l.is_image) else {
+        let Some(lcp) = page.metrics().lcp_element.as_ref().filter(|l| l.is_image) else {
             return;
         };
         let element = page
-            .dom
+            .dom()
             .images
             .iter()
             .filter(|i| i.kind == "img")
             .find(|i| lcp.selector.as_deref().is_some_and(|s| s == i.selector))
             .or_else(|| {
                 let url = without_fragment(lcp.url.as_deref()?);
-                page.dom
+                page.dom()
                     .images
                     .iter()
                     .find(|i| i.kind == "img" && i.url.as_deref().is_some_and(|u| without_fragment(u) == url))
@@ -57,13 +57,14 @@ impl Check for LcpImageLazy {
             "selector" => lcp.selector.as_deref().or(element.map(|e| e.selector.as_str())),
             "snippet" => lcp.snippet.as_deref().or(element.map(|e| e.snippet.as_str())),
             "resource" => lcp.url.as_deref().or(element.and_then(|e| e.url.as_deref())),
-            "value" => page.metrics.lcp_ms,
+            "value" => page.metrics().lcp_ms,
         });
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use crate::model::PageSnapshot;
     use super::super::test_support::{img, page, run};
     use super::*;
     use crate::model::{Image, LcpElement};

@@ -1,5 +1,6 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
-use crate::model::{MediaElement, MediaTrack, PageSnapshot};
+use crate::model::{MediaElement, MediaTrack};
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -41,11 +42,11 @@ impl Check for VideoNoCaptions {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _thresholds: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _thresholds: &Thresholds, out: &mut Findings<'_>) {
         if !page.rendered() {
             return;
         }
-        for media in page.dom.media.iter().filter(|m| m.tag.eq_ignore_ascii_case("video")) {
+        for media in page.dom().media.iter().filter(|m| m.tag.eq_ignore_ascii_case("video")) {
             if !may_have_sound(media) || media.tracks.iter().any(is_caption_track) {
                 continue;
             }
@@ -63,6 +64,7 @@ impl Check for VideoNoCaptions {
 
 #[cfg(test)]
 mod tests {
+    use crate::model::PageSnapshot;
     use super::super::test_support::{page, run};
     use super::*;
 

@@ -1,6 +1,7 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::http_date::parse_http_date;
-use crate::model::{NetworkRequest, PageSnapshot, header};
+use crate::model::{NetworkRequest, header};
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -26,6 +27,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "resource", "resource_type", "value", "limit", "cache_control", "expires", "third_party"],
         help_url: Some("https://developer.chrome.com/docs/lighthouse/performance/uses-long-cache-ttl"),
+        requires: [Network],
     }
 }
 
@@ -106,13 +108,13 @@ impl Check for CachePolicy {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, thresholds: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, thresholds: &Thresholds, out: &mut Findings<'_>) {
         if !page.rendered() {
             return;
         }
         let page_host = host(&page.final_url);
         let mut seen: Vec<&str> = Vec::new();
-        for request in &page.requests {
+        for request in page.requests() {
             if !STATIC_TYPES.contains(&request.resource_type.as_str())
                 || !matches!(request.status, Some(200) | Some(203))
                 || request.failure.is_some()

@@ -1,6 +1,7 @@
+use super::super::page_view::PageView;
 use super::super::check::{CheckMeta, Thresholds};
 use super::metric::Metric;
-use crate::model::{PageSnapshot, Severity};
+use crate::model::Severity;
 use crate::declare_check;
 use serde_json::{Map, Value, json};
 
@@ -31,8 +32,8 @@ impl Metric for Cls {
         &Self::META
     }
 
-    fn value(&self, page: &PageSnapshot) -> Option<f64> {
-        page.metrics.cls
+    fn value(&self, page: &PageView<'_>) -> Option<f64> {
+        page.metrics().cls
     }
 
     fn limits(&self, t: &Thresholds) -> (f64, Severity, f64, Severity) {
@@ -43,8 +44,8 @@ impl Metric for Cls {
         None
     }
 
-    fn more_evidence(&self, page: &PageSnapshot, evidence: &mut Map<String, Value>) {
-        let mut shifts: Vec<_> = page.metrics.layout_shifts.iter().collect();
+    fn more_evidence(&self, page: &PageView<'_>, evidence: &mut Map<String, Value>) {
+        let mut shifts: Vec<_> = page.metrics().layout_shifts.iter().collect();
         shifts.sort_by(|a, b| b.value.total_cmp(&a.value));
         let mut sources: Vec<&str> = Vec::new();
         for source in shifts.iter().flat_map(|s| s.sources.iter()) {
@@ -58,6 +59,7 @@ impl Metric for Cls {
 
 #[cfg(test)]
 mod tests {
+    use crate::model::PageSnapshot;
     use super::super::test_support::{page, run};
     use super::*;
     use crate::model::{LayoutShift, PageMetrics};

@@ -1,5 +1,6 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
-use crate::model::{PageSnapshot, Severity};
+use crate::model::Severity;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -26,11 +27,11 @@ impl Check for DomSize {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, thresholds: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, thresholds: &Thresholds, out: &mut Findings<'_>) {
         if !page.rendered() {
             return;
         }
-        let elements = page.metrics.dom_elements;
+        let elements = page.metrics().dom_elements;
         let (severity, limit) = if elements > thresholds.dom_size_medium {
             (Severity::Medium, thresholds.dom_size_medium)
         } else if elements > thresholds.dom_size_low {
@@ -44,7 +45,7 @@ impl Check for DomSize {
                 "url" => page.final_url,
                 "value" => elements,
                 "limit" => limit,
-                "depth" => page.metrics.dom_max_depth,
+                "depth" => page.metrics().dom_max_depth,
             },
         );
     }
@@ -52,6 +53,7 @@ impl Check for DomSize {
 
 #[cfg(test)]
 mod tests {
+    use crate::model::PageSnapshot;
     use super::super::test_support::{page, run};
     use super::*;
     use crate::model::PageMetrics;

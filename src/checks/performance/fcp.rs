@@ -1,6 +1,7 @@
+use super::super::page_view::PageView;
 use super::super::check::{CheckMeta, Thresholds};
 use super::metric::Metric;
-use crate::model::{PageSnapshot, Severity};
+use crate::model::Severity;
 use crate::declare_check;
 
 declare_check! {
@@ -24,8 +25,8 @@ impl Metric for Fcp {
         &Self::META
     }
 
-    fn value(&self, page: &PageSnapshot) -> Option<f64> {
-        page.metrics.fcp_ms
+    fn value(&self, page: &PageView<'_>) -> Option<f64> {
+        page.metrics().fcp_ms
     }
 
     fn limits(&self, t: &Thresholds) -> (f64, Severity, f64, Severity) {
@@ -35,6 +36,7 @@ impl Metric for Fcp {
 
 #[cfg(test)]
 mod tests {
+    use crate::model::PageSnapshot;
     use super::super::test_support::{page, run};
     use super::*;
     use crate::model::PageMetrics;

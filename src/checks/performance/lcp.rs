@@ -1,6 +1,7 @@
+use super::super::page_view::PageView;
 use super::super::check::{CheckMeta, Thresholds};
 use super::metric::Metric;
-use crate::model::{PageSnapshot, Severity};
+use crate::model::Severity;
 use crate::declare_check;
 use serde_json::{Map, Value, json};
 
@@ -27,16 +28,16 @@ impl Metric for Lcp {
         &Self::META
     }
 
-    fn value(&self, page: &PageSnapshot) -> Option<f64> {
-        page.metrics.lcp_ms
+    fn value(&self, page: &PageView<'_>) -> Option<f64> {
+        page.metrics().lcp_ms
     }
 
     fn limits(&self, t: &Thresholds) -> (f64, Severity, f64, Severity) {
         (t.lcp_medium_ms, Severity::Medium, t.lcp_high_ms, Severity::High)
     }
 
-    fn more_evidence(&self, page: &PageSnapshot, evidence: &mut Map<String, Value>) {
-        let element = page.metrics.lcp_element.as_ref();
+    fn more_evidence(&self, page: &PageView<'_>, evidence: &mut Map<String, Value>) {
+        let element = page.metrics().lcp_element.as_ref();
         evidence.insert("selector".into(), json!(element.and_then(|e| e.selector.as_deref())));
         evidence.insert("snippet".into(), json!(element.and_then(|e| e.snippet.as_deref())));
         evidence.insert("resource".into(), json!(element.and_then(|e| e.url.as_deref())));
@@ -45,6 +46,7 @@ impl Metric for Lcp {
 
 #[cfg(test)]
 mod tests {
+    use crate::model::PageSnapshot;
     use super::super::test_support::{page, run, run_with};
     use super::*;
     use crate::model::{LcpElement, PageMetrics};

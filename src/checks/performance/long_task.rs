@@ -1,6 +1,6 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::grade::round_ms;
-use crate::model::PageSnapshot;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -27,11 +27,11 @@ impl Check for LongTask {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, thresholds: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, thresholds: &Thresholds, out: &mut Findings<'_>) {
         if !page.rendered() {
             return;
         }
-        for task in page.metrics.long_tasks.iter().filter(|t| t.duration_ms > thresholds.long_task_ms) {
+        for task in page.metrics().long_tasks.iter().filter(|t| t.duration_ms > thresholds.long_task_ms) {
             out.report(evidence! {
                 "url" => page.final_url,
                 "value" => round_ms(task.duration_ms),

@@ -1,10 +1,11 @@
 //! The metric checks (FCP, LCP, TTFB, TBT, CLS) written once: each names its value and its two
 //! limits; grading, rounding and the evidence shape live here.
 
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::grade::{grade, round_ms};
 use crate::evidence;
-use crate::model::{PageSnapshot, Severity};
+use crate::model::Severity;
 use serde_json::{Map, Value};
 
 /// A number per page graded against two limits (needs improvement, poor).
@@ -12,7 +13,7 @@ pub trait Metric: Sync + Send {
     fn meta(&self) -> &'static CheckMeta;
 
     /// The page's value, when it was measured.
-    fn value(&self, page: &PageSnapshot) -> Option<f64>;
+    fn value(&self, page: &PageView<'_>) -> Option<f64>;
 
     /// `(lower limit, its severity, upper limit, its severity)`.
     fn limits(&self, thresholds: &Thresholds) -> (f64, Severity, f64, Severity);
@@ -24,7 +25,7 @@ pub trait Metric: Sync + Send {
     }
 
     /// Evidence beyond `url`, `value`, `limit` and `unit` (the element behind it, ...).
-    fn more_evidence(&self, _page: &PageSnapshot, _evidence: &mut Map<String, Value>) {}
+    fn more_evidence(&self, _page: &PageView<'_>, _evidence: &mut Map<String, Value>) {}
 }
 
 impl<M: Metric> Check for M {
@@ -32,7 +33,7 @@ impl<M: Metric> Check for M {
         Metric::meta(self)
     }
 
-    fn page(&self, page: &PageSnapshot, thresholds: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, thresholds: &Thresholds, out: &mut Findings<'_>) {
         if !page.rendered() {
             return;
         }

@@ -1,5 +1,6 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
-use crate::model::{PageSnapshot, Severity};
+use crate::model::Severity;
 use crate::{declare_check, evidence};
 
 /// How many of the largest resources the evidence lists.
@@ -21,7 +22,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "value", "limit", "largest"],
         help_url: Some("https://developer.chrome.com/docs/lighthouse/performance/total-byte-weight"),
-        requires: [Metrics],
+        requires: [Metrics, Network],
     }
 }
 
@@ -30,12 +31,12 @@ impl Check for PageWeight {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, thresholds: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, thresholds: &Thresholds, out: &mut Findings<'_>) {
         if !page.rendered() {
             return;
         }
-        let bytes = match page.metrics.transfer_bytes {
-            0 => page.requests.iter().filter_map(|r| r.encoded_bytes).sum(),
+        let bytes = match page.metrics().transfer_bytes {
+            0 => page.requests().iter().filter_map(|r| r.encoded_bytes).sum(),
             n => n,
         };
         let (severity, limit) = if bytes > thresholds.page_weight_medium_bytes {
@@ -45,7 +46,7 @@ impl Check for PageWeight {
         } else {
             return;
         };
-        let mut by_size: Vec<_> = page.requests.iter().filter(|r| r.encoded_bytes.is_some_and(|b| b > 0)).collect();
+        let mut by_size: Vec<_> = page.requests().iter().filter(|r| r.encoded_bytes.is_some_and(|b| b > 0)).collect();
         by_size.sort_by(|a, b| b.encoded_bytes.cmp(&a.encoded_bytes).then_with(|| a.url.cmp(&b.url)));
         let largest: Vec<_> = by_size
             .iter()

@@ -1,6 +1,7 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::grade::round_ms;
-use crate::model::{NetworkRequest, PageSnapshot};
+use crate::model::NetworkRequest;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -28,7 +29,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "resource", "resource_type", "value", "limit", "fcp_ms"],
         help_url: Some("https://developer.chrome.com/docs/lighthouse/performance/render-blocking-resources"),
-        requires: [Dom, Metrics],
+        requires: [Dom, Metrics, Network],
     }
 }
 
@@ -36,7 +37,7 @@ declare_check! {
 const FCP_TOLERANCE_MS: f64 = 50.0;
 
 /// True when the request blocks rendering (see the check's documentation).
-fn blocks_rendering(page: &PageSnapshot, request: &NetworkRequest) -> bool {
+fn blocks_rendering(page: &PageView<'_>, request: &NetworkRequest) -> bool {
     if request.is_navigation {
         return false;
     }
@@ -44,7 +45,7 @@ fn blocks_rendering(page: &PageSnapshot, request: &NetworkRequest) -> bool {
         Some(flag) => flag,
         None => {
             request.resource_type == "stylesheet"
-                && page.dom.links.iter().any(|l| {
+                && page.dom().links.iter().any(|l| {
                     let rels: Vec<String> = l.rel.split_ascii_whitespace().map(str::to_ascii_lowercase).collect();
                     let media = l.media.as_deref().unwrap_or("").trim().to_ascii_lowercase();
                     l.in_head
@@ -58,9 +59,9 @@ fn blocks_rendering(page: &PageSnapshot, request: &NetworkRequest) -> bool {
 }
 
 /// When the document's first byte arrived (ms from navigation start).
-fn document_first_byte(page: &PageSnapshot) -> Option<f64> {
-    page.metrics.ttfb_ms.or_else(|| {
-        let doc = page.requests.iter().find(|r| r.is_navigation)?;
+fn document_first_byte(page: &PageView<'_>) -> Option<f64> {
+    page.metrics().ttfb_ms.or_else(|| {
+        let doc = page.requests().iter().find(|r| r.is_navigation)?;
         Some(doc.start_ms.unwrap_or(0.0) + doc.ttfb_ms?)
     })
 }
@@ -70,15 +71,15 @@ impl Check for RenderBlocking {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, thresholds: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, thresholds: &Thresholds, out: &mut Findings<'_>) {
         if !page.rendered() {
             return;
         }
         let Some(first_byte) = document_first_byte(page) else {
             return;
         };
-        let fcp = page.metrics.fcp_ms;
-        for request in page.requests.iter().filter(|r| blocks_rendering(page, r)) {
+        let fcp = page.metrics().fcp_ms;
+        for request in page.requests().iter().filter(|r| blocks_rendering(page, r)) {
             let Some(end) = request.end_ms else { continue };
             if fcp.is_some_and(|fcp| end > fcp + FCP_TOLERANCE_MS) {
                 continue;
@@ -101,6 +102,7 @@ impl Check for RenderBlocking {
 
 #[cfg(test)]
 mod tests {
+    use crate::model::PageSnapshot;
     use super::super::test_support::{page, response, run};
     use super::*;
     use crate::model::{LinkTag, PageMetrics};

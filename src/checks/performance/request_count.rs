@@ -1,5 +1,5 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
-use crate::model::PageSnapshot;
 use crate::{declare_check, evidence};
 use std::collections::BTreeMap;
 
@@ -18,7 +18,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "value", "limit", "by_type"],
         help_url: Some("https://developer.chrome.com/docs/lighthouse/performance/resource-summary"),
-        requires: [Metrics],
+        requires: [Metrics, Network],
     }
 }
 
@@ -27,19 +27,19 @@ impl Check for RequestCount {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, thresholds: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, thresholds: &Thresholds, out: &mut Findings<'_>) {
         if !page.rendered() {
             return;
         }
-        let count = match page.metrics.requests {
-            0 => page.requests.len() as u64,
+        let count = match page.metrics().requests {
+            0 => page.requests().len() as u64,
             n => n,
         };
         if count <= thresholds.max_requests {
             return;
         }
         let mut by_type: BTreeMap<&str, u64> = BTreeMap::new();
-        for r in &page.requests {
+        for r in page.requests() {
             let kind = if r.resource_type.is_empty() { "other" } else { r.resource_type.as_str() };
             *by_type.entry(kind).or_default() += 1;
         }

@@ -1,6 +1,7 @@
+use super::super::page_view::PageView;
 use super::super::check::{CheckMeta, Thresholds};
 use super::metric::Metric;
-use crate::model::{PageSnapshot, Severity};
+use crate::model::Severity;
 use crate::declare_check;
 
 declare_check! {
@@ -17,7 +18,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "value", "limit", "unit"],
         help_url: Some("https://web.dev/articles/ttfb"),
-        requires: [Metrics],
+        requires: [Metrics, Network],
     }
 }
 
@@ -26,8 +27,8 @@ impl Metric for Ttfb {
         &Self::META
     }
 
-    fn value(&self, page: &PageSnapshot) -> Option<f64> {
-        page.metrics.ttfb_ms.or_else(|| page.requests.iter().find(|r| r.is_navigation).and_then(|r| r.ttfb_ms))
+    fn value(&self, page: &PageView<'_>) -> Option<f64> {
+        page.metrics().ttfb_ms.or_else(|| page.requests().iter().find(|r| r.is_navigation).and_then(|r| r.ttfb_ms))
     }
 
     fn limits(&self, t: &Thresholds) -> (f64, Severity, f64, Severity) {

@@ -1,5 +1,6 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
-use crate::model::{NetworkRequest, PageSnapshot, header};
+use crate::model::{NetworkRequest, header};
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -22,6 +23,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "resource", "mime", "value", "limit"],
         help_url: Some("https://developer.chrome.com/docs/lighthouse/performance/uses-text-compression"),
+        requires: [Network],
     }
 }
 
@@ -68,12 +70,12 @@ impl Check for UncompressedText {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, thresholds: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, thresholds: &Thresholds, out: &mut Findings<'_>) {
         if !page.rendered() {
             return;
         }
         let mut seen: Vec<&str> = Vec::new();
-        for request in &page.requests {
+        for request in page.requests() {
             let ok = request.status.is_some_and(|s| (200..300).contains(&s) && s != 204 && s != 206);
             if !ok || request.failure.is_some() || request.from_cache || request.from_service_worker {
                 continue;

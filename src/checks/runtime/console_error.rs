@@ -1,7 +1,8 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::failed_request::request_failed;
 use super::grouping::{clip, group_by};
-use crate::model::{ConsoleMessage, PageSnapshot};
+use crate::model::ConsoleMessage;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -26,27 +27,27 @@ declare_check! {
         cwe: None,
         evidence: ["url", "message", "source", "resource", "line", "count"],
         help_url: Some("https://developer.chrome.com/docs/lighthouse/best-practices/errors-in-console"),
-        requires: [Dom],
+        requires: [Dom, Network, Console, Exceptions, Csp, Issues],
     }
 }
 
 /// True when another runtime check already reports what this message says.
-fn reported_elsewhere(page: &PageSnapshot, message: &ConsoleMessage) -> bool {
+fn reported_elsewhere(page: &PageView<'_>, message: &ConsoleMessage) -> bool {
     let text = message.text.trim_start();
     let network = message.source.eq_ignore_ascii_case("network") || text.starts_with("Failed to load resource");
     if network
         && let Some(url) = message.url.as_deref()
-        && page.requests.iter().any(|r| r.url == url && (request_failed(r) || r.blocked_reason.is_some()))
+        && page.requests().iter().any(|r| r.url == url && (request_failed(r) || r.blocked_reason.is_some()))
     {
         return true;
     }
     if text.starts_with("Uncaught")
-        && page.js_errors.iter().any(|e| !e.message.is_empty() && text.contains(e.message.as_str()))
+        && page.js_errors().iter().any(|e| !e.message.is_empty() && text.contains(e.message.as_str()))
     {
         return true;
     }
     if text.contains("Content Security Policy")
-        && (!page.csp_violations.is_empty() || page.browser_issues.iter().any(|i| i.kind == "csp"))
+        && (!page.csp_violations().is_empty() || page.browser_issues().iter().any(|i| i.kind == "csp"))
     {
         return true;
     }
@@ -58,12 +59,12 @@ impl Check for ConsoleError {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _thresholds: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _thresholds: &Thresholds, out: &mut Findings<'_>) {
         if !page.rendered() {
             return;
         }
         let errors =
-            page.console.iter().filter(|m| m.level.eq_ignore_ascii_case("error") && !reported_elsewhere(page, m));
+            page.console().iter().filter(|m| m.level.eq_ignore_ascii_case("error") && !reported_elsewhere(page, m));
         for (message, count) in
             group_by(errors, |m: &ConsoleMessage| (m.source.clone(), m.text.clone(), m.url.clone(), m.line))
         {

@@ -1,6 +1,7 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::grouping::{clip, group_by};
-use crate::model::{BrowserIssue, CspViolation as ViolationReport, PageSnapshot, Severity};
+use crate::model::{BrowserIssue, CspViolation as ViolationReport, Severity};
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -21,6 +22,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "directive", "resource", "source_file", "line", "disposition", "count", "message"],
         help_url: Some("https://developer.mozilla.org/en-US/docs/Web/HTTP/CSP"),
+        requires: [Csp, Issues],
     }
 }
 
@@ -29,12 +31,12 @@ impl Check for CspViolation {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _thresholds: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _thresholds: &Thresholds, out: &mut Findings<'_>) {
         if !page.rendered() {
             return;
         }
-        if page.csp_violations.is_empty() {
-            let issues = page.browser_issues.iter().filter(|i| i.kind.eq_ignore_ascii_case("csp"));
+        if page.csp_violations().is_empty() {
+            let issues = page.browser_issues().iter().filter(|i| i.kind.eq_ignore_ascii_case("csp"));
             for (issue, count) in group_by(issues, |i: &BrowserIssue| i.message.clone()) {
                 out.report(evidence! {
                     "url" => page.final_url,
@@ -50,7 +52,7 @@ impl Check for CspViolation {
             return;
         }
         let key = |v: &ViolationReport| (v.directive.clone(), v.blocked_uri.clone(), v.disposition.clone());
-        for (violation, count) in group_by(&page.csp_violations, key) {
+        for (violation, count) in group_by(page.csp_violations(), key) {
             let report_only = violation.disposition.as_deref().is_some_and(|d| d.eq_ignore_ascii_case("report"));
             let severity = if report_only { Severity::Low } else { Severity::Medium };
             out.report_with(

@@ -1,6 +1,7 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::grouping::{clip, group_by};
-use crate::model::{BrowserIssue, ConsoleMessage, PageSnapshot};
+use crate::model::{BrowserIssue, ConsoleMessage};
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -20,6 +21,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "code", "message", "resource", "line", "count"],
         help_url: Some("https://developer.chrome.com/docs/lighthouse/best-practices/deprecations"),
+        requires: [Console, Issues],
     }
 }
 
@@ -28,12 +30,12 @@ impl Check for DeprecatedApi {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _thresholds: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _thresholds: &Thresholds, out: &mut Findings<'_>) {
         if !page.rendered() {
             return;
         }
         let issues: Vec<&BrowserIssue> =
-            page.browser_issues.iter().filter(|i| i.kind.eq_ignore_ascii_case("deprecation")).collect();
+            page.browser_issues().iter().filter(|i| i.kind.eq_ignore_ascii_case("deprecation")).collect();
         if !issues.is_empty() {
             for (issue, count) in
                 group_by(issues, |i: &BrowserIssue| i.code.clone().unwrap_or_else(|| i.message.clone()))
@@ -49,7 +51,7 @@ impl Check for DeprecatedApi {
             }
             return;
         }
-        let messages = page.console.iter().filter(|m| m.source.eq_ignore_ascii_case("deprecation"));
+        let messages = page.console().iter().filter(|m| m.source.eq_ignore_ascii_case("deprecation"));
         for (message, count) in group_by(messages, |m: &ConsoleMessage| m.text.clone()) {
             out.report(evidence! {
                 "url" => page.final_url,

@@ -1,5 +1,6 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
-use crate::model::{NetworkRequest, PageSnapshot, Severity};
+use crate::model::{NetworkRequest, Severity};
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -28,7 +29,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "resource", "resource_type", "status", "failure", "blocked", "blocked_reason"],
         help_url: Some("https://developer.chrome.com/docs/lighthouse/best-practices/errors-in-console"),
-        requires: [Dom],
+        requires: [Dom, Network],
     }
 }
 
@@ -46,16 +47,16 @@ fn path_of(url: &str) -> &str {
 }
 
 /// True for the browser's own `/favicon.ico` probe (no icon link names that URL).
-fn is_automatic_favicon(page: &PageSnapshot, request: &NetworkRequest) -> bool {
+fn is_automatic_favicon(page: &PageView<'_>, request: &NetworkRequest) -> bool {
     path_of(&request.url).eq_ignore_ascii_case("/favicon.ico")
-        && !page.dom.links.iter().any(|l| {
+        && !page.dom().links.iter().any(|l| {
             l.rel.split_ascii_whitespace().any(|r| r.eq_ignore_ascii_case("icon"))
                 && l.href.as_deref() == Some(request.url.as_str())
         })
 }
 
 /// True when runtime.failed-request reports this request.
-pub fn reported_failure(page: &PageSnapshot, request: &NetworkRequest) -> bool {
+pub fn reported_failure(page: &PageView<'_>, request: &NetworkRequest) -> bool {
     let blocked_elsewhere = matches!(request.blocked_reason.as_deref(), Some("mixed-content") | Some("csp"));
     !request.is_navigation && request_failed(request) && !blocked_elsewhere && !is_automatic_favicon(page, request)
 }
@@ -65,12 +66,12 @@ impl Check for FailedRequest {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _thresholds: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _thresholds: &Thresholds, out: &mut Findings<'_>) {
         if !page.rendered() {
             return;
         }
         let mut seen: Vec<&str> = Vec::new();
-        for request in page.requests.iter().filter(|r| reported_failure(page, r)) {
+        for request in page.requests().iter().filter(|r| reported_failure(page, r)) {
             if seen.contains(&request.url.as_str()) {
                 continue;
             }

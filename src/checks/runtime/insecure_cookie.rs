@@ -1,5 +1,6 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
-use crate::model::{CookieSet, Finding, PageSnapshot};
+use crate::model::{CookieSet, Finding};
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -26,6 +27,7 @@ declare_check! {
         cwe: Some("CWE-614"),
         evidence: ["url", "cookie", "flag", "resource", "snippet"],
         help_url: Some("https://developer.mozilla.org/en-US/docs/Web/HTTP/Cookies#restrict_access_to_cookies"),
+        requires: [Cookies],
     }
 }
 
@@ -75,12 +77,12 @@ impl Check for InsecureCookie {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _thresholds: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _thresholds: &Thresholds, out: &mut Findings<'_>) {
         if !page.rendered() {
             return;
         }
         let mut seen: Vec<(&str, Option<&str>, Option<&str>)> = Vec::new();
-        for cookie in &page.cookies {
+        for cookie in page.cookies() {
             let key = (cookie.name.as_str(), cookie.domain.as_deref(), cookie.path.as_deref());
             if seen.contains(&key) {
                 continue;

@@ -1,5 +1,6 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
-use crate::model::{PageSnapshot, header_all};
+use crate::model::header_all;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -42,7 +43,7 @@ fn has_directive(policy: &str, name: &str) -> bool {
     policy.split(';').any(|d| d.split_ascii_whitespace().next().is_some_and(|n| n.eq_ignore_ascii_case(name)))
 }
 
-fn is_html(page: &PageSnapshot) -> bool {
+fn is_html(page: &PageView<'_>) -> bool {
     page.mime_type.as_deref().is_none_or(|m| {
         let m = m.to_ascii_lowercase();
         m.starts_with("text/html") || m.starts_with("application/xhtml+xml")
@@ -54,7 +55,7 @@ impl Check for MissingSecurityHeader {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _thresholds: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _thresholds: &Thresholds, out: &mut Findings<'_>) {
         if !page.rendered() || !is_html(page) || page.response_headers.is_empty() {
             return;
         }
@@ -80,7 +81,7 @@ impl Check for MissingSecurityHeader {
         }
 
         let enforced_header = header_all(headers, "content-security-policy").any(|v| !v.trim().is_empty());
-        let enforced_meta = page.dom.metas.iter().any(|m| {
+        let enforced_meta = page.dom().metas.iter().any(|m| {
             m.http_equiv.as_deref().is_some_and(|h| h.trim().eq_ignore_ascii_case("content-security-policy"))
                 && m.content.as_deref().is_some_and(|c| !c.trim().is_empty())
         });
@@ -109,6 +110,7 @@ impl Check for MissingSecurityHeader {
 
 #[cfg(test)]
 mod tests {
+    use crate::model::PageSnapshot;
     use super::super::test_support::{page, page_at, run};
     use super::*;
     use crate::model::{Header, MetaTag};

@@ -1,5 +1,6 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
-use crate::model::{NetworkRequest, PageSnapshot};
+use crate::model::NetworkRequest;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -20,6 +21,7 @@ declare_check! {
         cwe: Some("CWE-319"),
         evidence: ["url", "resource", "resource_type", "mixed_content_type", "blocked"],
         help_url: Some("https://developer.mozilla.org/en-US/docs/Web/Security/Mixed_content"),
+        requires: [Network],
     }
 }
 
@@ -37,12 +39,12 @@ impl Check for MixedContent {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _thresholds: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _thresholds: &Thresholds, out: &mut Findings<'_>) {
         if !page.rendered() || !page.is_https() {
             return;
         }
         let mut seen: Vec<&str> = Vec::new();
-        for request in page.requests.iter().filter(|r| is_mixed(r)) {
+        for request in page.requests().iter().filter(|r| is_mixed(r)) {
             if seen.contains(&request.url.as_str()) {
                 continue;
             }

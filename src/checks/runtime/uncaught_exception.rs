@@ -1,6 +1,7 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::grouping::{clip, group_by};
-use crate::model::{JsError, PageSnapshot};
+use crate::model::JsError;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -18,12 +19,13 @@ declare_check! {
         cwe: None,
         evidence: ["url", "message", "resource", "line", "column", "stack", "count"],
         help_url: Some("https://developer.chrome.com/docs/lighthouse/best-practices/errors-in-console"),
+        requires: [Exceptions],
     }
 }
 
 /// Reports each distinct JS error of `kind` (`exception`, `unhandled-rejection`).
-pub fn report_js_errors(page: &PageSnapshot, kinds: &[&str], out: &mut Findings<'_>) {
-    let matching = page.js_errors.iter().filter(|e| kinds.iter().any(|k| e.kind.eq_ignore_ascii_case(k)));
+pub fn report_js_errors(page: &PageView<'_>, kinds: &[&str], out: &mut Findings<'_>) {
+    let matching = page.js_errors().iter().filter(|e| kinds.iter().any(|k| e.kind.eq_ignore_ascii_case(k)));
     for (error, count) in group_by(matching, |e: &JsError| (e.message.clone(), e.url.clone(), e.line, e.column)) {
         out.report(evidence! {
             "url" => page.final_url,
@@ -42,7 +44,7 @@ impl Check for UncaughtException {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _thresholds: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _thresholds: &Thresholds, out: &mut Findings<'_>) {
         if page.rendered() {
             report_js_errors(page, &["exception"], out);
         }

@@ -1,7 +1,7 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::uncaught_exception::report_js_errors;
 use crate::declare_check;
-use crate::model::PageSnapshot;
 
 declare_check! {
     /// A promise rejection went unhandled.
@@ -18,6 +18,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "message", "resource", "line", "column", "stack", "count"],
         help_url: Some("https://developer.mozilla.org/en-US/docs/Web/API/Window/unhandledrejection_event"),
+        requires: [Exceptions],
     }
 }
 
@@ -26,7 +27,7 @@ impl Check for UnhandledRejection {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _thresholds: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _thresholds: &Thresholds, out: &mut Findings<'_>) {
         if page.rendered() {
             report_js_errors(page, &["unhandled-rejection", "unhandledrejection"], out);
         }

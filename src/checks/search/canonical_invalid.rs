@@ -1,8 +1,9 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::super::semantics::html_document::is_html_document;
 use super::canonical_links::canonicals;
 use super::url_identity::{is_absolute_http, normalized, same_url};
-use crate::model::{PageSnapshot, SiteSnapshot};
+use crate::model::SiteSnapshot;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -29,7 +30,7 @@ impl Check for CanonicalInvalid {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
         if !is_html_document(page) {
             return;
         }

@@ -3,7 +3,7 @@
 //! element is only accepted if it appears in the <head>"; Lighthouse passes such a page), so it
 //! declares nothing; `body_canonicals` lists those for evidence.
 
-use crate::model::PageSnapshot;
+use crate::checks::PageView;
 
 /// One canonical declaration.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,7 +23,7 @@ fn rel_has_canonical(rel: &str) -> bool {
 }
 
 /// Canonical targets from `Link` headers (`<https://x/>; rel="canonical"`).
-fn header_canonicals(page: &PageSnapshot) -> Vec<Canonical> {
+fn header_canonicals(page: &PageView<'_>) -> Vec<Canonical> {
     let mut found = Vec::new();
     for value in crate::model::header_all(&page.response_headers, "link") {
         for entry in value.split(',') {
@@ -53,9 +53,9 @@ fn header_canonicals(page: &PageSnapshot) -> Vec<Canonical> {
 }
 
 /// Every canonical the page declares: `<head>` elements first, then `Link` headers.
-pub fn canonicals(page: &PageSnapshot) -> Vec<Canonical> {
+pub fn canonicals(page: &PageView<'_>) -> Vec<Canonical> {
     let mut found: Vec<Canonical> = page
-        .dom
+        .dom()
         .links
         .iter()
         .filter(|l| l.in_head && rel_has_canonical(&l.rel))
@@ -70,12 +70,14 @@ pub fn canonicals(page: &PageSnapshot) -> Vec<Canonical> {
 }
 
 /// Selectors of `<link rel=canonical>` elements outside `<head>` (ignored by search engines).
-pub fn body_canonicals(page: &PageSnapshot) -> Vec<&str> {
-    page.dom.links.iter().filter(|l| !l.in_head && rel_has_canonical(&l.rel)).map(|l| l.selector.as_str()).collect()
+pub fn body_canonicals<'a>(page: &PageView<'a>) -> Vec<&'a str> {
+    page.dom().links.iter().filter(|l| !l.in_head && rel_has_canonical(&l.rel)).map(|l| l.selector.as_str()).collect()
 }
 
 #[cfg(test)]
 mod tests {
+    use crate::model::PageSnapshot;
+    use crate::checks::test_kit::view;
     use super::*;
     use crate::model::{Header, LinkTag};
 
@@ -98,7 +100,7 @@ mod tests {
             name: "link".into(),
             value: "</style.css>; rel=preload, <https://example.com/a>; rel=\"canonical\"".into(),
         });
-        let c = canonicals(&page);
+        let c = canonicals(&view(&page));
         assert_eq!(c.len(), 2);
         assert_eq!(c[1].href.as_deref(), Some("https://example.com/a"));
         assert_eq!(c[1].selector, None);
@@ -115,7 +117,7 @@ mod tests {
             selector: "#body-canonical".into(),
             ..Default::default()
         });
-        assert!(canonicals(&page).is_empty());
-        assert_eq!(body_canonicals(&page), vec!["#body-canonical"]);
+        assert!(canonicals(&view(&page)).is_empty());
+        assert_eq!(body_canonicals(&view(&page)), vec!["#body-canonical"]);
     }
 }

@@ -1,8 +1,8 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::super::semantics::html_document::is_html_document;
 use super::canonical_links::{body_canonicals, canonicals};
 use super::robots_directives::noindex;
-use crate::model::PageSnapshot;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -29,11 +29,11 @@ impl Check for CanonicalMissing {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
         if !is_html_document(page) || !page.status.is_some_and(|s| (200..300).contains(&s)) {
             return;
         }
-        if noindex(page).is_none() && canonicals(page).is_empty() {
+        if noindex(&page.dom().metas, page.response_headers).is_none() && canonicals(page).is_empty() {
             match body_canonicals(page).first() {
                 Some(selector) => out.report(evidence! {
                     "url" => page.final_url,

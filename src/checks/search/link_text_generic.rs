@@ -1,6 +1,6 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::super::semantics::html_document::is_html_document;
-use crate::model::PageSnapshot;
 use crate::{declare_check, evidence};
 
 /// Link texts that say nothing about the target (Lighthouse's `link-text` list, English, plus
@@ -103,11 +103,11 @@ impl Check for LinkTextGeneric {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
         if !is_html_document(page) {
             return;
         }
-        for a in &page.dom.anchors {
+        for a in &page.dom().anchors {
             let Some(href) = a.href.as_deref() else {
                 continue;
             };

@@ -1,6 +1,6 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::super::semantics::html_document::is_html_document;
-use crate::model::PageSnapshot;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -20,7 +20,7 @@ declare_check! {
 }
 
 /// The page's meta description, whitespace collapsed (`None` when absent or empty).
-pub fn meta_description(page: &PageSnapshot) -> Option<String> {
+pub fn meta_description(page: &PageView<'_>) -> Option<String> {
     let content = page.meta_named("description")?.content.as_deref()?;
     let collapsed = content.split_whitespace().collect::<Vec<_>>().join(" ");
     (!collapsed.is_empty()).then_some(collapsed)
@@ -31,7 +31,7 @@ impl Check for MetaDescriptionMissing {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
         if is_html_document(page) && meta_description(page).is_none() {
             out.report(evidence! { "url" => page.final_url });
         }

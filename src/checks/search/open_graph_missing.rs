@@ -1,6 +1,6 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::super::semantics::html_document::is_html_document;
-use crate::model::PageSnapshot;
 use crate::{declare_check, evidence};
 
 /// The four properties the Open Graph protocol requires of every page.
@@ -23,8 +23,8 @@ declare_check! {
 }
 
 /// The content of `<meta property=NAME>` (or `name=NAME`, which most consumers also accept).
-pub fn og_content<'a>(page: &'a PageSnapshot, name: &str) -> Option<&'a str> {
-    page.dom
+pub fn og_content<'a>(page: &PageView<'a>, name: &str) -> Option<&'a str> {
+    page.dom()
         .metas
         .iter()
         .filter(|m| {
@@ -44,7 +44,7 @@ impl Check for OpenGraphMissing {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
         if !is_html_document(page) {
             return;
         }

@@ -1,6 +1,6 @@
 //! Indexing directives of a page: `<meta name="robots|googlebot">` and `X-Robots-Tag`.
 
-use crate::model::PageSnapshot;
+use crate::model::{Header, MetaTag};
 
 /// Where a `noindex` came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,9 +47,9 @@ pub fn header_says_noindex(value: &str) -> bool {
     noindex_for_all_or_google
 }
 
-/// The first `noindex` directive of the page, if any.
-pub fn noindex(page: &PageSnapshot) -> Option<NoindexSource> {
-    for meta in &page.dom.metas {
+/// The first `noindex` directive of a page with these meta tags and response headers, if any.
+pub fn noindex(metas: &[MetaTag], response_headers: &[Header]) -> Option<NoindexSource> {
+    for meta in metas {
         let Some(name) = meta.name.as_deref() else {
             continue;
         };
@@ -64,7 +64,7 @@ pub fn noindex(page: &PageSnapshot) -> Option<NoindexSource> {
             });
         }
     }
-    crate::model::header_all(&page.response_headers, "x-robots-tag")
+    crate::model::header_all(response_headers, "x-robots-tag")
         .find(|v| header_says_noindex(v))
         .map(|v| NoindexSource::Header(v.to_string()))
 }
@@ -72,7 +72,11 @@ pub fn noindex(page: &PageSnapshot) -> Option<NoindexSource> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Header, MetaTag};
+    use crate::model::PageSnapshot;
+
+    fn says(page: &PageSnapshot) -> Option<NoindexSource> {
+        noindex(&page.dom.metas, &page.response_headers)
+    }
 
     fn with_header(value: &str) -> PageSnapshot {
         PageSnapshot {
@@ -92,19 +96,19 @@ mod tests {
             content: Some("index, follow".into()),
             ..Default::default()
         });
-        assert_eq!(noindex(&page), None);
+        assert_eq!(says(&page), None);
         page.dom.metas.push(MetaTag {
             name: Some("googlebot".into()),
             content: Some("NoIndex".into()),
             selector: "meta".into(),
             ..Default::default()
         });
-        assert!(matches!(noindex(&page), Some(NoindexSource::Meta { .. })));
-        assert!(noindex(&with_header("noindex, nofollow")).is_some());
-        assert!(noindex(&with_header("none")).is_some());
-        assert!(noindex(&with_header("googlebot: noindex")).is_some());
-        assert!(noindex(&with_header("otherbot: noindex")).is_none());
-        assert!(noindex(&with_header("unavailable_after: 25 Jun 2010 15:00:00 PST")).is_none());
-        assert!(noindex(&with_header("nofollow")).is_none());
+        assert!(matches!(says(&page), Some(NoindexSource::Meta { .. })));
+        assert!(says(&with_header("noindex, nofollow")).is_some());
+        assert!(says(&with_header("none")).is_some());
+        assert!(says(&with_header("googlebot: noindex")).is_some());
+        assert!(says(&with_header("otherbot: noindex")).is_none());
+        assert!(says(&with_header("unavailable_after: 25 Jun 2010 15:00:00 PST")).is_none());
+        assert!(says(&with_header("nofollow")).is_none());
     }
 }

@@ -1,6 +1,6 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::html_document::is_html_document;
-use crate::model::PageSnapshot;
 use crate::{declare_check, evidence};
 
 /// Elements the HTML standard lists as obsolete and non-conforming (WHATWG HTML, "Obsolete
@@ -57,11 +57,11 @@ impl Check for DeprecatedElement {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
         if !is_html_document(page) {
             return;
         }
-        for el in &page.dom.deprecated_elements {
+        for el in &page.dom().deprecated_elements {
             let tag = el.tag.to_ascii_lowercase();
             if OBSOLETE_ELEMENTS.contains(&tag.as_str()) {
                 out.report(evidence! {

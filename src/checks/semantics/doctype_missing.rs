@@ -1,6 +1,6 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::html_document::is_html_document;
-use crate::model::PageSnapshot;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -24,13 +24,13 @@ impl Check for DoctypeMissing {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
         if !is_html_document(page) {
             return;
         }
-        let quirks = page.dom.compat_mode == "BackCompat";
-        if page.dom.doctype.is_none() || quirks {
-            let value = match (&page.dom.doctype, quirks) {
+        let quirks = page.dom().compat_mode == "BackCompat";
+        if page.dom().doctype.is_none() || quirks {
+            let value = match (&page.dom().doctype, quirks) {
                 (None, _) => "no doctype".to_string(),
                 (Some(name), _) => format!("<!DOCTYPE {name}> in quirks mode"),
             };

@@ -1,6 +1,6 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::html_document::is_html_document;
-use crate::model::PageSnapshot;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -24,12 +24,12 @@ impl Check for DuplicateId {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
         if !is_html_document(page) {
             return;
         }
         for dup in page
-            .dom
+            .dom()
             .duplicate_ids
             .iter()
             .filter(|d| d.count > 1 && !d.id.is_empty())

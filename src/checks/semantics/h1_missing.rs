@@ -1,6 +1,6 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::html_document::is_html_document;
-use crate::model::PageSnapshot;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -24,9 +24,9 @@ impl Check for H1Missing {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
         // Any h1 counts here, visible or not: a visually hidden (screen-reader-only) h1 is valid.
-        if is_html_document(page) && !page.dom.headings.iter().any(|h| h.level == 1) {
+        if is_html_document(page) && !page.dom().headings.iter().any(|h| h.level == 1) {
             out.report(evidence! { "url" => page.final_url });
         }
     }

@@ -1,6 +1,6 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::html_document::is_html_document;
-use crate::model::PageSnapshot;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -24,11 +24,11 @@ impl Check for HeadingSkip {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
         if !is_html_document(page) {
             return;
         }
-        for pair in page.dom.headings.windows(2) {
+        for pair in page.dom().headings.windows(2) {
             let (prev, cur) = (&pair[0], &pair[1]);
             if cur.level > prev.level + 1 {
                 out.report(evidence! {

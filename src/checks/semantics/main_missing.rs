@@ -1,6 +1,6 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::html_document::is_html_document;
-use crate::model::PageSnapshot;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -24,8 +24,8 @@ impl Check for MainMissing {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
-        if is_html_document(page) && !page.dom.landmarks.iter().any(|l| l.role == "main") {
+    fn page(&self, page: &PageView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
+        if is_html_document(page) && !page.dom().landmarks.iter().any(|l| l.role == "main") {
             out.report(evidence! { "url" => page.final_url });
         }
     }

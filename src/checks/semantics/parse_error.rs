@@ -1,7 +1,7 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::html_document::is_html_document;
 use super::html_parse_errors::{describe, parse_errors, truncate};
-use crate::model::PageSnapshot;
 use crate::{declare_check, evidence};
 
 /// Lines listed per grouped error.
@@ -28,11 +28,11 @@ impl Check for ParseError {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
         if !is_html_document(page) {
             return;
         }
-        let Some(html) = page.served_html.as_deref() else {
+        let Some(html) = page.served_html() else {
             return;
         };
         // Group identical errors, keeping the order of first appearance.

@@ -1,3 +1,4 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::super::semantics::html_document::is_html_document;
 use super::items::{Item, PropValue, Syntax, page_items};
@@ -5,7 +6,6 @@ use super::value_shapes::{
     is_absolute_url, is_iso_date, is_iso_datetime, is_iso_duration, is_iso_time, is_plain_price,
 };
 use super::vocab::{SchemaProperty, property, schema_type};
-use crate::model::PageSnapshot;
 use crate::{declare_check, evidence};
 
 /// What a URL-only property expects.
@@ -83,11 +83,11 @@ impl Check for InvalidValue {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
         if !is_html_document(page) {
             return;
         }
-        for item in page_items(&page.dom) {
+        for item in page_items(&page.dom()) {
             let types: Vec<_> = item
                 .schema_types()
                 .into_iter()

@@ -1,7 +1,7 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::super::semantics::html_document::is_html_document;
 use super::super::semantics::html_parse_errors::truncate;
-use crate::model::PageSnapshot;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -25,11 +25,11 @@ impl Check for JsonLdInvalid {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
         if !is_html_document(page) {
             return;
         }
-        for block in &page.dom.json_ld {
+        for block in &page.dom().json_ld {
             if let Err(error) = serde_json::from_str::<serde_json::Value>(block.text.trim()) {
                 out.report(evidence! {
                     "url" => page.final_url,

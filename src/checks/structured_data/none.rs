@@ -1,6 +1,6 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::super::semantics::html_document::is_html_document;
-use crate::model::PageSnapshot;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -24,11 +24,11 @@ impl Check for NoStructuredData {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
         if !is_html_document(page) || !page.status.is_some_and(|s| (200..300).contains(&s)) {
             return;
         }
-        let dom = &page.dom;
+        let dom = &page.dom();
         if dom.json_ld.is_empty() && dom.microdata.is_empty() && dom.rdfa_count == 0 {
             out.report(evidence! { "url" => page.final_url });
         }

@@ -1,8 +1,8 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::super::semantics::html_document::is_html_document;
 use super::items::{Item, page_items};
 use super::vocab::schema_type;
-use crate::model::PageSnapshot;
 use crate::{declare_check, evidence};
 
 /// One requirement: at least one of `any_of` must be present.
@@ -235,11 +235,11 @@ impl Check for RequiredPropertyMissing {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
         if !is_html_document(page) {
             return;
         }
-        let items = page_items(&page.dom);
+        let items = page_items(&page.dom());
         for item in &items {
             let Some(row) = applicable_row(item, &items) else {
                 continue;

@@ -1,8 +1,8 @@
+use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::super::semantics::html_document::is_html_document;
 use super::items::{Context, page_items, schema_name};
 use super::vocab::{SchemaType, property, property_ignoring_case, schema_type};
-use crate::model::PageSnapshot;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -26,11 +26,11 @@ impl Check for UnknownProperty {
         &Self::META
     }
 
-    fn page(&self, page: &PageSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
         if !is_html_document(page) {
             return;
         }
-        for item in page_items(&page.dom) {
+        for item in page_items(&page.dom()) {
             let types: Vec<&SchemaType> = item
                 .schema_types()
                 .into_iter()

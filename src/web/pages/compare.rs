@@ -3,7 +3,7 @@
 //! per category; pages added and gone; each page's Core Web Vitals before and after.
 
 use super::when;
-use crate::recurring::diff::diff_scans;
+use crate::compare::diff_scans;
 use crate::store::FindingRow;
 use crate::web::error::PageError;
 use crate::web::session::Session;
