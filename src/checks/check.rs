@@ -261,6 +261,29 @@ macro_rules! declare_check {
     };
 }
 
+/// Registers a category's checks, in catalogue order: each line is a check's file (its module)
+/// and its type. The module is declared, the type re-exported, and the category's `CHECKS` lists
+/// them (the registry joins the categories' lists). Adding a check is its file and its line here.
+///
+/// ```ignore
+/// crate::category_checks! {
+///     title_missing::TitleMissing,
+///     title_length::TitleLength,
+/// }
+/// ```
+#[macro_export]
+macro_rules! category_checks {
+    ($($module:ident :: $check:ident),* $(,)?) => {
+        $(
+            pub mod $module;
+            pub use $module::$check;
+        )*
+
+        /// This category's checks, in catalogue order.
+        pub static CHECKS: &[&dyn $crate::checks::Check] = &[$(&$check),*];
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

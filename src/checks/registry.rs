@@ -5,7 +5,7 @@ use super::{accessibility, crawlability, forms, i18n, journeys, media, performan
 use std::sync::LazyLock;
 
 /// The categories' check lists, in CHECKS.md order (the order of reports and `sitescan checks`).
-/// Adding a check is its file and its line in its category's `CHECKS`.
+/// Adding a check is its file and its line in its category's `category_checks!`.
 const CATEGORIES: &[&[&dyn Check]] = &[
     crawlability::CHECKS,
     search::CHECKS,

@@ -3,10 +3,6 @@
 
 pub mod axe_catalogue;
 pub mod axe_overlap;
-pub mod axe_violations;
-pub mod focus_not_visible;
-pub mod keyboard_trap;
-pub mod zoom_disabled;
 
 #[cfg(test)]
 mod contract_tests;
@@ -18,15 +14,12 @@ pub use axe_catalogue::{
     severity_from_impact,
 };
 pub use axe_overlap::{AXE_OVERLAPS, AxeOverlap};
-pub use axe_violations::{AXE_MAPPER_ID, AxeViolations};
-pub use focus_not_visible::FocusNotVisible;
-pub use keyboard_trap::KeyboardTrap;
-pub use zoom_disabled::ZoomDisabled;
+pub use axe_violations::AXE_MAPPER_ID;
 
-/// This category's checks, in catalogue order (the registry joins the categories' lists).
-pub static CHECKS: &[&dyn crate::checks::Check] = &[
-    &AxeViolations,
-    &FocusNotVisible,
-    &KeyboardTrap,
-    &ZoomDisabled,
-];
+// This category's checks, in catalogue order: each line is a check's file and its type.
+crate::category_checks! {
+    axe_violations::AxeViolations,
+    focus_not_visible::FocusNotVisible,
+    keyboard_trap::KeyboardTrap,
+    zoom_disabled::ZoomDisabled,
+}
