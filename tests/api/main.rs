@@ -1,9 +1,6 @@
 //! The api tests: one binary, a module per former suite, the shared support once.
+use sitescan_test_support::{app, fixture_site};
 
-#[path = "../support/app.rs"]
-mod app;
-#[path = "../support/fixture_site.rs"]
-mod fixture_site;
 mod auth;
 mod cli;
 mod deploy_cli;

@@ -520,7 +520,7 @@ async fn journeys_stay_behind_the_egress_guard_and_share_no_cookies() {
         ),
     ];
     let options = ScanOptions { max_pages: 1, max_depth: 0, page_concurrency: 1, active: true, probe_budget: 2, journeys, ..ScanOptions::default() };
-    let mut sink = Sink::default();
+    let mut sink = crate::sink::Collect::default();
     scanner
         .run(&url::Url::parse(&start).expect("url"), &options, &mut sink, None, tokio_util::sync::CancellationToken::new())
         .await
@@ -536,24 +536,6 @@ async fn journeys_stay_behind_the_egress_guard_and_share_no_cookies() {
         assert!(failed[0].evidence["error"].as_str().is_some_and(|e| e.contains("egress guard")), "{failed:?}");
     }
     assert_eq!(hits.load(Ordering::SeqCst), 0, "nothing reached the address outside the policy");
-}
-
-#[derive(Default)]
-struct Sink {
-    findings: Vec<Finding>,
-}
-
-#[async_trait::async_trait]
-impl sitescan::scan::ScanSink for Sink {
-    async fn page(&mut self, _: sitescan::model::ReportPage, findings: Vec<Finding>) -> Result<(), sitescan::scan::ScanError> {
-        self.findings.extend(findings);
-        Ok(())
-    }
-
-    async fn site(&mut self, findings: Vec<Finding>) -> Result<(), sitescan::scan::ScanError> {
-        self.findings.extend(findings);
-        Ok(())
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,17 +1,6 @@
 //! The checks_e2e tests: one binary, a module per former suite, the shared support once.
+use sitescan_test_support::{app, fixture_dir, fixture_site, media_gen, scan_harness, sink, tls_front};
 
-#[path = "../support/app.rs"]
-mod app;
-#[path = "../support/fixture_dir.rs"]
-mod fixture_dir;
-#[path = "../support/fixture_site.rs"]
-mod fixture_site;
-#[path = "../support/media_gen.rs"]
-mod media_gen;
-#[path = "../support/scan_harness.rs"]
-mod scan_harness;
-#[path = "../support/tls_front.rs"]
-mod tls_front;
 mod artifacts;
 mod clean;
 mod content;

@@ -12,7 +12,7 @@ use chromiumoxide::page::ScreenshotParams;
 use futures::StreamExt;
 use serde_json::Value;
 use sitescan::model::{AddressPolicy, ScanMode, Severity, Target, TriggeredBy};
-use sitescan::scan::{ScanError, ScanOptions, ScanSink};
+use sitescan::scan::ScanOptions;
 use std::path::Path;
 use std::time::Duration;
 
@@ -253,27 +253,12 @@ async fn in_chromium_sign_in_make_a_token_see_it_once_revoke_it_and_every_page_p
     assert!(bad.is_empty(), "findings at medium or above on dashboard pages:\n{}", bad.join("\n"));
 }
 
-#[derive(Default)]
-struct Sink(Vec<sitescan::model::Finding>);
-
-#[async_trait::async_trait]
-impl ScanSink for Sink {
-    async fn page(&mut self, _: sitescan::model::ReportPage, findings: Vec<sitescan::model::Finding>) -> Result<(), ScanError> {
-        self.0.extend(findings);
-        Ok(())
-    }
-    async fn site(&mut self, findings: Vec<sitescan::model::Finding>) -> Result<(), ScanError> {
-        self.0.extend(findings);
-        Ok(())
-    }
-}
-
 async fn engine_scan(engine: &sitescan::scan::Scanner, url: &str) -> Vec<sitescan::model::Finding> {
     let options = ScanOptions { max_pages: 1, max_depth: 0, page_concurrency: 1, ..ScanOptions::default() };
-    let mut sink = Sink::default();
+    let mut sink = crate::sink::Collect::default();
     let u = url::Url::parse(url).unwrap();
     engine.run(&u, &options, &mut sink, None, tokio_util::sync::CancellationToken::new()).await.unwrap_or_else(|e| panic!("scan of {url}: {e}"));
-    sink.0
+    sink.findings
 }
 
 /// A loopback HTTP server that forwards GETs to `base` with the session cookie (so the

@@ -5,7 +5,7 @@ use std::process::Stdio;
 use tokio::io::AsyncWriteExt;
 
 async fn run_with_stdin(args: &[&str], stdin: &str) -> (i32, String, String) {
-    let mut child = tokio::process::Command::new(crate::process::BIN)
+    let mut child = tokio::process::Command::new(crate::process::bin())
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -4,13 +4,8 @@
 //! every page; screenshots at 1280 and 390 px in `/tmp/dash-shots/`).
 //!
 //! One test binary with modules under `tests/dashboard/`.
+use sitescan_test_support::{app, fixture_site, process, sink};
 
-#[path = "../support/app.rs"]
-mod app;
-#[path = "../support/fixture_site.rs"]
-mod fixture_site;
-#[path = "../support/process.rs"]
-mod process;
 mod client;
 
 mod auth;

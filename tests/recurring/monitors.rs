@@ -7,7 +7,7 @@
 
 use super::app;
 use super::fixture_site::{FixtureSite, Route};
-use super::procs::{free_port, sitescan};
+use crate::process::{free_port, sitescan};
 use serde_json::Value;
 use sitescan::model::AddressPolicy;
 use sitescan::net::{EgressGuard, Fetcher, FetcherOptions};
@@ -33,7 +33,7 @@ fn fields(changes: &[Value]) -> Vec<String> {
 }
 
 /// Waits until the scan is completed or failed, then returns its API body.
-async fn finished(app: &app::TestApp, token: &str, id: uuid::Uuid, worker: &super::procs::Proc) -> Value {
+async fn finished(app: &app::TestApp, token: &str, id: uuid::Uuid, worker: &crate::process::Proc) -> Value {
     let started = Instant::now();
     loop {
         let r = app.get(&format!("/api/v1/scans/{id}"), token).await;

@@ -3,7 +3,7 @@
 //! lists none of their findings, while each target's newest scan and a scan still queued stay.
 
 use crate::app::spawn_app;
-use crate::procs::{free_port, sitescan_with_env, wait_ready};
+use crate::process::{free_port, sitescan_with_env, wait_ready};
 use sea_orm::ConnectionTrait;
 use sitescan::model::{Finding, Severity};
 use std::time::{Duration, Instant};

@@ -5,7 +5,7 @@
 
 use super::app;
 use super::fixture_site::{FixtureSite, Route};
-use super::procs::{free_port, sitescan, wait_ready};
+use crate::process::{free_port, sitescan, wait_ready};
 use serde_json::Value;
 use sitescan::store::Store;
 use std::time::{Duration, Instant};
@@ -21,7 +21,7 @@ async fn site(store: &Store, org: &str, fixture: &FixtureSite) -> sitescan::stor
 }
 
 /// A `serve --no-workers` process (the scheduler runs in it) on `db`; returns it and its base URL.
-async fn api(db: &str, extra: &[&str]) -> (super::procs::Proc, String) {
+async fn api(db: &str, extra: &[&str]) -> (crate::process::Proc, String) {
     let port = free_port();
     let listen = format!("127.0.0.1:{port}");
     let mut args = vec!["serve", "--no-workers", "--listen", &listen, "--database", db, "--allow-target", "127.0.0.1/32"];

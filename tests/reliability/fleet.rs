@@ -3,10 +3,10 @@
 
 use crate::app;
 use crate::fixture_site;
-use crate::procs;
+use crate::process;
 
 use fixture_site::{FixtureSite, Route};
-use procs::{free_port, sitescan, wait_ready};
+use process::{free_port, sitescan, wait_ready};
 use serde_json::Value;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
@@ -26,7 +26,7 @@ async fn small_site() -> FixtureSite {
     site
 }
 
-fn api(db: &str, port: u16, extra: &[&str]) -> procs::Proc {
+fn api(db: &str, port: u16, extra: &[&str]) -> process::Proc {
     let listen = format!("127.0.0.1:{port}");
     let mut args = vec!["serve", "--no-workers", "--listen", &listen, "--database", db, "--allow-target", "127.0.0.1/32"];
     args.extend_from_slice(extra);

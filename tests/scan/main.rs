@@ -1,9 +1,6 @@
 //! The scan tests: one binary, a module per former suite, the shared support once.
+use sitescan_test_support::{app, fixture_site};
 
-#[path = "../support/app.rs"]
-mod app;
-#[path = "../support/fixture_site.rs"]
-mod fixture_site;
 mod axe_contrast;
 mod browser_capture;
 mod browser_egress;

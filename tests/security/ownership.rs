@@ -7,11 +7,10 @@
 
 use crate::engine::EngineSpec;
 use crate::fixture_site::{FixtureSite, Route, init_test_log};
-use sitescan::model::{AddressPolicy, Finding, JourneySecrets, JourneySpec, parse_journey};
+use sitescan::model::{AddressPolicy, JourneySecrets, JourneySpec, parse_journey};
 use sitescan::net::{EgressGuard, Fetcher, FetcherOptions};
-use sitescan::scan::{OwnershipPin, OwnershipRecheck, ScanError, ScanOptions, ScanSink};
+use sitescan::scan::{OwnershipPin, OwnershipRecheck, ScanError, ScanOptions};
 use sitescan::sites::{DnsServer, MethodFailure, OwnershipMethod, VerifyError, Verifier};
-use sitescan::model::ReportPage;
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -64,23 +63,6 @@ impl OwnershipRecheck for Recheck {
     }
 }
 
-#[derive(Default)]
-struct Sink {
-    findings: Vec<Finding>,
-}
-
-#[async_trait::async_trait]
-impl ScanSink for Sink {
-    async fn page(&mut self, _: ReportPage, findings: Vec<Finding>) -> Result<(), ScanError> {
-        self.findings.extend(findings);
-        Ok(())
-    }
-    async fn site(&mut self, findings: Vec<Finding>) -> Result<(), ScanError> {
-        self.findings.extend(findings);
-        Ok(())
-    }
-}
-
 fn dotted_hits(site: &FixtureSite) -> Vec<String> {
     site.hits().into_iter().filter(|h| h.path.starts_with("/.") && !h.path.starts_with("/.well-known/")).map(|h| h.path).collect()
 }
@@ -110,7 +92,7 @@ async fn after_dns_rebinding_the_probes_and_journeys_reach_only_the_proved_machi
         pin: Some(pin.clone()),
         ..ScanOptions::default()
     };
-    let mut sink = Sink::default();
+    let mut sink = crate::sink::Collect::default();
     scanner.run(&start, &options, &mut sink, None, CancellationToken::new()).await.expect("the active scan runs");
 
     assert!(victim.hit_count("/") >= 1, "the rebinding is real: the passive crawl went to the victim's machine");
@@ -125,7 +107,7 @@ async fn after_dns_rebinding_the_probes_and_journeys_reach_only_the_proved_machi
     // Ownership gone by the time of the probes: the scan stops before any probe.
     owner.route("/.well-known/sitescan-verification.txt", Route::new(404));
     let probes_before = dotted_hits(&owner).len();
-    let mut sink = Sink::default();
+    let mut sink = crate::sink::Collect::default();
     let failed = scanner.run(&start, &ScanOptions { journeys: Vec::new(), ..options }, &mut sink, None, CancellationToken::new()).await;
     assert!(matches!(&failed, Err(ScanError::OwnershipUnverified(m)) if m.contains("before the repository probes")), "{:?}", failed.err());
     assert_eq!(dotted_hits(&owner).len(), probes_before, "no probe after the failed proof");

@@ -147,7 +147,7 @@ async fn passwords_session_ids_and_dashboard_tokens_never_appear_in_logs_or_the_
     let app = app::spawn_app().await;
     let db = app.db_url.clone();
     let password = "pw-never-logged-7f3a9c";
-    let mut child = tokio::process::Command::new(process::BIN)
+    let mut child = tokio::process::Command::new(process::bin())
         .args(["user", "create", "--org", "acme", "--email", "owner@acme.test", "--role", "owner", "--database", &db])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())

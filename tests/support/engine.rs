@@ -7,10 +7,11 @@
 #![allow(dead_code)]
 
 use sitescan::browser::{BrowserOptions, BrowserPool, CaptureOptions};
-use sitescan::model::{AddressPolicy, Finding};
+use sitescan::model::AddressPolicy;
 use sitescan::net::{EgressGuard, Fetcher, FetcherOptions};
-use sitescan::scan::{ScanError, ScanOptions, ScanSink, Scanner, WorkerConfig, Workers};
-use sitescan::model::ReportPage;
+use sitescan::scan::{ScanOptions, Scanner, WorkerConfig, Workers};
+
+pub use crate::sink::Collect;
 use sitescan::store::Store;
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -89,27 +90,6 @@ pub fn worker_config(max_pages: usize, lease: Duration) -> WorkerConfig {
 
 pub fn workers(store: Store, scanner: Arc<Scanner>, count: usize, max_pages: usize) -> Workers {
     Workers::spawn(store, scanner, count, worker_config(max_pages, Duration::from_secs(30)))
-}
-
-/// A sink that keeps everything in memory.
-#[derive(Default)]
-pub struct Collect {
-    pub pages: Vec<ReportPage>,
-    pub findings: Vec<Finding>,
-}
-
-#[async_trait::async_trait]
-impl ScanSink for Collect {
-    async fn page(&mut self, record: ReportPage, findings: Vec<Finding>) -> Result<(), ScanError> {
-        self.pages.push(record);
-        self.findings.extend(findings);
-        Ok(())
-    }
-
-    async fn site(&mut self, findings: Vec<Finding>) -> Result<(), ScanError> {
-        self.findings.extend(findings);
-        Ok(())
-    }
 }
 
 /// Resident memory of a process, bytes (0 when it is gone).

@@ -75,7 +75,7 @@ pub struct RouteSpec {
 
 /// The directory of fixture site `name`.
 pub fn site_dir(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sites").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/sites").join(name)
 }
 
 fn content_type(path: &str) -> &'static str {

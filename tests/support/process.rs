@@ -1,15 +1,59 @@
-//! Running the real `sitescan` binary as a child process: its stderr captured line by line (for
-//! log greps), the API address it announces, and a clean stop (SIGTERM) or a hard kill (SIGKILL).
+//! Running the real `sitescan` binary as a child process: its output captured line by line (for
+//! log greps and failure messages), the API address it announces, and a clean stop (SIGTERM) or a
+//! hard kill (SIGKILL); a fleet of them on one database is several.
 
-#![allow(dead_code)]
-
+use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
-pub const BIN: &str = env!("CARGO_BIN_EXE_sitescan");
+/// The `sitescan` binary cargo built beside the running test binary (`target/<profile>/`; the
+/// test binary itself is in its `deps/`).
+pub fn bin() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let profile = exe.parent().and_then(|deps| deps.parent()).expect("target/<profile>/deps");
+    let bin = profile.join("sitescan");
+    assert!(bin.exists(), "{} is missing: integration tests build it", bin.display());
+    bin
+}
+
+/// The log filter of `sitescan` and `sitescan_with_env`: warnings, and sitescan's own info.
+const QUIET_LOG: (&str, &str) = ("RUST_LOG", "warn,sitescan=info");
+
+/// Starts `sitescan ARGS...` with a quiet log.
+pub fn sitescan(args: &[&str]) -> Proc {
+    Proc::spawn(args, &[QUIET_LOG])
+}
+
+/// Starts `sitescan ARGS...` with a quiet log and `envs` set.
+pub fn sitescan_with_env(args: &[&str], envs: &[(&str, &str)]) -> Proc {
+    let mut all = vec![QUIET_LOG];
+    all.extend_from_slice(envs);
+    Proc::spawn(args, &all)
+}
+
+/// A free TCP port on 127.0.0.1 (bound then released).
+pub fn free_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    l.local_addr().expect("addr").port()
+}
+
+/// Waits until `url` answers 200.
+pub async fn wait_ready(url: &str, within: Duration) {
+    let client = reqwest::Client::new();
+    let started = Instant::now();
+    loop {
+        if let Ok(r) = client.get(url).send().await
+            && r.status().is_success()
+        {
+            return;
+        }
+        assert!(started.elapsed() < within, "{url} not ready after {within:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
 
 /// A running `sitescan` process.
 pub struct Proc {
@@ -19,9 +63,10 @@ pub struct Proc {
 }
 
 impl Proc {
-    /// Starts `sitescan args...` with `envs`, capturing stderr (and stdout) lines.
+    /// Starts `sitescan args...` with `envs` (no `RUST_LOG` but theirs), capturing stderr and
+    /// stdout lines. The process is killed when dropped.
     pub fn spawn(args: &[&str], envs: &[(&str, &str)]) -> Proc {
-        let mut cmd = Command::new(BIN);
+        let mut cmd = Command::new(bin());
         cmd.args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true);
         cmd.env_remove("RUST_LOG");
         for (k, v) in envs {
@@ -62,8 +107,15 @@ impl Proc {
         line[line.find("http://").unwrap()..].trim().to_string()
     }
 
+    /// Everything it printed so far.
     pub fn output(&self) -> String {
         self.lines.lock().unwrap().join("\n")
+    }
+
+    /// Its last 30 lines, for failure messages.
+    pub fn tail(&self) -> String {
+        let lines = self.lines.lock().unwrap();
+        lines[lines.len().saturating_sub(30)..].join("\n")
     }
 
     pub fn signal(&self, sig: i32) {
@@ -92,7 +144,7 @@ impl Proc {
 
 /// Runs `sitescan args...` to completion: (exit code, stdout, stderr).
 pub async fn run(args: &[&str], envs: &[(&str, &str)]) -> (i32, String, String) {
-    let mut cmd = Command::new(BIN);
+    let mut cmd = Command::new(bin());
     cmd.args(args).stdin(Stdio::null()).env_remove("RUST_LOG");
     for (k, v) in envs {
         cmd.env(k, v);

@@ -14,7 +14,7 @@
 
 use sitescan::cli::args::BrowserArgs;
 use sitescan::model::{AddressPolicy, Finding, Severity};
-use sitescan::scan::{ScanError, ScanOptions, ScanSink, Scanner};
+use sitescan::scan::{ScanOptions, Scanner};
 use sitescan::model::ReportPage;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -24,26 +24,6 @@ use tokio_util::sync::CancellationToken;
 /// The engine of a test file: one browser pool, scans run concurrently on it.
 pub struct Engine {
     pub scanner: Arc<Scanner>,
-}
-
-#[derive(Default)]
-struct MemorySink {
-    pages: Vec<ReportPage>,
-    findings: Vec<Finding>,
-}
-
-#[async_trait::async_trait]
-impl ScanSink for MemorySink {
-    async fn page(&mut self, record: ReportPage, findings: Vec<Finding>) -> Result<(), ScanError> {
-        self.pages.push(record);
-        self.findings.extend(findings);
-        Ok(())
-    }
-
-    async fn site(&mut self, findings: Vec<Finding>) -> Result<(), ScanError> {
-        self.findings.extend(findings);
-        Ok(())
-    }
 }
 
 impl Engine {
@@ -71,7 +51,7 @@ impl Engine {
 
     pub async fn scan_with(&self, start: &str, options: ScanOptions) -> Scan {
         let began = Instant::now();
-        let mut sink = MemorySink::default();
+        let mut sink = crate::sink::Collect::default();
         let url = url::Url::parse(start).expect("start URL");
         let result = self.scanner.run(&url, &options, &mut sink, None, CancellationToken::new()).await;
         if let Err(e) = &result {
