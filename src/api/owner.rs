@@ -9,7 +9,7 @@ use super::state::AppState;
 use crate::model::{Attestation, Attester, Confirmation, TriggeredBy};
 use crate::proto::v1 as pb;
 use crate::proto::v1::owner_service_server::OwnerService;
-use crate::sites::{SiteError, SiteService, StartActive, attestation_statement};
+use crate::sites::{ScheduleRequest, SiteError, SiteService, StartActive, attestation_statement};
 use crate::store::{JourneyRow, SiteRow};
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -271,55 +271,44 @@ impl OwnerService for OwnerApi {
             crate::model::ScanMode::Active => Some(self.attestation(&who, &req, &site, &body.attestation)?),
             crate::model::ScanMode::Passive => None,
         };
-        let tz = Some(body.timezone.as_str()).filter(|t| !t.trim().is_empty());
-        let now = crate::store::time::now_us();
-        let row = crate::recurring::add_schedule(&self.state.store, who.org(), &site.id.to_string(), &body.cron, tz, mode, attestation, now)
-            .await
-            .map_err(recurring_status)?;
+        let request = ScheduleRequest { cron: &body.cron, timezone: &body.timezone, mode, attestation };
+        let row = self.sites().add_schedule(who.org(), &site.id.to_string(), request, crate::store::time::now_us()).await.map_err(recurring_status)?;
         Ok(Response::new(schedule_to_proto(&row)))
     }
 
     async fn list_schedules(&self, req: Request<pb::SiteRef>) -> Result<Response<pb::ListSchedulesResponse>, Status> {
         let who = self.admit(&req, "ListSchedules").await?;
         let site = self.site(&who, &req.get_ref().site).await?;
-        let rows = crate::recurring::list_schedules(&self.state.store, who.org(), Some(&site.id.to_string()))
-            .await
-            .map_err(recurring_status)?;
+        let rows = self.sites().list_schedules(who.org(), Some(&site.id.to_string())).await.map_err(recurring_status)?;
         Ok(Response::new(pb::ListSchedulesResponse { schedules: rows.iter().map(schedule_to_proto).collect() }))
     }
 
     async fn remove_schedule(&self, req: Request<pb::RemoveByIdRequest>) -> Result<Response<pb::Removed>, Status> {
         let who = self.admit(&req, "RemoveSchedule").await?;
         let id = parse_id(&req.get_ref().id)?;
-        crate::recurring::remove_schedule(&self.state.store, who.org(), id).await.map_err(recurring_status)?;
+        self.sites().remove_schedule(who.org(), id).await.map_err(recurring_status)?;
         Ok(Response::new(pb::Removed { removed: true }))
     }
 
     async fn add_monitor(&self, req: Request<pb::AddMonitorRequest>) -> Result<Response<pb::Monitor>, Status> {
         let who = self.admit(&req, "AddMonitor").await?;
         let site = self.site(&who, &req.get_ref().site).await?;
-        let every = crate::recurring::parse_every(&req.get_ref().every, crate::recurring::monitor::min_every_seconds())
-            .map_err(recurring_status)?;
         let now = crate::store::time::now_us();
-        let row = crate::recurring::add_monitor(&self.state.store, who.org(), &site.id.to_string(), every, now)
-            .await
-            .map_err(recurring_status)?;
+        let row = self.sites().add_monitor(who.org(), &site.id.to_string(), &req.get_ref().every, now).await.map_err(recurring_status)?;
         Ok(Response::new(monitor_to_proto(&row)))
     }
 
     async fn list_monitors(&self, req: Request<pb::SiteRef>) -> Result<Response<pb::ListMonitorsResponse>, Status> {
         let who = self.admit(&req, "ListMonitors").await?;
         let site = self.site(&who, &req.get_ref().site).await?;
-        let rows = crate::recurring::list_monitors(&self.state.store, who.org(), Some(&site.id.to_string()))
-            .await
-            .map_err(recurring_status)?;
+        let rows = self.sites().list_monitors(who.org(), Some(&site.id.to_string())).await.map_err(recurring_status)?;
         Ok(Response::new(pb::ListMonitorsResponse { monitors: rows.iter().map(monitor_to_proto).collect() }))
     }
 
     async fn remove_monitor(&self, req: Request<pb::RemoveByIdRequest>) -> Result<Response<pb::Removed>, Status> {
         let who = self.admit(&req, "RemoveMonitor").await?;
         let id = parse_id(&req.get_ref().id)?;
-        crate::recurring::remove_monitor(&self.state.store, who.org(), id).await.map_err(recurring_status)?;
+        self.sites().remove_monitor(who.org(), id).await.map_err(recurring_status)?;
         Ok(Response::new(pb::Removed { removed: true }))
     }
 }

@@ -7,6 +7,7 @@ use super::args::{DatabaseArgs, MonitorCommand, RecurringArgs, ScheduleCommand};
 use crate::model::{AddressPolicy, Attestation, Attester, Confirmation, ScanMode};
 use crate::net::{EgressGuard, Fetcher, FetcherOptions};
 use crate::recurring::{self, MonitorRunner, RecurringError, Scheduler, SystemClock, TriggerHook};
+use crate::sites::{ScheduleRequest, SiteService};
 use crate::store::Store;
 use crate::store::time::{now_us, to_rfc3339};
 use anyhow::Context;
@@ -16,6 +17,11 @@ use tokio_util::sync::CancellationToken;
 
 async fn open(db: &DatabaseArgs) -> anyhow::Result<Store> {
     Store::open(&db.database, true).await.with_context(|| format!("opening the database {}", redact(&db.database)))
+}
+
+/// The site service, for the schedule and monitor commands (they only read and write the store).
+fn sites(store: &Store) -> SiteService {
+    SiteService::with_defaults(store.clone(), AddressPolicy::default())
 }
 
 /// A bad input or a missing site/schedule/monitor: a clear message and exit 2.
@@ -66,7 +72,8 @@ pub async fn schedule(cmd: ScheduleCommand) -> anyhow::Result<Exit> {
                 }
                 ScanMode::Passive => None,
             };
-            match recurring::add_schedule(&store, &org, &site, &cron, Some(&tz), mode, attestation, now_us()).await {
+            let request = ScheduleRequest { cron: &cron, timezone: &tz, mode, attestation };
+            match sites(&store).add_schedule(&org, &site, request, now_us()).await {
                 Ok(s) => {
                     println!("{}", s.id);
                     eprintln!("added schedule {} ({} {}, {}): next run {}", s.id, s.cron, s.timezone, s.mode, to_rfc3339(s.next_due_at));
@@ -76,7 +83,7 @@ pub async fn schedule(cmd: ScheduleCommand) -> anyhow::Result<Exit> {
         }
         ScheduleCommand::List { org, site, db } => {
             let store = open(&db).await?;
-            let rows = match recurring::list_schedules(&store, &org, site.as_deref()).await {
+            let rows = match sites(&store).list_schedules(&org, site.as_deref()).await {
                 Ok(r) => r,
                 Err(e) => return refused(e),
             };
@@ -91,7 +98,7 @@ pub async fn schedule(cmd: ScheduleCommand) -> anyhow::Result<Exit> {
                 eprintln!("error: no schedule {id}");
                 return Ok(Exit::Failed);
             };
-            if let Err(e) = recurring::remove_schedule(&store, &row.org_id, id).await {
+            if let Err(e) = sites(&store).remove_schedule(&row.org_id, id).await {
                 return refused(e);
             }
             eprintln!("removed schedule {id}");
@@ -103,12 +110,12 @@ pub async fn schedule(cmd: ScheduleCommand) -> anyhow::Result<Exit> {
 pub async fn monitor(cmd: MonitorCommand) -> anyhow::Result<Exit> {
     match cmd {
         MonitorCommand::Add { org, site, every, db } => {
-            let seconds = match recurring::parse_every(&every, recurring::monitor::min_every_seconds()) {
-                Ok(s) => s,
-                Err(e) => return refused(e),
-            };
+            // Checked before the database is opened: a typo never creates a file.
+            if let Err(e) = recurring::parse_every(&every, recurring::monitor::min_every_seconds()) {
+                return refused(e);
+            }
             let store = open(&db).await?;
-            match recurring::add_monitor(&store, &org, &site, seconds, now_us()).await {
+            match sites(&store).add_monitor(&org, &site, &every, now_us()).await {
                 Ok(m) => {
                     println!("{}", m.id);
                     eprintln!("added monitor {} every {}: first probe {}", m.id, every_text(m.every_seconds), to_rfc3339(m.next_check_at));
@@ -118,7 +125,7 @@ pub async fn monitor(cmd: MonitorCommand) -> anyhow::Result<Exit> {
         }
         MonitorCommand::List { org, site, db } => {
             let store = open(&db).await?;
-            let rows = match recurring::list_monitors(&store, &org, site.as_deref()).await {
+            let rows = match sites(&store).list_monitors(&org, site.as_deref()).await {
                 Ok(r) => r,
                 Err(e) => return refused(e),
             };
@@ -134,7 +141,7 @@ pub async fn monitor(cmd: MonitorCommand) -> anyhow::Result<Exit> {
                 eprintln!("error: no monitor {id}");
                 return Ok(Exit::Failed);
             };
-            if let Err(e) = recurring::remove_monitor(&store, &row.org_id, id).await {
+            if let Err(e) = sites(&store).remove_monitor(&row.org_id, id).await {
                 return refused(e);
             }
             eprintln!("removed monitor {id}");

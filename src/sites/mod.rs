@@ -2,10 +2,12 @@
 //! (a well-known file, a meta tag or a DNS TXT record holding the site's verification token).
 //! Every request goes through the guarded fetcher.
 
+mod schedules;
 mod service;
 mod token;
 mod verify;
 
+pub use schedules::ScheduleRequest;
 pub use service::{SiteError, SiteService, StartActive, attestation_statement};
 
 pub use token::{TOKEN_LEN, new_token, valid_token};

@@ -142,7 +142,7 @@ async fn site_page(state: &WebState, s: &Session, site: SiteRow, flash: Flash) -
     let secrets = state.sites().list_secrets(&s.user.org_id, site.id).await.map_err(PageError::internal)?.into_iter().map(|n| (n.name, when(n.created_at))).collect();
     let statement = attestation_statement(&site.origin);
     let site_key = site.id.to_string();
-    let schedules = crate::recurring::list_schedules(store, &s.user.org_id, Some(&site_key))
+    let schedules = state.sites().list_schedules(&s.user.org_id, Some(&site_key))
         .await
         .map_err(PageError::internal)?
         .into_iter()
@@ -155,7 +155,7 @@ async fn site_page(state: &WebState, s: &Session, site: SiteRow, flash: Flash) -
             last: r.last_due_at.map_or_else(|| "not yet".into(), when),
         })
         .collect();
-    let monitors = crate::recurring::list_monitors(store, &s.user.org_id, Some(&site_key))
+    let monitors = state.sites().list_monitors(&s.user.org_id, Some(&site_key))
         .await
         .map_err(PageError::internal)?
         .into_iter()
@@ -354,9 +354,8 @@ pub async fn add_schedule(
         },
         crate::model::ScanMode::Passive => None,
     };
-    let tz = Some(form.text("timezone")).filter(|t| !t.trim().is_empty());
-    let now = crate::store::time::now_us();
-    match crate::recurring::add_schedule(state.store(), &s.user.org_id, &site.id.to_string(), form.text("cron"), tz, mode, attestation, now).await {
+    let request = crate::sites::ScheduleRequest { cron: form.text("cron"), timezone: form.text("timezone"), mode, attestation };
+    match state.sites().add_schedule(&s.user.org_id, &site.id.to_string(), request, crate::store::time::now_us()).await {
         Ok(_) => Ok(see_other(&format!("/sites/{}?done=schedule#schedules", site.id), &[])),
         Err(e) => {
             let message = format!("The schedule was not added: {}", recurring_error(e)?);
@@ -370,7 +369,7 @@ pub async fn remove_schedule(State(state): State<WebState>, OwnerSession(s): Own
     form.check_session(&s)?;
     let site = owned_site(&state, &s, &id).await?;
     let schedule = Uuid::parse_str(form.text("id")).map_err(|_| PageError::NotFound)?;
-    match crate::recurring::remove_schedule(state.store(), &s.user.org_id, schedule).await {
+    match state.sites().remove_schedule(&s.user.org_id, schedule).await {
         Ok(()) => Ok(see_other(&format!("/sites/{}?done=schedule-removed#schedules", site.id), &[])),
         Err(crate::recurring::RecurringError::NotFound(_)) => Err(PageError::NotFound),
         Err(e) => Err(PageError::internal(e)),
@@ -381,12 +380,8 @@ pub async fn remove_schedule(State(state): State<WebState>, OwnerSession(s): Own
 pub async fn add_monitor(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
     form.check_session(&s)?;
     let site = owned_site(&state, &s, &id).await?;
-    let every = match crate::recurring::parse_every(form.text("every"), crate::recurring::monitor::min_every_seconds()) {
-        Ok(e) => e,
-        Err(e) => return refused(&state, &s, site, format!("The monitor was not added: {}", recurring_error(e)?), String::new()).await,
-    };
     let now = crate::store::time::now_us();
-    match crate::recurring::add_monitor(state.store(), &s.user.org_id, &site.id.to_string(), every, now).await {
+    match state.sites().add_monitor(&s.user.org_id, &site.id.to_string(), form.text("every"), now).await {
         Ok(_) => Ok(see_other(&format!("/sites/{}?done=monitor#monitors", site.id), &[])),
         Err(e) => {
             let message = format!("The monitor was not added: {}", recurring_error(e)?);
@@ -400,7 +395,7 @@ pub async fn remove_monitor(State(state): State<WebState>, OwnerSession(s): Owne
     form.check_session(&s)?;
     let site = owned_site(&state, &s, &id).await?;
     let monitor = Uuid::parse_str(form.text("id")).map_err(|_| PageError::NotFound)?;
-    match crate::recurring::remove_monitor(state.store(), &s.user.org_id, monitor).await {
+    match state.sites().remove_monitor(&s.user.org_id, monitor).await {
         Ok(()) => Ok(see_other(&format!("/sites/{}?done=monitor-removed#monitors", site.id), &[])),
         Err(crate::recurring::RecurringError::NotFound(_)) => Err(PageError::NotFound),
         Err(e) => Err(PageError::internal(e)),
