@@ -45,8 +45,9 @@ pub struct Admitted {
 }
 
 impl Admitted {
-    pub fn org(&self) -> &str {
-        &self.token.org_id
+    /// The organisation the token acts for.
+    pub fn org(&self) -> crate::model::OrgId<'_> {
+        crate::model::OrgId::new(&self.token.org_id)
     }
 
     /// 403 unless the token carries `scope`.

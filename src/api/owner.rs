@@ -41,7 +41,7 @@ impl OwnerApi {
             let user = crate::accounts::users::by_id(&self.state.store, user_id)
                 .await
                 .map_err(|e| ApiError::Internal(e.to_string()).into_status())?;
-            let still_owner = user.is_some_and(|u| u.is_owner() && u.disabled_at.is_none() && u.org_id == who.org());
+            let still_owner = user.is_some_and(|u| u.is_owner() && u.disabled_at.is_none() && u.org_id == who.org().as_str());
             if !still_owner {
                 return Err(Status::permission_denied("the token's issuer is no longer an owner of the organisation"));
             }
@@ -166,7 +166,7 @@ fn journey_to_proto(j: &JourneyRow) -> pb::Journey {
 impl OwnerService for OwnerApi {
     async fn list_sites(&self, req: Request<pb::ListSitesRequest>) -> Result<Response<pb::ListSitesResponse>, Status> {
         let who = self.admit(&req, "ListSites").await?;
-        let sites = self.state.store.list_sites(who.org()).await.map_err(|e| ApiError::from(e).into_status())?;
+        let sites = self.sites().list(who.org()).await.map_err(site_status)?;
         Ok(Response::new(pb::ListSitesResponse { sites: sites.iter().map(site_to_proto).collect() }))
     }
 

@@ -4,7 +4,7 @@
 use super::Exit;
 use super::admin::redact;
 use super::args::{DatabaseArgs, MonitorCommand, RecurringArgs, ScheduleCommand};
-use crate::model::{AddressPolicy, Attestation, Attester, Confirmation, ScanMode};
+use crate::model::{AddressPolicy, Attestation, Attester, Confirmation, OrgId, ScanMode};
 use crate::net::{EgressGuard, Fetcher, FetcherOptions};
 use crate::recurring::{self, MonitorRunner, RecurringError, Scheduler, SystemClock, TriggerHook};
 use crate::sites::{ScheduleRequest, SiteService};
@@ -73,7 +73,7 @@ pub async fn schedule(cmd: ScheduleCommand) -> anyhow::Result<Exit> {
                 ScanMode::Passive => None,
             };
             let request = ScheduleRequest { cron: &cron, timezone: &tz, mode, attestation };
-            match sites(&store).add_schedule(&org, &site, request, now_us()).await {
+            match sites(&store).add_schedule(OrgId::new(&org), &site, request, now_us()).await {
                 Ok(s) => {
                     println!("{}", s.id);
                     eprintln!("added schedule {} ({} {}, {}): next run {}", s.id, s.cron, s.timezone, s.mode, to_rfc3339(s.next_due_at));
@@ -83,7 +83,7 @@ pub async fn schedule(cmd: ScheduleCommand) -> anyhow::Result<Exit> {
         }
         ScheduleCommand::List { org, site, db } => {
             let store = open(&db).await?;
-            let rows = match sites(&store).list_schedules(&org, site.as_deref()).await {
+            let rows = match sites(&store).list_schedules(OrgId::new(&org), site.as_deref()).await {
                 Ok(r) => r,
                 Err(e) => return refused(e),
             };
@@ -98,7 +98,7 @@ pub async fn schedule(cmd: ScheduleCommand) -> anyhow::Result<Exit> {
                 eprintln!("error: no schedule {id}");
                 return Ok(Exit::Failed);
             };
-            if let Err(e) = sites(&store).remove_schedule(&row.org_id, id).await {
+            if let Err(e) = sites(&store).remove_schedule(OrgId::new(&row.org_id), id).await {
                 return refused(e);
             }
             eprintln!("removed schedule {id}");
@@ -115,7 +115,7 @@ pub async fn monitor(cmd: MonitorCommand) -> anyhow::Result<Exit> {
                 return refused(e);
             }
             let store = open(&db).await?;
-            match sites(&store).add_monitor(&org, &site, &every, now_us()).await {
+            match sites(&store).add_monitor(OrgId::new(&org), &site, &every, now_us()).await {
                 Ok(m) => {
                     println!("{}", m.id);
                     eprintln!("added monitor {} every {}: first probe {}", m.id, every_text(m.every_seconds), to_rfc3339(m.next_check_at));
@@ -125,7 +125,7 @@ pub async fn monitor(cmd: MonitorCommand) -> anyhow::Result<Exit> {
         }
         MonitorCommand::List { org, site, db } => {
             let store = open(&db).await?;
-            let rows = match sites(&store).list_monitors(&org, site.as_deref()).await {
+            let rows = match sites(&store).list_monitors(OrgId::new(&org), site.as_deref()).await {
                 Ok(r) => r,
                 Err(e) => return refused(e),
             };
@@ -141,7 +141,7 @@ pub async fn monitor(cmd: MonitorCommand) -> anyhow::Result<Exit> {
                 eprintln!("error: no monitor {id}");
                 return Ok(Exit::Failed);
             };
-            if let Err(e) = sites(&store).remove_monitor(&row.org_id, id).await {
+            if let Err(e) = sites(&store).remove_monitor(OrgId::new(&row.org_id), id).await {
                 return refused(e);
             }
             eprintln!("removed monitor {id}");

@@ -4,6 +4,7 @@
 use super::Exit;
 use super::admin::open;
 use super::args::{DatabaseArgs, PolicyArgs, SecretKeyArgs, SiteCommand};
+use crate::model::OrgId;
 use crate::sites::{META_NAME, SiteError, SiteService, TXT_PREFIX, VERIFICATION_PATH};
 use crate::store::time::to_rfc3339;
 
@@ -44,7 +45,7 @@ pub async fn run(command: SiteCommand) -> anyhow::Result<Exit> {
         }
         SiteCommand::Add { org, url, policy, db } => {
             let sites = service(&policy, None, &db).await?;
-            let site = match sites.add(&org, &url, "cli").await {
+            let site = match sites.add(OrgId::new(&org), &url, "cli").await {
                 Ok(s) => s,
                 Err(e) => return refused(e),
             };
@@ -53,9 +54,9 @@ pub async fn run(command: SiteCommand) -> anyhow::Result<Exit> {
             println!("{}", site.verification_token);
         }
         SiteCommand::List { org, db } => {
-            let store = open(&db).await?;
+            let sites = SiteService::with_defaults(open(&db).await?, crate::model::AddressPolicy::default());
             println!("{:<36}  {:<10}  {:<27}  ORIGIN", "ID", "OWNERSHIP", "LAST CHECKED");
-            for s in store.list_sites(&org).await? {
+            for s in sites.list(OrgId::new(&org)).await? {
                 let state = match &s.verified_method {
                     Some(m) if s.verified() => format!("yes ({m})"),
                     _ => "no".to_string(),
@@ -66,11 +67,11 @@ pub async fn run(command: SiteCommand) -> anyhow::Result<Exit> {
         }
         SiteCommand::Verify { org, site, policy, db } => {
             let sites = service(&policy, None, &db).await?;
-            let row = match sites.find(&org, &site).await {
+            let row = match sites.find(OrgId::new(&org), &site).await {
                 Ok(r) => r,
                 Err(e) => return refused(e),
             };
-            match sites.verify(&org, row.id).await {
+            match sites.verify(OrgId::new(&org), row.id).await {
                 Ok((site, Ok(v))) => {
                     println!("verified {} by the {}", site.origin, v.method.describe());
                 }
@@ -84,21 +85,21 @@ pub async fn run(command: SiteCommand) -> anyhow::Result<Exit> {
         }
         SiteCommand::Remove { org, site, db } => {
             let sites = service(&no_policy(), None, &db).await?;
-            let row = match sites.find(&org, &site).await {
+            let row = match sites.find(OrgId::new(&org), &site).await {
                 Ok(r) => r,
                 Err(e) => return refused(e),
             };
-            sites.store().remove_site(&org, row.id).await?;
+            sites.remove(OrgId::new(&org), row.id).await?;
             eprintln!("removed site {} ({})", row.origin, row.id);
         }
         SiteCommand::Journey { org, site, file, db } => {
             let sites = service(&no_policy(), None, &db).await?;
             let text = std::fs::read_to_string(&file).map_err(|e| anyhow::anyhow!("reading {}: {e}", file.display()))?;
-            let row = match sites.find(&org, &site).await {
+            let row = match sites.find(OrgId::new(&org), &site).await {
                 Ok(r) => r,
                 Err(e) => return refused(e),
             };
-            match sites.put_journey(&org, row.id, &text).await {
+            match sites.put_journey(OrgId::new(&org), row.id, &text).await {
                 Ok(j) => eprintln!("stored journey {:?} for {}", j.name, row.origin),
                 Err(e) => return refused(e),
             }
@@ -111,11 +112,11 @@ pub async fn run(command: SiteCommand) -> anyhow::Result<Exit> {
             let value = std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("reading {path}: {e}"))?;
             let value = value.strip_suffix('\n').map(|v| v.strip_suffix('\r').unwrap_or(v)).unwrap_or(&value);
             let sites = service(&no_policy(), Some(&key), &db).await?;
-            let row = match sites.find(&org, &site).await {
+            let row = match sites.find(OrgId::new(&org), &site).await {
                 Ok(r) => r,
                 Err(e) => return refused(e),
             };
-            match sites.put_secret(&org, row.id, name, value).await {
+            match sites.put_secret(OrgId::new(&org), row.id, name, value).await {
                 Ok(stored) => eprintln!("stored secret {} for {} (encrypted; it is not shown again)", stored.name, row.origin),
                 Err(e) => return refused(e),
             }

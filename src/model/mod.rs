@@ -5,6 +5,7 @@ pub mod attestation;
 pub mod category;
 pub mod finding;
 pub mod journey;
+pub mod org;
 pub mod progress;
 pub mod severity;
 pub mod report;
@@ -24,6 +25,7 @@ pub use journey::{
     Journey, JourneyError, JourneyOutcome, JourneySecrets, JourneySpec, StepResult, StepStatus, parse_journey, validate_secrets,
 };
 pub use severity::{Severity, SeverityCounts, UnknownSeverity};
+pub use org::OrgId;
 pub use progress::{ScanPhase, ScanProgressState};
 pub use report::{ChangeCounts, ReportError, ReportSummary};
 pub use robots::ParsedRobots;

@@ -5,7 +5,7 @@
 //! up by id or origin within the organisation.
 
 use super::service::SiteService;
-use crate::model::{Attestation, ScanMode};
+use crate::model::{Attestation, OrgId, ScanMode};
 use crate::recurring::{self, RecurringError};
 use crate::store::{MonitorRow, ScheduleRow};
 use uuid::Uuid;
@@ -25,35 +25,35 @@ pub struct ScheduleRequest<'a> {
 impl SiteService {
     /// Adds a schedule to the organisation's site `site` (its id or origin URL); its first run is
     /// the first occurrence after `now`.
-    pub async fn add_schedule(&self, org: &str, site: &str, request: ScheduleRequest<'_>, now: i64) -> Result<ScheduleRow, RecurringError> {
+    pub async fn add_schedule(&self, org: OrgId<'_>, site: &str, request: ScheduleRequest<'_>, now: i64) -> Result<ScheduleRow, RecurringError> {
         let ScheduleRequest { cron, timezone, mode, attestation } = request;
-        recurring::add_schedule(self.store(), org, site, cron, Some(timezone), mode, attestation, now).await
+        recurring::add_schedule(self.store(), org.as_str(), site, cron, Some(timezone), mode, attestation, now).await
     }
 
     /// The organisation's schedules, of one site (id or origin) when `site` is given.
-    pub async fn list_schedules(&self, org: &str, site: Option<&str>) -> Result<Vec<ScheduleRow>, RecurringError> {
-        recurring::list_schedules(self.store(), org, site).await
+    pub async fn list_schedules(&self, org: OrgId<'_>, site: Option<&str>) -> Result<Vec<ScheduleRow>, RecurringError> {
+        recurring::list_schedules(self.store(), org.as_str(), site).await
     }
 
     /// Removes one of the organisation's schedules (`NotFound` otherwise).
-    pub async fn remove_schedule(&self, org: &str, id: Uuid) -> Result<(), RecurringError> {
-        recurring::remove_schedule(self.store(), org, id).await
+    pub async fn remove_schedule(&self, org: OrgId<'_>, id: Uuid) -> Result<(), RecurringError> {
+        recurring::remove_schedule(self.store(), org.as_str(), id).await
     }
 
     /// Adds a monitor to the organisation's site `site` (id or origin) probing it `every` (`5m`,
     /// `1h`, `90s`; within the allowed bounds); its first probe, which only records, is due now.
-    pub async fn add_monitor(&self, org: &str, site: &str, every: &str, now: i64) -> Result<MonitorRow, RecurringError> {
+    pub async fn add_monitor(&self, org: OrgId<'_>, site: &str, every: &str, now: i64) -> Result<MonitorRow, RecurringError> {
         let seconds = recurring::parse_every(every, recurring::monitor::min_every_seconds())?;
-        recurring::add_monitor(self.store(), org, site, seconds, now).await
+        recurring::add_monitor(self.store(), org.as_str(), site, seconds, now).await
     }
 
     /// The organisation's monitors, of one site (id or origin) when `site` is given.
-    pub async fn list_monitors(&self, org: &str, site: Option<&str>) -> Result<Vec<MonitorRow>, RecurringError> {
-        recurring::list_monitors(self.store(), org, site).await
+    pub async fn list_monitors(&self, org: OrgId<'_>, site: Option<&str>) -> Result<Vec<MonitorRow>, RecurringError> {
+        recurring::list_monitors(self.store(), org.as_str(), site).await
     }
 
     /// Removes one of the organisation's monitors (`NotFound` otherwise).
-    pub async fn remove_monitor(&self, org: &str, id: Uuid) -> Result<(), RecurringError> {
-        recurring::remove_monitor(self.store(), org, id).await
+    pub async fn remove_monitor(&self, org: OrgId<'_>, id: Uuid) -> Result<(), RecurringError> {
+        recurring::remove_monitor(self.store(), org.as_str(), id).await
     }
 }

@@ -3,7 +3,7 @@
 //! (ownership re-proved right before, the attestation recorded with the scan).
 
 use super::verify::{Verified, VerifyError, Verifier};
-use crate::model::{AddressPolicy, Attestation, AttestationRefused, ScanMode, SecretName, Target, TriggeredBy};
+use crate::model::{AddressPolicy, Attestation, AttestationRefused, OrgId, ScanMode, SecretName, Target, TriggeredBy};
 use crate::store::{
     CreateOutcome, JourneyRow, NewAttestation, QuotaExceeded, ScanExtras, ScanRow, SealedAt, SecretBox, SecretError, SiteRow, Store,
     StoreError, StoredSecret,
@@ -67,7 +67,7 @@ async fn validate_journey(text: &str, site_origin: &str) -> Result<(String, Stri
 /// What starting an active scan needs.
 #[derive(Debug, Clone)]
 pub struct StartActive<'a> {
-    pub org: &'a str,
+    pub org: OrgId<'a>,
     pub site_id: Uuid,
     /// Confirmed for the site's origin ([`Attestation::confirm`]).
     pub attestation: Attestation,
@@ -108,15 +108,26 @@ impl SiteService {
         &self.store
     }
 
+    /// The organisation's sites, by origin.
+    pub async fn list(&self, org: OrgId<'_>) -> Result<Vec<SiteRow>, SiteError> {
+        Ok(self.store.list_sites(org.as_str()).await?)
+    }
+
+    /// Removes one of the organisation's sites, with its journeys, secrets, schedules and
+    /// monitors (its scans stay); false when there was none.
+    pub async fn remove(&self, org: OrgId<'_>, id: Uuid) -> Result<bool, SiteError> {
+        Ok(self.store.remove_site(org.as_str(), id).await?)
+    }
+
     /// Adds a site by any URL on it; the site is its origin. Returns the row (with the token
     /// to publish).
-    pub async fn add(&self, org: &str, url: &str, actor: &str) -> Result<SiteRow, SiteError> {
+    pub async fn add(&self, org: OrgId<'_>, url: &str, actor: &str) -> Result<SiteRow, SiteError> {
         let target = Target::parse(url.trim(), &self.policy).map_err(|e| SiteError::Invalid(e.to_string()))?;
         let origin = target.url().origin().ascii_serialization();
         let token = super::new_token();
         let now = crate::store::time::now_us();
-        self.store.set_org(org, None).await?;
-        match self.store.add_site(org, &origin, &target.hostname(), &token, actor, now).await? {
+        self.store.set_org(org.as_str(), None).await?;
+        match self.store.add_site(org.as_str(), &origin, &target.hostname(), &token, actor, now).await? {
             Some(row) => {
                 tracing::info!(site_id = %row.id, %origin, "site added");
                 Ok(row)
@@ -126,18 +137,18 @@ impl SiteService {
     }
 
     /// A site of the organisation, by id or by any URL on it.
-    pub async fn find(&self, org: &str, id_or_url: &str) -> Result<SiteRow, SiteError> {
+    pub async fn find(&self, org: OrgId<'_>, id_or_url: &str) -> Result<SiteRow, SiteError> {
         let key = id_or_url.trim();
         if let Ok(id) = Uuid::parse_str(key) {
-            return self.store.site(org, id).await?.ok_or(SiteError::NotFound);
+            return self.store.site(org.as_str(), id).await?.ok_or(SiteError::NotFound);
         }
         let url = url::Url::parse(key).map_err(|_| SiteError::NotFound)?;
-        self.store.site_by_origin(org, &url.origin().ascii_serialization()).await?.ok_or(SiteError::NotFound)
+        self.store.site_by_origin(org.as_str(), &url.origin().ascii_serialization()).await?.ok_or(SiteError::NotFound)
     }
 
     /// Proves ownership now and records the outcome (a failure marks the site unverified).
     /// `Ok((site, Err(..)))` is a completed check that did not prove ownership.
-    pub async fn verify(&self, org: &str, id: Uuid) -> Result<(SiteRow, Result<Verified, VerifyError>), SiteError> {
+    pub async fn verify(&self, org: OrgId<'_>, id: Uuid) -> Result<(SiteRow, Result<Verified, VerifyError>), SiteError> {
         let site = self.owned(org, id).await?;
         let outcome = self.reverify(&site).await?;
         let site = self.owned(org, id).await?;
@@ -200,7 +211,7 @@ impl SiteService {
         };
         let created = self
             .store
-            .create_scan_with(req.org, &target, ScanMode::Active, req.triggered_by, req.max_pages, extras)
+            .create_scan_with(req.org.as_str(), &target, ScanMode::Active, req.triggered_by, req.max_pages, extras)
             .await?
             .ok_or(SiteError::Store(StoreError::NotFound("scan")))?;
         match created {
@@ -213,7 +224,7 @@ impl SiteService {
     }
 
     /// Stores (or replaces, by its name) a journey after validating it.
-    pub async fn put_journey(&self, org: &str, site_id: Uuid, text: &str) -> Result<JourneyRow, SiteError> {
+    pub async fn put_journey(&self, org: OrgId<'_>, site_id: Uuid, text: &str) -> Result<JourneyRow, SiteError> {
         let site = self.owned(org, site_id).await?;
         let (name, definition) = validate_journey(text, &site.origin).await?;
         let existing = self.store.list_journeys(site.id).await?;
@@ -230,18 +241,18 @@ impl SiteService {
     }
 
     /// The organisation's site `site_id` (`NotFound` for another organisation's).
-    async fn owned(&self, org: &str, site_id: Uuid) -> Result<SiteRow, SiteError> {
-        self.store.site(org, site_id).await?.ok_or(SiteError::NotFound)
+    async fn owned(&self, org: OrgId<'_>, site_id: Uuid) -> Result<SiteRow, SiteError> {
+        self.store.site(org.as_str(), site_id).await?.ok_or(SiteError::NotFound)
     }
 
     /// The site's journeys, by name.
-    pub async fn list_journeys(&self, org: &str, site_id: Uuid) -> Result<Vec<JourneyRow>, SiteError> {
+    pub async fn list_journeys(&self, org: OrgId<'_>, site_id: Uuid) -> Result<Vec<JourneyRow>, SiteError> {
         let site = self.owned(org, site_id).await?;
         Ok(self.store.list_journeys(site.id).await?)
     }
 
     /// Removes the journey `name`; false when the site has none by that name.
-    pub async fn remove_journey(&self, org: &str, site_id: Uuid, name: &str) -> Result<bool, SiteError> {
+    pub async fn remove_journey(&self, org: OrgId<'_>, site_id: Uuid, name: &str) -> Result<bool, SiteError> {
         let site = self.owned(org, site_id).await?;
         let removed = self.store.remove_journey(site.id, name.trim()).await?;
         if removed {
@@ -251,7 +262,7 @@ impl SiteService {
     }
 
     /// Stores (or replaces) a secret, encrypted. The value is never returned again.
-    pub async fn put_secret(&self, org: &str, site_id: Uuid, name: &str, value: &str) -> Result<StoredSecret, SiteError> {
+    pub async fn put_secret(&self, org: OrgId<'_>, site_id: Uuid, name: &str, value: &str) -> Result<StoredSecret, SiteError> {
         let site = self.owned(org, site_id).await?;
         let name = SecretName::parse(name).map_err(|e| SiteError::Invalid(e.to_string()))?;
         if value.is_empty() || value.len() > MAX_SECRET_LEN {
@@ -266,13 +277,13 @@ impl SiteService {
     }
 
     /// The site's secret names and when each was set (never their values).
-    pub async fn list_secrets(&self, org: &str, site_id: Uuid) -> Result<Vec<StoredSecret>, SiteError> {
+    pub async fn list_secrets(&self, org: OrgId<'_>, site_id: Uuid) -> Result<Vec<StoredSecret>, SiteError> {
         let site = self.owned(org, site_id).await?;
         Ok(self.store.list_site_secrets(site.id).await?)
     }
 
     /// Removes the secret `name`; false when the site has none by that name.
-    pub async fn remove_secret(&self, org: &str, site_id: Uuid, name: &str) -> Result<bool, SiteError> {
+    pub async fn remove_secret(&self, org: OrgId<'_>, site_id: Uuid, name: &str) -> Result<bool, SiteError> {
         let site = self.owned(org, site_id).await?;
         let removed = self.store.remove_site_secret(site.id, name.trim()).await?;
         if removed {

@@ -31,6 +31,13 @@ pub struct Session {
     id_hash: String,
 }
 
+impl Session {
+    /// The organisation the signed-in person acts for.
+    pub fn org(&self) -> crate::model::OrgId<'_> {
+        crate::model::OrgId::new(&self.user.org_id)
+    }
+}
+
 /// The value of cookie `name` in the request.
 pub fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers

@@ -582,23 +582,24 @@ async fn a_stored_journey_runs_in_an_active_scan_started_from_the_service() {
     let (start, _shop) = start_shop().await;
     let app = crate::app::spawn_app_with(crate::app::AppOptions::default().allow_target("127.0.0.0/8")).await;
     let policy = AddressPolicy::new(vec!["127.0.0.0/8".parse().unwrap()]);
+    const ACME: sitescan::model::OrgId<'static> = sitescan::model::OrgId::new("acme");
     let sites = crate::app::site_service(&app.store, policy.clone(), None);
     let origin = start.trim_end_matches('/').to_string();
     let host = url::Url::parse(&start).unwrap().host_str().unwrap().to_string();
     app.store.set_org("acme", None).await.unwrap();
     let site = app.store.add_site("acme", &origin, &host, TOKEN, "test", 1).await.unwrap().expect("site");
-    sites.put_journey("acme", site.id, OWNER_EXAMPLE).await.expect("the OWNER.md example is accepted");
+    sites.put_journey(ACME, site.id, OWNER_EXAMPLE).await.expect("the OWNER.md example is accepted");
     let broken = r##"{"name": "broken", "steps": [{"navigate": "/shop"}, {"click": "#no-such-button", "timeout_ms": 1500}]}"##;
-    sites.put_journey("acme", site.id, broken).await.expect("stored");
-    let bad = sites.put_journey("acme", site.id, r##"{"name": "bad", "steps": [{"fill": "#x"}]}"##).await.expect_err("refused");
+    sites.put_journey(ACME, site.id, broken).await.expect("stored");
+    let bad = sites.put_journey(ACME, site.id, r##"{"name": "bad", "steps": [{"fill": "#x"}]}"##).await.expect_err("refused");
     assert!(bad.to_string().contains("steps[0].fill"), "{bad}");
-    sites.put_secret("acme", site.id, "PASSWORD", PASSWORD).await.expect("secret");
+    sites.put_secret(ACME, site.id, "PASSWORD", PASSWORD).await.expect("secret");
 
     let statement = sitescan::sites::attestation_statement(&origin);
     let attester = sitescan::model::Attester { actor: "user:test".into(), client_addr: Some("127.0.0.1".into()) };
     let scan = sites
         .start_active_scan(sitescan::sites::StartActive {
-            org: "acme",
+            org: ACME,
             site_id: site.id,
             attestation: sitescan::model::Attestation::confirm(&origin, sitescan::model::Confirmation::Typed(&statement), attester).expect("confirmed"),
             triggered_by: sitescan::model::TriggeredBy::Manual,

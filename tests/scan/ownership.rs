@@ -197,10 +197,10 @@ async fn ownership_removed_between_queueing_and_running_fails_the_active_scan() 
     let site = FixtureSite::start().await;
     site.route("/", Route::html("<!doctype html><html lang=en><title>Shop</title><h1>Shop</h1>"));
     let sites = crate::app::site_service(&app.store, AddressPolicy::new(vec!["127.0.0.0/8".parse().unwrap()]), None);
-    let row = sites.add("acme", &site.url("/"), "test").await.expect("add");
+    let row = sites.add(sitescan::model::OrgId::new("acme"), &site.url("/"), "test").await.expect("add");
     site.route("/.well-known/sitescan-verification.txt", Route::typed("text/plain", row.verification_token.clone()));
     let start = sitescan::sites::StartActive {
-        org: "acme",
+        org: sitescan::model::OrgId::new("acme"),
         site_id: row.id,
         attestation: sitescan::model::Attestation::confirm(
             &row.origin,

@@ -18,7 +18,7 @@ async fn a_secret_copied_to_another_sites_row_does_not_open() {
     let now = sitescan::store::time::now_us();
     let victim = app.store.add_site("acme", "https://victim.example.com", "victim.example.com", "Victim_Token_0123456789abcd", "t", now).await.unwrap().unwrap();
     let mine = app.store.add_site("evil", "https://evil.example.com", "evil.example.com", "Evil_Token_0123456789abcdef", "t", now).await.unwrap().unwrap();
-    sites.put_secret("acme", victim.id, "PASSWORD", "victims-password-123").await.expect("put");
+    sites.put_secret(sitescan::model::OrgId::new("acme"), victim.id, "PASSWORD", "victims-password-123").await.expect("put");
     assert_eq!(sites.secret_values(victim.id).await.expect("opens where it was sealed"), vec![("PASSWORD".to_string(), "victims-password-123".to_string())]);
 
     // Copied by hand into the attacker's site, under the same name: it does not open there.

@@ -82,7 +82,7 @@ pub async fn create(State(state): State<WebState>, s: Session, form: FormData) -
         Ok(t) => t,
         Err(e) => return refused(&state, &s, shown, e, StatusCode::BAD_REQUEST).await,
     };
-    match state.scans().create(&s.user.org_id, target, TriggeredBy::Manual).await {
+    match state.scans().create(s.org(), target, TriggeredBy::Manual).await {
         Ok(row) => Ok(see_other(&format!("/scans/{}", row.id), &[])),
         Err(ScanServiceError::Invalid(issues)) => {
             let why = issues.iter().map(|i| i.message.as_str()).collect::<Vec<_>>().join("; ");
@@ -202,11 +202,11 @@ pub async fn findings(State(state): State<WebState>, s: Session, RawQuery(q): Ra
         }
     };
     let result = match export_as {
-        Some(format) => match state.scans().all_findings(&s.user.org_id, &query, EXPORT_LIMIT).await {
+        Some(format) => match state.scans().all_findings(s.org(), &query, EXPORT_LIMIT).await {
             Ok(rows) => return Ok(export(rows, format)),
             Err(e) => Err(e),
         },
-        None => state.scans().findings(&s.user.org_id, &query).await,
+        None => state.scans().findings(s.org(), &query).await,
     };
     let rows = match result {
         Ok(rows) => rows,

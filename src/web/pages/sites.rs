@@ -28,7 +28,7 @@ fn line(s: &SiteRow) -> SiteLine {
 }
 
 async fn list_page(state: &WebState, s: &Session, url: String, error: Option<String>) -> Result<SitesPage, PageError> {
-    let sites = state.store().list_sites(&s.user.org_id).await.map_err(PageError::internal)?;
+    let sites = state.sites().list(s.org()).await.map_err(PageError::internal)?;
     Ok(SitesPage { chrome: Chrome::new("Sites", Some(s), "sites"), sites: sites.iter().map(line).collect(), url, error })
 }
 
@@ -60,7 +60,7 @@ pub async fn add(State(state): State<WebState>, OwnerSession(s): OwnerSession, f
         let page = list_page(&state, &s, shown, Some("Give the address of the site, e.g. https://shop.example.com.".into())).await?;
         return Ok(render_status(StatusCode::BAD_REQUEST, &page));
     }
-    match state.sites().add(&s.user.org_id, &url, &format!("user:{}", s.user.id)).await {
+    match state.sites().add(s.org(), &url, &format!("user:{}", s.user.id)).await {
         Ok(site) => Ok(see_other(&format!("/sites/{}?done=added", site.id), &[])),
         Err(e) => {
             let message = site_error(e)?;
@@ -127,7 +127,7 @@ async fn site_page(state: &WebState, s: &Session, site: SiteRow, flash: Flash) -
     let store = state.store();
     let journeys = state
         .sites()
-        .list_journeys(&s.user.org_id, site.id)
+        .list_journeys(s.org(), site.id)
         .await
         .map_err(PageError::internal)?
         .into_iter()
@@ -139,10 +139,10 @@ async fn site_page(state: &WebState, s: &Session, site: SiteRow, flash: Flash) -
             JourneyLine { name: j.name, steps, updated: when(j.created_at) }
         })
         .collect();
-    let secrets = state.sites().list_secrets(&s.user.org_id, site.id).await.map_err(PageError::internal)?.into_iter().map(|n| (n.name, when(n.created_at))).collect();
+    let secrets = state.sites().list_secrets(s.org(), site.id).await.map_err(PageError::internal)?.into_iter().map(|n| (n.name, when(n.created_at))).collect();
     let statement = attestation_statement(&site.origin);
     let site_key = site.id.to_string();
-    let schedules = state.sites().list_schedules(&s.user.org_id, Some(&site_key))
+    let schedules = state.sites().list_schedules(s.org(), Some(&site_key))
         .await
         .map_err(PageError::internal)?
         .into_iter()
@@ -155,7 +155,7 @@ async fn site_page(state: &WebState, s: &Session, site: SiteRow, flash: Flash) -
             last: r.last_due_at.map_or_else(|| "not yet".into(), when),
         })
         .collect();
-    let monitors = state.sites().list_monitors(&s.user.org_id, Some(&site_key))
+    let monitors = state.sites().list_monitors(s.org(), Some(&site_key))
         .await
         .map_err(PageError::internal)?
         .into_iter()
@@ -242,7 +242,7 @@ async fn refused(state: &WebState, s: &Session, site: SiteRow, message: String, 
 pub async fn verify(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
     form.check_session(&s)?;
     let site = owned_site(&state, &s, &id).await?;
-    match state.sites().verify(&s.user.org_id, site.id).await {
+    match state.sites().verify(s.org(), site.id).await {
         Ok((_, Ok(_))) => Ok(see_other(&format!("/sites/{}?done=verified", site.id), &[])),
         Ok((site, Err(e))) => refused(&state, &s, site, format!("Ownership is not proved. {e}."), String::new()).await,
         Err(e) => {
@@ -267,7 +267,7 @@ pub async fn start_active(
         Err(e) => return refused(&state, &s, site, e.to_string(), String::new()).await,
     };
     let start = StartActive {
-        org: &s.user.org_id,
+        org: s.org(),
         site_id: site.id,
         attestation,
         triggered_by: TriggeredBy::Manual,
@@ -288,7 +288,7 @@ pub async fn put_journey(State(state): State<WebState>, OwnerSession(s): OwnerSe
     form.check_session(&s)?;
     let site = owned_site(&state, &s, &id).await?;
     let text = form.text("journey").to_string();
-    match state.sites().put_journey(&s.user.org_id, site.id, &text).await {
+    match state.sites().put_journey(s.org(), site.id, &text).await {
         Ok(_) => Ok(see_other(&format!("/sites/{}?done=journey#journeys", site.id), &[])),
         Err(e) => {
             let message = format!("The journey was not stored: {}", site_error(e)?);
@@ -301,7 +301,7 @@ pub async fn put_journey(State(state): State<WebState>, OwnerSession(s): OwnerSe
 pub async fn remove_journey(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
     form.check_session(&s)?;
     let site = owned_site(&state, &s, &id).await?;
-    state.sites().remove_journey(&s.user.org_id, site.id, form.text("name")).await.map_err(PageError::internal)?;
+    state.sites().remove_journey(s.org(), site.id, form.text("name")).await.map_err(PageError::internal)?;
     Ok(see_other(&format!("/sites/{}?done=journey-removed#journeys", site.id), &[]))
 }
 
@@ -309,7 +309,7 @@ pub async fn remove_journey(State(state): State<WebState>, OwnerSession(s): Owne
 pub async fn put_secret(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
     form.check_session(&s)?;
     let site = owned_site(&state, &s, &id).await?;
-    match state.sites().put_secret(&s.user.org_id, site.id, form.text("name"), form.text("value")).await {
+    match state.sites().put_secret(s.org(), site.id, form.text("name"), form.text("value")).await {
         Ok(_) => Ok(see_other(&format!("/sites/{}?done=secret#secrets", site.id), &[])),
         Err(e) => {
             let message = format!("The secret was not stored: {}", site_error(e)?);
@@ -322,7 +322,7 @@ pub async fn put_secret(State(state): State<WebState>, OwnerSession(s): OwnerSes
 pub async fn remove_secret(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
     form.check_session(&s)?;
     let site = owned_site(&state, &s, &id).await?;
-    state.sites().remove_secret(&s.user.org_id, site.id, form.text("name")).await.map_err(PageError::internal)?;
+    state.sites().remove_secret(s.org(), site.id, form.text("name")).await.map_err(PageError::internal)?;
     Ok(see_other(&format!("/sites/{}?done=secret-removed#secrets", site.id), &[]))
 }
 
@@ -355,7 +355,7 @@ pub async fn add_schedule(
         crate::model::ScanMode::Passive => None,
     };
     let request = crate::sites::ScheduleRequest { cron: form.text("cron"), timezone: form.text("timezone"), mode, attestation };
-    match state.sites().add_schedule(&s.user.org_id, &site.id.to_string(), request, crate::store::time::now_us()).await {
+    match state.sites().add_schedule(s.org(), &site.id.to_string(), request, crate::store::time::now_us()).await {
         Ok(_) => Ok(see_other(&format!("/sites/{}?done=schedule#schedules", site.id), &[])),
         Err(e) => {
             let message = format!("The schedule was not added: {}", recurring_error(e)?);
@@ -369,7 +369,7 @@ pub async fn remove_schedule(State(state): State<WebState>, OwnerSession(s): Own
     form.check_session(&s)?;
     let site = owned_site(&state, &s, &id).await?;
     let schedule = Uuid::parse_str(form.text("id")).map_err(|_| PageError::NotFound)?;
-    match state.sites().remove_schedule(&s.user.org_id, schedule).await {
+    match state.sites().remove_schedule(s.org(), schedule).await {
         Ok(()) => Ok(see_other(&format!("/sites/{}?done=schedule-removed#schedules", site.id), &[])),
         Err(crate::recurring::RecurringError::NotFound(_)) => Err(PageError::NotFound),
         Err(e) => Err(PageError::internal(e)),
@@ -381,7 +381,7 @@ pub async fn add_monitor(State(state): State<WebState>, OwnerSession(s): OwnerSe
     form.check_session(&s)?;
     let site = owned_site(&state, &s, &id).await?;
     let now = crate::store::time::now_us();
-    match state.sites().add_monitor(&s.user.org_id, &site.id.to_string(), form.text("every"), now).await {
+    match state.sites().add_monitor(s.org(), &site.id.to_string(), form.text("every"), now).await {
         Ok(_) => Ok(see_other(&format!("/sites/{}?done=monitor#monitors", site.id), &[])),
         Err(e) => {
             let message = format!("The monitor was not added: {}", recurring_error(e)?);
@@ -395,7 +395,7 @@ pub async fn remove_monitor(State(state): State<WebState>, OwnerSession(s): Owne
     form.check_session(&s)?;
     let site = owned_site(&state, &s, &id).await?;
     let monitor = Uuid::parse_str(form.text("id")).map_err(|_| PageError::NotFound)?;
-    match state.sites().remove_monitor(&s.user.org_id, monitor).await {
+    match state.sites().remove_monitor(s.org(), monitor).await {
         Ok(()) => Ok(see_other(&format!("/sites/{}?done=monitor-removed#monitors", site.id), &[])),
         Err(crate::recurring::RecurringError::NotFound(_)) => Err(PageError::NotFound),
         Err(e) => Err(PageError::internal(e)),
