@@ -16,6 +16,10 @@ run() {
   fi
 }
 
+# The benchmark (bench/, a workspace of its own) uses the library's API: it must keep compiling.
+echo "== the benchmark compiles"
+cargo check --manifest-path bench/Cargo.toml --all-targets
+
 echo "== tests on SQLite"
 ( unset SITESCAN_TEST_DATABASE_URL; run )
 
