@@ -53,7 +53,6 @@ impl Check for DirMissing {
         }
         if page
             .rendered_html()
-            .as_deref()
             .and_then(body_dir)
             .is_some_and(|d| sets_direction(&d))
         {
