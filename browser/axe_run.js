@@ -31,6 +31,9 @@ window.axe.configure({ noHtml: true });
 // The AAA contrast rule's verdicts come from the AA rule's run (axe_contrast.js) unless this axe
 // is not shaped for it, in which case the rule runs as axe defines it.
 const contrast = installEnhancedContrast(window.axe);
+// Regions already judged on another page of the scan are not judged again (axe_share.js);
+// `SHARE` is set by the gatherer, null when the scan shares nothing.
+const sharing = installSharing(window.axe, SHARE);
 let r;
 try {
   r = await window.axe.run(document, {
@@ -47,8 +50,13 @@ try {
     elementRef: true,
   });
 } finally {
+  // In the reverse order of installing: each puts back what it found.
+  if (sharing) sharing.restore();
   if (contrast) contrast.restore();
 }
+// What this page's fresh regions got, kept before the known regions' findings join the page's.
+const shared = sharing ? sharing.extract(r) : [];
+if (sharing) sharing.merge(r);
 // axe leaves `aria-hidden-focus` incomplete when it cannot tell whether focusable content inside
 // aria-hidden stays focusable (an open modal dialog: the element may be a focus sentinel whose
 // focus handler sends focus back into the dialog). Resolved here as a keyboard user meets it: each
@@ -178,4 +186,4 @@ try {
 } catch (e) {
   // Nothing kept: those nodes stay incomplete, as axe answered.
 }
-return JSON.stringify({ version: window.axe.version, violations: r.violations.map(rule), incomplete: r.incomplete.map(rule), error: null });
+return JSON.stringify({ version: window.axe.version, violations: r.violations.map(rule), incomplete: r.incomplete.map(rule), error: null, shared });

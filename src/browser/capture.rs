@@ -37,6 +37,7 @@ use super::events::{EVENT_LOG_FULL, EventLog, MAX_EVENTS};
 use super::gather::{axe, console, contrast, cookies, csp, document, dom, exceptions, issues, keyboard, metrics, network, screenshot};
 use super::instance::Instance;
 use super::options::CaptureOptions;
+use super::shared_regions::SharedRegions;
 use super::scripts::{BINDING, EAGER_AT_LOAD, HOOKS_INIT, PARK_PAGE, PERF_INIT, SCROLL_PAGE};
 use super::window::PageWindow;
 
@@ -66,6 +67,8 @@ pub(crate) struct CaptureSettings {
     pub(crate) page_timeout: Duration,
     pub(crate) capture: CaptureOptions,
     pub(crate) user_agent: Option<String>,
+    /// The scan's judged regions, when it shares them (`CaptureOptions::share`).
+    pub(crate) shared: Option<Arc<SharedRegions>>,
 }
 
 /// How the capture ended, for the session's retry decision.
@@ -516,7 +519,7 @@ async fn run_gatherer(
             snap.meta_charset_offset = offset;
         }),
         Artifact::RenderedHtml => document::rendered(instance, page, budget).await.map(|html| snap.rendered_html = Some(html)),
-        Artifact::Axe => axe::gather(instance, page, budget).await.map(|a| snap.axe = Some(a)),
+        Artifact::Axe => axe::gather(instance, page, budget, settings.shared.as_deref()).await.map(|a| snap.axe = Some(a)),
         Artifact::Keyboard => keyboard::walk(instance, page, budget, window).await.map(|k| snap.keyboard = Some(k)),
         Artifact::Screenshot => screenshot::viewport_png(instance, page, budget).await.map(|png| snap.screenshot_png_base64 = Some(png)),
         // Read twice around the scroll (`gather_in_page`), or built from the event log

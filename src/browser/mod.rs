@@ -15,6 +15,7 @@ pub mod pixel_contrast;
 mod pool;
 mod scripts;
 mod session;
+mod shared_regions;
 mod window;
 
 pub use capture::{NETWORK_QUIET, NETWORK_QUIET_MAX};

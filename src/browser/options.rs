@@ -33,18 +33,22 @@ pub struct CaptureOptions {
     pub screenshot: bool,
     /// Scroll to the bottom and back once after load (lazy content, layout shifts).
     pub scroll: bool,
+    /// Judge a region the site's pages repeat (header, navigation, footer) once per scan and give
+    /// its findings back on the other pages that show it unchanged; off, every page is judged in
+    /// full (the findings are the same either way).
+    pub share: bool,
 }
 
 impl Default for CaptureOptions {
     fn default() -> Self {
-        CaptureOptions { axe: true, keyboard_walk: true, screenshot: false, scroll: true }
+        CaptureOptions { axe: true, keyboard_walk: true, screenshot: false, scroll: true, share: true }
     }
 }
 
 impl CaptureOptions {
     /// Navigation, network, console and metrics only: no scrolling, axe, keyboard or screenshot.
     pub fn bare() -> Self {
-        CaptureOptions { axe: false, keyboard_walk: false, screenshot: false, scroll: false }
+        CaptureOptions { axe: false, keyboard_walk: false, screenshot: false, scroll: false, share: false }
     }
 }
 

@@ -41,6 +41,9 @@ pub struct PoolStats {
     pub crashes: u64,
     /// Browsers launched (or reconnected) to replace a dead or recycled one.
     pub restarts: u64,
+    /// Regions of pages (header, navigation, footer) whose findings were given back from an
+    /// earlier page of the same scan instead of judged again, over the scans that ended.
+    pub regions_reused: u64,
 }
 
 #[derive(Debug, Default)]
@@ -76,6 +79,7 @@ pub struct BrowserPool {
     permits: Arc<Semaphore>,
     next_id: AtomicU64,
     pages_captured: AtomicU64,
+    pub(crate) regions_reused: AtomicU64,
     crashes: AtomicU64,
     restarts: AtomicU64,
     busy: AtomicUsize,
@@ -124,6 +128,7 @@ impl BrowserPool {
             slots,
             next_id: AtomicU64::new(1),
             pages_captured: AtomicU64::new(0),
+            regions_reused: AtomicU64::new(0),
             crashes: AtomicU64::new(0),
             restarts: AtomicU64::new(0),
             busy: AtomicUsize::new(0),
@@ -224,6 +229,7 @@ impl BrowserPool {
             pages_captured: self.pages_captured.load(Ordering::SeqCst),
             crashes: self.crashes.load(Ordering::SeqCst),
             restarts: self.restarts.load(Ordering::SeqCst),
+            regions_reused: self.regions_reused.load(Ordering::SeqCst),
         }
     }
 

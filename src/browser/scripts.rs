@@ -18,6 +18,8 @@ const EAGER: &str = include_str!("../../browser/eager.js");
 const KEYBOARD: &str = include_str!("../../browser/keyboard.js");
 const AXE_RUN: &str = include_str!("../../browser/axe_run.js");
 const AXE_CONTRAST: &str = include_str!("../../browser/axe_contrast.js");
+const AXE_SHARE: &str = include_str!("../../browser/axe_share.js");
+const REGIONS: &str = include_str!("../../browser/regions.js");
 const CONTRAST: &str = include_str!("../../browser/contrast.js");
 const PARK: &str = include_str!("../../browser/park.js");
 const AXE_SOURCE: &str = include_str!(concat!(env!("OUT_DIR"), "/axe.min.js"));
@@ -45,9 +47,17 @@ pub(crate) static EAGER_AT_LOAD: LazyLock<String> = LazyLock::new(|| wrap(EAGER)
 pub(crate) static KEYBOARD_INSTALL: LazyLock<String> = LazyLock::new(|| wrap(KEYBOARD));
 /// Quiets a captured page whose window is kept for the next URL; returns `parked`.
 pub(crate) static PARK_PAGE: LazyLock<String> = LazyLock::new(|| wrap(PARK));
-/// Runs axe (after `AXE_INJECT`), the AAA contrast rule judged from the AA one
+/// Runs axe (after `AXE_INJECT`) on everything, the AAA contrast rule judged from the AA one
 /// (`axe_contrast.js`); resolves to JSON text.
-pub(crate) static AXE_RUN_SCRIPT: LazyLock<String> = LazyLock::new(|| wrap_async(&format!("{AXE_CONTRAST}\n{AXE_RUN}")));
+pub(crate) static AXE_RUN_SCRIPT: LazyLock<String> = LazyLock::new(|| axe_run_script("null"));
+/// Finds the regions a site's pages may share and fingerprints them (`regions.js`); JSON text.
+pub(crate) static FIND_REGIONS: LazyLock<String> = LazyLock::new(|| wrap(REGIONS));
+
+/// `AXE_RUN_SCRIPT` leaving out the regions already judged on another page (`axe_share.js`):
+/// `share` is the JSON `{known: [{index, entry}], fresh: [index]}` over `FIND_REGIONS`' answer.
+pub(crate) fn axe_run_script(share: &str) -> String {
+    wrap_async(&format!("const SHARE = {share};\n{AXE_CONTRAST}\n{AXE_SHARE}\n{AXE_RUN}"))
+}
 /// After `AXE_RUN_SCRIPT`: installs `window.__sitescanContrast` over the contrast nodes axe left
 /// for pixels (`contrast.js`); returns their count as text.
 pub(crate) static CONTRAST_INSTALL: LazyLock<String> = LazyLock::new(|| wrap(CONTRAST));
@@ -79,7 +89,7 @@ mod tests {
 
     #[test]
     fn scripts_are_wrapped_with_the_helpers() {
-        for s in [&*HOOKS_INIT, &*PERF_INIT, &*COLLECT, &*SCROLL_PAGE, &*EAGER_AT_LOAD, &*KEYBOARD_INSTALL, &*AXE_RUN_SCRIPT, &*PARK_PAGE, &*CONTRAST_INSTALL] {
+        for s in [&*HOOKS_INIT, &*PERF_INIT, &*COLLECT, &*SCROLL_PAGE, &*EAGER_AT_LOAD, &*KEYBOARD_INSTALL, &*AXE_RUN_SCRIPT, &*PARK_PAGE, &*CONTRAST_INSTALL, &*FIND_REGIONS] {
             assert!(s.contains("const __ss"), "helpers missing");
             assert!(s.trim_end().ends_with(")()"));
         }

@@ -16,6 +16,7 @@ use super::cdp::STEP_TIMEOUT;
 use super::error::BrowserError;
 use super::instance::Instance;
 use super::pool::BrowserPool;
+use super::shared_regions::SharedRegions;
 
 type Contexts = tokio::sync::Mutex<HashMap<u64, (Weak<Instance>, BrowserContextId)>>;
 
@@ -26,11 +27,13 @@ pub struct BrowserSession {
     /// Pages kept open between captures (one per page in flight at most), by browser.
     parked: std::sync::Mutex<Vec<(u64, Weak<Instance>, Parked)>>,
     closed: AtomicBool,
+    /// What axe found in the regions of the scan's pages, by fingerprint.
+    shared: Arc<SharedRegions>,
 }
 
 impl BrowserSession {
     pub(crate) fn new(pool: Arc<BrowserPool>) -> BrowserSession {
-        BrowserSession { pool, contexts: tokio::sync::Mutex::new(HashMap::new()), parked: std::sync::Mutex::default(), closed: AtomicBool::new(false) }
+        BrowserSession { pool, contexts: tokio::sync::Mutex::new(HashMap::new()), parked: std::sync::Mutex::default(), closed: AtomicBool::new(false), shared: Arc::default() }
     }
 
     /// Renders `url` and gathers its snapshot. Never fails: trouble is in `snapshot.error`
@@ -45,6 +48,7 @@ impl BrowserSession {
             page_timeout: self.pool.options.page_timeout,
             capture: self.pool.options.capture,
             user_agent: self.pool.user_agent.clone(),
+            shared: self.pool.options.capture.share.then(|| self.shared.clone()),
         };
         let mut last: Option<PageSnapshot> = None;
         for attempt in 0..2 {
@@ -182,6 +186,8 @@ impl BrowserSession {
             page_timeout: self.pool.options.page_timeout,
             capture: self.pool.options.capture,
             user_agent: self.pool.user_agent.clone(),
+            // A journey's pages are behind its login: judged in full.
+            shared: None,
         };
         self.pool.note_page(&inst);
         self.pool.page_started();
@@ -195,6 +201,11 @@ impl BrowserSession {
     /// Disposes the session's browser contexts (their pages, cookies and cache).
     pub async fn close(self) {
         self.closed.store(true, Ordering::SeqCst);
+        let (kept, reused) = self.shared.counts();
+        if kept > 0 {
+            tracing::debug!(kept, reused, "regions judged once and given back");
+            self.pool.regions_reused.fetch_add(reused as u64, Ordering::SeqCst);
+        }
         let parked: Vec<_> = self.parked.lock().map(|mut p| p.drain(..).collect()).unwrap_or_default();
         for (_, inst, page) in parked {
             if let Some(inst) = inst.upgrade() {

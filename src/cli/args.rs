@@ -237,6 +237,11 @@ pub struct BrowserArgs {
     /// to reach it: e.g. `0.0.0.0:8099` with the worker's address reachable from the container.
     #[arg(long, env = "SITESCAN_PROXY_LISTEN", default_value = "127.0.0.1:0")]
     pub proxy_listen: std::net::SocketAddr,
+    /// Judge every page in full: by default a region the site repeats unchanged (header,
+    /// navigation, footer) is judged once per scan and its findings given back on the other
+    /// pages, which gives the same findings in less time.
+    #[arg(long, env = "SITESCAN_NO_SHARE")]
+    pub no_share: bool,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -1,7 +1,7 @@
 //! Flags to a running engine: the egress guard, the fetcher, the browser pool, the scanner.
 
 use super::args::{BrowserArgs, CrawlArgs, PolicyArgs, SecretKeyArgs, WorkerPoolArgs};
-use crate::browser::{BrowserOptions, BrowserPool};
+use crate::browser::{BrowserOptions, BrowserPool, CaptureOptions};
 use crate::model::AddressPolicy;
 use crate::net::{EgressGuard, Fetcher, FetcherOptions};
 use crate::scan::worker::Ownership;
@@ -22,6 +22,7 @@ pub async fn scanner(browser: &BrowserArgs, policy: AddressPolicy) -> anyhow::Re
         browsers: browser.browsers.max(1),
         pages_per_browser: browser.pages_per_browser.max(1),
         proxy_listen: browser.proxy_listen,
+        capture: CaptureOptions { share: !browser.no_share, ..CaptureOptions::default() },
         ..BrowserOptions::default()
     };
     let pool = BrowserPool::start(options, guard).await.context("starting the browser pool")?;

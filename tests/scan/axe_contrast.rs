@@ -13,6 +13,7 @@ use std::time::Duration;
 const COMMON: &str = include_str!("../../browser/common.js");
 const CONTRAST: &str = include_str!("../../browser/axe_contrast.js");
 const RUN: &str = include_str!("../../browser/axe_run.js");
+const SHARE: &str = include_str!("../../browser/axe_share.js");
 /// The line of `axe_run.js` that installs the derivation.
 const INSTALL: &str = "const contrast = installEnhancedContrast(window.axe);";
 
@@ -20,11 +21,12 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// As `src/browser/scripts.rs` composes it: the helpers, the derivation, the run.
+/// As `src/browser/scripts.rs` composes it for a page judged in full: the helpers, the
+/// derivation, the sharing (with nothing to share), the run.
 fn script(derived: bool) -> String {
     assert!(RUN.contains(INSTALL), "axe_run.js no longer installs the derivation with `{INSTALL}`");
     let run = if derived { RUN.to_string() } else { RUN.replace(INSTALL, "const contrast = null;") };
-    format!("(async () => {{\n{COMMON}\n{CONTRAST}\n{run}\n}})()")
+    format!("(async () => {{\n{COMMON}\nconst SHARE = null;\n{CONTRAST}\n{SHARE}\n{run}\n}})()")
 }
 
 /// Evaluates `expr` (awaiting a promise) and returns its value.

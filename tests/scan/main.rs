@@ -9,3 +9,4 @@ mod e2e;
 mod net_egress;
 mod net_fetcher;
 mod ownership;
+mod shared_regions;

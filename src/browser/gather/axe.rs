@@ -1,23 +1,116 @@
 //! axe gatherer: injects the embedded axe-core and runs it on the document (violations and
-//! incomplete results; WCAG 2.0-2.2 A/AA and best-practice tags).
+//! incomplete results; WCAG 2.0-2.2 A/AA and best-practice tags). With the scan's
+//! `SharedRegions`, the regions of the page already judged on another page of the scan are left
+//! out of the run and their findings given back on this page's elements (`browser/axe_share.js`).
 
 use crate::model::AxeResults;
 use chromiumoxide::Page;
+use serde::Deserialize;
 use std::time::Duration;
 
 use crate::browser::cdp::{Budget, eval_string};
 use crate::browser::error::BrowserError;
 use crate::browser::instance::Instance;
-use crate::browser::scripts::{AXE_INJECT, AXE_RUN_SCRIPT};
+use crate::browser::scripts::{AXE_INJECT, AXE_RUN_SCRIPT, FIND_REGIONS, axe_run_script};
+use crate::browser::shared_regions::SharedRegions;
 
 /// How long axe may run on one page.
 pub const AXE_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long finding and fingerprinting the page's regions may take.
+const REGIONS_TIMEOUT: Duration = Duration::from_secs(10);
 
-pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Budget) -> Result<AxeResults, BrowserError> {
+/// A region of the page as `regions.js` answers.
+#[derive(Debug, Deserialize)]
+struct Region {
+    fp: String,
+}
+
+/// What a fresh region got in this run (`axe_share.js`'s `extract`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Fresh {
+    index: usize,
+    entry: String,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Shared {
+    shared: Vec<Fresh>,
+}
+
+pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Budget, shared: Option<&SharedRegions>) -> Result<AxeResults, BrowserError> {
     let loaded = eval_string(instance, page, "axe-inject", &AXE_INJECT, budget.cap(Duration::from_secs(10))).await?;
     if loaded != "object" {
         return Err(BrowserError::Script { name: "axe-inject", message: format!("window.axe is {loaded}") });
     }
-    let text = eval_string(instance, page, "axe", &AXE_RUN_SCRIPT, budget.cap(AXE_TIMEOUT)).await?;
+    let regions = match shared {
+        Some(_) => find_regions(instance, page, budget).await,
+        None => Vec::new(),
+    };
+    let text = match shared.filter(|_| !regions.is_empty()) {
+        Some(shared) => {
+            let (share, reused) = share_for(shared, &regions);
+            let text = eval_string(instance, page, "axe", &axe_run_script(&share), budget.cap(AXE_TIMEOUT)).await?;
+            let fresh = serde_json::from_str::<Shared>(&text).map(|s| s.shared).unwrap_or_default();
+            for f in fresh {
+                if let Some(region) = regions.get(f.index) {
+                    shared.keep(&region.fp, f.entry);
+                }
+            }
+            shared.note_reused(reused);
+            tracing::debug!(regions = regions.len(), reused, "axe with shared regions");
+            text
+        }
+        None => eval_string(instance, page, "axe", &AXE_RUN_SCRIPT, budget.cap(AXE_TIMEOUT)).await?,
+    };
     serde_json::from_str(&text).map_err(|e| BrowserError::Script { name: "axe", message: e.to_string() })
+}
+
+/// The page's regions; none when they cannot be read (then axe judges the whole page).
+async fn find_regions(instance: &Instance, page: &Page, budget: &Budget) -> Vec<Region> {
+    match eval_string(instance, page, "regions", &FIND_REGIONS, budget.cap(REGIONS_TIMEOUT)).await {
+        Ok(text) => serde_json::from_str(&text).unwrap_or_else(|e| {
+            tracing::debug!(error = %e, "regions unreadable");
+            Vec::new()
+        }),
+        Err(e) => {
+            tracing::debug!(error = %e, "regions not found");
+            Vec::new()
+        }
+    }
+}
+
+/// The `SHARE` of `axe_share.js` for these regions: the known ones with what they got, the
+/// others to keep (the first of several alike on one page); and how many are known.
+fn share_for(shared: &SharedRegions, regions: &[Region]) -> (String, usize) {
+    let mut known = Vec::new();
+    let mut fresh = Vec::new();
+    for (index, region) in regions.iter().enumerate() {
+        match shared.get(&region.fp) {
+            Some(entry) => known.push(serde_json::json!({ "index": index, "entry": &*entry })),
+            None if !regions[..index].iter().any(|r| r.fp == region.fp) => fresh.push(index),
+            None => {}
+        }
+    }
+    let n = known.len();
+    (serde_json::json!({ "known": known, "fresh": fresh }).to_string(), n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn known_regions_carry_their_findings_and_repeats_are_judged_once() {
+        let shared = SharedRegions::default();
+        shared.keep("h", "{\"rules\":{}}".into());
+        let regions: Vec<Region> = ["h", "f", "f"].iter().map(|fp| Region { fp: fp.to_string() }).collect();
+        let (share, known) = share_for(&shared, &regions);
+        assert_eq!(known, 1);
+        let v: serde_json::Value = serde_json::from_str(&share).unwrap();
+        assert_eq!(v["known"][0]["index"], 0);
+        assert_eq!(v["known"][0]["entry"], "{\"rules\":{}}");
+        assert_eq!(v["fresh"], serde_json::json!([1]));
+    }
 }

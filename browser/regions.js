@@ -1,0 +1,202 @@
+// The regions of a page that a site's other pages may repeat, each with a fingerprint of
+// everything axe-core's element rules read about it. A region judged on one page of a scan is
+// not judged again on a page where its fingerprint is the same: its findings are given back on
+// that page's own elements (`axe_share.js`).
+//
+// Regions are the blocks outside `main`: the children of `body` (and of any wrapper that holds
+// `main`, recursively) that are not `main` and do not hold it: header, navigation, footer, cookie
+// banner, sidebars. A region is left out when it is too small to be worth it, too large to
+// fingerprint cheaply, or holds what the fingerprint cannot see (a shadow root, a slot, an image
+// map whose image may be elsewhere).
+//
+// The fingerprint reads:
+// - the page's viewport, scroll position and whether a modal dialog is open;
+// - every ancestor up to `html`: tag, role, ARIA, inert/hidden/lang/dir, the computed styles,
+//   and its horizontal extent (its height follows the page's length, which nothing here reads);
+// - the region's subtree: tags, every attribute, text, form state, focus, scroll offsets, each
+//   element's box relative to the region and its computed styles, with `::before`/`::after`
+//   content and paint;
+// - every id the region refers to (labels, ARIA relations, fragment links): what it resolves to,
+//   inside the region (where) or outside it (its markup and styles);
+// - every element outside the region that refers to an id defined inside it (`label for`,
+//   `aria-owns`, ...), with its markup and styles;
+// - every element outside the region whose box overlaps the region's (paint behind or above its
+//   text), and every focusable element outside it within 24 px of one of its own (target
+//   spacing).
+// Returns JSON text: [{fp, size}] in the order of `window.__sitescanRegions`.
+const MIN_ELEMENTS = 8;
+const MAX_ELEMENTS = 4000;
+const MAX_REGIONS = 16;
+const NEAR = 24;
+const STYLE = ['display', 'visibility', 'opacity', 'color', 'background-color', 'background-image', 'background-clip',
+  'background-origin', 'background-size', 'background-position', 'background-repeat', 'background-blend-mode',
+  'font-size', 'font-weight', 'font-style', 'font-family', 'font-variant', 'line-height', 'letter-spacing', 'word-spacing',
+  'text-shadow', 'text-decoration-line', 'text-decoration-style', 'text-decoration-color', 'text-decoration-thickness',
+  'text-underline-offset', 'text-transform', 'text-indent', 'text-align', 'text-overflow', 'white-space', 'overflow-x',
+  'overflow-y', 'position', 'inset', 'z-index', 'clip', 'clip-path', 'mask-image', 'transform', 'filter', 'backdrop-filter',
+  'mix-blend-mode', 'isolation', 'content-visibility', 'pointer-events', 'border-top', 'border-right', 'border-bottom',
+  'border-left', 'outline', 'box-shadow', '-webkit-text-stroke-width', '-webkit-text-stroke-color',
+  '-webkit-text-fill-color', 'cursor', 'float', 'direction', 'writing-mode', 'unicode-bidi', 'user-select', 'speak',
+  'hyphens', 'order', 'flex-direction', 'grid-template-areas', 'columns', 'zoom'];
+const PSEUDO = ['content', 'display', 'visibility', 'opacity', 'color', 'background-color', 'background-image', 'position',
+  'z-index', 'inset', 'width', 'height', 'font-size', 'font-weight', 'text-shadow'];
+const REFS = ['aria-labelledby', 'aria-describedby', 'aria-controls', 'aria-owns', 'aria-activedescendant', 'aria-details',
+  'aria-errormessage', 'aria-flowto', 'for', 'headers', 'form', 'list', 'popovertarget', 'commandfor', 'anchor'];
+const INCOMING = REFS.map((a) => '[' + a + ']').join(',');
+const FOCUSABLE = 'a[href], area[href], button, input, select, textarea, summary, iframe, [tabindex], [onclick], [contenteditable], '
+  + ['button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option', 'slider',
+    'spinbutton', 'combobox', 'textbox', 'searchbox', 'treeitem', 'gridcell'].map((r) => '[role~="' + r + '" i]').join(', ');
+const SKIP = new Set(['script', 'style', 'template', 'link', 'meta', 'noscript', 'base', 'title']);
+const ANCESTOR_ATTRS = /^(role|aria-.*|inert|hidden|lang|xml:lang|dir|contenteditable|tabindex)$/;
+
+// Two 53-bit string hashes (cyrb53, seeded) as hex.
+const hash = (s, seed) => {
+  let h1 = 0xdeadbeef ^ seed, h2 = 0x41c6ce57 ^ seed;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(16).padStart(14, '0');
+};
+const digest = (s) => hash(s, 1) + hash(s, 2);
+const px = (v) => Math.round(v * 64) / 64;
+const styles = (el, pseudo, list) => {
+  const cs = getComputedStyle(el, pseudo);
+  let out = '';
+  for (const p of list) out += cs.getPropertyValue(p) + '|';
+  return out;
+};
+const attrs = (el, only) => {
+  let out = '';
+  for (const a of el.attributes) if (!only || only.test(a.name)) out += ' ' + a.name + '=' + JSON.stringify(a.value);
+  return out;
+};
+const tokens = (v) => String(v || '').trim().split(/\s+/).filter(Boolean);
+const isMain = (el) => el.localName === 'main' || tokens(el.getAttribute('role'))[0] === 'main';
+const holdsMain = (el) => isMain(el) || el.querySelector('main') !== null || Array.from(el.querySelectorAll('[role]')).some(isMain);
+
+// The candidate regions.
+const regions = [];
+const visit = (parent) => {
+  for (const el of parent.children) {
+    if (SKIP.has(el.localName)) continue;
+    if (holdsMain(el)) {
+      if (!isMain(el)) visit(el);
+      continue;
+    }
+    regions.push(el);
+  }
+};
+if (document.body) visit(document.body);
+
+// Each region's elements (DFS order) and whether it can be fingerprinted.
+const inRegion = new Map();
+const kept = [];
+for (const root of regions) {
+  if (kept.length >= MAX_REGIONS) break;
+  const els = [root];
+  let ok = true;
+  for (const el of root.getElementsByTagName('*')) {
+    if (els.length >= MAX_ELEMENTS || el.shadowRoot || el.localName === 'slot' || el.localName === 'map') { ok = false; break; }
+    els.push(el);
+  }
+  if (!ok || root.shadowRoot || els.length < MIN_ELEMENTS) continue;
+  const region = { root, els, parts: [], order: new Map() };
+  els.forEach((el, i) => { region.order.set(el, i); inRegion.set(el, region); });
+  kept.push(region);
+}
+
+const view = [innerWidth, innerHeight, devicePixelRatio, scrollX, scrollY, document.compatMode,
+  !!document.querySelector('dialog:modal, [aria-modal="true" i]'), !!document.fullscreenElement].join(',');
+
+// Who refers to which id, from anywhere on the page.
+const referrers = new Map();
+if (kept.length) {
+  for (const el of document.querySelectorAll(INCOMING)) {
+    for (const a of REFS) {
+      for (const id of tokens(el.getAttribute(a))) {
+        if (!referrers.has(id)) referrers.set(id, []);
+        referrers.get(id).push(el);
+      }
+    }
+  }
+}
+const describe = (el) => el.localName + attrs(el) + '{' + (el.textContent || '').slice(0, 2000) + '}' + styles(el, null, STYLE);
+
+for (const region of kept) {
+  const { root, parts, order } = region;
+  const box = root.getBoundingClientRect();
+  parts.push(view, px(box.x), px(box.width), px(box.height));
+  for (let a = root.parentElement; a; a = a.parentElement) {
+    const r = a.getBoundingClientRect();
+    parts.push('^' + a.localName + attrs(a, ANCESTOR_ATTRS) + styles(a, null, STYLE) + px(r.x) + ',' + px(r.width)
+      + ',' + (r.top <= box.top && r.bottom >= box.bottom));
+  }
+  const refer = (el, name, value) => {
+    for (const id of name === 'href' ? [value.slice(1)] : tokens(value)) {
+      let target = document.getElementById(id);
+      if (!target && name === 'href' && id) target = document.getElementsByName(id)[0] || null;
+      if (!target) parts.push('@' + id + ':none');
+      else if (order.has(target)) parts.push('@' + id + ':in' + order.get(target));
+      else parts.push('@' + id + ':out' + describe(target));
+    }
+  };
+  for (const el of region.els) {
+    // An element without boxes (display: none, an option of a closed select) has no position.
+    const rects = el.getClientRects().length;
+    const r = el.getBoundingClientRect();
+    let s = '<' + el.localName + attrs(el) + (rects ? ' #' + px(r.x - box.x) + ',' + px(r.y - box.y) + ',' + px(r.width) + ',' + px(r.height)
+      + ',' + rects : ' #none') + ' ' + styles(el, null, STYLE);
+    for (const p of ['::before', '::after', '::marker']) {
+      const content = getComputedStyle(el, p).getPropertyValue('content');
+      if (content && content !== 'none' && content !== 'normal') s += p + styles(el, p, PSEUDO);
+    }
+    if ('value' in el && (el.localName === 'input' || el.localName === 'textarea' || el.localName === 'select')) s += ' =' + JSON.stringify(String(el.value));
+    if (el.localName === 'input') s += ' ' + el.checked + el.indeterminate;
+    if (el.localName === 'select') s += ' ' + el.selectedIndex;
+    if (el.scrollTop || el.scrollLeft) s += ' ~' + el.scrollTop + ',' + el.scrollLeft;
+    if (document.activeElement === el) s += ' *focus';
+    for (const n of el.childNodes) if (n.nodeType === 3) s += '"' + n.data;
+    parts.push(s);
+    for (const a of REFS) {
+      const v = el.getAttribute(a);
+      if (v) refer(el, a, v);
+    }
+    const href = el.getAttribute('href');
+    if (href && href.startsWith('#')) refer(el, 'href', href);
+    if (el.id) {
+      for (const from of referrers.get(el.id) || []) if (!order.has(from)) parts.push('<-' + el.id + describe(from));
+    }
+  }
+}
+
+// Elements outside every region that overlap a region's box or sit near it.
+if (kept.length) {
+  const boxes = kept.map((region) => {
+    const ancestors = new Set();
+    for (let a = region.root.parentElement; a; a = a.parentElement) ancestors.add(a);
+    const targets = region.els.filter((el) => el.matches(FOCUSABLE)).map((el) => el.getBoundingClientRect());
+    return { region, ancestors, targets, box: region.root.getBoundingClientRect() };
+  });
+  const within = (r, b, d) => r.right > b.left - d && r.left < b.right + d && r.bottom > b.top - d && r.top < b.bottom + d;
+  for (const el of document.body ? document.body.getElementsByTagName('*') : []) {
+    const own = inRegion.get(el);
+    const r = el.getBoundingClientRect();
+    if (r.width <= 0 && r.height <= 0) continue;
+    for (const { region, ancestors, targets, box } of boxes) {
+      if (own === region || ancestors.has(el)) continue;
+      const overlaps = within(r, box, 0);
+      // Target spacing: a focusable element near one of the region's.
+      const near = !overlaps && within(r, box, NEAR) && el.matches(FOCUSABLE) && targets.some((t) => within(r, t, NEAR));
+      if (!overlaps && !near) continue;
+      region.parts.push((overlaps ? '[]' : '..') + el.localName + attrs(el) + ' #' + px(r.x - box.x) + ',' + px(r.y - box.y) + ','
+        + px(r.width) + ',' + px(r.height) + ' ' + styles(el, null, STYLE));
+    }
+  }
+}
+
+window.__sitescanRegions = kept.map((region) => region.root);
+return JSON.stringify(kept.map((region) => ({ fp: digest(region.parts.join('\n')), size: region.els.length })));
