@@ -15,6 +15,7 @@ mod report;
 mod runners;
 mod sections;
 mod site;
+mod template_site;
 mod utilisation;
 
 use clap::{Args, Parser, Subcommand};
@@ -97,7 +98,7 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 24)]
     pub profile_pages: usize,
     /// Benchmarks to run (comma-separated): throughput, scaling, fidelity, api, profile.
-    #[arg(long, value_delimiter = ',', default_value = "throughput,profile,scaling,fidelity,api")]
+    #[arg(long, value_delimiter = ',', default_value = "throughput,profile,scaling,sharing,fidelity,api")]
     pub only: Vec<String>,
     /// Leave out Lighthouse and pa11y.
     #[arg(long)]

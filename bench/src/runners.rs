@@ -23,7 +23,7 @@ pub struct Ctx {
 }
 
 /// The log filter of measured scans: the engine's info lines plus each page's capture time.
-pub const SCAN_LOG: &str = "info,sitescan::browser::capture=debug,chromiumoxide=off,sqlx=warn,sea_orm=warn,hyper=warn,h2=warn,tower=warn";
+pub const SCAN_LOG: &str = "info,sitescan::browser::capture=debug,sitescan::browser::session=debug,chromiumoxide=off,sqlx=warn,sea_orm=warn,hyper=warn,h2=warn,tower=warn";
 
 /// One `sitescan scan`.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -40,6 +40,13 @@ pub struct ScanRun {
     /// Check id -> findings of that check: the benchmark site's findings must not change when
     /// the engine gets faster.
     pub findings_by_check: BTreeMap<String, usize>,
+    /// Each finding as its check id, page, selector (and for accessibility its whole evidence)
+    /// -> how many: the findings with shared regions judged once and with every page judged in
+    /// full (`--no-share`) must be the same.
+    #[serde(skip)]
+    pub findings_by_key: BTreeMap<String, usize>,
+    /// Regions given back instead of judged again (debug log "regions judged once and given back").
+    pub regions_reused: u64,
     pub peak: Peak,
     /// From the engine's "scan completed" log line.
     pub engine: BTreeMap<String, f64>,
@@ -66,9 +73,15 @@ impl ScanRun {
 pub const CORE_BANDS: [f64; 4] = [0.0, 1.0, 1.5, 1.8];
 
 pub async fn sitescan_scan(ctx: &Ctx, url: &str, max_pages: usize, pages_per_browser: Option<usize>, tag: &str) -> anyhow::Result<ScanRun> {
+    sitescan_scan_with(ctx, url, max_pages, pages_per_browser, tag, &[]).await
+}
+
+/// `sitescan_scan` with more flags to `sitescan scan` (`--no-share`).
+pub async fn sitescan_scan_with(ctx: &Ctx, url: &str, max_pages: usize, pages_per_browser: Option<usize>, tag: &str, extra: &[&str]) -> anyhow::Result<ScanRun> {
     let out = ctx.work.join(format!("report-{tag}.json"));
     let mut cmd = Command::new(&ctx.sitescan);
     cmd.args(["--log-format", "json", "scan", url, "--allow-target", "127.0.0.1/32", "--format", "json", "--quiet"])
+        .args(extra)
         .arg("--max-pages")
         .arg(max_pages.to_string())
         .arg("--output")
@@ -108,6 +121,7 @@ pub async fn sitescan_scan(ctx: &Ctx, url: &str, max_pages: usize, pages_per_bro
                 }
             }
             Some("gatherer failed") => result.gather_errors += 1,
+            Some("regions judged once and given back") => result.regions_reused += v["reused"].as_u64().unwrap_or(0),
             Some("capture phases") => {
                 let mut phases = Vec::new();
                 for pair in v["phases"].as_str().unwrap_or("").split_whitespace() {
@@ -146,7 +160,11 @@ pub async fn sitescan_scan(ctx: &Ctx, url: &str, max_pages: usize, pages_per_bro
     let findings = report["report"]["findings"].as_array().cloned().unwrap_or_default();
     result.findings = findings.len();
     for f in &findings {
-        *result.findings_by_check.entry(f["check_id"].as_str().unwrap_or("?").to_string()).or_default() += 1;
+        let id = f["check_id"].as_str().unwrap_or("?");
+        *result.findings_by_check.entry(id.to_string()).or_default() += 1;
+        let e = &f["evidence"];
+        let key = if id.starts_with("accessibility.") { format!("{id} {e}") } else { format!("{id} {} {}", e["url"], e["selector"]) };
+        *result.findings_by_key.entry(key).or_default() += 1;
     }
     if let Some(keep) = std::env::var_os("SITESCAN_BENCH_KEEP_REPORTS") {
         let _ = std::fs::copy(&out, std::path::Path::new(&keep).join(format!("report-{tag}.json")));

@@ -8,6 +8,7 @@ use crate::profile;
 use crate::report::{Report, linear_fit, mean, median};
 use crate::runners::{self, BareRun, Ctx, PeerRun, ScanRun, first_line};
 use crate::site::GeneratedSite;
+use crate::template_site::TemplateSite;
 use serde_json::{Value, json};
 use sitescan::browser::NETWORK_QUIET;
 use std::collections::BTreeMap;
@@ -17,7 +18,7 @@ use std::time::{Duration, Instant};
 /// Default concurrency of `sitescan scan` (one browser, 4 pages).
 const DEFAULT_CONCURRENCY: usize = 4;
 /// Targets of the issue.
-const TARGET_LH_RATIO: f64 = 15.0;
+const TARGET_LH_RATIO: f64 = 30.0;
 const TARGET_BARE_RATIO: f64 = 1.5;
 /// sitescan with every check against axe-core alone on the same pages.
 const TARGET_AXE_RATIO: f64 = 1.0;
@@ -82,6 +83,10 @@ pub async fn run_all(args: RunArgs, root: PathBuf) -> anyhow::Result<()> {
         println!("== scaling");
         scaling(&ctx, &args, &site, main_scan.as_ref(), &mut report).await;
     }
+    if only("sharing") {
+        println!("== sharing");
+        sharing(&ctx, &args, &site, main_scan.as_ref(), &mut report).await;
+    }
     drop(site);
     if only("fidelity") {
         println!("== fidelity");
@@ -134,7 +139,7 @@ pub async fn run_all(args: RunArgs, root: PathBuf) -> anyhow::Result<()> {
     });
     std::fs::write(&file, serde_json::to_string_pretty(&json)?)?;
     println!("results written to {}", file.display());
-    if let Some(lost) = report.problems.iter().find(|p| p.starts_with("findings differ")) {
+    if let Some(lost) = report.problems.iter().find(|p| p.starts_with("findings differ") || p.starts_with("sharing changed")) {
         anyhow::bail!("the engine no longer finds what it found: {lost}");
     }
     Ok(())
@@ -682,6 +687,78 @@ async fn fidelity(ctx: &Ctx, args: &RunArgs, report: &mut Report) {
         "fidelity: {pass}/{total} metrics within tolerance of Lighthouse at sitescan's default concurrency, {pass1}/{total} at one page at a time"
     ));
     report.data(B, json!({"cells": cells, "runs": runs, "lighthouse": lh}));
+}
+
+/// Shared regions judged once per scan against every page judged in full (`--no-share`): on the
+/// bench site (its throughput scan, when there is one, is the shared run) and on a generated
+/// template-heavy site, where axe-core alone is measured too. Any difference in findings is a
+/// problem that fails the run; the times show what sharing saves.
+async fn sharing(ctx: &Ctx, args: &RunArgs, site: &GeneratedSite, main_scan: Option<&ScanRun>, report: &mut Report) {
+    const B: &str = "sharing";
+    let template = TemplateSite::start(args.pages).await;
+    let mut data = Vec::new();
+    let sites: [(&str, String, usize); 2] = [("bench site", site.url(0), site.pages), ("template site", template.url(0), template.pages)];
+    for (k, (name, start, pages)) in sites.into_iter().enumerate() {
+        let shared = match main_scan.filter(|_| k == 0) {
+            Some(s) => Ok(s.clone()),
+            None => runners::sitescan_scan(ctx, &start, pages, None, &format!("shared-{k}")).await,
+        };
+        let full = runners::sitescan_scan_with(ctx, &start, pages, None, &format!("full-{k}"), &["--no-share"]).await;
+        let (shared, full) = match (shared, full) {
+            (Ok(a), Ok(b)) => (a, b),
+            (a, b) => {
+                for e in [a.err(), b.err()].into_iter().flatten() {
+                    report.problem(format!("sharing: scan of the {name} failed: {e:#}"));
+                }
+                continue;
+            }
+        };
+        let differences: Vec<String> = shared
+            .findings_by_key
+            .keys()
+            .chain(full.findings_by_key.keys())
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .filter(|key| !TIMED_CHECKS.iter().any(|t| key.starts_with(&format!("{t} "))))
+            .filter_map(|key| {
+                let (a, b) = (shared.findings_by_key.get(key).copied().unwrap_or(0), full.findings_by_key.get(key).copied().unwrap_or(0));
+                (a != b).then(|| format!("{a} shared, {b} full: {}", key.chars().take(300).collect::<String>()))
+            })
+            .collect();
+        println!("sharing: {name}: {:.1} s shared ({} regions given back), {:.1} s full, {} findings, {} differences", shared.wall_s, shared.regions_reused, full.wall_s, shared.findings, differences.len());
+        report.row(B, &format!("{name}: sitescan, shared regions judged once"), shared.wall_s, "s").note =
+            Some(format!("{} pages, {} findings, {} regions given back instead of judged", shared.pages, shared.findings, shared.regions_reused));
+        report.row(B, &format!("{name}: sitescan --no-share (every page in full)"), full.wall_s, "s").note =
+            Some(format!("{} pages, {} findings, CPU {:.2} s a page against {:.2} shared", full.pages, full.findings, full.cpu_s / full.pages.max(1) as f64, shared.cpu_s / shared.pages.max(1) as f64));
+        report.row(B, &format!("{name}: ratio shared / full (time)"), shared.wall_s / full.wall_s, "x");
+        let identical = report.row(B, &format!("{name}: findings differing between shared and full"), differences.len() as f64, "");
+        identical.target = Some("0".into());
+        identical.met = Some(differences.is_empty());
+        if !differences.is_empty() {
+            report.problem(format!("sharing changed the findings on the {name}: {}", differences.iter().take(10).cloned().collect::<Vec<_>>().join(" | ")));
+        }
+        let mut axe = None;
+        if k == 1 {
+            let urls: Vec<String> = (0..template.pages).map(|i| template.url(i)).collect();
+            axe = bare_rendering(ctx, &urls, NETWORK_QUIET, true, "template site: axe-core alone", report).await;
+            if let Some(a) = &axe {
+                let row = report.row(B, "template site: ratio sitescan (shared) / axe-core alone (time)", shared.wall_s / a.wall_s, "x");
+                row.target = Some(format!("<= {TARGET_AXE_RATIO}x"));
+                row.met = Some(shared.wall_s / a.wall_s <= TARGET_AXE_RATIO);
+                report.summary(format!(
+                    "sharing: template site {:.1} s shared against {:.1} s full ({:.2}x) and {:.1} s axe-core alone ({:.2}x); findings identical: {}",
+                    shared.wall_s,
+                    full.wall_s,
+                    shared.wall_s / full.wall_s,
+                    a.wall_s,
+                    shared.wall_s / a.wall_s,
+                    differences.is_empty()
+                ));
+            }
+        }
+        data.push(json!({"site": name, "shared": shared, "full": full, "axe_alone": axe, "differences": differences}));
+    }
+    report.data(B, json!(data));
 }
 
 /// The findings of the throughput scan by check id, against `bench/findings-baseline.json` (the
