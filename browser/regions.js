@@ -6,7 +6,7 @@
 // Regions are the blocks outside `main`: the children of `body` (and of any wrapper that holds
 // `main`, recursively) that are not `main` and do not hold it: header, navigation, footer, cookie
 // banner, sidebars. A region is left out when it is too small to be worth it, too large to
-// fingerprint cheaply, or holds what the fingerprint cannot see (a shadow root, a slot, an image
+// fingerprint cheaply (alone, or with the regions before it on the page), or holds what the fingerprint cannot see (a shadow root, a slot, an image
 // map whose image may be elsewhere).
 //
 // The fingerprint reads:
@@ -25,8 +25,11 @@
 //   spacing).
 // Returns JSON text: [{fp, size}] in the order of `window.__sitescanRegions`.
 const MIN_ELEMENTS = 8;
-const MAX_ELEMENTS = 4000;
+const MAX_ELEMENTS = 1500;
 const MAX_REGIONS = 16;
+// Elements fingerprinted on one page at most: a page without `main`, whose content blocks are
+// all "regions", costs a bounded pass, not a second reading of the whole page.
+const BUDGET = 3000;
 const NEAR = 24;
 const STYLE = ['display', 'visibility', 'opacity', 'color', 'background-color', 'background-image', 'background-clip',
   'background-origin', 'background-size', 'background-position', 'background-repeat', 'background-blend-mode',
@@ -95,6 +98,7 @@ if (document.body) visit(document.body);
 // Each region's elements (DFS order) and whether it can be fingerprinted.
 const inRegion = new Map();
 const kept = [];
+let budget = BUDGET;
 for (const root of regions) {
   if (kept.length >= MAX_REGIONS) break;
   const els = [root];
@@ -103,7 +107,8 @@ for (const root of regions) {
     if (els.length >= MAX_ELEMENTS || el.shadowRoot || el.localName === 'slot' || el.localName === 'map') { ok = false; break; }
     els.push(el);
   }
-  if (!ok || root.shadowRoot || els.length < MIN_ELEMENTS) continue;
+  if (!ok || root.shadowRoot || els.length < MIN_ELEMENTS || els.length > budget) continue;
+  budget -= els.length;
   const region = { root, els, parts: [], order: new Map() };
   els.forEach((el, i) => { region.order.set(el, i); inRegion.set(el, region); });
   kept.push(region);
