@@ -6,8 +6,8 @@
 // Regions are the blocks outside `main`: the children of `body` (and of any wrapper that holds
 // `main`, recursively) that are not `main` and do not hold it: header, navigation, footer, cookie
 // banner, sidebars. A region is left out when it is too small to be worth it, too large to
-// fingerprint cheaply (alone, or with the regions before it on the page), or holds what the fingerprint cannot see (a shadow root, a slot, an image
-// map whose image may be elsewhere).
+// fingerprint cheaply (alone, or with the regions before it on the page), or holds what the
+// fingerprint cannot see (a shadow root, a slot, an image map whose image may be elsewhere).
 //
 // The fingerprint reads:
 // - the page's viewport, scroll position and whether a modal dialog is open;
