@@ -28,9 +28,16 @@ fn footer() -> String {
         "<footer><div class=\"links\">{links}</div><p class=\"muted\">&copy; Example Company, all rights reserved</p>\
          <a href=\"/p0\"> </a><input id=\"foot-email\" type=\"email\"><p id=\"hint\">We never share your address</p>\
          <select><option>English</option><option>Deutsch</option></select><img src=\"/badge.png\" alt=\"badge.png\">\
-         <div role=\"button\">Back to top</div></footer>"
+         <div role=\"button\">Back to top</div>\
+         <div role=\"checkbox\" tabindex=\"0\" aria-checked=\"{HOSTILE}\">I agree</div></footer>"
     )
 }
+
+/// An attribute value that axe quotes in its failure summary, shaped to break out of the JSON
+/// the scan hands back to the next page's script (quotes, a backslash, a line separator, a
+/// template literal, a closing script tag), escaped for HTML.
+const HOSTILE: &str = "x&quot;);window.pwned=1;//\\\u{2028}`${1}`&lt;/script&gt;";
+const HOSTILE_TEXT: &str = "x\");window.pwned=1;//\\\u{2028}`${1}`</script>";
 
 const STYLE: &str = "body{margin:0;font-family:sans-serif;background:#fff;color:#222}header{background:#f6f6f6;padding:8px}\
     nav a{color:#999;margin:0 6px}.muted{color:#b0b0b0}footer{background:#eee;padding:12px}footer .links a{color:#aaa}";
@@ -120,6 +127,13 @@ async fn findings_are_the_same_whether_shared_regions_are_judged_once_or_on_ever
         assert!(with(&a, "accessibility.label", &p, "#foot-email"), "label on {p}");
         assert!(with(&a, "accessibility.link-name", &p, ".logo"), "link-name on {p}");
         assert!(with(&a, "accessibility.color-contrast", &p, "nav > a[href=\"/p2\"]"), "contrast on {p}");
+    }
+    // Text the page controls comes back verbatim on every page, as data.
+    for i in [1, 13] {
+        let p = format!("/p{i}");
+        let f = a.findings.iter().find(|f| f.check_id == "accessibility.aria-valid-attr-value" && f.url().is_some_and(|u| u.ends_with(&p)));
+        let summary = f.and_then(|f| f.evidence.get("failure_summary")).and_then(Value::as_str).unwrap_or_default();
+        assert!(summary.contains(HOSTILE_TEXT), "the hostile value on {p}: {summary:?}");
     }
     // ...and what the page around a region changes, changes its verdict there only.
     assert!(!with(&a, "accessibility.label", "/p6", "#foot-email"), "the label in main names the footer's field on /p6");

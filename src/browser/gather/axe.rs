@@ -18,6 +18,8 @@ use crate::browser::shared_regions::SharedRegions;
 pub const AXE_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long finding and fingerprinting the page's regions may take.
 const REGIONS_TIMEOUT: Duration = Duration::from_secs(10);
+/// Findings given back to one page at most (JSON bytes); past it, regions are judged again.
+const MAX_SHARE_BYTES: usize = 4 << 20;
 
 /// A region of the page as `regions.js` answers.
 #[derive(Debug, Deserialize)]
@@ -86,9 +88,14 @@ async fn find_regions(instance: &Instance, page: &Page, budget: &Budget) -> Vec<
 fn share_for(shared: &SharedRegions, regions: &[Region]) -> (String, usize) {
     let mut known = Vec::new();
     let mut fresh = Vec::new();
+    let mut bytes = 0;
     for (index, region) in regions.iter().enumerate() {
         match shared.get(&region.fp) {
-            Some(entry) => known.push(serde_json::json!({ "index": index, "entry": &*entry })),
+            Some(entry) if bytes + entry.len() <= MAX_SHARE_BYTES => {
+                bytes += entry.len();
+                known.push(serde_json::json!({ "index": index, "entry": &*entry }));
+            }
+            Some(_) => {}
             None if !regions[..index].iter().any(|r| r.fp == region.fp) => fresh.push(index),
             None => {}
         }
