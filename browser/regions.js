@@ -31,16 +31,13 @@ const MAX_REGIONS = 16;
 // all "regions", costs a bounded pass, not a second reading of the whole page.
 const BUDGET = 3000;
 const NEAR = 24;
-const STYLE = ['display', 'visibility', 'opacity', 'color', 'background-color', 'background-image', 'background-clip',
-  'background-origin', 'background-size', 'background-position', 'background-repeat', 'background-blend-mode',
-  'font-size', 'font-weight', 'font-style', 'font-family', 'font-variant', 'line-height', 'letter-spacing', 'word-spacing',
-  'text-shadow', 'text-decoration-line', 'text-decoration-style', 'text-decoration-color', 'text-decoration-thickness',
-  'text-underline-offset', 'text-transform', 'text-indent', 'text-align', 'text-overflow', 'white-space', 'overflow-x',
-  'overflow-y', 'position', 'inset', 'z-index', 'clip', 'clip-path', 'mask-image', 'transform', 'filter', 'backdrop-filter',
-  'mix-blend-mode', 'isolation', 'content-visibility', 'pointer-events', 'border-top', 'border-right', 'border-bottom',
-  'border-left', 'outline', 'box-shadow', '-webkit-text-stroke-width', '-webkit-text-stroke-color',
-  '-webkit-text-fill-color', 'cursor', 'float', 'direction', 'writing-mode', 'unicode-bidi', 'user-select', 'speak',
-  'hyphens', 'order', 'flex-direction', 'grid-template-areas', 'columns', 'zoom'];
+// The computed styles axe-core's element rules read (visibility, colours and what blends them,
+// fonts, decorations, clipping, stacking); what only moves boxes shows in the boxes themselves.
+const STYLE = ['display', 'visibility', 'opacity', 'color', 'background-color', 'background-image', 'font-size', 'font-weight',
+  'font-style', 'font-family', 'text-shadow', 'text-decoration-line', 'text-decoration-style', 'text-decoration-color',
+  'text-indent', 'overflow-x', 'overflow-y', 'position', 'z-index', 'clip', 'clip-path', 'transform', 'filter', 'mix-blend-mode',
+  'content-visibility', 'pointer-events', 'border-bottom-style', 'border-bottom-width', 'border-bottom-color',
+  '-webkit-text-stroke-width', '-webkit-text-stroke-color', '-webkit-text-fill-color', 'direction', 'white-space'];
 const PSEUDO = ['content', 'display', 'visibility', 'opacity', 'color', 'background-color', 'background-image', 'position',
   'z-index', 'inset', 'width', 'height', 'font-size', 'font-weight', 'text-shadow'];
 const REFS = ['aria-labelledby', 'aria-describedby', 'aria-controls', 'aria-owns', 'aria-activedescendant', 'aria-details',
@@ -155,7 +152,7 @@ for (const region of kept) {
     const r = el.getBoundingClientRect();
     let s = '<' + el.localName + attrs(el) + (rects ? ' #' + px(r.x - box.x) + ',' + px(r.y - box.y) + ',' + px(r.width) + ',' + px(r.height)
       + ',' + rects : ' #none') + ' ' + styles(el, null, STYLE);
-    for (const p of ['::before', '::after', '::marker']) {
+    for (const p of ['::before', '::after']) {
       const content = getComputedStyle(el, p).getPropertyValue('content');
       if (content && content !== 'none' && content !== 'normal') s += p + styles(el, p, PSEUDO);
     }

@@ -55,6 +55,9 @@ enum Command {
     ServeSite {
         #[arg(long, default_value_t = 60)]
         pages: usize,
+        /// Serve the template-heavy site of the sharing benchmark instead.
+        #[arg(long)]
+        template: bool,
     },
 }
 
@@ -133,9 +136,16 @@ fn main() -> anyhow::Result<()> {
             println!("{}", serde_json::to_string(&report)?);
             Ok(())
         }),
-        Some(Command::ServeSite { pages }) => rt.block_on(async {
-            let site = site::GeneratedSite::start(pages).await;
-            println!("{}", site.url(0));
+        Some(Command::ServeSite { pages, template }) => rt.block_on(async {
+            // Held until ctrl-c: the server stops when the site is dropped.
+            let (_bench, _template);
+            if template {
+                _template = template_site::TemplateSite::start(pages).await;
+                println!("{}", _template.url(0));
+            } else {
+                _bench = site::GeneratedSite::start(pages).await;
+                println!("{}", _bench.url(0));
+            }
             tokio::signal::ctrl_c().await?;
             Ok(())
         }),

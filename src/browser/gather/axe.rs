@@ -46,10 +46,12 @@ pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Budget, sh
     if loaded != "object" {
         return Err(BrowserError::Script { name: "axe-inject", message: format!("window.axe is {loaded}") });
     }
+    let began = std::time::Instant::now();
     let regions = match shared {
         Some(_) => find_regions(instance, page, budget).await,
         None => Vec::new(),
     };
+    let regions_ms = began.elapsed().as_millis() as u64;
     let text = match shared.filter(|_| !regions.is_empty()) {
         Some(shared) => {
             let (share, reused) = share_for(shared, &regions);
@@ -61,7 +63,7 @@ pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Budget, sh
                 }
             }
             shared.note_reused(reused);
-            tracing::debug!(regions = regions.len(), reused, "axe with shared regions");
+            tracing::debug!(regions = regions.len(), reused, regions_ms, run_ms = began.elapsed().as_millis() as u64 - regions_ms, "axe with shared regions");
             text
         }
         None => eval_string(instance, page, "axe", &AXE_RUN_SCRIPT, budget.cap(AXE_TIMEOUT)).await?,
