@@ -31,7 +31,8 @@ const installSharing = (axe, share) => {
     return !!check && typeof check.after === 'function';
   };
   const local = new Set(audit.rules
-    .filter((rule) => !rule.pageLevel && !PAGE_WIDE.has(rule.id) && !['any', 'all', 'none'].some((t) => (rule[t] || []).some(hasAfter)))
+    .filter((rule) => typeof rule.matches === 'function' && !rule.pageLevel && !PAGE_WIDE.has(rule.id)
+      && !['any', 'all', 'none'].some((t) => (rule[t] || []).some(hasAfter)))
     .map((rule) => rule.id));
   // Each element of a region and its path of child indexes from the region's root.
   const walk = (root, visit) => {
@@ -75,7 +76,7 @@ const installSharing = (axe, share) => {
   const wrapped = [];
   if (skip.size) {
     for (const rule of audit.rules) {
-      if (!local.has(rule.id) || typeof rule.matches !== 'function') continue;
+      if (!local.has(rule.id)) continue;
       const own = Object.prototype.hasOwnProperty.call(rule, 'matches');
       const matches = rule.matches;
       rule.matches = function sharedMatches(node, vNode, context) {
