@@ -14,5 +14,6 @@ mod page_scripts;
 mod proxy;
 mod roles;
 mod secrets;
+mod shared_regions;
 mod ssrf;
 mod targets;
