@@ -6,6 +6,7 @@
 use crate::model::AxeResults;
 use chromiumoxide::Page;
 use serde::Deserialize;
+use std::borrow::Cow;
 use std::time::Duration;
 
 use crate::browser::cdp::{Budget, eval_string};
@@ -52,22 +53,22 @@ pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Budget, sh
         None => Vec::new(),
     };
     let regions_ms = began.elapsed().as_millis() as u64;
-    let text = match shared.filter(|_| !regions.is_empty()) {
-        Some(shared) => {
-            let (share, reused) = share_for(shared, &regions);
-            let text = eval_string(instance, page, "axe", &axe_run_script(&share), budget.cap(AXE_TIMEOUT)).await?;
-            let fresh = serde_json::from_str::<Shared>(&text).map(|s| s.shared).unwrap_or_default();
-            for f in fresh {
-                if let Some(region) = regions.get(f.index) {
-                    shared.keep(&region.fp, f.entry);
-                }
-            }
-            shared.note_reused(reused);
-            tracing::debug!(regions = regions.len(), reused, regions_ms, run_ms = began.elapsed().as_millis() as u64 - regions_ms, "axe with shared regions");
-            text
-        }
-        None => eval_string(instance, page, "axe", &AXE_RUN_SCRIPT, budget.cap(AXE_TIMEOUT)).await?,
+    let share = shared.filter(|_| !regions.is_empty()).map(|shared| (shared, share_for(shared, &regions)));
+    let script = match &share {
+        Some((_, (json, _))) => Cow::Owned(axe_run_script(json)),
+        None => Cow::Borrowed(AXE_RUN_SCRIPT.as_str()),
     };
+    let text = eval_string(instance, page, "axe", &script, budget.cap(AXE_TIMEOUT)).await?;
+    if let Some((shared, (_, reused))) = share {
+        // What the regions judged here for the first time got, for the scan's next pages.
+        for fresh in serde_json::from_str::<Shared>(&text).map(|s| s.shared).unwrap_or_default() {
+            if let Some(region) = regions.get(fresh.index) {
+                shared.keep(&region.fp, fresh.entry);
+            }
+        }
+        shared.note_reused(reused);
+        tracing::debug!(regions = regions.len(), reused, regions_ms, run_ms = began.elapsed().as_millis() as u64 - regions_ms, "axe with shared regions");
+    }
     serde_json::from_str(&text).map_err(|e| BrowserError::Script { name: "axe", message: e.to_string() })
 }
 
