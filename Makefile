@@ -14,7 +14,7 @@ export CARGO_TARGET_DIR
 BENCH_ARGS ?=
 PEERS := bench/peers
 
-.PHONY: bench bench-build bench-peers bench-act bench-scale
+.PHONY: bench bench-build bench-peers bench-act bench-contrast bench-scale
 
 bench: bench-build bench-peers
 	-bash scripts/services.sh
@@ -28,6 +28,15 @@ ACT_ARGS ?=
 bench-act:
 	cargo build --release --bin sitescan
 	node --experimental-websocket bench/act/act.mjs --sitescan $(CARGO_TARGET_DIR)/release/sitescan $(ACT_ARGS)
+
+# A lean text-contrast pass of our own (bench/act/lean-contrast.js) against axe-core's
+# color-contrast rule (bench/act/contrast.mjs): time and verdicts, element by element, on the ACT
+# contrast cases, our edge cases (bench/act/contrast-edges/) and both bench sites. Not part of a scan.
+#   make bench-contrast CONTRAST_ARGS="--pages 30"
+CONTRAST_ARGS ?=
+bench-contrast:
+	cargo build --release --manifest-path bench/Cargo.toml
+	node --experimental-websocket bench/act/contrast.mjs --bench $(CARGO_TARGET_DIR)/release/sitescan-bench $(CONTRAST_ARGS)
 
 # A fleet on PostgreSQL, by simulation (bench/scale/): the planners against N sites (the 3 a.m.
 # rush, a one-hour outage's catch-up, an idle tick), the list endpoints over F findings, the
