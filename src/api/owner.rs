@@ -286,7 +286,7 @@ impl OwnerService for OwnerApi {
     async fn remove_schedule(&self, req: Request<pb::RemoveByIdRequest>) -> Result<Response<pb::Removed>, Status> {
         let who = self.admit(&req, "RemoveSchedule").await?;
         let id = parse_id(&req.get_ref().id)?;
-        self.sites().remove_schedule(who.org(), id).await.map_err(recurring_status)?;
+        self.sites().remove_schedule(who.org(), id, None).await.map_err(recurring_status)?;
         Ok(Response::new(pb::Removed { removed: true }))
     }
 
@@ -308,7 +308,7 @@ impl OwnerService for OwnerApi {
     async fn remove_monitor(&self, req: Request<pb::RemoveByIdRequest>) -> Result<Response<pb::Removed>, Status> {
         let who = self.admit(&req, "RemoveMonitor").await?;
         let id = parse_id(&req.get_ref().id)?;
-        self.sites().remove_monitor(who.org(), id).await.map_err(recurring_status)?;
+        self.sites().remove_monitor(who.org(), id, None).await.map_err(recurring_status)?;
         Ok(Response::new(pb::Removed { removed: true }))
     }
 }

@@ -98,7 +98,7 @@ pub async fn schedule(cmd: ScheduleCommand) -> anyhow::Result<Exit> {
                 eprintln!("error: no schedule {id}");
                 return Ok(Exit::Failed);
             };
-            if let Err(e) = sites(&store).remove_schedule(OrgId::new(&row.org_id), id).await {
+            if let Err(e) = sites(&store).remove_schedule(OrgId::new(&row.org_id), id, None).await {
                 return refused(e);
             }
             eprintln!("removed schedule {id}");
@@ -141,7 +141,7 @@ pub async fn monitor(cmd: MonitorCommand) -> anyhow::Result<Exit> {
                 eprintln!("error: no monitor {id}");
                 return Ok(Exit::Failed);
             };
-            if let Err(e) = sites(&store).remove_monitor(OrgId::new(&row.org_id), id).await {
+            if let Err(e) = sites(&store).remove_monitor(OrgId::new(&row.org_id), id, None).await {
                 return refused(e);
             }
             eprintln!("removed monitor {id}");

@@ -89,11 +89,14 @@ pub async fn list_monitors(store: &Store, org: &str, site: Option<&str>) -> Resu
 }
 
 /// Removes one of the organisation's monitors (`NotFound` otherwise).
-pub async fn remove_monitor(store: &Store, org: &str, id: Uuid) -> Result<(), RecurringError> {
-    if store.remove_monitor(org, id).await? {
+pub async fn remove_monitor(store: &Store, org: &str, id: Uuid, site: Option<Uuid>) -> Result<(), RecurringError> {
+    if store.remove_monitor(org, id, site).await? {
         Ok(())
     } else {
-        Err(RecurringError::NotFound(format!("no monitor {id} in organisation {org}")))
+        Err(RecurringError::NotFound(match site {
+            Some(site) => format!("no monitor {id} of site {site} in organisation {org}"),
+            None => format!("no monitor {id} in organisation {org}"),
+        }))
     }
 }
 

@@ -150,12 +150,15 @@ pub async fn list_schedules(store: &Store, org: &str, site: Option<&str>) -> Res
     Ok(store.list_schedules(org, site_id).await?)
 }
 
-/// Removes one of the organisation's schedules (`NotFound` otherwise).
-pub async fn remove_schedule(store: &Store, org: &str, id: Uuid) -> Result<(), RecurringError> {
-    if store.remove_schedule(org, id).await? {
+/// Removes one of the organisation's schedules, of site `site` when given (`NotFound` otherwise).
+pub async fn remove_schedule(store: &Store, org: &str, id: Uuid, site: Option<Uuid>) -> Result<(), RecurringError> {
+    if store.remove_schedule(org, id, site).await? {
         Ok(())
     } else {
-        Err(RecurringError::NotFound(format!("no schedule {id} in organisation {org}")))
+        Err(RecurringError::NotFound(match site {
+            Some(site) => format!("no schedule {id} of site {site} in organisation {org}"),
+            None => format!("no schedule {id} in organisation {org}"),
+        }))
     }
 }
 
@@ -450,8 +453,9 @@ mod tests {
         assert_eq!(s.timezone, "Europe/Paris");
         assert_eq!(list_schedules(&store, "acme", Some("https://shop.example.com")).await.unwrap().len(), 1);
         assert!(list_schedules(&store, "other", None).await.unwrap().is_empty());
-        assert!(matches!(remove_schedule(&store, "other", s.id).await, Err(RecurringError::NotFound(_))));
-        remove_schedule(&store, "acme", s.id).await.unwrap();
+        assert!(matches!(remove_schedule(&store, "other", s.id, None).await, Err(RecurringError::NotFound(_))));
+        assert!(matches!(remove_schedule(&store, "acme", s.id, Some(Uuid::new_v4())).await, Err(RecurringError::NotFound(_))));
+        remove_schedule(&store, "acme", s.id, Some(s.site_id)).await.unwrap();
         assert!(list_schedules(&store, "acme", None).await.unwrap().is_empty());
     }
 }

@@ -35,9 +35,10 @@ impl SiteService {
         recurring::list_schedules(self.store(), org.as_str(), site).await
     }
 
-    /// Removes one of the organisation's schedules (`NotFound` otherwise).
-    pub async fn remove_schedule(&self, org: OrgId<'_>, id: Uuid) -> Result<(), RecurringError> {
-        recurring::remove_schedule(self.store(), org.as_str(), id).await
+    /// Removes one of the organisation's schedules, of site `site` when given (`NotFound`
+    /// otherwise: a page of one site never removes another site's schedule).
+    pub async fn remove_schedule(&self, org: OrgId<'_>, id: Uuid, site: Option<Uuid>) -> Result<(), RecurringError> {
+        recurring::remove_schedule(self.store(), org.as_str(), id, site).await
     }
 
     /// Adds a monitor to the organisation's site `site` (id or origin) probing it `every` (`5m`,
@@ -52,8 +53,8 @@ impl SiteService {
         recurring::list_monitors(self.store(), org.as_str(), site).await
     }
 
-    /// Removes one of the organisation's monitors (`NotFound` otherwise).
-    pub async fn remove_monitor(&self, org: OrgId<'_>, id: Uuid) -> Result<(), RecurringError> {
-        recurring::remove_monitor(self.store(), org.as_str(), id).await
+    /// Removes one of the organisation's monitors, of site `site` when given (`NotFound` otherwise).
+    pub async fn remove_monitor(&self, org: OrgId<'_>, id: Uuid, site: Option<Uuid>) -> Result<(), RecurringError> {
+        recurring::remove_monitor(self.store(), org.as_str(), id, site).await
     }
 }

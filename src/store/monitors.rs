@@ -101,9 +101,13 @@ impl Store {
         self.conn().query_all_raw(stmt).await?.iter().map(monitor).collect()
     }
 
-    /// Removes a monitor; `false` when the organisation had none with this id.
-    pub async fn remove_monitor(&self, org: &str, id: Uuid) -> StoreResult<bool> {
-        let stmt = self.stmt("DELETE FROM monitors WHERE id = $1 AND org_id = $2", vec![id.into(), org.into()]);
+    /// Removes a monitor; `false` when the organisation had none with this id (of site `site`, when
+    /// given).
+    pub async fn remove_monitor(&self, org: &str, id: Uuid, site: Option<Uuid>) -> StoreResult<bool> {
+        let stmt = match site {
+            Some(site) => self.stmt("DELETE FROM monitors WHERE id = $1 AND org_id = $2 AND site_id = $3", vec![id.into(), org.into(), site.into()]),
+            None => self.stmt("DELETE FROM monitors WHERE id = $1 AND org_id = $2", vec![id.into(), org.into()]),
+        };
         Ok(self.conn().execute_raw(stmt).await?.rows_affected() == 1)
     }
 

@@ -177,6 +177,25 @@ async fn an_owner_schedules_nightly_scans_and_adds_a_monitor_from_the_site_page(
         &format!("{path}?done=schedule-removed#schedules"),
     );
     assert_eq!(crate::client::count(&app, "schedules").await, 1);
+
+    // A site's page removes that site's schedules and monitors only, not another site's of the
+    // same organisation.
+    let other_site = FixtureSite::start().await;
+    other_site.route("/", Route::html("<!doctype html><html lang=en><title>Blog</title><h1>Blog</h1>"));
+    let other = location(&web.post("/sites", &[("url", &other_site.url("/"))]).await).trim_end_matches("?done=added").to_string();
+    web.get(&other).await;
+    assert_eq!(web.post(&format!("{other}/schedules"), &[("cron", "0 5 * * *"), ("timezone", "UTC"), ("mode", "passive")]).await.status.as_u16(), 303);
+    let other_id: uuid::Uuid = other.trim_start_matches("/sites/").parse().expect("site id");
+    let theirs = app.store.list_schedules("acme", Some(other_id)).await.unwrap().pop().expect("the other site's schedule");
+    let monitor_of_first = app.store.list_monitors("acme", None).await.unwrap().pop().expect("a monitor");
+    page(&web.post(&format!("{other}/schedules/remove"), &[("id", &attested.id.to_string())]).await, 404);
+    page(&web.post(&format!("{other}/monitors/remove"), &[("id", &monitor_of_first.id.to_string())]).await, 404);
+    assert_eq!(crate::client::count(&app, "schedules").await, 2, "nothing removed across sites");
+    assert_eq!(crate::client::count(&app, "monitors").await, 1, "nothing removed across sites");
+    redirect_to(&web.post(&format!("{other}/schedules/remove"), &[("id", &theirs.id.to_string())]).await, &format!("{other}?done=schedule-removed#schedules"));
+    redirect_to(&web.post(&format!("{path}/monitors/remove"), &[("id", &monitor_of_first.id.to_string())]).await, &format!("{path}?done=monitor-removed#monitors"));
+    assert_eq!(crate::client::count(&app, "schedules").await, 1);
+    assert_eq!(crate::client::count(&app, "monitors").await, 0);
 }
 
 /// A completed scan of `target` with `findings` (check id, severity, how many) and one page per

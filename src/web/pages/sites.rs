@@ -369,7 +369,7 @@ pub async fn remove_schedule(State(state): State<WebState>, OwnerSession(s): Own
     form.check_session(&s)?;
     let site = owned_site(&state, &s, &id).await?;
     let schedule = Uuid::parse_str(form.text("id")).map_err(|_| PageError::NotFound)?;
-    match state.sites().remove_schedule(s.org(), schedule).await {
+    match state.sites().remove_schedule(s.org(), schedule, Some(site.id)).await {
         Ok(()) => Ok(see_other(&format!("/sites/{}?done=schedule-removed#schedules", site.id), &[])),
         Err(crate::recurring::RecurringError::NotFound(_)) => Err(PageError::NotFound),
         Err(e) => Err(PageError::internal(e)),
@@ -395,7 +395,7 @@ pub async fn remove_monitor(State(state): State<WebState>, OwnerSession(s): Owne
     form.check_session(&s)?;
     let site = owned_site(&state, &s, &id).await?;
     let monitor = Uuid::parse_str(form.text("id")).map_err(|_| PageError::NotFound)?;
-    match state.sites().remove_monitor(s.org(), monitor).await {
+    match state.sites().remove_monitor(s.org(), monitor, Some(site.id)).await {
         Ok(()) => Ok(see_other(&format!("/sites/{}?done=monitor-removed#monitors", site.id), &[])),
         Err(crate::recurring::RecurringError::NotFound(_)) => Err(PageError::NotFound),
         Err(e) => Err(PageError::internal(e)),
