@@ -153,7 +153,7 @@ console.log(`act: sitescan (${opts.mode}) scanned ${pages.size} pages in ${sites
 async function runAxe() {
   const profile = fs.mkdtempSync(path.join(work, 'chromium-'));
   const chrome = spawn(opts.chromium, ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--mute-audio',
-    '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1', '--remote-debugging-port=0', `--user-data-dir=${profile}`, 'about:blank'], { stdio: 'ignore' });
+    '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1', '--remote-debugging-port=0', `--user-data-dir=${profile}`, 'about:blank'], { stdio: 'ignore', detached: true });
   let port;
   for (let i = 0; i < 200 && !port; i++) {
     await new Promise((r) => setTimeout(r, 100));
@@ -198,7 +198,9 @@ async function runAxe() {
   let next = 0;
   await Promise.all(Array.from({ length: opts.concurrency }, async () => { while (next < cases.length) await runCase(cases[next++]); }));
   ws.close();
-  await new Promise((r) => { chrome.on('exit', r); chrome.kill(); setTimeout(r, 5000); });
+  // Debian's /usr/bin/chromium* are shell scripts that do not exec: the browser is the script's
+  // child, so the whole process group goes.
+  await new Promise((r) => { chrome.on('exit', r); try { process.kill(-chrome.pid, 'SIGKILL'); } catch { chrome.kill(); } setTimeout(r, 5000); });
   return result;
 }
 const t1 = Date.now();

@@ -37,7 +37,9 @@ const opts = {
 const lean = fs.readFileSync(path.join(here, 'lean-contrast.js'), 'utf8');
 const axeSource = fs.readFileSync(path.join(root, 'browser/node_modules/axe-core/axe.min.js'), 'utf8');
 const children = [];
-const stop = () => { for (const c of children) c.kill(); };
+// Each child leads its own process group: Debian's /usr/bin/chromium* are shell scripts that do
+// not exec, so killing the script alone would leave the browser running.
+const stop = () => { for (const c of children) { try { process.kill(-c.pid, 'SIGKILL'); } catch { c.kill(); } } };
 process.on('exit', stop);
 
 // --- pages ------------------------------------------------------------------------------------
@@ -60,7 +62,7 @@ const server = http.createServer((req, res) => {
 await new Promise((r) => server.listen(0, '127.0.0.1', r));
 const actOrigin = `http://127.0.0.1:${server.address().port}`;
 const serveSite = (template) => new Promise((resolve, reject) => {
-  const child = spawn(opts.bench, ['serve-site', '--pages', String(opts.pages), ...(template ? ['--template'] : [])], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(opts.bench, ['serve-site', '--pages', String(opts.pages), ...(template ? ['--template'] : [])], { stdio: ['ignore', 'pipe', 'inherit'], detached: true });
   children.push(child);
   child.on('error', reject);
   child.stdout.once('data', (d) => resolve(String(d).trim()));
@@ -90,7 +92,7 @@ const sources = [
 // --- Chromium over CDP ------------------------------------------------------------------------
 const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'sitescan-contrast-'));
 const chrome = spawn(opts.chromium, ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--mute-audio', '--hide-scrollbars',
-  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1', '--remote-debugging-port=0', `--user-data-dir=${profile}`, 'about:blank'], { stdio: 'ignore' });
+  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1', '--remote-debugging-port=0', `--user-data-dir=${profile}`, 'about:blank'], { stdio: 'ignore', detached: true });
 children.push(chrome);
 let port;
 for (let i = 0; i < 200 && !port; i++) {
