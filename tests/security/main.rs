@@ -15,5 +15,6 @@ mod proxy;
 mod roles;
 mod secrets;
 mod shared_regions;
+mod site_scoping;
 mod ssrf;
 mod targets;
