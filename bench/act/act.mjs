@@ -22,15 +22,8 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { arg, root, targetDir } from './cli.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '..', '..');
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf('--' + name);
-  return i > 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1] : fallback;
-};
-const targetDir = process.env.CARGO_TARGET_DIR || path.join(root, 'target');
 const defaultBin = ['release', 'debug'].map((p) => path.join(targetDir, p, 'sitescan')).find((p) => fs.existsSync(p));
 const opts = {
   actRules: path.resolve(arg('act-rules', path.join(root, '..', 'shared', 'act-rules'))),
