@@ -15,7 +15,9 @@
 //! `--latency-ms` per answer of the loopback site and receiver, default 50); `--queue N
 //! --workers W[,W...]` how late N queued scans start with W worker loops whose browser work is
 //! modelled (`workers.rs`: `--pages P --page-ms T --page-findings F`, default 5 pages of 400 ms
-//! with 10 findings each).
+//! with 10 findings each); `--noisy N --workers W[,W...]` the noisy neighbour: organisation A
+//! queues N scans at once, B queues ten one at a time while they drain, first come first served
+//! against the fair claim (`workers.rs`).
 //!
 //! It drops and recreates the database `sitescan_scale` on the server of `--postgres` (default
 //! `postgres://postgres@127.0.0.1:5432`). Each planner has a pool of its own, as a process would.
@@ -43,6 +45,7 @@ struct Args {
     webhooks: Option<usize>,
     latency_ms: u64,
     queue: Option<usize>,
+    noisy: Option<usize>,
     workers: Vec<usize>,
     pages: usize,
     page_ms: u64,
@@ -52,7 +55,7 @@ struct Args {
 }
 
 fn args() -> Args {
-    let mut a = Args { sites: Vec::new(), findings: Vec::new(), monitors: None, webhooks: None, latency_ms: 50, queue: None, workers: vec![10, 40], pages: 5, page_ms: 400, page_findings: 10, planners: 2, postgres: "postgres://postgres@127.0.0.1:5432".into() };
+    let mut a = Args { sites: Vec::new(), findings: Vec::new(), monitors: None, webhooks: None, latency_ms: 50, queue: None, noisy: None, workers: vec![10, 40], pages: 5, page_ms: 400, page_findings: 10, planners: 2, postgres: "postgres://postgres@127.0.0.1:5432".into() };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let value = it.next().unwrap_or_default();
@@ -63,6 +66,7 @@ fn args() -> Args {
             "--webhooks" => a.webhooks = value.parse().ok(),
             "--latency-ms" => a.latency_ms = value.parse().unwrap_or(50),
             "--queue" => a.queue = value.parse().ok(),
+            "--noisy" => a.noisy = value.parse().ok(),
             "--workers" => a.workers = value.split(',').filter_map(|v| v.trim().parse().ok()).collect(),
             "--pages" => a.pages = value.parse().unwrap_or(5),
             "--page-ms" => a.page_ms = value.parse().unwrap_or(400),
@@ -70,12 +74,12 @@ fn args() -> Args {
             "--planners" => a.planners = value.parse().unwrap_or(2),
             "--postgres" => a.postgres = value.trim_end_matches('/').to_string(),
             other => {
-                eprintln!("unknown argument {other}; use --sites N[,N...] --planners K --postgres URL, or --findings N[,N...], or --monitors N / --webhooks N [--latency-ms L], or --queue N --workers W[,W...] [--pages P --page-ms T --page-findings F]");
+                eprintln!("unknown argument {other}; use --sites N[,N...] --planners K --postgres URL, or --findings N[,N...], or --monitors N / --webhooks N [--latency-ms L], or --queue N / --noisy N --workers W[,W...] [--pages P --page-ms T --page-findings F]");
                 std::process::exit(2);
             }
         }
     }
-    if a.sites.is_empty() && a.findings.is_empty() && a.monitors.is_none() && a.webhooks.is_none() && a.queue.is_none() {
+    if a.sites.is_empty() && a.findings.is_empty() && a.monitors.is_none() && a.webhooks.is_none() && a.queue.is_none() && a.noisy.is_none() {
         a.sites = vec![10_000];
     }
     a
@@ -265,6 +269,29 @@ async fn main() -> anyhow::Result<()> {
                 r.completed,
                 r.findings
             );
+        }
+    }
+    if let Some(n) = args.noisy {
+        println!("| A's backlog | worker loops | a scan (modelled) | claim order | B's scans | B's wait p50 | B's wait p99 | all done in | scans per minute |");
+        println!("|---|---|---|---|---|---|---|---|---|");
+        for &w in &args.workers {
+            for fair in [false, true] {
+                let model = workers::SimScanner { pages: args.pages, page_time: Duration::from_millis(args.page_ms), findings: args.page_findings };
+                let r = workers::noisy_neighbour(&fresh_database(&args.postgres).await?, n, w, 10, fair, model).await?;
+                println!(
+                    "| {} | {} | {} pages x {} ms | {} | {} | {:.1} s | {:.1} s | {:.1} s | {:.0} |",
+                    r.backlog,
+                    r.workers,
+                    args.pages,
+                    args.page_ms,
+                    if r.fair { "fair (sitescan)" } else { "first come, first served" },
+                    r.b_scans,
+                    r.b_wait_p50_s,
+                    r.b_wait_p99_s,
+                    r.drained_in.as_secs_f64(),
+                    r.per_minute
+                );
+            }
         }
     }
     if args.sites.is_empty() {

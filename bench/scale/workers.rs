@@ -106,6 +106,7 @@ pub async fn measure(url: &str, scans: usize, workers: usize, model: SimScanner)
         poll: Duration::from_millis(200),
         options: ScanOptions::default(),
         ownership: sitescan::scan::worker::Ownership::ProvedByCaller(None),
+        max_running_per_org: sitescan::scan::DEFAULT_MAX_RUNNING_PER_ORG,
     };
     let began = Instant::now();
     let pool = Workers::spawn(Store::open(url, false).await?, Arc::new(model), workers, config);
@@ -136,5 +137,81 @@ pub async fn measure(url: &str, scans: usize, workers: usize, model: SimScanner)
         start_p99_s: super::percentile(&waited, 0.99),
         completed,
         findings,
+    })
+}
+
+/// One noisy-neighbour run: how long organisation B's scans wait while A's backlog drains.
+pub struct NoisyRun {
+    pub backlog: usize,
+    pub workers: usize,
+    pub fair: bool,
+    pub b_scans: usize,
+    pub b_wait_p50_s: f64,
+    pub b_wait_p99_s: f64,
+    pub drained_in: Duration,
+    pub per_minute: f64,
+}
+
+/// Organisation A queues `backlog` scans at once; while they drain, organisation B queues one
+/// scan at a time, `b_scans` times, spread over the drain. `fair`: the product's claim
+/// (`claim_scan_fair`, no cap). Not fair: the claim order before it, first come first served
+/// across organisations, reproduced by queueing B's scans in A's name (one queue in creation
+/// order is exactly what the organisation-blind claim served). B's scans are told apart by host.
+pub async fn noisy_neighbour(url: &str, backlog: usize, workers: usize, b_scans: usize, fair: bool, model: SimScanner) -> anyhow::Result<NoisyRun> {
+    let store = Store::open(url, true).await?;
+    store.set_org("org-a", Some(10_000_000)).await?;
+    store.set_org("org-b", Some(10_000_000)).await?;
+    let policy = sitescan::model::AddressPolicy::default();
+    for i in 0..backlog {
+        let target = Target::parse(&format!("https://a-{i}.scale.test/"), &policy)?;
+        store.create_scan("org-a", &target, ScanMode::Passive, TriggeredBy::Schedule, None).await?;
+    }
+    let scan_time = model.page_time * model.pages as u32;
+    let expected = scan_time * (backlog as u32 / workers.max(1) as u32).max(1);
+    let config = WorkerConfig {
+        lease: Duration::from_secs(60),
+        max_attempts: 3,
+        poll: Duration::from_millis(100),
+        options: ScanOptions::default(),
+        ownership: sitescan::scan::worker::Ownership::ProvedByCaller(None),
+        max_running_per_org: 0,
+    };
+    let began = Instant::now();
+    let pool = Workers::spawn(Store::open(url, false).await?, Arc::new(model), workers, config);
+    let b_org = if fair { "org-b" } else { "org-a" };
+    for i in 0..b_scans {
+        tokio::time::sleep(expected / (b_scans as u32 + 1)).await;
+        let target = Target::parse(&format!("https://b-{i}.scale.test/"), &policy)?;
+        store.create_scan(b_org, &target, ScanMode::Passive, TriggeredBy::Api, None).await?;
+    }
+    let total = backlog + b_scans;
+    let deadline = began + Duration::from_secs(7200);
+    loop {
+        let done = super::count(&store, "SELECT COUNT(*) FROM scans WHERE status IN ('completed', 'failed')").await?;
+        if done as usize >= total || Instant::now() > deadline {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let drained_in = began.elapsed();
+    pool.shutdown().await;
+    let rows = store
+        .conn()
+        .query_all_raw(sea_orm::Statement::from_string(
+            store.backend(),
+            "SELECT started_at - created_at FROM scans WHERE target_hostname LIKE 'b-%' AND started_at IS NOT NULL ORDER BY 1".to_string(),
+        ))
+        .await?;
+    let waited: Vec<f64> = rows.iter().filter_map(|r| r.try_get_by_index::<i64>(0).ok()).map(|us| us.max(0) as f64 / 1e6).collect();
+    store.close().await;
+    Ok(NoisyRun {
+        backlog,
+        workers,
+        fair,
+        b_scans,
+        b_wait_p50_s: super::percentile(&waited, 0.5),
+        b_wait_p99_s: super::percentile(&waited, 0.99),
+        drained_in,
+        per_minute: total as f64 / drained_in.as_secs_f64().max(0.001) * 60.0,
     })
 }

@@ -154,13 +154,15 @@ impl<'a> Findings<'a> {
         self.push(finding, MAX_FINDINGS_PER_CHECK_PER_PAGE * 10);
     }
 
-    fn push(&mut self, finding: Finding, cap: usize) {
+    fn push(&mut self, mut finding: Finding, cap: usize) {
         let url = finding.url().unwrap_or_default().to_string();
         let entry = self.pages.entry(url).or_insert((0, 0, 0));
         if entry.0 >= cap {
             entry.2 += 1;
             return;
         }
+        // Whatever the page held, the finding fits its budget (model::finding_budget).
+        crate::model::finding_budget::bound(&mut finding);
         entry.0 += 1;
         entry.1 = self.out.len();
         self.out.push(finding);

@@ -5,7 +5,7 @@
 use super::check::{Check, Findings, Thresholds};
 use super::page_view::PageView;
 use super::registry::CHECKS;
-use crate::model::{CheckNotRun, Finding, PageSnapshot, SiteSnapshot, sort_findings};
+use crate::model::{CappedCounts, CheckNotRun, Finding, PageSnapshot, SiteSnapshot, sort_findings};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 /// What the checks made of one snapshot.
@@ -17,6 +17,8 @@ pub struct CheckRun {
     pub not_run: Vec<CheckNotRun>,
     /// How many of `not_run` are checks that panicked (a bug of ours, to log and count).
     pub panicked: usize,
+    /// What the per-finding budget and the per-page instance cap cut.
+    pub capped: CappedCounts,
 }
 
 /// The reason given for a check that panicked.
@@ -62,6 +64,7 @@ fn run_checks(
         }
     }
     sort_findings(&mut run.findings);
+    run.capped = CappedCounts::of_findings(&run.findings);
     run
 }
 

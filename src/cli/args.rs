@@ -266,6 +266,10 @@ pub struct WorkerPoolArgs {
     /// How often an idle worker looks for queued scans (milliseconds).
     #[arg(long, env = "SITESCAN_POLL_MS", default_value_t = crate::scan::DEFAULT_POLL_MS)]
     pub poll_ms: u64,
+    /// Scans of one organisation running at once across the whole fleet (every worker on the
+    /// same database); its other scans wait while other organisations' are claimed. 0: no cap.
+    #[arg(long, env = "SITESCAN_MAX_RUNNING_PER_ORG", default_value_t = crate::scan::DEFAULT_MAX_RUNNING_PER_ORG)]
+    pub max_running_per_org: usize,
 }
 
 #[derive(Debug, Args)]

@@ -58,6 +58,7 @@ pub fn worker_config(
         poll: Duration::from_millis(jobs.poll_ms.max(10)),
         options: scan_options(crawl, browser)?,
         ownership,
+        max_running_per_org: jobs.max_running_per_org,
     })
 }
 

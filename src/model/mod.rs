@@ -4,6 +4,7 @@ pub mod address_policy;
 pub mod attestation;
 pub mod category;
 pub mod finding;
+pub mod finding_budget;
 pub mod journey;
 pub mod org;
 pub mod progress;
@@ -27,7 +28,7 @@ pub use journey::{
 pub use severity::{Severity, SeverityCounts, UnknownSeverity};
 pub use org::OrgId;
 pub use progress::{ScanPhase, ScanProgressState};
-pub use report::{ChangeCounts, ReportError, ReportSummary};
+pub use report::{CappedCounts, ChangeCounts, ReportError, ReportSummary};
 pub use robots::ParsedRobots;
 pub use role::{Role, UnknownRole};
 pub use scan_report::{Change, Report, ReportFinding, ReportPage, ScanInfo, ScanReport, StoredReport, json_number, report_numbers};

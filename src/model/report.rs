@@ -33,6 +33,47 @@ pub struct ReportSummary {
     /// Why a schedule or monitor started the scan (absent otherwise), as it was stored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trigger: Option<serde_json::Value>,
+    /// What sitescan's budgets cut from this report (absent when nothing was cut).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capped: Option<CappedCounts>,
+}
+
+/// `report.summary.capped`: what the report's budgets left out, so a reader knows the report is
+/// not the whole story (README "Limits").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CappedCounts {
+    /// Findings stored with a value cut to the per-value or per-finding budget
+    /// (`evidence.truncated`).
+    pub findings_truncated: u64,
+    /// Instances of a check on a page past the per-page cap, counted in the last kept one's
+    /// `evidence.omitted`.
+    pub instances_omitted: u64,
+    /// Findings not stored at all because the scan reached its ceiling.
+    pub findings_omitted: u64,
+}
+
+impl CappedCounts {
+    /// Adds `other`'s counts.
+    pub fn add(&mut self, other: CappedCounts) {
+        self.findings_truncated += other.findings_truncated;
+        self.instances_omitted += other.instances_omitted;
+        self.findings_omitted += other.findings_omitted;
+    }
+
+    /// `Some(self)` when anything was cut.
+    pub fn any(self) -> Option<CappedCounts> {
+        (self != CappedCounts::default()).then_some(self)
+    }
+
+    /// What one run of the checks cut from `findings`.
+    pub fn of_findings(findings: &[super::Finding]) -> CappedCounts {
+        CappedCounts {
+            findings_truncated: findings.iter().filter(|f| f.evidence.get("truncated") == Some(&serde_json::Value::Bool(true))).count() as u64,
+            instances_omitted: findings.iter().filter_map(|f| f.evidence.get("omitted").and_then(serde_json::Value::as_u64)).sum(),
+            findings_omitted: 0,
+        }
+    }
 }
 
 /// `report.summary.changes`: findings new since the baseline scan, persisting from it, and
@@ -57,6 +98,7 @@ impl ReportSummary {
             error: None,
             changes: None,
             trigger: None,
+            capped: None,
         }
     }
 

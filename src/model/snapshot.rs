@@ -753,6 +753,9 @@ pub struct Sitemap {
     pub bytes: u64,
     /// Listed URLs (capped; `url_count` is the real number).
     pub urls: Vec<String>,
+    /// Which of sitescan's budgets the sitemap exceeded (reading stopped there), in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<String>,
 }
 
 /// A compact summary of a crawled page, kept for site-level checks.

@@ -18,6 +18,12 @@ pub fn is_noindex(page: &PageSnapshot) -> bool {
     crate::checks::search::robots_directives::noindex(&page.dom.metas, &page.response_headers).is_some()
 }
 
+/// A page's title or description as kept past the page: cut to the finding budget's value size
+/// (a 4 MB `<title>` is 2 KiB in the digest, the report's page entry and any finding).
+fn bounded(text: &str) -> String {
+    crate::model::finding_budget::cut(text, crate::model::finding_budget::MAX_VALUE_BYTES).unwrap_or_else(|| text.to_string())
+}
+
 /// The digest of a rendered page; `internal` decides which links are the site's own.
 pub fn digest(page: &PageSnapshot, depth: u32, internal: impl Fn(&Url) -> bool) -> PageDigest {
     let dom = &page.dom;
@@ -53,8 +59,8 @@ pub fn digest(page: &PageSnapshot, depth: u32, internal: impl Fn(&Url) -> bool) 
         final_url: page.final_url.clone(),
         status: page.status,
         depth,
-        title: dom.title.clone(),
-        meta_description: page.meta_named("description").and_then(|m| m.content.clone()),
+        title: dom.title.as_deref().map(bounded),
+        meta_description: page.meta_named("description").and_then(|m| m.content.as_deref()).map(bounded),
         canonical,
         noindex: is_noindex(page),
         hreflang,
@@ -71,7 +77,7 @@ pub fn page_record(page: &PageSnapshot) -> ReportPage {
         url: page.requested_url.clone(),
         final_url: (!page.final_url.is_empty()).then(|| page.final_url.clone()),
         status: page.status,
-        title: page.dom.title.clone(),
+        title: page.dom.title.as_deref().map(bounded),
         metrics: json!({
             "ttfb_ms": round(m.ttfb_ms, 1),
             "fcp_ms": round(m.fcp_ms, 1),

@@ -1,5 +1,6 @@
 //! The scan engine: worker loop, crawl frontier, politeness, the scan itself, report assembly.
 
+pub mod ceiling;
 pub mod digest;
 pub mod error;
 pub mod frontier;
@@ -15,7 +16,7 @@ pub mod worker;
 
 pub use error::ScanError;
 pub use options::{
-    DEFAULT_HOST_CONCURRENCY, DEFAULT_LEASE_SECONDS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_PAGES, DEFAULT_POLL_MS, MAX_PAGES_LIMIT, OwnershipPin,
+    DEFAULT_HOST_CONCURRENCY, DEFAULT_LEASE_SECONDS, DEFAULT_MAX_RUNNING_PER_ORG, DEFAULT_MAX_DEPTH, DEFAULT_MAX_PAGES, DEFAULT_POLL_MS, MAX_PAGES_LIMIT, OwnershipPin,
     OwnershipRecheck, ScanOptions,
 };
 pub use scanner::{Progress, ProgressFn, ScanSink, ScanStats, Scanner, SiteScanner};

@@ -55,6 +55,8 @@ pub struct ScanStats {
     pub checks_ms: u64,
     pub store_ms: u64,
     pub site_ms: u64,
+    /// What the per-finding budget and the per-page instance cap cut.
+    pub capped: crate::model::CappedCounts,
 }
 
 /// What a worker runs a claimed scan with: the browser engine ([`Scanner`]) in the product; the
@@ -227,6 +229,7 @@ impl Scanner {
             let checked = tokio::task::spawn_blocking(move || run_page_checks(&snapshot, &thresholds)).await;
             let checked = account_checks(checked, &page_url);
             record.checks_not_run = checked.not_run;
+            stats.capped.add(checked.capped);
             let findings = checked.findings;
             stats.checks_ms += t.elapsed().as_millis() as u64;
             let t = Instant::now();
@@ -293,8 +296,9 @@ impl Scanner {
         site_snapshot.journeys = journeys;
         let thresholds = options.thresholds.clone();
         let checked = tokio::task::spawn_blocking(move || run_site_checks(&site_snapshot, &thresholds)).await;
-        let site_findings = account_checks(checked, start.as_str()).findings;
-        sink.site(site_findings).await?;
+        let site_checked = account_checks(checked, start.as_str());
+        stats.capped.add(site_checked.capped);
+        sink.site(site_checked.findings).await?;
         if let Some(p) = pinned {
             p.proxy.shutdown().await;
         }

@@ -3,7 +3,7 @@
 
 use super::error::ScanError;
 use super::politeness::HostGate;
-use super::sitemap_parse::parse_sitemap;
+use super::sitemap_parse::{ParsedSitemap, SitemapLimit, inflate, parse_sitemap_keeping};
 use crate::model::robots::{self, ParsedRobots};
 use super::options::ScanOptions;
 use crate::model::{HttpsProbe, PageDigest, RobotsTxt, SiteSnapshot, Sitemap, UrlStatus};
@@ -17,14 +17,18 @@ use url::Url;
 /// The product token robots.txt rules are matched against.
 pub const ROBOTS_AGENT: &str = "sitescan";
 /// Bytes of robots.txt read (Google reads 500 KiB).
-const ROBOTS_MAX_BYTES: usize = 500 * 1024;
+pub const ROBOTS_MAX_BYTES: usize = 500 * 1024;
 /// Sitemaps read per scan, index children included.
-const MAX_SITEMAPS: usize = 20;
-/// Bytes of one sitemap read: the protocol's limit (50 MB uncompressed); the fetcher's default cap
-/// is smaller, and a valid sitemap larger than it must not read as truncated.
-const SITEMAP_MAX_BYTES: usize = 50 * 1024 * 1024;
+pub const MAX_SITEMAPS: usize = 20;
+/// Bytes of one sitemap read, after decompression: the protocol's limit (50 MB uncompressed);
+/// the fetcher's default cap is smaller, and a valid sitemap larger than it must not read as
+/// truncated.
+pub const SITEMAP_MAX_BYTES: usize = 50 * 1024 * 1024;
+/// Bytes of all the sitemaps of one scan together, after decompression; the sitemaps past it are
+/// listed, not read.
+pub const SITEMAPS_MAX_TOTAL_BYTES: usize = 100 * 1024 * 1024;
 /// Sitemap URLs kept in the snapshot per sitemap.
-const SITEMAP_URLS_KEPT: usize = 1000;
+pub const SITEMAP_URLS_KEPT: usize = 1000;
 
 /// robots.txt as the crawler obeys it: the same reading the robots checks judge
 /// (`model::robots`), asked for our user agent.
@@ -171,17 +175,28 @@ pub async fn fetch_robots(fetcher: &Fetcher, gate: &HostGate, start: &Url) -> (R
         return (RobotsTxt::default(), RobotsRules::default());
     };
     let _permit = gate.enter().await;
-    let response = fetcher.get(url.as_str()).await;
+    // Read no further than a crawler does: the rest of a larger file is not part of the rules.
+    let response = fetcher.get_capped(url.as_str(), ROBOTS_MAX_BYTES).await;
     let mut robots = RobotsTxt {
         url: url.to_string(),
         status: response.status,
-        error: response.error.as_ref().map(|e| e.message.clone()),
+        error: response.error.as_ref().filter(|e| e.kind != FetchErrorKind::TooLarge).map(|e| e.message.clone()),
         ..RobotsTxt::default()
     };
     let mut rules = RobotsRules::default();
     if response.status.is_some_and(|s| (200..300).contains(&s)) {
-        let body = &response.body[..response.body.len().min(ROBOTS_MAX_BYTES)];
-        rules = RobotsRules::parse(body);
+        let mut body = response.body;
+        body.truncate(ROBOTS_MAX_BYTES);
+        // Parsed off the async runtime, like every parser of target bytes.
+        let (parsed, body) = match tokio::task::spawn_blocking(move || (RobotsRules::parse(&body), body)).await {
+            Ok(done) => done,
+            Err(e) => {
+                tracing::error!(error = %e, "the robots.txt parser failed; crawling without rules");
+                return (robots, rules);
+            }
+        };
+        rules = parsed;
+        let body = &body[..];
         robots.body = Some(String::from_utf8_lossy(body).to_string());
         robots.sitemaps = rules.sitemaps();
         robots.crawl_delay_s = rules.crawl_delay();
@@ -193,7 +208,9 @@ pub async fn fetch_robots(fetcher: &Fetcher, gate: &HostGate, start: &Url) -> (R
     (robots, rules)
 }
 
-/// Fetches the sitemaps robots.txt lists, or `/sitemap.xml`, following sitemap indexes.
+/// Fetches the sitemaps robots.txt lists, or `/sitemap.xml`, following sitemap indexes, within
+/// [`MAX_SITEMAPS`], [`SITEMAP_MAX_BYTES`] each and [`SITEMAPS_MAX_TOTAL_BYTES`] together. Each is
+/// parsed off the async runtime; one that exceeds a budget says which (`Sitemap::limit`).
 pub async fn fetch_sitemaps(fetcher: &Fetcher, gate: &HostGate, start: &Url, listed: &[String]) -> Vec<Sitemap> {
     let mut queue: Vec<(String, String)> = listed.iter().map(|u| (u.clone(), "robots.txt".to_string())).collect();
     if queue.is_empty()
@@ -203,35 +220,55 @@ pub async fn fetch_sitemaps(fetcher: &Fetcher, gate: &HostGate, start: &Url, lis
     }
     let mut seen = HashSet::new();
     let mut out = Vec::new();
+    let mut spent = 0usize;
     while let Some((url, source)) = queue.pop() {
         if out.len() >= MAX_SITEMAPS || !seen.insert(url.clone()) {
             continue;
         }
+        let mut sitemap = Sitemap { url: url.clone(), source: source.clone(), ..Sitemap::default() };
+        let room = SITEMAPS_MAX_TOTAL_BYTES.saturating_sub(spent).min(SITEMAP_MAX_BYTES);
+        if room == 0 {
+            sitemap.limit = Some(format!(
+                "not read: the scan's sitemaps already reached sitescan's limit of {SITEMAPS_MAX_TOTAL_BYTES} bytes together"
+            ));
+            out.push(sitemap);
+            continue;
+        }
         let _permit = gate.enter().await;
-        let response = fetcher.get_capped(&url, SITEMAP_MAX_BYTES).await;
+        let response = fetcher.get_capped(&url, room).await;
         drop(_permit);
-        let mut sitemap = Sitemap {
-            url: url.clone(),
-            source: source.clone(),
-            status: response.status,
-            error: response.error.as_ref().map(|e| e.message.clone()),
-            bytes: response.body.len() as u64,
-            ..Sitemap::default()
-        };
+        sitemap.status = response.status;
+        sitemap.error = response.error.as_ref().filter(|e| e.kind != FetchErrorKind::TooLarge).map(|e| e.message.clone());
         let ok = response.status.is_some_and(|s| (200..300).contains(&s));
         // A missing default sitemap is not a sitemap at all.
         if source == "default" && !ok {
             continue;
         }
         if ok {
-            if response.truncated {
-                sitemap.parse_error = Some("the sitemap is larger than 50 MB".into());
-            }
-            let parsed = parse_sitemap(&response.body);
-            sitemap.root = parsed.root.clone();
-            if sitemap.parse_error.is_none() {
+            let truncated = response.truncated;
+            let body = response.body;
+            let parsed = tokio::task::spawn_blocking(move || {
+                let (xml, inflated_limit) = inflate(&body, room);
+                let limit = inflated_limit.or(truncated.then_some(SitemapLimit::Bytes(room)));
+                let parsed = parse_sitemap_keeping(&xml, SITEMAP_URLS_KEPT.max(MAX_SITEMAPS));
+                (xml.len(), limit, parsed)
+            })
+            .await;
+            let (bytes, limit, parsed) = match parsed {
+                Ok(p) => p,
+                Err(e) => {
+                    tracing::error!(url, error = %e, "the sitemap parser failed");
+                    (0, None, ParsedSitemap { error: Some("the sitemap could not be parsed".into()), ..Default::default() })
+                }
+            };
+            spent += bytes;
+            sitemap.bytes = bytes as u64;
+            // A cut document's parse error is the cut's doing: the limit is what to report.
+            sitemap.limit = limit.or(parsed.limit).map(SitemapLimit::describe);
+            if sitemap.limit.is_none() {
                 sitemap.parse_error = parsed.error.clone();
             }
+            sitemap.root = parsed.root.clone();
             sitemap.url_count = parsed.count;
             if parsed.root.as_deref() == Some("sitemapindex") {
                 for child in parsed.locs.iter().take(MAX_SITEMAPS) {

@@ -24,6 +24,8 @@ pub struct WorkerConfig {
     pub poll: Duration,
     pub options: ScanOptions,
     pub ownership: Ownership,
+    /// Scans of one organisation running at once across the fleet (0: no cap).
+    pub max_running_per_org: usize,
 }
 
 /// Who proves ownership of an active scan's site.
@@ -97,23 +99,26 @@ impl OwnershipRecheck for SiteRecheck {
     }
 }
 
-/// Writes a scan's results to the store as they come.
+/// Writes a scan's results to the store as they come, up to the scan's ceiling.
 struct StoreSink {
     store: Store,
     scan_id: Uuid,
     org: String,
     seq: i32,
+    ceiling: super::ceiling::FindingCeiling,
 }
 
 #[async_trait::async_trait]
 impl ScanSink for StoreSink {
     async fn page(&mut self, record: ReportPage, findings: Vec<Finding>) -> Result<(), ScanError> {
         self.seq += 1;
+        let findings = self.ceiling.admit(findings, super::ceiling::Source::Page);
         self.store.insert_page_results(self.scan_id, &self.org, self.seq, &record, &findings).await?;
         Ok(())
     }
 
     async fn site(&mut self, findings: Vec<Finding>) -> Result<(), ScanError> {
+        let findings = self.ceiling.admit(findings, super::ceiling::Source::Site);
         self.store.insert_findings(self.scan_id, &self.org, &findings).await?;
         Ok(())
     }
@@ -178,7 +183,7 @@ pub async fn run_claimed(
     }
     let mode = scan.mode;
     options.active = mode == ScanMode::Active;
-    let mut sink = StoreSink { store: store.clone(), scan_id: scan.id, org: scan.org_id.clone(), seq: 0 };
+    let mut sink = StoreSink { store: store.clone(), scan_id: scan.id, org: scan.org_id.clone(), seq: 0, ceiling: Default::default() };
     let (recorder, progress) = ProgressRecorder::start(store.clone(), scan.id, owner.to_string(), progress, PROGRESS_EVERY);
     let proved = if options.active { prove_ownership(store, &scan, &config.ownership).await } else { Ok(None) };
     let proved = proved.map(|pin| options.pin = pin);
@@ -211,6 +216,12 @@ pub async fn run_claimed(
             let changes = crate::compare::compare_with_baseline(store, &scan).await?;
             summary.changes = Some(changes.counts.clone());
             summary.trigger = trigger_of(&scan);
+            let mut capped = stats.capped;
+            capped.findings_omitted += sink.ceiling.omitted();
+            if capped.findings_omitted > 0 {
+                tracing::warn!(omitted = capped.findings_omitted, "the scan reached its findings ceiling; the rest were not stored");
+            }
+            summary.capped = capped.any();
             let report = StoredReport { summary, fixed: Some(changes.fixed) };
             if store.complete_scan(scan.id, owner, &report).await? {
                 let now = crate::store::time::now_us();
@@ -313,7 +324,8 @@ async fn worker_loop(index: usize, store: Store, scanner: Arc<dyn SiteScanner>, 
     let owner = owner_id(index);
     tracing::info!(worker = %owner, "worker started");
     while !shutdown.is_cancelled() {
-        match store.claim_scan(&owner, config.lease, config.max_attempts).await {
+        let cap = if config.max_running_per_org == 0 { usize::MAX } else { config.max_running_per_org };
+        match store.claim_scan_fair(&owner, config.lease, config.max_attempts, cap).await {
             Ok(Some(scan)) => {
                 let id = scan.id;
                 match run_claimed(&store, scanner.as_ref(), scan, &owner, &config, &shutdown, None).await {

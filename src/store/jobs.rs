@@ -25,40 +25,100 @@ fn lease_us(lease: Duration) -> i64 {
 }
 
 impl Store {
-    /// Claims the oldest claimable scan for `owner`. Scans past `max_attempts` are failed on the
-    /// way (their `report.summary.error` says why) and the next one is tried.
+    /// Claims a claimable scan for `owner`, fairly across organisations, with no cap on an
+    /// organisation's running scans (see [`Store::claim_scan_fair`]).
     pub async fn claim_scan(&self, owner: &str, lease: Duration, max_attempts: i32) -> StoreResult<Option<ScanRow>> {
-        loop {
+        self.claim_scan_fair(owner, lease, max_attempts, usize::MAX).await
+    }
+
+    /// Claims a claimable scan for `owner`, fairly across organisations: of the organisations
+    /// with claimable scans, the one with the fewest scans running now goes first, then the one
+    /// a worker served longest ago (`organisations.last_claimed_at`: round-robin), then the one
+    /// whose oldest scan has waited longest; its oldest scan is claimed. An organisation with
+    /// `max_running_per_org` scans running is skipped: its scans wait, the others' do not. So
+    /// one organisation's backlog of thousands delays another's single scan by at most the time
+    /// until the next worker frees up. Scans past `max_attempts` are failed on the way (their
+    /// `report.summary.error` says why) and the next one is tried.
+    pub async fn claim_scan_fair(
+        &self,
+        owner: &str,
+        lease: Duration,
+        max_attempts: i32,
+        max_running_per_org: usize,
+    ) -> StoreResult<Option<ScanRow>> {
+        let cap = i64::try_from(max_running_per_org).unwrap_or(i64::MAX);
+        'rounds: loop {
             let now = now_us();
+            let order = self.claim_order(now, cap).await?;
             let lock = match self.backend() {
                 DatabaseBackend::Postgres => " FOR UPDATE SKIP LOCKED",
                 _ => "",
             };
+            // The cap is checked again in the claim itself: two workers claiming for the same
+            // organisation at once cannot both pass it on SQLite (one writer at a time); on
+            // PostgreSQL they can exceed it by the claims in flight at that instant.
             let sql = format!(
                 "UPDATE scans SET status = 'running', lease_owner = $1, lease_expires_at = $2, \
                  attempts = attempts + 1, started_at = COALESCE(started_at, $3), progress = NULL \
-                 WHERE id = (SELECT id FROM scans WHERE status = 'queued' \
-                   OR (status = 'running' AND lease_expires_at < $3) \
+                 WHERE id = (SELECT id FROM scans WHERE org_id = $4 AND (status = 'queued' \
+                   OR (status = 'running' AND lease_expires_at < $3)) \
                    ORDER BY created_at, id LIMIT 1{lock}) \
+                 AND (SELECT COUNT(*) FROM scans WHERE org_id = $4 AND status = 'running' AND lease_expires_at >= $3) < $5 \
                  RETURNING id"
             );
-            let stmt = self.stmt(&sql, vec![owner.into(), (now + lease_us(lease)).into(), now.into()]);
-            let Some(row) = self.conn().query_one_raw(stmt).await? else {
-                return Ok(None);
-            };
-            let id: Uuid = row.try_get("", "id")?;
-            let Some(scan) = self.scan_any_org(id).await? else { continue };
-            if scan.attempts > max_attempts {
-                let message = format!(
-                    "the scan was interrupted {} times (its worker stopped before finishing); giving up",
-                    scan.attempts - 1
-                );
-                let report = StoredReport::of(ReportSummary::failed("retries_exhausted", &message));
-                self.fail_scan(id, owner, &report).await?;
-                continue;
+            for org in order {
+                let stmt = self.stmt(&sql, vec![owner.into(), (now + lease_us(lease)).into(), now.into(), org.clone().into(), cap.into()]);
+                let Some(row) = self.conn().query_one_raw(stmt).await? else { continue };
+                let id: Uuid = row.try_get("", "id")?;
+                let served = self.stmt("UPDATE organisations SET last_claimed_at = $1 WHERE id = $2", vec![now.into(), org.into()]);
+                self.conn().execute_raw(served).await?;
+                let Some(scan) = self.scan_any_org(id).await? else { continue 'rounds };
+                if scan.attempts > max_attempts {
+                    let message = format!(
+                        "the scan was interrupted {} times (its worker stopped before finishing); giving up",
+                        scan.attempts - 1
+                    );
+                    let report = StoredReport::of(ReportSummary::failed("retries_exhausted", &message));
+                    self.fail_scan(id, owner, &report).await?;
+                    continue 'rounds;
+                }
+                return Ok(Some(scan));
             }
-            return Ok(Some(scan));
+            return Ok(None);
         }
+    }
+
+    /// The organisations with claimable scans, in the order a fair claim tries them: fewest
+    /// running first, then served longest ago (never first), then the longest-waiting oldest
+    /// scan; those at `cap` are left out.
+    async fn claim_order(&self, now: i64, cap: i64) -> StoreResult<Vec<String>> {
+        let waiting = self.stmt(
+            "SELECT w.org_id, w.oldest, COALESCE(o.last_claimed_at, 0) AS served FROM \
+             (SELECT org_id, MIN(created_at) AS oldest FROM scans \
+              WHERE status = 'queued' OR (status = 'running' AND lease_expires_at < $1) GROUP BY org_id) w \
+             LEFT JOIN organisations o ON o.id = w.org_id",
+            vec![now.into()],
+        );
+        let running = self.stmt(
+            "SELECT org_id, COUNT(*) AS n FROM scans WHERE status = 'running' AND lease_expires_at >= $1 GROUP BY org_id",
+            vec![now.into()],
+        );
+        let mut busy: BTreeMap<String, i64> = BTreeMap::new();
+        for row in self.conn().query_all_raw(running).await? {
+            busy.insert(row.try_get("", "org_id")?, row.try_get("", "n")?);
+        }
+        let mut orgs: Vec<(i64, i64, i64, String)> = Vec::new();
+        for row in self.conn().query_all_raw(waiting).await? {
+            let org: String = row.try_get("", "org_id")?;
+            let oldest: i64 = row.try_get("", "oldest")?;
+            let served: i64 = row.try_get("", "served")?;
+            let n = busy.get(&org).copied().unwrap_or(0);
+            if n < cap {
+                orgs.push((n, served, oldest, org));
+            }
+        }
+        orgs.sort();
+        Ok(orgs.into_iter().map(|(_, _, _, org)| org).collect())
     }
 
     /// Extends the lease; `false` when the lease was lost (another worker owns the scan now).

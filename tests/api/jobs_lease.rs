@@ -108,3 +108,61 @@ async fn a_released_scan_goes_back_to_the_queue() {
     assert_eq!(again.id, ids[0]);
     assert_eq!(again.attempts, 1, "a release does not count as a failed attempt");
 }
+
+async fn queue_for(store: &Store, org: &str, n: usize) -> Vec<uuid::Uuid> {
+    store.set_org(org, Some(10_000)).await.unwrap();
+    let target = Target::parse(&format!("https://{org}.example.com/"), &Default::default()).unwrap();
+    let mut ids = Vec::new();
+    for _ in 0..n {
+        match store.create_scan(org, &target, ScanMode::Passive, TriggeredBy::Api, None).await.unwrap() {
+            CreateOutcome::Created(row) => ids.push(row.id),
+            CreateOutcome::QuotaExceeded(_) => panic!("quota"),
+        }
+    }
+    ids
+}
+
+/// Organisation A floods the queue, then B queues one scan: B's scan is the next one claimed
+/// after A's first, not after all of A's (round-robin across organisations, one worker).
+#[tokio::test]
+async fn one_organisations_backlog_does_not_hold_back_anothers_scan() {
+    let app = app::spawn_app().await;
+    let store = &app.store;
+    let flood = queue_for(store, "flood", 30).await;
+    let single = queue_for(store, "single", 1).await;
+    let mut order = Vec::new();
+    while let Some(scan) = store.claim_scan("w", Duration::from_secs(60), 3).await.unwrap() {
+        order.push(scan.id);
+        assert!(store.complete_scan(scan.id, "w", &sitescan::model::StoredReport::of(ReportSummary::empty())).await.unwrap());
+    }
+    assert_eq!(order.len(), 31, "every scan claimed once");
+    assert_eq!(order[0], flood[0], "the oldest scan goes first");
+    assert_eq!(order[1], single[0], "the other organisation's scan is next, not 30th");
+    assert_eq!(&order[2..], &flood[1..], "each organisation's own scans keep their order");
+}
+
+/// With a cap, an organisation's running scans never exceed it, and the others' are claimed.
+#[tokio::test]
+async fn the_cap_on_running_scans_per_organisation_holds_across_workers() {
+    let app = app::spawn_app().await;
+    let store = &app.store;
+    queue_for(store, "big", 10).await;
+    let small = queue_for(store, "small", 2).await;
+    let mut claimed = Vec::new();
+    for w in 0..8 {
+        if let Some(scan) = store.claim_scan_fair(&format!("w{w}"), Duration::from_secs(60), 3, 3).await.unwrap() {
+            claimed.push(scan);
+        }
+    }
+    let big_running = claimed.iter().filter(|s| s.org_id == "big").count();
+    let small_running: Vec<_> = claimed.iter().filter(|s| s.org_id == "small").map(|s| s.id).collect();
+    assert_eq!(big_running, 3, "big stops at its cap of 3");
+    assert_eq!(small_running, small, "small's scans are claimed too");
+    assert_eq!(claimed.len(), 5, "the other workers find nothing they may claim");
+    // One of big's scans ends: its next one may run.
+    let done = claimed.iter().find(|s| s.org_id == "big").unwrap();
+    assert!(store.complete_scan(done.id, &done.lease_owner.clone().unwrap(), &sitescan::model::StoredReport::of(ReportSummary::empty())).await.unwrap());
+    let next = store.claim_scan_fair("w9", Duration::from_secs(60), 3, 3).await.unwrap().expect("big has room again");
+    assert_eq!(next.org_id, "big");
+    assert!(store.claim_scan_fair("w10", Duration::from_secs(60), 3, 3).await.unwrap().is_none());
+}

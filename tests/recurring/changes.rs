@@ -44,6 +44,7 @@ async fn start_workers(store: sitescan::store::Store) -> Workers {
         poll: Duration::from_millis(100),
         options: ScanOptions { max_pages: 10, ..ScanOptions::default() },
         ownership: sitescan::scan::worker::Ownership::ProvedByCaller(None),
+        max_running_per_org: sitescan::scan::DEFAULT_MAX_RUNNING_PER_ORG,
     };
     Workers::spawn(store, scanner, 1, config)
 }

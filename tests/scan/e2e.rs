@@ -56,6 +56,7 @@ fn worker_config() -> WorkerConfig {
         poll: Duration::from_millis(100),
         options: ScanOptions { max_pages: 20, ..ScanOptions::default() },
         ownership: sitescan::scan::worker::Ownership::ProvedByCaller(None),
+        max_running_per_org: sitescan::scan::DEFAULT_MAX_RUNNING_PER_ORG,
     }
 }
 

@@ -186,6 +186,7 @@ async fn reverifying_workers(app: &crate::app::TestApp) -> sitescan::scan::Worke
         poll: std::time::Duration::from_millis(100),
         options: ScanOptions { max_pages: 2, ..ScanOptions::default() },
         ownership: Ownership::Reverify(crate::app::site_service(&app.store, policy, None)),
+        max_running_per_org: sitescan::scan::DEFAULT_MAX_RUNNING_PER_ORG,
     };
     Workers::spawn(app.store.clone(), scanner, 1, config)
 }

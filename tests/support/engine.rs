@@ -85,6 +85,7 @@ pub fn worker_config(max_pages: usize, lease: Duration) -> WorkerConfig {
         poll: Duration::from_millis(100),
         options: scan_options(max_pages),
         ownership: sitescan::scan::worker::Ownership::ProvedByCaller(None),
+        max_running_per_org: sitescan::scan::DEFAULT_MAX_RUNNING_PER_ORG,
     }
 }
 

@@ -12,7 +12,7 @@ declare_check! {
         id: "crawlability.sitemap-invalid",
         severity: Medium,
         title: "Sitemap is invalid",
-        fires_when: "a fetched sitemap is not well-formed XML, its root is not <urlset> or <sitemapindex>, it lists more than 50,000 URLs or exceeds 50 MB, or a sitemap named in robots.txt or a sitemap index answers non-2xx or fails. One finding per sitemap",
+        fires_when: "a fetched sitemap is not well-formed XML, its root is not <urlset> or <sitemapindex>, it lists more than 50,000 URLs or exceeds 50 MB, it exceeds one of sitescan's parsing budgets (depth, element count, bytes; the evidence says which), or a sitemap named in robots.txt or a sitemap index answers non-2xx or fails. One finding per sitemap",
         description: "Search engines reject a sitemap they cannot parse or that breaks the protocol's limits, so none of its URLs are submitted; a sitemap announced in robots.txt that does not load is an error in Search Console.",
         remediation: "Serve the sitemap as well-formed UTF-8 XML in the sitemaps.org schema (<urlset> of <url><loc>, or a <sitemapindex>), split it into several files under a sitemap index above 50,000 URLs or 50 MB, and make every announced sitemap URL answer 200.",
         cwe: None,
@@ -29,7 +29,9 @@ impl Check for SitemapInvalid {
     fn site(&self, site: &SiteSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
         for sitemap in &site.sitemaps {
             let ok = sitemap.status.is_some_and(|s| (200..300).contains(&s));
-            let (reason, limit): (String, Option<u64>) = if !ok {
+            let (reason, limit): (String, Option<u64>) = if let Some(budget) = &sitemap.limit {
+                (format!("exceeds one of sitescan's budgets: {budget}"), None)
+            } else if !ok {
                 // An absent /sitemap.xml is sitemap-missing's business; an announced one must load.
                 if sitemap.source == "default" {
                     continue;
@@ -106,6 +108,23 @@ mod tests {
             f.iter()
                 .any(|x| x.evidence["value"] == "announced sitemap answers 404")
         );
+    }
+
+    #[test]
+    fn a_sitemap_over_a_budget_is_one_finding_naming_the_budget() {
+        let mut deep = sitemap("robots.txt", 200);
+        deep.limit = Some("elements nest deeper than sitescan's limit of 16".into());
+        deep.parse_error = Some("unexpected end of document".into());
+        let mut unread = sitemap("robots.txt", 200);
+        unread.url = "https://e.com/late.xml".into();
+        unread.status = None;
+        unread.limit = Some("not read: the scan's sitemaps already reached sitescan's limit".into());
+        let site = SiteSnapshot { sitemaps: vec![deep, unread], ..Default::default() };
+        let f = site_findings(&site, "crawlability.sitemap-invalid");
+        assert_eq!(f.len(), 2, "{f:?}");
+        let says = |needle: &str| f.iter().any(|x| x.evidence["value"].as_str().is_some_and(|v| v.contains(needle)));
+        assert!(says("nest deeper than sitescan's limit of 16"), "{f:?}");
+        assert!(says("not read"), "{f:?}");
     }
 
     #[test]

@@ -18,10 +18,19 @@ pub struct ParseErrorAt {
     pub message: String,
 }
 
+/// Parse errors kept per document (the rest are counted in `ParseOutcome::total`): a hostile
+/// page of a million broken tags costs this many entries, not a million.
+pub const MAX_PARSE_ERRORS: usize = 10_000;
+/// Characters of one error message kept.
+pub const MAX_MESSAGE_CHARS: usize = 300;
+
 /// What parsing the document showed.
 #[derive(Debug, Default)]
 pub struct ParseOutcome {
+    /// The first [`MAX_PARSE_ERRORS`] errors.
     pub errors: Vec<ParseErrorAt>,
+    /// Every error, kept or not.
+    pub total: usize,
     pub quirks: bool,
 }
 
@@ -78,10 +87,15 @@ impl TreeSink for ErrorSink {
 
     fn parse_error(&self, msg: Cow<'static, str>) {
         let line = self.line.get().max(1);
-        self.outcome.borrow_mut().errors.push(ParseErrorAt {
-            line,
-            message: msg.into_owned(),
-        });
+        let mut outcome = self.outcome.borrow_mut();
+        outcome.total += 1;
+        if outcome.errors.len() < MAX_PARSE_ERRORS {
+            let message = match msg.char_indices().nth(MAX_MESSAGE_CHARS) {
+                Some((i, _)) => format!("{}…", &msg[..i]),
+                None => msg.into_owned(),
+            };
+            outcome.errors.push(ParseErrorAt { line, message });
+        }
     }
 
     fn set_current_line(&self, line_number: u64) {
@@ -229,6 +243,14 @@ mod tests {
         let outcome = parse_errors(doc);
         assert!(outcome.errors.is_empty(), "{:?}", outcome.errors);
         assert!(!outcome.quirks);
+    }
+
+    #[test]
+    fn a_flood_of_errors_keeps_the_first_ones_and_counts_the_rest() {
+        let doc = format!("<!DOCTYPE html><title>x</title>{}", "</x>".repeat(MAX_PARSE_ERRORS + 500));
+        let outcome = parse_errors(&doc);
+        assert_eq!(outcome.errors.len(), MAX_PARSE_ERRORS);
+        assert!(outcome.total >= MAX_PARSE_ERRORS + 500, "{}", outcome.total);
     }
 
     #[test]

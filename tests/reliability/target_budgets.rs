@@ -1,0 +1,160 @@
+//! Every byte a target sends has a budget, tried by performing the attack against the real
+//! `sitescan scan` binary: a sitemap bomb (robots.txt names 8 sitemaps of 48 MB of unclosed
+//! nested tags each, gzip'd to a few kilobytes) and a page whose `<title>` and meta description
+//! are 4 MB each. The process's own peak memory is read from `/proc/<pid>/status` (`VmHWM`) while
+//! it scans; the report is read back and measured.
+
+use crate::hostile_site;
+use crate::process;
+
+use hostile_site::{Behaviour, HostileSite};
+use serde_json::Value;
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+/// The documented budget: the scan process's peak resident memory above its idle size.
+const MEMORY_BUDGET: u64 = 400 << 20;
+
+fn kb_field(status: &str, field: &str) -> Option<u64> {
+    status.lines().find_map(|l| l.strip_prefix(field)).and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok()).map(|kb| kb << 10)
+}
+
+/// Runs `sitescan scan ARGS` to its end, reading its memory every 50 ms: (exit code, idle RSS
+/// (the first reading), peak RSS (`VmHWM`, the kernel's high-water mark), output).
+async fn scan_measured(args: &[&str]) -> (i32, u64, u64, String) {
+    let mut proc = process::Proc::spawn(args, &[("RUST_LOG", "warn")]);
+    let (mut idle, mut peak) = (0u64, 0u64);
+    let began = Instant::now();
+    let code = loop {
+        if let Ok(status) = std::fs::read_to_string(format!("/proc/{}/status", proc.pid)) {
+            if idle == 0 {
+                idle = kb_field(&status, "VmRSS:").unwrap_or(0);
+            }
+            peak = peak.max(kb_field(&status, "VmHWM:").unwrap_or(0));
+        }
+        if let Ok(Some(exit)) = proc.child.try_wait() {
+            break exit.code().unwrap_or(-1);
+        }
+        assert!(began.elapsed() < Duration::from_secs(300), "the scan did not end; output:\n{}", proc.tail());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    (code, idle, peak, proc.output())
+}
+
+fn page(title: &str) -> Behaviour {
+    Behaviour::html(format!(
+        "<!doctype html><html lang=en><head><meta charset=utf-8><meta name=viewport content='width=device-width'><title>{title}</title></head><body><main><h1>{title}</h1><p>Hello.</p></main></body></html>"
+    ))
+}
+
+fn read_report(path: &std::path::Path) -> (u64, Value) {
+    let bytes = std::fs::read(path).expect("the report was written");
+    (bytes.len() as u64, serde_json::from_slice(&bytes).expect("the report is JSON"))
+}
+
+fn findings(report: &Value) -> Vec<Value> {
+    report["report"]["findings"].as_array().cloned().unwrap_or_default()
+}
+
+/// 48 MB of `<a>` opened and never closed, gzip'd: what one bomb sitemap sends (about 50 KB).
+fn nested_bomb() -> Vec<u8> {
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(br#"<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">"#).unwrap();
+    let chunk = "<a>".repeat(1 << 20);
+    for _ in 0..16 {
+        gz.write_all(chunk.as_bytes()).unwrap();
+    }
+    gz.finish().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_sitemap_bomb_costs_a_bounded_process_and_one_short_finding_per_sitemap() {
+    let bomb = nested_bomb();
+    assert!(bomb.len() < 512 << 10, "the bomb is small on the wire: {} bytes", bomb.len());
+    let site = HostileSite::start().await;
+    site.route("/", page("Bombed"));
+    let mut robots = String::from("User-agent: *\nAllow: /\n");
+    for i in 0..8 {
+        robots.push_str(&format!("Sitemap: {}\n", site.url(&format!("/sitemap-{i}.xml"))));
+        site.route(
+            &format!("/sitemap-{i}.xml"),
+            Behaviour::typed("application/xml", bomb.clone()).header("content-encoding", "gzip"),
+        );
+    }
+    site.route("/robots.txt", Behaviour::typed("text/plain", robots));
+
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report.json");
+    let start = site.url("/");
+    let (code, idle, peak, output) = scan_measured(&[
+        "scan", &start, "--allow-target", "127.0.0.1/32", "--max-pages", "1", "--format", "json", "--output", out.to_str().unwrap(),
+    ])
+    .await;
+    assert!(code == 0 || code == 1, "the scan ran to its end (exit {code}):\n{output}");
+    let above_idle = peak.saturating_sub(idle);
+    eprintln!("sitemap bomb: idle {} MB, peak {} MB, {} MB above idle", idle >> 20, peak >> 20, above_idle >> 20);
+    assert!(above_idle < MEMORY_BUDGET, "peak {} MB is {} MB above idle ({} MB), over the {} MB budget", peak >> 20, above_idle >> 20, idle >> 20, MEMORY_BUDGET >> 20);
+
+    let (report_bytes, report) = read_report(&out);
+    assert!(report_bytes < 1 << 20, "the report is {report_bytes} bytes");
+    assert_eq!(report["scan"]["status"], "completed", "{:#}", report["report"]["summary"]);
+    let invalid: Vec<Value> = findings(&report).into_iter().filter(|f| f["check_id"] == "crawlability.sitemap-invalid").collect();
+    assert_eq!(invalid.len(), 8, "one finding per announced sitemap: {invalid:#?}");
+    for f in &invalid {
+        let value = f["evidence"]["value"].as_str().unwrap_or_default();
+        assert!(value.contains("sitescan's limit"), "the finding says which budget: {value}");
+        assert!(serde_json::to_vec(f).unwrap().len() < 4096, "a short finding: {f:#}");
+    }
+    assert!(
+        invalid.iter().any(|f| f["evidence"]["value"].as_str().is_some_and(|v| v.contains("nest deeper than sitescan's limit of 16"))),
+        "the depth limit stopped the parser: {invalid:#?}"
+    );
+    // The bombs are 48 MB each inflated: the scan's total budget leaves the later ones unread.
+    assert!(
+        invalid.iter().any(|f| f["evidence"]["value"].as_str().is_some_and(|v| v.contains("not read"))),
+        "past the scan's sitemap bytes, sitemaps are listed, not read: {invalid:#?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_four_megabyte_title_is_a_two_kilobyte_finding_that_says_it_was_cut() {
+    let site = HostileSite::start().await;
+    let title = "T".repeat(4 << 20);
+    let description = "D".repeat(4 << 20);
+    site.route(
+        "/",
+        Behaviour::html(format!(
+            "<!doctype html><html lang=en><head><meta charset=utf-8><meta name=viewport content='width=device-width'><title>{title}</title><meta name=description content='{description}'></head><body><main><h1>Big head</h1><p>Hello.</p></main></body></html>"
+        )),
+    );
+    site.route("/robots.txt", Behaviour::typed("text/plain", "User-agent: *\nAllow: /\n"));
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report.json");
+    let start = site.url("/");
+    let (code, idle, peak, output) = scan_measured(&[
+        "scan", &start, "--allow-target", "127.0.0.1/32", "--max-pages", "1", "--format", "json", "--output", out.to_str().unwrap(),
+    ])
+    .await;
+    assert!(code == 0 || code == 1, "the scan ran to its end (exit {code}):\n{output}");
+    assert!(peak.saturating_sub(idle) < MEMORY_BUDGET, "peak {} MB above idle", peak.saturating_sub(idle) >> 20);
+
+    let (report_bytes, report) = read_report(&out);
+    assert!(report_bytes < 512 << 10, "the report is {report_bytes} bytes, not megabytes of title");
+    let all = findings(&report);
+    for f in &all {
+        let size = serde_json::to_vec(&f["evidence"]).unwrap().len();
+        assert!(size <= sitescan::model::finding_budget::MAX_FINDING_BYTES, "{} evidence is {size} bytes", f["check_id"]);
+    }
+    let long_title = all.iter().find(|f| f["check_id"] == "search.title-too-long").unwrap_or_else(|| panic!("the long title is reported: {all:#?}"));
+    let evidence = &long_title["evidence"];
+    assert_eq!(evidence["truncated"], true, "{evidence:#}");
+    let original = evidence["original_lengths"].as_object().and_then(|m| m.values().filter_map(Value::as_u64).max()).unwrap_or(0);
+    assert!(original >= 4 << 20, "the original length is kept: {evidence:#}");
+    let cut: Vec<&str> = evidence.as_object().unwrap().values().filter_map(Value::as_str).collect();
+    assert!(cut.iter().all(|v| v.len() <= sitescan::model::finding_budget::MAX_VALUE_BYTES), "every value is within 2 KiB");
+    let page_title = report["report"]["pages"][0]["title"].as_str().unwrap_or_default();
+    assert!(page_title.len() <= sitescan::model::finding_budget::MAX_VALUE_BYTES && page_title.starts_with("TTT"), "the page entry's title: {} bytes", page_title.len());
+    let capped = &report["report"]["summary"]["capped"];
+    assert!(capped["findings_truncated"].as_u64().is_some_and(|n| n >= 1), "the summary says findings were cut: {:#}", report["report"]["summary"]);
+}
