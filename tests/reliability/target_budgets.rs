@@ -12,15 +12,15 @@ use serde_json::Value;
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-/// The documented budget: the scan process's peak resident memory above its idle size.
+/// The documented budget is 400 MB above an idle process; the tests hold the whole process to it.
 const MEMORY_BUDGET: u64 = 400 << 20;
 
 fn kb_field(status: &str, field: &str) -> Option<u64> {
     status.lines().find_map(|l| l.strip_prefix(field)).and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok()).map(|kb| kb << 10)
 }
 
-/// Runs `sitescan scan ARGS` to its end, reading its memory every 50 ms: (exit code, idle RSS
-/// (the first reading), peak RSS (`VmHWM`, the kernel's high-water mark), output).
+/// Runs `sitescan scan ARGS` to its end, reading its memory every 50 ms: (exit code, the first
+/// RSS reading, peak RSS (`VmHWM`, the kernel's high-water mark), output).
 async fn scan_measured(args: &[&str]) -> (i32, u64, u64, String) {
     let mut proc = process::Proc::spawn(args, &[("RUST_LOG", "warn")]);
     let (mut idle, mut peak) = (0u64, 0u64);
@@ -92,9 +92,9 @@ async fn a_sitemap_bomb_costs_a_bounded_process_and_one_short_finding_per_sitema
     ])
     .await;
     assert!(code == 0 || code == 1, "the scan ran to its end (exit {code}):\n{output}");
-    let above_idle = peak.saturating_sub(idle);
-    eprintln!("sitemap bomb: idle {} MB, peak {} MB, {} MB above idle", idle >> 20, peak >> 20, above_idle >> 20);
-    assert!(above_idle < MEMORY_BUDGET, "peak {} MB is {} MB above idle ({} MB), over the {} MB budget", peak >> 20, above_idle >> 20, idle >> 20, MEMORY_BUDGET >> 20);
+    eprintln!("sitemap bomb: first reading {} MB, peak {} MB", idle >> 20, peak >> 20);
+    // Stricter than the budget (400 MB above an idle process): 400 MB in all.
+    assert!(peak < MEMORY_BUDGET, "peak {} MB, over the {} MB budget", peak >> 20, MEMORY_BUDGET >> 20);
 
     let (report_bytes, report) = read_report(&out);
     assert!(report_bytes < 1 << 20, "the report is {report_bytes} bytes");
@@ -137,7 +137,8 @@ async fn a_four_megabyte_title_is_a_two_kilobyte_finding_that_says_it_was_cut() 
     ])
     .await;
     assert!(code == 0 || code == 1, "the scan ran to its end (exit {code}):\n{output}");
-    assert!(peak.saturating_sub(idle) < MEMORY_BUDGET, "peak {} MB above idle", peak.saturating_sub(idle) >> 20);
+    eprintln!("4 MB title: first reading {} MB, peak {} MB", idle >> 20, peak >> 20);
+    assert!(peak < MEMORY_BUDGET, "peak {} MB, over the {} MB budget", peak >> 20, MEMORY_BUDGET >> 20);
 
     let (report_bytes, report) = read_report(&out);
     assert!(report_bytes < 512 << 10, "the report is {report_bytes} bytes, not megabytes of title");
@@ -146,7 +147,7 @@ async fn a_four_megabyte_title_is_a_two_kilobyte_finding_that_says_it_was_cut() 
         let size = serde_json::to_vec(&f["evidence"]).unwrap().len();
         assert!(size <= sitescan::model::finding_budget::MAX_FINDING_BYTES, "{} evidence is {size} bytes", f["check_id"]);
     }
-    let long_title = all.iter().find(|f| f["check_id"] == "search.title-too-long").unwrap_or_else(|| panic!("the long title is reported: {all:#?}"));
+    let long_title = all.iter().find(|f| f["check_id"] == "search.title-length").unwrap_or_else(|| panic!("the long title is reported: {all:#?}"));
     let evidence = &long_title["evidence"];
     assert_eq!(evidence["truncated"], true, "{evidence:#}");
     let original = evidence["original_lengths"].as_object().and_then(|m| m.values().filter_map(Value::as_u64).max()).unwrap_or(0);
