@@ -273,8 +273,22 @@ impl Walker<'_> {
     }
 }
 
-/// The items of one JSON-LD block, or the JSON error when it does not parse.
+/// Bytes of one JSON-LD block parsed: a larger block is reported, not parsed (serde_json
+/// already bounds its nesting at 128).
+pub const MAX_JSON_LD_BYTES: usize = 1 << 20;
+
+/// Why a block larger than [`MAX_JSON_LD_BYTES`] was not parsed.
+pub fn json_ld_too_large(block: &JsonLdBlock) -> Option<String> {
+    let len = block.text.trim().len();
+    (len > MAX_JSON_LD_BYTES).then(|| format!("the block is {len} bytes, over sitescan's limit of {} MB; not parsed", MAX_JSON_LD_BYTES >> 20))
+}
+
+/// The items of one JSON-LD block, or the JSON error when it does not parse (or is over the
+/// size budget).
 pub fn json_ld_items(block: &JsonLdBlock) -> Result<Vec<Item>, serde_json::Error> {
+    if let Some(why) = json_ld_too_large(block) {
+        return Err(<serde_json::Error as serde::de::Error>::custom(why));
+    }
     let value: Value = serde_json::from_str(block.text.trim())?;
     let mut walker = Walker {
         selector: &block.selector,

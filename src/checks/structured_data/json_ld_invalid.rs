@@ -10,7 +10,7 @@ declare_check! {
         id: "structured-data.json-ld-invalid",
         severity: High,
         title: "JSON-LD block is not valid JSON",
-        fires_when: "the text of a <script type=\"application/ld+json\"> does not parse as JSON (trailing commas, comments, single quotes, unescaped quotes or line breaks in strings, an empty block). One finding per block",
+        fires_when: "the text of a <script type=\"application/ld+json\"> does not parse as JSON (trailing commas, comments, single quotes, unescaped quotes or line breaks in strings, an empty block), or is larger than sitescan parses (1 MB). One finding per block",
         description: "Search engines discard a JSON-LD block that does not parse, so none of its structured data (products, breadcrumbs, articles, events...) counts, and rich results for the page disappear.",
         remediation: "Fix the JSON at the reported line and column: no trailing commas or comments, double quotes only, escape quotes and line breaks inside strings. Generate the block with a JSON serializer (JSON.stringify, json_encode) instead of string templates.",
         cwe: None,
@@ -30,7 +30,14 @@ impl Check for JsonLdInvalid {
             return;
         }
         for block in &page.dom().json_ld {
-            if let Err(error) = serde_json::from_str::<serde_json::Value>(block.text.trim()) {
+            if let Some(why) = super::items::json_ld_too_large(block) {
+                out.report(evidence! {
+                    "url" => page.final_url,
+                    "selector" => block.selector,
+                    "snippet" => truncate(block.text.trim(), 200),
+                    "value" => why,
+                });
+            } else if let Err(error) = serde_json::from_str::<serde_json::Value>(block.text.trim()) {
                 out.report(evidence! {
                     "url" => page.final_url,
                     "selector" => block.selector,
@@ -45,6 +52,15 @@ impl Check for JsonLdInvalid {
 #[cfg(test)]
 mod tests {
     use super::super::fixtures::{findings, json_ld_page};
+
+    #[test]
+    fn a_block_over_the_budget_is_reported_not_parsed() {
+        let big = format!("{{\"@context\": \"https://schema.org\", \"@type\": \"Thing\", \"name\": \"{}\"}}", "x".repeat(2 << 20));
+        let p = json_ld_page(&[big.as_str()]);
+        let f = findings(&p, "structured-data.json-ld-invalid");
+        assert_eq!(f.len(), 1);
+        assert!(f[0].evidence["value"].as_str().is_some_and(|v| v.contains("over sitescan's limit of 1 MB")), "{f:?}");
+    }
 
     #[test]
     fn fires_on_trailing_commas_and_empty_blocks() {
