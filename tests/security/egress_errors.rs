@@ -22,6 +22,7 @@ async fn an_ownership_check_names_the_range_a_site_resolves_to_never_the_address
     users::create_user(&app.store, "acme", "owner@acme.test", Role::Owner, PASSWORD).await.unwrap();
     let mut web = Web::new(&app);
     redirect_to(&web.login("owner@acme.test", PASSWORD).await, "/");
+    assert_eq!(web.get("/sites").await.status.as_u16(), 200);
 
     for (host, addr, range) in [
         ("db-primary.corp", "10.20.30.40", "a private address"),
@@ -38,7 +39,7 @@ async fn an_ownership_check_names_the_range_a_site_resolves_to_never_the_address
         assert!(failed.text.contains(&said), "{host}: the page says {said:?}: {}", failed.text);
         assert!(!failed.text.contains(addr), "{host}: the page never shows {addr}: {}", failed.text);
         // The site page afterwards shows no address either.
-        let shown = web.get(&path).await;
+        let shown = web.get(&path).await; // (and the form's CSRF token for the next site)
         assert!(!shown.text.contains(addr), "{host}: {}", shown.text);
     }
 }

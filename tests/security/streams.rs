@@ -1,6 +1,6 @@
 //! Live streams are shared fairly: one member (or one API token) opens the dashboard's live view
 //! of a scan (`/scans/{id}/events`) or gRPC `WatchScan` up to their cap and the next one is
-//! refused (429 with a short text; RESOURCE_EXHAUSTED with the spec's error object and 429
+//! refused (429 with a short page saying which cap; RESOURCE_EXHAUSTED with the spec's error object and 429
 //! headers), the organisation's cap holds for all its members or tokens together, while another
 //! organisation's stream still opens; a closed stream gives its place back; a stream with
 //! nothing new ends (an `idle` event; DEADLINE_EXCEEDED), and so does one open too long. The
@@ -84,10 +84,11 @@ async fn one_member_cannot_hold_every_live_view_and_another_organisation_still_s
     let a2 = open_events(&alice, scan).await;
     assert_eq!((a1.status().as_u16(), a2.status().as_u16()), (200, 200));
     let refused = open_events(&alice, scan).await;
-    assert_eq!(refused.status(), 429);
-    assert_eq!(refused.headers()["retry-after"], "30");
-    assert!(refused.headers()["content-type"].to_str().unwrap().starts_with("text/plain"));
+    let (status, headers) = (refused.status(), refused.headers().clone());
     let text = refused.text().await.unwrap();
+    assert_eq!(status, 429, "{text}");
+    assert_eq!(headers["retry-after"], "30");
+    assert!(headers["content-type"].to_str().unwrap().starts_with("text/html"));
     assert!(text.contains("you have too many live views open"), "{text}");
     // A second sign-in is the same person: no more places.
     let alice_again = signed_in(&app, "owner@acme.test").await;

@@ -148,7 +148,7 @@ pub async fn show(State(state): State<WebState>, s: Session, Path(id): Path<Stri
 /// `GET /scans/{id}/events`: the live view as server-sent events: `progress` (the view's data,
 /// JSON) whenever it changes, then `end` (the final status) once the scan ended. When nothing
 /// changed for the idle limit it sends `idle` and ends; after the total limit it ends (the
-/// browser's `EventSource` reconnects by itself). Over a cap: 429 with a short text.
+/// browser's `EventSource` reconnects by itself). Over a cap: 429, a short page saying which cap.
 pub async fn events(State(state): State<WebState>, s: Session, Path(id): Path<String>) -> Result<Response, PageError> {
     let id = parse_id(&id)?;
     let store = state.store().clone();
@@ -158,9 +158,11 @@ pub async fn events(State(state): State<WebState>, s: Session, Path(id): Path<St
         Ok(permit) => permit,
         Err(refusal) => {
             tracing::info!(org = %org, user = %s.user.id, cap = refusal.limit(), "a live view was refused: {refusal}");
-            let retry = crate::scans::streams::STREAM_RETRY_AFTER.as_secs().to_string();
-            let text = format!("Live updates are paused: {}. The page refreshes by itself.", who_is_at_cap(refusal));
-            return Ok((StatusCode::TOO_MANY_REQUESTS, [(header::RETRY_AFTER, retry), (header::CACHE_CONTROL, "no-store".to_string())], text).into_response());
+            let text = format!("Live updates are paused: {}. The scan's page refreshes by itself.", who_is_at_cap(refusal));
+            let mut r = crate::web::error::error_page(StatusCode::TOO_MANY_REQUESTS, "Live updates are paused", &text, Some(&s));
+            r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(crate::scans::streams::STREAM_RETRY_AFTER.as_secs()));
+            r.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+            return Ok(r);
         }
     };
     let limits = state.scans().live_view_limits();
