@@ -21,6 +21,8 @@ pub enum ApiError {
     MethodNotAllowed,
     RateLimited(RateLimitInfo),
     QuotaExceeded(QuotaExceeded),
+    /// A cap on open streams is full (429 `rate_limited`, RESOURCE_EXHAUSTED).
+    TooManyStreams(crate::scans::StreamRefusal),
     Unavailable,
     Internal(String),
 }
@@ -37,7 +39,7 @@ impl ApiError {
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::NotFound => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            ApiError::RateLimited(_) | ApiError::QuotaExceeded(_) => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::RateLimited(_) | ApiError::QuotaExceeded(_) | ApiError::TooManyStreams(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -50,7 +52,7 @@ impl ApiError {
             ApiError::Forbidden(_) => tonic::Code::PermissionDenied,
             ApiError::NotFound => tonic::Code::NotFound,
             ApiError::MethodNotAllowed => tonic::Code::Unimplemented,
-            ApiError::RateLimited(_) | ApiError::QuotaExceeded(_) => tonic::Code::ResourceExhausted,
+            ApiError::RateLimited(_) | ApiError::QuotaExceeded(_) | ApiError::TooManyStreams(_) => tonic::Code::ResourceExhausted,
             ApiError::Unavailable => tonic::Code::Unavailable,
             ApiError::Internal(_) => tonic::Code::Internal,
         }
@@ -94,6 +96,11 @@ impl ApiError {
                     "resets_at": q.resets_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
                 },
             }),
+            ApiError::TooManyStreams(refusal) => json!({
+                "error": "rate_limited",
+                "message": format!("{refusal}; close one or retry in {} s", crate::scans::streams::STREAM_RETRY_AFTER.as_secs()),
+                "retry_after_seconds": crate::scans::streams::STREAM_RETRY_AFTER.as_secs(),
+            }),
             ApiError::Unavailable => json!({
                 "error": "unavailable",
                 "message": "the service is temporarily unavailable; retry shortly",
@@ -113,6 +120,12 @@ impl ApiError {
                     reset_epoch: q.resets_at.timestamp().max(0) as u64,
                     retry_after: Some(std::time::Duration::from_secs(quota_retry_after(q))),
                 };
+                info.headers()
+            }
+            ApiError::TooManyStreams(refusal) => {
+                let retry = crate::scans::streams::STREAM_RETRY_AFTER;
+                let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+                let info = RateLimitInfo { limit: refusal.limit() as u64, remaining: 0, reset_epoch: (now + retry).as_secs(), retry_after: Some(retry) };
                 info.headers()
             }
             ApiError::Unavailable => {
@@ -153,6 +166,7 @@ impl From<crate::scans::ScanServiceError> for ApiError {
             E::Invalid(issues) => ApiError::InvalidInput(issues),
             E::NotFound => ApiError::NotFound,
             E::QuotaExceeded(q) => ApiError::QuotaExceeded(q),
+            E::TooManyStreams(refusal) => ApiError::TooManyStreams(refusal),
             E::Store(e) => e.into(),
         }
     }

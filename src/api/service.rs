@@ -9,7 +9,7 @@ use super::state::AppState;
 use crate::model::{ScanReport, TriggeredBy};
 use crate::proto::google::api::HttpBody;
 use crate::proto::v1 as pb;
-use crate::scans::{FindingsQuery, ListQuery};
+use crate::scans::{FindingsQuery, ListQuery, WatchEnd};
 use std::sync::Arc;
 use tonic::{Request, Response, Status};
 
@@ -116,7 +116,7 @@ pub type WatchStream = std::pin::Pin<Box<dyn tokio_stream::Stream<Item = Result<
 impl ScanApi {
     async fn watch(&self, who: &Admitted, req: pb::WatchScanRequest) -> Result<WatchStream, ApiError> {
         use tokio_stream::StreamExt;
-        let rx = self.state.scans.watch(who.org(), &req.scan_id).await?;
+        let rx = self.state.scans.watch(who.org(), &req.scan_id, &who.token.id.to_string()).await?;
         let stream = tokio_stream::wrappers::ReceiverStream::new(rx).map(|item| match item {
             Ok(p) => Ok(pb::ScanProgress {
                 scan: Some(scan_to_proto(&p.scan)),
@@ -126,7 +126,9 @@ impl ScanApi {
                 page_status: p.page.as_ref().and_then(|pg| pg.status).and_then(|s| u32::try_from(s).ok()),
                 page_url: p.page.map(|pg| pg.url),
             }),
-            Err(e) => Err(ApiError::from(e).into_status()),
+            // Idle or too long: DEADLINE_EXCEEDED, so the client knows to watch again.
+            Err(WatchEnd::Store(e)) => Err(ApiError::from(e).into_status()),
+            Err(end) => Err(Status::deadline_exceeded(end.to_string())),
         });
         Ok(Box::pin(stream))
     }

@@ -39,12 +39,23 @@ impl Application {
 
     /// `build` with the dashboard's settings (`--public-url`).
     pub async fn build_with_web(settings: &ApiSettings, store: Store, web: crate::web::WebSettings) -> std::io::Result<Application> {
+        Self::build_with_streams(settings, store, web, crate::scans::StreamCaps::default()).await
+    }
+
+    /// `build_with_web` with caps on the live streams other than the defaults (tests use short
+    /// ones).
+    pub async fn build_with_streams(
+        settings: &ApiSettings,
+        store: Store,
+        web: crate::web::WebSettings,
+        streams: crate::scans::StreamCaps,
+    ) -> std::io::Result<Application> {
         let listener = tokio::net::TcpListener::bind(&settings.listen).await?;
         let addr = listener.local_addr()?;
         let limiter = Limiter::connect(&settings.rate_limit_backend, settings.rate_windows.clone())
             .await
             .map_err(|e| std::io::Error::other(format!("rate limit backend: {e}")))?;
-        let mut state = AppState::with_limiter(store, limiter, settings.policy.clone());
+        let mut state = AppState::with_limiter(store, limiter, settings.policy.clone()).with_stream_caps(streams);
         if let Some(sites) = &settings.sites {
             state = state.with_sites(sites.clone());
         }

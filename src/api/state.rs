@@ -30,6 +30,12 @@ impl AppState {
         AppState { store, limiter, policy, sites, scans }
     }
 
+    /// This state with `caps` on the live streams (the dashboard's and `WatchScan`).
+    pub fn with_stream_caps(mut self, caps: crate::scans::StreamCaps) -> Self {
+        self.scans = crate::scans::ScanService::with_stream_caps(self.store.clone(), self.policy.clone(), caps);
+        self
+    }
+
     pub fn with_sites(mut self, sites: crate::sites::SiteService) -> Self {
         self.sites = sites;
         self

@@ -1,11 +1,42 @@
 //! Which network addresses a scan may reach: the pure half of the egress guard.
 //!
-//! Loopback, private, link-local (cloud metadata), CGNAT, multicast, unspecified, documentation
-//! and reserved ranges are refused, in IPv4, IPv6 and IPv4-embedded IPv6 form, unless an operator
-//! allow-list (`--allow-target CIDR`) names them.
+//! Loopback, private, link-local, CGNAT, multicast, unspecified, documentation and reserved
+//! ranges are refused, in IPv4, IPv6 and IPv4-embedded IPv6 form, unless an operator allow-list
+//! (`--allow-target CIDR`) names them. The cloud providers' metadata addresses
+//! (`CLOUD_METADATA`) are refused by name, and always: no allow-list opens them, since an
+//! allow-list wide enough to cover one (`169.254.0.0/16`, `0.0.0.0/0`) is never meant to hand
+//! a scan the host's credentials.
 
 use ipnet::IpNet;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+
+/// The metadata, credential and host-service addresses of the major clouds: (address, whose).
+/// Refused even when an allow-list covers them.
+pub const CLOUD_METADATA: &[(IpAddr, &str)] = &[
+    (v4(169, 254, 169, 254), "instance metadata: AWS, GCP, Azure, OpenStack, Oracle Cloud, DigitalOcean, Hetzner, Linode"),
+    (v6(0xfd00, 0xec2, 0x254), "AWS instance metadata (IPv6)"),
+    (v4(169, 254, 169, 253), "AWS VPC DNS resolver"),
+    (v6(0xfd00, 0xec2, 0x253), "AWS VPC DNS resolver (IPv6)"),
+    (v4(169, 254, 169, 123), "AWS time sync"),
+    (v6(0xfd00, 0xec2, 0x123), "AWS time sync (IPv6)"),
+    (v4(169, 254, 170, 2), "AWS ECS task metadata and credentials"),
+    (v4(169, 254, 170, 23), "AWS EKS pod identity credentials"),
+    (v6(0xfd00, 0xec2, 0x23), "AWS EKS pod identity credentials (IPv6)"),
+    (v4(168, 63, 129, 16), "Azure WireServer and host agent"),
+    (v4(100, 100, 100, 200), "Alibaba Cloud instance metadata"),
+    (v4(192, 0, 0, 192), "Oracle Cloud instance metadata (legacy)"),
+    (v4(169, 254, 0, 23), "Tencent Cloud instance metadata"),
+    (v6(0xfd20, 0xce, 0x254), "GCP instance metadata (IPv6)"),
+];
+
+const fn v4(a: u8, b: u8, c: u8, d: u8) -> IpAddr {
+    IpAddr::V4(Ipv4Addr::new(a, b, c, d))
+}
+
+/// `first:second::last`.
+const fn v6(first: u16, second: u16, last: u16) -> IpAddr {
+    IpAddr::V6(Ipv6Addr::new(first, second, 0, 0, 0, 0, 0, last))
+}
 
 /// The address policy shared by target validation, the HTTP fetcher and the browser proxy.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -16,6 +47,8 @@ pub struct AddressPolicy {
 /// Why an address is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BlockedRange {
+    /// One of `CLOUD_METADATA`.
+    CloudMetadata,
     Unspecified,
     Loopback,
     Private,
@@ -31,6 +64,7 @@ pub enum BlockedRange {
 impl BlockedRange {
     pub fn describe(self) -> &'static str {
         match self {
+            BlockedRange::CloudMetadata => "a cloud metadata address",
             BlockedRange::Unspecified => "an unspecified address",
             BlockedRange::Loopback => "a loopback address",
             BlockedRange::Private => "a private address",
@@ -56,9 +90,13 @@ impl AddressPolicy {
         &self.allow
     }
 
-    /// `Err(range)` when a scan must not connect to `ip`.
+    /// `Err(range)` when a scan must not connect to `ip`. A cloud metadata address is refused
+    /// whatever the allow-list says.
     pub fn check(&self, ip: IpAddr) -> Result<(), BlockedRange> {
         let canonical = canonical(ip);
+        if is_cloud_metadata(canonical) {
+            return Err(BlockedRange::CloudMetadata);
+        }
         if self.allow.iter().any(|net| net.contains(&canonical) || net.contains(&ip)) {
             return Ok(());
         }
@@ -71,6 +109,11 @@ impl AddressPolicy {
     pub fn is_allowed(&self, ip: IpAddr) -> bool {
         self.check(ip).is_ok()
     }
+}
+
+/// True when `ip` (in canonical form) is one of `CLOUD_METADATA`.
+pub fn is_cloud_metadata(ip: IpAddr) -> bool {
+    CLOUD_METADATA.iter().any(|(m, _)| *m == ip)
 }
 
 /// IPv4-mapped (`::ffff:a.b.c.d`), IPv4-compatible, NAT64 and 6to4 addresses judged as the IPv4
@@ -188,6 +231,41 @@ mod tests {
         for a in ["93.184.216.34", "8.8.8.8", "172.32.0.1", "100.128.0.1", "2606:4700::1111", "::ffff:8.8.8.8"] {
             assert!(!blocked(a), "{a} should be allowed");
         }
+    }
+
+    #[test]
+    fn cloud_metadata_addresses_are_refused_by_name_in_every_form() {
+        let policy = AddressPolicy::default();
+        for a in [
+            "169.254.169.254", "fd00:ec2::254", "169.254.170.2", "169.254.170.23", "168.63.129.16", "100.100.100.200",
+            "192.0.0.192", "169.254.169.253", "fd00:ec2::253", "169.254.169.123", "fd00:ec2::123", "fd00:ec2::23",
+            "169.254.0.23", "fd20:ce::254", "::ffff:169.254.169.254", "::ffff:168.63.129.16", "64:ff9b::a83f:8110",
+            "2002:a9fe:a9fe::1", "::ffff:100.100.100.200",
+        ] {
+            assert_eq!(policy.check(a.parse().unwrap()), Err(BlockedRange::CloudMetadata), "{a}");
+        }
+        assert_eq!(BlockedRange::CloudMetadata.describe(), "a cloud metadata address");
+        // Azure's WireServer sits in public space: only its one address is refused.
+        assert!(policy.is_allowed("168.63.129.17".parse().unwrap()));
+        // Its neighbours stay in their ranges.
+        assert_eq!(policy.check("169.254.169.1".parse().unwrap()), Err(BlockedRange::LinkLocal));
+        assert_eq!(policy.check("100.100.100.201".parse().unwrap()), Err(BlockedRange::SharedCgnat));
+    }
+
+    #[test]
+    fn no_allow_list_opens_a_cloud_metadata_address() {
+        let policy = AddressPolicy::new(vec![
+            "0.0.0.0/0".parse().unwrap(),
+            "::/0".parse().unwrap(),
+            "169.254.0.0/16".parse().unwrap(),
+            "168.63.129.16/32".parse().unwrap(),
+        ]);
+        for (ip, _) in CLOUD_METADATA {
+            assert_eq!(policy.check(*ip), Err(BlockedRange::CloudMetadata), "{ip}");
+        }
+        // The allow-list still opens what it names otherwise.
+        assert!(policy.is_allowed("169.254.1.1".parse().unwrap()));
+        assert!(policy.is_allowed("10.0.0.1".parse().unwrap()));
     }
 
     #[test]

@@ -6,8 +6,11 @@ use std::net::IpAddr;
 /// the proxy; these errors describe why one connection attempt was refused or failed.
 #[derive(Debug, thiserror::Error)]
 pub enum NetError {
-    /// The egress policy refuses an address the host resolved to.
-    #[error("{host} resolves to {addr}, which is {range}: refused by the egress policy")]
+    /// The egress policy refuses an address the host resolved to. The message names the host
+    /// and the kind of range, never a resolved address (that would map a private network from
+    /// outside); an IP literal is the host, so it is echoed as given. `addr` is for the
+    /// operator's log only.
+    #[error("{}", blocked_message(.host, .range))]
     Blocked { host: String, addr: IpAddr, range: &'static str },
     /// Name resolution failed.
     #[error("cannot resolve {host}: {message}")]
@@ -15,7 +18,7 @@ pub enum NetError {
     /// The name resolved to no address at all.
     #[error("{host} has no address")]
     NoAddress { host: String },
-    /// Every checked address refused or failed the connection.
+    /// Every checked address refused or failed the connection (`message` names no address).
     #[error("cannot connect to {host}:{port}: {message}")]
     Connect { host: String, port: u16, message: String },
     /// Resolution or connection did not finish in time.
@@ -27,6 +30,14 @@ pub enum NetError {
     /// The HTTP client could not be built.
     #[error("cannot build the HTTP client: {0}")]
     Client(String),
+}
+
+/// `db.corp resolves to a private address: refused by the egress policy`, or for an IP literal
+/// `10.0.0.1 is a private address: ...`.
+fn blocked_message(host: &str, range: &str) -> String {
+    let literal = host.trim_start_matches('[').trim_end_matches(']').parse::<IpAddr>().is_ok();
+    let verb = if literal { "is" } else { "resolves to" };
+    format!("{host} {verb} {range}: refused by the egress policy")
 }
 
 impl NetError {
@@ -48,5 +59,20 @@ impl NetError {
             NetError::Connect { message, .. } if message.contains("unreachable") => "net::ERR_ADDRESS_UNREACHABLE",
             _ => "net::ERR_CONNECTION_FAILED",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_blocked_name_says_what_it_resolves_to_never_where() {
+        let e = NetError::Blocked { host: "db-primary.corp".into(), addr: "10.20.30.40".parse().unwrap(), range: "a private address" };
+        assert_eq!(e.to_string(), "db-primary.corp resolves to a private address: refused by the egress policy");
+        let e = NetError::Blocked { host: "10.20.30.40".into(), addr: "10.20.30.40".parse().unwrap(), range: "a private address" };
+        assert_eq!(e.to_string(), "10.20.30.40 is a private address: refused by the egress policy");
+        let e = NetError::Blocked { host: "[fd00:ec2::254]".into(), addr: "fd00:ec2::254".parse().unwrap(), range: "a cloud metadata address" };
+        assert_eq!(e.to_string(), "[fd00:ec2::254] is a cloud metadata address: refused by the egress policy");
     }
 }

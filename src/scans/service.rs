@@ -1,9 +1,11 @@
 //! The scan service (see the module comment of `scans`).
 
 use super::query::{self, FINDINGS_LIMIT, FindingsQuery, Issue, ListQuery, SCANS_LIMIT};
+use super::streams::{StreamCaps, StreamGate, StreamLimits, StreamPermit, StreamRefusal};
 use crate::events::ScanProgress;
 use crate::model::{AddressPolicy, OrgId, ScanMode, ScanReport, Target, TriggeredBy};
 use crate::store::{CreateOutcome, CursorKind, FindingRow, Page, QuotaExceeded, ScanRow, Store, StoreError, StoreResult};
+use std::time::Duration;
 use tokio::sync::mpsc;
 use uuid::Uuid;
 
@@ -18,8 +20,25 @@ pub enum ScanServiceError {
     NotFound,
     #[error("the organisation's monthly scan quota ({}) is used up", .0.limit)]
     QuotaExceeded(QuotaExceeded),
+    /// A cap on live streams (the holder's, the organisation's or the process's) is full.
+    #[error(transparent)]
+    TooManyStreams(StreamRefusal),
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+/// Why a watch ended before its scan did (its last item).
+#[derive(Debug, thiserror::Error)]
+pub enum WatchEnd {
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// Nothing new for the idle limit.
+    #[error("nothing new for {} s: the watch ended; watch again to go on", .0.as_secs())]
+    Idle(Duration),
+    /// Open for the total limit.
+    #[error("the watch reached its limit of {} s; watch again to go on", .0.as_secs())]
+    TooLong(Duration),
 }
 
 impl ScanServiceError {
@@ -32,16 +51,39 @@ fn refused_if(issues: Vec<Issue>) -> Result<(), ScanServiceError> {
     if issues.is_empty() { Ok(()) } else { Err(ScanServiceError::Invalid(issues)) }
 }
 
-/// Scans over the store, under the address policy targets are held to.
+/// Scans over the store, under the address policy targets are held to, with the gates of the
+/// live streams (clones share them).
 #[derive(Debug, Clone)]
 pub struct ScanService {
     store: Store,
     policy: AddressPolicy,
+    live_views: StreamGate,
+    watches: StreamGate,
 }
 
 impl ScanService {
+    /// The service with the default stream caps (`StreamCaps::default()`).
     pub fn new(store: Store, policy: AddressPolicy) -> Self {
-        ScanService { store, policy }
+        Self::with_stream_caps(store, policy, StreamCaps::default())
+    }
+
+    pub fn with_stream_caps(store: Store, policy: AddressPolicy, caps: StreamCaps) -> Self {
+        ScanService { store, policy, live_views: StreamGate::new(caps.live_views), watches: StreamGate::new(caps.watches) }
+    }
+
+    /// A place for one live view of the dashboard for `user_id` of `org`, or the cap that is full.
+    pub fn open_live_view(&self, org: OrgId<'_>, user_id: &str) -> Result<StreamPermit, StreamRefusal> {
+        self.live_views.try_open(org.as_str(), user_id)
+    }
+
+    /// The cap that would refuse `user_id` one more live view now, if any.
+    pub fn live_view_refusal(&self, org: OrgId<'_>, user_id: &str) -> Option<StreamRefusal> {
+        self.live_views.refusal(org.as_str(), user_id)
+    }
+
+    /// How many live views, and for how long.
+    pub fn live_view_limits(&self) -> StreamLimits {
+        self.live_views.limits()
     }
 
     pub fn store(&self) -> &Store {
@@ -117,9 +159,49 @@ impl ScanService {
         Ok((filter, limit, cursor))
     }
 
-    /// Follows a scan of the organisation until it ends: its state, then every change.
-    pub async fn watch(&self, org: OrgId<'_>, scan_id: &str) -> Result<mpsc::Receiver<StoreResult<ScanProgress>>, ScanServiceError> {
+    /// Follows a scan of the organisation until it ends: its state, then every change. The
+    /// watch holds one of `holder`'s places (an API token's id) while it runs; when a cap is full
+    /// it is refused. It ends early, with a `WatchEnd` as its last item, when nothing new came
+    /// for the idle limit or it ran for the total limit.
+    pub async fn watch(&self, org: OrgId<'_>, scan_id: &str, holder: &str) -> Result<mpsc::Receiver<Result<ScanProgress, WatchEnd>>, ScanServiceError> {
         let scan = self.get(org, scan_id).await?;
-        Ok(crate::events::watch(self.store.clone(), scan, crate::events::WATCH_POLL))
+        let permit = self.watches.try_open(org.as_str(), holder).map_err(ScanServiceError::TooManyStreams)?;
+        let limits = self.watches.limits();
+        let inner = crate::events::watch(self.store.clone(), scan, crate::events::WATCH_POLL);
+        Ok(time_limited(inner, permit, limits))
     }
+}
+
+/// Forwards `inner` until it ends, its receiver goes, nothing came for `limits.idle`, or
+/// `limits.max` passed; `permit` is held as long.
+fn time_limited(
+    mut inner: mpsc::Receiver<StoreResult<ScanProgress>>,
+    permit: StreamPermit,
+    limits: StreamLimits,
+) -> mpsc::Receiver<Result<ScanProgress, WatchEnd>> {
+    let (tx, rx) = mpsc::channel(64);
+    tokio::spawn(async move {
+        let _permit = permit;
+        let deadline = tokio::time::Instant::now() + limits.max;
+        loop {
+            let quiet_until = (tokio::time::Instant::now() + limits.idle).min(deadline);
+            tokio::select! {
+                item = inner.recv() => {
+                    let Some(item) = item else { return };
+                    let failed = item.is_err();
+                    if tx.send(item.map_err(WatchEnd::Store)).await.is_err() || failed {
+                        return;
+                    }
+                }
+                _ = tokio::time::sleep_until(quiet_until) => {
+                    let why = if tokio::time::Instant::now() >= deadline { WatchEnd::TooLong(limits.max) } else { WatchEnd::Idle(limits.idle) };
+                    tracing::debug!(reason = %why, "a watch ended early");
+                    let _ = tx.send(Err(why)).await;
+                    return;
+                }
+                _ = tx.closed() => return,
+            }
+        }
+    });
+    rx
 }

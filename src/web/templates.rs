@@ -122,6 +122,9 @@ pub struct ScanPage {
     pub completed: Option<String>,
     /// Present while the scan is queued or running.
     pub live: Option<super::pages::scan::LiveJson>,
+    /// Set while live when the viewer is at a cap on live views: why the page refreshes instead
+    /// of following the scan's events.
+    pub paused: Option<String>,
     /// Seconds between refreshes without JavaScript, while live.
     pub refresh: u32,
     /// The report's content (already escaped HTML), once the scan ended.

@@ -241,3 +241,52 @@ async fn in_chromium_a_scans_page_follows_it_from_queued_to_its_report_without_a
     chromium.handler.abort();
     eprintln!("screenshots:\n{}", shots.join("\n"));
 }
+
+/// A member at their cap of live views: the scan page, in Chromium, says why it refreshes instead
+/// of following the scan (screenshots at 1280 and 390 px), and once a place is free again its own
+/// refresh brings the live view back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_chromium_a_scans_page_at_the_live_view_cap_says_why_it_refreshes() {
+    let one_each = sitescan::scans::StreamLimits { per_holder: 1, ..sitescan::scans::StreamLimits::LIVE_VIEWS };
+    let caps = sitescan::scans::StreamCaps { live_views: one_each, ..sitescan::scans::StreamCaps::default() };
+    let app = crate::app::spawn_app_with(crate::app::AppOptions::default().streams(caps)).await;
+    sitescan::accounts::users::create_user(&app.store, "acme", "owner@acme.test", sitescan::accounts::Role::Owner, PASSWORD).await.unwrap();
+    let scan = app.seed_scan("acme", "https://shop.acme.test/").await;
+    // The owner's one place, taken elsewhere (another sign-in of the same person).
+    let web = owner(&app).await;
+    // (A client with no overall timeout: the stream stays open as long as the test needs.)
+    let held = reqwest::Client::new().get(app.url(&format!("/scans/{}/events", scan.id))).header("cookie", web.cookie_header()).send().await.unwrap();
+    assert_eq!(held.status(), 200);
+
+    let chromium: Chromium = launch().await;
+    let page = chromium.browser.new_page("about:blank").await.unwrap();
+    goto(&page, &app.url("/login")).await;
+    fill(&page, "#email", "owner@acme.test").await;
+    fill(&page, "#password", PASSWORD).await;
+    click_and_wait(&page, "form[action='/login'] button[type=submit]").await;
+    let scan_url = app.url(&format!("/scans/{}", scan.id));
+    goto(&page, &scan_url).await;
+    let line = "(document.getElementById('live-paused') || {}).textContent || null";
+    assert_eq!(
+        eval(&page, line).await,
+        Value::String("Live updates are paused: you have too many live views open; this page refreshes every 5 s.".into())
+    );
+    assert_eq!(eval(&page, "document.querySelector('[data-scan-live]') === null").await, Value::Bool(true));
+    assert_eq!(eval(&page, "document.querySelector('meta[http-equiv=refresh]').content").await, Value::String("5".into()));
+    let mut shots = Vec::new();
+    shoot(&page, &scan_url, "scan-live-paused", &mut shots).await;
+    assert_eq!(shots.len(), 2);
+
+    // The place is free again: the page's own refresh brings the live view back.
+    drop(held);
+    let began = Instant::now();
+    loop {
+        if try_eval(&page, "document.querySelector('[data-scan-live]') !== null && !document.getElementById('live-paused')").await == Value::Bool(true) {
+            break;
+        }
+        assert!(began.elapsed() < Duration::from_secs(60), "the page never followed the scan again");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    drop(page);
+    drop(chromium);
+}

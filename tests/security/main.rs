@@ -4,6 +4,7 @@ use sitescan_test_support::{app, engine, fixture_site, fuzz_harness, process, si
 #[path = "../dashboard/client.rs"]
 mod client;
 mod at_rest;
+mod egress_errors;
 mod flood;
 mod fuzz;
 mod journeys;
@@ -17,4 +18,5 @@ mod secrets;
 mod shared_regions;
 mod site_scoping;
 mod ssrf;
+mod streams;
 mod targets;

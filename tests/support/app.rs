@@ -41,11 +41,22 @@ pub struct AppOptions {
     pub rate_backend: String,
     /// The DNS server ownership TXT records are asked of (`--dns-server`).
     pub dns_server: Option<std::net::SocketAddr>,
+    /// Caps on the live streams (the dashboard's live views, `WatchScan`).
+    pub streams: sitescan::scans::StreamCaps,
+    /// Host names the site service's egress guard answers itself (like `/etc/hosts`).
+    pub hosts: std::collections::HashMap<String, Vec<std::net::IpAddr>>,
 }
 
 impl Default for AppOptions {
     fn default() -> Self {
-        AppOptions { rate_windows: lifted_windows(), allow: Vec::new(), rate_backend: "memory".to_string(), dns_server: None }
+        AppOptions {
+            rate_windows: lifted_windows(),
+            allow: Vec::new(),
+            rate_backend: "memory".to_string(),
+            dns_server: None,
+            streams: sitescan::scans::StreamCaps::default(),
+            hosts: std::collections::HashMap::new(),
+        }
     }
 }
 
@@ -63,6 +74,17 @@ impl AppOptions {
 
     pub fn dns_server(mut self, addr: std::net::SocketAddr) -> Self {
         self.dns_server = Some(addr);
+        self
+    }
+
+    pub fn streams(mut self, caps: sitescan::scans::StreamCaps) -> Self {
+        self.streams = caps;
+        self
+    }
+
+    /// `name` resolves to `ip` for the site service (ownership checks).
+    pub fn host(mut self, name: &str, ip: &str) -> Self {
+        self.hosts.entry(name.to_string()).or_default().push(ip.parse().expect("IP address"));
         self
     }
 
@@ -185,8 +207,19 @@ pub const TEST_SECRET_KEY: &str = "000102030405060708090a0b0c0d0e0f1011121314151
 
 /// Sites over a guarded fetcher with the test's policy, resolver and secret key.
 pub fn site_service(store: &Store, policy: AddressPolicy, dns: Option<std::net::SocketAddr>) -> sitescan::sites::SiteService {
+    site_service_with_hosts(store, policy, dns, std::collections::HashMap::new())
+}
+
+/// `site_service` whose guard answers `hosts` itself.
+pub fn site_service_with_hosts(
+    store: &Store,
+    policy: AddressPolicy,
+    dns: Option<std::net::SocketAddr>,
+    hosts: std::collections::HashMap<String, Vec<std::net::IpAddr>>,
+) -> sitescan::sites::SiteService {
     use sitescan::net::{EgressGuard, Fetcher, FetcherOptions};
-    let fetcher = Fetcher::new(std::sync::Arc::new(EgressGuard::new(policy.clone())), FetcherOptions::default()).expect("fetcher");
+    let guard = EgressGuard::new(policy.clone()).with_host_overrides(hosts);
+    let fetcher = Fetcher::new(std::sync::Arc::new(guard), FetcherOptions::default()).expect("fetcher");
     let dns = dns.map_or(sitescan::sites::DnsServer::System, sitescan::sites::DnsServer::At);
     let verifier = sitescan::sites::Verifier::new(std::sync::Arc::new(fetcher), dns);
     let key = sitescan::store::SecretBox::from_text(TEST_SECRET_KEY).expect("test key");
@@ -203,9 +236,11 @@ async fn start(db_url: String, guard: DbGuard, options: AppOptions) -> TestApp {
         rate_windows: options.rate_windows,
         policy: AddressPolicy::new(options.allow.clone()),
         rate_limit_backend: options.rate_backend,
-        sites: Some(site_service(&store, AddressPolicy::new(options.allow.clone()), options.dns_server)),
+        sites: Some(site_service_with_hosts(&store, AddressPolicy::new(options.allow.clone()), options.dns_server, options.hosts.clone())),
     };
-    let app = Application::build(&settings, store.clone()).await.expect("bind the API");
+    let app = Application::build_with_streams(&settings, store.clone(), sitescan::web::WebSettings::default(), options.streams)
+        .await
+        .expect("bind the API");
     let addr = app.addr();
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     tokio::spawn(app.run_until(async move {

@@ -142,4 +142,18 @@
     source.close();
     showReport();
   });
+  // Refused (the viewer is at a cap on live views): the server answered 429 and EventSource
+  // gave up. Say so, and fall back to refreshing the page as it would without JavaScript.
+  source.addEventListener("error", function () {
+    if (source.readyState !== EventSource.CLOSED || byId("live-paused")) { return; }
+    var every = parseInt(live.getAttribute("data-refresh"), 10) || 5;
+    var line = document.createElement("p");
+    line.className = "alert paused";
+    line.id = "live-paused";
+    line.setAttribute("role", "status");
+    line.textContent = "Live updates are paused: too many live views are open; this page refreshes every " + every + " s.";
+    var heading = byId("h-live");
+    if (heading) { heading.after(line); }
+    window.setTimeout(function () { window.location.reload(); }, every * 1000);
+  });
 })();

@@ -1,41 +1,49 @@
 //! `/scans/{id}`: one scan inside the dashboard. While it is queued or running, its progress
 //! (phase, pages done of pages found, a progress bar, the findings so far), refreshed by a meta
-//! refresh without JavaScript and streamed by `/scans/{id}/events` (server-sent events) with it;
+//! refresh without JavaScript and streamed by `/scans/{id}/events` (server-sent events) with it.
+//! Live views are capped per user, per organisation and per process and end when idle or old
+//! (`crate::scans::streams`); a page rendered while its viewer is at a cap says so and falls back
+//! to its refresh;
 //! once it ended, its report (the same content as the API's HTML report) with the journeys'
 //! screenshots. `/scans/{id}/report.html` is the standalone report to keep, and
 //! `/scans/{id}/screenshots/{shot}` one journey screenshot.
 
 use super::when;
 use crate::model::{ScanStatus, Severity};
+use crate::scans::StreamRefusal;
 use crate::store::{FindingRow, LiveScan};
 use crate::web::error::PageError;
 use crate::web::session::Session;
 use crate::web::state::WebState;
 use crate::web::templates::{Chrome, ScanPage, render};
 use axum::extract::{Path, State};
-use axum::http::{HeaderValue, header};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use std::convert::Infallible;
-use std::sync::{Arc, OnceLock};
 use std::time::Duration;
-use tokio::sync::Semaphore;
 
 /// How often a stream asks the store.
 pub const EVENTS_POLL: Duration = Duration::from_millis(750);
-/// A stream ends after this long; the browser's `EventSource` reconnects by itself.
-pub const EVENTS_MAX: Duration = Duration::from_secs(600);
-/// Streams open at once in this process; more are refused (the page still refreshes by itself).
-pub const MAX_STREAMS: usize = 256;
-/// Seconds between the refreshes of a running scan's page without JavaScript.
+/// Seconds between the refreshes of a running scan's page without JavaScript (and with it, while
+/// live updates are paused).
 pub const REFRESH_SECONDS: u32 = 5;
 
 const SEVERITIES: [Severity; 5] = [Severity::Critical, Severity::High, Severity::Medium, Severity::Low, Severity::Info];
 
-fn streams() -> &'static Arc<Semaphore> {
-    static STREAMS: OnceLock<Arc<Semaphore>> = OnceLock::new();
-    STREAMS.get_or_init(|| Arc::new(Semaphore::new(MAX_STREAMS)))
+/// Who is at the cap, as the page and the refused stream say it.
+fn who_is_at_cap(refusal: StreamRefusal) -> &'static str {
+    match refusal {
+        StreamRefusal::Holder(_) => "you have too many live views open",
+        StreamRefusal::Organisation(_) => "your organisation has too many live views open",
+        StreamRefusal::Process(_) => "the server has too many live views open",
+    }
+}
+
+/// The line a running scan's page shows instead of following its events.
+pub fn paused_line(refusal: StreamRefusal) -> String {
+    format!("Live updates are paused: {}; this page refreshes every {REFRESH_SECONDS} s.", who_is_at_cap(refusal))
 }
 
 /// One of the newest findings, as the live view lists it.
@@ -102,7 +110,8 @@ pub async fn show(State(state): State<WebState>, s: Session, Path(id): Path<Stri
     let host = if scan.target_hostname.is_empty() { scan.target_url.clone() } else { scan.target_hostname.clone() };
     let shots = store.list_journey_screenshots(&s.user.org_id, id).await.map_err(PageError::internal)?;
     let shots = screenshots_section(id, &shots);
-    let (live_part, report, baseline) = if live.finished() {
+    let finished = live.finished();
+    let (live_part, report, baseline) = if finished {
         let report = store.scan_report(&s.user.org_id, id, true).await.map_err(PageError::internal)?.ok_or(PageError::NotFound)?;
         let content = crate::report::html::render_content(&report).map_err(|e| PageError::Internal(format!("rendering the report: {e}")))?;
         // Compared with its baseline at completion: a link to that comparison.
@@ -127,6 +136,7 @@ pub async fn show(State(state): State<WebState>, s: Session, Path(id): Path<Stri
         created: when(scan.created_at),
         completed: scan.completed_at.map(when),
         live: live_part,
+        paused: if finished { None } else { state.scans().live_view_refusal(s.org(), &s.user.id).map(paused_line) },
         refresh: REFRESH_SECONDS,
         report,
         baseline,
@@ -136,19 +146,31 @@ pub async fn show(State(state): State<WebState>, s: Session, Path(id): Path<Stri
 }
 
 /// `GET /scans/{id}/events`: the live view as server-sent events: `progress` (the view's data,
-/// JSON) whenever it changes, then `end` (the final status) once the scan ended.
+/// JSON) whenever it changes, then `end` (the final status) once the scan ended. When nothing
+/// changed for the idle limit it sends `idle` and ends; after the total limit it ends (the
+/// browser's `EventSource` reconnects by itself). Over a cap: 429, a short page saying which cap.
 pub async fn events(State(state): State<WebState>, s: Session, Path(id): Path<String>) -> Result<Response, PageError> {
     let id = parse_id(&id)?;
     let store = state.store().clone();
     let org = s.user.org_id.clone();
     let first = store.live_scan(&org, id).await.map_err(PageError::internal)?.ok_or(PageError::NotFound)?;
-    let Ok(permit) = streams().clone().try_acquire_owned() else {
-        return Ok((axum::http::StatusCode::SERVICE_UNAVAILABLE, [(header::RETRY_AFTER, "10")], "Too many live views are open; the page refreshes by itself.").into_response());
+    let permit = match state.scans().open_live_view(s.org(), &s.user.id) {
+        Ok(permit) => permit,
+        Err(refusal) => {
+            tracing::info!(org = %org, user = %s.user.id, cap = refusal.limit(), "a live view was refused: {refusal}");
+            let text = format!("Live updates are paused: {}. The scan's page refreshes by itself.", who_is_at_cap(refusal));
+            let mut r = crate::web::error::error_page(StatusCode::TOO_MANY_REQUESTS, "Live updates are paused", &text, Some(&s));
+            r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(crate::scans::streams::STREAM_RETRY_AFTER.as_secs()));
+            r.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+            return Ok(r);
+        }
     };
+    let limits = state.scans().live_view_limits();
     let (tx, rx) = tokio::sync::mpsc::channel::<Result<Event, Infallible>>(8);
     tokio::spawn(async move {
         let _permit = permit;
         let began = tokio::time::Instant::now();
+        let mut news_at = began;
         let mut last: Option<LiveJson> = None;
         let mut live = Some(first);
         loop {
@@ -171,16 +193,22 @@ pub async fn events(State(state): State<WebState>, s: Session, Path(id): Path<St
                     return;
                 }
                 last = Some(j);
+                news_at = tokio::time::Instant::now();
             }
             if current.finished() {
                 let _ = tx.send(Ok(Event::default().event("end").data(current.scan.status.as_str()))).await;
                 return;
             }
-            if began.elapsed() > EVENTS_MAX {
+            if began.elapsed() >= limits.max {
                 return;
             }
+            if news_at.elapsed() >= limits.idle {
+                let _ = tx.send(Ok(Event::default().event("idle").data(format!("nothing new for {} s", limits.idle.as_secs())))).await;
+                return;
+            }
+            let next = (tokio::time::Instant::now() + EVENTS_POLL).min(news_at + limits.idle).min(began + limits.max);
             tokio::select! {
-                _ = tokio::time::sleep(EVENTS_POLL) => {}
+                _ = tokio::time::sleep_until(next) => {}
                 _ = tx.closed() => return,
             }
         }
