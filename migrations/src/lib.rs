@@ -11,6 +11,7 @@ mod m20261125_000003_sites;
 mod m20261127_000001_journey_screenshots;
 mod m20261128_000001_scan_progress;
 mod m20261128_000002_schedule_claims;
+mod m20261129_000002_webhook_lanes;
 
 /// Runs sitescan's migrations in order.
 pub struct Migrator;
@@ -28,6 +29,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261127_000001_journey_screenshots::Migration),
             Box::new(m20261128_000001_scan_progress::Migration),
             Box::new(m20261128_000002_schedule_claims::Migration),
+            Box::new(m20261129_000002_webhook_lanes::Migration),
         ]
     }
 }

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 fn runner(store: &sitescan::store::Store, clock: Arc<ManualClock>) -> MonitorRunner {
     let policy = AddressPolicy::new(vec!["127.0.0.1/32".parse().unwrap()]);
     let fetcher = Fetcher::new(Arc::new(EgressGuard::new(policy.clone())), FetcherOptions::default()).unwrap();
-    MonitorRunner { store: store.clone(), fetcher: Arc::new(fetcher), clock, policy, on_trigger: None }
+    MonitorRunner { store: store.clone(), fetcher: Arc::new(fetcher), clock, policy, on_trigger: None, probe_deadline: recurring::monitor::PROBE_DEADLINE }
 }
 
 fn page(head: &str) -> Route {
