@@ -56,6 +56,7 @@ async fn robots_txt_and_noindex_changes_each_start_one_scan() {
     let store = &app.store;
     store.set_org("acme", None).await.unwrap();
     let site = store.add_site("acme", &fixture.origin(), "127.0.0.1", "tok", "test", 0).await.unwrap().unwrap();
+    store.record_site_verification(site.id, Ok("file"), 0).await.unwrap();
     let clock = Arc::new(ManualClock::at(sitescan::store::time::now_us()));
     let e = recurring::add_monitor(store, "acme", &fixture.origin(), 30, 0).await.unwrap_err();
     assert!(e.to_string().starts_with("every: "), "below the 1 minute minimum: {e}");
@@ -158,7 +159,8 @@ async fn a_certificate_near_expiry_starts_one_scan() {
     let token = app.token("acme").await;
     let store = &app.store;
     store.set_org("acme", None).await.unwrap();
-    store.add_site("acme", &origin, "127.0.0.1", "tok", "test", 0).await.unwrap().unwrap();
+    let site = store.add_site("acme", &origin, "127.0.0.1", "tok", "test", 0).await.unwrap().unwrap();
+    store.record_site_verification(site.id, Ok("file"), 0).await.unwrap();
     let clock = Arc::new(ManualClock::at(sitescan::store::time::now_us()));
     let m = recurring::add_monitor(store, "acme", &origin, 3600, clock.now_us()).await.unwrap();
     let r = runner(store, clock.clone());
