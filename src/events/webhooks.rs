@@ -376,10 +376,14 @@ impl Deliverer {
                     }
                 }
             }
-            let stop_signal = async {
-                match &until {
-                    Until::Stopped { stop, .. } if !stopping => stop.cancelled().await,
-                    _ => std::future::pending().await,
+            let watched = match &until {
+                Until::Stopped { stop, .. } if !stopping => Some(*stop),
+                _ => None,
+            };
+            let stop_signal = async move {
+                match watched {
+                    Some(stop) => stop.cancelled().await,
+                    None => std::future::pending().await,
                 }
             };
             tokio::select! {
