@@ -101,6 +101,8 @@ async fn owner_of(app: &TestApp, org: &str) -> Web {
     users::create_user(&app.store, org, &email, Role::Owner, PASSWORD).await.unwrap();
     let mut web = Web::new(app);
     redirect_to(&web.login(&email, PASSWORD).await, "/");
+    // The signed-in session's CSRF token, from a page.
+    page(&web.get("/settings/webhooks").await, 200);
     web
 }
 
