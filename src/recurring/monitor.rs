@@ -103,7 +103,7 @@ pub async fn add_monitor(store: &Store, org: &str, site: &str, every_seconds: i6
         )));
     }
     let caps = MonitorCaps { per_site: MAX_MONITORS_PER_SITE, per_org: MAX_MONITORS_PER_ORG };
-    match store.add_monitor(org, site.id, every_seconds, now, now, caps).await? {
+    match store.add_monitor_within(org, site.id, every_seconds, now, now, caps).await? {
         Some(row) => Ok(row),
         None if store.list_monitors(org, Some(site.id)).await?.len() as i64 >= MAX_MONITORS_PER_SITE => Err(RecurringError::TooMany(format!(
             "the site {} has {MAX_MONITORS_PER_SITE} monitors, the most allowed; remove one first",

@@ -16,7 +16,7 @@ use sitescan::model::AddressPolicy;
 use sitescan::net::{EgressGuard, Fetcher, FetcherOptions};
 use sitescan::recurring::monitor::{MAX_MONITORS_PER_ORG, MAX_MONITORS_PER_SITE, PROBES_PER_ORG};
 use sitescan::recurring::{self, Clock, MonitorRunner, Probe, ProbeState};
-use sitescan::store::{MonitorCaps, Store};
+use sitescan::store::Store;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -330,10 +330,9 @@ async fn one_tenants_many_stalled_probes_do_not_starve_another_tenants_monitor()
     let quick_site = verified_site(&app.store, "quickco", &quick.origin()).await;
     let clock = Arc::new(ManualClock::at(sitescan::store::time::now_us()));
     // Sixteen monitors on one site, from before the caps (seeded past them): they keep working.
-    let lifted = MonitorCaps { per_site: i64::MAX, per_org: i64::MAX };
     let mut slow_ids = Vec::new();
     for i in 0..16 {
-        let row = app.store.add_monitor("slowco", slow_site.id, 60, clock.now_us() - 60_000_000 + i, 1, lifted).await.unwrap().unwrap();
+        let row = app.store.add_monitor("slowco", slow_site.id, 60, clock.now_us() - 60_000_000 + i, 1).await.unwrap();
         slow_ids.push(row.id);
     }
     // B's monitor is due last of all.
