@@ -87,7 +87,7 @@ pub async fn monitors(url: &str, n: usize, runners: usize, latency: Duration) ->
     let mut instances = Vec::new();
     for _ in 0..runners {
         let store = Store::open(url, false).await?;
-        instances.push(MonitorRunner { store, fetcher: fetcher()?, clock: Arc::new(SystemClock), policy: policy.clone(), on_trigger: None });
+        instances.push(MonitorRunner { store, fetcher: fetcher()?, clock: Arc::new(SystemClock), policy: policy.clone(), on_trigger: None, probe_deadline: sitescan::recurring::monitor::PROBE_DEADLINE });
     }
     let began = Instant::now();
     let rounds: Vec<_> = instances.iter().map(|r| r.run_once()).collect();
@@ -121,7 +121,7 @@ pub async fn webhooks(url: &str, endpoints: usize, messages: usize, runners: usi
     let mut instances = Vec::new();
     for i in 0..runners {
         let store = Store::open(url, false).await?;
-        instances.push(Deliverer { store, fetcher: fetcher()?, secrets: secrets.clone(), clock: Arc::new(SystemClock), owner: format!("bench-deliverer-{i}") });
+        instances.push(Deliverer { store, fetcher: fetcher()?, secrets: secrets.clone(), clock: Arc::new(SystemClock), owner: format!("bench-deliverer-{i}"), breaker: Default::default() });
     }
     let began = Instant::now();
     let rounds: Vec<_> = instances.iter().map(|d| d.run_once()).collect();

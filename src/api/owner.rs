@@ -119,6 +119,8 @@ fn recurring_status(e: crate::recurring::RecurringError) -> Status {
     match e {
         RecurringError::Invalid(m) => Status::invalid_argument(m),
         RecurringError::NotFound(m) => Status::not_found(m),
+        RecurringError::Unverified(m) => Status::failed_precondition(format!("ownership_unverified: {m}")),
+        RecurringError::TooMany(m) => Status::resource_exhausted(m),
         other => ApiError::Internal(other.to_string()).into_status(),
     }
 }

@@ -188,7 +188,14 @@ pub fn start(args: &RecurringArgs, policy: AddressPolicy, store: Store) -> anyho
     let clock = Arc::new(SystemClock);
     let fetcher = Fetcher::new(Arc::new(EgressGuard::new(policy.clone())), FetcherOptions::default())?;
     let scheduler = Scheduler { store: store.clone(), clock: clock.clone(), policy: policy.clone() };
-    let monitors = MonitorRunner { store, fetcher: Arc::new(fetcher), clock, policy, on_trigger: Some(webhook_hook()) };
+    let monitors = MonitorRunner {
+        store,
+        fetcher: Arc::new(fetcher),
+        clock,
+        policy,
+        on_trigger: Some(webhook_hook()),
+        probe_deadline: recurring::monitor::PROBE_DEADLINE,
+    };
     let handles = vec![scheduler.spawn(every, stop.clone()), monitors.spawn(every, stop.clone())];
     Ok(Some(RecurringLoops { stop, handles }))
 }

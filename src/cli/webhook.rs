@@ -33,6 +33,7 @@ fn deliverer(store: Store, secrets: SecretBox, policy: AddressPolicy) -> anyhow:
         secrets,
         clock: Arc::new(SystemClock),
         owner: crate::scan::worker::owner_id(0),
+        breaker: crate::events::BreakerRule::default(),
     })
 }
 

@@ -1,11 +1,13 @@
 //! Events: webhooks (outbox, signing, delivery), secrets at rest, and WatchScan's view of a
 //! scan's progress.
 
+pub mod breaker;
 pub mod signing;
 pub mod watch;
 pub mod webhooks;
 
 pub use crate::store::{SECRET_KEY_ENV, SecretBox, SecretError};
+pub use breaker::BreakerRule;
 pub use signing::{BadSecret, SigningKey};
 pub use watch::{ScanProgress, WATCH_POLL, watch};
 pub use webhooks::{Attempt, Clock, Deliverer, ManualClock, SystemClock, WebhookError};

@@ -2,13 +2,23 @@
 //! and POSTs each message through the egress guard, retrying on the schedule below.
 //!
 //! Time comes from a [`Clock`], so tests move it instead of sleeping through the schedule.
+//!
+//! Sharing between tenants: deliveries run in lanes, one message in flight per endpoint across
+//! the fleet ([`Store::claim_webhook_lanes`]), each delivery an independent future: a slow
+//! receiver holds only its own lane, never a batch. At most [`DELIVERIES_PER_ORG`] of an
+//! instance's [`DELIVERIES_AT_ONCE`] slots go to one organisation, and an endpoint that keeps
+//! answering slowly is rested by its latency breaker (`breaker.rs`). An organisation has at most
+//! [`MAX_ENDPOINTS_PER_ORG`] endpoints, and "send test event" is limited per endpoint and per
+//! organisation.
 
 pub use crate::store::{Clock, ManualClock, SystemClock};
 use crate::store::{SealedAt, SecretBox, SecretError};
+use super::breaker::BreakerRule;
 use super::signing::SigningKey;
-use crate::model::Severity;
+use crate::model::{OrgSlots, Severity};
 use crate::net::Fetcher;
-use crate::store::{ScanRow, Store, StoreError, WebhookRow};
+use crate::store::throttle::ThrottleRule;
+use crate::store::{OutboxRow, ScanRow, Store, StoreError, WebhookRow};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
@@ -32,14 +42,22 @@ pub const RETRY_SCHEDULE: [Duration; 7] = [
 pub const DELIVERY_TIMEOUT: Duration = Duration::from_secs(10);
 /// An endpoint failing for this long is disabled.
 pub const DISABLE_AFTER: Duration = Duration::from_secs(24 * 3600);
-/// Messages claimed at a time; a round claims batch after batch until none is due.
-const CLAIM_BATCH: i64 = 20;
-/// Deliveries in flight at once (each mostly waits on its receiver).
+/// Deliveries in flight at once per instance (each mostly waits on its receiver).
 pub const DELIVERIES_AT_ONCE: usize = 16;
-/// How long a claim holds its messages: the whole batch even if delivered one after another at
-/// the longest timeout each, and a margin (a lease that ran out mid-batch would let another
-/// instance send a message twice).
-const CLAIM_LEASE: Duration = Duration::from_secs(DELIVERY_TIMEOUT.as_secs() * (CLAIM_BATCH as u64 + 1) + 60);
+/// Of those, at most this many for one organisation's endpoints; the rest wait their turn.
+pub const DELIVERIES_PER_ORG: usize = 4;
+/// How long a claim holds its message: one delivery at the longest timeout, and a margin for
+/// the store (a lease that ran out mid-delivery would let another instance send it twice).
+const CLAIM_LEASE: Duration = Duration::from_secs(DELIVERY_TIMEOUT.as_secs() + 60);
+/// While deliveries are in flight, how often the loop looks for more due messages.
+const REFILL_EVERY: Duration = Duration::from_millis(500);
+/// Endpoints an organisation may have.
+pub const MAX_ENDPOINTS_PER_ORG: i64 = 20;
+/// "Send test event": at most one per endpoint this often.
+pub const TEST_EVENT_ENDPOINT_EVERY: Duration = Duration::from_secs(10);
+/// "Send test event": at most this many per organisation per [`TEST_EVENT_ORG_WINDOW`].
+pub const TEST_EVENTS_PER_ORG: i64 = 10;
+pub const TEST_EVENT_ORG_WINDOW: Duration = Duration::from_secs(60);
 /// The minimum severity of `scan.regressed` when an endpoint names none.
 pub const DEFAULT_MIN_SEVERITY: Severity = Severity::High;
 
@@ -52,6 +70,12 @@ pub enum WebhookError {
     Secret(#[from] SecretError),
     #[error("{0}")]
     Invalid(String),
+    /// The organisation has [`MAX_ENDPOINTS_PER_ORG`] endpoints already.
+    #[error("the organisation has {0} webhook endpoints, the most allowed; remove one first")]
+    TooMany(i64),
+    /// "Send test event" was used too often; the next one is allowed in `retry_after_s`.
+    #[error("{what}: try again in {retry_after_s} s")]
+    RateLimited { what: &'static str, retry_after_s: i64 },
 }
 
 /// Adds an endpoint; returns its id and its signing secret (`whsec_...`, shown once).
@@ -80,8 +104,13 @@ pub async fn add_endpoint(
     let id = Uuid::now_v7();
     let row = id.to_string();
     let sealed = secrets.seal(&secret, SealedAt { table: WEBHOOKS_TABLE, row: &row, name: SIGNING_SECRET });
-    store.add_webhook(id, org, parsed.as_str(), events, min_severity.map(|s| s.as_str()), &sealed, now).await?;
-    Ok((id, secret))
+    let added = store
+        .add_webhook_within(id, org, parsed.as_str(), events, min_severity.map(|s| s.as_str()), &sealed, now, MAX_ENDPOINTS_PER_ORG)
+        .await?;
+    match added {
+        Some(_) => Ok((id, secret)),
+        None => Err(WebhookError::TooMany(MAX_ENDPOINTS_PER_ORG)),
+    }
 }
 
 /// What an endpoint's signing secret is sealed for (its associated data).
@@ -190,9 +219,44 @@ pub async fn monitor_triggered(
     org_event(store, &scan.org_id, "monitor.triggered", data, now).await
 }
 
-/// Queues a `webhook.test` message for one endpoint (whatever it subscribes to).
+/// One test event per endpoint per [`TEST_EVENT_ENDPOINT_EVERY`].
+const TEST_ENDPOINT_RULE: ThrottleRule = ThrottleRule {
+    threshold: 1,
+    window_us: TEST_EVENT_ENDPOINT_EVERY.as_micros() as i64,
+    first_lock_us: TEST_EVENT_ENDPOINT_EVERY.as_micros() as i64,
+    max_lock_us: TEST_EVENT_ENDPOINT_EVERY.as_micros() as i64,
+};
+/// [`TEST_EVENTS_PER_ORG`] test events per organisation per [`TEST_EVENT_ORG_WINDOW`].
+const TEST_ORG_RULE: ThrottleRule = ThrottleRule {
+    threshold: TEST_EVENTS_PER_ORG,
+    window_us: TEST_EVENT_ORG_WINDOW.as_micros() as i64,
+    first_lock_us: TEST_EVENT_ORG_WINDOW.as_micros() as i64,
+    max_lock_us: TEST_EVENT_ORG_WINDOW.as_micros() as i64,
+};
+
+/// The seconds until `key`'s lock runs out (at least 1).
+async fn wait_for(store: &Store, key: &str, now: i64) -> Result<i64, WebhookError> {
+    let until = store.throttle_locked_until(key).await?.unwrap_or(now);
+    Ok(((until - now) / 1_000_000).max(1))
+}
+
+/// Queues a `webhook.test` message for one endpoint (whatever it subscribes to), within the
+/// limits: one per endpoint per [`TEST_EVENT_ENDPOINT_EVERY`], [`TEST_EVENTS_PER_ORG`] per
+/// organisation per [`TEST_EVENT_ORG_WINDOW`]. The counts live in the store's throttle table,
+/// so every instance of a fleet shares them; a refusal queues nothing.
 pub async fn send_test(store: &Store, endpoint: Uuid, now: i64) -> Result<String, WebhookError> {
     let ep = store.webhook(endpoint).await?.ok_or_else(|| WebhookError::Invalid(format!("no webhook {endpoint}")))?;
+    let org_key = format!("webhook-test:org:{}", ep.org_id);
+    let endpoint_key = format!("webhook-test:endpoint:{}", ep.id);
+    if !store.throttle_count(&org_key, TEST_ORG_RULE, now).await? {
+        let retry_after_s = wait_for(store, &org_key, now).await?;
+        return Err(WebhookError::RateLimited { what: "the organisation sent test events too often", retry_after_s });
+    }
+    if !store.throttle_count(&endpoint_key, TEST_ENDPOINT_RULE, now).await? {
+        store.throttle_uncount(&org_key, TEST_ORG_RULE.threshold).await?;
+        let retry_after_s = wait_for(store, &endpoint_key, now).await?;
+        return Err(WebhookError::RateLimited { what: "a test event was just sent to this endpoint", retry_after_s });
+    }
     let id = message_id();
     let body = envelope("webhook.test", now, json!({"webhook_id": ep.id.to_string(), "org": ep.org_id}));
     store.enqueue_webhook(ep.id, &id, "webhook.test", &body, now).await?;
@@ -207,6 +271,8 @@ pub struct Deliverer {
     pub secrets: SecretBox,
     pub clock: Arc<dyn Clock>,
     pub owner: String,
+    /// When an endpoint counts as slow and how long it then rests ([`BreakerRule::default`]).
+    pub breaker: BreakerRule,
 }
 
 /// What became of one attempt.
@@ -217,46 +283,131 @@ pub enum Attempt {
     GaveUp(String),
 }
 
+/// How long the delivery loop keeps going.
+enum Until<'a> {
+    /// Until nothing is due or in flight (`run_once`).
+    Idle,
+    /// Until the token is cancelled, looking for due messages every `every` when idle.
+    Stopped { every: Duration, stop: &'a CancellationToken },
+}
+
 impl Deliverer {
-    /// Claims and delivers what is due now, batch after batch until nothing is due; returns the
-    /// attempts made. Up to `DELIVERIES_AT_ONCE` endpoints are served at once, and each endpoint
-    /// gets its messages one after another in the order they were queued, so a receiver sees
-    /// `scan.completed` before the `scan.regressed` of the same scan.
+    /// Delivers what is due now, in lanes, until nothing is due or in flight; returns the
+    /// attempts made. Each endpoint gets its messages one after another in the order they were
+    /// queued (a receiver sees `scan.completed` before the `scan.regressed` of the same scan);
+    /// endpoints are served side by side, up to `DELIVERIES_AT_ONCE` at once and
+    /// `DELIVERIES_PER_ORG` per organisation.
     pub async fn run_once(&self) -> Result<Vec<Attempt>, WebhookError> {
+        self.drive(Until::Idle).await
+    }
+
+    /// Claims, for the free slots, the next message of endpoints with nothing in flight, and
+    /// admits each within its organisation's share (a message over the share goes back, due as
+    /// it was). Returns what may start, and whether the store had anything to claim.
+    async fn claim_more(&self, slots: &mut OrgSlots) -> Result<(Vec<(String, OutboxRow)>, bool), WebhookError> {
+        let free = DELIVERIES_AT_ONCE.saturating_sub(slots.total());
+        if free == 0 {
+            return Ok((Vec::new(), false));
+        }
+        let now = self.clock.now_us();
+        let claimed = self.store.claim_webhook_lanes(&self.owner, now, CLAIM_LEASE.as_micros() as i64, free as i64, &slots.full()).await?;
+        let any = !claimed.is_empty();
+        let mut start = Vec::with_capacity(claimed.len());
+        for msg in claimed {
+            let org = self.store.webhook(msg.endpoint_id).await?.map(|e| e.org_id).unwrap_or_default();
+            if slots.admit(&org) {
+                start.push((org, msg));
+            } else {
+                self.store.release_webhook(msg.id, &self.owner).await?;
+            }
+        }
+        Ok((start, any))
+    }
+
+    /// The delivery loop: keeps the slots filled as deliveries end (and, while some are in
+    /// flight, every `REFILL_EVERY`), each delivery its own future, so no delivery waits for
+    /// another. Errors of one delivery are logged and the others go on; `Until::Idle` returns
+    /// the first of them after everything in flight has ended.
+    async fn drive(&self, until: Until<'_>) -> Result<Vec<Attempt>, WebhookError> {
         use futures::StreamExt;
+        let mut slots = OrgSlots::new(DELIVERIES_PER_ORG);
+        let mut running = futures::stream::FuturesUnordered::new();
         let mut out = Vec::new();
+        let mut first_error: Option<WebhookError> = None;
+        let mut stopping = false;
         loop {
-            let now = self.clock.now_us();
-            let claimed = self.store.claim_webhooks(&self.owner, now, CLAIM_LEASE.as_micros() as i64, CLAIM_BATCH).await?;
-            let full = claimed.len() as i64 == CLAIM_BATCH;
-            let mut per_endpoint: Vec<Vec<crate::store::OutboxRow>> = Vec::new();
-            for msg in claimed {
-                match per_endpoint.iter_mut().find(|queue| queue[0].endpoint_id == msg.endpoint_id) {
-                    Some(queue) => queue.push(msg),
-                    None => per_endpoint.push(vec![msg]),
+            while !stopping && first_error.is_none() {
+                match self.claim_more(&mut slots).await {
+                    Ok((start, any)) => {
+                        let started = !start.is_empty();
+                        for (org, msg) in start {
+                            running.push(async move { (org, self.deliver(msg).await) });
+                        }
+                        if !any || !started {
+                            break;
+                        }
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e, "claiming webhook deliveries failed");
+                        if matches!(until, Until::Idle) {
+                            first_error = Some(e);
+                        }
+                        break;
+                    }
                 }
             }
-            let results: Vec<Result<Vec<Attempt>, WebhookError>> = futures::stream::iter(per_endpoint)
-                .map(|queue| async move {
-                    let mut attempts = Vec::with_capacity(queue.len());
-                    for msg in queue {
-                        attempts.push(self.deliver(msg).await?);
+            if running.is_empty() {
+                match &until {
+                    Until::Idle => {
+                        return match first_error {
+                            Some(e) => Err(e),
+                            None => Ok(out),
+                        };
                     }
-                    Ok(attempts)
-                })
-                .buffer_unordered(DELIVERIES_AT_ONCE)
-                .collect()
-                .await;
-            for r in results {
-                out.extend(r?);
+                    Until::Stopped { every, stop } => {
+                        if stopping {
+                            return Ok(out);
+                        }
+                        tokio::select! {
+                            _ = tokio::time::sleep(*every) => {}
+                            _ = stop.cancelled() => return Ok(out),
+                        }
+                        continue;
+                    }
+                }
             }
-            if !full {
-                return Ok(out);
+            let watched = match &until {
+                Until::Stopped { stop, .. } if !stopping => Some(*stop),
+                _ => None,
+            };
+            let stop_signal = async move {
+                match watched {
+                    Some(stop) => stop.cancelled().await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                Some((org, result)) = running.next() => {
+                    slots.release(&org);
+                    match result {
+                        // A loop that runs for ever keeps no history.
+                        Ok(attempt) => if matches!(until, Until::Idle) { out.push(attempt) },
+                        Err(e) => {
+                            tracing::warn!(error = %e, "webhook delivery failed");
+                            if matches!(until, Until::Idle) && first_error.is_none() {
+                                first_error = Some(e);
+                            }
+                        }
+                    }
+                }
+                _ = tokio::time::sleep(REFILL_EVERY) => {}
+                // Stop claiming; what is in flight ends (within its timeout) so no lease is left.
+                _ = stop_signal => stopping = true,
             }
         }
     }
 
-    async fn deliver(&self, msg: crate::store::OutboxRow) -> Result<Attempt, WebhookError> {
+    async fn deliver(&self, msg: OutboxRow) -> Result<Attempt, WebhookError> {
         let now = self.clock.now_us();
         let attempt_no = msg.attempts + 1;
         let Some(ep) = self.store.webhook(msg.endpoint_id).await?.filter(|e| e.enabled) else {
@@ -281,6 +432,13 @@ impl Deliverer {
         let error = resp.error.as_ref().map(|e| e.to_string());
         self.store.log_webhook_delivery(msg.id, ep.id, attempt_no, status, latency, error.as_deref(), now).await?;
         tracing::info!(webhook = %ep.id, message = %msg.message_id, attempt = attempt_no, status = ?status, latency_ms = latency, "webhook attempt");
+        let timed_out = resp.error.as_ref().is_some_and(|e| e.kind == crate::net::FetchErrorKind::Timeout);
+        let slow = self.breaker.is_slow(started.elapsed(), timed_out);
+        let breaker = self.breaker.after(ep.slow_streak, slow, self.clock.now_us());
+        if breaker.open_until.is_some() {
+            tracing::warn!(webhook = %ep.id, slow_streak = breaker.slow_streak, "webhook endpoint answers slowly: its deliveries rest for the cool-down");
+        }
+        self.store.set_webhook_breaker(ep.id, breaker.slow_streak, breaker.open_until).await?;
         if status.is_some_and(|s| (200..300).contains(&s)) {
             self.store.finish_webhook(msg.id, &self.owner, "delivered", None, now).await?;
             self.store.set_webhook_failing(ep.id, None).await?;
@@ -311,17 +469,12 @@ impl Deliverer {
         }
     }
 
-    /// Runs until `stop`: a round every `every`.
+    /// Runs until `stop`, looking for due messages every `every` while idle and as deliveries end
+    /// while busy.
     pub fn spawn(self, every: Duration, stop: CancellationToken) -> tokio::task::JoinHandle<()> {
         tokio::spawn(async move {
-            loop {
-                if let Err(e) = self.run_once().await {
-                    tracing::warn!(error = %e, "webhook delivery round failed");
-                }
-                tokio::select! {
-                    _ = tokio::time::sleep(every) => {}
-                    _ = stop.cancelled() => return,
-                }
+            if let Err(e) = self.drive(Until::Stopped { every, stop: &stop }).await {
+                tracing::warn!(error = %e, "webhook delivery loop ended");
             }
         })
     }

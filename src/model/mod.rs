@@ -3,6 +3,7 @@
 pub mod address_policy;
 pub mod attestation;
 pub mod category;
+pub mod fair_share;
 pub mod finding;
 pub mod finding_budget;
 pub mod journey;
@@ -21,6 +22,7 @@ pub mod target;
 pub use address_policy::{AddressPolicy, BlockedRange};
 pub use attestation::{Attestation, AttestationRefused, Attester, Confirmation, attestation_statement};
 pub use category::{ACTIVE_ONLY_CATEGORIES, PASSIVE_CATEGORIES};
+pub use fair_share::{FairQueue, OrgSlots};
 pub use finding::{Finding, sort_findings};
 pub use journey::{
     Journey, JourneyError, JourneyOutcome, JourneySecrets, JourneySpec, StepResult, StepStatus, parse_journey, validate_secrets,

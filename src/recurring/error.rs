@@ -13,4 +13,10 @@ pub enum RecurringError {
     /// No such site, schedule or monitor in the organisation.
     #[error("{0}")]
     NotFound(String),
+    /// The site's ownership is not proved, and the feature needs it (monitors).
+    #[error("{0}")]
+    Unverified(String),
+    /// A cap is reached (monitors per site or per organisation): the message says which.
+    #[error("{0}")]
+    TooMany(String),
 }

@@ -5,6 +5,16 @@
 //! lists what changed; the first probe only records. A state that stays changed starts nothing
 //! more: each probe is compared with the one before it.
 //!
+//! Limits: a monitor needs a verified site (the probes go to a host its owner proved is
+//! theirs), at most [`MAX_MONITORS_PER_SITE`] per site and [`MAX_MONITORS_PER_ORG`] per
+//! organisation (monitors added before these caps keep running; only adding is refused), and
+//! every probe ends by [`PROBE_DEADLINE`] whatever its requests do.
+//!
+//! Fairness: due probes are looked up taking organisations in turn, and at most
+//! [`PROBES_PER_ORG`] of the [`PROBES_AT_ONCE`] slots go to one organisation; the rest of its
+//! probes wait for its own slots, so a tenant with many monitors on a slow host cannot starve
+//! another's.
+//!
 //! Fleet safety: a due probe is claimed by compare-and-set on `next_check_at`, and its state is
 //! recorded by compare-and-set on the previous state; only the instance whose record succeeded
 //! creates the scan.
@@ -12,10 +22,10 @@
 use crate::store::Clock;
 use super::error::RecurringError;
 use super::sites::resolve_site;
-use crate::model::{AddressPolicy, ScanMode, Target, TriggeredBy};
+use crate::model::{AddressPolicy, FairQueue, ScanMode, Target, TriggeredBy};
 use crate::net::{FetchResponse, Fetcher};
 use crate::store::time::to_rfc3339;
-use crate::store::{CreateOutcome, MonitorRow, ScanExtras, ScanRow, SiteRow, Store};
+use crate::store::{CreateOutcome, MonitorCaps, MonitorRow, ScanExtras, ScanRow, SiteRow, Store};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -38,6 +48,16 @@ const PROBE_MAX_BYTES: usize = 2 * 1024 * 1024;
 const TICK_BATCH: i64 = 100;
 /// Probes in flight at once (each is a few requests to one site, mostly waiting on the network).
 pub const PROBES_AT_ONCE: usize = 16;
+/// Of those, at most this many for one organisation; its other due probes wait their turn.
+pub const PROBES_PER_ORG: usize = 4;
+/// One probe, all of its requests (start page, robots.txt, sitemap, TLS), ends by then.
+pub const PROBE_DEADLINE: Duration = Duration::from_secs(20);
+/// Monitors a site may have.
+pub const MAX_MONITORS_PER_SITE: i64 = 5;
+/// Monitors an organisation may have over all its sites.
+pub const MAX_MONITORS_PER_ORG: i64 = 50;
+/// What a probe records for what its deadline cut short.
+const PAST_DEADLINE: &str = "error: deadline";
 
 /// The shortest interval allowed now: [`MIN_EVERY_SECONDS`], or the hidden test override.
 pub fn min_every_seconds() -> i64 {
@@ -76,7 +96,23 @@ pub async fn add_monitor(store: &Store, org: &str, site: &str, every_seconds: i6
         return Err(RecurringError::Invalid(format!("every: {every_seconds} s is shorter than the minimum of {min} s")));
     }
     let site = resolve_site(store, org, site).await?;
-    Ok(store.add_monitor(org, site.id, every_seconds, now, now).await?)
+    if !site.verified() {
+        return Err(RecurringError::Unverified(format!(
+            "the site {} is not verified: prove ownership first (a monitor probes the site every few minutes)",
+            site.origin
+        )));
+    }
+    let caps = MonitorCaps { per_site: MAX_MONITORS_PER_SITE, per_org: MAX_MONITORS_PER_ORG };
+    match store.add_monitor_within(org, site.id, every_seconds, now, now, caps).await? {
+        Some(row) => Ok(row),
+        None if store.list_monitors(org, Some(site.id)).await?.len() as i64 >= MAX_MONITORS_PER_SITE => Err(RecurringError::TooMany(format!(
+            "the site {} has {MAX_MONITORS_PER_SITE} monitors, the most allowed; remove one first",
+            site.origin
+        ))),
+        None => Err(RecurringError::TooMany(format!(
+            "the organisation has {MAX_MONITORS_PER_ORG} monitors, the most allowed; remove one first"
+        ))),
+    }
 }
 
 /// The organisation's monitors, of one site (id or origin) when `site` is given.
@@ -187,10 +223,19 @@ fn page_facts(html: &str) -> (Option<String>, Option<String>, Option<String>) {
     (title, canonical, robots)
 }
 
-/// Probes `site` now (`now` decides "near expiry").
-pub async fn probe(fetcher: &Fetcher, site: &SiteRow, now: i64) -> ProbeState {
+/// `work`, unless `until` comes first.
+async fn within<T>(until: tokio::time::Instant, work: impl std::future::Future<Output = T>) -> Option<T> {
+    tokio::time::timeout_at(until, work).await.ok()
+}
+
+/// Probes `site` now (`now` decides "near expiry"), all of it within `deadline`: what the
+/// deadline cuts short reads `error: deadline` and what would come after it is not requested.
+pub async fn probe(fetcher: &Fetcher, site: &SiteRow, now: i64, deadline: Duration) -> ProbeState {
+    let until = tokio::time::Instant::now() + deadline;
     let origin = site.origin.trim_end_matches('/');
-    let start = fetcher.get_capped(&format!("{origin}/"), PROBE_MAX_BYTES).await;
+    let Some(start) = within(until, fetcher.get_capped(&format!("{origin}/"), PROBE_MAX_BYTES)).await else {
+        return ProbeState { status: PAST_DEADLINE.into(), robots_txt: PAST_DEADLINE.into(), sitemap: PAST_DEADLINE.into(), ..ProbeState::default() };
+    };
     let mut state = ProbeState {
         status: failure(&start).unwrap_or_else(|| start.status.map_or("error: no answer".into(), |s| s.to_string())),
         x_robots_tag: start.header("x-robots-tag").map(|v| clean(&v.to_ascii_lowercase())),
@@ -200,24 +245,32 @@ pub async fn probe(fetcher: &Fetcher, site: &SiteRow, now: i64) -> ProbeState {
     if start.status.is_some() && html {
         (state.title, state.canonical, state.robots_meta) = page_facts(&start.text());
     }
-    let robots = fetcher.get_capped(&format!("{origin}/robots.txt"), PROBE_MAX_BYTES).await;
+    let Some(robots) = within(until, fetcher.get_capped(&format!("{origin}/robots.txt"), PROBE_MAX_BYTES)).await else {
+        (state.robots_txt, state.sitemap) = (PAST_DEADLINE.into(), PAST_DEADLINE.into());
+        return state;
+    };
     state.robots_txt = digest(&robots);
     // The first `Sitemap:` line, read as the scan's crawler reads robots.txt.
     let named = (robots.status == Some(200)).then(|| crate::model::robots::parse(&robots.text()).sitemaps.into_iter().next()).flatten();
     let sitemap_url = named.unwrap_or_else(|| format!("{origin}/sitemap.xml"));
-    state.sitemap = digest(&fetcher.get_capped(&sitemap_url, PROBE_MAX_BYTES).await);
+    let Some(sitemap) = within(until, fetcher.get_capped(&sitemap_url, PROBE_MAX_BYTES)).await else {
+        state.sitemap = PAST_DEADLINE.into();
+        return state;
+    };
+    state.sitemap = digest(&sitemap);
     if let Ok(url) = url::Url::parse(&site.origin)
         && url.scheme() == "https"
         && let Some(host) = url.host_str()
     {
         let port = url.port_or_known_default().unwrap_or(443);
-        match crate::net::certificate_validity(fetcher.guard(), host, port, TLS_TIMEOUT).await {
-            Ok(v) => {
+        match within(until, crate::net::certificate_validity(fetcher.guard(), host, port, TLS_TIMEOUT)).await {
+            Some(Ok(v)) => {
                 let left = v.not_after * 1_000_000 - now;
                 state.tls_near_expiry = Some(left < NEAR_EXPIRY.as_micros() as i64);
                 state.tls_not_after = Some(to_rfc3339(v.not_after * 1_000_000));
             }
-            Err(e) => state.tls_not_after = Some(format!("unread: {e}")),
+            Some(Err(e)) => state.tls_not_after = Some(format!("unread: {e}")),
+            None => state.tls_not_after = Some("unread: the probe's deadline passed".into()),
         }
     }
     state
@@ -259,6 +312,8 @@ pub struct MonitorRunner {
     /// The egress policy scan targets are parsed under (`--allow-target`).
     pub policy: AddressPolicy,
     pub on_trigger: Option<TriggerHook>,
+    /// How long one probe may take in all ([`PROBE_DEADLINE`]).
+    pub probe_deadline: Duration,
 }
 
 impl std::fmt::Debug for MonitorRunner {
@@ -268,38 +323,63 @@ impl std::fmt::Debug for MonitorRunner {
 }
 
 impl MonitorRunner {
-    /// Claims and probes every monitor due now, `PROBES_AT_ONCE` at a time, batch after batch
-    /// until none is due; returns what became of each.
+    /// Claims and probes every monitor due now, until none is due or in flight; returns what
+    /// became of each (in the order they ended). Up to `PROBES_AT_ONCE` run at once, at most
+    /// `PROBES_PER_ORG` of one organisation, organisations taking turns; each probe that ends
+    /// frees its slot for the next (no probe waits for a batch).
     pub async fn run_once(&self) -> Result<Vec<Probe>, RecurringError> {
         use futures::StreamExt;
+        let mut queue: FairQueue<MonitorRow> = FairQueue::new(PROBES_PER_ORG);
+        let mut seen = std::collections::HashSet::new();
+        let mut running = futures::stream::FuturesUnordered::new();
         let mut out = Vec::new();
+        let mut first_error: Option<RecurringError> = None;
+        let mut look = true;
         loop {
-            let now = self.clock.now_us();
-            let rows = self.store.due_monitors(now, TICK_BATCH).await?;
-            let full = rows.len() as i64 == TICK_BATCH;
-            // A claim moves the row's next check past `now`, so a row is never taken twice.
-            let results: Vec<Result<Option<Probe>, RecurringError>> = futures::stream::iter(rows)
-                .map(|row| async move {
-                    let next = now + row.every_seconds * 1_000_000;
-                    if !self.store.claim_monitor(row.id, row.next_check_at, next).await? {
-                        return Ok(Some(Probe::Lost { monitor_id: row.id }));
-                    }
-                    match self.check(&row).await {
-                        Ok(p) => Ok(Some(p)),
-                        Err(e) => {
-                            tracing::warn!(monitor = %row.id, error = %e, "monitor probe failed");
-                            Ok(None)
-                        }
-                    }
-                })
-                .buffer_unordered(PROBES_AT_ONCE)
-                .collect()
-                .await;
-            for r in results {
-                out.extend(r?);
+            if look && first_error.is_none() {
+                match self.store.due_monitors(self.clock.now_us(), TICK_BATCH).await {
+                    // A row seen this round is never taken twice in it (a claimed one is no
+                    // longer due; an unstarted one is already queued).
+                    Ok(rows) => rows.into_iter().filter(|r| seen.insert(r.id)).for_each(|r| queue.push(&r.org_id.clone(), r)),
+                    Err(e) => first_error = Some(e.into()),
+                }
             }
-            if !full {
-                return Ok(out);
+            while running.len() < PROBES_AT_ONCE && first_error.is_none() {
+                let Some((org, row)) = queue.next_ready() else { break };
+                running.push(async move { (org, self.claim_and_check(row).await) });
+            }
+            // Look for more when a slot is free that nothing queued may take.
+            look = running.len() < PROBES_AT_ONCE;
+            let Some((org, result)) = running.next().await else {
+                break;
+            };
+            queue.done(&org);
+            match result {
+                Ok(Some(p)) => out.push(p),
+                Ok(None) => {}
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(out),
+        }
+    }
+
+    /// Claims one due probe (a claim moves its next check past now, so no other instance takes
+    /// it) and runs it; `None` when the probe itself failed (logged).
+    async fn claim_and_check(&self, row: MonitorRow) -> Result<Option<Probe>, RecurringError> {
+        let next = self.clock.now_us() + row.every_seconds * 1_000_000;
+        if !self.store.claim_monitor(row.id, row.next_check_at, next).await? {
+            return Ok(Some(Probe::Lost { monitor_id: row.id }));
+        }
+        match self.check(&row).await {
+            Ok(p) => Ok(Some(p)),
+            Err(e) => {
+                tracing::warn!(monitor = %row.id, error = %e, "monitor probe failed");
+                Ok(None)
             }
         }
     }
@@ -309,7 +389,7 @@ impl MonitorRunner {
         let Some(site) = self.store.site_any_org(row.site_id).await? else {
             return Ok(Probe::Changed { monitor_id, changes: vec![], reason: "the site is gone".into() });
         };
-        let state = probe(&self.fetcher, &site, self.clock.now_us()).await;
+        let state = probe(&self.fetcher, &site, self.clock.now_us(), self.probe_deadline).await;
         let now = self.clock.now_us();
         let encoded = serde_json::to_string(&state).map_err(|e| RecurringError::Invalid(e.to_string()))?;
         let before: Option<ProbeState> = row.last_state.as_deref().and_then(|s| serde_json::from_str(s).ok());

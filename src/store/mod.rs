@@ -40,7 +40,7 @@ pub use live::{LATEST_FINDINGS, LiveScan};
 pub use orgs::{DEFAULT_MONTHLY_SCAN_QUOTA, Organisation};
 pub use paging::Page;
 pub use scans::{CreateOutcome, NewAttestation, QuotaExceeded, ScanExtras, ScanRow};
-pub use monitors::MonitorRow;
+pub use monitors::{MonitorCaps, MonitorRow};
 pub use schedules::{NewSchedule, ScheduleRow};
 pub use screenshots::ScreenshotRow;
 pub use secret_box::{LEGACY_PREFIX, SECRET_KEY_ENV, SealedAt, SecretBox, SecretError};

@@ -26,6 +26,13 @@ pub struct MonitorRow {
     pub created_at: i64,
 }
 
+/// The most monitors a new one may join: per site and per organisation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MonitorCaps {
+    pub per_site: i64,
+    pub per_org: i64,
+}
+
 const COLUMNS: &str =
     "id, site_id, org_id, every_seconds, next_check_at, last_state, last_checked_at, last_change, created_at";
 
@@ -44,23 +51,49 @@ fn monitor(row: &QueryResult) -> StoreResult<MonitorRow> {
 }
 
 impl Store {
-    /// Adds a monitor whose first probe is at `next_check_at`; returns it.
-    pub async fn add_monitor(
+    /// Adds a monitor whose first probe is at `next_check_at` whatever the site and the
+    /// organisation have already (seeding, benchmarks; the app adds through
+    /// [`Store::add_monitor_within`] and its caps).
+    pub async fn add_monitor(&self, org: &str, site_id: Uuid, every_seconds: i64, next_check_at: i64, now: i64) -> StoreResult<MonitorRow> {
+        let lifted = MonitorCaps { per_site: i64::MAX, per_org: i64::MAX };
+        self.add_monitor_within(org, site_id, every_seconds, next_check_at, now, lifted)
+            .await?
+            .ok_or_else(|| super::error::StoreError::Invalid("the monitor was not added".into()))
+    }
+
+    /// Adds a monitor whose first probe is at `next_check_at`, unless the site or the
+    /// organisation has its cap of monitors already (one statement, so two adds at once cannot
+    /// both pass the count); returns it, or `None` at a cap.
+    pub async fn add_monitor_within(
         &self,
         org: &str,
         site_id: Uuid,
         every_seconds: i64,
         next_check_at: i64,
         now: i64,
-    ) -> StoreResult<MonitorRow> {
+        caps: MonitorCaps,
+    ) -> StoreResult<Option<MonitorRow>> {
         let id = Uuid::now_v7();
         let stmt = self.stmt(
             "INSERT INTO monitors (id, site_id, org_id, every_seconds, next_check_at, created_at) \
-             VALUES ($1, $2, $3, $4, $5, $6)",
-            vec![id.into(), site_id.into(), org.into(), every_seconds.into(), next_check_at.into(), now.into()],
+             SELECT $1, $2, $3, $4, $5, $6 \
+             WHERE (SELECT COUNT(*) FROM monitors WHERE site_id = $2) < $7 \
+             AND (SELECT COUNT(*) FROM monitors WHERE org_id = $3) < $8",
+            vec![
+                id.into(),
+                site_id.into(),
+                org.into(),
+                every_seconds.into(),
+                next_check_at.into(),
+                now.into(),
+                caps.per_site.into(),
+                caps.per_org.into(),
+            ],
         );
-        self.conn().execute_raw(stmt).await?;
-        Ok(MonitorRow {
+        if self.conn().execute_raw(stmt).await?.rows_affected() == 0 {
+            return Ok(None);
+        }
+        Ok(Some(MonitorRow {
             id,
             site_id,
             org_id: org.to_string(),
@@ -70,7 +103,7 @@ impl Store {
             last_checked_at: None,
             last_change: None,
             created_at: now,
-        })
+        }))
     }
 
     /// One monitor of the organisation (`None` for another organisation's).
@@ -111,10 +144,15 @@ impl Store {
         Ok(self.conn().execute_raw(stmt).await?.rows_affected() == 1)
     }
 
-    /// Monitors due at `now` (every organisation), the most overdue first.
+    /// Monitors due at `now` (every organisation), organisations taking turns: each one's most
+    /// overdue first, then each one's second, and so on (one organisation's thousand due
+    /// monitors do not fill the page before another's first).
     pub async fn due_monitors(&self, now: i64, limit: i64) -> StoreResult<Vec<MonitorRow>> {
         let stmt = self.stmt(
-            &format!("SELECT {COLUMNS} FROM monitors WHERE next_check_at <= $1 ORDER BY next_check_at, id LIMIT $2"),
+            &format!(
+                "SELECT {COLUMNS} FROM (SELECT {COLUMNS}, ROW_NUMBER() OVER (PARTITION BY org_id ORDER BY next_check_at, id) AS turn \
+                 FROM monitors WHERE next_check_at <= $1) due ORDER BY turn, next_check_at, id LIMIT $2"
+            ),
             vec![now.into(), limit.into()],
         );
         self.conn().query_all_raw(stmt).await?.iter().map(monitor).collect()

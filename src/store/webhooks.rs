@@ -4,6 +4,10 @@
 //! UPDATE SKIP LOCKED` on PostgreSQL), so two instances never hold one delivery at once, and a
 //! claim whose instance died is taken again when its lease runs out. Rows stay until delivered or
 //! given up: a restart loses nothing.
+//!
+//! Lanes ([`Store::claim_webhook_lanes`]): the delivery loop takes an endpoint's next message
+//! only when none of its messages is in flight on any instance, and skips endpoints whose latency
+//! breaker is open, so a slow receiver holds at most one delivery at a time.
 
 use super::Store;
 use super::error::StoreResult;
@@ -24,6 +28,10 @@ pub struct WebhookRow {
     pub disabled_reason: Option<String>,
     pub failing_since: Option<i64>,
     pub created_at: i64,
+    /// Slow deliveries in a row (the latency breaker's count).
+    pub slow_streak: i32,
+    /// While in the future, the breaker holds the endpoint's deliveries back (µs).
+    pub breaker_open_until: Option<i64>,
 }
 
 impl WebhookRow {
@@ -55,8 +63,8 @@ pub struct DeliveryRow {
     pub created_at: i64,
 }
 
-const ENDPOINT_COLUMNS: &str =
-    "id, org_id, url, events, min_severity, secret_enc, enabled, disabled_reason, failing_since, created_at";
+const ENDPOINT_COLUMNS: &str = "id, org_id, url, events, min_severity, secret_enc, enabled, disabled_reason, failing_since, created_at, \
+     slow_streak, breaker_open_until";
 
 fn endpoint(row: &QueryResult) -> StoreResult<WebhookRow> {
     Ok(WebhookRow {
@@ -70,6 +78,19 @@ fn endpoint(row: &QueryResult) -> StoreResult<WebhookRow> {
         disabled_reason: row.try_get("", "disabled_reason")?,
         failing_since: row.try_get("", "failing_since")?,
         created_at: row.try_get("", "created_at")?,
+        slow_streak: row.try_get("", "slow_streak")?,
+        breaker_open_until: row.try_get("", "breaker_open_until")?,
+    })
+}
+
+fn outbox(row: &QueryResult) -> StoreResult<OutboxRow> {
+    Ok(OutboxRow {
+        id: row.try_get("", "id")?,
+        endpoint_id: row.try_get("", "endpoint_id")?,
+        message_id: row.try_get("", "message_id")?,
+        event_type: row.try_get("", "event_type")?,
+        payload: row.try_get("", "payload")?,
+        attempts: row.try_get("", "attempts")?,
     })
 }
 
@@ -89,7 +110,9 @@ impl Store {
         Ok(self.conn().execute_raw(stmt).await?.rows_affected() == 1)
     }
 
-    /// Adds an endpoint; returns its id.
+    /// Adds an endpoint whatever the organisation has already (seeding; the app adds through
+    /// [`Store::add_webhook_within`] and its cap); returns its id.
+    #[allow(clippy::too_many_arguments)]
     pub async fn add_webhook(
         &self,
         id: Uuid,
@@ -100,9 +123,28 @@ impl Store {
         secret_enc: &str,
         now: i64,
     ) -> StoreResult<Uuid> {
+        self.add_webhook_within(id, org, url, events, min_severity, secret_enc, now, i64::MAX).await?;
+        Ok(id)
+    }
+
+    /// Adds an endpoint unless the organisation has `cap` already (one statement, so two adds at
+    /// once cannot both pass the count); returns its id, or `None` at the cap.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn add_webhook_within(
+        &self,
+        id: Uuid,
+        org: &str,
+        url: &str,
+        events: &[String],
+        min_severity: Option<&str>,
+        secret_enc: &str,
+        now: i64,
+        cap: i64,
+    ) -> StoreResult<Option<Uuid>> {
         let stmt = self.stmt(
             "INSERT INTO webhook_endpoints (id, org_id, url, events, min_severity, secret_enc, enabled, created_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+             SELECT $1, $2, $3, $4, $5, $6, $7, $8 \
+             WHERE (SELECT COUNT(*) FROM webhook_endpoints WHERE org_id = $2) < $9",
             vec![
                 id.into(),
                 org.into(),
@@ -112,10 +154,16 @@ impl Store {
                 secret_enc.into(),
                 true.into(),
                 now.into(),
+                cap.into(),
             ],
         );
-        self.conn().execute_raw(stmt).await?;
-        Ok(id)
+        Ok((self.conn().execute_raw(stmt).await?.rows_affected() == 1).then_some(id))
+    }
+
+    /// How many endpoints the organisation has.
+    pub async fn count_webhooks(&self, org: &str) -> StoreResult<i64> {
+        let stmt = self.stmt("SELECT COUNT(*) AS n FROM webhook_endpoints WHERE org_id = $1", vec![org.into()]);
+        Ok(self.conn().query_one_raw(stmt).await?.map(|r| r.try_get::<i64>("", "n")).transpose()?.unwrap_or(0))
     }
 
     /// The organisation's endpoints, oldest first.
@@ -164,6 +212,17 @@ impl Store {
         Ok(())
     }
 
+    /// Records an endpoint's latency breaker after a delivery: its slow streak and, when open,
+    /// until when.
+    pub async fn set_webhook_breaker(&self, id: Uuid, slow_streak: i32, open_until: Option<i64>) -> StoreResult<()> {
+        let stmt = self.stmt(
+            "UPDATE webhook_endpoints SET slow_streak = $1, breaker_open_until = $2 WHERE id = $3",
+            vec![slow_streak.into(), open_until.into(), id.into()],
+        );
+        self.conn().execute_raw(stmt).await?;
+        Ok(())
+    }
+
     /// Queues one message for one endpoint, due at `now`.
     pub async fn enqueue_webhook(
         &self,
@@ -183,7 +242,64 @@ impl Store {
         Ok(id)
     }
 
-    /// Claims up to `limit` due deliveries for `owner` until `now + lease_us`.
+    /// Claims, for `owner` until `now + lease_us`, the next due message of up to `limit`
+    /// endpoints: an endpoint's oldest due message, only when none of its messages is in flight
+    /// (leased) on any instance and its breaker is not open, and never one of an endpoint of the
+    /// organisations in `skip_orgs` (those whose share of this instance's deliveries is taken).
+    pub async fn claim_webhook_lanes(
+        &self,
+        owner: &str,
+        now: i64,
+        lease_us: i64,
+        limit: i64,
+        skip_orgs: &[String],
+    ) -> StoreResult<Vec<OutboxRow>> {
+        let lock = match self.backend() {
+            DatabaseBackend::Postgres => " FOR UPDATE OF o SKIP LOCKED",
+            _ => "",
+        };
+        let mut values: Vec<sea_orm::Value> = vec![owner.into(), (now + lease_us).into(), now.into(), limit.into()];
+        let skip = if skip_orgs.is_empty() {
+            String::new()
+        } else {
+            let marks: Vec<String> = (0..skip_orgs.len()).map(|i| format!("${}", i + 5)).collect();
+            values.extend(skip_orgs.iter().map(|o| sea_orm::Value::from(o.as_str())));
+            format!(" AND (e.org_id IS NULL OR e.org_id NOT IN ({}))", marks.join(", "))
+        };
+        let sql = format!(
+            "UPDATE webhook_outbox SET lease_owner = $1, lease_expires_at = $2 \
+             WHERE id IN (SELECT o.id FROM webhook_outbox o LEFT JOIN webhook_endpoints e ON e.id = o.endpoint_id \
+               WHERE o.state = 'pending' AND o.next_attempt_at <= $3 \
+               AND (o.lease_expires_at IS NULL OR o.lease_expires_at < $3) \
+               AND (e.breaker_open_until IS NULL OR e.breaker_open_until <= $3) \
+               AND NOT EXISTS (SELECT 1 FROM webhook_outbox b WHERE b.endpoint_id = o.endpoint_id \
+                 AND b.state = 'pending' AND b.lease_expires_at IS NOT NULL AND b.lease_expires_at >= $3) \
+               AND NOT EXISTS (SELECT 1 FROM webhook_outbox p WHERE p.endpoint_id = o.endpoint_id \
+                 AND p.state = 'pending' AND p.next_attempt_at <= $3 \
+                 AND (p.next_attempt_at < o.next_attempt_at OR (p.next_attempt_at = o.next_attempt_at AND p.id < o.id))){skip} \
+               ORDER BY o.next_attempt_at, o.id LIMIT $4{lock}) \
+             RETURNING id, endpoint_id, message_id, event_type, payload, attempts"
+        );
+        let stmt = self.stmt(&sql, values);
+        let mut out = Vec::new();
+        for row in self.conn().query_all_raw(stmt).await? {
+            out.push(outbox(&row)?);
+        }
+        out.sort_by_key(|r| r.id);
+        Ok(out)
+    }
+
+    /// Hands a claimed message back untouched (no attempt counted): due as it was.
+    pub async fn release_webhook(&self, id: Uuid, owner: &str) -> StoreResult<bool> {
+        let stmt = self.stmt(
+            "UPDATE webhook_outbox SET lease_owner = NULL, lease_expires_at = NULL WHERE id = $1 AND lease_owner = $2",
+            vec![id.into(), owner.into()],
+        );
+        Ok(self.conn().execute_raw(stmt).await?.rows_affected() == 1)
+    }
+
+    /// Claims up to `limit` due deliveries for `owner` until `now + lease_us`, whatever their
+    /// endpoints (no lanes: the delivery loop uses [`Store::claim_webhook_lanes`]).
     pub async fn claim_webhooks(&self, owner: &str, now: i64, lease_us: i64, limit: i64) -> StoreResult<Vec<OutboxRow>> {
         let lock = match self.backend() {
             DatabaseBackend::Postgres => " FOR UPDATE SKIP LOCKED",
@@ -199,14 +315,7 @@ impl Store {
         let stmt = self.stmt(&sql, vec![owner.into(), (now + lease_us).into(), now.into(), limit.into()]);
         let mut out = Vec::new();
         for row in self.conn().query_all_raw(stmt).await? {
-            out.push(OutboxRow {
-                id: row.try_get("", "id")?,
-                endpoint_id: row.try_get("", "endpoint_id")?,
-                message_id: row.try_get("", "message_id")?,
-                event_type: row.try_get("", "event_type")?,
-                payload: row.try_get("", "payload")?,
-                attempts: row.try_get("", "attempts")?,
-            });
+            out.push(outbox(&row)?);
         }
         out.sort_by_key(|r| r.id);
         Ok(out)

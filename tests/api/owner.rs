@@ -224,6 +224,10 @@ async fn schedules_and_monitors_are_managed_over_owner_service() {
     let gone = c.remove_schedule(authed(pb::RemoveByIdRequest { id: nightly.id.clone() }, &owner)).await.expect_err("gone");
     assert_eq!(gone.code(), Code::NotFound);
 
+    let unverified = c.add_monitor(authed(pb::AddMonitorRequest { site: added.id.clone(), every: "5m".into() }, &owner)).await.expect_err("unverified");
+    assert_eq!(unverified.code(), Code::FailedPrecondition, "{unverified:?}");
+    assert!(unverified.message().starts_with("ownership_unverified"), "{}", unverified.message());
+    app.store.record_site_verification(added.id.parse().unwrap(), Ok("file"), 1).await.unwrap();
     let monitor = c.add_monitor(authed(pb::AddMonitorRequest { site: added.id.clone(), every: "5m".into() }, &owner)).await.expect("monitor").into_inner();
     assert_eq!(monitor.every_seconds, 300);
     let fast = c.add_monitor(authed(pb::AddMonitorRequest { site: added.id.clone(), every: "10s".into() }, &owner)).await.expect_err("too often");

@@ -113,6 +113,7 @@ async fn in_chromium_sign_in_make_a_token_see_it_once_revoke_it_and_every_page_p
     app.store.put_journey(site.id, "sign in", r#"{"name":"sign in","steps":[{"navigate":"/login"},{"audit":"login"}]}"#, 1).await.unwrap();
     app.store.put_site_secret(site.id, "PASSWORD", "x1:sealed", 1).await.unwrap();
     sitescan::recurring::add_schedule(&app.store, "acme", &site.origin, "0 3 * * *", Some("Europe/Paris"), ScanMode::Passive, None, 1).await.unwrap();
+    app.store.record_site_verification(site.id, Ok("file"), 1).await.unwrap();
     sitescan::recurring::add_monitor(&app.store, "acme", &site.origin, 900, 1).await.unwrap();
     app.store.add_webhook(uuid::Uuid::now_v7(), "acme", "https://hooks.acme.test/sitescan/with/a/long/path/to/wrap", &["scan.completed".to_string(), "scan.regressed".to_string()], Some("high"), "x1:sealed", 1).await.unwrap();
     let (invite, _) = sitescan::accounts::invites::create(&app.store, "acme", "new@acme.test", sitescan::accounts::Role::Member, "x").await.unwrap();

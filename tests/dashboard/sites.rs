@@ -158,6 +158,12 @@ async fn an_owner_schedules_nightly_scans_and_adds_a_monitor_from_the_site_page(
     assert_eq!(ok.status.as_u16(), 303, "{}", ok.text);
     let active = web.post(&format!("{path}/schedules"), &[("cron", "0 4 * * 1"), ("timezone", "UTC"), ("mode", "active"), ("attest", "yes")]).await;
     assert_eq!(active.status.as_u16(), 303, "{}", active.text);
+    let unverified = web.post(&format!("{path}/monitors"), &[("every", "15m")]).await;
+    page(&unverified, 400);
+    assert!(unverified.text.contains("is not verified"), "{}", unverified.text);
+    assert_eq!(crate::client::count(&app, "monitors").await, 0, "an unverified site gets no monitor");
+    let site_id: uuid::Uuid = path.trim_start_matches("/sites/").parse().expect("site id");
+    app.store.record_site_verification(site_id, Ok("file"), 1).await.unwrap();
     let monitor = web.post(&format!("{path}/monitors"), &[("every", "15m")]).await;
     assert_eq!(monitor.status.as_u16(), 303, "{}", monitor.text);
     let too_often = web.post(&format!("{path}/monitors"), &[("every", "5s")]).await;

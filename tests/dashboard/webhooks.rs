@@ -47,6 +47,7 @@ async fn an_owner_adds_an_endpoint_sends_a_test_event_and_reads_the_log() {
         secrets: sitescan::store::SecretBox::from_text(crate::app::TEST_SECRET_KEY).unwrap(),
         clock: Arc::new(SystemClock),
         owner: "dashboard-test".into(),
+        breaker: Default::default(),
     };
     deliverer.run_once().await.unwrap();
     let hit = receiver.hits().into_iter().find(|h| h.path == "/hook").expect("the receiver got the test event");

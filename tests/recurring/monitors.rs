@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 fn runner(store: &sitescan::store::Store, clock: Arc<ManualClock>) -> MonitorRunner {
     let policy = AddressPolicy::new(vec!["127.0.0.1/32".parse().unwrap()]);
     let fetcher = Fetcher::new(Arc::new(EgressGuard::new(policy.clone())), FetcherOptions::default()).unwrap();
-    MonitorRunner { store: store.clone(), fetcher: Arc::new(fetcher), clock, policy, on_trigger: None }
+    MonitorRunner { store: store.clone(), fetcher: Arc::new(fetcher), clock, policy, on_trigger: None, probe_deadline: recurring::monitor::PROBE_DEADLINE }
 }
 
 fn page(head: &str) -> Route {
@@ -56,6 +56,7 @@ async fn robots_txt_and_noindex_changes_each_start_one_scan() {
     let store = &app.store;
     store.set_org("acme", None).await.unwrap();
     let site = store.add_site("acme", &fixture.origin(), "127.0.0.1", "tok", "test", 0).await.unwrap().unwrap();
+    store.record_site_verification(site.id, Ok("file"), 0).await.unwrap();
     let clock = Arc::new(ManualClock::at(sitescan::store::time::now_us()));
     let e = recurring::add_monitor(store, "acme", &fixture.origin(), 30, 0).await.unwrap_err();
     assert!(e.to_string().starts_with("every: "), "below the 1 minute minimum: {e}");
@@ -158,7 +159,8 @@ async fn a_certificate_near_expiry_starts_one_scan() {
     let token = app.token("acme").await;
     let store = &app.store;
     store.set_org("acme", None).await.unwrap();
-    store.add_site("acme", &origin, "127.0.0.1", "tok", "test", 0).await.unwrap().unwrap();
+    let site = store.add_site("acme", &origin, "127.0.0.1", "tok", "test", 0).await.unwrap().unwrap();
+    store.record_site_verification(site.id, Ok("file"), 0).await.unwrap();
     let clock = Arc::new(ManualClock::at(sitescan::store::time::now_us()));
     let m = recurring::add_monitor(store, "acme", &origin, 3600, clock.now_us()).await.unwrap();
     let r = runner(store, clock.clone());

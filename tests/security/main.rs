@@ -1,5 +1,5 @@
 //! The security tests: one binary, a module per former suite, the shared support once.
-use sitescan_test_support::{app, engine, fixture_site, fuzz_harness, process, sink, trap};
+use sitescan_test_support::{app, engine, fixture_site, fuzz_harness, hostile_site, process, sink, trap};
 
 #[path = "../dashboard/client.rs"]
 mod client;
@@ -10,6 +10,7 @@ mod fuzz;
 mod journeys;
 mod live;
 mod login;
+mod outbound;
 mod ownership;
 mod page_scripts;
 mod proxy;

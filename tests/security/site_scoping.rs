@@ -14,6 +14,7 @@ async fn a_sites_removal_forms_never_reach_another_sites_schedules_or_monitors()
     let mut ids = Vec::new();
     for (org, origin) in [("acme", "https://shop.example.com"), ("acme", "https://blog.example.com"), ("rival", "https://rival.example.com")] {
         let site = app.store.add_site(org, origin, &origin[8..], "Scoping_Token_0123456789abcdef", "seed", now).await.expect("site").expect("new");
+        app.store.record_site_verification(site.id, Ok("file"), now).await.expect("verified");
         let schedule = add_schedule(&app.store, org, origin, "0 3 * * *", None, ScanMode::Passive, None, now).await.expect("schedule");
         let monitor = add_monitor(&app.store, org, origin, 900, now).await.expect("monitor");
         ids.push((site.id, schedule.id, monitor.id));

@@ -328,7 +328,10 @@ pub async fn remove_secret(State(state): State<WebState>, OwnerSession(s): Owner
 
 fn recurring_error(e: crate::recurring::RecurringError) -> Result<String, PageError> {
     match e {
-        crate::recurring::RecurringError::Invalid(m) | crate::recurring::RecurringError::NotFound(m) => Ok(m),
+        crate::recurring::RecurringError::Invalid(m)
+        | crate::recurring::RecurringError::NotFound(m)
+        | crate::recurring::RecurringError::Unverified(m)
+        | crate::recurring::RecurringError::TooMany(m) => Ok(m),
         other => Err(PageError::internal(other)),
     }
 }

@@ -101,7 +101,7 @@ pub async fn add(State(state): State<WebState>, OwnerSession(s): OwnerSession, f
             tracing::info!(webhook_id = %id, user_id = %s.user.id, "webhook added from the dashboard");
             Ok(render_status(StatusCode::CREATED, &page(&state, &s, Some(secret), String::new(), None, None).await?))
         }
-        Err(WebhookError::Invalid(m)) => refuse(format!("The endpoint was not added: {m}.")).await,
+        Err(e @ (WebhookError::Invalid(_) | WebhookError::TooMany(_))) => refuse(format!("The endpoint was not added: {e}.")).await,
         Err(e) => Err(PageError::internal(e)),
     }
 }
@@ -118,8 +118,14 @@ async fn own_endpoint(state: &WebState, s: &Session, id: &str) -> Result<Uuid, P
 pub async fn test(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
     form.check_session(&s)?;
     let id = own_endpoint(&state, &s, &id).await?;
-    send_test(state.store(), id, now_us()).await.map_err(PageError::internal)?;
-    Ok(see_other("/settings/webhooks?done=test", &[]))
+    match send_test(state.store(), id, now_us()).await {
+        Ok(_) => Ok(see_other("/settings/webhooks?done=test", &[])),
+        Err(e @ WebhookError::RateLimited { .. }) => {
+            let message = format!("No test event was sent: {e}.");
+            Ok(render_status(StatusCode::TOO_MANY_REQUESTS, &page(&state, &s, None, String::new(), Some(message), None).await?))
+        }
+        Err(e) => Err(PageError::internal(e)),
+    }
 }
 
 /// `POST /settings/webhooks/{id}/remove`
