@@ -257,6 +257,17 @@ pub async fn send_test(store: &Store, endpoint: Uuid, now: i64) -> Result<String
         let retry_after_s = wait_for(store, &endpoint_key, now).await?;
         return Err(WebhookError::RateLimited { what: "a test event was just sent to this endpoint", retry_after_s });
     }
+    enqueue_test(store, &ep, now).await
+}
+
+/// Queues a `webhook.test` message for one endpoint with no limit: the operator's own
+/// `sitescan webhook test`, run on the service's machine, not a tenant's button.
+pub async fn send_test_unlimited(store: &Store, endpoint: Uuid, now: i64) -> Result<String, WebhookError> {
+    let ep = store.webhook(endpoint).await?.ok_or_else(|| WebhookError::Invalid(format!("no webhook {endpoint}")))?;
+    enqueue_test(store, &ep, now).await
+}
+
+async fn enqueue_test(store: &Store, ep: &WebhookRow, now: i64) -> Result<String, WebhookError> {
     let id = message_id();
     let body = envelope("webhook.test", now, json!({"webhook_id": ep.id.to_string(), "org": ep.org_id}));
     store.enqueue_webhook(ep.id, &id, "webhook.test", &body, now).await?;
