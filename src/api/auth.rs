@@ -14,6 +14,8 @@ pub const RPC_SCOPES: &[(&str, &str)] = &[
     ("sitescan.v1.ScanService/ListFindings", SCOPE_READ),
     ("sitescan.v1.ScanService/GetScanReport", SCOPE_READ),
     ("sitescan.v1.ScanService/WatchScan", SCOPE_READ),
+    ("sitescan.v1.ScanService/ListScanHistory", SCOPE_READ),
+    ("sitescan.v1.ScanService/CompareScans", SCOPE_READ),
     ("sitescan.v1.OwnerService/ListSites", SCOPE_ACTIVE),
     ("sitescan.v1.OwnerService/AddSite", SCOPE_ACTIVE),
     ("sitescan.v1.OwnerService/VerifySite", SCOPE_ACTIVE),

@@ -77,13 +77,7 @@ pub fn scan_info_to_proto(scan: &ScanInfo) -> pb::Scan {
         status: status_to_proto(scan.status) as i32,
         started_at: scan.started_at.as_ref().map(timestamp_of),
         completed_at: scan.completed_at.as_ref().map(timestamp_of),
-        findings_count: Some(pb::SeverityCounts {
-            critical: counts.critical,
-            high: counts.high,
-            medium: counts.medium,
-            low: counts.low,
-            info: counts.info,
-        }),
+        findings_count: Some(counts_to_proto(&counts)),
         triggered_by: triggered_to_proto(scan.triggered_by) as i32,
         created_at: Some(timestamp_of(&scan.created_at)),
     }
@@ -173,5 +167,72 @@ mod tests {
         assert_eq!(struct_to_json(&json_to_struct(&v).unwrap()), v);
         assert_eq!(timestamp_us(&timestamp(-1_500_001)), -1_500_001);
         assert_eq!(rfc3339(&timestamp(1_700_000_000_000_001)), "2023-11-14T22:13:20.000001Z");
+    }
+}
+
+fn counts_to_proto(counts: &crate::model::SeverityCounts) -> pb::SeverityCounts {
+    pb::SeverityCounts { critical: counts.critical, high: counts.high, medium: counts.medium, low: counts.low, info: counts.info }
+}
+
+/// A page of a site's history.
+pub fn history_to_proto(h: &crate::scans::History) -> pb::ListScanHistoryResponse {
+    pb::ListScanHistoryResponse {
+        origin: h.origin.clone(),
+        scans: h
+            .page
+            .rows
+            .iter()
+            .map(|p| pb::HistoryScan {
+                scan_id: p.scan_id.to_string(),
+                target: p.target.clone(),
+                mode: mode_to_proto(p.mode) as i32,
+                completed_at: Some(timestamp(p.completed_at)),
+                findings_count: Some(counts_to_proto(&p.counts)),
+                categories: p.categories.iter().map(|(k, v)| (k.clone(), *v)).collect(),
+                lcp_p75_ms: p.lcp_p75_ms,
+                cls_p75: p.cls_p75,
+                tbt_p75_ms: p.tbt_p75_ms,
+            })
+            .collect(),
+        next_cursor: h.page.next_cursor.clone(),
+    }
+}
+
+/// Two scans compared.
+pub fn comparison_to_proto(c: &crate::compare::ScanComparison) -> pb::CompareScansResponse {
+    use crate::compare::view::{BeforeAfter, CheckGroup, ComparedScan};
+    let side = |s: &ComparedScan| pb::ComparedScan {
+        id: s.id.clone(),
+        target: s.target.clone(),
+        mode: mode_to_proto(s.mode) as i32,
+        completed_at: chrono::DateTime::parse_from_rfc3339(&s.completed_at).ok().map(|t| timestamp(t.timestamp_micros())),
+    };
+    let groups = |gs: &[CheckGroup]| -> Vec<pb::CheckGroup> {
+        gs.iter()
+            .map(|g| pb::CheckGroup {
+                check_id: g.check_id.clone(),
+                severity: severity_to_proto(g.severity) as i32,
+                count: g.count,
+                findings: g
+                    .findings
+                    .iter()
+                    .map(|f| pb::ComparedFinding { finding_id: f.finding_id.clone(), severity: severity_to_proto(f.severity) as i32, page_url: f.page_url.clone(), locator: f.locator.clone() })
+                    .collect(),
+                omitted: g.omitted,
+            })
+            .collect()
+    };
+    let pair = |v: BeforeAfter| Some(pb::BeforeAfter { base: v.base, head: v.head });
+    pb::CompareScansResponse {
+        base: Some(side(&c.base)),
+        head: Some(side(&c.head)),
+        counts: Some(pb::ComparisonCounts { new: c.counts.new, fixed: c.counts.fixed, persisting: c.counts.persisting }),
+        new: groups(&c.new),
+        fixed: groups(&c.fixed),
+        persisting: groups(&c.persisting),
+        categories: c.categories.iter().map(|x| pb::CategoryChange { category: x.category.clone(), base: x.base, head: x.head }).collect(),
+        pages_added: c.pages_added.clone(),
+        pages_gone: c.pages_gone.clone(),
+        vitals: c.vitals.iter().map(|v| pb::PageVitals { url: v.url.clone(), lcp_ms: pair(v.lcp_ms), cls: pair(v.cls), tbt_ms: pair(v.tbt_ms) }).collect(),
     }
 }

@@ -1,11 +1,14 @@
 //! The REST bodies, exactly as the spec shapes them (explicit nulls, lowercase enums, RFC 3339),
 //! serialised from the scan service's typed answers: rows and the typed report.
 
-use crate::model::{ScanInfo, ScanReport, report_numbers};
-use crate::store::time::to_datetime;
+use crate::model::{ScanInfo, ScanReport, SeverityCounts, report_numbers};
+use crate::scans::History;
+use crate::store::history::HistoryPoint;
+use crate::store::time::{to_datetime, to_rfc3339};
 use crate::store::{FindingRow, Page, ScanRow};
 use serde::Serialize;
 use serde_json::Value;
+use std::collections::BTreeMap;
 
 /// The spec's Scan: the typed report's scan, whose serde form is that object.
 pub type ScanDto = ScanInfo;
@@ -46,6 +49,28 @@ pub struct GetScanDto {
     pub report: Option<Value>,
 }
 
+/// One completed scan in a site's history.
+#[derive(Debug, Serialize)]
+pub struct HistoryScanDto {
+    pub scan_id: String,
+    pub target: String,
+    pub mode: &'static str,
+    pub completed_at: String,
+    pub findings_count: SeverityCounts,
+    pub categories: BTreeMap<String, u64>,
+    pub lcp_p75_ms: Option<f64>,
+    pub cls_p75: Option<f64>,
+    pub tbt_p75_ms: Option<f64>,
+}
+
+/// `GET /api/v1/history`
+#[derive(Debug, Serialize)]
+pub struct HistoryDto {
+    pub origin: String,
+    pub scans: Vec<HistoryScanDto>,
+    pub next_cursor: Option<String>,
+}
+
 #[derive(Debug, Serialize)]
 pub struct ListFindingsDto {
     pub findings: Vec<FindingDto>,
@@ -84,6 +109,28 @@ impl From<Page<ScanRow>> for ListScansDto {
 impl From<ScanReport> for GetScanDto {
     fn from(r: ScanReport) -> Self {
         GetScanDto { report: r.report.as_ref().and_then(|report| serde_json::to_value(report).ok()), scan: r.scan }
+    }
+}
+
+impl From<&HistoryPoint> for HistoryScanDto {
+    fn from(p: &HistoryPoint) -> Self {
+        HistoryScanDto {
+            scan_id: p.scan_id.to_string(),
+            target: p.target.clone(),
+            mode: p.mode.as_str(),
+            completed_at: to_rfc3339(p.completed_at),
+            findings_count: p.counts.clone(),
+            categories: p.categories.clone(),
+            lcp_p75_ms: p.lcp_p75_ms,
+            cls_p75: p.cls_p75,
+            tbt_p75_ms: p.tbt_p75_ms,
+        }
+    }
+}
+
+impl From<History> for HistoryDto {
+    fn from(h: History) -> Self {
+        HistoryDto { origin: h.origin, scans: h.page.rows.iter().map(HistoryScanDto::from).collect(), next_cursor: h.page.next_cursor }
     }
 }
 

@@ -3,13 +3,13 @@
 //! same service's other adapter (`rest::handlers`).
 
 use super::auth::Admitted;
-use super::convert::{finding_to_proto, mode_to_proto, report_to_proto, scan_to_proto, status_to_proto};
+use super::convert::{comparison_to_proto, finding_to_proto, history_to_proto, mode_to_proto, report_to_proto, scan_to_proto, status_to_proto};
 use super::error::ApiError;
 use super::state::AppState;
 use crate::model::{ScanReport, TriggeredBy};
 use crate::proto::google::api::HttpBody;
 use crate::proto::v1 as pb;
-use crate::scans::{FindingsQuery, ListQuery, WatchEnd};
+use crate::scans::{FindingsQuery, HistoryQuery, ListQuery, WatchEnd};
 use std::sync::Arc;
 use tonic::{Request, Response, Status};
 
@@ -170,6 +170,21 @@ impl pb::scan_service_server::ScanService for ScanApi {
         let who = self.admitted(&req, "ListFindings").await?;
         let result = self.findings(&who, req.into_inner()).await;
         respond(&who, result)
+    }
+
+    async fn list_scan_history(&self, req: Request<pb::ListScanHistoryRequest>) -> Result<Response<pb::ListScanHistoryResponse>, Status> {
+        let who = self.admitted(&req, "ListScanHistory").await?;
+        let req = req.into_inner();
+        let query = HistoryQuery { target: Some(req.target), page: ListQuery { limit: req.limit, cursor: req.cursor } };
+        let result = self.state.scans.history(who.org(), &query).await.map_err(ApiError::from);
+        respond(&who, result.map(|h| history_to_proto(&h)))
+    }
+
+    async fn compare_scans(&self, req: Request<pb::CompareScansRequest>) -> Result<Response<pb::CompareScansResponse>, Status> {
+        let who = self.admitted(&req, "CompareScans").await?;
+        let req = req.into_inner();
+        let result = self.state.scans.compare(who.org(), Some(&req.base), Some(&req.head)).await.map_err(ApiError::from);
+        respond(&who, result.map(|c| comparison_to_proto(&c)))
     }
 
     async fn get_scan_report(&self, req: Request<pb::GetScanReportRequest>) -> Result<Response<HttpBody>, Status> {

@@ -16,6 +16,7 @@ const PAYLOAD_LEN: usize = 1 + 8 + 16;
 pub enum CursorKind {
     Scans = 1,
     Findings = 2,
+    History = 3,
 }
 
 /// The position after which the next page starts.

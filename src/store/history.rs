@@ -1,12 +1,14 @@
 //! A target's history: its completed scans in time order, each with its findings per severity
 //! and per category and its pages' Core Web Vitals at the 75th percentile, for the dashboard's
-//! charts (and, later, the API's).
+//! charts and the API's history, a page at a time.
 
 use super::Store;
+use super::cursor::{CursorKind, Position};
 use super::entity::{scan, scan_page};
 use super::error::StoreResult;
+use super::paging::{Keyset, Page};
 use crate::model::SeverityCounts;
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
+use sea_orm::{ColumnTrait, Condition, EntityTrait, QueryFilter, QuerySelect};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use uuid::Uuid;
@@ -15,10 +17,12 @@ use uuid::Uuid;
 #[derive(Debug, Clone, PartialEq)]
 pub struct HistoryPoint {
     pub scan_id: Uuid,
+    /// The scanned URL (on the origin).
+    pub target: String,
     pub completed_at: i64,
     pub mode: crate::model::ScanMode,
     pub counts: SeverityCounts,
-    /// Findings per category (every severity).
+    /// Findings per category (every severity); categories without findings are absent.
     pub categories: BTreeMap<String, u64>,
     /// The 75th percentile over the scan's pages that measured it (`None`: none did).
     pub lcp_p75_ms: Option<f64>,
@@ -36,27 +40,43 @@ pub fn p75(values: &mut [f64]) -> Option<f64> {
     Some(values[rank.clamp(1, values.len()) - 1])
 }
 
+/// The origin (scheme, host and port) of a target URL, as history groups scans.
+pub fn origin_of(url: &str) -> Option<String> {
+    url::Url::parse(url).ok().map(|u| u.origin().ascii_serialization()).filter(|o| o != "null")
+}
+
 impl Store {
     /// The newest `limit` completed scans of `org` whose target is on `origin` (scheme, host and
-    /// port), oldest first. Passive and active scans alike.
+    /// port), oldest first. Passive and active scans alike. What the dashboard's charts draw.
     pub async fn origin_history(&self, org: &str, origin: &str, limit: u64) -> StoreResult<Vec<HistoryPoint>> {
-        let Ok(wanted) = url::Url::parse(origin) else { return Ok(Vec::new()) };
-        let host = wanted.host_str().unwrap_or_default().to_string();
-        let rows = scan::Entity::find()
+        let mut page = self.origin_history_page(org, origin, limit, None).await?;
+        page.rows.reverse();
+        Ok(page.rows)
+    }
+
+    /// One page of the completed scans of `org` on `origin`, newest first, `limit` after `cursor`.
+    pub async fn origin_history_page(&self, org: &str, origin: &str, limit: u64, cursor: Option<Position>) -> StoreResult<Page<HistoryPoint>> {
+        let Some(wanted) = origin_of(origin) else { return Ok(Page { rows: Vec::new(), next_cursor: None }) };
+        let host = url::Url::parse(&wanted).ok().and_then(|u| u.host_str().map(str::to_string)).unwrap_or_default();
+        let query = scan::Entity::find()
             .filter(scan::Column::OrgId.eq(org))
             .filter(scan::Column::TargetHostname.eq(host))
             .filter(scan::Column::Status.eq("completed"))
-            .order_by_desc(scan::Column::CreatedAt)
-            .order_by_desc(scan::Column::Id)
-            .limit(limit * 4)
-            .all(self.conn())
-            .await?;
-        let mut rows: Vec<scan::Model> = rows
-            .into_iter()
-            .filter(|r| url::Url::parse(&r.target_url).is_ok_and(|u| u.origin() == wanted.origin()))
-            .take(limit as usize)
-            .collect();
-        rows.reverse();
+            .filter(Condition::any().add(scan::Column::TargetUrl.eq(wanted.as_str())).add(scan::Column::TargetUrl.starts_with(format!("{wanted}/"))));
+        let keys = Keyset {
+            kind: CursorKind::History,
+            created_at: scan::Column::CreatedAt,
+            id: scan::Column::Id,
+            position: |r: &scan::Model| Position { created_at: r.created_at, id: r.id },
+        };
+        let page = self.keyset_page(query, keys, limit, cursor).await?;
+        // `LIKE` reads `_` in a host as any character: keep exactly the origin's scans.
+        let rows: Vec<scan::Model> = page.rows.into_iter().filter(|r| origin_of(&r.target_url).as_deref() == Some(wanted.as_str())).collect();
+        Ok(Page { rows: self.history_points(rows).await?, next_cursor: page.next_cursor })
+    }
+
+    /// Each scan with its counts and its pages' vitals at the 75th percentile.
+    async fn history_points(&self, rows: Vec<scan::Model>) -> StoreResult<Vec<HistoryPoint>> {
         let ids: Vec<Uuid> = rows.iter().map(|r| r.id).collect();
         let mut vitals: BTreeMap<Uuid, [Vec<f64>; 3]> = BTreeMap::new();
         if !ids.is_empty() {
@@ -91,10 +111,12 @@ impl Store {
                     .unwrap_or_default()
                     .into_iter()
                     .map(|(k, c)| (k, c.total()))
+                    .filter(|(_, n)| *n > 0)
                     .collect();
                 let mut v = vitals.remove(&r.id).unwrap_or_default();
                 HistoryPoint {
                     scan_id: r.id,
+                    target: r.target_url,
                     completed_at: r.completed_at.unwrap_or(r.created_at),
                     mode: r.mode,
                     counts,

@@ -224,7 +224,10 @@ pub struct ScanRef {
 #[derive(Debug, Clone)]
 pub struct CheckGroup {
     pub check_id: String,
+    /// How many findings (more than `items` when some were not listed).
+    pub count: u64,
     pub items: Vec<(String, String)>,
+    pub omitted: u64,
 }
 
 /// A page's vitals, base then head, as shown.

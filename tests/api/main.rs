@@ -6,6 +6,7 @@ mod cli;
 mod deploy_cli;
 mod findings;
 mod grpc;
+mod history;
 mod jobs_lease;
 mod limits;
 mod openapi;

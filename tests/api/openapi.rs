@@ -397,7 +397,7 @@ fn annotations() -> BTreeSet<(String, String)> {
             assert_eq!(rule.get_field_by_name("body").unwrap().as_str(), Some("*"), "CreateScan takes the body");
         }
     }
-    assert_eq!(methods, 5, "CreateScan, ListScans, GetScan, ListFindings, GetScanReport");
+    assert_eq!(methods, 7, "CreateScan, ListScans, GetScan, ListFindings, GetScanReport, ListScanHistory, CompareScans");
     out
 }
 
@@ -418,8 +418,10 @@ fn annotations_equal_the_routes_one_for_one() {
             ("GET".to_string(), "/api/v1/findings".to_string()),
             ("GET".to_string(), "/api/v1/scans/{scan_id}/report.html".to_string()),
             ("GET".to_string(), "/api/v1/scans/{scan_id}/report.sarif".to_string()),
+            ("GET".to_string(), "/api/v1/history".to_string()),
+            ("GET".to_string(), "/api/v1/compare".to_string()),
         ]),
-        "the spec's four endpoints and the two report documents"
+        "the spec's four endpoints, the two report documents, a site's history and two scans compared"
     );
 }
 
@@ -427,9 +429,17 @@ fn annotations_equal_the_routes_one_for_one() {
 async fn every_annotated_route_answers_on_a_live_server() {
     let app = spawn_app().await;
     let token = app.token("acme").await;
+    let base = app.completed_scan("acme", "https://example.com/", &[("/", 1000.0)], &[]).await;
+    let head = app.completed_scan("acme", "https://example.com/", &[("/", 900.0)], &[]).await;
     let id = app.create_scan(&token, "example.com").await["id"].as_str().unwrap().to_string();
+    // The required query parameters of the paths that have some.
+    let query = |path: &str| match path {
+        "/api/v1/history" => "?target=example.com".to_string(),
+        "/api/v1/compare" => format!("?base={base}&head={head}"),
+        _ => String::new(),
+    };
     for (verb, path) in annotations() {
-        let path = regex::Regex::new(r"\{[^}]+\}").unwrap().replace_all(&path, id.as_str()).to_string();
+        let path = regex::Regex::new(r"\{[^}]+\}").unwrap().replace_all(&path, id.as_str()).to_string() + &query(&path);
         let body = (verb == "POST").then_some(r#"{"target":"example.org"}"#);
         let r = app.call(&verb, &path, Some(&token), body).await;
         assert!(

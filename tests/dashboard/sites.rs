@@ -280,44 +280,10 @@ async fn a_sites_history_charts_exactly_its_completed_scans() {
     assert_eq!(compare, [format!("/compare?base={first}&head={second}")], "each scan links to its comparison with the one before");
 }
 
-/// A completed scan of `target` whose pages carry `findings` (check id, page path, selector);
-/// the worker's comparison with its baseline has run, as at completion. Returns its id.
+/// A completed scan of `target` whose pages carry `findings` (check id, page path, selector).
 async fn scan_with_findings(app: &crate::app::TestApp, target: &str, pages: &[(&str, f64)], findings: &[(&str, &str, &str)]) -> uuid::Uuid {
-    let row = app.seed_scan("acme", target).await;
-    let claimed = app.store.claim_scan("compare-test", std::time::Duration::from_secs(60), 3).await.unwrap().expect("claimed");
-    assert_eq!(claimed.id, row.id);
-    let origin = target.trim_end_matches('/');
-    let mut summary = sitescan::model::ReportSummary::empty();
-    for (seq, (path, lcp)) in pages.iter().enumerate() {
-        let url = format!("{origin}{path}");
-        let page = sitescan::model::ReportPage {
-            url: url.clone(),
-            final_url: None,
-            status: Some(200),
-            title: Some("Page".into()),
-            metrics: serde_json::json!({"lcp_ms": lcp}),
-            error: None,
-            checks_not_run: Vec::new(),
-        };
-        let on_page: Vec<sitescan::model::Finding> = findings
-            .iter()
-            .filter(|(_, p, _)| p == path)
-            .map(|(check, _, selector)| {
-                let mut f = crate::app::finding(check, sitescan::model::Severity::Medium, &url);
-                f.evidence.insert("selector".into(), serde_json::json!(selector));
-                f
-            })
-            .collect();
-        for f in &on_page {
-            summary.count(&f.check_id, f.severity, 1);
-        }
-        app.seed_page(row.id, "acme", seq as i32, &page, &on_page).await;
-    }
-    let scan = app.store.scan("acme", row.id).await.unwrap().unwrap();
-    let changes = sitescan::compare::compare_with_baseline(&app.store, &scan).await.expect("compare at completion");
-    summary.changes = Some(changes.counts);
-    assert!(app.store.complete_scan(row.id, "compare-test", &sitescan::model::StoredReport::of(summary.clone())).await.unwrap());
-    row.id
+    let findings: Vec<_> = findings.iter().map(|(c, p, s)| (*c, *p, *s, sitescan::model::Severity::Medium)).collect();
+    app.completed_scan("acme", target, pages, &findings).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -425,6 +425,51 @@ impl TestApp {
         self.store.insert_page_results(scan_id, org, seq, page, findings).await.expect("insert page results");
     }
 
+    /// A completed scan of `target` for `org`, as a worker leaves one: a page per (path, LCP),
+    /// each with its findings (check id, page path, selector, severity), the comparison with
+    /// its baseline made at completion. Returns its id.
+    pub async fn completed_scan(&self, org: &str, target: &str, pages: &[(&str, f64)], findings: &[(&str, &str, &str, Severity)]) -> Uuid {
+        let row = self.seed_scan(org, target).await;
+        let owner = "completed-scan-helper";
+        let claimed = self.store.claim_scan(owner, Duration::from_secs(60), 3).await.expect("claim").expect("claimed");
+        assert_eq!(claimed.id, row.id, "no other queued scan in the way");
+        let origin = url::Url::parse(&row.target_url).expect("target url").origin().ascii_serialization();
+        let mut summary = sitescan::model::ReportSummary::empty();
+        for (seq, (path, lcp)) in pages.iter().enumerate() {
+            let url = format!("{origin}{path}");
+            let page = ReportPage {
+                url: url.clone(),
+                final_url: None,
+                status: Some(200),
+                title: Some("Page".into()),
+                metrics: serde_json::json!({"lcp_ms": lcp, "cls": 0.01 * seq as f64, "tbt_ms": 50.0}),
+                error: None,
+                checks_not_run: Vec::new(),
+            };
+            let on_page: Vec<Finding> = findings
+                .iter()
+                .filter(|(_, p, _, _)| p == path)
+                .map(|(check, _, selector, severity)| {
+                    let mut f = finding(check, *severity, &url);
+                    if !selector.is_empty() {
+                        f.evidence.insert("selector".into(), serde_json::json!(selector));
+                    }
+                    f
+                })
+                .collect();
+            for f in &on_page {
+                summary.count(&f.check_id, f.severity, 1);
+            }
+            summary.pages_scanned += 1;
+            self.seed_page(row.id, org, seq as i32, &page, &on_page).await;
+        }
+        let scan = self.store.scan(org, row.id).await.expect("read").expect("the scan");
+        let changes = sitescan::compare::compare_with_baseline(&self.store, &scan).await.expect("compare at completion");
+        summary.changes = Some(changes.counts);
+        assert!(self.store.complete_scan(row.id, owner, &sitescan::model::StoredReport::of(summary)).await.expect("complete"));
+        row.id
+    }
+
     /// Rows in the scans table, all organisations.
     pub async fn count_scans(&self) -> i64 {
         let stmt = self.store.stmt("SELECT COUNT(*) AS n FROM scans", vec![]);

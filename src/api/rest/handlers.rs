@@ -4,11 +4,12 @@
 
 use super::input::{Query, json_object};
 use crate::api::auth::Admitted;
-use crate::api::dto::{CreateScanDto, GetScanDto, ListFindingsDto, ListScansDto};
+use crate::api::dto::{CreateScanDto, GetScanDto, HistoryDto, ListFindingsDto, ListScansDto};
 use crate::api::error::{ApiError, Issue};
 use crate::api::service::{ReportDocument, ScanApi, render_report};
 use crate::model::TriggeredBy;
-use crate::scans::{FindingsQuery, ListQuery, ScanServiceError};
+use crate::compare::ScanComparison;
+use crate::scans::{FindingsQuery, HistoryQuery, ListQuery, ScanServiceError};
 use axum::body::Body;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, RawQuery, State};
@@ -98,6 +99,31 @@ pub async fn list_findings(State(api): State<ScanApi>, Extension(who): Extension
         ..FindingsQuery::default()
     };
     reply::<_, ListFindingsDto>(StatusCode::OK, api.state().scans.findings(who.org(), &findings).await)
+}
+
+/// `GET /api/v1/history?target=...`
+pub async fn list_scan_history(State(api): State<ScanApi>, Extension(who): Extension<Admitted>, RawQuery(raw): RawQuery) -> Response {
+    let query = match Query::parse(raw.as_deref()) {
+        Ok(q) => q,
+        Err(e) => return e.into_response(),
+    };
+    let mut issues = Vec::new();
+    let limit = query.integer("limit", &mut issues);
+    if !issues.is_empty() {
+        return ApiError::InvalidInput(issues).into_response();
+    }
+    let history = HistoryQuery { target: query.string("target"), page: ListQuery { limit, cursor: query.string("cursor") } };
+    reply::<_, HistoryDto>(StatusCode::OK, api.state().scans.history(who.org(), &history).await)
+}
+
+/// `GET /api/v1/compare?base=...&head=...`
+pub async fn compare_scans(State(api): State<ScanApi>, Extension(who): Extension<Admitted>, RawQuery(raw): RawQuery) -> Response {
+    let query = match Query::parse(raw.as_deref()) {
+        Ok(q) => q,
+        Err(e) => return e.into_response(),
+    };
+    let (base, head) = (query.string("base"), query.string("head"));
+    reply::<_, ScanComparison>(StatusCode::OK, api.state().scans.compare(who.org(), base.as_deref(), head.as_deref()).await)
 }
 
 /// `GET /api/v1/scans/{scanId}/report.html`: the self-contained HTML report. It carries its own

@@ -19,5 +19,7 @@ pub fn routes() -> Vec<(&'static str, &'static str, &'static str, MethodRouter<S
         ("GET", "/api/v1/findings", "ListFindings", get(handlers::list_findings)),
         ("GET", "/api/v1/scans/{scan_id}/report.html", "GetScanReport", get(handlers::get_scan_report_html)),
         ("GET", "/api/v1/scans/{scan_id}/report.sarif", "GetScanReport", get(handlers::get_scan_report_sarif)),
+        ("GET", "/api/v1/history", "ListScanHistory", get(handlers::list_scan_history)),
+        ("GET", "/api/v1/compare", "CompareScans", get(handlers::compare_scans)),
     ]
 }

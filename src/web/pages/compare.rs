@@ -1,10 +1,11 @@
 //! `/compare?base=ID&head=ID`: two scans of one target side by side, like Lighthouse CI's compare
 //! view: findings new in the head, fixed since the base and persisting, grouped by check; counts
-//! per category; pages added and gone; each page's Core Web Vitals before and after.
+//! per category; pages added and gone; each page's Core Web Vitals before and after. The scan
+//! service compares (the API's `CompareScans` is the same answer); this page only shows it.
 
 use super::when;
-use crate::compare::diff_scans;
-use crate::store::FindingRow;
+use crate::compare::view::{BeforeAfter, ComparedScan};
+use crate::scans::ScanServiceError;
 use crate::web::error::PageError;
 use crate::web::session::Session;
 use crate::web::state::WebState;
@@ -13,72 +14,57 @@ use axum::extract::{RawQuery, State};
 use axum::response::Response;
 use std::collections::BTreeMap;
 
-/// Findings grouped by check id, each as (page, locator).
-fn groups(rows: &[FindingRow]) -> Vec<CheckGroup> {
-    let mut by: BTreeMap<&str, Vec<(String, String)>> = BTreeMap::new();
-    for r in rows {
-        let evidence = r.evidence_json();
-        let at = |k: &str| evidence.as_ref().and_then(|e| e.get(k)).and_then(|v| v.as_str()).unwrap_or_default().to_string();
-        let locator = [at("selector"), at("resource")].into_iter().find(|s| !s.is_empty()).unwrap_or_default();
-        by.entry(&r.check_id).or_default().push((r.page_url.clone().unwrap_or_else(|| at("url")), locator));
-    }
-    by.into_iter().map(|(check, items)| CheckGroup { check_id: check.to_string(), items }).collect()
+fn groups(groups: &[crate::compare::view::CheckGroup]) -> Vec<CheckGroup> {
+    groups
+        .iter()
+        .map(|g| CheckGroup {
+            check_id: g.check_id.clone(),
+            count: g.count,
+            items: g.findings.iter().map(|f| (f.page_url.clone().unwrap_or_default(), f.locator.clone().unwrap_or_default())).collect(),
+            omitted: g.omitted,
+        })
+        .collect()
 }
 
-fn fmt(v: Option<f64>, unit: &str) -> String {
-    match v {
+fn fmt(v: BeforeAfter, unit: &str) -> (String, String) {
+    let one = |v: Option<f64>| match v {
         None => "–".into(),
         Some(v) if unit == "ms" => format!("{v:.0} ms"),
         Some(v) => format!("{v:.3}"),
-    }
+    };
+    (one(v.base), one(v.head))
+}
+
+fn scan_ref(s: &ComparedScan) -> ScanRef {
+    let at = chrono::DateTime::parse_from_rfc3339(&s.completed_at).map(|t| t.timestamp_micros()).unwrap_or_default();
+    ScanRef { id: s.id.clone(), when: when(at), mode: s.mode.to_string(), target: s.target.clone() }
 }
 
 /// `GET /compare?base=ID&head=ID`
 pub async fn compare(State(state): State<WebState>, s: Session, RawQuery(q): RawQuery) -> Result<Response, PageError> {
     let params: BTreeMap<String, String> = url::form_urlencoded::parse(q.as_deref().unwrap_or("").as_bytes()).into_owned().collect();
-    let id = |k: &str| -> Result<uuid::Uuid, PageError> {
-        params.get(k).and_then(|v| uuid::Uuid::parse_str(v.trim()).ok()).ok_or_else(|| PageError::BadRequest(format!("Give two scans to compare: ?base=SCAN_ID&head=SCAN_ID ({k} is missing or not a scan id).")))
-    };
-    let (base_id, head_id) = (id("base")?, id("head")?);
-    let store = state.store();
-    let base = store.scan(&s.user.org_id, base_id).await.map_err(PageError::internal)?.ok_or(PageError::NotFound)?;
-    let head = store.scan(&s.user.org_id, head_id).await.map_err(PageError::internal)?.ok_or(PageError::NotFound)?;
-    let origin = |u: &str| url::Url::parse(u).map(|u| u.origin().ascii_serialization()).unwrap_or_default();
-    if origin(&base.target_url) != origin(&head.target_url) {
-        return Err(PageError::BadRequest(format!("These scans are of different sites ({} and {}): compare two scans of the same one.", origin(&base.target_url), origin(&head.target_url))));
-    }
-    for scan in [&base, &head] {
-        if scan.status != crate::model::ScanStatus::Completed {
-            return Err(PageError::BadRequest(format!("The scan of {} is {}: only completed scans can be compared.", when(scan.created_at), scan.status)));
+    let diff = match state.scans().compare(s.org(), params.get("base").map(String::as_str), params.get("head").map(String::as_str)).await {
+        Ok(diff) => diff,
+        Err(ScanServiceError::NotFound) => return Err(PageError::NotFound),
+        Err(ScanServiceError::Invalid(issues)) => {
+            let why: Vec<String> = issues.iter().map(|i| format!("{}: {}", i.path, i.message)).collect();
+            return Err(PageError::BadRequest(format!("Give two completed scans of one site to compare, as ?base=SCAN_ID&head=SCAN_ID ({}).", why.join("; "))));
         }
-    }
-    let diff = diff_scans(store, &base, &head).await.map_err(PageError::internal)?;
-    let scan_ref = |r: &crate::store::ScanRow| ScanRef { id: r.id.to_string(), when: when(r.completed_at.unwrap_or(r.created_at)), mode: r.mode.to_string(), target: r.target_url.clone() };
+        Err(e) => return Err(PageError::internal(e)),
+    };
     let page = ComparePage {
         chrome: Chrome::new("Compare scans", Some(&s), "scans"),
-        base: scan_ref(&base),
-        head: scan_ref(&head),
+        base: scan_ref(&diff.base),
+        head: scan_ref(&diff.head),
         new_count: diff.counts.new,
         fixed_count: diff.counts.fixed,
         persisting_count: diff.counts.persisting,
-        sections: vec![
-            ("New in the head".into(), "new".into(), groups(&diff.new)),
-            ("Fixed since the base".into(), "fixed".into(), groups(&diff.fixed)),
-        ],
+        sections: vec![("New in the head".into(), "new".into(), groups(&diff.new)), ("Fixed since the base".into(), "fixed".into(), groups(&diff.fixed))],
         persisting: groups(&diff.persisting),
-        categories: diff.categories.iter().map(|(c, b, h)| (c.clone(), *b, *h, *h as i64 - *b as i64)).collect(),
+        categories: diff.categories.iter().map(|c| (c.category.clone(), c.base, c.head, c.head as i64 - c.base as i64)).collect(),
         pages_added: diff.pages_added,
         pages_gone: diff.pages_gone,
-        vitals: diff
-            .vitals
-            .iter()
-            .map(|v| VitalsLine {
-                url: v.url.clone(),
-                lcp: (fmt(v.lcp_ms.0, "ms"), fmt(v.lcp_ms.1, "ms")),
-                cls: (fmt(v.cls.0, ""), fmt(v.cls.1, "")),
-                tbt: (fmt(v.tbt_ms.0, "ms"), fmt(v.tbt_ms.1, "ms")),
-            })
-            .collect(),
+        vitals: diff.vitals.iter().map(|v| VitalsLine { url: v.url.clone(), lcp: fmt(v.lcp_ms, "ms"), cls: fmt(v.cls, ""), tbt: fmt(v.tbt_ms, "ms") }).collect(),
     };
     Ok(render(&page))
 }

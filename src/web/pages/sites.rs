@@ -110,7 +110,7 @@ fn history_charts(history: &[crate::store::history::HistoryPoint]) -> Vec<ChartV
     .map(|(name, v)| (name.to_string(), v.into_iter().map(|n| Some(n as f64)).collect()))
     .collect();
     // A category is a line once it had a finding in one of these scans.
-    let names: std::collections::BTreeSet<&String> = history.iter().flat_map(|h| h.categories.iter().filter(|(_, n)| **n > 0).map(|(k, _)| k)).collect();
+    let names: std::collections::BTreeSet<&String> = history.iter().flat_map(|h| h.categories.keys()).collect();
     let categories: Vec<(String, Vec<Option<f64>>)> =
         names.into_iter().map(|c| (c.clone(), history.iter().map(|h| Some(h.categories.get(c).copied().unwrap_or(0) as f64)).collect())).collect();
     let vital = |f: fn(&crate::store::history::HistoryPoint) -> Option<f64>, name: &str| vec![(name.to_string(), history.iter().map(f).collect())];
