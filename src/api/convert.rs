@@ -233,6 +233,6 @@ pub fn comparison_to_proto(c: &crate::compare::ScanComparison) -> pb::CompareSca
         categories: c.categories.iter().map(|x| pb::CategoryChange { category: x.category.clone(), base: x.base, head: x.head }).collect(),
         pages_added: c.pages_added.clone(),
         pages_gone: c.pages_gone.clone(),
-        vitals: c.vitals.iter().map(|v| pb::PageVitals { url: v.url.clone(), lcp_ms: pair(v.lcp_ms), cls: pair(v.cls), tbt_ms: pair(v.tbt_ms) }).collect(),
+        vitals: c.vitals.iter().map(|v| pb::PageVitals { url: v.url.clone(), lcp_ms: pair(v.lcp_ms), cls_score: pair(v.cls_score), tbt_ms: pair(v.tbt_ms) }).collect(),
     }
 }

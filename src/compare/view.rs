@@ -67,7 +67,8 @@ pub struct BeforeAfter {
 pub struct PageVitals {
     pub url: String,
     pub lcp_ms: BeforeAfter,
-    pub cls: BeforeAfter,
+    /// Cumulative Layout Shift (named so that no generated client's `cls` parameter shadows it).
+    pub cls_score: BeforeAfter,
     pub tbt_ms: BeforeAfter,
 }
 
@@ -141,7 +142,7 @@ impl ScanComparison {
             categories: diff.categories.iter().map(|(c, b, h)| CategoryChange { category: c.clone(), base: *b, head: *h }).collect(),
             pages_added: diff.pages_added.clone(),
             pages_gone: diff.pages_gone.clone(),
-            vitals: diff.vitals.iter().map(|v| PageVitals { url: v.url.clone(), lcp_ms: pair(v.lcp_ms), cls: pair(v.cls), tbt_ms: pair(v.tbt_ms) }).collect(),
+            vitals: diff.vitals.iter().map(|v| PageVitals { url: v.url.clone(), lcp_ms: pair(v.lcp_ms), cls_score: pair(v.cls), tbt_ms: pair(v.tbt_ms) }).collect(),
         }
     }
 }

@@ -5,6 +5,7 @@ mod auth;
 mod cli;
 mod deploy_cli;
 mod findings;
+mod generated_client;
 mod grpc;
 mod history;
 mod jobs_lease;

@@ -64,7 +64,7 @@ pub async fn compare(State(state): State<WebState>, s: Session, RawQuery(q): Raw
         categories: diff.categories.iter().map(|c| (c.category.clone(), c.base, c.head, c.head as i64 - c.base as i64)).collect(),
         pages_added: diff.pages_added,
         pages_gone: diff.pages_gone,
-        vitals: diff.vitals.iter().map(|v| VitalsLine { url: v.url.clone(), lcp: fmt(v.lcp_ms, "ms"), cls: fmt(v.cls, ""), tbt: fmt(v.tbt_ms, "ms") }).collect(),
+        vitals: diff.vitals.iter().map(|v| VitalsLine { url: v.url.clone(), lcp: fmt(v.lcp_ms, "ms"), cls: fmt(v.cls_score, ""), tbt: fmt(v.tbt_ms, "ms") }).collect(),
     };
     Ok(render(&page))
 }
