@@ -2,12 +2,14 @@
 
 pub mod address_policy;
 pub mod attestation;
+pub mod budget;
 pub mod category;
 pub mod fair_share;
 pub mod finding;
 pub mod finding_budget;
 pub mod journey;
 pub mod org;
+pub mod percentile;
 pub mod progress;
 pub mod severity;
 pub mod report;
@@ -20,6 +22,7 @@ pub mod snapshot;
 pub mod target;
 
 pub use address_policy::{AddressPolicy, BlockedRange};
+pub use budget::{AssertionResult, Budget, BudgetResult};
 pub use attestation::{Attestation, AttestationRefused, Attester, Confirmation, attestation_statement};
 pub use category::{ACTIVE_ONLY_CATEGORIES, PASSIVE_CATEGORIES};
 pub use fair_share::{FairQueue, OrgSlots};

@@ -36,6 +36,9 @@ pub struct ReportSummary {
     /// What sitescan's budgets cut from this report (absent when nothing was cut).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capped: Option<CappedCounts>,
+    /// The budget's verdict, assertion by assertion (absent when no budget applied).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<super::BudgetResult>,
 }
 
 /// `report.summary.capped`: what the report's budgets left out, so a reader knows the report is
@@ -99,6 +102,7 @@ impl ReportSummary {
             changes: None,
             trigger: None,
             capped: None,
+            budget: None,
         }
     }
 

@@ -7,6 +7,7 @@ use super::cursor::{CursorKind, Position};
 use super::entity::{scan, scan_page};
 use super::error::StoreResult;
 use super::paging::{Keyset, Page};
+pub use crate::model::percentile::p75;
 use crate::model::SeverityCounts;
 use sea_orm::{ColumnTrait, Condition, EntityTrait, QueryFilter, QuerySelect};
 use serde_json::Value;
@@ -28,16 +29,6 @@ pub struct HistoryPoint {
     pub lcp_p75_ms: Option<f64>,
     pub cls_p75: Option<f64>,
     pub tbt_p75_ms: Option<f64>,
-}
-
-/// The 75th percentile of `values` (nearest rank, as CrUX reports it); `None` when empty.
-pub fn p75(values: &mut [f64]) -> Option<f64> {
-    if values.is_empty() {
-        return None;
-    }
-    values.sort_by(f64::total_cmp);
-    let rank = (0.75 * values.len() as f64).ceil() as usize;
-    Some(values[rank.clamp(1, values.len()) - 1])
 }
 
 /// The origin (scheme, host and port) of a target URL, as history groups scans.
@@ -127,18 +118,5 @@ impl Store {
                 }
             })
             .collect())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::p75;
-
-    #[test]
-    fn the_75th_percentile_is_the_nearest_rank() {
-        assert_eq!(p75(&mut []), None);
-        assert_eq!(p75(&mut [5.0]), Some(5.0));
-        assert_eq!(p75(&mut [4.0, 1.0, 3.0, 2.0]), Some(3.0));
-        assert_eq!(p75(&mut [1.0, 2.0, 3.0, 4.0, 5.0]), Some(4.0));
     }
 }
