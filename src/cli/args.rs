@@ -377,6 +377,11 @@ pub struct ScanArgs {
     /// severity (replaces --fail-on; without --baseline every finding is new).
     #[arg(long, env = "SITESCAN_FAIL_ON_NEW")]
     pub fail_on_new: Option<crate::model::Severity>,
+    /// A budget (JSON or YAML, Lighthouse CI-style assertions, e.g. `{"assertions":
+    /// {"metrics.lcp-p75": ["error", {"maxNumericValue": 2500}]}}`): the report gains
+    /// `summary.budget`, and a failed `error` assertion exits with status 1.
+    #[arg(long, env = "SITESCAN_BUDGET", value_name = "FILE")]
+    pub budget: Option<PathBuf>,
     #[command(flatten)]
     pub policy: PolicyArgs,
     #[command(flatten)]

@@ -19,10 +19,19 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
+use crate::model::Budget;
+
 const LOCAL_ORG: &str = "local";
 
 pub async fn run(args: ScanArgs) -> anyhow::Result<Exit> {
-    // Journeys and secrets are read and validated before anything runs.
+    // The budget, journeys and secrets are read and validated before anything runs.
+    let budget = match args.budget.as_deref().map(load_budget).transpose() {
+        Ok(b) => b,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return Ok(Exit::Failed);
+        }
+    };
     let journeys = match load_journeys(&args.journeys, &args.secrets) {
         Ok(j) => j,
         Err(message) => {
@@ -84,7 +93,7 @@ pub async fn run(args: ScanArgs) -> anyhow::Result<Exit> {
                 eprintln!("error: {error}");
                 let summary = ReportSummary::failed_in(ScanMode::Active, error.code(), &error.to_string());
                 store.fail_scan(scan.id, &owner, &crate::model::StoredReport::of(summary)).await?;
-                return write_report(&store, scan.id, &args).await;
+                return write_report(&store, scan.id, &args, budget.as_ref()).await;
             }
             // The probes and journeys connect only where ownership was just proved.
             Ok(verified) => {
@@ -134,7 +143,7 @@ pub async fn run(args: ScanArgs) -> anyhow::Result<Exit> {
         write_screenshots(&store, scan.id, dir).await?;
     }
 
-    write_report(&store, scan.id, &args).await
+    write_report(&store, scan.id, &args, budget.as_ref()).await
 }
 
 /// Reads `--secret NAME=@FILE` values and `--journey FILE`s; every journey must parse and name
@@ -208,7 +217,14 @@ async fn verify_ownership(
 }
 
 /// Renders the scan's report in the chosen format to stdout or `--output`; the exit status.
-async fn write_report(store: &Store, scan_id: uuid::Uuid, args: &ScanArgs) -> anyhow::Result<Exit> {
+/// Reads and checks `--budget FILE` (JSON or YAML), naming every broken assertion.
+pub fn load_budget(path: &std::path::Path) -> Result<Budget, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("--budget {}: {e}", path.display()))?;
+    Budget::parse(&text, &|id| crate::checks::registry::find(id).is_some())
+        .map_err(|errors| format!("--budget {}: {}", path.display(), errors.join("; ")))
+}
+
+async fn write_report(store: &Store, scan_id: uuid::Uuid, args: &ScanArgs, budget: Option<&Budget>) -> anyhow::Result<Exit> {
     let mut report = load_report(store, scan_id).await?;
     if let Some(path) = &args.baseline {
         let text = std::fs::read_to_string(path).with_context(|| format!("reading the baseline {}", path.display()))?;
@@ -216,6 +232,11 @@ async fn write_report(store: &Store, scan_id: uuid::Uuid, args: &ScanArgs) -> an
             serde_json::from_str(&text).with_context(|| format!("the baseline {} is not JSON", path.display()))?;
         crate::compare::annotate_report(&mut report, &baseline)
             .map_err(|e| anyhow::anyhow!("the baseline {}: {e}", path.display()))?;
+    }
+    // Judged after the baseline, so `new-findings` counts what the comparison calls new.
+    let verdict = budget.map(|b| b.judge(report.findings(), report.pages()));
+    if let (Some(verdict), Some(r)) = (&verdict, report.report.as_mut()) {
+        r.summary.budget = Some(verdict.clone());
     }
     let rendered = match args.format {
         ReportFormat::Json => serde_json::to_string_pretty(&report.to_body())? + "\n",
@@ -235,9 +256,18 @@ async fn write_report(store: &Store, scan_id: uuid::Uuid, args: &ScanArgs) -> an
             out.flush()?;
         }
     }
-    Ok(match args.fail_on_new {
+    if let Some(verdict) = verdict.as_ref().filter(|v| !v.passed) {
+        for a in verdict.failed() {
+            eprintln!("budget failed: {}", a.message);
+        }
+    }
+    let findings = match args.fail_on_new {
         Some(threshold) => exit_status_new(&report, threshold),
         None => exit_status(&report, args.fail_on),
+    };
+    Ok(match (findings, verdict) {
+        (Exit::Clean, Some(v)) if !v.passed => Exit::Findings,
+        (exit, _) => exit,
     })
 }
 

@@ -167,8 +167,10 @@ fn write(w: &mut Writer<Vec<u8>>, view: &ReportView<'_>, fail_on: Option<Severit
         }
         _ => None,
     };
-    let tests: usize = suites.iter().map(|s| s.cases.len()).sum::<usize>() + usize::from(scan_error.is_some());
-    let failures: usize = suites.iter().map(|s| s.cases.iter().filter(|c| !c.failing.is_empty()).count()).sum();
+    let budget = view.summary.as_ref().and_then(|s| s.raw.budget.as_ref());
+    let budget_failures = budget.map_or(0, |b| b.failed().count());
+    let tests: usize = suites.iter().map(|s| s.cases.len()).sum::<usize>() + usize::from(scan_error.is_some()) + budget.map_or(0, |b| b.assertions.len());
+    let failures: usize = suites.iter().map(|s| s.cases.iter().filter(|c| !c.failing.is_empty()).count()).sum::<usize>() + budget_failures;
     let seconds = format!("{:.3}", view.summary.as_ref().map_or(0, |s| s.duration_ms) as f64 / 1000.0);
     let stamp = timestamp(view.scan.started_at.as_deref().or(view.scan.created_at.as_deref()));
     let hostname = if view.scan.target_hostname.is_empty() { "unknown" } else { view.scan.target_hostname };
@@ -295,6 +297,48 @@ fn write(w: &mut Writer<Vec<u8>>, view: &ReportView<'_>, fail_on: Option<Severit
                         Ok(())
                     })?;
                 id += 1;
+            }
+            if let Some(budget) = budget {
+                w.create_element("testsuite")
+                    .with_attribute(("name", "budget"))
+                    .with_attribute(("package", "sitescan.budget"))
+                    .with_attribute(("id", id.to_string().as_str()))
+                    .with_attribute(("timestamp", stamp.as_str()))
+                    .with_attribute(("hostname", hostname))
+                    .with_attribute(("tests", budget.assertions.len().to_string().as_str()))
+                    .with_attribute(("failures", budget_failures.to_string().as_str()))
+                    .with_attribute(("errors", "0"))
+                    .with_attribute(("time", "0"))
+                    .write_inner_content(|w| {
+                        properties(w)?;
+                        for a in &budget.assertions {
+                            let el = w
+                                .create_element("testcase")
+                                .with_attribute(("name", clean(&a.assertion).as_ref()))
+                                .with_attribute(("classname", "sitescan.budget"))
+                                .with_attribute(("time", "0"));
+                            if a.passed || a.level != crate::model::budget::Level::Error {
+                                el.write_empty()?;
+                                continue;
+                            }
+                            el.write_inner_content(|w| {
+                                w.create_element("failure")
+                                    .with_attribute(("message", clean(&one_line(&a.message)).as_ref()))
+                                    .with_attribute(("type", "budget"))
+                                    .write_text_content(BytesText::new(&clean(&a.message)))?;
+                                Ok(())
+                            })?;
+                        }
+                        let warnings: Vec<&str> = budget.assertions.iter().filter(|a| !a.passed && a.level != crate::model::budget::Level::Error).map(|a| a.message.as_str()).collect();
+                        if warnings.is_empty() {
+                            w.create_element("system-out").write_empty()?;
+                        } else {
+                            let out = format!("Warnings (they do not fail the budget):\n{}\n", warnings.join("\n"));
+                            w.create_element("system-out").write_text_content(BytesText::new(&clean(&out)))?;
+                        }
+                        w.create_element("system-err").write_empty()?;
+                        Ok(())
+                    })?;
             }
             Ok(())
         })?;

@@ -62,6 +62,19 @@ pub fn render(report: &ScanReport, color: bool) -> String {
             cell(Severity::Info, 5)
         );
     }
+    if let Some(budget) = summary.and_then(|s| s.budget.as_ref()) {
+        let _ = writeln!(out);
+        let verdict = if budget.passed { paint(color, "1;32", "budget passed") } else { paint(color, "1;31", "budget failed") };
+        let _ = writeln!(out, "{verdict} ({} assertions)", budget.assertions.len());
+        for a in &budget.assertions {
+            let mark = match (a.passed, a.level) {
+                (true, _) => paint(color, "32", "pass "),
+                (false, crate::model::budget::Level::Error) => paint(color, "31", "FAIL "),
+                (false, crate::model::budget::Level::Warn) => paint(color, "33", "warn "),
+            };
+            let _ = writeln!(out, "  {mark} {}", a.message);
+        }
+    }
     let findings: Vec<&ReportFinding> = report.findings().iter().collect();
     let _ = writeln!(out);
     if findings.is_empty() {

@@ -1,5 +1,6 @@
 //! `sitescan scan --baseline report.json --fail-on-new SEVERITY`: the comparison in CI, from a
-//! previous `--format json` report, and an exit status that only new findings decide.
+//! previous `--format json` report, and an exit status that only new findings decide; and
+//! `--budget FILE`, whose failed assertion is named in the report, JUnit, SARIF and exit code.
 
 use super::fixture_site::{FixtureSite, Route};
 use serde_json::Value;
@@ -115,4 +116,67 @@ async fn webhook_commands_add_list_test_and_remove() {
     assert_eq!(code, Some(0));
     let (_, out, _) = run(&["webhook", "list", "--org", "acme", "--database", db.as_str()], &[]).await;
     assert_eq!(out.lines().count(), 1, "only the header is left: {out}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_budget_names_the_assertion_that_failed_in_the_report_junit_sarif_and_exit_code() {
+    let site = FixtureSite::start().await;
+    site.route("/", page(r#"<a href="/a">About</a> <a href="/missing">Gone</a>"#));
+    site.route("/a", page(r#"<a href="/">Home</a>"#));
+    let dir = tempfile::tempdir().unwrap();
+    let url = site.url("/");
+    let file = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let failing = file("budget.json", r#"{"assertions": {
+        "crawlability.broken-link": ["error", {"maxCount": 0}],
+        "metrics.lcp-p75": ["warn", {"maxNumericValue": 600000}],
+        "categories:security": "off"}}"#);
+
+    // A broken budget is refused before anything runs, every mistake named.
+    let broken = file("broken.yaml", "crawlability.broken-lnk: error\nmetrics.lcp-p75: error\n");
+    let (code, err) = sitescan(&["scan", &url, "--budget", &broken]).await;
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("crawlability.broken-lnk: is not a check id") && err.contains("metrics.lcp-p75: a metric needs maxNumericValue"), "{err}");
+
+    let json = dir.path().join("report.json");
+    let (code, err) = sitescan(&["scan", &url, "--budget", &failing, "--format", "json", "-o", json.to_str().unwrap()]).await;
+    assert_eq!(code, Some(1), "a failed error assertion fails the job: {err}");
+    assert!(err.contains("budget failed: crawlability.broken-link: 1 findings of crawlability.broken-link, over the limit of 0"), "{err}");
+    let body: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let budget = &body["report"]["summary"]["budget"];
+    assert_eq!(budget["passed"], false, "{budget}");
+    let assertions = budget["assertions"].as_array().unwrap();
+    assert_eq!(assertions.len(), 2, "`off` is no assertion: {budget}");
+    let broken_link = assertions.iter().find(|a| a["assertion"] == "crawlability.broken-link").unwrap();
+    assert_eq!((broken_link["level"].as_str(), broken_link["actual"].as_f64(), broken_link["passed"].as_bool()), (Some("error"), Some(1.0), Some(false)));
+    let lcp = assertions.iter().find(|a| a["assertion"] == "metrics.lcp-p75").unwrap();
+    assert_eq!(lcp["passed"], true, "{lcp}");
+
+    let junit = dir.path().join("report.xml");
+    let (code, err) = sitescan(&["scan", &url, "--budget", &failing, "--format", "junit", "-o", junit.to_str().unwrap()]).await;
+    assert_eq!(code, Some(1), "{err}");
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    let suite = &xml[xml.find(r#"<testsuite name="budget""#).expect("a budget testsuite")..];
+    assert!(suite.contains(r#"failures="1""#) && suite.contains(r#"<testcase name="crawlability.broken-link" classname="sitescan.budget""#), "{suite}");
+    assert!(suite.contains(r#"type="budget""#) && suite.contains("over the limit of 0"), "{suite}");
+
+    let sarif = dir.path().join("report.sarif");
+    let (code, err) = sitescan(&["scan", &url, "--budget", &failing, "--format", "sarif", "-o", sarif.to_str().unwrap()]).await;
+    assert_eq!(code, Some(1), "{err}");
+    let log: Value = serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    let notes = log["runs"][0]["invocations"][0]["toolExecutionNotifications"].as_array().expect("notifications");
+    let failed: Vec<&Value> = notes.iter().filter(|n| n["descriptor"]["id"] == "budget").collect();
+    assert_eq!(failed.len(), 1, "{notes:?}");
+    assert_eq!(failed[0]["level"], "error");
+    assert_eq!(failed[0]["properties"]["assertion"], "crawlability.broken-link");
+
+    // Within budget (YAML this time): the job passes, and the report says so.
+    let roomy = file("budget.yaml", "assertions:\n  crawlability.broken-link: [error, {maxCount: 3}]\n  findings: [warn, {minSeverity: critical}]\n");
+    let (code, err) = sitescan(&["scan", &url, "--budget", &roomy, "--format", "json", "-o", json.to_str().unwrap()]).await;
+    assert_eq!(code, Some(0), "{err}");
+    let body: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(body["report"]["summary"]["budget"]["passed"], true);
 }

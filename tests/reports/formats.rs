@@ -45,6 +45,17 @@ fn queued() -> Value {
 
 // ---------------------------------------------------------------------------------------- SARIF
 
+/// The completed sample judged by a budget with a failed error, a failed warning and a pass.
+fn over_budget() -> Value {
+    let mut body = sample::completed();
+    body["report"]["summary"]["budget"] = serde_json::json!({"passed": false, "assertions": [
+        {"assertion": "findings", "level": "error", "max": 0.0, "min_severity": "high", "actual": 2.0, "passed": false, "message": "findings: 2 findings at or above high, over the limit of 0"},
+        {"assertion": "metrics.lcp-p75", "level": "warn", "max": 2500.0, "actual": 4100.0, "passed": false, "message": "metrics.lcp-p75: 4100 lcp_ms, over the limit of 2500 <&>"},
+        {"assertion": "categories:security", "level": "error", "max": 5.0, "actual": 1.0, "passed": true, "message": "categories:security: 1 security findings, within 5"}
+    ]});
+    body
+}
+
 fn sarif_validator() -> jsonschema::Validator {
     let path = required(&format!("{VALIDATORS}/@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json"));
     let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
@@ -58,7 +69,7 @@ fn schema_errors(validator: &jsonschema::Validator, log: &Value) -> Vec<String> 
 #[test]
 fn sarif_validates_against_the_sarif_2_1_0_schema() {
     let validator = sarif_validator();
-    for body in [sample::completed(), sample::failed(), queued()] {
+    for body in [sample::completed(), sample::failed(), queued(), over_budget()] {
         let text = sarif::render(&body).unwrap();
         let log: Value = serde_json::from_str(&text).unwrap();
         let errors = schema_errors(&validator, &log);
@@ -254,7 +265,7 @@ fn ant_xsd() -> PathBuf {
 
 fn all_junit() -> Vec<(String, String)> {
     let mut out = Vec::new();
-    for (name, body) in [("completed", sample::completed()), ("failed", sample::failed()), ("queued", queued())] {
+    for (name, body) in [("completed", sample::completed()), ("failed", sample::failed()), ("queued", queued()), ("over budget", over_budget())] {
         for fail_on in [None, Some(Severity::Medium), Some(Severity::Critical)] {
             out.push((format!("{name} fail_on={fail_on:?}"), junit::render(&body, fail_on).unwrap()));
         }
