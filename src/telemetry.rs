@@ -2,7 +2,10 @@
 //! level the command asks for). Colour only on a terminal, never with `NO_COLOR`.
 
 use std::io::IsTerminal;
-use tracing_subscriber::EnvFilter;
+use tracing_subscriber::filter::{FilterExt, LevelFilter, Targets};
+use tracing_subscriber::layer::{Filter, Layer, SubscriberExt};
+use tracing_subscriber::util::SubscriberInitExt;
+use tracing_subscriber::{EnvFilter, Registry};
 
 /// The default filter at `level` (`info` for services, `warn` for `sitescan scan`): chatty
 /// dependencies stay at warn or off.
@@ -18,44 +21,98 @@ pub fn stderr_color() -> bool {
 /// What no filter may turn on, `RUST_LOG` included: the message and frame dumps of the CDP
 /// connection and of the transports under it and under the egress proxy (`Sending
 /// Input.insertText {text: ...}`, a WebSocket frame's payload, a proxied request's head), which
-/// carry the secrets a journey types and the page text read back. They stay at debug at most.
+/// carry the secrets a journey types and the page text read back. They stay at debug at most:
+/// a cap over the filter, never a level of their own (at the default level they say nothing).
 pub const NEVER_TRACED: &[&str] = &[
-    "chromiumoxide::conn=debug",
-    "tungstenite=debug",
-    "tokio_tungstenite=debug",
-    "async_tungstenite=debug",
-    "hyper=debug",
-    "hyper_util=debug",
-    "h2=debug",
-    "reqwest=debug",
+    "chromiumoxide::conn",
+    "tungstenite",
+    "tokio_tungstenite",
+    "async_tungstenite",
+    "hyper",
+    "hyper_util",
+    "h2",
+    "reqwest",
 ];
 
-/// `filter` with `NEVER_TRACED` over whatever it says.
-fn capped(filter: EnvFilter) -> EnvFilter {
-    NEVER_TRACED.iter().filter_map(|d| d.parse().ok()).fold(filter, |f, d| f.add_directive(d))
+/// The cap: every target as the filter says, but `NEVER_TRACED` ones no finer than debug.
+fn cap() -> Targets {
+    NEVER_TRACED.iter().fold(Targets::new().with_default(LevelFilter::TRACE), |t, target| t.with_target(*target, LevelFilter::DEBUG))
+}
+
+/// The filter: `RUST_LOG`, else the command's `level`; both under the cap.
+fn filter(level: &str) -> impl Filter<Registry> + use<> {
+    EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_filter(level))).and(cap())
+}
+
+/// The subscriber writing to `writer`.
+fn subscriber<W>(json: bool, level: &str, writer: W, ansi: bool) -> Box<dyn tracing::Subscriber + Send + Sync>
+where
+    W: for<'w> tracing_subscriber::fmt::MakeWriter<'w> + Send + Sync + 'static,
+{
+    let layer = tracing_subscriber::fmt::layer().with_writer(writer).with_ansi(ansi);
+    if json {
+        Box::new(tracing_subscriber::registry().with(layer.json().flatten_event(true).with_filter(filter(level))))
+    } else {
+        Box::new(tracing_subscriber::registry().with(layer.with_filter(filter(level))))
+    }
 }
 
 /// Installs the global subscriber (once; later calls do nothing).
 pub fn init(json: bool, level: &str) {
-    let filter = capped(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_filter(level))));
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(stderr_color());
-    let _ = if json { builder.json().flatten_event(true).try_init() } else { builder.try_init() };
+    let _ = subscriber(json, level, std::io::stderr, stderr_color()).try_init();
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::{Arc, Mutex};
+
+    #[derive(Clone, Default)]
+    struct Captured(Arc<Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Captured {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// What reaches the output at `level` when every chatty target speaks at every level.
+    fn said(level: &str) -> String {
+        let out = Captured::default();
+        let writer = out.clone();
+        let subscriber = subscriber(false, level, move || writer.clone(), false);
+        tracing::subscriber::with_default(subscriber, || {
+            for target in ["tungstenite::handshake::client", "reqwest::connect", "hyper_util::client", "chromiumoxide::conn"] {
+                tracing::trace!(target: "x", "{target}");
+                macro_rules! at {
+                    ($($m:ident),*) => {$(tracing::$m!(target: "tungstenite::handshake::client", "{} {}", stringify!($m), target);)*};
+                }
+                at!(trace, debug, info, warn);
+            }
+            tracing::debug!(target: "reqwest::connect", "reqwest debug");
+            tracing::trace!(target: "chromiumoxide::conn", "Sending Input.insertText");
+            tracing::warn!(target: "sitescan", "sitescan warn");
+        });
+        String::from_utf8(out.0.lock().unwrap().clone()).unwrap()
+    }
+
+    #[test]
+    fn the_default_levels_keep_the_transports_quiet() {
+        let text = said("warn");
+        assert!(!text.contains("DEBUG") && !text.contains("INFO") && !text.contains("TRACE"), "{text}");
+        assert!(text.contains("sitescan warn") && text.contains("warn tungstenite"), "{text}");
+        let text = said("info");
+        assert!(!text.contains("DEBUG") && !text.contains("TRACE"), "{text}");
+    }
 
     #[test]
     fn no_filter_turns_on_the_cdp_message_dumps() {
-        for asked in ["trace", "chromiumoxide=trace", "chromiumoxide::conn=trace", "info,tungstenite=trace,sitescan=trace"] {
-            let filter = capped(EnvFilter::new(asked));
-            let text = filter.to_string();
-            assert!(text.contains("chromiumoxide::conn=debug") && text.contains("tungstenite=debug"), "{asked}: {text}");
-            assert!(!text.contains("chromiumoxide::conn=trace") && !text.contains("tungstenite=trace"), "{asked}: {text}");
-        }
+        let text = said("trace");
+        assert!(text.contains("reqwest debug") && text.contains("debug tungstenite"), "debug is allowed: {text}");
+        assert!(!text.contains("insertText") && !text.contains("trace tungstenite"), "trace never is: {text}");
     }
 }

@@ -169,3 +169,20 @@ async fn org_set_monthly_scan_quota() {
     assert!(!sitescan(&["org", "set", "tiny", "--monthly-scan-quota", "-1", "--database", &db]).status.success());
     assert_eq!(app.store.org("tiny").await.unwrap().unwrap().monthly_scan_quota, 6);
 }
+
+/// `serve` at its default level says what it does at info and nothing of its transports: no
+/// DEBUG or TRACE line from tungstenite, reqwest or hyper, at startup or on a request.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_is_quiet_by_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite://{}/s.db?mode=rwc", dir.path().display());
+    let mut server = sitescan_test_support::process::Proc::spawn(&["serve", "--listen", "127.0.0.1:0", "--database", &db], &[]);
+    let base = server.base_url().await;
+    let health = reqwest::get(format!("{base}/healthz")).await.unwrap();
+    assert!(health.status().is_success());
+    server.stop(std::time::Duration::from_secs(10)).await;
+    let said = server.output();
+    assert!(said.contains("listening on http://"), "{said}");
+    let loud: Vec<&str> = said.lines().filter(|l| l.contains(" DEBUG ") || l.contains(" TRACE ")).collect();
+    assert!(loud.is_empty(), "debug lines at the default level: {loud:#?}");
+}

@@ -177,6 +177,7 @@ async fn a_budget_names_the_assertion_that_failed_in_the_report_junit_sarif_and_
     let roomy = file("budget.yaml", "assertions:\n  crawlability.broken-link: [error, {maxCount: 3}]\n  findings: [warn, {minSeverity: critical}]\n");
     let (code, err) = sitescan(&["scan", &url, "--budget", &roomy, "--format", "json", "-o", json.to_str().unwrap()]).await;
     assert_eq!(code, Some(0), "{err}");
+    assert!(err.trim().is_empty(), "a passing scan says nothing on stderr (no DEBUG or INFO lines of the transports): {err}");
     let body: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(body["report"]["summary"]["budget"]["passed"], true);
 }
