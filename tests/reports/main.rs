@@ -3,6 +3,7 @@
 #[path = "../report_support/sample.rs"]
 mod sample;
 mod api;
+mod ci_files;
 mod formats;
 mod gitlab;
 
