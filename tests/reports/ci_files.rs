@@ -36,6 +36,8 @@ fn lint_as_a_user_would(workflow: &str, action: &str) -> Option<String> {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join(".github/workflows")).unwrap();
     std::fs::create_dir_all(dir.path().join(".sitescan")).unwrap();
+    // actionlint finds the repository root (where `./.sitescan` resolves) by its `.git`.
+    std::fs::create_dir_all(dir.path().join(".git")).unwrap();
     std::fs::write(dir.path().join(".github/workflows/site.yml"), workflow).unwrap();
     std::fs::write(dir.path().join(".sitescan/action.yml"), action).unwrap();
     lint(dir.path(), &[".github/workflows/site.yml"])
