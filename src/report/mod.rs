@@ -2,6 +2,7 @@
 //! `Store::scan_report`) to one output format each. Used by `sitescan scan --format`, the API's
 //! report endpoints and the dashboard's `/scans/{id}`.
 
+pub mod gitlab;
 pub mod html;
 pub mod junit;
 pub mod sarif;

@@ -3,7 +3,9 @@
 #[path = "../report_support/sample.rs"]
 mod sample;
 mod api;
+mod ci_files;
 mod formats;
+mod gitlab;
 
 /// The renderers over a report body as the API answers it (`GET /api/v1/scans/{id}`), read into
 /// the typed report first: the fixtures are JSON, the renderers take `ScanReport`.
