@@ -25,6 +25,21 @@ pub enum Exit {
     Failed = 2,
 }
 
+/// How a person should type this binary in a hint: `sitescan` when that name on the PATH is this
+/// very file, else its path (relative to the working directory when under it, such as
+/// `./target/release/sitescan`), so every command a hint prints works as typed.
+pub fn invoked_as() -> String {
+    let Ok(exe) = std::env::current_exe().and_then(|p| p.canonicalize()) else { return "sitescan".into() };
+    let on_path = std::env::var_os("PATH").into_iter().flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>()).map(|dir| dir.join("sitescan")).any(|c| c.canonicalize().is_ok_and(|c| c == exe));
+    if on_path {
+        return "sitescan".into();
+    }
+    match std::env::current_dir().ok().and_then(|cwd| exe.strip_prefix(cwd).ok().map(|rel| format!("./{}", rel.display()))) {
+        Some(relative) => relative,
+        None => exe.display().to_string(),
+    }
+}
+
 /// Runs a parsed command line.
 pub async fn run(cli: Cli) -> anyhow::Result<Exit> {
     // A one-shot scan prints a report: its log stays at warnings unless asked (-v info, -vv debug).

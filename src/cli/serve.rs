@@ -39,7 +39,8 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     eprintln!("sitescan {} listening on http://{}", crate::VERSION, app.addr());
     if !crate::accounts::users::any_exist(&store).await.unwrap_or(true) {
         eprintln!(
-            "no user yet: create the first owner with `sitescan user create --org ORG --email EMAIL --role owner --database {}` (the password is read from stdin), then sign in at http://{}/login",
+            "no user yet: create the first owner with `{} user create --org ORG --email EMAIL --role owner --database {}` (the password is read from stdin), then sign in at http://{}/login",
+            super::invoked_as(),
             redact(&args.db.database),
             app.addr()
         );

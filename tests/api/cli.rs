@@ -185,4 +185,11 @@ async fn serve_is_quiet_by_default() {
     assert!(said.contains("listening on http://"), "{said}");
     let loud: Vec<&str> = said.lines().filter(|l| l.contains(" DEBUG ") || l.contains(" TRACE ")).collect();
     assert!(loud.is_empty(), "debug lines at the default level: {loud:#?}");
+    // The first command the startup line tells a newcomer to type names a program that exists
+    // from here (the binary's path unless `sitescan` on the PATH is this binary).
+    let hint = said.lines().find(|l| l.starts_with("no user yet")).expect("the first-run hint");
+    let command = hint.split('`').nth(1).expect("a command in backticks");
+    let program = command.split_whitespace().next().unwrap();
+    assert!(command.contains(" user create --org ORG"), "{hint}");
+    assert!(std::path::Path::new(program).is_file(), "`{program}` from {hint:?} does not exist here");
 }
