@@ -339,7 +339,8 @@ fn sections_nav(o: &mut String, view: &ReportView<'_>) -> std::fmt::Result {
     writeln!(o, "<nav class=\"sections\" aria-label=\"Report sections\"><ul>")?;
     writeln!(
         o,
-        "{}<li><a href=\"#summary\">Summary</a></li><li><a href=\"#pages\">Pages</a></li><li><a href=\"#findings\">Findings</a></li>",
+        "{}{}<li><a href=\"#summary\">Summary</a></li><li><a href=\"#pages\">Pages</a></li><li><a href=\"#findings\">Findings</a></li>",
+        if view.summary.as_ref().is_some_and(|s| s.raw.budget.is_some()) { "<li><a href=\"#budget\">Budget</a></li>" } else { "" },
         if view.summary.as_ref().is_some_and(|s| s.changes.is_some()) { "<li><a href=\"#changes\">Changes</a></li>" } else { "" }
     )?;
     writeln!(o, "</ul></nav>")
@@ -348,6 +349,7 @@ fn sections_nav(o: &mut String, view: &ReportView<'_>) -> std::fmt::Result {
 /// The report's sections: the failure, the changes, the summary, the pages, the findings.
 fn sections(o: &mut String, view: &ReportView<'_>) -> std::fmt::Result {
     failure(o, view)?;
+    budget(o, view)?;
     changes(o, view)?;
     summary(o, view)?;
     pages(o, view)?;
@@ -388,6 +390,42 @@ fn failure(o: &mut String, view: &ReportView<'_>) -> std::fmt::Result {
         ),
         _ => Ok(()),
     }
+}
+
+/// The budget's verdict, assertion by assertion: which one failed is the first thing a reader
+/// of a failed build looks for.
+fn budget(o: &mut String, view: &ReportView<'_>) -> std::fmt::Result {
+    use crate::model::budget::Level;
+    let Some(b) = view.summary.as_ref().and_then(|s| s.raw.budget.as_ref()) else { return Ok(()) };
+    let failed = b.failed().count();
+    writeln!(o, "<section class=\"block\" id=\"budget\" aria-labelledby=\"budget-h\">\n<h2 id=\"budget-h\">Budget</h2>")?;
+    if b.passed {
+        writeln!(o, "<p>The budget <strong>passed</strong> ({}).</p>", plural(b.assertions.len(), "assertion", "assertions"))?;
+    } else {
+        writeln!(o, "<p>The budget <strong>failed</strong>: {} of {} failed.</p>", plural(failed, "error assertion", "error assertions"), plural(b.assertions.len(), "assertion", "assertions"))?;
+    }
+    let number = |v: f64| if v.fract() == 0.0 && v.abs() < 1e15 { format!("{}", v as i64) } else { format!("{v:.3}") };
+    writeln!(o, "<div class=\"table-wrap\" role=\"region\" aria-labelledby=\"budget-h\" tabindex=\"0\"><table>\n<thead><tr><th scope=\"col\">Assertion</th><th scope=\"col\">Result</th><th scope=\"col\">Measured</th><th scope=\"col\">Most allowed</th><th scope=\"col\">Level</th></tr></thead>\n<tbody>")?;
+    for a in &b.assertions {
+        let (class, result) = match (a.passed, a.level) {
+            (true, _) => ("good", "passed"),
+            (false, Level::Error) => ("poor", "failed"),
+            (false, Level::Warn) => ("ni", "warning"),
+        };
+        let limit = match a.min_severity {
+            Some(s) => format!("{} ({} and above)", number(a.max), s),
+            None => number(a.max),
+        };
+        writeln!(
+            o,
+            "<tr><th scope=\"row\" class=\"page\"><code>{}</code></th><td class=\"{class}\"><strong>{result}</strong></td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(&a.assertion),
+            a.actual.map_or("not measured".to_string(), number),
+            escape(&limit),
+            a.level.as_str(),
+        )?;
+    }
+    writeln!(o, "</tbody></table></div>\n</section>")
 }
 
 /// What changed since the baseline scan, first: the counts, then the new findings and the

@@ -713,3 +713,18 @@ async fn html_without_javascript_shows_every_finding_and_no_dead_control() {
     let _ = page.close().await;
     chromium.close().await;
 }
+
+#[test]
+fn html_names_the_failed_budget_assertion_first() {
+    let html = html::render(&over_budget()).unwrap();
+    let budget = &html[html.find("id=\"budget\"").expect("a budget section")..];
+    let budget = &budget[..budget.find("</section>").unwrap()];
+    assert!(budget.contains("The budget <strong>failed</strong>: 1 error assertion of 3 assertions failed."), "{budget}");
+    let rows: Vec<&str> = budget.split("<tr>").skip(2).collect();
+    assert_eq!(rows.len(), 3);
+    assert!(rows[0].contains("<code>findings</code>") && rows[0].contains("class=\"poor\"><strong>failed") && rows[0].contains("0 (high and above)"), "{}", rows[0]);
+    assert!(rows[1].contains("class=\"ni\"><strong>warning"), "{}", rows[1]);
+    assert!(rows[2].contains("class=\"good\"><strong>passed"), "{}", rows[2]);
+    assert!(html.find("id=\"budget\"").unwrap() < html.find("id=\"summary\"").unwrap(), "before the summary");
+    assert!(!html::render(&sample::completed()).unwrap().contains("id=\"budget\""), "no budget, no section");
+}
