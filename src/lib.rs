@@ -97,7 +97,7 @@ mod layering_tests {
             ("events", &["net", "store", "model", "metrics"]),
             ("accounts", &["store", "model"]),
             ("sites", &["recurring", "net", "store", "model"]),
-            ("scans", &["events", "store", "model", "metrics"]),
+            ("scans", &["compare", "events", "store", "model", "metrics"]),
             ("web", &["scans", "sites", "recurring", "compare", "events", "accounts", "report", "store", "net", "model", "metrics"]),
             (
                 "cli",
@@ -108,7 +108,7 @@ mod layering_tests {
             ),
             (
                 "api",
-                &["web", "scans", "sites", "scan", "recurring", "accounts", "report", "store", "checks", "net", "model", "proto", "metrics"],
+                &["web", "scans", "sites", "scan", "recurring", "compare", "accounts", "report", "store", "checks", "net", "model", "proto", "metrics"],
             ),
         ];
         for (module, may) in allowed {

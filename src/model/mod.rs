@@ -7,6 +7,7 @@ pub mod category;
 pub mod fair_share;
 pub mod finding;
 pub mod finding_budget;
+pub mod fingerprint;
 pub mod journey;
 pub mod org;
 pub mod percentile;

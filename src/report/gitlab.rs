@@ -29,7 +29,7 @@
 //! error code and message, so a failed scan never reads as a clean report.
 
 use super::view::{FindingView, ReportView, RuleView};
-use crate::compare::Fingerprint;
+use crate::model::fingerprint::Fingerprint;
 use crate::model::{ScanReport, ScanStatus, Severity};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
