@@ -257,3 +257,40 @@ fn the_validators_refuse_what_the_platforms_refuse() {
     unknown["cards"] = json!([]);
     assert!(google_chat(&unknown).is_err(), "an unknown field");
 }
+
+async fn sitescan(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_sitescan"))
+        .args(args)
+        .env("SITESCAN_SECRET_KEY", "KioqKioqKioqKioqKioqKioqKioqKioqKioqKioqKio=")
+        .env("NO_COLOR", "1")
+        .output()
+        .await
+        .expect("run sitescan");
+    (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cli_adds_a_discord_endpoint_lists_its_kind_and_sends_it_a_valid_test_message() {
+    let discord = Receiver::start(Platform::Discord).await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite://{}?mode=rwc", dir.path().join("w.db").display());
+    let add = |kind: &'static str| ["webhook", "add", "--org", "acme", "--kind", kind, discord.url.as_str(), "--events", "scan.completed", "--database", db.as_str()].map(str::to_string);
+
+    let (code, _, err) = sitescan(&add("pager").each_ref().map(String::as_str)).await;
+    assert_eq!(code, Some(2), "an unknown kind is a usage error: {err}");
+    assert!(err.contains("google-chat"), "the kinds are named: {err}");
+    let (code, out, err) = sitescan(&add("discord").each_ref().map(String::as_str)).await;
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.trim().is_empty(), "no signing secret for a chat endpoint: {out}");
+    assert!(err.contains("not signed"), "{err}");
+
+    let (code, out, _) = sitescan(&["webhook", "list", "--org", "acme", "--database", db.as_str()]).await;
+    assert_eq!(code, Some(0));
+    let line = out.lines().nth(1).expect("one endpoint");
+    assert!(line.contains("discord") && !line.contains("not-a-real-secret"), "the kind, the URL shortened: {out}");
+    let id = line.split_whitespace().next().unwrap();
+    let (code, out, err) = sitescan(&["webhook", "test", id, "--allow-target", "127.0.0.1/32", "--database", db.as_str()]).await;
+    assert_eq!(code, Some(0), "{out} {err}");
+    assert!(out.contains("HTTP 204"), "{out}");
+    assert_unsigned_and_valid(&discord);
+}
