@@ -72,7 +72,8 @@ pub fn payload(m: &ChatMessage) -> Value {
     }
     blocks.push(json!({"type": "context", "elements": [mrkdwn(clip_escaped(&escape(&context), CONTEXT_MAX))]}));
     blocks.truncate(BLOCKS_MAX);
-    json!({"text": clip(&m.headline, TEXT_MAX), "blocks": blocks})
+    // The fallback is read as mrkdwn too: escaped like every other mrkdwn text.
+    json!({"text": clip_escaped(&escape(&m.headline), TEXT_MAX), "blocks": blocks})
 }
 
 #[cfg(test)]
@@ -124,6 +125,8 @@ mod tests {
         assert!(all.iter().any(|(_, t)| t.contains(" more new findings") && t.contains("…and 99")), "the rest are counted");
         assert!(all.iter().any(|(_, t)| t.contains("<https://scan.example.com/compare?base=")), "the compare link");
         assert!(all.iter().all(|(_, t)| !t.contains("?q=<&>")), "page text is escaped");
+        let e = serde_json::json!({"type": "scan.failed", "data": {"target_url": "https://x.example/?a=<b>&c"}});
+        assert_eq!(payload(&ChatMessage::from_envelope(&e, None))["text"], "Scan of https://x.example/?a=&lt;b&gt;&amp;c failed");
     }
 
     #[test]
