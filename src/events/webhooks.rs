@@ -349,6 +349,9 @@ pub struct Deliverer {
     pub dashboard: Option<url::Url>,
 }
 
+/// The headers of one POST.
+type Headers = Vec<(&'static str, String)>;
+
 /// What became of one attempt.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Attempt {
@@ -536,7 +539,7 @@ impl Deliverer {
     /// The body and headers of one attempt: a `standard` endpoint gets the event as queued,
     /// signed (Standard Webhooks); a chat endpoint gets its platform's message built from the
     /// event, with no signature headers (the platform's URL is its own secret).
-    fn message(&self, ep: &WebhookRow, msg: &OutboxRow, now: i64) -> Result<(Vec<u8>, Vec<(&'static str, String)>), WebhookError> {
+    fn message(&self, ep: &WebhookRow, msg: &OutboxRow, now: i64) -> Result<(Vec<u8>, Headers), WebhookError> {
         let kind = WebhookKind::from_stored(&ep.kind);
         let json_type = ("content-type", "application/json".to_string());
         if !kind.is_signed() {
