@@ -121,7 +121,7 @@ pub async fn webhooks(url: &str, endpoints: usize, messages: usize, runners: usi
     let mut instances = Vec::new();
     for i in 0..runners {
         let store = Store::open(url, false).await?;
-        instances.push(Deliverer { store, fetcher: fetcher()?, secrets: secrets.clone(), clock: Arc::new(SystemClock), owner: format!("bench-deliverer-{i}"), breaker: Default::default() });
+        instances.push(Deliverer { store, fetcher: fetcher()?, secrets: secrets.clone(), clock: Arc::new(SystemClock), owner: format!("bench-deliverer-{i}"), breaker: Default::default(), dashboard: None });
     }
     let began = Instant::now();
     let rounds: Vec<_> = instances.iter().map(|d| d.run_once()).collect();

@@ -168,6 +168,9 @@ pub enum WebhookCommand {
         /// scan.regressed fires when a new finding is at or above this severity (default high).
         #[arg(long)]
         min_severity: Option<crate::model::Severity>,
+        /// What the endpoint receives: standard (signed JSON), slack, teams, discord, google-chat.
+        #[arg(long, default_value_t = crate::events::WebhookKind::Standard)]
+        kind: crate::events::WebhookKind,
         #[command(flatten)]
         key: SecretKeyArgs,
         #[command(flatten)]

@@ -34,6 +34,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let web = crate::web::WebSettings::parse(args.public_url.as_deref())
         .map_err(anyhow::Error::msg)?
         .with_trusted_proxies(args.trusted_proxy.clone());
+    let public_url = web.public_url.clone();
     let app = Application::build_with_web(&settings, store.clone(), web).await.with_context(|| format!("listening on {}", args.listen))?;
     tracing::info!(addr = %app.addr(), database = %redact(&args.db.database), "sitescan API listening");
     eprintln!("sitescan {} listening on http://{}", crate::VERSION, app.addr());
@@ -50,7 +51,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         tracing::info!(trusted_proxies = %proxies.join(","), "forwarding headers are believed from these peers only");
     }
     let cleanup = super::cleanup::start(store.clone(), args.cleanup_interval_secs, args.retention_days);
-    let deliveries = super::webhook::start_delivery(&args.key, policy.clone(), store.clone())?;
+    let deliveries = super::webhook::start_delivery(&args.key, policy.clone(), store.clone(), public_url)?;
     let recurring = super::recurring::start(&args.recurring, policy.clone(), store.clone())?;
     let workers = if args.no_workers {
         None

@@ -4,7 +4,7 @@ use super::Exit;
 use super::admin::redact;
 use super::args::{DatabaseArgs, SecretKeyArgs, WebhookCommand};
 use crate::events::webhooks::{self, Deliverer, SystemClock};
-use crate::events::{SecretBox, SecretError};
+use crate::events::{SecretBox, SecretError, WebhookKind};
 use crate::model::AddressPolicy;
 use crate::net::{EgressGuard, Fetcher, FetcherOptions};
 use crate::store::Store;
@@ -25,7 +25,7 @@ fn secret_box(key: &SecretKeyArgs) -> Result<SecretBox, SecretError> {
     SecretBox::from_env_or_file(key.secret_key_file.as_deref())
 }
 
-fn deliverer(store: Store, secrets: SecretBox, policy: AddressPolicy) -> anyhow::Result<Deliverer> {
+fn deliverer(store: Store, secrets: SecretBox, policy: AddressPolicy, dashboard: Option<url::Url>) -> anyhow::Result<Deliverer> {
     let fetcher = Fetcher::new(Arc::new(EgressGuard::new(policy)), FetcherOptions::default())?;
     Ok(Deliverer {
         store,
@@ -34,15 +34,18 @@ fn deliverer(store: Store, secrets: SecretBox, policy: AddressPolicy) -> anyhow:
         clock: Arc::new(SystemClock),
         owner: crate::scan::worker::owner_id(0),
         breaker: crate::events::BreakerRule::default(),
+        dashboard,
     })
 }
 
 /// Starts delivering webhooks in this process when a secret key is configured (without one,
 /// no endpoint can have been added, so there is nothing to deliver; a bad key is an error).
+/// Chat messages link to `dashboard` (the public URL) when there is one.
 pub fn start_delivery(
     key: &SecretKeyArgs,
     policy: AddressPolicy,
     store: Store,
+    dashboard: Option<url::Url>,
 ) -> anyhow::Result<Option<(CancellationToken, tokio::task::JoinHandle<()>)>> {
     let secrets = match secret_box(key) {
         Ok(s) => s,
@@ -53,27 +56,34 @@ pub fn start_delivery(
         Err(e) => return Err(e.into()),
     };
     let stop = CancellationToken::new();
-    let handle = deliverer(store, secrets, policy)?.spawn(DELIVERY_POLL, stop.clone());
+    let handle = deliverer(store, secrets, policy, dashboard)?.spawn(DELIVERY_POLL, stop.clone());
     Ok(Some((stop, handle)))
 }
 
 pub async fn run(cmd: WebhookCommand) -> anyhow::Result<Exit> {
     match cmd {
-        WebhookCommand::Add { org, url, events, min_severity, key, db } => {
+        WebhookCommand::Add { org, url, events, min_severity, kind, key, db } => {
             let secrets = secret_box(&key).map_err(|e| anyhow::anyhow!("cannot enable webhooks: {e}"))?;
             let store = open(&db).await?;
             store.set_org(&org, None).await?;
-            let (id, secret) = webhooks::add_endpoint(&store, &secrets, &org, &url, &events, min_severity, now_us()).await?;
-            eprintln!("added webhook {id} for organisation {org}: {}", events.join(", "));
-            eprintln!("its signing secret follows; store it now: it is not shown again");
-            println!("{secret}");
+            let (id, secret) = webhooks::add_endpoint_of_kind(&store, &secrets, &org, &url, kind, &events, min_severity, now_us()).await?;
+            eprintln!("added {kind} webhook {id} for organisation {org}: {}", events.join(", "));
+            match secret {
+                Some(secret) => {
+                    eprintln!("its signing secret follows; store it now: it is not shown again");
+                    println!("{secret}");
+                }
+                None => eprintln!("{} messages are not signed: the URL is the platform's secret, keep it private", kind.label()),
+            }
         }
         WebhookCommand::List { org, db } => {
             let store = open(&db).await?;
-            println!("{:<36}  {:<8}  {:<40}  {:<27}  URL", "ID", "ENABLED", "EVENTS", "CREATED");
+            println!("{:<36}  {:<11}  {:<8}  {:<40}  {:<27}  URL", "ID", "KIND", "ENABLED", "EVENTS", "CREATED");
             for w in store.list_webhooks(&org).await? {
                 let enabled = if w.enabled { "yes".to_string() } else { "no".to_string() };
-                println!("{:<36}  {:<8}  {:<40}  {:<27}  {}", w.id, enabled, w.events, to_rfc3339(w.created_at), w.url);
+                let kind = WebhookKind::from_stored(&w.kind);
+                let url = kind.shown_url(&w.url);
+                println!("{:<36}  {:<11}  {:<8}  {:<40}  {:<27}  {url}", w.id, kind, enabled, w.events, to_rfc3339(w.created_at));
                 if let Some(reason) = &w.disabled_reason {
                     println!("{:<36}  disabled: {reason}", "");
                 }
@@ -91,7 +101,7 @@ pub async fn run(cmd: WebhookCommand) -> anyhow::Result<Exit> {
             let secrets = secret_box(&key).map_err(|e| anyhow::anyhow!("cannot send: {e}"))?;
             let store = open(&db).await?;
             let message = webhooks::send_test_unlimited(&store, id, now_us()).await?;
-            let d = deliverer(store.clone(), secrets, AddressPolicy::new(policy.allow_target))?;
+            let d = deliverer(store.clone(), secrets, AddressPolicy::new(policy.allow_target), None)?;
             d.run_once().await?;
             let log = store.webhook_deliveries(id).await?;
             match log.last() {

@@ -1,13 +1,15 @@
-//! Events: webhooks (outbox, signing, delivery), secrets at rest, and WatchScan's view of a
+//! Events: webhooks (outbox, signing, delivery, chat messages), secrets at rest, and WatchScan's view of a
 //! scan's progress.
 
 pub mod breaker;
+pub mod chat;
 pub mod signing;
 pub mod watch;
 pub mod webhooks;
 
 pub use crate::store::{SECRET_KEY_ENV, SecretBox, SecretError};
 pub use breaker::BreakerRule;
+pub use chat::WebhookKind;
 pub use signing::{BadSecret, SigningKey};
 pub use watch::{ScanProgress, WATCH_POLL, watch};
 pub use webhooks::{Attempt, Clock, Deliverer, ManualClock, SystemClock, WebhookError};

@@ -1,6 +1,12 @@
 //! Webhooks: which endpoints an event goes to (the outbox), and the delivery loop that signs
 //! and POSTs each message through the egress guard, retrying on the schedule below.
 //!
+//! An endpoint's kind ([`WebhookKind`]) decides what it receives: `standard` endpoints get the
+//! event as queued, signed; chat endpoints (Slack, Teams, Discord, Google Chat) get the
+//! platform's message built from it at delivery (`chat/`), unsigned, since the platform's URL is
+//! its own secret. Retries, lanes, the breaker, the egress guard and the delivery log are the
+//! same for every kind.
+//!
 //! Time comes from a [`Clock`], so tests move it instead of sleeping through the schedule.
 //!
 //! Sharing between tenants: deliveries run in lanes, one message in flight per endpoint across
@@ -14,6 +20,7 @@
 pub use crate::store::{Clock, ManualClock, SystemClock};
 use crate::store::{SealedAt, SecretBox, SecretError};
 use super::breaker::BreakerRule;
+use super::chat::{ChatMessage, TOP_FINDINGS, WebhookKind};
 use super::signing::SigningKey;
 use crate::model::{OrgSlots, Severity};
 use crate::net::Fetcher;
@@ -78,7 +85,7 @@ pub enum WebhookError {
     RateLimited { what: &'static str, retry_after_s: i64 },
 }
 
-/// Adds an endpoint; returns its id and its signing secret (`whsec_...`, shown once).
+/// Adds a `standard` endpoint; returns its id and its signing secret (`whsec_...`, shown once).
 pub async fn add_endpoint(
     store: &Store,
     secrets: &SecretBox,
@@ -88,6 +95,24 @@ pub async fn add_endpoint(
     min_severity: Option<Severity>,
     now: i64,
 ) -> Result<(Uuid, String), WebhookError> {
+    let (id, secret) = add_endpoint_of_kind(store, secrets, org, url, WebhookKind::Standard, events, min_severity, now).await?;
+    Ok((id, secret.unwrap_or_default()))
+}
+
+/// Adds an endpoint of `kind`; returns its id and, for a signed kind, its signing secret
+/// (`whsec_...`, shown once). A chat endpoint's messages are not signed, so it has no secret to
+/// show (one is still sealed beside it, should it ever become `standard`).
+#[allow(clippy::too_many_arguments)]
+pub async fn add_endpoint_of_kind(
+    store: &Store,
+    secrets: &SecretBox,
+    org: &str,
+    url: &str,
+    kind: WebhookKind,
+    events: &[String],
+    min_severity: Option<Severity>,
+    now: i64,
+) -> Result<(Uuid, Option<String>), WebhookError> {
     let parsed = url::Url::parse(url).map_err(|e| WebhookError::Invalid(format!("not a URL: {e}")))?;
     if !matches!(parsed.scheme(), "http" | "https") {
         return Err(WebhookError::Invalid("the URL must be http or https".into()));
@@ -105,10 +130,10 @@ pub async fn add_endpoint(
     let row = id.to_string();
     let sealed = secrets.seal(&secret, SealedAt { table: WEBHOOKS_TABLE, row: &row, name: SIGNING_SECRET });
     let added = store
-        .add_webhook_within(id, org, parsed.as_str(), events, min_severity.map(|s| s.as_str()), &sealed, now, MAX_ENDPOINTS_PER_ORG)
+        .add_webhook_within(id, org, parsed.as_str(), kind.as_str(), events, min_severity.map(|s| s.as_str()), &sealed, now, MAX_ENDPOINTS_PER_ORG)
         .await?;
     match added {
-        Some(_) => Ok((id, secret)),
+        Some(_) => Ok((id, kind.is_signed().then_some(secret))),
         None => Err(WebhookError::TooMany(MAX_ENDPOINTS_PER_ORG)),
     }
 }
@@ -168,8 +193,19 @@ pub async fn scan_finished(
         "findings_count": findings_count,
         "changes": counts,
     });
+    // Chat endpoints also get what their message shows: the top new findings, the new ones'
+    // severities, why a scan failed (read once, only when a chat endpoint is there).
+    let chat_data = if endpoints.iter().any(|e| !WebhookKind::from_stored(&e.kind).is_signed()) {
+        Some(chat_data(store, &row, data.clone(), completed, new_severities).await?)
+    } else {
+        None
+    };
     let mut queued = 0;
     for ep in &endpoints {
+        let data = match &chat_data {
+            Some(chat) if !WebhookKind::from_stored(&ep.kind).is_signed() => chat,
+            _ => &data,
+        };
         let main = if completed { "scan.completed" } else { "scan.failed" };
         if ep.subscribes(main) {
             store.enqueue_webhook(ep.id, &message_id(), main, &envelope(main, now, data.clone()), now).await?;
@@ -186,6 +222,30 @@ pub async fn scan_finished(
         }
     }
     Ok(queued)
+}
+
+/// `data` with what a chat message of the scan shows beyond the standard event: the top
+/// [`TOP_FINDINGS`] new findings (check, severity, title, page), the count of new findings per
+/// severity, and for a failed scan the reason (`summary.error.message`).
+async fn chat_data(store: &Store, scan: &ScanRow, mut data: Value, completed: bool, new_severities: &[Severity]) -> Result<Value, WebhookError> {
+    if completed {
+        let mut by = crate::model::SeverityCounts::default();
+        for s in new_severities {
+            by.add(*s, 1);
+        }
+        data["new_by_severity"] = json!(by);
+        let top = store.top_new_findings(scan.id, TOP_FINDINGS as i64).await?;
+        data["new_findings"] = top
+            .into_iter()
+            .map(|f| json!({"check_id": f.check_id, "severity": f.severity, "title": f.title, "page": f.page}))
+            .collect();
+    } else {
+        let report: Option<Value> = scan.report.as_deref().and_then(|r| serde_json::from_str(r).ok());
+        if let Some(message) = report.as_ref().and_then(|r| r.pointer("/summary/error/message")).and_then(Value::as_str) {
+            data["error"] = json!(message);
+        }
+    }
+    Ok(data)
 }
 
 /// Queues an organisation-wide event (`monitor.triggered`, `site.ownership_lost`) for every
@@ -284,7 +344,13 @@ pub struct Deliverer {
     pub owner: String,
     /// When an endpoint counts as slow and how long it then rests ([`BreakerRule::default`]).
     pub breaker: BreakerRule,
+    /// The dashboard's public URL (`--public-url`): chat messages link to its compare and scan
+    /// pages; without it they carry no link.
+    pub dashboard: Option<url::Url>,
 }
+
+/// The headers of one POST.
+type Headers = Vec<(&'static str, String)>;
 
 /// What became of one attempt.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -425,17 +491,7 @@ impl Deliverer {
             self.store.finish_webhook(msg.id, &self.owner, "failed", None, now).await?;
             return Ok(Attempt::GaveUp("the endpoint is disabled or gone".into()));
         };
-        let row = ep.id.to_string();
-        let opened = self.secrets.open(&ep.secret_enc, SealedAt { table: WEBHOOKS_TABLE, row: &row, name: SIGNING_SECRET })?;
-        let key = SigningKey::parse(&opened).map_err(|e| WebhookError::Invalid(e.to_string()))?;
-        let timestamp = now / 1_000_000;
-        let body = msg.payload.clone().into_bytes();
-        let headers = [
-            ("content-type", "application/json".to_string()),
-            ("webhook-id", msg.message_id.clone()),
-            ("webhook-timestamp", timestamp.to_string()),
-            ("webhook-signature", key.sign(&msg.message_id, timestamp, &body)),
-        ];
+        let (body, headers) = self.message(&ep, &msg, now)?;
         let started = std::time::Instant::now();
         let resp = self.fetcher.post(&ep.url, &headers, body, DELIVERY_TIMEOUT).await;
         let latency = started.elapsed().as_millis() as i64;
@@ -478,6 +534,34 @@ impl Deliverer {
                 Ok(Attempt::GaveUp("retries exhausted".into()))
             }
         }
+    }
+
+    /// The body and headers of one attempt: a `standard` endpoint gets the event as queued,
+    /// signed (Standard Webhooks); a chat endpoint gets its platform's message built from the
+    /// event, with no signature headers (the platform's URL is its own secret).
+    fn message(&self, ep: &WebhookRow, msg: &OutboxRow, now: i64) -> Result<(Vec<u8>, Headers), WebhookError> {
+        let kind = WebhookKind::from_stored(&ep.kind);
+        let json_type = ("content-type", "application/json".to_string());
+        if !kind.is_signed() {
+            let event: Value = serde_json::from_str(&msg.payload).unwrap_or(Value::Null);
+            let message = ChatMessage::from_envelope(&event, self.dashboard.as_ref());
+            if let Some(payload) = kind.payload(&message) {
+                return Ok((payload.to_string().into_bytes(), vec![json_type]));
+            }
+        }
+        let row = ep.id.to_string();
+        let opened = self.secrets.open(&ep.secret_enc, SealedAt { table: WEBHOOKS_TABLE, row: &row, name: SIGNING_SECRET })?;
+        let key = SigningKey::parse(&opened).map_err(|e| WebhookError::Invalid(e.to_string()))?;
+        let timestamp = now / 1_000_000;
+        let body = msg.payload.clone().into_bytes();
+        let signature = key.sign(&msg.message_id, timestamp, &body);
+        let headers = vec![
+            json_type,
+            ("webhook-id", msg.message_id.clone()),
+            ("webhook-timestamp", timestamp.to_string()),
+            ("webhook-signature", signature),
+        ];
+        Ok((body, headers))
     }
 
     /// Runs until `stop`, looking for due messages every `every` while idle and as deliveries end

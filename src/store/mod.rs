@@ -45,5 +45,5 @@ pub use schedules::{NewSchedule, ScheduleRow};
 pub use screenshots::ScreenshotRow;
 pub use secret_box::{LEGACY_PREFIX, SECRET_KEY_ENV, SealedAt, SecretBox, SecretError};
 pub use sites::{AttestationRow, JourneyRow, SiteRow, StoredSecret};
-pub use webhooks::{DeliveryRow, OutboxRow, WebhookRow};
+pub use webhooks::{DeliveryRow, NewFindingLine, OutboxRow, WebhookRow};
 pub use tokens::{ALL_SCOPES, ApiToken, DEFAULT_SCOPES, SCOPE_ACTIVE, SCOPE_READ, SCOPE_WRITE, TOKEN_PREFIX, hash_token, looks_like_token};

@@ -32,6 +32,9 @@ pub struct WebhookRow {
     pub slow_streak: i32,
     /// While in the future, the breaker holds the endpoint's deliveries back (µs).
     pub breaker_open_until: Option<i64>,
+    /// What the endpoint receives: `standard` (signed Standard Webhooks JSON) or a chat
+    /// platform's message (`slack`, `teams`, `discord`, `google-chat`).
+    pub kind: String,
 }
 
 impl WebhookRow {
@@ -63,8 +66,18 @@ pub struct DeliveryRow {
     pub created_at: i64,
 }
 
+/// A new finding as a chat message lists it (the most serious first).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewFindingLine {
+    pub check_id: String,
+    pub severity: String,
+    pub title: Option<String>,
+    /// The page it is on (`page_url`, else the evidence's `url`).
+    pub page: Option<String>,
+}
+
 const ENDPOINT_COLUMNS: &str = "id, org_id, url, events, min_severity, secret_enc, enabled, disabled_reason, failing_since, created_at, \
-     slow_streak, breaker_open_until";
+     slow_streak, breaker_open_until, kind";
 
 fn endpoint(row: &QueryResult) -> StoreResult<WebhookRow> {
     Ok(WebhookRow {
@@ -80,6 +93,7 @@ fn endpoint(row: &QueryResult) -> StoreResult<WebhookRow> {
         created_at: row.try_get("", "created_at")?,
         slow_streak: row.try_get("", "slow_streak")?,
         breaker_open_until: row.try_get("", "breaker_open_until")?,
+        kind: row.try_get("", "kind")?,
     })
 }
 
@@ -110,8 +124,8 @@ impl Store {
         Ok(self.conn().execute_raw(stmt).await?.rows_affected() == 1)
     }
 
-    /// Adds an endpoint whatever the organisation has already (seeding; the app adds through
-    /// [`Store::add_webhook_within`] and its cap); returns its id.
+    /// Adds a `standard` endpoint whatever the organisation has already (seeding; the app adds
+    /// through [`Store::add_webhook_within`] and its cap); returns its id.
     #[allow(clippy::too_many_arguments)]
     pub async fn add_webhook(
         &self,
@@ -123,18 +137,19 @@ impl Store {
         secret_enc: &str,
         now: i64,
     ) -> StoreResult<Uuid> {
-        self.add_webhook_within(id, org, url, events, min_severity, secret_enc, now, i64::MAX).await?;
+        self.add_webhook_within(id, org, url, "standard", events, min_severity, secret_enc, now, i64::MAX).await?;
         Ok(id)
     }
 
-    /// Adds an endpoint unless the organisation has `cap` already (one statement, so two adds at
-    /// once cannot both pass the count); returns its id, or `None` at the cap.
+    /// Adds an endpoint of `kind` unless the organisation has `cap` already (one statement, so
+    /// two adds at once cannot both pass the count); returns its id, or `None` at the cap.
     #[allow(clippy::too_many_arguments)]
     pub async fn add_webhook_within(
         &self,
         id: Uuid,
         org: &str,
         url: &str,
+        kind: &str,
         events: &[String],
         min_severity: Option<&str>,
         secret_enc: &str,
@@ -142,8 +157,8 @@ impl Store {
         cap: i64,
     ) -> StoreResult<Option<Uuid>> {
         let stmt = self.stmt(
-            "INSERT INTO webhook_endpoints (id, org_id, url, events, min_severity, secret_enc, enabled, created_at) \
-             SELECT $1, $2, $3, $4, $5, $6, $7, $8 \
+            "INSERT INTO webhook_endpoints (id, org_id, url, events, min_severity, secret_enc, enabled, created_at, kind) \
+             SELECT $1, $2, $3, $4, $5, $6, $7, $8, $10 \
              WHERE (SELECT COUNT(*) FROM webhook_endpoints WHERE org_id = $2) < $9",
             vec![
                 id.into(),
@@ -155,6 +170,7 @@ impl Store {
                 true.into(),
                 now.into(),
                 cap.into(),
+                kind.into(),
             ],
         );
         Ok((self.conn().execute_raw(stmt).await?.rows_affected() == 1).then_some(id))
@@ -361,6 +377,28 @@ impl Store {
         );
         self.conn().execute_raw(stmt).await?;
         Ok(())
+    }
+
+    /// Up to `limit` of a scan's findings that are new since its baseline, the most serious
+    /// first, then in the order they were found (for the chat messages of `scan.completed`).
+    pub async fn top_new_findings(&self, scan_id: Uuid, limit: i64) -> StoreResult<Vec<NewFindingLine>> {
+        let stmt = self.stmt(
+            "SELECT check_id, severity, title, page_url, evidence FROM findings WHERE scan_id = $1 AND change = 'new' \
+             ORDER BY CASE severity WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 WHEN 'low' THEN 3 ELSE 4 END, \
+             created_at, id LIMIT $2",
+            vec![scan_id.into(), limit.into()],
+        );
+        let mut out = Vec::new();
+        for row in self.conn().query_all_raw(stmt).await? {
+            let page_url: Option<String> = row.try_get("", "page_url")?;
+            let evidence: Option<String> = row.try_get("", "evidence")?;
+            let page = page_url.or_else(|| {
+                let v: serde_json::Value = serde_json::from_str(evidence.as_deref()?).ok()?;
+                v.get("url")?.as_str().map(str::to_string)
+            });
+            out.push(NewFindingLine { check_id: row.try_get("", "check_id")?, severity: row.try_get("", "severity")?, title: row.try_get("", "title")?, page });
+        }
+        Ok(out)
     }
 
     /// An endpoint's delivery log, oldest first.

@@ -384,6 +384,8 @@ pub struct DeliveryLine {
 pub struct WebhookLine {
     pub id: String,
     pub url: String,
+    /// The kind's name (`Slack`, ...).
+    pub kind: String,
     pub events: String,
     pub min_severity: String,
     pub enabled: bool,
@@ -402,6 +404,10 @@ pub struct WebhooksPage {
     pub error: Option<String>,
     pub notice: Option<String>,
     pub event_types: Vec<&'static str>,
+    /// The kinds the form offers: (value, label).
+    pub kinds: Vec<(&'static str, &'static str)>,
+    /// The kind the form shows selected.
+    pub kind: String,
     /// False when the server has no secret key (webhooks are off).
     pub can_sign: bool,
 }

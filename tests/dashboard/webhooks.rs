@@ -48,6 +48,7 @@ async fn an_owner_adds_an_endpoint_sends_a_test_event_and_reads_the_log() {
         clock: Arc::new(SystemClock),
         owner: "dashboard-test".into(),
         breaker: Default::default(),
+        dashboard: None,
     };
     deliverer.run_once().await.unwrap();
     let hit = receiver.hits().into_iter().find(|h| h.path == "/hook").expect("the receiver got the test event");

@@ -51,7 +51,7 @@ fn deliverer(store: &sitescan::store::Store, clock: Arc<ManualClock>, owner: &st
     let allow = if allow_loopback { vec!["127.0.0.1/32".parse().unwrap()] } else { vec![] };
     let guard = Arc::new(EgressGuard::new(AddressPolicy::new(allow)));
     let fetcher = Fetcher::new(guard, FetcherOptions::default()).unwrap();
-    Deliverer { store: store.clone(), fetcher: Arc::new(fetcher), secrets: secrets(), clock, owner: owner.to_string(), breaker: Default::default() }
+    Deliverer { store: store.clone(), fetcher: Arc::new(fetcher), secrets: secrets(), clock, owner: owner.to_string(), breaker: Default::default(), dashboard: None }
 }
 
 /// Verifies a Standard Webhooks signature with Python's hmac, not with our code.

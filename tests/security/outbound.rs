@@ -34,7 +34,7 @@ fn fetcher() -> Arc<Fetcher> {
 }
 
 fn deliverer(store: &Store, clock: Arc<dyn Clock>, breaker: BreakerRule) -> Deliverer {
-    Deliverer { store: store.clone(), fetcher: fetcher(), secrets: secrets(), clock, owner: "outbound-test".into(), breaker }
+    Deliverer { store: store.clone(), fetcher: fetcher(), secrets: secrets(), clock, owner: "outbound-test".into(), breaker, dashboard: None }
 }
 
 /// Every delivery any receiver of a test got, in the order they arrived: (tenant, event type);

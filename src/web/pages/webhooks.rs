@@ -1,8 +1,10 @@
-//! `/settings/webhooks`: the organisation's endpoints (the signing secret shown once), the
-//! delivery log of each, a "send test event" button, and removal. Owners only.
+//! `/settings/webhooks`: the organisation's endpoints and their kinds (standard, signed, with
+//! the signing secret shown once; or a chat platform's), the delivery log of each, a "send test
+//! event" button, and removal. Owners only.
 
 use super::{notice, see_other, when};
-use crate::events::webhooks::{EVENT_TYPES, WebhookError, add_endpoint, send_test};
+use crate::events::WebhookKind;
+use crate::events::webhooks::{EVENT_TYPES, WebhookError, add_endpoint_of_kind, send_test};
 use crate::model::Severity;
 use crate::store::time::now_us;
 use crate::web::error::PageError;
@@ -18,7 +20,14 @@ use uuid::Uuid;
 /// Delivery log lines shown per endpoint (newest first).
 const LOG_LINES: usize = 10;
 
-async fn page(state: &WebState, s: &Session, secret: Option<String>, url: String, error: Option<String>, notice: Option<String>) -> Result<WebhooksPage, PageError> {
+/// What the add form shows again: its URL and kind.
+#[derive(Default)]
+struct Typed {
+    url: String,
+    kind: String,
+}
+
+async fn page(state: &WebState, s: &Session, secret: Option<String>, typed: Typed, error: Option<String>, notice: Option<String>) -> Result<WebhooksPage, PageError> {
     let store = state.store();
     let mut endpoints = Vec::new();
     for w in store.list_webhooks(&s.user.org_id).await.map_err(PageError::internal)? {
@@ -39,9 +48,11 @@ async fn page(state: &WebState, s: &Session, secret: Option<String>, url: String
                 latency_ms: d.latency_ms,
             })
             .collect();
+        let kind = WebhookKind::from_stored(&w.kind);
         endpoints.push(WebhookLine {
             id: w.id.to_string(),
-            url: w.url.clone(),
+            url: kind.shown_url(&w.url),
+            kind: kind.label().to_string(),
             events: w.events.replace(',', ", "),
             min_severity: w.min_severity.clone().unwrap_or_else(|| "high".into()),
             enabled: w.enabled,
@@ -54,10 +65,12 @@ async fn page(state: &WebState, s: &Session, secret: Option<String>, url: String
         chrome: Chrome::new("Webhooks", Some(s), "webhooks"),
         endpoints,
         secret,
-        url,
+        url: typed.url,
         error,
         notice,
         event_types: EVENT_TYPES.to_vec(),
+        kinds: WebhookKind::ALL.iter().map(|k| (k.as_str(), k.label())).collect(),
+        kind: if typed.kind.is_empty() { WebhookKind::Standard.as_str().to_string() } else { typed.kind },
         can_sign: state.sites().secrets().is_some(),
     })
 }
@@ -68,19 +81,28 @@ pub async fn list(State(state): State<WebState>, OwnerSession(s): OwnerSession, 
         ("test", "A test event is queued; its delivery shows in the log below within seconds."),
         ("removed", "The endpoint was removed with its pending deliveries."),
     ]);
-    Ok(render(&page(&state, &s, None, String::new(), None, notice).await?))
+    Ok(render(&page(&state, &s, None, Typed::default(), None, notice).await?))
 }
 
-/// `POST /settings/webhooks`: the answer carries the signing secret, once.
+/// `POST /settings/webhooks`: the answer carries the signing secret, once (standard kind).
 pub async fn add(State(state): State<WebState>, OwnerSession(s): OwnerSession, form: FormData) -> Result<Response, PageError> {
     form.check_session(&s)?;
     let url = form.text("url").trim().to_string();
     let shown: String = url.chars().take(2048).collect();
+    let typed_kind: String = form.text("kind").chars().take(32).collect();
     let refuse = |message: String| async {
-        Ok::<_, PageError>(render_status(StatusCode::BAD_REQUEST, &page(&state, &s, None, shown.clone(), Some(message), None).await?))
+        let typed = Typed { url: shown.clone(), kind: typed_kind.clone() };
+        Ok::<_, PageError>(render_status(StatusCode::BAD_REQUEST, &page(&state, &s, None, typed, Some(message), None).await?))
     };
     let Some(secrets) = state.sites().secrets() else {
         return refuse(format!("Webhooks are off: the server has no secret key ({}).", crate::store::SECRET_KEY_ENV)).await;
+    };
+    let kind = match form.text("kind") {
+        "" => WebhookKind::Standard,
+        k => match k.parse::<WebhookKind>() {
+            Ok(kind) => kind,
+            Err(_) => return refuse("Choose a kind from the list.".into()).await,
+        },
     };
     let events: Vec<String> = form.all("events").into_iter().map(str::to_string).collect();
     let min_severity = match form.text("min_severity") {
@@ -96,10 +118,13 @@ pub async fn add(State(state): State<WebState>, OwnerSession(s): OwnerSession, f
     if let Err(e) = crate::model::Target::parse(&url, state.scans().policy()) {
         return refuse(format!("The URL cannot be used: {e}.")).await;
     }
-    match add_endpoint(state.store(), secrets, &s.user.org_id, &url, &events, min_severity, now_us()).await {
+    match add_endpoint_of_kind(state.store(), secrets, &s.user.org_id, &url, kind, &events, min_severity, now_us()).await {
         Ok((id, secret)) => {
-            tracing::info!(webhook_id = %id, user_id = %s.user.id, "webhook added from the dashboard");
-            Ok(render_status(StatusCode::CREATED, &page(&state, &s, Some(secret), String::new(), None, None).await?))
+            tracing::info!(webhook_id = %id, user_id = %s.user.id, kind = %kind, "webhook added from the dashboard");
+            let notice = secret.is_none().then(|| {
+                format!("The {} endpoint was added. Its messages are not signed: the URL is the platform's secret, so it is shown shortened below.", kind.label())
+            });
+            Ok(render_status(StatusCode::CREATED, &page(&state, &s, secret, Typed::default(), None, notice).await?))
         }
         Err(e @ (WebhookError::Invalid(_) | WebhookError::TooMany(_))) => refuse(format!("The endpoint was not added: {e}.")).await,
         Err(e) => Err(PageError::internal(e)),
@@ -122,7 +147,7 @@ pub async fn test(State(state): State<WebState>, OwnerSession(s): OwnerSession, 
         Ok(_) => Ok(see_other("/settings/webhooks?done=test", &[])),
         Err(e @ WebhookError::RateLimited { .. }) => {
             let message = format!("No test event was sent: {e}.");
-            Ok(render_status(StatusCode::TOO_MANY_REQUESTS, &page(&state, &s, None, String::new(), Some(message), None).await?))
+            Ok(render_status(StatusCode::TOO_MANY_REQUESTS, &page(&state, &s, None, Typed::default(), Some(message), None).await?))
         }
         Err(e) => Err(PageError::internal(e)),
     }
