@@ -348,6 +348,10 @@ pub struct WorkerArgs {
     pub key: SecretKeyArgs,
     #[command(flatten)]
     pub recurring: RecurringArgs,
+    /// The address people reach the dashboard at (as `serve --public-url`): chat messages this
+    /// worker delivers link to the scan and the comparison there.
+    #[arg(long, env = "SITESCAN_PUBLIC_URL")]
+    pub public_url: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

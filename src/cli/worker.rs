@@ -28,8 +28,9 @@ pub async fn run(args: WorkerArgs) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("opening the database {}", redact(&args.db.database)))?;
     let policy = AddressPolicy::new(args.policy.allow_target.clone());
-    // A worker has no --public-url: its chat messages carry no dashboard link.
-    let deliveries = super::webhook::start_delivery(&args.key, policy.clone(), store.clone(), None)?;
+    // The same --public-url as `serve`: chat messages link to the dashboard whichever process delivers them.
+    let public_url = crate::web::WebSettings::parse(args.public_url.as_deref()).map_err(anyhow::Error::msg)?.public_url;
+    let deliveries = super::webhook::start_delivery(&args.key, policy.clone(), store.clone(), public_url)?;
     let sites = engine::site_service(&args.policy, &args.key, store.clone())?;
     let recurring = super::recurring::start(&args.recurring, policy.clone(), store.clone())?;
     let workers = start(&args.browser, &args.crawl, &args.jobs, args.workers, policy, store, sites).await?;
