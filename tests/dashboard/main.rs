@@ -10,6 +10,7 @@ mod client;
 
 mod auth;
 mod browser;
+mod budget;
 mod cli;
 mod forms;
 mod live;
