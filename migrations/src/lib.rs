@@ -14,6 +14,7 @@ mod m20261128_000002_schedule_claims;
 mod m20261129_000001_fair_queue;
 mod m20261129_000002_webhook_lanes;
 mod m20261129_000003_webhook_kind;
+mod m20261129_000004_site_budget;
 
 /// Runs sitescan's migrations in order.
 pub struct Migrator;
@@ -34,6 +35,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261129_000001_fair_queue::Migration),
             Box::new(m20261129_000002_webhook_lanes::Migration),
             Box::new(m20261129_000003_webhook_kind::Migration),
+            Box::new(m20261129_000004_site_budget::Migration),
         ]
     }
 }

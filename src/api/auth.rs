@@ -32,6 +32,7 @@ pub const RPC_SCOPES: &[(&str, &str)] = &[
     ("sitescan.v1.OwnerService/AddMonitor", SCOPE_ACTIVE),
     ("sitescan.v1.OwnerService/ListMonitors", SCOPE_ACTIVE),
     ("sitescan.v1.OwnerService/RemoveMonitor", SCOPE_ACTIVE),
+    ("sitescan.v1.OwnerService/SetBudget", SCOPE_ACTIVE),
 ];
 
 /// The scope an RPC (`package.Service/Method`) needs; `None` for a name not in the table.

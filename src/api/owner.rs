@@ -88,6 +88,9 @@ fn site_status(e: SiteError) -> Status {
     match e {
         SiteError::NotFound => Status::not_found("no such site in the organisation"),
         SiteError::Invalid(m) => Status::invalid_argument(m),
+        SiteError::InvalidBudget(errors) => {
+            ApiError::InvalidInput(errors.into_iter().map(|e| super::error::Issue::new("budget", e)).collect()).into_status()
+        }
         SiteError::Attestation(e) => Status::invalid_argument(format!("attestation: {e}")),
         SiteError::Duplicate(origin) => Status::already_exists(format!("the organisation already has the site {origin}")),
         SiteError::OwnershipUnverified(m) => {
@@ -111,6 +114,7 @@ fn site_to_proto(s: &SiteRow) -> pb::Site {
         last_error: s.last_error.clone().unwrap_or_default(),
         created_at: Some(timestamp(s.created_at)),
         attestation_statement: attestation_statement(&s.origin),
+        budget: s.budget.clone(),
     }
 }
 
@@ -312,5 +316,12 @@ impl OwnerService for OwnerApi {
         let id = parse_id(&req.get_ref().id)?;
         self.sites().remove_monitor(who.org(), id, None).await.map_err(recurring_status)?;
         Ok(Response::new(pb::Removed { removed: true }))
+    }
+
+    async fn set_budget(&self, req: Request<pb::SetBudgetRequest>) -> Result<Response<pb::Site>, Status> {
+        let who = self.admit(&req, "SetBudget").await?;
+        let site = self.site(&who, &req.get_ref().site_id).await?;
+        let site = self.sites().set_budget(who.org(), site.id, &req.get_ref().budget).await.map_err(site_status)?;
+        Ok(Response::new(site_to_proto(&site)))
     }
 }

@@ -34,7 +34,7 @@ use uuid::Uuid;
 
 /// The events an endpoint may subscribe to.
 pub const EVENT_TYPES: &[&str] =
-    &["scan.completed", "scan.failed", "scan.regressed", "monitor.triggered", "site.ownership_lost"];
+    &["scan.completed", "scan.failed", "scan.regressed", "scan.budget_failed", "monitor.triggered", "site.ownership_lost"];
 /// The wait before each retry after a failed attempt (then the message is given up).
 pub const RETRY_SCHEDULE: [Duration; 7] = [
     Duration::from_secs(5),

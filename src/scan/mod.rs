@@ -10,6 +10,7 @@ pub mod politeness;
 pub mod probes;
 pub mod recorder;
 pub mod scanner;
+pub mod site_budget;
 pub mod site_gather;
 pub mod sitemap_parse;
 pub mod worker;

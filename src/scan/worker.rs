@@ -215,6 +215,8 @@ pub async fn run_claimed(
             let counts = summary.totals();
             let changes = crate::compare::compare_with_baseline(store, &scan).await?;
             summary.changes = Some(changes.counts.clone());
+            let verdict = super::site_budget::judge_site_budget(store, &scan).await?;
+            summary.budget = verdict.as_ref().map(|v| v.result.clone());
             summary.trigger = trigger_of(&scan);
             let mut capped = stats.capped;
             capped.findings_omitted += sink.ceiling.omitted();
@@ -229,6 +231,11 @@ pub async fn run_claimed(
                     crate::events::webhooks::scan_finished(store, &scan, true, Some(&changes.counts), &changes.new_severities, now).await
                 {
                     tracing::warn!(error = %e, "could not queue the webhook events of the scan");
+                }
+                if let Some(verdict) = &verdict
+                    && let Err(e) = super::site_budget::announce_verdict(store, &scan, verdict, now).await
+                {
+                    tracing::warn!(error = %e, "could not queue scan.budget_failed");
                 }
                 tracing::info!(
                     pages = stats.pages,

@@ -2,11 +2,13 @@
 //! (a well-known file, a meta tag or a DNS TXT record holding the site's verification token).
 //! Every request goes through the guarded fetcher.
 
+mod budget;
 mod schedules;
 mod service;
 mod token;
 mod verify;
 
+pub use budget::{known_check, stored_budget, validate_budget};
 pub use schedules::ScheduleRequest;
 pub use service::{SiteError, SiteService, StartActive, attestation_statement};
 

@@ -25,6 +25,9 @@ pub enum SiteError {
     NotFound,
     #[error("{0}")]
     Invalid(String),
+    /// The budget document was refused: every error it has (nothing was stored).
+    #[error("the budget is invalid: {}", .0.join("; "))]
+    InvalidBudget(Vec<String>),
     #[error("the organisation already has the site {0}")]
     Duplicate(String),
     /// Ownership could not be proved (the site is now shown unverified).
@@ -221,6 +224,18 @@ impl SiteService {
             }
             CreateOutcome::QuotaExceeded(q) => Err(SiteError::QuotaExceeded(q)),
         }
+    }
+
+    /// Sets the site's budget (JSON or YAML assertions), validated first: on any error nothing
+    /// is stored and every error is returned. An empty document removes the budget.
+    pub async fn set_budget(&self, org: OrgId<'_>, site_id: Uuid, text: &str) -> Result<SiteRow, SiteError> {
+        let site = self.owned(org, site_id).await?;
+        let budget = super::validate_budget(text).map_err(SiteError::InvalidBudget)?;
+        if !self.store.set_site_budget(org.as_str(), site.id, budget.as_deref()).await? {
+            return Err(SiteError::NotFound);
+        }
+        tracing::info!(site_id = %site.id, removed = budget.is_none(), "site budget set");
+        self.owned(org, site.id).await
     }
 
     /// Stores (or replaces, by its name) a journey after validating it.

@@ -24,6 +24,8 @@ pub struct SiteRow {
     pub last_error: Option<String>,
     pub created_by: String,
     pub created_at: i64,
+    /// The budget document as its owner wrote it (validated when set); `None`: no budget.
+    pub budget: Option<String>,
 }
 
 impl SiteRow {
@@ -61,7 +63,7 @@ pub struct AttestationRow {
 }
 
 const SITE_COLUMNS: &str = "id, org_id, origin, hostname, verification_token, verified_at, verified_method, \
-     last_checked_at, last_error, created_by, created_at";
+     last_checked_at, last_error, created_by, created_at, budget";
 
 fn site(row: &QueryResult) -> StoreResult<SiteRow> {
     Ok(SiteRow {
@@ -76,6 +78,7 @@ fn site(row: &QueryResult) -> StoreResult<SiteRow> {
         last_error: row.try_get("", "last_error")?,
         created_by: row.try_get("", "created_by")?,
         created_at: row.try_get("", "created_at")?,
+        budget: row.try_get("", "budget")?,
     })
 }
 
@@ -167,6 +170,16 @@ impl Store {
         };
         self.conn().execute_raw(stmt).await?;
         Ok(())
+    }
+
+    /// Sets the organisation's site's budget document (`None` removes it); `false` when the
+    /// organisation has no such site.
+    pub async fn set_site_budget(&self, org: &str, id: Uuid, budget: Option<&str>) -> StoreResult<bool> {
+        let stmt = self.stmt(
+            "UPDATE sites SET budget = $1 WHERE id = $2 AND org_id = $3",
+            vec![budget.map(str::to_string).into(), id.into(), org.into()],
+        );
+        Ok(self.conn().execute_raw(stmt).await?.rows_affected() == 1)
     }
 
     /// Removes a site and everything stored for it (journeys, secrets, schedules, monitors);

@@ -3,6 +3,7 @@
 //! carries a CSRF token; errors are HTML pages.
 
 pub mod assets;
+pub mod budget;
 pub mod chart;
 pub mod error;
 pub mod forms;

@@ -133,6 +133,8 @@ pub struct ScanPage {
     pub baseline: Option<String>,
     /// The journeys' screenshots section (already escaped HTML), when there are any.
     pub shots: String,
+    /// The verdict of the site's budget (`summary.budget`), when one was judged.
+    pub budget: Option<crate::web::budget::BudgetView>,
 }
 
 /// A finding row.
@@ -345,6 +347,14 @@ pub struct SitePage {
     pub journey_text: String,
     pub schedules: Vec<ScheduleLine>,
     pub monitors: Vec<MonitorLine>,
+    /// The budget's text in the form: the stored one, or what was refused.
+    pub budget_text: String,
+    /// Whether the site has a budget stored.
+    pub has_budget: bool,
+    /// Why the budget form was refused, one line per error.
+    pub budget_errors: Vec<String>,
+    /// The latest completed scan of the site judged by its budget: (scan id, when, verdict).
+    pub budget_verdict: Option<(String, String, crate::web::budget::BudgetView)>,
 }
 
 /// A schedule of a site.

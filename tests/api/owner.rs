@@ -240,3 +240,43 @@ async fn schedules_and_monitors_are_managed_over_owner_service() {
     let err = c.list_schedules(authed(pb::SiteRef { site: added.id.clone() }, &other)).await.expect_err("not theirs");
     assert_eq!(err.code(), Code::NotFound);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sites_budget_is_set_refused_with_every_error_and_removed_over_owner_service() {
+    let (app, site) = app_and_site().await;
+    let mut c = client(&app).await;
+    let (owner, _) = app.token_with("acme", &["scans:read", "scans:active"]).await;
+    let (other, _) = app.token_with("globex", &["scans:read", "scans:active"]).await;
+    let added = c.add_site(authed(pb::AddSiteRequest { url: site.url("/") }, &owner)).await.expect("add").into_inner();
+    assert_eq!(added.budget, None, "no budget yet");
+
+    // Two mistakes: both named, under the path `budget`, and nothing stored.
+    let bad = r#"{"assertions": {"search.title-misssing": "error", "metrics.lcp-p75": "error"}}"#;
+    let err = c.set_budget(authed(pb::SetBudgetRequest { site_id: added.id.clone(), budget: bad.into() }, &owner)).await.expect_err("invalid");
+    assert_eq!(err.code(), Code::InvalidArgument, "{err:?}");
+    let body: serde_json::Value = serde_json::from_slice(err.details()).expect("the API error object in the details");
+    assert_eq!(body["error"], "invalid_input");
+    let issues = body["issues"].as_array().expect("issues");
+    assert_eq!(issues.len(), 2, "{body}");
+    assert!(issues.iter().all(|i| i["path"] == "budget"), "{body}");
+    assert!(issues.iter().any(|i| i["message"].as_str().unwrap().starts_with("search.title-misssing: ")), "{body}");
+    assert!(issues.iter().any(|i| i["message"].as_str().unwrap().contains("maxNumericValue")), "{body}");
+    let listed = c.list_sites(authed(pb::ListSitesRequest {}, &owner)).await.unwrap().into_inner();
+    assert_eq!(listed.sites[0].budget, None, "nothing stored on error");
+
+    // A valid one (YAML) is kept as written; another organisation cannot see or set it.
+    let yaml = "search.title-missing: [error, {maxCount: 0}]\nmetrics.lcp-p75: [warn, {maxNumericValue: 2500}]\n";
+    let set = c.set_budget(authed(pb::SetBudgetRequest { site_id: added.id.clone(), budget: yaml.into() }, &owner)).await.expect("set").into_inner();
+    assert_eq!(set.budget.as_deref(), Some(yaml));
+    let err = c.set_budget(authed(pb::SetBudgetRequest { site_id: added.id.clone(), budget: String::new() }, &other)).await.expect_err("another org");
+    assert_eq!(err.code(), Code::NotFound, "{err:?}");
+    let listed = c.list_sites(authed(pb::ListSitesRequest {}, &owner)).await.unwrap().into_inner();
+    assert_eq!(listed.sites[0].budget.as_deref(), Some(yaml), "another organisation changed nothing");
+
+    // A passive token is refused; an empty budget removes it.
+    let passive = app.token("acme").await;
+    let err = c.set_budget(authed(pb::SetBudgetRequest { site_id: added.id.clone(), budget: String::new() }, &passive)).await.expect_err("passive");
+    assert_eq!(err.code(), Code::PermissionDenied, "{err:?}");
+    let removed = c.set_budget(authed(pb::SetBudgetRequest { site_id: site.url("/any"), budget: "  ".into() }, &owner)).await.expect("remove").into_inner();
+    assert_eq!(removed.budget, None);
+}

@@ -10,6 +10,7 @@ mod client;
 
 mod auth;
 mod browser;
+mod budget;
 mod chat_kinds;
 mod cli;
 mod forms;

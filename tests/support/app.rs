@@ -427,7 +427,8 @@ impl TestApp {
 
     /// A completed scan of `target` for `org`, as a worker leaves one: a page per (path, LCP),
     /// each with its findings (check id, page path, selector, severity), the comparison with
-    /// its baseline made at completion. Returns its id.
+    /// its baseline made at completion and its site's budget judged (and `scan.budget_failed`
+    /// queued) as the worker does. Returns its id.
     pub async fn completed_scan(&self, org: &str, target: &str, pages: &[(&str, f64)], findings: &[(&str, &str, &str, Severity)]) -> Uuid {
         let row = self.seed_scan(org, target).await;
         let owner = "completed-scan-helper";
@@ -466,7 +467,13 @@ impl TestApp {
         let scan = self.store.scan(org, row.id).await.expect("read").expect("the scan");
         let changes = sitescan::compare::compare_with_baseline(&self.store, &scan).await.expect("compare at completion");
         summary.changes = Some(changes.counts);
+        // The site's budget, judged and announced as the worker does at completion.
+        let verdict = sitescan::scan::site_budget::judge_site_budget(&self.store, &scan).await.expect("judge the site's budget");
+        summary.budget = verdict.as_ref().map(|v| v.result.clone());
         assert!(self.store.complete_scan(row.id, owner, &sitescan::model::StoredReport::of(summary)).await.expect("complete"));
+        if let Some(verdict) = &verdict {
+            sitescan::scan::site_budget::announce_verdict(&self.store, &scan, verdict, sitescan::store::time::now_us()).await.expect("announce the verdict");
+        }
         row.id
     }
 

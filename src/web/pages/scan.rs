@@ -111,7 +111,7 @@ pub async fn show(State(state): State<WebState>, s: Session, Path(id): Path<Stri
     let shots = store.list_journey_screenshots(&s.user.org_id, id).await.map_err(PageError::internal)?;
     let shots = screenshots_section(id, &shots);
     let finished = live.finished();
-    let (live_part, report, baseline) = if finished {
+    let (live_part, report, baseline, budget) = if finished {
         let report = store.scan_report(&s.user.org_id, id, true).await.map_err(PageError::internal)?.ok_or(PageError::NotFound)?;
         let content = crate::report::html::render_content(&report).map_err(|e| PageError::Internal(format!("rendering the report: {e}")))?;
         // Compared with its baseline at completion: a link to that comparison.
@@ -122,9 +122,10 @@ pub async fn show(State(state): State<WebState>, s: Session, Path(id): Path<Stri
             .and_then(|c| c.baseline_scan_id.as_deref())
             .and_then(|b| uuid::Uuid::parse_str(b).ok())
             .map(|b| b.to_string());
-        (None, content, baseline)
+        let budget = report.report.as_ref().and_then(|r| r.summary.budget.as_ref()).map(crate::web::budget::BudgetView::of);
+        (None, content, baseline, budget)
     } else {
-        (Some(live_json(&live)), String::new(), None)
+        (Some(live_json(&live)), String::new(), None, None)
     };
     let page = ScanPage {
         chrome: Chrome::new(&format!("Scan of {host}"), Some(&s), "scans"),
@@ -141,6 +142,7 @@ pub async fn show(State(state): State<WebState>, s: Session, Path(id): Path<Stri
         report,
         baseline,
         shots,
+        budget,
     };
     Ok(render(&page))
 }

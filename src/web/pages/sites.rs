@@ -6,6 +6,7 @@ use super::{notice, see_other, when};
 use crate::model::{Attestation, AttestationRefused, Attester, Confirmation, TriggeredBy};
 use crate::sites::{META_NAME, SiteError, StartActive, TXT_PREFIX, VERIFICATION_PATH, attestation_statement};
 use crate::store::SiteRow;
+use crate::web::budget::BudgetView;
 use crate::web::chart::ChartView;
 use crate::web::error::PageError;
 use crate::web::forms::FormData;
@@ -75,6 +76,8 @@ struct Flash {
     error: Option<String>,
     notice: Option<String>,
     journey_text: String,
+    /// A refused budget: its text and every error.
+    budget: Option<(String, Vec<String>)>,
 }
 
 /// Completed scans a site's history shows.
@@ -172,7 +175,20 @@ async fn site_page(state: &WebState, s: &Session, site: SiteRow, flash: Flash) -
                 .unwrap_or_default(),
         })
         .collect();
-    let charts = history_charts(&store.origin_history(&s.user.org_id, &site.origin, HISTORY_SCANS).await.map_err(PageError::internal)?);
+    let history = store.origin_history(&s.user.org_id, &site.origin, HISTORY_SCANS).await.map_err(PageError::internal)?;
+    let budget_verdict = match history.last() {
+        Some(latest) => store
+            .scan_report(&s.user.org_id, latest.scan_id, false)
+            .await
+            .map_err(PageError::internal)?
+            .and_then(|r| r.report)
+            .and_then(|r| r.summary.budget)
+            .map(|b| (latest.scan_id.to_string(), when(latest.completed_at), BudgetView::of(&b))),
+        None => None,
+    };
+    let charts = history_charts(&history);
+    let has_budget = site.budget.is_some();
+    let (budget_text, budget_errors) = flash.budget.unwrap_or_else(|| (site.budget.clone().unwrap_or_default(), Vec::new()));
     Ok(SitePage {
         charts,
         schedules,
@@ -190,6 +206,10 @@ async fn site_page(state: &WebState, s: &Session, site: SiteRow, flash: Flash) -
         error: flash.error,
         notice: flash.notice,
         journey_text: flash.journey_text,
+        budget_text,
+        has_budget,
+        budget_errors,
+        budget_verdict,
     })
 }
 
@@ -229,6 +249,8 @@ pub async fn show(State(state): State<WebState>, s: Session, Path(id): Path<Stri
         ("schedule-removed", "The schedule was removed."),
         ("monitor", "The monitor was added; its first probe records how the site is now."),
         ("monitor-removed", "The monitor was removed."),
+        ("budget", "The budget was stored; it judges every scan of the site from now on."),
+        ("budget-removed", "The budget was removed."),
     ]);
     Ok(render(&site_page(&state, &s, site, Flash { notice, ..Flash::default() }).await?))
 }
@@ -303,6 +325,30 @@ pub async fn remove_journey(State(state): State<WebState>, OwnerSession(s): Owne
     let site = owned_site(&state, &s, &id).await?;
     state.sites().remove_journey(s.org(), site.id, form.text("name")).await.map_err(PageError::internal)?;
     Ok(see_other(&format!("/sites/{}?done=journey-removed#journeys", site.id), &[]))
+}
+
+/// `POST /sites/{id}/budget`: sets the site's budget (JSON or YAML), validated first; an empty
+/// one removes it. Refused: every error listed, the text kept in the form, nothing changed.
+pub async fn set_budget(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
+    form.check_session(&s)?;
+    let site = owned_site(&state, &s, &id).await?;
+    let text = form.text("budget").to_string();
+    match state.sites().set_budget(s.org(), site.id, &text).await {
+        Ok(site) => {
+            let done = if site.budget.is_some() { "budget" } else { "budget-removed" };
+            Ok(see_other(&format!("/sites/{}?done={done}#budget", site.id), &[]))
+        }
+        Err(SiteError::InvalidBudget(errors)) => {
+            let kept: String = text.chars().take(crate::model::budget::MAX_BUDGET_BYTES).collect();
+            let flash = Flash { error: Some("The budget was not stored: fix the errors in the Budget section.".into()), budget: Some((kept, errors)), ..Flash::default() };
+            let page = site_page(&state, &s, site, flash).await?;
+            Ok(render_status(StatusCode::BAD_REQUEST, &page))
+        }
+        Err(e) => {
+            let message = format!("The budget was not stored: {}", site_error(e)?);
+            refused(&state, &s, site, message, String::new()).await
+        }
+    }
 }
 
 /// `POST /sites/{id}/secrets`: stores a secret, encrypted; the value is never shown again.
