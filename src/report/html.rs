@@ -323,7 +323,7 @@ fn document(o: &mut String, view: &ReportView<'_>) -> std::fmt::Result {
     writeln!(o, "<h1>Quality report for {}</h1>\n</header>", escape(target))?;
     sections_nav(o, view)?;
     writeln!(o, "<main id=\"main\" tabindex=\"-1\">")?;
-    sections(o, view)?;
+    sections(o, view, true)?;
     writeln!(o, "</main>")?;
     writeln!(
         o,
@@ -346,10 +346,14 @@ fn sections_nav(o: &mut String, view: &ReportView<'_>) -> std::fmt::Result {
     writeln!(o, "</ul></nav>")
 }
 
-/// The report's sections: the failure, the changes, the summary, the pages, the findings.
-fn sections(o: &mut String, view: &ReportView<'_>) -> std::fmt::Result {
+/// The report's sections: the failure, the budget, the changes, the summary, the pages, the findings.
+/// `with_budget: false` leaves the budget to the page the content sits in (the dashboard's scan
+/// page shows it in its own card, `#budget`, which the section links still reach).
+fn sections(o: &mut String, view: &ReportView<'_>, with_budget: bool) -> std::fmt::Result {
     failure(o, view)?;
-    budget(o, view)?;
+    if with_budget {
+        budget(o, view)?;
+    }
     changes(o, view)?;
     summary(o, view)?;
     pages(o, view)?;
@@ -363,7 +367,7 @@ pub fn render_content(report: &ScanReport) -> anyhow::Result<String> {
     let view = ReportView::new(report);
     let mut out = String::with_capacity(32 * 1024 + view.findings.len() * 1024);
     sections_nav(&mut out, &view)?;
-    sections(&mut out, &view)?;
+    sections(&mut out, &view, false)?;
     Ok(out)
 }
 

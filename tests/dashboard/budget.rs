@@ -168,7 +168,7 @@ async fn a_completed_scan_of_the_site_is_judged_shown_and_announced_to_webhooks(
     // The webhook: one scan.budget_failed, for this scan only.
     let guard = Arc::new(EgressGuard::new(AddressPolicy::new(vec!["127.0.0.1/32".parse().unwrap()])));
     let fetcher = Fetcher::new(guard, FetcherOptions::default()).unwrap();
-    let d = Deliverer { store: app.store.clone(), fetcher: Arc::new(fetcher), secrets: secrets(), clock: Arc::new(SystemClock), owner: "budget".into(), breaker: Default::default() };
+    let d = Deliverer { store: app.store.clone(), fetcher: Arc::new(fetcher), secrets: secrets(), clock: Arc::new(SystemClock), owner: "budget".into(), breaker: Default::default(), dashboard: None };
     assert_eq!(d.run_once().await.unwrap(), [Attempt::Delivered]);
     let bodies = hits.lock().unwrap().clone();
     assert_eq!(bodies.len(), 1, "{bodies:?}");
