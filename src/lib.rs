@@ -96,7 +96,7 @@ mod layering_tests {
             ("compare", &["store", "model"]),
             ("events", &["net", "store", "model", "metrics"]),
             ("accounts", &["store", "model"]),
-            ("sites", &["recurring", "net", "store", "model"]),
+            ("sites", &["recurring", "net", "store", "checks", "model"]),
             ("scans", &["compare", "events", "store", "model", "metrics"]),
             ("web", &["scans", "sites", "recurring", "compare", "events", "accounts", "report", "store", "net", "model", "metrics"]),
             (

@@ -161,8 +161,8 @@ pub enum WebhookCommand {
         org: String,
         /// The receiver's URL (reached through the egress guard).
         url: String,
-        /// Events: scan.completed, scan.failed, scan.regressed, monitor.triggered,
-        /// site.ownership_lost (comma-separated).
+        /// Events: scan.completed, scan.failed, scan.regressed, scan.budget_failed,
+        /// monitor.triggered, site.ownership_lost (comma-separated).
         #[arg(long, value_delimiter = ',', required = true)]
         events: Vec<String>,
         /// scan.regressed fires when a new finding is at or above this severity (default high).
