@@ -246,6 +246,19 @@ impl ChatMessage {
                 m.tone = Tone::Severity(new_worst.or_else(|| min.parse().ok()).unwrap_or(Severity::High));
                 m.link = scan_link(dashboard, data);
             }
+            "scan.budget_failed" => {
+                let failed: Vec<String> = data
+                    .get("failed_assertions")
+                    .and_then(Value::as_array)
+                    .map(|a| a.iter().filter_map(|x| x.get("message").and_then(Value::as_str).map(str::to_string)).collect())
+                    .unwrap_or_default();
+                m.headline = format!("Budget failed on {target}: {}", plural(failed.len() as u64, "assertion"));
+                m.summary = if failed.is_empty() { "The latest scan is over its site's budget.".into() } else { format!("Over the site's budget: {}", failed.join("; ")) };
+                m.facts = vec![Fact { label: "Target".into(), value: target.clone() }];
+                m.facts.extend(failed.iter().take(10).map(|f| Fact { label: "Failed".into(), value: f.clone() }));
+                m.tone = Tone::Bad;
+                m.link = scan_link(dashboard, data);
+            }
             "scan.failed" => {
                 m.headline = format!("Scan of {target} failed");
                 let error = text(data, "error");
@@ -384,10 +397,21 @@ mod tests {
     }
 
     #[test]
-    fn an_unknown_event_becomes_a_generic_message() {
-        let e = json!({"type": "scan.budget_failed", "data": {"scan_id": "S", "budget": "lcp", "over_by_ms": 300, "nested": {"x": 1}}});
+    fn a_failed_budget_names_its_failed_assertions() {
+        let e = json!({"type": "scan.budget_failed", "data": {"scan_id": "S", "target_url": "https://x.example/", "site_id": "T",
+            "failed_assertions": [{"assertion": "metrics.lcp-p75", "message": "metrics.lcp-p75: 3000 lcp_ms, over the limit of 2500"}]}});
         let m = ChatMessage::from_envelope(&e, Some(&dashboard()));
-        assert_eq!(m.headline, "sitescan event: scan.budget_failed");
+        assert_eq!(m.headline, "Budget failed on https://x.example/: 1 assertion");
+        assert!(m.summary.contains("over the limit of 2500"), "{}", m.summary);
+        assert!(m.facts.iter().any(|f| f.label == "Failed" && f.value.starts_with("metrics.lcp-p75")));
+        assert_eq!(m.link.unwrap().url, "https://scan.example.com/scans/S");
+    }
+
+    #[test]
+    fn an_unknown_event_becomes_a_generic_message() {
+        let e = json!({"type": "scan.exploded", "data": {"scan_id": "S", "budget": "lcp", "over_by_ms": 300, "nested": {"x": 1}}});
+        let m = ChatMessage::from_envelope(&e, Some(&dashboard()));
+        assert_eq!(m.headline, "sitescan event: scan.exploded");
         assert!(m.facts.iter().any(|f| f.label == "over by ms" && f.value == "300"), "{:?}", m.facts);
         assert!(m.facts.iter().all(|f| f.label != "nested"));
         assert_eq!(m.link.unwrap().url, "https://scan.example.com/scans/S");
