@@ -215,9 +215,9 @@ async fn test_failed_and_unknown_events_arrive_as_valid_messages_on_every_platfo
         let (id, _) = add(&app, &r.url, p.kind(), &["scan.failed"], now).await;
         webhooks::send_test_unlimited(&app.store, id, now).await.unwrap();
         // An event type added after this version's chat messages were written.
-        let event = json!({"type": "scan.budget_failed", "timestamp": "2026-11-29T06:00:00Z",
+        let event = json!({"type": "scan.exploded", "timestamp": "2026-11-29T06:00:00Z",
             "data": {"scan_id": scan.id.to_string(), "target_url": "https://site.example/", "budget": "lcp", "over_by_ms": 300}});
-        app.store.enqueue_webhook(id, &format!("msg_{}", Uuid::now_v7().simple()), "scan.budget_failed", &event.to_string(), now).await.unwrap();
+        app.store.enqueue_webhook(id, &format!("msg_{}", Uuid::now_v7().simple()), "scan.exploded", &event.to_string(), now).await.unwrap();
         receivers.push(r);
     }
     webhooks::scan_finished(&app.store, &scan, false, None, &[], now).await.unwrap();
@@ -230,7 +230,7 @@ async fn test_failed_and_unknown_events_arrive_as_valid_messages_on_every_platfo
         assert_eq!(bodies.len(), 3, "{:?}", r.platform);
         let find = |what: &str| bodies.iter().find(|b| b.contains(what)).unwrap_or_else(|| panic!("{:?}: {what:?} in {bodies:#?}", r.platform));
         find("Test message from sitescan");
-        assert!(find("scan.budget_failed").contains("lcp"), "{:?}: the unknown event's data as facts", r.platform);
+        assert!(find("scan.exploded").contains("lcp"), "{:?}: the unknown event's data as facts", r.platform);
         assert!(find("Scan of https://site.example/ failed").contains(&format!("{DASHBOARD}scans/{}", scan.id)), "{:?}", r.platform);
     }
 }
