@@ -9,7 +9,7 @@ use crate::api::error::{ApiError, Issue};
 use crate::api::service::{ReportDocument, ScanApi, render_report};
 use crate::model::TriggeredBy;
 use crate::compare::ScanComparison;
-use crate::scans::{FindingsQuery, HistoryQuery, ListQuery, ScanServiceError};
+use crate::scans::{FindingsQuery, HistoryQuery, ScanServiceError};
 use axum::body::Body;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, RawQuery, State};
@@ -44,16 +44,10 @@ pub async fn create_scan(State(api): State<ScanApi>, Extension(who): Extension<A
 
 /// `GET /api/v1/scans`
 pub async fn list_scans(State(api): State<ScanApi>, Extension(who): Extension<Admitted>, RawQuery(raw): RawQuery) -> Response {
-    let query = match Query::parse(raw.as_deref()) {
-        Ok(q) => q,
+    let page = match Query::parse(raw.as_deref()).and_then(|q| q.page()) {
+        Ok(read) => read,
         Err(e) => return e.into_response(),
     };
-    let mut issues = Vec::new();
-    let limit = query.integer("limit", &mut issues);
-    if !issues.is_empty() {
-        return ApiError::InvalidInput(issues).into_response();
-    }
-    let page = ListQuery { limit, cursor: query.string("cursor") };
     reply::<_, ListScansDto>(StatusCode::OK, api.state().scans.list(who.org(), &page).await)
 }
 
@@ -82,20 +76,15 @@ pub async fn get_scan(
 
 /// `GET /api/v1/findings`
 pub async fn list_findings(State(api): State<ScanApi>, Extension(who): Extension<Admitted>, RawQuery(raw): RawQuery) -> Response {
-    let query = match Query::parse(raw.as_deref()) {
-        Ok(q) => q,
+    let (query, page) = match Query::parse(raw.as_deref()).and_then(|q| q.page().map(|p| (q, p))) {
+        Ok(read) => read,
         Err(e) => return e.into_response(),
     };
-    let mut issues = Vec::new();
-    let limit = query.integer("limit", &mut issues);
-    if !issues.is_empty() {
-        return ApiError::InvalidInput(issues).into_response();
-    }
     let findings = FindingsQuery {
         severities: query.string("severity").into_iter().collect(),
         check_id: query.string("check_id"),
         since: query.string("since"),
-        page: ListQuery { limit, cursor: query.string("cursor") },
+        page,
         ..FindingsQuery::default()
     };
     reply::<_, ListFindingsDto>(StatusCode::OK, api.state().scans.findings(who.org(), &findings).await)
@@ -103,16 +92,11 @@ pub async fn list_findings(State(api): State<ScanApi>, Extension(who): Extension
 
 /// `GET /api/v1/history?target=...`
 pub async fn list_scan_history(State(api): State<ScanApi>, Extension(who): Extension<Admitted>, RawQuery(raw): RawQuery) -> Response {
-    let query = match Query::parse(raw.as_deref()) {
-        Ok(q) => q,
+    let (query, page) = match Query::parse(raw.as_deref()).and_then(|q| q.page().map(|p| (q, p))) {
+        Ok(read) => read,
         Err(e) => return e.into_response(),
     };
-    let mut issues = Vec::new();
-    let limit = query.integer("limit", &mut issues);
-    if !issues.is_empty() {
-        return ApiError::InvalidInput(issues).into_response();
-    }
-    let history = HistoryQuery { target: query.string("target"), page: ListQuery { limit, cursor: query.string("cursor") } };
+    let history = HistoryQuery { target: query.string("target"), page };
     reply::<_, HistoryDto>(StatusCode::OK, api.state().scans.history(who.org(), &history).await)
 }
 

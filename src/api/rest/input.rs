@@ -45,6 +45,13 @@ impl Query {
         }
     }
 
+    /// A list's page: `limit` (an integer when given) and `cursor`.
+    pub fn page(&self) -> Result<crate::scans::ListQuery, ApiError> {
+        let mut issues = Vec::new();
+        let limit = self.integer("limit", &mut issues);
+        if issues.is_empty() { Ok(crate::scans::ListQuery { limit, cursor: self.string("cursor") }) } else { Err(ApiError::InvalidInput(issues)) }
+    }
+
     /// A boolean parameter: `true`/`false` (also `1`/`0`); absent is `false`.
     pub fn boolean(&self, name: &str, issues: &mut Vec<Issue>) -> bool {
         match self.params.get(name).map(|s| s.trim().to_ascii_lowercase()).as_deref() {

@@ -13,3 +13,16 @@ pub mod teams;
 
 pub use kind::{UnknownKind, WebhookKind};
 pub use message::{ChatMessage, Fact, FindingLine, Link, MORE_TEXT_MAX, TOP_FINDINGS, Tone, more_text};
+
+/// The largest card `card(listed)` builds, from every listed finding down to none, whose JSON
+/// is at most `max` bytes (with none listed it is returned whatever its size).
+pub fn fit_listed(all: usize, max: usize, card: impl Fn(usize) -> serde_json::Value) -> serde_json::Value {
+    let mut listed = all;
+    loop {
+        let out = card(listed);
+        if listed == 0 || out.to_string().len() <= max {
+            return out;
+        }
+        listed -= 1;
+    }
+}

@@ -68,14 +68,7 @@ fn card(m: &ChatMessage, listed: usize) -> Value {
 
 /// The message a Teams workflow or incoming webhook accepts.
 pub fn payload(m: &ChatMessage) -> Value {
-    let mut listed = m.findings.len();
-    loop {
-        let out = card(m, listed);
-        if listed == 0 || out.to_string().len() <= PAYLOAD_MAX {
-            return out;
-        }
-        listed -= 1;
-    }
+    super::fit_listed(m.findings.len(), PAYLOAD_MAX, |listed| card(m, listed))
 }
 
 #[cfg(test)]
