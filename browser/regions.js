@@ -3,9 +3,11 @@
 // not judged again on a page where its fingerprint is the same: its findings are given back on
 // that page's own elements (`axe_share.js`).
 //
-// Regions are the blocks outside `main`: the children of `body` (and of any wrapper that holds
-// `main`, recursively) that are not `main` and do not hold it: header, navigation, footer, cookie
-// banner, sidebars. A region is left out when it is too small to be worth it, too large to
+// Regions are the blocks outside `main` (the children of `body`, and of any wrapper that holds
+// `main`, recursively, that do not hold it: header, navigation, footer, cookie banner, sidebars)
+// and `main` itself. Within a scan the blocks outside `main` repeat from page to page; across
+// scans of a site (the verdicts kept per site), `main` repeats too wherever the page did not
+// change, so an unchanged page is judged from what its regions got last time. A region is left out when it is too small to be worth it, too large to
 // fingerprint cheaply (alone, or with the regions before it on the page), or holds what the
 // fingerprint cannot see (a shadow root, a slot, an image map whose image may be elsewhere).
 //
@@ -83,11 +85,9 @@ const regions = [];
 const visit = (parent) => {
   for (const el of parent.children) {
     if (SKIP.has(el.localName)) continue;
-    if (holdsMain(el)) {
-      if (!isMain(el)) visit(el);
-      continue;
-    }
-    regions.push(el);
+    if (isMain(el)) regions.push(el);
+    else if (holdsMain(el)) visit(el);
+    else regions.push(el);
   }
 };
 if (document.body) visit(document.body);

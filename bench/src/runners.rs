@@ -47,6 +47,8 @@ pub struct ScanRun {
     pub findings_by_key: BTreeMap<String, usize>,
     /// Regions given back instead of judged again (debug log "regions judged once and given back").
     pub regions_reused: u64,
+    /// Of those, regions an earlier scan judged (`--cache`).
+    pub regions_from_earlier_scans: u64,
     pub peak: Peak,
     /// From the engine's "scan completed" log line.
     pub engine: BTreeMap<String, f64>,
@@ -121,7 +123,10 @@ pub async fn sitescan_scan_with(ctx: &Ctx, url: &str, max_pages: usize, pages_pe
                 }
             }
             Some("gatherer failed") => result.gather_errors += 1,
-            Some("regions judged once and given back") => result.regions_reused += v["reused"].as_u64().unwrap_or(0),
+            Some("regions judged once and given back") => {
+                result.regions_reused += v["reused"].as_u64().unwrap_or(0);
+                result.regions_from_earlier_scans += v["from_earlier_scans"].as_u64().unwrap_or(0);
+            }
             Some("capture phases") => {
                 let mut phases = Vec::new();
                 for pair in v["phases"].as_str().unwrap_or("").split_whitespace() {

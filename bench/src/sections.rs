@@ -23,6 +23,9 @@ const TARGET_BARE_RATIO: f64 = 1.5;
 /// sitescan with every check against axe-core alone on the same pages.
 const TARGET_AXE_RATIO: f64 = 1.0;
 const TARGET_RSS_MIB: f64 = 1536.0;
+/// A re-scan of an unchanged site, and of one with 5% of its pages edited, against bare rendering.
+const TARGET_RESCAN_UNCHANGED: f64 = 1.2;
+const TARGET_RESCAN_CHANGED: f64 = 1.35;
 const TARGET_FIDELITY_REL: f64 = 0.15;
 
 pub async fn run_all(args: RunArgs, root: PathBuf) -> anyhow::Result<()> {
@@ -87,6 +90,10 @@ pub async fn run_all(args: RunArgs, root: PathBuf) -> anyhow::Result<()> {
         println!("== sharing");
         sharing(&ctx, &args, &site, main_scan.as_ref(), &mut report).await;
     }
+    if only("recurring") {
+        println!("== recurring");
+        recurring(&ctx, &args, &site, &bare, &mut report).await;
+    }
     drop(site);
     if only("fidelity") {
         println!("== fidelity");
@@ -139,7 +146,7 @@ pub async fn run_all(args: RunArgs, root: PathBuf) -> anyhow::Result<()> {
     });
     std::fs::write(&file, serde_json::to_string_pretty(&json)?)?;
     println!("results written to {}", file.display());
-    if let Some(lost) = report.problems.iter().find(|p| p.starts_with("findings differ") || p.starts_with("sharing changed")) {
+    if let Some(lost) = report.problems.iter().find(|p| p.starts_with("findings differ") || p.starts_with("sharing changed") || p.starts_with("recurring changed")) {
         anyhow::bail!("the engine no longer finds what it found: {lost}");
     }
     Ok(())
@@ -713,18 +720,7 @@ async fn sharing(ctx: &Ctx, args: &RunArgs, site: &GeneratedSite, main_scan: Opt
                 continue;
             }
         };
-        let differences: Vec<String> = shared
-            .findings_by_key
-            .keys()
-            .chain(full.findings_by_key.keys())
-            .collect::<std::collections::BTreeSet<_>>()
-            .into_iter()
-            .filter(|key| !TIMED_CHECKS.iter().any(|t| key.starts_with(&format!("{t} "))))
-            .filter_map(|key| {
-                let (a, b) = (shared.findings_by_key.get(key).copied().unwrap_or(0), full.findings_by_key.get(key).copied().unwrap_or(0));
-                (a != b).then(|| format!("{a} shared, {b} full: {}", key.chars().take(300).collect::<String>()))
-            })
-            .collect();
+        let differences = finding_differences(&shared, &full, "shared", "full");
         println!("sharing: {name}: {:.1} s shared ({} regions given back), {:.1} s full, {} findings, {} differences", shared.wall_s, shared.regions_reused, full.wall_s, shared.findings, differences.len());
         report.row(B, &format!("{name}: sitescan, shared regions judged once"), shared.wall_s, "s").note =
             Some(format!("{} pages, {} findings, {} regions given back instead of judged", shared.pages, shared.findings, shared.regions_reused));
@@ -757,6 +753,119 @@ async fn sharing(ctx: &Ctx, args: &RunArgs, site: &GeneratedSite, main_scan: Opt
             }
         }
         data.push(json!({"site": name, "shared": shared, "full": full, "axe_alone": axe, "differences": differences}));
+    }
+    report.data(B, json!(data));
+}
+
+/// The findings (by check id, page, selector and evidence) one scan has and the other has not,
+/// leaving out the checks whose findings depend on timing.
+fn finding_differences(a: &ScanRun, b: &ScanRun, a_name: &str, b_name: &str) -> Vec<String> {
+    a.findings_by_key
+        .keys()
+        .chain(b.findings_by_key.keys())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .filter(|key| !TIMED_CHECKS.iter().any(|t| key.starts_with(&format!("{t} "))))
+        .filter_map(|key| {
+            let (x, y) = (a.findings_by_key.get(key).copied().unwrap_or(0), b.findings_by_key.get(key).copied().unwrap_or(0));
+            (x != y).then(|| format!("{x} {a_name}, {y} {b_name}: {}", key.chars().take(300).collect::<String>()))
+        })
+        .collect()
+}
+
+/// Re-scans: the bench site and the template site scanned with the region verdicts kept
+/// (`--cache`), then again unchanged, then with 5% of their pages edited; each re-scan against
+/// bare rendering of the same pages, against the first scan, and its findings against a scan
+/// that reuses nothing (`--no-cache`) of the same state of the site: any difference is a problem.
+async fn recurring(ctx: &Ctx, args: &RunArgs, site: &GeneratedSite, bare: &Bare, report: &mut Report) {
+    const B: &str = "recurring";
+    let template = TemplateSite::start(args.pages).await;
+    let mut data = Vec::new();
+    for k in 0..2 {
+        let (name, start, pages) = if k == 0 { ("bench site", site.url(0), site.pages) } else { ("template site", template.url(0), template.pages) };
+        let edit = |i: usize, edited: bool| if k == 0 { site.edit(i, edited) } else { template.edit(i, edited) };
+        let urls: Vec<String> = (0..pages).map(|i| if k == 0 { site.url(i) } else { template.url(i) }).collect();
+        let bare_run = match (k, &bare.quiet) {
+            (0, Some(b)) => Some(b.clone()),
+            _ => bare_rendering(ctx, &urls, NETWORK_QUIET, false, &format!("{name}: load + network quiet"), report).await,
+        };
+        let cache = ctx.work.join(format!("verdicts-{k}.sqlite"));
+        let cache_arg = cache.display().to_string();
+        let cached = ["--cache", cache_arg.as_str()];
+        let changed = (pages * 5).div_ceil(100).max(1);
+        let mut runs = Vec::new();
+        let mut failed = false;
+        for (tag, flags, edited) in [
+            ("first", &cached[..], false),
+            ("unchanged", &cached[..], false),
+            ("unchanged-nocache", &["--no-cache"][..], false),
+            ("changed", &cached[..], true),
+            ("changed-nocache", &["--no-cache"][..], true),
+        ] {
+            for i in 0..changed {
+                edit(i * pages / changed, edited);
+            }
+            match runners::sitescan_scan_with(ctx, &start, pages, None, &format!("recurring-{k}-{tag}"), flags).await {
+                Ok(r) => runs.push(r),
+                Err(e) => {
+                    report.problem(format!("recurring: {tag} scan of the {name} failed: {e:#}"));
+                    failed = true;
+                    break;
+                }
+            }
+        }
+        for i in 0..changed {
+            edit(i * pages / changed, false);
+        }
+        if failed {
+            continue;
+        }
+        let [first, unchanged, unchanged_full, edited, edited_full] = &runs[..] else { continue };
+        let diff_unchanged = finding_differences(unchanged, unchanged_full, "re-scan", "--no-cache");
+        let diff_edited = finding_differences(edited, edited_full, "re-scan", "--no-cache");
+        let bare_s = bare_run.as_ref().map(|b| b.wall_s);
+        println!(
+            "recurring: {name}: first {:.1} s, unchanged {:.1} s ({} regions from the first), {changed} pages edited {:.1} s, bare {:?} s; differences {} and {}",
+            first.wall_s,
+            unchanged.wall_s,
+            unchanged.regions_from_earlier_scans,
+            edited.wall_s,
+            bare_s,
+            diff_unchanged.len(),
+            diff_edited.len()
+        );
+        report.row(B, &format!("{name}: first scan, verdicts kept"), first.wall_s, "s").note =
+            Some(format!("{} pages, {} findings, CPU {:.2} s a page", first.pages, first.findings, first.cpu_s / first.pages.max(1) as f64));
+        for (what, run, target) in [("unchanged", unchanged, TARGET_RESCAN_UNCHANGED), (&format!("{changed} of {pages} pages edited") as &str, edited, TARGET_RESCAN_CHANGED)] {
+            let row = report.row(B, &format!("{name}: re-scan, {what}"), run.wall_s, "s");
+            row.note = Some(format!(
+                "{:.2}x the first scan's time, CPU {:.2} s a page ({:.2}x the first), {} regions given back from the first scan",
+                run.wall_s / first.wall_s,
+                run.cpu_s / run.pages.max(1) as f64,
+                run.cpu_s / first.cpu_s.max(f64::EPSILON),
+                run.regions_from_earlier_scans
+            ));
+            if let Some(b) = &bare_run {
+                let r = report.row(B, &format!("{name}: re-scan, {what} / bare rendering (time)"), run.wall_s / b.wall_s, "x");
+                r.target = Some(format!("<= {target}x"));
+                r.met = Some(run.wall_s / b.wall_s <= target);
+                r.note = Some(format!("CPU {:.2}x bare's", run.cpu_s / b.cpu_s.max(f64::EPSILON)));
+            }
+        }
+        for (what, diff) in [("unchanged", &diff_unchanged), ("edited", &diff_edited)] {
+            let row = report.row(B, &format!("{name}: findings differing from --no-cache, {what}"), diff.len() as f64, "");
+            row.target = Some("0".into());
+            row.met = Some(diff.is_empty());
+            if !diff.is_empty() {
+                report.problem(format!("recurring changed the findings on the {name} ({what}): {}", diff.iter().take(10).cloned().collect::<Vec<_>>().join(" | ")));
+            }
+        }
+        if let Ok(meta) = std::fs::metadata(&cache) {
+            report.row(B, &format!("{name}: verdicts kept, bytes per page"), meta.len() as f64 / pages.max(1) as f64, "B").note =
+                Some(format!("{} bytes of SQLite file for {pages} pages", meta.len()));
+        }
+        data.push(json!({"site": name, "first": first, "unchanged": unchanged, "unchanged_no_cache": unchanged_full, "edited": edited,
+            "edited_no_cache": edited_full, "bare": bare_run, "differences_unchanged": diff_unchanged, "differences_edited": diff_edited}));
     }
     report.data(B, json!(data));
 }

@@ -419,6 +419,13 @@ impl GeneratedSite {
         self.server.url(&page_path(i))
     }
 
+    /// Serves page `i` edited (a paragraph added to its content) or as generated.
+    pub fn edit(&self, i: usize, edited: bool) {
+        let html = page_html(i, self.pages, &self.server.origin());
+        let html = if edited { html.replacen("</main>", "<p>This page was edited since the last scan.</p></main>", 1) } else { html };
+        self.server.route(&page_path(i), text_route("text/html; charset=utf-8", &html, "no-cache"));
+    }
+
     /// `k` pages spread evenly over the site (always including the home page).
     pub fn sample(&self, k: usize) -> Vec<String> {
         let k = k.clamp(1, self.pages);

@@ -109,6 +109,13 @@ impl TemplateSite {
     pub fn url(&self, i: usize) -> String {
         self.server.url(&path(i))
     }
+
+    /// Serves page `i` edited (a paragraph added to its content) or as generated.
+    pub fn edit(&self, i: usize, edited: bool) {
+        let html = page(i, self.pages);
+        let html = if edited { html.replacen("</main>", "<p>This page was edited since the last scan.</p></main>", 1) } else { html };
+        self.server.route(&path(i), Route::html(html));
+    }
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ mod m20261129_000001_fair_queue;
 mod m20261129_000002_webhook_lanes;
 mod m20261129_000003_webhook_kind;
 mod m20261129_000004_site_budget;
+mod m20261129_000005_region_verdicts;
 
 /// Runs sitescan's migrations in order.
 pub struct Migrator;
@@ -36,6 +37,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261129_000002_webhook_lanes::Migration),
             Box::new(m20261129_000003_webhook_kind::Migration),
             Box::new(m20261129_000004_site_budget::Migration),
+            Box::new(m20261129_000005_region_verdicts::Migration),
         ]
     }
 }

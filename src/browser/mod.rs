@@ -27,6 +27,7 @@ pub use options::{
     DEFAULT_PAGES_PER_BROWSER, DEFAULT_PROXY_LISTEN, DEFAULT_RECYCLE_AFTER_PAGES, VIEWPORT_HEIGHT, VIEWPORT_WIDTH,
 };
 pub use pool::{BrowserPool, PoolStats};
-pub use scripts::axe_version;
+pub use scripts::{axe_version, region_generation};
 pub use journey::JourneyAllowance;
 pub use session::BrowserSession;
+pub use shared_regions::RegionVerdicts;

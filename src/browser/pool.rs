@@ -44,6 +44,8 @@ pub struct PoolStats {
     /// Regions of pages (header, navigation, footer) whose findings were given back from an
     /// earlier page of the same scan instead of judged again, over the scans that ended.
     pub regions_reused: u64,
+    /// Of those, regions judged by an earlier scan of the site (`scan::RegionCache`).
+    pub regions_from_earlier_scans: u64,
 }
 
 #[derive(Debug, Default)]
@@ -80,6 +82,7 @@ pub struct BrowserPool {
     next_id: AtomicU64,
     pages_captured: AtomicU64,
     pub(crate) regions_reused: AtomicU64,
+    pub(crate) regions_from_earlier_scans: AtomicU64,
     crashes: AtomicU64,
     restarts: AtomicU64,
     busy: AtomicUsize,
@@ -129,6 +132,7 @@ impl BrowserPool {
             next_id: AtomicU64::new(1),
             pages_captured: AtomicU64::new(0),
             regions_reused: AtomicU64::new(0),
+            regions_from_earlier_scans: AtomicU64::new(0),
             crashes: AtomicU64::new(0),
             restarts: AtomicU64::new(0),
             busy: AtomicUsize::new(0),
@@ -230,6 +234,7 @@ impl BrowserPool {
             crashes: self.crashes.load(Ordering::SeqCst),
             restarts: self.restarts.load(Ordering::SeqCst),
             regions_reused: self.regions_reused.load(Ordering::SeqCst),
+            regions_from_earlier_scans: self.regions_from_earlier_scans.load(Ordering::SeqCst),
         }
     }
 

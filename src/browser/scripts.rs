@@ -76,6 +76,30 @@ pub fn axe_version() -> &'static str {
     AXE_VERSION.trim()
 }
 
+/// What a region's kept verdict depends on besides its fingerprint: sitescan's version, the
+/// axe-core build and every in-page script that finds, fingerprints, runs and shares (their
+/// text, so any change to a rule, an option or the fingerprint starts afresh) and the viewport.
+/// Verdicts of another generation are never given back.
+pub fn region_generation(viewport: (u32, u32)) -> String {
+    generation_of(&[crate_version(), AXE_VERSION.trim(), AXE_SOURCE, REGIONS, AXE_SHARE, AXE_RUN, AXE_CONTRAST, COMMON], viewport)
+}
+
+fn crate_version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+fn generation_of(parts: &[&str], viewport: (u32, u32)) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    for part in parts {
+        h.update((part.len() as u64).to_le_bytes());
+        h.update(part.as_bytes());
+    }
+    h.update(viewport.0.to_le_bytes());
+    h.update(viewport.1.to_le_bytes());
+    format!("{:x}", h.finalize())[..32].to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -85,6 +109,18 @@ mod tests {
         assert!(axe_version().starts_with("4."), "{}", axe_version());
         assert!(AXE_SOURCE.len() > 100_000);
         assert!(AXE_INJECT.contains("axe"));
+    }
+
+    #[test]
+    fn the_generation_follows_every_input() {
+        let base = generation_of(&["0.1.0", "4.10.0", "axe", "regions"], (1350, 940));
+        assert_eq!(base, generation_of(&["0.1.0", "4.10.0", "axe", "regions"], (1350, 940)));
+        assert_ne!(base, generation_of(&["0.1.0", "4.10.1", "axe", "regions"], (1350, 940)), "axe version");
+        assert_ne!(base, generation_of(&["0.1.1", "4.10.0", "axe", "regions"], (1350, 940)), "sitescan version");
+        assert_ne!(base, generation_of(&["0.1.0", "4.10.0", "axe", "regions2"], (1350, 940)), "a script");
+        assert_ne!(base, generation_of(&["0.1.0", "4.10.0", "axe", "regions"], (390, 844)), "viewport");
+        assert_ne!(generation_of(&["ab", "c"], (1, 1)), generation_of(&["a", "bc"], (1, 1)), "parts are delimited");
+        assert_eq!(region_generation((1350, 940)).len(), 32);
     }
 
     #[test]

@@ -16,7 +16,7 @@ use super::cdp::STEP_TIMEOUT;
 use super::error::BrowserError;
 use super::instance::Instance;
 use super::pool::BrowserPool;
-use super::shared_regions::SharedRegions;
+use super::shared_regions::{RegionVerdicts, SharedRegions};
 
 type Contexts = tokio::sync::Mutex<HashMap<u64, (Weak<Instance>, BrowserContextId)>>;
 
@@ -101,6 +101,17 @@ impl BrowserSession {
             last = Some(snap);
         }
         last.unwrap_or_else(|| failed(url, "internal", "no attempt made".into()))
+    }
+
+    /// Starts this scan's shared regions with what earlier scans of the site found (fingerprint,
+    /// findings), as `verdicts` handed them out.
+    pub fn seed_regions(&self, entries: Vec<(String, String)>) {
+        self.shared.seed(entries);
+    }
+
+    /// What this scan leaves for the next scan of its site (see `seed_regions`).
+    pub fn region_verdicts(&self) -> RegionVerdicts {
+        self.shared.verdicts()
     }
 
     /// A page left open on browser `instance` by an earlier capture of this scan.
@@ -201,10 +212,11 @@ impl BrowserSession {
     /// Disposes the session's browser contexts (their pages, cookies and cache).
     pub async fn close(self) {
         self.closed.store(true, Ordering::SeqCst);
-        let (kept, reused) = self.shared.counts();
+        let (kept, reused, from_earlier_scans) = self.shared.counts();
         if kept > 0 {
-            tracing::debug!(kept, reused, "regions judged once and given back");
+            tracing::debug!(kept, reused, from_earlier_scans, "regions judged once and given back");
             self.pool.regions_reused.fetch_add(reused as u64, Ordering::SeqCst);
+            self.pool.regions_from_earlier_scans.fetch_add(from_earlier_scans as u64, Ordering::SeqCst);
         }
         let parked: Vec<_> = self.parked.lock().map(|mut p| p.drain(..).collect()).unwrap_or_default();
         for (_, inst, page) in parked {

@@ -1,36 +1,59 @@
 //! `SharedRegions`: what axe-core found in each region of a scan's pages (header, navigation,
-//! footer, ...), by the region's fingerprint (`browser/regions.js`), so that a region the site
-//! repeats is judged on the first page that shows it and given back on the others
+//! footer, `main`, ...), by the region's fingerprint (`browser/regions.js`), so that a region the
+//! site repeats is judged on the first page that shows it and given back on the others
 //! (`browser/axe_share.js`). One per scan (`BrowserSession`); bounded, first answer kept.
+//!
+//! A scan may start seeded with what earlier scans of the same site found (`seed`): the
+//! scanner keeps the verdicts per site (`scan::region_cache`) and hands back at the end the
+//! regions judged for the first time and the seeded ones given back again (`verdicts`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Regions kept per scan.
-const MAX_REGIONS: usize = 2048;
+const MAX_REGIONS: usize = 20_000;
 /// Bytes of kept findings per scan.
-const MAX_BYTES: usize = 32 << 20;
+const MAX_BYTES: usize = 48 << 20;
 /// A region whose findings take more than this is judged on every page.
-const MAX_ENTRY_BYTES: usize = 1 << 20;
+pub(crate) const MAX_ENTRY_BYTES: usize = 1 << 20;
 
 #[derive(Debug, Default)]
 pub(crate) struct SharedRegions {
     kept: Mutex<Kept>,
     /// Regions given back instead of judged, over the scan.
     reused: AtomicUsize,
+    /// Of those, regions an earlier scan judged.
+    reused_seeded: AtomicUsize,
 }
 
 #[derive(Debug, Default)]
 struct Kept {
     entries: HashMap<String, Arc<str>>,
     bytes: usize,
+    /// Fingerprints that came from earlier scans (`seed`).
+    seeded: HashSet<String>,
+    /// Seeded fingerprints this scan gave back.
+    used: HashSet<String>,
+}
+
+/// What a scan leaves for the next scan of its site: regions judged for the first time (with
+/// what they got) and earlier verdicts given back again (to keep them fresh).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct RegionVerdicts {
+    pub fresh: Vec<(String, String)>,
+    pub used: Vec<String>,
 }
 
 impl SharedRegions {
     /// What was found in the region with fingerprint `fp`, as the JSON text `axe_share.js` keeps.
     pub(crate) fn get(&self, fp: &str) -> Option<Arc<str>> {
-        self.kept.lock().ok()?.entries.get(fp).cloned()
+        let mut kept = self.kept.lock().ok()?;
+        let entry = kept.entries.get(fp).cloned()?;
+        if kept.seeded.contains(fp) && !kept.used.contains(fp) {
+            kept.used.insert(fp.to_string());
+        }
+        Some(entry)
     }
 
     /// Keeps what the region `fp` got, unless another page kept it first or the scan's share is full.
@@ -46,14 +69,39 @@ impl SharedRegions {
         kept.entries.insert(fp.to_string(), Arc::from(entry));
     }
 
-    pub(crate) fn note_reused(&self, n: usize) {
-        self.reused.fetch_add(n, Ordering::Relaxed);
+    /// Starts the scan with what earlier scans of the site found (within this scan's bounds).
+    pub(crate) fn seed(&self, entries: Vec<(String, String)>) {
+        for (fp, entry) in entries {
+            self.keep(&fp, entry);
+            if let Ok(mut kept) = self.kept.lock()
+                && kept.entries.contains_key(&fp)
+            {
+                kept.seeded.insert(fp);
+            }
+        }
     }
 
-    /// (regions kept, regions given back instead of judged) so far.
-    pub(crate) fn counts(&self) -> (usize, usize) {
+    pub(crate) fn note_reused(&self, n: usize, seeded: usize) {
+        self.reused.fetch_add(n, Ordering::Relaxed);
+        self.reused_seeded.fetch_add(seeded, Ordering::Relaxed);
+    }
+
+    /// Whether `fp` came from an earlier scan.
+    pub(crate) fn is_seeded(&self, fp: &str) -> bool {
+        self.kept.lock().map(|k| k.seeded.contains(fp)).unwrap_or(false)
+    }
+
+    /// (regions kept, regions given back instead of judged, of those from earlier scans) so far.
+    pub(crate) fn counts(&self) -> (usize, usize, usize) {
         let kept = self.kept.lock().map(|k| k.entries.len()).unwrap_or(0);
-        (kept, self.reused.load(Ordering::Relaxed))
+        (kept, self.reused.load(Ordering::Relaxed), self.reused_seeded.load(Ordering::Relaxed))
+    }
+
+    /// What this scan leaves for the next one.
+    pub(crate) fn verdicts(&self) -> RegionVerdicts {
+        let Ok(kept) = self.kept.lock() else { return RegionVerdicts::default() };
+        let fresh = kept.entries.iter().filter(|(fp, _)| !kept.seeded.contains(*fp)).map(|(fp, e)| (fp.clone(), e.to_string())).collect();
+        RegionVerdicts { fresh, used: kept.used.iter().cloned().collect() }
     }
 }
 
@@ -68,8 +116,8 @@ mod tests {
         s.keep("a", "{\"rules\":{}}".into());
         s.keep("a", "{\"rules\":{\"x\":1}}".into());
         assert_eq!(s.get("a").as_deref(), Some("{\"rules\":{}}"));
-        s.note_reused(3);
-        assert_eq!(s.counts(), (1, 3));
+        s.note_reused(3, 0);
+        assert_eq!(s.counts(), (1, 3, 0));
     }
 
     #[test]
@@ -77,5 +125,17 @@ mod tests {
         let s = SharedRegions::default();
         s.keep("big", "x".repeat(MAX_ENTRY_BYTES + 1));
         assert!(s.get("big").is_none());
+    }
+
+    #[test]
+    fn seeded_verdicts_are_told_apart_from_fresh_ones() {
+        let s = SharedRegions::default();
+        s.seed(vec![("old".into(), "{\"rules\":{}}".into()), ("unused".into(), "{\"rules\":{}}".into())]);
+        s.keep("new", "{\"rules\":{}}".into());
+        assert!(s.is_seeded("old") && !s.is_seeded("new"));
+        assert!(s.get("old").is_some());
+        let v = s.verdicts();
+        assert_eq!(v.fresh, vec![("new".to_string(), "{\"rules\":{}}".to_string())]);
+        assert_eq!(v.used, vec!["old".to_string()]);
     }
 }

@@ -245,6 +245,19 @@ pub struct BrowserArgs {
     /// pages, which gives the same findings in less time.
     #[arg(long, env = "SITESCAN_NO_SHARE")]
     pub no_share: bool,
+    /// Judge every page in full, reusing nothing: no region judged once per scan (as
+    /// `--no-share`) and no verdict kept from an earlier scan of the site, and none kept for the
+    /// next. By default a re-scan gives back what an unchanged region of the site got last time.
+    #[arg(long, env = "SITESCAN_NO_CACHE")]
+    pub no_cache: bool,
+}
+
+impl BrowserArgs {
+    /// Whether regions may be judged once and their findings given back (within a scan and
+    /// across scans).
+    pub fn shares(&self) -> bool {
+        !self.no_share && !self.no_cache
+    }
 }
 
 #[derive(Debug, Clone, Args)]
@@ -391,6 +404,10 @@ pub struct ScanArgs {
     /// `summary.budget`, and a failed `error` assertion exits with status 1.
     #[arg(long, env = "SITESCAN_BUDGET", value_name = "FILE")]
     pub budget: Option<PathBuf>,
+    /// Keep the region verdicts in this SQLite file (made if missing) and reuse them on the next
+    /// scan of the same site, so a re-scan judges only what changed (`--no-cache` ignores it).
+    #[arg(long, env = "SITESCAN_CACHE", value_name = "FILE")]
+    pub cache: Option<PathBuf>,
     #[command(flatten)]
     pub policy: PolicyArgs,
     #[command(flatten)]

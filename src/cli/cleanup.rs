@@ -1,5 +1,6 @@
 //! The purge timer of `sitescan serve`: every `--cleanup-interval-secs`, expired sessions and
-//! stale sign-in throttle rows are deleted (`Store::purge_expired`), and scans older than
+//! stale sign-in throttle rows are deleted (`Store::purge_expired`), region verdicts unused for
+//! 30 days (`Store::expire_region_verdicts`), and scans older than
 //! `--retention-days` with what was recorded for them (`Store::delete_scans_before`).
 
 use crate::store::Store;
@@ -29,6 +30,13 @@ pub fn start(store: Store, interval_secs: u64, retention_days: u32) -> tokio::ta
                 }
                 Ok(_) => {}
                 Err(e) => tracing::warn!(error = %e, "purging expired rows failed; retried at the next tick"),
+            }
+            // Region verdicts of sites no longer scanned (a scanned site prunes its own).
+            let unused_since = crate::store::time::now_us() - crate::scan::region_cache::BOUNDS.expiry_us;
+            match store.expire_region_verdicts(unused_since).await {
+                Ok(n) if n > 0 => tracing::info!(rows = n, "dropped region verdicts unused for 30 days"),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "dropping unused region verdicts failed; retried at the next tick"),
             }
             if retention_days == 0 {
                 continue;

@@ -65,6 +65,16 @@ pub async fn run(args: ScanArgs) -> anyhow::Result<Exit> {
         crate::scan::worker::Ownership::ProvedByCaller(None),
     )?;
     config.options.probe_budget = args.probe_budget;
+    if let Some(file) = args.cache.as_ref().filter(|_| args.browser.shares()) {
+        let url = format!("sqlite://{}?mode=rwc", file.display());
+        match Store::open(&url, true).await {
+            Ok(cache) => config.options.region_cache = Some(crate::scan::RegionCache::new(cache)),
+            Err(e) => {
+                eprintln!("error: --cache {}: {e}", file.display());
+                return Ok(Exit::Failed);
+            }
+        }
+    }
     config.options.journeys = journeys;
     // The folder is made before the scan, so a bad path fails before anything runs.
     if let Some(dir) = &args.screenshots

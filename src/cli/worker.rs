@@ -18,7 +18,11 @@ pub async fn start(
     store: Store,
     sites: crate::sites::SiteService,
 ) -> anyhow::Result<Workers> {
-    let config = engine::worker_config(jobs, crawl, browser, crate::scan::worker::Ownership::Reverify(sites))?;
+    let mut config = engine::worker_config(jobs, crawl, browser, crate::scan::worker::Ownership::Reverify(sites))?;
+    // Region verdicts live beside the scans, shared by every worker of the fleet.
+    if browser.shares() {
+        config.options.region_cache = Some(crate::scan::RegionCache::new(store.clone()));
+    }
     let scanner = engine::scanner(browser, policy).await?;
     Ok(Workers::spawn(store, scanner, count, config))
 }

@@ -9,6 +9,7 @@ pub mod options;
 pub mod politeness;
 pub mod probes;
 pub mod recorder;
+pub mod region_cache;
 pub mod scanner;
 pub mod site_budget;
 pub mod site_gather;
@@ -20,5 +21,6 @@ pub use options::{
     DEFAULT_HOST_CONCURRENCY, DEFAULT_LEASE_SECONDS, DEFAULT_MAX_RUNNING_PER_ORG, DEFAULT_MAX_DEPTH, DEFAULT_MAX_PAGES, DEFAULT_POLL_MS, MAX_PAGES_LIMIT, OwnershipPin,
     OwnershipRecheck, ScanOptions,
 };
+pub use region_cache::RegionCache;
 pub use scanner::{Progress, ProgressFn, ScanSink, ScanStats, Scanner, SiteScanner};
 pub use worker::{Outcome, WorkerConfig, Workers, run_claimed};

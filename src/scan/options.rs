@@ -55,6 +55,9 @@ pub struct ScanOptions {
     /// repository probes and the journeys connect there only), and how to prove it again right
     /// before the probes.
     pub pin: Option<OwnershipPin>,
+    /// Where the region verdicts of earlier scans of the site are kept, if anywhere: the scan
+    /// gives them back where a region is unchanged and leaves its own for the next scan.
+    pub region_cache: Option<super::RegionCache>,
 }
 
 /// An active scan's hold on its site (see `ScanOptions::pin`).
@@ -95,6 +98,7 @@ impl Default for ScanOptions {
             probe_budget: super::probes::DEFAULT_PROBE_BUDGET,
             journeys: Vec::new(),
             pin: None,
+            region_cache: None,
         }
     }
 }

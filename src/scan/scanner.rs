@@ -146,6 +146,9 @@ impl Scanner {
         facts.https_probe = https_probe(&self.fetcher, &gate, start).await;
 
         let session = self.pool.session().await.map_err(|e| ScanError::Browser(e.to_string()))?;
+        if let Some(cache) = &options.region_cache {
+            cache.seed(&session).await;
+        }
         let mut site = Site::new(start);
         let mut frontier = Frontier::default();
         frontier.push(start.clone(), 0);
@@ -244,6 +247,10 @@ impl Scanner {
         if let Err(e) = result {
             session.close().await;
             return Err(e);
+        }
+        // The crawl's verdicts, before the journeys (whose pages are behind a login) add theirs.
+        if let Some(cache) = &options.region_cache {
+            cache.save(&session).await;
         }
         // Active scans: the site's host is held to the addresses ownership was proved at, for
         // the journeys (an egress proxy of this scan's own) and the repository probes.

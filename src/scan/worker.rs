@@ -199,7 +199,10 @@ pub async fn run_claimed(
     }
     let result = match (proved, Url::parse(&scan.target_url)) {
         (Err(e), _) => Err(e),
-        (Ok(()), Ok(start)) => scanner.run(&start, &options, &mut sink, Some(progress), cancel.clone()).await,
+        (Ok(()), Ok(start)) => {
+            options.region_cache = options.region_cache.map(|cache| cache.for_site(&scan.org_id, &start));
+            scanner.run(&start, &options, &mut sink, Some(progress), cancel.clone()).await
+        }
         (Ok(()), Err(e)) => Err(ScanError::TargetUnreachable(format!("the stored target is not a URL: {e}"))),
     };
     recorder.stop().await;

@@ -9,4 +9,5 @@ mod e2e;
 mod net_egress;
 mod net_fetcher;
 mod ownership;
+mod rescan;
 mod shared_regions;

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 const PAGES: usize = 14;
 
-fn header() -> String {
+pub(crate) fn header() -> String {
     let nav: String = (1..6).map(|j| format!("<a href=\"/p{j}\">Section {j}</a> ")).collect();
     format!(
         "<header class=\"site\"><a href=\"/p0\" class=\"logo\"><img src=\"/logo.png\" width=\"40\" height=\"20\"></a>\
@@ -22,7 +22,7 @@ fn header() -> String {
     )
 }
 
-fn footer() -> String {
+pub(crate) fn footer() -> String {
     let links: String = (0..PAGES).map(|j| format!("<a href=\"/p{j}\">Page {j}</a> ")).collect();
     format!(
         "<footer><div class=\"links\">{links}</div><p class=\"muted\">&copy; Example Company, all rights reserved</p>\
@@ -80,7 +80,7 @@ fn page(i: usize) -> String {
 
 /// The scan's findings, each as its check id and evidence (page, selector, snippet, summary),
 /// counted: the report's order follows the order pages finish in.
-fn findings(scan: &Scan) -> BTreeMap<String, usize> {
+pub(crate) fn findings(scan: &Scan) -> BTreeMap<String, usize> {
     let mut out = BTreeMap::new();
     for f in &scan.findings {
         // Timings differ between any two scans.

@@ -55,18 +55,18 @@ pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Budget, sh
     let regions_ms = began.elapsed().as_millis() as u64;
     let share = shared.filter(|_| !regions.is_empty()).map(|shared| (shared, share_for(shared, &regions)));
     let script = match &share {
-        Some((_, (json, _))) => Cow::Owned(axe_run_script(json)),
+        Some((_, (json, _, _))) => Cow::Owned(axe_run_script(json)),
         None => Cow::Borrowed(AXE_RUN_SCRIPT.as_str()),
     };
     let text = eval_string(instance, page, "axe", &script, budget.cap(AXE_TIMEOUT)).await?;
-    if let Some((shared, (_, reused))) = share {
+    if let Some((shared, (_, reused, seeded))) = share {
         // What the regions judged here for the first time got, for the scan's next pages.
         for fresh in serde_json::from_str::<Shared>(&text).map(|s| s.shared).unwrap_or_default() {
             if let Some(region) = regions.get(fresh.index) {
                 shared.keep(&region.fp, fresh.entry);
             }
         }
-        shared.note_reused(reused);
+        shared.note_reused(reused, seeded);
         tracing::debug!(regions = regions.len(), reused, regions_ms, run_ms = began.elapsed().as_millis() as u64 - regions_ms, "axe with shared regions");
     }
     serde_json::from_str(&text).map_err(|e| BrowserError::Script { name: "axe", message: e.to_string() })
@@ -87,15 +87,18 @@ async fn find_regions(instance: &Instance, page: &Page, budget: &Budget) -> Vec<
 }
 
 /// The `SHARE` of `axe_share.js` for these regions: the known ones with what they got, the
-/// others to keep (the first of several alike on one page); and how many are known.
-fn share_for(shared: &SharedRegions, regions: &[Region]) -> (String, usize) {
+/// others to keep (the first of several alike on one page); how many are known, and of those how
+/// many an earlier scan judged.
+fn share_for(shared: &SharedRegions, regions: &[Region]) -> (String, usize, usize) {
     let mut known = Vec::new();
+    let mut seeded = 0;
     let mut fresh = Vec::new();
     let mut bytes = 0;
     for (index, region) in regions.iter().enumerate() {
         match shared.get(&region.fp) {
             Some(entry) if bytes + entry.len() <= MAX_SHARE_BYTES => {
                 bytes += entry.len();
+                seeded += usize::from(shared.is_seeded(&region.fp));
                 known.push(serde_json::json!({ "index": index, "entry": &*entry }));
             }
             Some(_) => {}
@@ -104,7 +107,7 @@ fn share_for(shared: &SharedRegions, regions: &[Region]) -> (String, usize) {
         }
     }
     let n = known.len();
-    (serde_json::json!({ "known": known, "fresh": fresh }).to_string(), n)
+    (serde_json::json!({ "known": known, "fresh": fresh }).to_string(), n, seeded)
 }
 
 #[cfg(test)]
@@ -116,8 +119,8 @@ mod tests {
         let shared = SharedRegions::default();
         shared.keep("h", "{\"rules\":{}}".into());
         let regions: Vec<Region> = ["h", "f", "f"].iter().map(|fp| Region { fp: fp.to_string() }).collect();
-        let (share, known) = share_for(&shared, &regions);
-        assert_eq!(known, 1);
+        let (share, known, seeded) = share_for(&shared, &regions);
+        assert_eq!((known, seeded), (1, 0));
         let v: serde_json::Value = serde_json::from_str(&share).unwrap();
         assert_eq!(v["known"][0]["index"], 0);
         assert_eq!(v["known"][0]["entry"], "{\"rules\":{}}");

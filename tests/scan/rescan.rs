@@ -1,0 +1,139 @@
+//! A re-scan gives back what the regions of the site's pages (header, navigation, footer and
+//! each page's `main`) got in an earlier scan wherever their fingerprint is unchanged, and its
+//! findings are exactly those of a scan that reuses nothing (`--no-cache`): on an unchanged
+//! site, after one page's text changed, after the shared header's colour changed on every page,
+//! after the style sheet alone changed, and when the kept verdicts are of another generation
+//! (another axe-core, sitescan or viewport).
+
+use super::shared_regions::{findings, footer, header};
+use crate::fixture_site::{FixtureSite, Route};
+use sea_orm::ConnectionTrait;
+use sitescan::scan::{RegionCache, ScanOptions};
+use sitescan::store::Store;
+use sitescan_test_support::scan_harness::{Engine, Scan};
+
+const PAGES: usize = 10;
+
+/// What the site looks like in one round of the test.
+#[derive(Clone, Copy, Default)]
+struct Version {
+    /// Page 3's text was edited.
+    edited: bool,
+    /// The header (on every page) gained an inline colour of too little contrast.
+    header_grey: bool,
+    /// The style sheet makes the paragraphs of `main` too light.
+    css_light: bool,
+}
+
+fn css(v: Version) -> String {
+    let p = if v.css_light { "#c4c4c4" } else { "#222" };
+    format!("body{{margin:0;font-family:sans-serif;background:#fff;color:#222}}header{{background:#f6f6f6;padding:8px}}nav a{{color:#999}}main p{{color:{p}}}footer{{background:#eee}}")
+}
+
+fn page(i: usize, v: Version) -> String {
+    let mut main = format!("<h1>Page {i}</h1>");
+    let words = if v.edited && i == 3 { "was rewritten today" } else { "says what it says" };
+    for k in 0..(3 + (i * 5) % 11) {
+        main.push_str(&format!("<p>Paragraph {k} of page {i} {words}; see <a href=\"/p{}\">page {}</a>.</p>", (i + k) % PAGES, (i + k) % PAGES));
+    }
+    if i % 3 == 0 {
+        main.push_str("<img src=\"/photo.png\" width=\"20\" height=\"20\"><button></button>");
+    }
+    let mut head = header();
+    if v.header_grey {
+        head = head.replacen("<header class=\"site\">", "<header class=\"site\" style=\"color:#bbb\">", 1);
+    }
+    format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Page {i}</title><link rel=\"stylesheet\" href=\"/site.css\"></head>\
+         <body>{head}<main>{main}</main>{}</body></html>",
+        footer()
+    )
+}
+
+fn publish(site: &FixtureSite, v: Version) {
+    site.route("/site.css", Route::typed("text/css", css(v)));
+    for i in 0..PAGES {
+        site.route(&format!("/p{i}"), Route::html(page(i, v)));
+    }
+}
+
+fn differences(a: &Scan, b: &Scan) -> Vec<String> {
+    let (fa, fb) = (findings(a), findings(b));
+    let mut out: Vec<String> = fa.iter().filter(|(k, n)| fb.get(*k) != Some(n)).map(|(k, n)| format!("cached {n} x {k}")).collect();
+    out.extend(fb.iter().filter(|(k, n)| fa.get(*k) != Some(n)).map(|(k, n)| format!("no-cache {n} x {k}")));
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rescan_reuses_unchanged_regions_and_finds_exactly_what_a_full_judgement_finds() {
+    let site = FixtureSite::start().await;
+    let start = site.url("/p0");
+    let url = url::Url::parse(&start).unwrap();
+    let cache = Store::open("sqlite::memory:", true).await.unwrap();
+    let options = ScanOptions {
+        max_pages: PAGES,
+        max_depth: 3,
+        page_concurrency: 4,
+        region_cache: Some(RegionCache::new(cache.clone()).for_site("acme", &url)),
+        ..ScanOptions::default()
+    };
+    let plain = ScanOptions { region_cache: None, ..options.clone() };
+    let cached = Engine::start(4).await;
+    let full = Engine::start_unshared(4).await;
+    let earlier = || cached.scanner.pool().stats().regions_from_earlier_scans;
+
+    let rounds: [(&str, Version); 5] = [
+        ("first scan", Version::default()),
+        ("unchanged", Version::default()),
+        ("one page's text changed", Version { edited: true, ..Version::default() }),
+        ("the shared header's colour changed", Version { edited: true, header_grey: true, ..Version::default() }),
+        ("the style sheet alone changed", Version { edited: true, header_grey: true, css_light: true }),
+    ];
+    let mut previous: Option<Scan> = None;
+    let mut problems = Vec::new();
+    for (k, (what, version)) in rounds.iter().enumerate() {
+        publish(&site, *version);
+        let before = earlier();
+        let a = cached.scan_with(&start, options.clone()).await;
+        let reused = earlier() - before;
+        let b = full.scan_with(&start, plain.clone()).await;
+        assert_eq!(a.pages.len(), PAGES, "{what}: every page scanned");
+        let diff = differences(&a, &b);
+        if !diff.is_empty() {
+            problems.push(format!("{what}: {} differences:\n{}", diff.len(), diff.join("\n")));
+        }
+        match k {
+            0 => assert_eq!(reused, 0, "nothing kept before the first scan"),
+            // Every page's main, header and footer.
+            1 => assert!(reused >= 3 * PAGES as u64, "an unchanged re-scan gives back every region: {reused}"),
+            // Page 3's main is judged again; the rest is given back.
+            2 => assert!(reused >= 3 * PAGES as u64 - 1, "one changed page: {reused}"),
+            _ => assert!(reused > 0, "{what}: some regions given back ({reused})"),
+        }
+        // Each change shows in the findings, so the rounds test something.
+        if let Some(p) = &previous {
+            let changed = !differences(&a, p).is_empty();
+            assert_eq!(changed, k >= 3, "{what}: findings changed against the previous round: {changed}");
+        }
+        previous = Some(a);
+    }
+    // The header's contrast finding appears on every page once it turned grey, given back or not.
+    let last = previous.as_ref().unwrap();
+    let contrast: Vec<String> = last.findings.iter().filter(|f| f.check_id == "accessibility.color-contrast").filter_map(|f| f.selector().map(str::to_string)).collect();
+    let grey = contrast.iter().filter(|s| *s == "span").count();
+    assert!(grey >= PAGES, "the header's text of too little contrast on every page: {contrast:?}");
+
+    // Verdicts of another generation (another axe-core, here) are never given back.
+    let rows = cache.conn().execute_unprepared("UPDATE region_verdicts SET generation = 'axe-core 0.0.1'").await.unwrap().rows_affected();
+    assert!(rows > 0, "verdicts were kept");
+    let before = earlier();
+    let a = cached.scan_with(&start, options.clone()).await;
+    assert_eq!(earlier() - before, 0, "another generation's verdicts were given back");
+    let diff = differences(&a, last);
+    if !diff.is_empty() {
+        problems.push(format!("after a generation change: {}", diff.join("\n")));
+    }
+    cached.shutdown().await;
+    full.shutdown().await;
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
