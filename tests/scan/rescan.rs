@@ -6,13 +6,13 @@
 //! (another axe-core, sitescan or viewport).
 
 use super::shared_regions::{findings, footer, header};
+use crate::app::spawn_app;
 use crate::fixture_site::{FixtureSite, Route};
 use sea_orm::ConnectionTrait;
 use sitescan::scan::{RegionCache, ScanOptions};
-use sitescan::store::Store;
 use sitescan_test_support::scan_harness::{Engine, Scan};
 
-const PAGES: usize = 10;
+const PAGES: usize = 7;
 
 /// What the site looks like in one round of the test.
 #[derive(Clone, Copy, Default)]
@@ -69,7 +69,9 @@ async fn a_rescan_reuses_unchanged_regions_and_finds_exactly_what_a_full_judgeme
     let site = FixtureSite::start().await;
     let start = site.url("/p0");
     let url = url::Url::parse(&start).unwrap();
-    let cache = Store::open("sqlite::memory:", true).await.unwrap();
+    // The verdicts live in the suite's database (PostgreSQL when the suite runs on it).
+    let app = spawn_app().await;
+    let cache = app.store.clone();
     let options = ScanOptions {
         max_pages: PAGES,
         max_depth: 3,
@@ -136,4 +138,65 @@ async fn a_rescan_reuses_unchanged_regions_and_finds_exactly_what_a_full_judgeme
     cached.shutdown().await;
     full.shutdown().await;
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
+/// `sitescan scan --cache FILE`: the second scan of the site gives back what the first one kept
+/// in the file, with the same report; a cache that cannot be opened is a usage error before
+/// anything runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_command_line_keeps_verdicts_in_the_cache_file() {
+    let site = FixtureSite::start().await;
+    publish(&site, Version::default());
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("verdicts.db");
+    let file_arg = file.display().to_string();
+    let start = site.url("/p0");
+    let scan = |extra: Vec<String>| {
+        let start = start.clone();
+        async move {
+            let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_sitescan"))
+                .args(["--log-format", "json", "scan", &start, "--allow-target", "127.0.0.1/32", "--max-pages", "3", "--format", "json", "--quiet"])
+                .args(&extra)
+                .env("RUST_LOG", "warn,sitescan::browser::session=debug")
+                .output()
+                .await
+                .expect("run sitescan");
+            let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+            let earlier: u64 = stderr
+                .lines()
+                .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+                .filter(|v| v["message"] == "regions judged once and given back")
+                .map(|v| v["from_earlier_scans"].as_u64().unwrap_or(0))
+                .sum();
+            (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned(), stderr, earlier)
+        }
+    };
+    let cached = vec!["--cache".to_string(), file_arg.clone()];
+    let (code, first, err, earlier) = scan(cached.clone()).await;
+    assert!(matches!(code, Some(0) | Some(1)), "first scan: {err}");
+    assert_eq!(earlier, 0, "nothing to give back before the first scan");
+    assert!(file.exists(), "the cache file was made");
+    let (_, second, err, earlier) = scan(cached.clone()).await;
+    assert!(earlier >= 3, "the second scan gave back the first one's regions: {earlier}\n{err}");
+    let ids = |report: &str| {
+        let v: serde_json::Value = serde_json::from_str(report).expect("a JSON report");
+        let mut ids: Vec<String> = v["findings"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|f| !f["check_id"].as_str().unwrap_or_default().starts_with("performance."))
+            .map(|f| format!("{} {} {}", f["check_id"], f["evidence"]["url"], f["evidence"]["selector"]))
+            .collect();
+        ids.sort();
+        ids
+    };
+    assert_eq!(ids(&first), ids(&second), "the same findings with verdicts given back");
+    // --no-cache reads nothing from the file.
+    let (_, third, _, earlier) = scan(vec!["--cache".to_string(), file_arg, "--no-cache".to_string()]).await;
+    assert_eq!(earlier, 0, "--no-cache gave nothing back");
+    assert_eq!(ids(&first), ids(&third));
+    // A cache path that cannot be a file: exit 2 with the reason, before any scan.
+    let (code, _, err, _) = scan(vec!["--cache".to_string(), dir.path().display().to_string()]).await;
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--cache"), "the error names the flag: {err}");
 }
