@@ -25,7 +25,8 @@
 // - every element outside the region whose box overlaps the region's (paint behind or above its
 //   text), and every focusable element outside it within 24 px of one of its own (target
 //   spacing).
-// Returns JSON text: [{fp, size}] in the order of `window.__sitescanRegions`.
+// Returns JSON text: {regions: [{fp, size}] in the order of `window.__sitescanRegions`, page:
+// the whole page's fingerprint or null (below)}.
 const MIN_ELEMENTS = 8;
 const MAX_ELEMENTS = 1500;
 const MAX_REGIONS = 16;
@@ -126,6 +127,25 @@ if (kept.length) {
     }
   }
 }
+// One element as the fingerprint reads it, its box relative to `box`.
+const element = (el, box) => {
+  // An element without boxes (display: none, an option of a closed select) has no position.
+  const rects = el.getClientRects().length;
+  const r = el.getBoundingClientRect();
+  let s = '<' + el.localName + attrs(el) + (rects ? ' #' + px(r.x - box.x) + ',' + px(r.y - box.y) + ',' + px(r.width) + ',' + px(r.height)
+    + ',' + rects : ' #none') + ' ' + styles(el, null, STYLE);
+  for (const p of ['::before', '::after']) {
+    const content = getComputedStyle(el, p).getPropertyValue('content');
+    if (content && content !== 'none' && content !== 'normal') s += p + styles(el, p, PSEUDO);
+  }
+  if ('value' in el && (el.localName === 'input' || el.localName === 'textarea' || el.localName === 'select')) s += ' =' + JSON.stringify(String(el.value));
+  if (el.localName === 'input') s += ' ' + el.checked + el.indeterminate;
+  if (el.localName === 'select') s += ' ' + el.selectedIndex;
+  if (el.scrollTop || el.scrollLeft) s += ' ~' + el.scrollTop + ',' + el.scrollLeft;
+  if (document.activeElement === el) s += ' *focus';
+  for (const n of el.childNodes) if (n.nodeType === 3) s += '"' + n.data;
+  return s;
+};
 const describe = (el) => el.localName + attrs(el) + '{' + (el.textContent || '').slice(0, 2000) + '}' + styles(el, null, STYLE);
 
 for (const region of kept) {
@@ -147,22 +167,7 @@ for (const region of kept) {
     }
   };
   for (const el of region.els) {
-    // An element without boxes (display: none, an option of a closed select) has no position.
-    const rects = el.getClientRects().length;
-    const r = el.getBoundingClientRect();
-    let s = '<' + el.localName + attrs(el) + (rects ? ' #' + px(r.x - box.x) + ',' + px(r.y - box.y) + ',' + px(r.width) + ',' + px(r.height)
-      + ',' + rects : ' #none') + ' ' + styles(el, null, STYLE);
-    for (const p of ['::before', '::after']) {
-      const content = getComputedStyle(el, p).getPropertyValue('content');
-      if (content && content !== 'none' && content !== 'normal') s += p + styles(el, p, PSEUDO);
-    }
-    if ('value' in el && (el.localName === 'input' || el.localName === 'textarea' || el.localName === 'select')) s += ' =' + JSON.stringify(String(el.value));
-    if (el.localName === 'input') s += ' ' + el.checked + el.indeterminate;
-    if (el.localName === 'select') s += ' ' + el.selectedIndex;
-    if (el.scrollTop || el.scrollLeft) s += ' ~' + el.scrollTop + ',' + el.scrollLeft;
-    if (document.activeElement === el) s += ' *focus';
-    for (const n of el.childNodes) if (n.nodeType === 3) s += '"' + n.data;
-    parts.push(s);
+    parts.push(element(el, box));
     for (const a of REFS) {
       const v = el.getAttribute(a);
       if (v) refer(el, a, v);
@@ -200,5 +205,64 @@ if (kept.length) {
   }
 }
 
+const fps = kept.map((region) => digest(region.parts.join('\n')));
+
+// The whole page, when everything axe-core reads of it is covered: the document (doctype, `html`
+// and its styles, every element of `head` with its attributes, the title), the text of every
+// style sheet (rules whose effect no computed style shows: `@media (orientation)` for
+// `css-orientation-lock`), and `body` child by child through the wrappers that hold `main`: a
+// region by its fingerprint, a block too small to be a region element by element (as regions
+// are read, in page coordinates), stray text, and the markup of scripts and styles. A block
+// too large for a region, or holding what the fingerprint cannot see (a shadow root, a slot, an
+// image map, a frame), a style sheet that cannot be read (another origin's), or a page with
+// adopted style sheets leaves the page without one: then it is judged as usual. A page whose
+// fingerprint is unchanged gets the whole of its axe-core results back (`axe.rs`).
+const wholePage = () => {
+  if (!kept.length || !document.body || !document.head || (document.adoptedStyleSheets && document.adoptedStyleSheets.length)) return null;
+  const page = [view, document.compatMode, document.doctype ? document.doctype.name + '|' + document.doctype.publicId + '|' + document.doctype.systemId : '-',
+    document.title, '<html' + attrs(document.documentElement) + styles(document.documentElement, null, STYLE)];
+  for (const el of document.head.getElementsByTagName('*')) page.push('h<' + el.localName + attrs(el) + '{' + (el.localName === 'script' ? '' : el.textContent) + '}');
+  // A sheet's rules, and those of the sheets it imports.
+  const sheet = (s, depth) => {
+    if (depth > 8) throw new Error('imports nested too deep');
+    page.push('css ' + (s.href || '') + '|' + (s.media ? s.media.mediaText : '') + '|' + s.disabled);
+    for (const rule of s.cssRules) {
+      page.push(rule.cssText);
+      if (rule.styleSheet) sheet(rule.styleSheet, depth + 1);
+    }
+  };
+  try {
+    for (const s of document.styleSheets) sheet(s, 0);
+  } catch (e) {
+    return null;
+  }
+  const regionOf = new Map(kept.map((region, i) => [region.root, i]));
+  const origin = { x: 0, y: 0 };
+  const cover = (parent) => {
+    page.push('{' + parent.localName + attrs(parent) + styles(parent, null, STYLE));
+    for (const n of parent.childNodes) {
+      if (n.nodeType === 3) {
+        if (n.data.trim()) page.push('"' + n.data);
+        continue;
+      }
+      if (n.nodeType !== 1) continue;
+      if (regionOf.has(n)) {
+        page.push('#' + fps[regionOf.get(n)]);
+      } else if (SKIP.has(n.localName)) {
+        page.push('s<' + n.localName + attrs(n) + '{' + (n.localName === 'style' ? n.textContent : '') + '}');
+      } else if (!isMain(n) && holdsMain(n)) {
+        if (!cover(n)) return false;
+      } else {
+        const els = [n, ...n.getElementsByTagName('*')];
+        if (els.length >= MIN_ELEMENTS || els.some((e) => e.shadowRoot || ['slot', 'map', 'iframe', 'frame', 'object', 'embed'].includes(e.localName))) return false;
+        for (const e of els) page.push(element(e, origin));
+      }
+    }
+    page.push('}');
+    return true;
+  };
+  return cover(document.body) ? digest(page.join('\n')) : null;
+};
+
 window.__sitescanRegions = kept.map((region) => region.root);
-return JSON.stringify(kept.map((region) => ({ fp: digest(region.parts.join('\n')), size: region.els.length })));
+return JSON.stringify({ regions: kept.map((region, i) => ({ fp: fps[i], size: region.els.length })), page: wholePage() });

@@ -46,6 +46,9 @@ pub struct PoolStats {
     pub regions_reused: u64,
     /// Of those, regions judged by an earlier scan of the site (`scan::RegionCache`).
     pub regions_from_earlier_scans: u64,
+    /// Pages seen unchanged (in the same scan or an earlier one) whose whole axe-core results
+    /// were given back: axe-core did not run on them.
+    pub pages_given_back: u64,
 }
 
 #[derive(Debug, Default)]
@@ -83,6 +86,7 @@ pub struct BrowserPool {
     pages_captured: AtomicU64,
     pub(crate) regions_reused: AtomicU64,
     pub(crate) regions_from_earlier_scans: AtomicU64,
+    pub(crate) pages_given_back: AtomicU64,
     crashes: AtomicU64,
     restarts: AtomicU64,
     busy: AtomicUsize,
@@ -133,6 +137,7 @@ impl BrowserPool {
             pages_captured: AtomicU64::new(0),
             regions_reused: AtomicU64::new(0),
             regions_from_earlier_scans: AtomicU64::new(0),
+            pages_given_back: AtomicU64::new(0),
             crashes: AtomicU64::new(0),
             restarts: AtomicU64::new(0),
             busy: AtomicUsize::new(0),
@@ -235,6 +240,7 @@ impl BrowserPool {
             restarts: self.restarts.load(Ordering::SeqCst),
             regions_reused: self.regions_reused.load(Ordering::SeqCst),
             regions_from_earlier_scans: self.regions_from_earlier_scans.load(Ordering::SeqCst),
+            pages_given_back: self.pages_given_back.load(Ordering::SeqCst),
         }
     }
 

@@ -214,9 +214,11 @@ impl BrowserSession {
         self.closed.store(true, Ordering::SeqCst);
         let (kept, reused, from_earlier_scans) = self.shared.counts();
         if kept > 0 {
-            tracing::debug!(kept, reused, from_earlier_scans, "regions judged once and given back");
+            let pages_unchanged = self.shared.pages_reused();
+            tracing::debug!(kept, reused, from_earlier_scans, pages_unchanged, "regions judged once and given back");
             self.pool.regions_reused.fetch_add(reused as u64, Ordering::SeqCst);
             self.pool.regions_from_earlier_scans.fetch_add(from_earlier_scans as u64, Ordering::SeqCst);
+            self.pool.pages_given_back.fetch_add(self.shared.pages_reused() as u64, Ordering::SeqCst);
         }
         let parked: Vec<_> = self.parked.lock().map(|mut p| p.drain(..).collect()).unwrap_or_default();
         for (_, inst, page) in parked {

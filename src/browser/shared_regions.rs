@@ -25,6 +25,8 @@ pub(crate) struct SharedRegions {
     reused: AtomicUsize,
     /// Of those, regions an earlier scan judged.
     reused_seeded: AtomicUsize,
+    /// Pages whose whole results were given back (axe-core did not run on them).
+    pages_reused: AtomicUsize,
 }
 
 #[derive(Debug, Default)]
@@ -84,6 +86,15 @@ impl SharedRegions {
     pub(crate) fn note_reused(&self, n: usize, seeded: usize) {
         self.reused.fetch_add(n, Ordering::Relaxed);
         self.reused_seeded.fetch_add(seeded, Ordering::Relaxed);
+    }
+
+    pub(crate) fn note_page_reused(&self) {
+        self.pages_reused.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Pages whose whole results were given back.
+    pub(crate) fn pages_reused(&self) -> usize {
+        self.pages_reused.load(Ordering::Relaxed)
     }
 
     /// Whether `fp` came from an earlier scan.

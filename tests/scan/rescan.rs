@@ -83,6 +83,7 @@ async fn a_rescan_reuses_unchanged_regions_and_finds_exactly_what_a_full_judgeme
     let cached = Engine::start(4).await;
     let full = Engine::start_unshared(4).await;
     let earlier = || cached.scanner.pool().stats().regions_from_earlier_scans;
+    let whole = || cached.scanner.pool().stats().pages_given_back;
 
     let rounds: [(&str, Version); 5] = [
         ("first scan", Version::default()),
@@ -95,9 +96,10 @@ async fn a_rescan_reuses_unchanged_regions_and_finds_exactly_what_a_full_judgeme
     let mut problems = Vec::new();
     for (k, (what, version)) in rounds.iter().enumerate() {
         publish(&site, *version);
-        let before = earlier();
+        let (before, pages_before) = (earlier(), whole());
         let a = cached.scan_with(&start, options.clone()).await;
         let reused = earlier() - before;
+        let unchanged_pages = whole() - pages_before;
         let b = full.scan_with(&start, plain.clone()).await;
         assert_eq!(a.pages.len(), PAGES, "{what}: every page scanned");
         let diff = differences(&a, &b);
@@ -105,12 +107,22 @@ async fn a_rescan_reuses_unchanged_regions_and_finds_exactly_what_a_full_judgeme
             problems.push(format!("{what}: {} differences:\n{}", diff.len(), diff.join("\n")));
         }
         match k {
-            0 => assert_eq!(reused, 0, "nothing kept before the first scan"),
-            // Every page's main, header and footer.
-            1 => assert!(reused >= 3 * PAGES as u64, "an unchanged re-scan gives back every region: {reused}"),
-            // Page 3's main is judged again; the rest is given back.
-            2 => assert!(reused >= 3 * PAGES as u64 - 1, "one changed page: {reused}"),
-            _ => assert!(reused > 0, "{what}: some regions given back ({reused})"),
+            0 => assert_eq!((reused, unchanged_pages), (0, 0), "nothing kept before the first scan"),
+            // Every page's main, header and footer, and every page whole: axe-core ran on none.
+            1 => {
+                assert!(reused >= 3 * PAGES as u64, "an unchanged re-scan gives back every region: {reused}");
+                assert_eq!(unchanged_pages, PAGES as u64, "every unchanged page given back whole");
+            }
+            // Page 3 is judged again, where it changed; the rest is given back.
+            2 => {
+                assert!(reused >= 3 * PAGES as u64 - 1, "one changed page: {reused}");
+                assert_eq!(unchanged_pages, PAGES as u64 - 1, "the other pages given back whole");
+            }
+            // Every page changed (its header; its style sheet): none is given back whole.
+            _ => {
+                assert!(reused > 0, "{what}: some regions given back ({reused})");
+                assert_eq!(unchanged_pages, 0, "{what}: no page is unchanged");
+            }
         }
         // Each change shows in the findings, so the rounds test something.
         if let Some(p) = &previous {

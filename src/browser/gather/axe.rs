@@ -28,6 +28,20 @@ struct Region {
     fp: String,
 }
 
+/// The page's regions and, when the regions and what is around them cover everything axe-core
+/// reads, the whole page's fingerprint (`regions.js`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Found {
+    regions: Vec<Region>,
+    page: Option<String>,
+}
+
+/// The key of a whole page's results among the regions' (a region's fingerprint has no colon).
+fn page_key(fp: &str) -> String {
+    format!("page:{fp}")
+}
+
 /// What a fresh region got in this run (`axe_share.js`'s `extract`).
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
@@ -43,16 +57,31 @@ struct Shared {
 }
 
 pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Budget, shared: Option<&SharedRegions>) -> Result<AxeResults, BrowserError> {
+    let began = std::time::Instant::now();
+    let found = match shared {
+        Some(_) => find_regions(instance, page, budget).await,
+        None => Found::default(),
+    };
+    let regions_ms = began.elapsed().as_millis() as u64;
+    // A page seen unchanged (here or in an earlier scan of the site): its results, without axe.
+    if let (Some(shared), Some(fp)) = (shared, &found.page)
+        && let Some(entry) = shared.get(&page_key(fp))
+        && let Ok(results) = serde_json::from_str::<AxeResults>(&entry)
+    {
+        // Its regions stay fresh for the day the page changes.
+        for region in &found.regions {
+            let _ = shared.get(&region.fp);
+        }
+        shared.note_reused(found.regions.len(), if shared.is_seeded(&page_key(fp)) { found.regions.len() } else { 0 });
+        shared.note_page_reused();
+        tracing::debug!(regions = found.regions.len(), regions_ms, "axe results of an unchanged page given back");
+        return Ok(results);
+    }
     let loaded = eval_string(instance, page, "axe-inject", &AXE_INJECT, budget.cap(Duration::from_secs(10))).await?;
     if loaded != "object" {
         return Err(BrowserError::Script { name: "axe-inject", message: format!("window.axe is {loaded}") });
     }
-    let began = std::time::Instant::now();
-    let regions = match shared {
-        Some(_) => find_regions(instance, page, budget).await,
-        None => Vec::new(),
-    };
-    let regions_ms = began.elapsed().as_millis() as u64;
+    let regions = found.regions;
     let share = shared.filter(|_| !regions.is_empty()).map(|shared| (shared, share_for(shared, &regions)));
     let script = match &share {
         Some((_, (json, _, _))) => Cow::Owned(axe_run_script(json)),
@@ -69,19 +98,29 @@ pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Budget, sh
         shared.note_reused(reused, seeded);
         tracing::debug!(regions = regions.len(), reused, regions_ms, run_ms = began.elapsed().as_millis() as u64 - regions_ms, "axe with shared regions");
     }
-    serde_json::from_str(&text).map_err(|e| BrowserError::Script { name: "axe", message: e.to_string() })
+    let results: AxeResults = serde_json::from_str(&text).map_err(|e| BrowserError::Script { name: "axe", message: e.to_string() })?;
+    // The whole page's results, for the next time it is seen unchanged; not when pixels must still
+    // settle some contrast (that needs this page's elements) or axe reported an error.
+    if let (Some(shared), Some(fp)) = (shared, &found.page)
+        && results.error.is_none()
+        && !super::contrast::wanted(&results)
+        && let Ok(entry) = serde_json::to_string(&results)
+    {
+        shared.keep(&page_key(fp), entry);
+    }
+    Ok(results)
 }
 
 /// The page's regions; none when they cannot be read (then axe judges the whole page).
-async fn find_regions(instance: &Instance, page: &Page, budget: &Budget) -> Vec<Region> {
+async fn find_regions(instance: &Instance, page: &Page, budget: &Budget) -> Found {
     match eval_string(instance, page, "regions", &FIND_REGIONS, budget.cap(REGIONS_TIMEOUT)).await {
         Ok(text) => serde_json::from_str(&text).unwrap_or_else(|e| {
             tracing::debug!(error = %e, "regions unreadable");
-            Vec::new()
+            Found::default()
         }),
         Err(e) => {
             tracing::debug!(error = %e, "regions not found");
-            Vec::new()
+            Found::default()
         }
     }
 }
