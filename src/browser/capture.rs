@@ -6,7 +6,8 @@
 //! showed), the page's lazy content is then loaded (`browser/scroll.js`: native lazy images
 //! switched to eager, or, where a script watches scrolling, a scroll to the bottom and back; layout
 //! shifts are recorded) and the screenshot taken; then, with the page's window
-//! minimized (nothing is drawn while the page is only read), DOM facts, HTML, axe, the keyboard
+//! minimized (nothing is drawn while the page is only read), DOM facts, HTML, the barrier facts
+//! (`browser/barriers.js`), axe, the keyboard
 //! walk (it moves focus, which would otherwise show in the other artifacts) and last, drawn
 //! again, the contrast axe left for pixels (`gather/contrast.rs`).
 

@@ -67,7 +67,7 @@ fn format_of(link: &BarrierLink) -> Option<&'static (&'static str, &'static [&'s
     let is_path = path.split_once("://").is_some_and(|(_, rest)| rest.contains('/'));
     let ext = path.rsplit('/').next().filter(|_| is_path).and_then(|last| last.rsplit_once('.')).map(|(_, e)| e.to_ascii_lowercase());
     let by_type = link.type_attr.as_deref().map(|t| t.trim().to_ascii_lowercase()).and_then(|t| MIME.iter().find(|(m, _)| *m == t).map(|(_, e)| *e));
-    let ext = ext.filter(|e| FORMATS.iter().any(|(x, _)| x == e)).or(by_type.map(str::to_string))?;
+    let ext = ext.filter(|e| FORMATS.iter().any(|(x, _)| *x == e.as_str())).or(by_type.map(str::to_string))?;
     FORMATS.iter().find(|(x, _)| *x == ext)
 }
 
