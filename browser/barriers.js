@@ -184,6 +184,12 @@ const LIST_EXEMPT = 'ul,ol,[role="list"],[role="listbox"],[role="menu"],[role="t
   }
 }
 
+// The nearest ancestor that is not laid out inline.
+function blockOf(el) {
+  for (let e = el.parentElement; e; e = e.parentElement) if (!getComputedStyle(e).display.startsWith('inline')) return e;
+  return null;
+}
+
 // 7-10. Links.
 {
   const clickDelegated = hooks && typeof hooks.clickDelegated === 'function' ? hooks.clickDelegated() : null;
@@ -208,7 +214,9 @@ const LIST_EXEMPT = 'ul,ol,[role="list"],[role="listbox"],[role="menu"],[role="t
     if (prev && prevHref === a.href) {
       // Adjacent: nothing but white space between the two links.
       const r = document.createRange();
-      try { r.setStartAfter(prev); r.setEndBefore(a); if (!collapse(r.toString()) && !prev.contains(a)) adjacent = sel(prev); } catch (_) {}
+      // And in one block of text: a brand link in the header and the first menu item of the
+      // navigation after it are no pair.
+      try { r.setStartAfter(prev); r.setEndBefore(a); if (!collapse(r.toString()) && !prev.contains(a) && blockOf(prev) === blockOf(a)) adjacent = sel(prev); } catch (_) {}
     }
     out.links.push({
       selector: sel(a),

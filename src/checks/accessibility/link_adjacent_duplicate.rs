@@ -8,7 +8,7 @@ declare_check! {
     ///
     /// Judged from the barrier facts (`browser/barriers.js`): a visible link whose previous link
     /// in document order goes to the same resolved URL with nothing but white space between
-    /// them (typically a product image linked and its name linked again). Links to `#` or
+    /// them, both in the same block (their nearest ancestors not laid out inline are one) (typically a product image linked and its name linked again). Links to `#` or
     /// `javascript:` are left to `accessibility.link-does-nothing`. One finding on the second
     /// link, naming the first.
     pub struct LinkAdjacentDuplicate {
