@@ -15,6 +15,9 @@ const SCROLL = new Set(['scroll', 'scrollend', 'wheel']);
 let scrollWatched = false;
 let keyWatched = false;
 let focusWatched = false;
+// A click, hashchange or popstate listener on the document or the window: links may be handled by
+// delegation there (a router, a framework's event delegation).
+let delegated = false;
 const clickEls = new WeakSet();
 const keyEls = new WeakSet();
 const proto = EventTarget.prototype;
@@ -30,6 +33,8 @@ if (typeof orig === 'function') {
         else if (FOCUS.has(t)) focusWatched = true;
         if (this && this.nodeType === 1) {
           if (CLICK.has(t)) clickEls.add(this); else if (KEY.has(t)) keyEls.add(this);
+        } else if (CLICK.has(t) || t === 'hashchange' || t === 'popstate') {
+          delegated = true;
         }
       } catch (_) {}
       return orig.apply(this, arguments);
@@ -60,6 +65,9 @@ Object.defineProperty(window, '__sitescanHooks', {
     keyWatched: () => keyWatched || ['onkeydown', 'onkeyup', 'onkeypress'].some((n) => typeof window[n] === 'function' || typeof document[n] === 'function'),
     // The same for focus and blur listeners (a handler may move focus on).
     focusWatched: () => focusWatched || ['onfocus', 'onblur'].some((n) => typeof window[n] === 'function' || typeof document[n] === 'function'),
+    // Any listener that may handle a link's activation from above (`delegated`), or such an
+    // on-handler of the window or document.
+    clickDelegated: () => delegated || ['onclick', 'onhashchange', 'onpopstate', 'onmousedown', 'onpointerdown'].some((n) => typeof window[n] === 'function' || typeof document[n] === 'function'),
     scrollWatched: () => scrollWatched || ['onscroll', 'onscrollend', 'onwheel'].some((n) => typeof window[n] === 'function' || typeof document[n] === 'function')
       || document.querySelector('[onscroll], [onscrollend], [onwheel]') !== null,
   }),

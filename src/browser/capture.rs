@@ -6,7 +6,8 @@
 //! showed), the page's lazy content is then loaded (`browser/scroll.js`: native lazy images
 //! switched to eager, or, where a script watches scrolling, a scroll to the bottom and back; layout
 //! shifts are recorded) and the screenshot taken; then, with the page's window
-//! minimized (nothing is drawn while the page is only read), DOM facts, HTML, axe, the keyboard
+//! minimized (nothing is drawn while the page is only read), DOM facts, HTML, the barrier facts
+//! (`browser/barriers.js`), axe, the keyboard
 //! walk (it moves focus, which would otherwise show in the other artifacts) and last, drawn
 //! again, the contrast axe left for pixels (`gather/contrast.rs`).
 
@@ -34,7 +35,7 @@ use super::cdp::{Budget, STEP_TIMEOUT, eval_string, run, step};
 use super::cores;
 use super::error::BrowserError;
 use super::events::{EVENT_LOG_FULL, EventLog, MAX_EVENTS};
-use super::gather::{axe, console, contrast, cookies, csp, document, dom, exceptions, issues, keyboard, metrics, network, screenshot};
+use super::gather::{axe, barriers, console, contrast, cookies, csp, document, dom, exceptions, issues, keyboard, metrics, network, screenshot};
 use super::instance::Instance;
 use super::options::CaptureOptions;
 use super::shared_regions::SharedRegions;
@@ -454,7 +455,7 @@ pub(crate) async fn redraw(instance: &Instance, live: &mut Live) {
 
 /// The gatherers that read the page without drawing it, in the order they run: the keyboard walk
 /// last, since it moves focus, which would otherwise show in the others.
-const READ_PAGE: [Artifact; 5] = [Artifact::Dom, Artifact::ServedHtml, Artifact::RenderedHtml, Artifact::Axe, Artifact::Keyboard];
+const READ_PAGE: [Artifact; 6] = [Artifact::Dom, Artifact::ServedHtml, Artifact::RenderedHtml, Artifact::Barriers, Artifact::Axe, Artifact::Keyboard];
 
 /// Runs the gatherers of `READ_PAGE`, then judges from pixels the contrast axe left open.
 async fn read_page(
@@ -519,6 +520,7 @@ async fn run_gatherer(
             snap.meta_charset_offset = offset;
         }),
         Artifact::RenderedHtml => document::rendered(instance, page, budget).await.map(|html| snap.rendered_html = Some(html)),
+        Artifact::Barriers => barriers::gather(instance, page, budget).await.map(|b| snap.barriers = Some(b)),
         Artifact::Axe => axe::gather(instance, page, budget, settings.shared.as_deref()).await.map(|a| snap.axe = Some(a)),
         Artifact::Keyboard => keyboard::walk(instance, page, budget, window).await.map(|k| snap.keyboard = Some(k)),
         Artifact::Screenshot => screenshot::viewport_png(instance, page, budget).await.map(|png| snap.screenshot_png_base64 = Some(png)),

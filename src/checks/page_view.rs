@@ -9,7 +9,7 @@
 
 use super::check::CheckMeta;
 use crate::model::{
-    Artifact, AxeResults, BrowserIssue, ConsoleMessage, CookieSet, CspViolation, DomFacts, Header, JsError, KeyboardWalk, MetaTag,
+    Artifact, AxeResults, BarrierFacts, BrowserIssue, ConsoleMessage, CookieSet, CspViolation, DomFacts, Header, JsError, KeyboardWalk, MetaTag,
     NetworkRequest, PageError, PageMetrics, PageSnapshot, RedirectHop,
 };
 
@@ -119,6 +119,11 @@ impl<'a> PageView<'a> {
     /// The keyboard walk (`Keyboard`).
     pub fn keyboard(&self) -> Option<&'a KeyboardWalk> {
         self.declared(Artifact::Keyboard).keyboard.as_ref()
+    }
+
+    /// The barrier facts (`Barriers`).
+    pub fn barriers(&self) -> Option<&'a BarrierFacts> {
+        self.declared(Artifact::Barriers).barriers.as_ref()
     }
 
     /// The first viewport as PNG, base64 (`Screenshot`).

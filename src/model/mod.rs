@@ -2,6 +2,7 @@
 
 pub mod address_policy;
 pub mod attestation;
+pub mod barriers;
 pub mod budget;
 pub mod category;
 pub mod fair_share;
@@ -23,6 +24,7 @@ pub mod snapshot;
 pub mod target;
 
 pub use address_policy::{AddressPolicy, BlockedRange};
+pub use barriers::{BarrierFacts, BarrierField, BarrierImage, BarrierLink, StyledHeading, VisualList};
 pub use budget::{AssertionResult, Budget, BudgetResult};
 pub use attestation::{Attestation, AttestationRefused, Attester, Confirmation, attestation_statement};
 pub use category::{ACTIVE_ONLY_CATEGORIES, PASSIVE_CATEGORIES};

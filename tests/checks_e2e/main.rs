@@ -2,6 +2,7 @@
 use sitescan_test_support::{app, fixture_dir, fixture_site, media_gen, scan_harness, sink, tls_front};
 
 mod artifacts;
+mod barriers;
 mod clean;
 mod content;
 mod crawl;

@@ -2,6 +2,7 @@
 //! functions, unit-tested on literal events) or by asking the page (in-page scripts).
 
 pub(crate) mod axe;
+pub(crate) mod barriers;
 pub(crate) mod console;
 pub(crate) mod contrast;
 pub(crate) mod cookies;

@@ -14,3 +14,8 @@ pub fn page(dom: DomFacts) -> PageSnapshot {
     }
 }
 
+
+/// A rendered page at `URL` with these barrier facts.
+pub fn barrier_page(facts: crate::model::BarrierFacts) -> PageSnapshot {
+    PageSnapshot { barriers: Some(facts), ..page(DomFacts::default()) }
+}

@@ -16,4 +16,9 @@ crate::category_checks! {
     input_type_mismatch::InputTypeMismatch,
     label_missing::LabelMissing,
     submit_missing::SubmitMissing,
+    label_placeholder_only::LabelPlaceholderOnly,
+    label_multiple::LabelMultiple,
+    label_duplicate_text::LabelDuplicateText,
+    hint_not_described::HintNotDescribed,
+    choice_group_unnamed::ChoiceGroupUnnamed,
 }

@@ -52,3 +52,21 @@ pub fn input(type_: &str, name: &str) -> FormField {
     }
 }
 
+
+/// A rendered page at `URL` whose barrier facts hold these fields.
+pub fn barrier_page(fields: Vec<crate::model::BarrierField>) -> PageSnapshot {
+    PageSnapshot { barriers: Some(crate::model::BarrierFacts { fields, ..Default::default() }), ..page(Vec::new(), Vec::new()) }
+}
+
+/// A visible text field in form `#f` with these labels.
+pub fn barrier_field(selector: &str, labels: &[&str]) -> crate::model::BarrierField {
+    crate::model::BarrierField {
+        selector: selector.into(),
+        snippet: format!("<input id=\"{}\">", selector.trim_start_matches('#')),
+        tag: "input".into(),
+        type_: "text".into(),
+        form: "#f".into(),
+        labels: labels.iter().map(|l| l.to_string()).collect(),
+        ..Default::default()
+    }
+}

@@ -1,0 +1,329 @@
+// Collects the raw facts of the barrier checks (`src/model/barriers.rs`, `BarrierFacts`): text
+// styled as a heading, lines that look like a list, links, images and form fields with what is
+// said about them. Reads only: it moves no focus and changes nothing. Every list is capped
+// (`LIMIT`) and every text cut (`TEXT`), since pages are hostile; the time it took is in `ms`.
+const started = performance.now();
+__ss.freezeIds();
+const LIMIT = { headings: 40, lists: 40, links: 400, images: 200, fields: 200, scan: 6000 };
+const TEXT = 200;
+const collapse = __ss.collapse;
+const cut = (s) => { const t = collapse(s); return t.length > TEXT ? t.slice(0, TEXT - 1) + '…' : t; };
+const sel = (el) => __ss.selector(el);
+const snip = (el) => __ss.snippet(el);
+const vis = (el) => __ss.visible(el);
+const attr = (el, n) => (el.hasAttribute(n) ? el.getAttribute(n) : null);
+const byIds = (ids) => String(ids || '').split(/\s+/).filter(Boolean).map((id) => document.getElementById(id)).filter(Boolean).map((e) => collapse(e.textContent)).join(' ').trim();
+const hooks = window.__sitescanHooks || null;
+const out = { ms: 0, body_font_size_px: 0, body_font_weight: 0, click_delegation: null, styled_headings: [], visual_lists: [], links: [], links_omitted: 0, images: [], fields: [] };
+const body = document.body;
+if (!body) return JSON.stringify(out);
+
+// Text visible in an element's own subtree (alt of images, aria-label of svg), for names.
+function contentName(root) {
+  let s = '';
+  const walk = (n) => {
+    for (const c of n.childNodes) {
+      if (c.nodeType === 3) { s += c.textContent; continue; }
+      if (c.nodeType !== 1 || c.getAttribute('aria-hidden') === 'true') continue;
+      const t = c.localName;
+      if (t === 'script' || t === 'style' || t === 'template') continue;
+      if (t === 'img') { s += ' ' + (c.getAttribute('alt') || '') + ' '; continue; }
+      if (t === 'svg') { const tt = c.querySelector('title'); s += ' ' + (c.getAttribute('aria-label') || (tt ? tt.textContent : '')) + ' '; continue; }
+      if (c.getAttribute('aria-label')) { s += ' ' + c.getAttribute('aria-label') + ' '; continue; }
+      walk(c);
+    }
+  };
+  walk(root);
+  return collapse(s);
+}
+function accessibleName(el) {
+  const lb = attr(el, 'aria-labelledby');
+  if (lb) { const t = byIds(lb); if (t) return t; }
+  const al = attr(el, 'aria-label');
+  if (al && al.trim()) return collapse(al);
+  return contentName(el);
+}
+
+// The page's body text: font size and weight carrying the most characters.
+const sizes = new Map(), weights = new Map();
+const NOT_BODY = 'h1,h2,h3,h4,h5,h6,[role="heading"],button,a,label,legend,th,caption,nav,header,footer,script,style,noscript,template';
+{
+  const tw = document.createTreeWalker(body, NodeFilter.SHOW_TEXT);
+  let n = 0;
+  while (tw.nextNode() && n < LIMIT.scan) {
+    const t = tw.currentNode;
+    const len = collapse(t.textContent).length;
+    const p = t.parentElement;
+    if (!len || !p || p.closest(NOT_BODY)) continue;
+    n++;
+    const cs = getComputedStyle(p);
+    if (cs.display === 'none' || cs.visibility === 'hidden') continue;
+    const size = Math.round(parseFloat(cs.fontSize) * 10) / 10;
+    const weight = parseInt(cs.fontWeight, 10) || 400;
+    sizes.set(size, (sizes.get(size) || 0) + len);
+    weights.set(weight, (weights.get(weight) || 0) + len);
+  }
+}
+const mode = (m) => { let best = 0, k = 0; for (const [key, v] of m) if (v > best) { best = v; k = key; } return k; };
+const bodySize = mode(sizes), bodyWeight = mode(weights);
+out.body_font_size_px = bodySize;
+out.body_font_weight = bodyWeight;
+
+const BLOCK = new Set(['block', 'flex', 'grid', 'list-item', 'table-cell', 'flow-root']);
+const isBlock = (el) => BLOCK.has(getComputedStyle(el).display);
+// Where text is something other than body text: a heading is already one, a control or label
+// names something, navigation and the page header hold brand text and menus.
+const EXEMPT = 'h1,h2,h3,h4,h5,h6,[role="heading"],button,a,label,legend,th,td,caption,figcaption,summary,dt,nav,header,footer,dialog,[role="dialog"],[role="button"],[role="link"],[role="tab"],[role="tablist"],[role="menu"],[role="menuitem"],[role="option"],[role="listbox"],[role="columnheader"],[role="rowheader"],[role="navigation"],[role="banner"],[role="contentinfo"],[aria-hidden="true"],pre,code,ul,ol,[role="list"],table,select,textarea';
+const INNER_EXEMPT = 'h1,h2,h3,h4,h5,h6,[role="heading"],a,button,input,select,textarea,img,svg,br,p,div,ul,ol,table,li';
+// The next block of content after `el`: its next element sibling, or its parent's.
+function nextBlock(el) {
+  let n = el;
+  for (let depth = 0; n && depth < 4; depth++) {
+    let s = n.nextElementSibling;
+    while (s && !vis(s)) s = s.nextElementSibling;
+    if (s) return s;
+    n = n.parentElement;
+    if (n === body) return null;
+  }
+  return null;
+}
+
+// 1. Text styled as a heading.
+if (bodySize > 0) {
+  const all = body.querySelectorAll('p,div,span,strong,b,font');
+  let n = 0;
+  for (const el of all) {
+    if (out.styled_headings.length >= LIMIT.headings || ++n > LIMIT.scan) break;
+    if (el.closest(EXEMPT) || el.querySelector(INNER_EXEMPT)) continue;
+    if (!isBlock(el) || !vis(el)) continue;
+    const text = collapse(el.textContent);
+    const words = text.split(' ').filter(Boolean).length;
+    if (text.length < 3 || text.length > 80 || words > 10 || /[.,;:!?…]$/.test(text)) continue;
+    // The smallest and lightest style any of its text has (a bold word in a normal line is no
+    // bold line).
+    let size = Infinity, weight = Infinity;
+    const tw = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    while (tw.nextNode()) {
+      const t = tw.currentNode;
+      if (!collapse(t.textContent) || !t.parentElement) continue;
+      const cs = getComputedStyle(t.parentElement);
+      size = Math.min(size, parseFloat(cs.fontSize));
+      weight = Math.min(weight, parseInt(cs.fontWeight, 10) || 400);
+    }
+    if (!Number.isFinite(size)) continue;
+    const ratio = size / bodySize;
+    const bolder = weight >= 600 && bodyWeight < 600;
+    if (!(ratio >= 1.25 || (bolder && ratio >= 1.0))) continue;
+    const next = nextBlock(el);
+    if (!next || next.matches('h1,h2,h3,h4,h5,h6,[role="heading"]')) continue;
+    const nextText = collapse(next.textContent);
+    // Followed by content: a longer block of body-sized text.
+    if (nextText.length <= text.length) continue;
+    const ncs = getComputedStyle(next);
+    if (parseFloat(ncs.fontSize) >= size && (parseInt(ncs.fontWeight, 10) || 400) >= weight) continue;
+    out.styled_headings.push({ selector: sel(el), snippet: snip(el), text: cut(text), font_size_px: Math.round(size * 10) / 10, font_weight: weight, next_selector: sel(next) });
+  }
+}
+
+// 2. Lines that look like a list: 2+ consecutive siblings (or <br>-separated lines) starting
+// with a bullet, or numbered 1, 2, ... in order.
+const BULLET = /^([•·▪‣◦●○■□➢►✓✔\-*–—])\s+\S/;
+const NUMBER = /^(\d{1,2})[.)]\s+\S/;
+function listRun(lines) {
+  // The longest run of consecutive lines with the same bullet or counting up from 1.
+  let best = { count: 0, marker: '', start: 0 };
+  let i = 0;
+  while (i < lines.length) {
+    const b = BULLET.exec(lines[i]);
+    const m = NUMBER.exec(lines[i]);
+    let j = i + 1;
+    if (b) {
+      while (j < lines.length && BULLET.exec(lines[j]) && BULLET.exec(lines[j])[1] === b[1]) j++;
+      if (j - i > best.count) best = { count: j - i, marker: b[1], start: i };
+    } else if (m && m[1] === '1') {
+      let k = 1;
+      while (j < lines.length && NUMBER.exec(lines[j]) && Number(NUMBER.exec(lines[j])[1]) === k + 1) { j++; k++; }
+      if (j - i > best.count) best = { count: j - i, marker: '1.', start: i };
+    }
+    i = j;
+  }
+  return best;
+}
+const LIST_EXEMPT = 'ul,ol,[role="list"],[role="listbox"],[role="menu"],[role="tree"],[role="grid"],table,pre,code,textarea,select,nav,[role="navigation"],[aria-hidden="true"],script,style,template';
+{
+  const seenParents = new Set();
+  const blocks = body.querySelectorAll('p,div,span,td,section,article,main,aside,blockquote');
+  let n = 0;
+  for (const el of blocks) {
+    if (out.visual_lists.length >= LIMIT.lists || ++n > LIMIT.scan) break;
+    if (el.closest(LIST_EXEMPT) || !vis(el)) continue;
+    // <br>-separated lines in one block of text only.
+    if (el.querySelector('br') && !el.querySelector('p,div,ul,ol,table,li,h1,h2,h3,h4,h5,h6')) {
+      const lines = (el.innerText || '').split('\n').map(collapse).filter(Boolean);
+      const run = listRun(lines);
+      if (run.count >= 2) {
+        out.visual_lists.push({ selector: sel(el), snippet: snip(el), items: run.count, marker: run.marker, text: cut(lines.slice(run.start, run.start + 3).join(' / ')), form: 'br' });
+        continue;
+      }
+    }
+    // Consecutive sibling blocks, judged once per parent.
+    const parent = el.parentElement;
+    if (!parent || seenParents.has(parent) || el.tagName === 'SPAN') continue;
+    seenParents.add(parent);
+    const kids = Array.from(parent.children).filter((c) => /^(P|DIV)$/.test(c.tagName) && vis(c) && !c.querySelector('p,div,ul,ol,table'));
+    if (kids.length < 2) continue;
+    const lines = kids.map((c) => collapse(c.textContent));
+    const run = listRun(lines);
+    // Consecutive in the parent too: nothing but the run's items between its first and last.
+    if (run.count >= 2) {
+      const first = kids[run.start], last = kids[run.start + run.count - 1];
+      const siblings = Array.from(parent.children);
+      if (siblings.indexOf(last) - siblings.indexOf(first) !== run.count - 1) continue;
+      out.visual_lists.push({ selector: sel(first), snippet: snip(first), items: run.count, marker: run.marker, text: cut(lines.slice(run.start, run.start + 3).join(' / ')), form: 'siblings' });
+    }
+  }
+}
+
+// The nearest ancestor that is not laid out inline.
+function blockOf(el) {
+  for (let e = el.parentElement; e; e = e.parentElement) if (!getComputedStyle(e).display.startsWith('inline')) return e;
+  return null;
+}
+
+// 7-10. Links.
+{
+  const clickDelegated = hooks && typeof hooks.clickDelegated === 'function' ? hooks.clickDelegated() : null;
+  out.click_delegation = clickDelegated;
+  const anchors = body.querySelectorAll('a[href]');
+  let prev = null, prevHref = null;
+  for (const a of anchors) {
+    if (out.links.length >= LIMIT.links) { out.links_omitted++; continue; }
+    if (!vis(a)) { prev = null; continue; }
+    const raw = a.getAttribute('href');
+    let handler = null;
+    if (hooks) {
+      handler = false;
+      for (let e = a; e && e !== document.documentElement; e = e.parentElement) {
+        if (hooks.hasClick(e) || (hooks.hasKey && hooks.hasKey(e))) { handler = true; break; }
+      }
+    }
+    const name = accessibleName(a);
+    const title = attr(a, 'title');
+    const describedby = attr(a, 'aria-describedby');
+    let adjacent = null;
+    if (prev && prevHref === a.href) {
+      // Adjacent: nothing but white space between the two links.
+      const r = document.createRange();
+      // And in one block of text: a brand link in the header and the first menu item of the
+      // navigation after it are no pair.
+      try { r.setStartAfter(prev); r.setEndBefore(a); if (!collapse(r.toString()) && !prev.contains(a) && blockOf(prev) === blockOf(a)) adjacent = sel(prev); } catch (_) {}
+    }
+    out.links.push({
+      selector: sel(a),
+      snippet: snip(a),
+      href_raw: cut(raw),
+      href: cut(a.href || ''),
+      name: cut(name),
+      title: title === null ? null : cut(title),
+      described: describedby ? cut(byIds(describedby)) : null,
+      target: attr(a, 'target'),
+      type_attr: attr(a, 'type'),
+      role: attr(a, 'role'),
+      has_handler: handler,
+      image_only: !collapse(a.textContent) && !!a.querySelector('img,svg'),
+      adjacent_same_href: adjacent,
+    });
+    prev = a; prevHref = a.href;
+  }
+}
+
+// 12. Images and what is said around them.
+{
+  for (const img of body.querySelectorAll('img')) {
+    if (out.images.length >= LIMIT.images) break;
+    if (!vis(img)) continue;
+    let file = '';
+    try { const u = new URL(img.currentSrc || img.src, document.baseURI); file = decodeURIComponent(u.pathname.split('/').pop() || ''); } catch (_) {}
+    const fig = img.closest('figure');
+    const cap = fig ? fig.querySelector('figcaption') : null;
+    out.images.push({
+      selector: sel(img),
+      snippet: snip(img),
+      alt: img.hasAttribute('alt') ? cut(img.getAttribute('alt')) : null,
+      title: img.hasAttribute('title') ? cut(img.getAttribute('title')) : null,
+      aria_name: !!(attr(img, 'aria-label') || attr(img, 'aria-labelledby')),
+      role: attr(img, 'role'),
+      file: cut(file),
+      caption: cap ? cut(cap.textContent) : null,
+      in_control: !!img.closest('a,button'),
+    });
+  }
+}
+
+// 3-5. Form fields: their labels, group and nearby hint text.
+const HINT = /\b(format|must|at least \d+|at most \d+|\d+\s+(characters|digits|letters)|e\.g\.|for example|dd\/mm|mm\/dd|yyyy)\b/i;
+function groupName(el) {
+  for (let g = el.parentElement; g && g !== body; g = g.parentElement) {
+    if (g.localName === 'fieldset') {
+      const lg = g.querySelector(':scope > legend');
+      const t = lg ? collapse(lg.textContent) : accessibleNameOfGroup(g);
+      if (t) return t;
+    }
+    const role = attr(g, 'role');
+    if (role === 'radiogroup' || role === 'group') {
+      const t = accessibleNameOfGroup(g);
+      if (t) return t;
+    }
+  }
+  return null;
+}
+function accessibleNameOfGroup(g) {
+  const lb = attr(g, 'aria-labelledby');
+  if (lb) { const t = byIds(lb); if (t) return t; }
+  const al = attr(g, 'aria-label');
+  return al && al.trim() ? collapse(al) : '';
+}
+// Text right after the field (or after the label that wraps it), in an element of its own that
+// no control or label is: a hint a sighted visitor reads with the field.
+function nearbyHint(el) {
+  let anchor = el;
+  const wrap = el.closest('label');
+  if (wrap) anchor = wrap;
+  let s = anchor.nextElementSibling;
+  while (s && (s.localName === 'br' || !vis(s))) s = s.nextElementSibling;
+  if (!s || s.matches('label,input,select,textarea,button,a,fieldset,form,h1,h2,h3,h4,h5,h6') || s.querySelector('input,select,textarea,button,label')) return null;
+  const t = collapse(s.textContent);
+  if (!t || t.length > 150 || !HINT.test(t)) return null;
+  return { el: s, text: t };
+}
+{
+  const controls = body.querySelectorAll('input,select,textarea');
+  for (const el of controls) {
+    if (out.fields.length >= LIMIT.fields) break;
+    const type = el.localName === 'input' ? (el.type || 'text').toLowerCase() : el.localName;
+    if (['hidden', 'submit', 'reset', 'button', 'image'].includes(type) || !vis(el)) continue;
+    const labels = el.labels ? Array.from(el.labels).filter((l) => vis(l)).map((l) => cut(l.textContent)) : [];
+    const hint = nearbyHint(el);
+    const describedby = attr(el, 'aria-describedby');
+    const form = el.form || el.closest('form');
+    out.fields.push({
+      selector: sel(el),
+      snippet: snip(el),
+      tag: el.localName,
+      type_: type,
+      name: attr(el, 'name'),
+      form: form ? sel(form) : '',
+      labels,
+      aria_name: !!((attr(el, 'aria-labelledby') && byIds(attr(el, 'aria-labelledby'))) || (attr(el, 'aria-label') || '').trim()),
+      title: attr(el, 'title'),
+      placeholder: attr(el, 'placeholder'),
+      group: groupName(el),
+      described: describedby ? cut(byIds(describedby)) : null,
+      hint: hint ? cut(hint.text) : null,
+      hint_selector: hint ? sel(hint.el) : null,
+      hint_tied: !!(hint && describedby && describedby.split(/\s+/).some((id) => { const d = document.getElementById(id); return d && (d === hint.el || hint.el.contains(d) || d.contains(hint.el)); })),
+    });
+  }
+}
+out.ms = Math.round((performance.now() - started) * 10) / 10;
+return JSON.stringify(out);

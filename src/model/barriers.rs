@@ -1,0 +1,193 @@
+//! The barrier facts: what `browser/barriers.js` measured in a rendered page for the checks of
+//! barriers that a person meets but markup rules do not decide (text styled as a heading, lines
+//! that look like a list, links and images and what they say, form fields with their labels,
+//! groups and hints). Raw candidates only: the checks judge them.
+//!
+//! Bounded: the script keeps at most `MAX_*` candidates per kind and cuts every text to
+//! `MAX_BARRIER_TEXT` characters (pages are hostile); `bound` applies the same limits to facts
+//! from elsewhere (a stored snapshot).
+
+use serde::{Deserialize, Serialize};
+
+/// Characters of any text the script copies (link names, alt texts, labels).
+pub const MAX_BARRIER_TEXT: usize = 200;
+/// Styled-heading candidates per page.
+pub const MAX_STYLED_HEADINGS: usize = 40;
+/// Visual-list candidates per page.
+pub const MAX_VISUAL_LISTS: usize = 40;
+/// Links per page (the rest are counted in `links_omitted`).
+pub const MAX_BARRIER_LINKS: usize = 400;
+/// Images per page.
+pub const MAX_BARRIER_IMAGES: usize = 200;
+/// Form fields per page.
+pub const MAX_BARRIER_FIELDS: usize = 200;
+
+/// A block of text styled bigger or bolder than the page's body text, short and followed by
+/// content, that is no heading.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct StyledHeading {
+    pub selector: String,
+    pub snippet: String,
+    pub text: String,
+    /// The smallest font size and lightest weight of its text.
+    pub font_size_px: f64,
+    pub font_weight: u32,
+    /// The block that follows it.
+    pub next_selector: String,
+}
+
+/// Consecutive lines that start with the same bullet, or count up from 1, outside any list.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct VisualList {
+    /// The first line's element (`siblings`) or the block holding the lines (`br`).
+    pub selector: String,
+    pub snippet: String,
+    pub items: usize,
+    /// The bullet character, or `1.` for numbered lines.
+    pub marker: String,
+    /// The first lines, joined with ` / `.
+    pub text: String,
+    /// `siblings` (a paragraph or div per line) or `br` (lines broken by `<br>` in one block).
+    pub form: String,
+}
+
+/// A visible `<a href>`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct BarrierLink {
+    pub selector: String,
+    pub snippet: String,
+    pub href_raw: String,
+    /// The resolved URL (`a.href`, fragment kept).
+    pub href: String,
+    /// Its accessible name (aria-labelledby, aria-label, or its content with image alts).
+    pub name: String,
+    pub title: Option<String>,
+    /// The text of its `aria-describedby` elements.
+    pub described: Option<String>,
+    pub target: Option<String>,
+    pub type_attr: Option<String>,
+    pub role: Option<String>,
+    /// A click or key handler on the link or an ancestor; `None` when the page's listeners could
+    /// not be known (`hooks.js` absent).
+    pub has_handler: Option<bool>,
+    /// Only an image or icon inside, no text.
+    pub image_only: bool,
+    /// The link just before it, with nothing but white space between, going to the same URL.
+    pub adjacent_same_href: Option<String>,
+}
+
+/// A visible `<img>`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct BarrierImage {
+    pub selector: String,
+    pub snippet: String,
+    /// The alt attribute (`None` when absent).
+    pub alt: Option<String>,
+    pub title: Option<String>,
+    /// Named by aria-label or aria-labelledby.
+    pub aria_name: bool,
+    pub role: Option<String>,
+    /// The last path segment of the image URL, decoded.
+    pub file: String,
+    /// The `<figcaption>` of its `<figure>`.
+    pub caption: Option<String>,
+    /// Inside a link or button.
+    pub in_control: bool,
+}
+
+/// A visible input (not hidden or a button), select or textarea.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct BarrierField {
+    pub selector: String,
+    pub snippet: String,
+    pub tag: String,
+    /// The effective type (`text`, `radio`, ...; `select`, `textarea` for those).
+    pub type_: String,
+    pub name: Option<String>,
+    /// The selector of its form, empty outside any form.
+    pub form: String,
+    /// The text of each visible `<label>` of the field.
+    pub labels: Vec<String>,
+    /// Named by aria-label or aria-labelledby.
+    pub aria_name: bool,
+    pub title: Option<String>,
+    pub placeholder: Option<String>,
+    /// The name of the nearest named group (fieldset legend, named radiogroup or group).
+    pub group: Option<String>,
+    /// The text of its `aria-describedby` elements.
+    pub described: Option<String>,
+    /// Text right after the field that reads as a hint (format, length, "must", "e.g.").
+    pub hint: Option<String>,
+    pub hint_selector: Option<String>,
+    /// The hint is (inside) one of the field's `aria-describedby` elements.
+    pub hint_tied: bool,
+}
+
+/// Everything `browser/barriers.js` gathered on one page.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct BarrierFacts {
+    /// Time the script took in the page, in ms.
+    pub ms: f64,
+    /// The font size and weight that carry most of the page's text.
+    pub body_font_size_px: f64,
+    pub body_font_weight: u32,
+    /// Whether the document or window listens to clicks, hash changes or history (a link may be
+    /// handled there); `None` when unknown.
+    pub click_delegation: Option<bool>,
+    pub styled_headings: Vec<StyledHeading>,
+    pub visual_lists: Vec<VisualList>,
+    pub links: Vec<BarrierLink>,
+    pub links_omitted: usize,
+    pub images: Vec<BarrierImage>,
+    pub fields: Vec<BarrierField>,
+}
+
+impl BarrierFacts {
+    /// Holds the facts to the script's limits, whatever produced them.
+    pub fn bound(&mut self) {
+        self.styled_headings.truncate(MAX_STYLED_HEADINGS);
+        self.visual_lists.truncate(MAX_VISUAL_LISTS);
+        if self.links.len() > MAX_BARRIER_LINKS {
+            self.links_omitted += self.links.len() - MAX_BARRIER_LINKS;
+            self.links.truncate(MAX_BARRIER_LINKS);
+        }
+        self.images.truncate(MAX_BARRIER_IMAGES);
+        self.fields.truncate(MAX_BARRIER_FIELDS);
+    }
+}
+
+/// Lowercase, white space collapsed, for comparing texts.
+pub fn normalize(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bound_caps_every_list_and_counts_links_left_out() {
+        let mut facts = BarrierFacts { links: vec![BarrierLink::default(); MAX_BARRIER_LINKS + 5], ..Default::default() };
+        facts.images = vec![BarrierImage::default(); MAX_BARRIER_IMAGES + 1];
+        facts.bound();
+        assert_eq!((facts.links.len(), facts.links_omitted, facts.images.len()), (MAX_BARRIER_LINKS, 5, MAX_BARRIER_IMAGES));
+        assert_eq!(normalize("  Read\n more "), "read more");
+    }
+
+    #[test]
+    fn deserialises_the_scripts_json() {
+        let facts: BarrierFacts = serde_json::from_str(
+            r#"{"ms":1.5,"body_font_size_px":16,"body_font_weight":400,"click_delegation":false,
+            "links":[{"selector":"a","href":"https://a.test/","has_handler":null,"adjacent_same_href":null}],"unknown":1}"#,
+        )
+        .expect("json");
+        assert_eq!(facts.links[0].has_handler, None);
+        assert_eq!(facts.click_delegation, Some(false));
+    }
+}

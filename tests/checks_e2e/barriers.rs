@@ -1,0 +1,102 @@
+//! End to end: the barrier checks of issue 46 (`browser/barriers.js`: text styled as headings,
+//! visual lists, links, images, form labels, groups and hints) on the `barriers` fixture site
+//! (`tests/fixtures/sites/barriers/`), rendered by real Chromium through the scan engine: each
+//! fires on its failing page and stays quiet on the passing twin, and no accessibility check at
+//! all fires on the accessible WAI-ARIA widget patterns.
+
+use crate::fixture_dir;
+use crate::fixture_site;
+use crate::scan_harness;
+
+use fixture_site::FixtureSite;
+use scan_harness::{Engine, Expect};
+use sitescan::model::Severity::{Low, Medium};
+
+/// Our checks of issue 46 (all of them stay quiet on the passing twins).
+const BARRIER_CHECKS: &[&str] = &[
+    "accessibility.heading-not-marked-up",
+    "accessibility.list-not-marked-up",
+    "accessibility.link-does-nothing",
+    "accessibility.link-text-ambiguous",
+    "accessibility.link-adjacent-duplicate",
+    "accessibility.link-new-window-unannounced",
+    "accessibility.link-file-format-unstated",
+    "accessibility.image-alt-meaningless",
+    "accessibility.image-alt-repeats-caption",
+    "accessibility.image-title-without-alt",
+    "forms.label-placeholder-only",
+    "forms.label-multiple",
+    "forms.label-duplicate-text",
+    "forms.hint-not-described",
+    "forms.choice-group-unnamed",
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn barrier_checks_fire_on_their_fixtures_and_not_on_twins_or_widgets() {
+    let site = FixtureSite::start().await;
+    fixture_dir::serve(&site, "barriers", "http://127.0.0.2:9", &[]);
+    let engine = Engine::start(4).await;
+    let started = std::time::Instant::now();
+    let scan = engine.scan(site.url("/")).await;
+    let took = started.elapsed();
+    engine.shutdown().await;
+    scan.dump();
+    let u = |p: &str| site.url(p);
+    let mut e = Expect::default();
+
+    let structure = u("/structure-bad.html");
+    scan.fires_with(&mut e, "accessibility.heading-not-marked-up", &structure, Medium, Some("#fake-heading"), "needs_review", true.into());
+    scan.fires_with(&mut e, "accessibility.list-not-marked-up", &structure, Medium, Some("#first-bullet"), "items", 3.into());
+    scan.fires_with(&mut e, "accessibility.list-not-marked-up", &structure, Medium, Some("#fake-list-br"), "marker", "1.".into());
+
+    let links = u("/links-bad.html");
+    scan.fires(&mut e, "accessibility.link-does-nothing", &links, Medium, Some("#dead-hash"));
+    scan.fires(&mut e, "accessibility.link-does-nothing", &links, Medium, Some("#dead-void"));
+    scan.fires_with(&mut e, "accessibility.link-text-ambiguous", &links, Low, Some("#more-two"), "count", 2.into());
+    scan.fires_with(&mut e, "accessibility.link-adjacent-duplicate", &links, Low, Some("#product-name"), "previous_selector", "#product-image".into());
+    scan.fires(&mut e, "accessibility.link-new-window-unannounced", &links, Low, Some("#new-window"));
+    scan.fires_with(&mut e, "accessibility.link-file-format-unstated", &links, Low, Some("#pdf-silent"), "format", "pdf".into());
+
+    let images = u("/images-bad.html");
+    scan.fires_with(&mut e, "accessibility.image-alt-meaningless", &images, Medium, Some("#alt-file"), "reason", "file-name".into());
+    scan.fires_with(&mut e, "accessibility.image-alt-meaningless", &images, Medium, Some("#alt-generic"), "reason", "generic-word".into());
+    scan.fires(&mut e, "accessibility.image-alt-repeats-caption", &images, Low, Some("#alt-caption"));
+    scan.fires_with(&mut e, "accessibility.image-title-without-alt", &images, Low, Some("#title-only"), "title", "Map of the campus".into());
+
+    let forms = u("/forms-bad.html");
+    scan.fires_with(&mut e, "forms.choice-group-unnamed", &forms, Medium, Some("#news-yes"), "type", "radio".into());
+    scan.fires_with(&mut e, "forms.choice-group-unnamed", &forms, Medium, Some("#topic-hiking"), "type", "checkbox".into());
+    scan.fires_with(&mut e, "forms.label-placeholder-only", &forms, Medium, Some("#email-ph"), "placeholder", "Email address".into());
+    scan.fires(&mut e, "forms.label-multiple", &forms, Low, Some("#phone"));
+    scan.fires_with(&mut e, "forms.label-duplicate-text", &forms, Medium, Some("#contact-2"), "other_selector", "#contact-1".into());
+    scan.fires_with(&mut e, "forms.hint-not-described", &forms, Low, Some("#password"), "hint_selector", "#password-hint".into());
+
+    // The passing twins: the same content, marked up and said.
+    for page in ["/structure-good.html", "/links-good.html", "/images-good.html", "/forms-good.html", "/widgets.html", "/"] {
+        for check in BARRIER_CHECKS {
+            scan.quiet(&mut e, check, &u(page));
+        }
+    }
+    // On the failing pages, each check fires only where it should.
+    scan.quiet_selector(&mut e, "accessibility.heading-not-marked-up", &structure, "#first-bullet");
+    scan.quiet_selector(&mut e, "accessibility.link-text-ambiguous", &links, "#product-name");
+
+    // The accessible WAI-ARIA widget patterns: no accessibility finding at all.
+    let widgets = u("/widgets.html");
+    if scan.rendered(&mut e, &widgets) {
+        let found: Vec<String> = scan
+            .findings
+            .iter()
+            .filter(|f| f.url() == Some(widgets.as_str()) && (f.check_id.starts_with("accessibility.") || BARRIER_CHECKS.contains(&f.check_id.as_str())))
+            .map(|f| format!("{} {:?}", f.check_id, f.selector()))
+            .collect();
+        e.check(found.is_empty(), || format!("accessibility findings on the widget patterns:\n{}", found.join("\n")));
+    }
+    // The gatherer ran on every page (a failure would skip the checks: `checks_not_run`).
+    for page in &scan.pages {
+        let skipped: Vec<&str> = page.checks_not_run.iter().map(|c| c.check_id.as_str()).filter(|id| BARRIER_CHECKS.contains(id)).collect();
+        e.check(skipped.is_empty(), || format!("barrier checks not run on {}: {skipped:?} ({:?})", page.url, page.checks_not_run));
+    }
+    eprintln!("barriers scan of {} pages took {took:?}", scan.pages.len());
+    e.finish();
+}
