@@ -7,8 +7,9 @@
 //! switched to eager, or, where a script watches scrolling, a scroll to the bottom and back; layout
 //! shifts are recorded) and the screenshot taken; then, with the page's window
 //! minimized (nothing is drawn while the page is only read), DOM facts, HTML, axe, the keyboard
-//! walk (it moves focus, which would otherwise show in the other artifacts) and last, drawn
-//! again, the contrast axe left for pixels (`gather/contrast.rs`).
+//! walk (it moves focus, which would otherwise show in the other artifacts), drawn again, the
+//! contrast axe left for pixels (`gather/contrast.rs`), and last the reading and layout facts
+//! (`gather/layout.rs`: it narrows the viewport and grows the text, undoing both before it ends).
 
 use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::audits;
@@ -34,7 +35,7 @@ use super::cdp::{Budget, STEP_TIMEOUT, eval_string, run, step};
 use super::cores;
 use super::error::BrowserError;
 use super::events::{EVENT_LOG_FULL, EventLog, MAX_EVENTS};
-use super::gather::{axe, console, contrast, cookies, csp, document, dom, exceptions, issues, keyboard, metrics, network, screenshot};
+use super::gather::{axe, console, contrast, cookies, csp, document, dom, exceptions, issues, keyboard, layout, metrics, network, screenshot};
 use super::instance::Instance;
 use super::options::CaptureOptions;
 use super::shared_regions::SharedRegions;
@@ -486,6 +487,10 @@ async fn read_page(
         live.phases.end("contrast");
         check_alive(instance, log)?;
     }
+    // Last: it emulates a narrow viewport and grows the text (each undone before it returns),
+    // which nothing read before it may see.
+    run_gatherer(Artifact::Layout, instance, page, settings, budget, snap, live, window).await;
+    check_alive(instance, event_log(&live.log)?)?;
     Ok(())
 }
 
@@ -507,6 +512,7 @@ async fn run_gatherer(
         Artifact::Axe => settings.capture.axe,
         Artifact::Keyboard => settings.capture.keyboard_walk,
         Artifact::Screenshot => settings.capture.screenshot,
+        Artifact::Layout => settings.capture.layout,
         _ => true,
     };
     if !wanted {
@@ -522,6 +528,7 @@ async fn run_gatherer(
         Artifact::Axe => axe::gather(instance, page, budget, settings.shared.as_deref()).await.map(|a| snap.axe = Some(a)),
         Artifact::Keyboard => keyboard::walk(instance, page, budget, window).await.map(|k| snap.keyboard = Some(k)),
         Artifact::Screenshot => screenshot::viewport_png(instance, page, budget).await.map(|png| snap.screenshot_png_base64 = Some(png)),
+        Artifact::Layout => layout::gather(instance, page, budget, live.log.as_ref()).await.map(|l| snap.layout = Some(l)),
         // Read twice around the scroll (`gather_in_page`), or built from the event log
         // (`artifacts`): not gatherers of their own.
         Artifact::Metrics | Artifact::Network | Artifact::Console | Artifact::Exceptions | Artifact::Csp | Artifact::Issues | Artifact::Cookies => {

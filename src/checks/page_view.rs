@@ -9,7 +9,7 @@
 
 use super::check::CheckMeta;
 use crate::model::{
-    Artifact, AxeResults, BrowserIssue, ConsoleMessage, CookieSet, CspViolation, DomFacts, Header, JsError, KeyboardWalk, MetaTag,
+    Artifact, AxeResults, LayoutFacts, BrowserIssue, ConsoleMessage, CookieSet, CspViolation, DomFacts, Header, JsError, KeyboardWalk, MetaTag,
     NetworkRequest, PageError, PageMetrics, PageSnapshot, RedirectHop,
 };
 
@@ -119,6 +119,11 @@ impl<'a> PageView<'a> {
     /// The keyboard walk (`Keyboard`).
     pub fn keyboard(&self) -> Option<&'a KeyboardWalk> {
         self.declared(Artifact::Keyboard).keyboard.as_ref()
+    }
+
+    /// Reading and layout facts (`Layout`).
+    pub fn layout(&self) -> Option<&'a LayoutFacts> {
+        self.declared(Artifact::Layout).layout.as_ref()
     }
 
     /// The first viewport as PNG, base64 (`Screenshot`).

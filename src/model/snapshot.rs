@@ -545,6 +545,9 @@ pub struct PageSnapshot {
     pub dom: DomFacts,
     pub axe: Option<AxeResults>,
     pub keyboard: Option<KeyboardWalk>,
+    /// Reading and layout facts: reflow at 320 px, text at 200% and with WCAG text spacing,
+    /// reading measures, image animations (`model::layout`).
+    pub layout: Option<crate::model::layout::LayoutFacts>,
     /// PNG of the first viewport, base64, only when asked for.
     pub screenshot_png_base64: Option<String>,
     /// Gatherers that failed, with why (their checks are skipped).
@@ -584,11 +587,13 @@ pub enum Artifact {
     Issues,
     /// `PageSnapshot::cookies`.
     Cookies,
+    /// `PageSnapshot::layout`.
+    Layout,
 }
 
 impl Artifact {
     /// Every artifact.
-    pub const ALL: [Artifact; 13] = [
+    pub const ALL: [Artifact; 14] = [
         Artifact::Dom,
         Artifact::ServedHtml,
         Artifact::RenderedHtml,
@@ -602,6 +607,7 @@ impl Artifact {
         Artifact::Csp,
         Artifact::Issues,
         Artifact::Cookies,
+        Artifact::Layout,
     ];
 
     /// The artifacts built from the page's event log after it closed, rather than by asking the
@@ -625,6 +631,7 @@ impl Artifact {
             Artifact::Csp => "csp",
             Artifact::Issues => "issues",
             Artifact::Cookies => "cookies",
+            Artifact::Layout => "layout",
         }
     }
 }

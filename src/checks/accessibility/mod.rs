@@ -1,5 +1,5 @@
-//! accessibility: axe-core rules (`accessibility.<axe-rule-id>`) plus our own keyboard and zoom
-//! checks.
+//! accessibility: axe-core rules (`accessibility.<axe-rule-id>`) plus our own keyboard, zoom,
+//! reading and layout checks.
 
 pub mod axe_catalogue;
 pub mod axe_overlap;
@@ -22,4 +22,13 @@ crate::category_checks! {
     focus_not_visible::FocusNotVisible,
     keyboard_trap::KeyboardTrap,
     zoom_disabled::ZoomDisabled,
+    reflow_overflow::ReflowOverflow,
+    text_resize_clipped::TextResizeClipped,
+    text_spacing_clipped::TextSpacingClipped,
+    text_too_small::TextTooSmall,
+    line_too_long::LineTooLong,
+    text_justified::TextJustified,
+    all_caps_text::AllCapsText,
+    italic_text::ItalicText,
+    animation_too_long::AnimationTooLong,
 }
