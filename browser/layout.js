@@ -240,20 +240,32 @@ const newlyLost = (before, after, how) => {
     const grewX = a.x > 3 && a.x > b.x + 3 && b.x <= 1;
     if ((grewY || grewX) && found.length < MAX_OUT) {
       const el = box.el;
-      found.push(entry(el, {
-        how, axis: grewY ? 'vertical' : 'horizontal', lost_px: Math.round(grewY ? a.y : a.x),
+      found.push({
+        el, how, axis: grewY ? 'vertical' : 'horizontal', lost_px: Math.round(grewY ? a.y : a.x),
         box_px: grewY ? el.clientHeight : el.clientWidth, text: sample(a.text || el.textContent),
-      }));
+      });
     }
   });
   return found;
 };
+// Transitions are suspended while the text grows, so the sizes read are the final ones (and
+// nothing is left animating once the change is undone).
+const still = document.createElement('style');
+still.setAttribute('data-sitescan', 'no-transitions');
+still.textContent = '*, *::before, *::after { transition: none !important; }';
+const suspend = clipBoxes.length > 0;
+if (suspend) (document.head || document.documentElement).appendChild(still);
 const baseline = measure();
 
 // Each change is undone from the `style` attribute exactly as it was.
 const styleAttrs = [];
 const restoreStyles = () => {
-  for (const [el, attr] of styleAttrs) { if (attr === null) el.removeAttribute('style'); else el.setAttribute('style', attr); }
+  // (Chromium keeps an empty `style=""` when an attribute its inline style wrote is removed
+  // straight away after a style recalculation: written empty first, it goes.)
+  for (const [el, attr] of styleAttrs) {
+    el.setAttribute('style', attr === null ? '' : attr);
+    if (attr === null) el.removeAttribute('style');
+  }
   styleAttrs.length = 0;
 };
 
@@ -294,6 +306,12 @@ else {
   }
 }
 
+if (suspend) still.remove();
+// Selectors and snippets of the page as it was.
+const described = (list) => list.map(({ el, ...rest }) => entry(el, rest));
+resize = described(resize);
+spacing = described(spacing);
+
 // Images that may animate: visible <img> elements showing a GIF, PNG or WebP (or any data: URL).
 const images = [];
 for (const img of document.images) {
@@ -305,8 +323,9 @@ for (const img of document.images) {
   const r = img.getBoundingClientRect();
   // A pause mechanism near the image: a control whose name says pause or stop, within three
   // levels up; a <picture> offering a still image under prefers-reduced-motion.
+  // Only boxes that hold no other image are searched (a page's main region holds every control).
   let control = false;
-  for (let p = img.parentElement, depth = 0; p && depth < 3 && !control; p = p.parentElement, depth++) {
+  for (let p = img.parentElement, depth = 0; p && p !== root && depth < 3 && !control && p.querySelectorAll('img').length === 1; p = p.parentElement, depth++) {
     for (const c of p.querySelectorAll('button, [role=button], input[type=button], input[type=checkbox], [role=switch], a[href]')) {
       const name = (c.getAttribute('aria-label') || '') + ' ' + (c.textContent || '') + ' ' + (c.value || '') + ' ' + (c.title || '');
       if (/pause|stop|freeze|still|anhalten|arr[eê]t/i.test(name)) { control = true; break; }
