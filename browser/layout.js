@@ -317,7 +317,7 @@ const images = [];
 for (const img of document.images) {
   if (images.length >= 12) break;
   const url = img.currentSrc || img.src;
-  if (!url || !/^(https?:|data:image\/(gif|png|apng|webp))/i.test(url) || url.length > 3000000) continue;
+  if (!url || !/^(https?:|data:image\/(gif|png|apng|webp))/i.test(url) || url.length > 1000000) continue;
   if (!/^data:/i.test(url) && /\.(jpe?g|svg|avif|ico)(\?|#|$)/i.test(url)) continue;
   if (!__ss.visible(img)) continue;
   const r = img.getBoundingClientRect();

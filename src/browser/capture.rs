@@ -99,6 +99,8 @@ pub(crate) struct Live {
     pub(crate) perf_late: Option<metrics::PerfReport>,
     /// The page's window while the in-page gatherers left it minimized (`redraw` restores it).
     window: Option<PageWindow>,
+    /// The event log's length when the layout gatherer started (`before_layout`).
+    layout_from: Option<usize>,
     phases: Phases,
 }
 
@@ -518,6 +520,9 @@ async fn run_gatherer(
     if !wanted {
         return;
     }
+    if artifact == Artifact::Layout {
+        live.layout_from = live.log.as_ref().map(EventLog::len);
+    }
     let gathered = match artifact {
         Artifact::Dom => dom::gather(instance, page, budget).await.map(|d| snap.dom = d),
         Artifact::ServedHtml => document::served(instance, page, budget, live.loader_id.as_deref().unwrap_or_default()).await.map(|(html, offset)| {
@@ -655,9 +660,24 @@ const FROM_EVENTS: [(Artifact, fn(&mut PageSnapshot, &[super::events::RawEvent])
     (Artifact::Cookies, |snap, _| snap.cookies = cookies::gather(&snap.requests)),
 ];
 
+/// The page's events without those the layout gatherer caused (from event `from` on): what the
+/// page's own scripts did at 320 px or with grown text (requests of a narrow media query,
+/// console messages of a resize handler) is no fact of the page as visited. Events of requests
+/// that started before it are kept (a response that finished meanwhile).
+fn before_layout(events: Vec<super::events::RawEvent>, from: Option<usize>) -> Vec<super::events::RawEvent> {
+    let Some(from) = from.filter(|n| *n < events.len()) else { return events };
+    let known: std::collections::HashSet<String> = events[..from].iter().filter_map(|e| e.str("requestId")).map(str::to_string).collect();
+    events
+        .into_iter()
+        .enumerate()
+        .filter(|(i, e)| *i < from || e.method == EVENT_LOG_FULL || e.str("requestId").is_some_and(|id| known.contains(id)))
+        .map(|(_, e)| e)
+        .collect()
+}
+
 /// Builds the event-based artifacts and decides the page error.
 fn finish(snap: &mut PageSnapshot, live: &Live, failure: Option<BrowserError>, outcome: Outcome, proxy: &EgressProxy) {
-    let events = live.log.as_ref().map(EventLog::snapshot).unwrap_or_default();
+    let events = before_layout(live.log.as_ref().map(EventLog::snapshot).unwrap_or_default(), live.layout_from);
     let main_doc = artifacts(snap, live, &events, proxy);
     let error = |kind: &str, message: String| Some(PageError { kind: kind.to_string(), message });
     snap.error = match (outcome, &failure) {
@@ -716,5 +736,35 @@ pub(crate) async fn close(instance: &Instance, live: &mut Live, timed_out: bool)
         if tokio::time::timeout(Duration::from_secs(5), closing).await.is_err() {
             tracing::debug!("closing the page timed out");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::browser::events::RawEvent;
+    use serde_json::json;
+
+    fn event(method: &str, params: serde_json::Value) -> RawEvent {
+        RawEvent { method: method.into(), params }
+    }
+
+    #[test]
+    fn events_the_layout_gatherer_caused_are_left_out() {
+        let events = vec![
+            event("Network.requestWillBeSent", json!({"requestId": "1"})),
+            event("Runtime.consoleAPICalled", json!({"type": "log"})),
+            // From here on the layout gatherer runs.
+            event("Network.loadingFinished", json!({"requestId": "1"})),
+            event("Network.requestWillBeSent", json!({"requestId": "2"})),
+            event("Runtime.consoleAPICalled", json!({"type": "log"})),
+        ];
+        let kept = before_layout(events.clone(), Some(2));
+        let methods: Vec<_> = kept.iter().map(|e| (e.method.as_str(), e.str("requestId"))).collect();
+        assert_eq!(
+            methods,
+            [("Network.requestWillBeSent", Some("1")), ("Runtime.consoleAPICalled", None), ("Network.loadingFinished", Some("1"))]
+        );
+        assert_eq!(before_layout(events.clone(), None).len(), 5);
     }
 }

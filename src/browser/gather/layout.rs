@@ -10,8 +10,11 @@
 //!    bookmarklet's style sheet). A page with no clipping box skips both.
 //! 2. At 320 x 256 CSS px (`Emulation.setDeviceMetricsOverride`, not mobile: the width 1280 px at
 //!    400% zoom gives, WCAG 1.4.10): the text cut at the viewport's right edge. The override is
-//!    cleared whatever happened, and the scroll position put back. A page whose document does not
-//!    scroll sideways there and clips nothing at its root is read no further.
+//!    cleared whatever happened (a capture sets no device metrics of its own, so clearing gives
+//!    the window's back), and the scroll position put back. A page whose document does not
+//!    scroll sideways there and clips nothing at its root is read no further. What the page's
+//!    own scripts do meanwhile (requests of a narrow media query, console messages of a resize
+//!    handler) is left out of the event-based artifacts (`capture::before_layout`).
 //! 3. The visible `<img>`s that may animate (GIF, PNG, WebP, `data:` URLs): their bytes from the
 //!    network record (`Network.getResponseBody`, no new request) and their animation read from
 //!    them (`animation.rs`).
