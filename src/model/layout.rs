@@ -167,8 +167,8 @@ mod tests {
 
     #[test]
     fn reads_the_script_output_and_bounds_it() {
-        let json = r#"{"reading":{"small_text":[{"selector":"#a","font_size_px":8,"text":"tiny","chars":30}]},
-            "text_resize":{"clipped":[],"skipped":"no box clips its content","boxes":0},"extra":1}"#;
+        let json = r##"{"reading":{"small_text":[{"selector":"#a","font_size_px":8,"text":"tiny","chars":30}]},
+            "text_resize":{"clipped":[],"skipped":"no box clips its content","boxes":0},"extra":1}"##;
         let mut facts: LayoutFacts = serde_json::from_str(json).unwrap();
         assert_eq!(facts.reading.small_text[0].font_size_px, 8.0);
         assert_eq!(facts.text_resize.skipped.as_deref(), Some("no box clips its content"));

@@ -200,9 +200,9 @@ mod tests {
 
     #[test]
     fn reads_the_scripts_answers() {
-        let d: Desktop = parse(r#"{"reading":{"justified":[{"selector":"p","lines":4}]},"images":[{"url":"u","pause_control":true}],"scroll":[0,120],"ms":12}"#).unwrap();
+        let d: Desktop = parse(r##"{"reading":{"justified":[{"selector":"p","lines":4}]},"images":[{"url":"u","pause_control":true}],"scroll":[0,120],"ms":12}"##).unwrap();
         assert_eq!((d.reading.justified[0].lines, d.images[0].pause_control, d.scroll[1], d.ms), (4, true, 120.0, 12));
-        let m: Measured = parse(r#"{"viewport_width":320,"scroll_width":900,"overflowing":[{"selector":"#w","text_right_px":880}],"ms":3}"#).unwrap();
+        let m: Measured = parse(r##"{"viewport_width":320,"scroll_width":900,"overflowing":[{"selector":"#w","text_right_px":880}],"ms":3}"##).unwrap();
         assert_eq!((m.reflow.scroll_width, m.reflow.overflowing[0].text_right_px, m.ms), (900, 880.0, 3));
     }
 }
