@@ -48,6 +48,7 @@ fn gif(delays_cs: &[u16], loops: Option<u16>) -> Vec<u8> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn reading_and_layout_checks_fire_on_their_fixtures_and_not_on_near_misses() {
+    fixture_site::init_test_log();
     let site = FixtureSite::start().await;
     fixture_dir::serve(&site, "reading", "http://127.0.0.2:9", &[]);
     let forever = gif(&[40, 40, 40], Some(0));
