@@ -7,9 +7,10 @@
 //! switched to eager, or, where a script watches scrolling, a scroll to the bottom and back; layout
 //! shifts are recorded) and the screenshot taken; then, with the page's window
 //! minimized (nothing is drawn while the page is only read), DOM facts, HTML, the barrier facts
-//! (`browser/barriers.js`), axe, the keyboard
-//! walk (it moves focus, which would otherwise show in the other artifacts) and last, drawn
-//! again, the contrast axe left for pixels (`gather/contrast.rs`).
+//! (`browser/barriers.js`), axe, the keyboard walk (it moves focus, which would otherwise show in
+//! the other artifacts), drawn again, the contrast axe left for pixels (`gather/contrast.rs`), and
+//! last the reading and layout facts (`gather/layout.rs`: it narrows the viewport and grows the
+//! text, undoing both before it ends).
 
 use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::audits;
@@ -35,7 +36,7 @@ use super::cdp::{Budget, STEP_TIMEOUT, eval_string, run, step};
 use super::cores;
 use super::error::BrowserError;
 use super::events::{EVENT_LOG_FULL, EventLog, MAX_EVENTS};
-use super::gather::{axe, barriers, console, contrast, cookies, csp, document, dom, exceptions, issues, keyboard, metrics, network, screenshot};
+use super::gather::{axe, barriers, console, contrast, cookies, csp, document, dom, exceptions, issues, keyboard, layout, metrics, network, screenshot};
 use super::instance::Instance;
 use super::options::CaptureOptions;
 use super::shared_regions::SharedRegions;
@@ -99,6 +100,8 @@ pub(crate) struct Live {
     pub(crate) perf_late: Option<metrics::PerfReport>,
     /// The page's window while the in-page gatherers left it minimized (`redraw` restores it).
     window: Option<PageWindow>,
+    /// The event log's length when the layout gatherer started (`before_layout`).
+    layout_from: Option<usize>,
     phases: Phases,
 }
 
@@ -487,6 +490,10 @@ async fn read_page(
         live.phases.end("contrast");
         check_alive(instance, log)?;
     }
+    // Last: it emulates a narrow viewport and grows the text (each undone before it returns),
+    // which nothing read before it may see.
+    run_gatherer(Artifact::Layout, instance, page, settings, budget, snap, live, window).await;
+    check_alive(instance, event_log(&live.log)?)?;
     Ok(())
 }
 
@@ -508,10 +515,14 @@ async fn run_gatherer(
         Artifact::Axe => settings.capture.axe,
         Artifact::Keyboard => settings.capture.keyboard_walk,
         Artifact::Screenshot => settings.capture.screenshot,
+        Artifact::Layout => settings.capture.layout,
         _ => true,
     };
     if !wanted {
         return;
+    }
+    if artifact == Artifact::Layout {
+        live.layout_from = live.log.as_ref().map(EventLog::len);
     }
     let gathered = match artifact {
         Artifact::Dom => dom::gather(instance, page, budget).await.map(|d| snap.dom = d),
@@ -524,6 +535,7 @@ async fn run_gatherer(
         Artifact::Axe => axe::gather(instance, page, budget, settings.shared.as_deref()).await.map(|a| snap.axe = Some(a)),
         Artifact::Keyboard => keyboard::walk(instance, page, budget, window).await.map(|k| snap.keyboard = Some(k)),
         Artifact::Screenshot => screenshot::viewport_png(instance, page, budget).await.map(|png| snap.screenshot_png_base64 = Some(png)),
+        Artifact::Layout => layout::gather(instance, page, budget, live.log.as_ref()).await.map(|l| snap.layout = Some(l)),
         // Read twice around the scroll (`gather_in_page`), or built from the event log
         // (`artifacts`): not gatherers of their own.
         Artifact::Metrics | Artifact::Network | Artifact::Console | Artifact::Exceptions | Artifact::Csp | Artifact::Issues | Artifact::Cookies => {
@@ -650,9 +662,24 @@ const FROM_EVENTS: [(Artifact, fn(&mut PageSnapshot, &[super::events::RawEvent])
     (Artifact::Cookies, |snap, _| snap.cookies = cookies::gather(&snap.requests)),
 ];
 
+/// The page's events without those the layout gatherer caused (from event `from` on): what the
+/// page's own scripts did at 320 px or with grown text (requests of a narrow media query,
+/// console messages of a resize handler) is no fact of the page as visited. Events of requests
+/// that started before it are kept (a response that finished meanwhile).
+fn before_layout(events: Vec<super::events::RawEvent>, from: Option<usize>) -> Vec<super::events::RawEvent> {
+    let Some(from) = from.filter(|n| *n < events.len()) else { return events };
+    let known: std::collections::HashSet<String> = events[..from].iter().filter_map(|e| e.str("requestId")).map(str::to_string).collect();
+    events
+        .into_iter()
+        .enumerate()
+        .filter(|(i, e)| *i < from || e.method == EVENT_LOG_FULL || e.str("requestId").is_some_and(|id| known.contains(id)))
+        .map(|(_, e)| e)
+        .collect()
+}
+
 /// Builds the event-based artifacts and decides the page error.
 fn finish(snap: &mut PageSnapshot, live: &Live, failure: Option<BrowserError>, outcome: Outcome, proxy: &EgressProxy) {
-    let events = live.log.as_ref().map(EventLog::snapshot).unwrap_or_default();
+    let events = before_layout(live.log.as_ref().map(EventLog::snapshot).unwrap_or_default(), live.layout_from);
     let main_doc = artifacts(snap, live, &events, proxy);
     let error = |kind: &str, message: String| Some(PageError { kind: kind.to_string(), message });
     snap.error = match (outcome, &failure) {
@@ -711,5 +738,35 @@ pub(crate) async fn close(instance: &Instance, live: &mut Live, timed_out: bool)
         if tokio::time::timeout(Duration::from_secs(5), closing).await.is_err() {
             tracing::debug!("closing the page timed out");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::browser::events::RawEvent;
+    use serde_json::json;
+
+    fn event(method: &str, params: serde_json::Value) -> RawEvent {
+        RawEvent { method: method.into(), params }
+    }
+
+    #[test]
+    fn events_the_layout_gatherer_caused_are_left_out() {
+        let events = vec![
+            event("Network.requestWillBeSent", json!({"requestId": "1"})),
+            event("Runtime.consoleAPICalled", json!({"type": "log"})),
+            // From here on the layout gatherer runs.
+            event("Network.loadingFinished", json!({"requestId": "1"})),
+            event("Network.requestWillBeSent", json!({"requestId": "2"})),
+            event("Runtime.consoleAPICalled", json!({"type": "log"})),
+        ];
+        let kept = before_layout(events.clone(), Some(2));
+        let methods: Vec<_> = kept.iter().map(|e| (e.method.as_str(), e.str("requestId"))).collect();
+        assert_eq!(
+            methods,
+            [("Network.requestWillBeSent", Some("1")), ("Runtime.consoleAPICalled", None), ("Network.loadingFinished", Some("1"))]
+        );
+        assert_eq!(before_layout(events.clone(), None).len(), 5);
     }
 }

@@ -29,6 +29,9 @@ pub struct CaptureOptions {
     pub axe: bool,
     /// Tab through the page (focus visibility, keyboard traps).
     pub keyboard_walk: bool,
+    /// Measure reading and layout last (`gather/layout.rs`: reflow at 320 px, text at 200% and
+    /// with WCAG spacing, reading measures, image animations).
+    pub layout: bool,
     /// Keep a PNG of the first viewport.
     pub screenshot: bool,
     /// Scroll to the bottom and back once after load (lazy content, layout shifts).
@@ -41,14 +44,14 @@ pub struct CaptureOptions {
 
 impl Default for CaptureOptions {
     fn default() -> Self {
-        CaptureOptions { axe: true, keyboard_walk: true, screenshot: false, scroll: true, share: true }
+        CaptureOptions { axe: true, keyboard_walk: true, layout: true, screenshot: false, scroll: true, share: true }
     }
 }
 
 impl CaptureOptions {
     /// Navigation, network, console and metrics only: no scrolling, axe, keyboard or screenshot.
     pub fn bare() -> Self {
-        CaptureOptions { axe: false, keyboard_walk: false, screenshot: false, scroll: false, share: false }
+        CaptureOptions { axe: false, keyboard_walk: false, layout: false, screenshot: false, scroll: false, share: false }
     }
 }
 

@@ -22,6 +22,7 @@ const AXE_SHARE: &str = include_str!("../../browser/axe_share.js");
 const REGIONS: &str = include_str!("../../browser/regions.js");
 const CONTRAST: &str = include_str!("../../browser/contrast.js");
 const BARRIERS: &str = include_str!("../../browser/barriers.js");
+const LAYOUT: &str = include_str!("../../browser/layout.js");
 const PARK: &str = include_str!("../../browser/park.js");
 const AXE_SOURCE: &str = include_str!(concat!(env!("OUT_DIR"), "/axe.min.js"));
 const AXE_VERSION: &str = include_str!(concat!(env!("OUT_DIR"), "/axe_version.txt"));
@@ -48,6 +49,11 @@ pub(crate) static EAGER_AT_LOAD: LazyLock<String> = LazyLock::new(|| wrap(EAGER)
 pub(crate) static KEYBOARD_INSTALL: LazyLock<String> = LazyLock::new(|| wrap(KEYBOARD));
 /// Returns the barrier facts as JSON text (`barriers.js`).
 pub(crate) static BARRIERS_COLLECT: LazyLock<String> = LazyLock::new(|| wrap(BARRIERS));
+/// The layout gatherer's pass `mode` (a JavaScript expression: `'desktop'`, `'reflow'`, or
+/// `'restore'` followed by `const SCROLL = [x, y];`); JSON text.
+pub(crate) fn layout_script(mode: &str) -> String {
+    wrap(&format!("const MODE = {mode};\n{LAYOUT}"))
+}
 /// Quiets a captured page whose window is kept for the next URL; returns `parked`.
 pub(crate) static PARK_PAGE: LazyLock<String> = LazyLock::new(|| wrap(PARK));
 /// Runs axe (after `AXE_INJECT`) on everything, the AAA contrast rule judged from the AA one
@@ -128,7 +134,7 @@ mod tests {
 
     #[test]
     fn scripts_are_wrapped_with_the_helpers() {
-        for s in [&*HOOKS_INIT, &*PERF_INIT, &*COLLECT, &*SCROLL_PAGE, &*EAGER_AT_LOAD, &*KEYBOARD_INSTALL, &*AXE_RUN_SCRIPT, &*PARK_PAGE, &*CONTRAST_INSTALL, &*FIND_REGIONS, &*BARRIERS_COLLECT] {
+        for s in [&*HOOKS_INIT, &*PERF_INIT, &*COLLECT, &*SCROLL_PAGE, &*EAGER_AT_LOAD, &*KEYBOARD_INSTALL, &*AXE_RUN_SCRIPT, &*PARK_PAGE, &*CONTRAST_INSTALL, &*FIND_REGIONS, &*BARRIERS_COLLECT, &layout_script("'desktop'")] {
             assert!(s.contains("const __ss"), "helpers missing");
             assert!(s.trim_end().ends_with(")()"));
         }

@@ -9,7 +9,7 @@
 
 use super::check::CheckMeta;
 use crate::model::{
-    Artifact, AxeResults, BarrierFacts, BrowserIssue, ConsoleMessage, CookieSet, CspViolation, DomFacts, Header, JsError, KeyboardWalk, MetaTag,
+    Artifact, AxeResults, BarrierFacts, LayoutFacts, BrowserIssue, ConsoleMessage, CookieSet, CspViolation, DomFacts, Header, JsError, KeyboardWalk, MetaTag,
     NetworkRequest, PageError, PageMetrics, PageSnapshot, RedirectHop,
 };
 
@@ -124,6 +124,11 @@ impl<'a> PageView<'a> {
     /// The barrier facts (`Barriers`).
     pub fn barriers(&self) -> Option<&'a BarrierFacts> {
         self.declared(Artifact::Barriers).barriers.as_ref()
+    }
+
+    /// Reading and layout facts (`Layout`).
+    pub fn layout(&self) -> Option<&'a LayoutFacts> {
+        self.declared(Artifact::Layout).layout.as_ref()
     }
 
     /// The first viewport as PNG, base64 (`Screenshot`).

@@ -10,6 +10,7 @@ pub mod finding;
 pub mod finding_budget;
 pub mod fingerprint;
 pub mod journey;
+pub mod layout;
 pub mod org;
 pub mod percentile;
 pub mod progress;
@@ -33,6 +34,7 @@ pub use finding::{Finding, sort_findings};
 pub use journey::{
     Journey, JourneyError, JourneyOutcome, JourneySecrets, JourneySpec, StepResult, StepStatus, parse_journey, validate_secrets,
 };
+pub use layout::{AnimatedImage, ClipTest, ClippedText, LayoutFacts, Overflow, Reading, Reflow, TextRun};
 pub use severity::{Severity, SeverityCounts, UnknownSeverity};
 pub use org::OrgId;
 pub use progress::{ScanPhase, ScanProgressState};

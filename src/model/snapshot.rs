@@ -548,6 +548,9 @@ pub struct PageSnapshot {
     /// What `browser/barriers.js` measured (text styled as headings, visual lists, links, images,
     /// fields).
     pub barriers: Option<super::barriers::BarrierFacts>,
+    /// Reading and layout facts: reflow at 320 px, text at 200% and with WCAG text spacing,
+    /// reading measures, image animations (`model::layout`).
+    pub layout: Option<crate::model::layout::LayoutFacts>,
     /// PNG of the first viewport, base64, only when asked for.
     pub screenshot_png_base64: Option<String>,
     /// Gatherers that failed, with why (their checks are skipped).
@@ -589,11 +592,13 @@ pub enum Artifact {
     Cookies,
     /// `PageSnapshot::barriers`.
     Barriers,
+    /// `PageSnapshot::layout`.
+    Layout,
 }
 
 impl Artifact {
     /// Every artifact.
-    pub const ALL: [Artifact; 14] = [
+    pub const ALL: [Artifact; 15] = [
         Artifact::Dom,
         Artifact::ServedHtml,
         Artifact::RenderedHtml,
@@ -608,6 +613,7 @@ impl Artifact {
         Artifact::Issues,
         Artifact::Cookies,
         Artifact::Barriers,
+        Artifact::Layout,
     ];
 
     /// The artifacts built from the page's event log after it closed, rather than by asking the
@@ -632,6 +638,7 @@ impl Artifact {
             Artifact::Issues => "issues",
             Artifact::Cookies => "cookies",
             Artifact::Barriers => "barriers",
+            Artifact::Layout => "layout",
         }
     }
 }

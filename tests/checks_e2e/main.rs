@@ -10,4 +10,5 @@ mod https;
 mod interact;
 mod journeys;
 mod perf;
+mod reading;
 mod repository;

@@ -1,6 +1,7 @@
 //! Gatherers: each fills one part of a `PageSnapshot`, from the page's CDP event log (pure
 //! functions, unit-tested on literal events) or by asking the page (in-page scripts).
 
+pub(crate) mod animation;
 pub(crate) mod axe;
 pub(crate) mod barriers;
 pub(crate) mod console;
@@ -12,6 +13,7 @@ pub(crate) mod dom;
 pub(crate) mod exceptions;
 pub(crate) mod issues;
 pub(crate) mod keyboard;
+pub(crate) mod layout;
 pub(crate) mod metrics;
 pub(crate) mod network;
 pub(crate) mod screenshot;

@@ -1,5 +1,5 @@
-//! accessibility: axe-core rules (`accessibility.<axe-rule-id>`) plus our own keyboard and zoom
-//! checks.
+//! accessibility: axe-core rules (`accessibility.<axe-rule-id>`) plus our own keyboard, zoom,
+//! reading and layout checks.
 
 pub mod axe_catalogue;
 pub mod axe_overlap;
@@ -32,4 +32,13 @@ crate::category_checks! {
     image_alt_meaningless::ImageAltMeaningless,
     image_alt_repeats_caption::ImageAltRepeatsCaption,
     image_title_without_alt::ImageTitleWithoutAlt,
+    reflow_overflow::ReflowOverflow,
+    text_resize_clipped::TextResizeClipped,
+    text_spacing_clipped::TextSpacingClipped,
+    text_too_small::TextTooSmall,
+    line_too_long::LineTooLong,
+    text_justified::TextJustified,
+    all_caps_text::AllCapsText,
+    italic_text::ItalicText,
+    animation_too_long::AnimationTooLong,
 }
