@@ -547,6 +547,10 @@ pub struct PageSnapshot {
     pub keyboard: Option<KeyboardWalk>,
     /// PNG of the first viewport, base64, only when asked for.
     pub screenshot_png_base64: Option<String>,
+    /// The page's rendered text (`browser/page_text.js`).
+    pub page_text: Option<crate::model::PageText>,
+    /// The text recognised in the page's images (`browser/image_text.js` and Tesseract).
+    pub image_text: Option<crate::model::ImageText>,
     /// Gatherers that failed, with why (their checks are skipped).
     pub gather_errors: Vec<GatherError>,
     /// How long capture took, in ms.
@@ -584,11 +588,15 @@ pub enum Artifact {
     Issues,
     /// `PageSnapshot::cookies`.
     Cookies,
+    /// `PageSnapshot::page_text`.
+    PageText,
+    /// `PageSnapshot::image_text` (needs Tesseract on the machine).
+    ImageText,
 }
 
 impl Artifact {
     /// Every artifact.
-    pub const ALL: [Artifact; 13] = [
+    pub const ALL: [Artifact; 15] = [
         Artifact::Dom,
         Artifact::ServedHtml,
         Artifact::RenderedHtml,
@@ -602,6 +610,8 @@ impl Artifact {
         Artifact::Csp,
         Artifact::Issues,
         Artifact::Cookies,
+        Artifact::PageText,
+        Artifact::ImageText,
     ];
 
     /// The artifacts built from the page's event log after it closed, rather than by asking the
@@ -625,6 +635,8 @@ impl Artifact {
             Artifact::Csp => "csp",
             Artifact::Issues => "issues",
             Artifact::Cookies => "cookies",
+            Artifact::PageText => "page-text",
+            Artifact::ImageText => "image-text",
         }
     }
 }

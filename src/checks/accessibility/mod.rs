@@ -3,6 +3,7 @@
 
 pub mod axe_catalogue;
 pub mod axe_overlap;
+pub mod name_quality;
 
 #[cfg(test)]
 mod contract_tests;
@@ -22,4 +23,7 @@ crate::category_checks! {
     focus_not_visible::FocusNotVisible,
     keyboard_trap::KeyboardTrap,
     zoom_disabled::ZoomDisabled,
+    title_not_descriptive::TitleNotDescriptive,
+    image_of_text::ImageOfText,
+    image_name_not_descriptive::ImageNameNotDescriptive,
 }
