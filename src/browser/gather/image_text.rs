@@ -24,9 +24,9 @@ pub const OCR_PAGE_BUDGET: Duration = Duration::from_secs(6);
 pub const MAX_CAPTURE_SIDE: f64 = 2000.0;
 /// Captures are scaled so that their shorter side reaches this (small images, small text)...
 const TARGET_SHORT_SIDE: f64 = 150.0;
-/// ...by at least 2 (text in an image is often 10 to 14 px high; Tesseract reads 20 px and
-/// more best) and at most 4.
-const MIN_SCALE: f64 = 2.0;
+/// ...by at least 3 (text in an image is often 10 to 14 px high; Tesseract reads 30 px and
+/// more best, and decorative fonts only larger) and at most 4.
+const MIN_SCALE: f64 = 3.0;
 const MAX_SCALE: f64 = 4.0;
 /// A one-line second reading for images at least this many times wider than high.
 const LINE_ASPECT: f64 = 2.5;
@@ -125,6 +125,7 @@ pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Budget) ->
                 words = line;
             }
         }
+        tracing::debug!(selector = %c.selector, words = ?words.iter().map(|w| format!("{}:{:.0}", w.text, w.confidence)).collect::<Vec<_>>(), "image read");
         out.images.push(ImageReading {
             kind: c.kind,
             selector: c.selector,
@@ -152,6 +153,7 @@ mod tests {
         assert_eq!(scale_for(72.0, 48.0), 150.0 / 48.0);
         assert_eq!(scale_for(80.0, 20.0), MAX_SCALE);
         assert_eq!(scale_for(527.0, 263.0), MIN_SCALE);
+        assert_eq!(scale_for(451.0, 126.0), MIN_SCALE);
         assert_eq!(scale_for(2500.0, 600.0), MAX_CAPTURE_SIDE / 2500.0);
     }
 

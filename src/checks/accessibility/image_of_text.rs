@@ -16,7 +16,9 @@ declare_check! {
     /// success criterion's exceptions: logos (`logo` in the name, the file name, the element's
     /// or a close ancestor's id or class, or an image in a link to the start page) and images
     /// whose name describes the lettering itself (`letters`, `font`, `typeface`, `calligraphy`:
-    /// the presentation is the point). A heuristic: `needs_review: true`.
+    /// the presentation is the point), and images where most of what was recognised is unsure
+    /// (a photo whose book spines or signs hold a few legible words). A heuristic:
+    /// `needs_review: true`.
     pub struct ImageOfText {
         id: "accessibility.image-of-text",
         severity: Medium,
@@ -39,6 +41,11 @@ pub const MIN_LETTERS: usize = 5;
 /// ...with one word at least this long.
 pub const MIN_LONGEST_WORD: usize = 4;
 
+/// At least this share of the tokens recognised (with a letter or digit) must be counted words:
+/// a photo's incidental text (book spines, signs) comes with many unsure fragments, an image of
+/// text with few.
+pub const MIN_SURE_SHARE: f64 = 0.5;
+
 /// Words of a name that say the lettering itself is shown (essential presentation).
 const LETTERING: &[&str] = &[
     "letter", "letters", "lettering", "font", "fonts", "typeface", "typefaces", "typography", "calligraphy", "handwriting", "handwritten",
@@ -58,10 +65,13 @@ pub fn confident_words(words: &[OcrWord]) -> Vec<String> {
         .collect()
 }
 
-/// True when the image holds text enough to be an image of text.
-fn holds_text(words: &[String]) -> bool {
+/// True when the image holds text enough to be an image of text, and little else read.
+fn holds_text(words: &[String], all: &[OcrWord]) -> bool {
     let letters: usize = words.iter().map(|w| w.chars().count()).sum();
-    letters >= MIN_LETTERS && words.iter().any(|w| w.chars().count() >= MIN_LONGEST_WORD)
+    let tokens = all.iter().filter(|w| w.text.chars().any(char::is_alphanumeric)).count();
+    letters >= MIN_LETTERS
+        && words.iter().any(|w| w.chars().count() >= MIN_LONGEST_WORD)
+        && words.len() as f64 >= MIN_SURE_SHARE * tokens as f64
 }
 
 /// True when the image is exempt: a logo, or lettering described as such.
@@ -85,7 +95,7 @@ impl Check for ImageOfText {
         let Some(read) = page.image_text() else { return };
         for image in &read.images {
             let words = confident_words(&image.words);
-            if exempt(image) || !holds_text(&words) {
+            if exempt(image) || !holds_text(&words, &image.words) {
                 continue;
             }
             out.report(evidence! {
@@ -147,6 +157,15 @@ mod tests {
             image("#bigger", "Increase text size", vec![w("A", 97.0)]),
             // A photo: unsure fragments, or sure but too short.
             image("#photo", "Book shop", vec![w("Panas", 55.0), w("ic", 80.0), w("=", 84.0), w("Ih", 71.0)]),
+            // A photo with some legible titles among many fragments.
+            image(
+                "#books",
+                "",
+                ["al", "I", "il", "1OGUN", "Mii", "fi", "ik", "i", "NINJA", "Japanese", "Swords", "y", "RAL", "ee", "Fai", "pee"]
+                    .iter()
+                    .map(|t| w(t, if ["NINJA", "Japanese", "Swords"].contains(t) { 90.0 } else { 40.0 }))
+                    .collect(),
+            ),
             // Numbers and symbols are not words.
             image("#chart", "Sales chart", vec![w("2023", 90.0), w("2024", 92.0), w("%%", 90.0)]),
             // The lettering is the point, and the name says so.
