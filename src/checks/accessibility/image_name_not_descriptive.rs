@@ -81,9 +81,12 @@ fn judge(image: &ImageReading, earlier: &[&ImageReading]) -> Option<(&'static st
     }
     if image.kind == "img" {
         let url = image.url.as_deref().filter(|u| !u.is_empty())?;
-        let same = earlier.iter().find(|e| {
-            e.kind == "img" && e.name.trim().eq_ignore_ascii_case(name) && e.url.as_deref().is_some_and(|u| !u.is_empty() && u != url)
-        })?;
+        let same_name: Vec<&&ImageReading> = earlier.iter().filter(|e| e.kind == "img" && e.name.trim().eq_ignore_ascii_case(name)).collect();
+        // A file shown again under its name was judged where it first appeared.
+        if same_name.iter().any(|e| e.url.as_deref() == Some(url)) {
+            return None;
+        }
+        let same = same_name.into_iter().find(|e| e.url.as_deref().is_some_and(|u| !u.is_empty()))?;
         return Some(("repeated", None, Some(same.selector.clone())));
     }
     None
