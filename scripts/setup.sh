@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what sitescan needs on a fresh Debian machine with Rust, Node.js and root:
-# Chromium and its headless shell, protoc, xmllint, the in-page npm package (axe-core) and the
+# Chromium and its headless shell, protoc, xmllint, Tesseract (OCR), the in-page npm package (axe-core) and the
 # test-only report validators (tools/report-validators: SARIF schema and Multitool, JUnit XSDs).
 # Idempotent.
 set -euo pipefail
@@ -16,6 +16,9 @@ command -v xmllint >/dev/null 2>&1 || need+=(libxml2-utils)
 command -v socat >/dev/null 2>&1 || need+=(socat)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
 command -v git >/dev/null 2>&1 || need+=(git)   # the repository-probe tests make a real .git
+# Text recognition for the image checks (accessibility.image-of-text, image-name-not-descriptive):
+# optional at run time (without it those checks are reported as not run), needed by their tests.
+command -v tesseract >/dev/null 2>&1 || need+=(tesseract-ocr tesseract-ocr-eng)
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}"
   export DEBIAN_FRONTEND=noninteractive

@@ -33,6 +33,9 @@ const opts = {
   concurrency: Number(arg('concurrency', '4')),
   out: arg('out', path.join(root, 'bench', `act-results-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, 'Z')}.json`)),
   skipAxe: process.argv.includes('--skip-axe'),
+  // sitescan reads the text in images (images of text, 0va7u6) only with `--ocr`; --no-ocr
+  // measures the default scan.
+  ocr: !process.argv.includes('--no-ocr'),
   label: arg('label', ''),
   // alone (default, strict): one `sitescan scan` per case; crawl: one crawl of an index of all cases.
   mode: arg('mode', 'alone'),
@@ -102,7 +105,7 @@ for (const [c, ids] of opts.extraMap) sitescanMap.set(c, [...new Set([...(sitesc
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'sitescan-act-'));
 const pages = new Map(); // url -> page (the case was scanned and listed as a page)
 const sitescanFailed = new Map(); // url -> Set(check ids)
-const scanArgs = (url, out, extra) => ['scan', url, '--allow-target', '127.0.0.1/32', '--format', 'json', '--quiet', ...extra,
+const scanArgs = (url, out, extra) => ['scan', url, '--allow-target', '127.0.0.1/32', '--format', 'json', '--quiet', ...(opts.ocr ? ['--ocr'] : []), ...extra,
   '--chromium', opts.chromium, '--output', out];
 const t0 = Date.now();
 if (opts.mode === 'crawl') {

@@ -36,7 +36,7 @@ use super::cdp::{Budget, STEP_TIMEOUT, eval_string, run, step};
 use super::cores;
 use super::error::BrowserError;
 use super::events::{EVENT_LOG_FULL, EventLog, MAX_EVENTS};
-use super::gather::{axe, barriers, console, contrast, cookies, csp, document, dom, exceptions, issues, keyboard, layout, metrics, network, screenshot};
+use super::gather::{axe, barriers, console, contrast, cookies, csp, document, dom, exceptions, image_text, issues, keyboard, layout, metrics, network, page_text, screenshot};
 use super::instance::Instance;
 use super::options::CaptureOptions;
 use super::shared_regions::SharedRegions;
@@ -439,6 +439,9 @@ pub(crate) async fn gather_in_page(
     }
     run_gatherer(Artifact::Screenshot, instance, page, settings, budget, snap, live, None).await;
     check_alive(instance, event_log(&live.log)?)?;
+    // Screenshots of the page's images, while it is drawn.
+    run_gatherer(Artifact::ImageText, instance, page, settings, budget, snap, live, None).await;
+    check_alive(instance, event_log(&live.log)?)?;
     // Nothing more is drawn until the keyboard walk's pixel comparisons: the gatherers below only
     // read the page, and a page that animates would otherwise cost a frame every 16 ms. The window
     // stays minimized after them until `redraw`: a capture's page is emptied first (a frame of the
@@ -458,7 +461,8 @@ pub(crate) async fn redraw(instance: &Instance, live: &mut Live) {
 
 /// The gatherers that read the page without drawing it, in the order they run: the keyboard walk
 /// last, since it moves focus, which would otherwise show in the others.
-const READ_PAGE: [Artifact; 6] = [Artifact::Dom, Artifact::ServedHtml, Artifact::RenderedHtml, Artifact::Barriers, Artifact::Axe, Artifact::Keyboard];
+const READ_PAGE: [Artifact; 7] =
+    [Artifact::Dom, Artifact::PageText, Artifact::ServedHtml, Artifact::RenderedHtml, Artifact::Barriers, Artifact::Axe, Artifact::Keyboard];
 
 /// Runs the gatherers of `READ_PAGE`, then judges from pixels the contrast axe left open.
 async fn read_page(
@@ -516,6 +520,7 @@ async fn run_gatherer(
         Artifact::Keyboard => settings.capture.keyboard_walk,
         Artifact::Screenshot => settings.capture.screenshot,
         Artifact::Layout => settings.capture.layout,
+        Artifact::ImageText => settings.capture.ocr,
         _ => true,
     };
     if !wanted {
@@ -536,6 +541,8 @@ async fn run_gatherer(
         Artifact::Keyboard => keyboard::walk(instance, page, budget, window).await.map(|k| snap.keyboard = Some(k)),
         Artifact::Screenshot => screenshot::viewport_png(instance, page, budget).await.map(|png| snap.screenshot_png_base64 = Some(png)),
         Artifact::Layout => layout::gather(instance, page, budget, live.log.as_ref()).await.map(|l| snap.layout = Some(l)),
+        Artifact::PageText => page_text::gather(instance, page, budget).await.map(|t| snap.page_text = Some(t)),
+        Artifact::ImageText => image_text::gather(instance, page, budget).await.map(|t| snap.image_text = Some(t)),
         // Read twice around the scroll (`gather_in_page`), or built from the event log
         // (`artifacts`): not gatherers of their own.
         Artifact::Metrics | Artifact::Network | Artifact::Console | Artifact::Exceptions | Artifact::Csp | Artifact::Issues | Artifact::Cookies => {

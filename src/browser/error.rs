@@ -31,6 +31,9 @@ pub enum BrowserError {
     /// An in-page script threw or returned something unexpected.
     #[error("script {name} failed: {message}")]
     Script { name: &'static str, message: String },
+    /// Text recognition (Tesseract) is missing or failed.
+    #[error("text recognition: {0}")]
+    Ocr(String),
     /// The egress proxy could not start.
     #[error("egress proxy: {0}")]
     Proxy(#[from] NetError),

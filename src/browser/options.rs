@@ -34,6 +34,9 @@ pub struct CaptureOptions {
     pub layout: bool,
     /// Keep a PNG of the first viewport.
     pub screenshot: bool,
+    /// Read the text in the page's images (Tesseract, when installed: image of text, image
+    /// names that contradict the image).
+    pub ocr: bool,
     /// Scroll to the bottom and back once after load (lazy content, layout shifts).
     pub scroll: bool,
     /// Judge a region the site's pages repeat (header, navigation, footer) once per scan and give
@@ -44,14 +47,15 @@ pub struct CaptureOptions {
 
 impl Default for CaptureOptions {
     fn default() -> Self {
-        CaptureOptions { axe: true, keyboard_walk: true, layout: true, screenshot: false, scroll: true, share: true }
+        CaptureOptions { axe: true, keyboard_walk: true, layout: true, screenshot: false, ocr: false, scroll: true, share: true }
     }
 }
 
 impl CaptureOptions {
-    /// Navigation, network, console and metrics only: no scrolling, axe, keyboard or screenshot.
+    /// Navigation, network, console and metrics only: no scrolling, axe, keyboard, screenshot or
+    /// text recognition.
     pub fn bare() -> Self {
-        CaptureOptions { axe: false, keyboard_walk: false, layout: false, screenshot: false, scroll: false, share: false }
+        CaptureOptions { axe: false, keyboard_walk: false, layout: false, screenshot: false, ocr: false, scroll: false, share: false }
     }
 }
 

@@ -24,6 +24,8 @@ const CONTRAST: &str = include_str!("../../browser/contrast.js");
 const BARRIERS: &str = include_str!("../../browser/barriers.js");
 const LAYOUT: &str = include_str!("../../browser/layout.js");
 const PARK: &str = include_str!("../../browser/park.js");
+const PAGE_TEXT: &str = include_str!("../../browser/page_text.js");
+const IMAGE_TEXT: &str = include_str!("../../browser/image_text.js");
 const AXE_SOURCE: &str = include_str!(concat!(env!("OUT_DIR"), "/axe.min.js"));
 const AXE_VERSION: &str = include_str!(concat!(env!("OUT_DIR"), "/axe_version.txt"));
 
@@ -54,6 +56,12 @@ pub(crate) static BARRIERS_COLLECT: LazyLock<String> = LazyLock::new(|| wrap(BAR
 pub(crate) fn layout_script(mode: &str) -> String {
     wrap(&format!("const MODE = {mode};\n{LAYOUT}"))
 }
+/// Returns the page's rendered text as JSON text (`PageText`).
+pub(crate) static PAGE_TEXT_READ: LazyLock<String> = LazyLock::new(|| wrap(PAGE_TEXT));
+/// Lists the images to read and hides the page's text until `IMAGE_TEXT_RESTORE`; JSON text.
+pub(crate) static IMAGE_TEXT_LIST: LazyLock<String> = LazyLock::new(|| wrap(IMAGE_TEXT));
+/// Shows the text `IMAGE_TEXT_LIST` hid; returns `restored`.
+pub(crate) const IMAGE_TEXT_RESTORE: &str = "window.__sitescanImageText ? window.__sitescanImageText.restore() : 'restored'";
 /// Quiets a captured page whose window is kept for the next URL; returns `parked`.
 pub(crate) static PARK_PAGE: LazyLock<String> = LazyLock::new(|| wrap(PARK));
 /// Runs axe (after `AXE_INJECT`) on everything, the AAA contrast rule judged from the AA one
@@ -134,7 +142,10 @@ mod tests {
 
     #[test]
     fn scripts_are_wrapped_with_the_helpers() {
-        for s in [&*HOOKS_INIT, &*PERF_INIT, &*COLLECT, &*SCROLL_PAGE, &*EAGER_AT_LOAD, &*KEYBOARD_INSTALL, &*AXE_RUN_SCRIPT, &*PARK_PAGE, &*CONTRAST_INSTALL, &*FIND_REGIONS, &*BARRIERS_COLLECT, &layout_script("'desktop'")] {
+        for s in [
+            &*HOOKS_INIT, &*PERF_INIT, &*COLLECT, &*SCROLL_PAGE, &*EAGER_AT_LOAD, &*KEYBOARD_INSTALL, &*AXE_RUN_SCRIPT, &*PARK_PAGE, &*CONTRAST_INSTALL, &*FIND_REGIONS,
+            &*BARRIERS_COLLECT, &layout_script("'desktop'"), &*PAGE_TEXT_READ, &*IMAGE_TEXT_LIST,
+        ] {
             assert!(s.contains("const __ss"), "helpers missing");
             assert!(s.trim_end().ends_with(")()"));
         }

@@ -9,8 +9,8 @@
 
 use super::check::CheckMeta;
 use crate::model::{
-    Artifact, AxeResults, BarrierFacts, LayoutFacts, BrowserIssue, ConsoleMessage, CookieSet, CspViolation, DomFacts, Header, JsError, KeyboardWalk, MetaTag,
-    NetworkRequest, PageError, PageMetrics, PageSnapshot, RedirectHop,
+    Artifact, AxeResults, BarrierFacts, BrowserIssue, ConsoleMessage, CookieSet, CspViolation, DomFacts, Header, ImageText, JsError, KeyboardWalk,
+    LayoutFacts, MetaTag, NetworkRequest, PageError, PageMetrics, PageSnapshot, PageText, RedirectHop,
 };
 
 /// One page as one check may read it.
@@ -134,6 +134,16 @@ impl<'a> PageView<'a> {
     /// The first viewport as PNG, base64 (`Screenshot`).
     pub fn screenshot_png_base64(&self) -> Option<&'a str> {
         self.declared(Artifact::Screenshot).screenshot_png_base64.as_deref()
+    }
+
+    /// The page's rendered text (`PageText`).
+    pub fn page_text(&self) -> Option<&'a PageText> {
+        self.declared(Artifact::PageText).page_text.as_ref()
+    }
+
+    /// The text recognised in the page's images (`ImageText`).
+    pub fn image_text(&self) -> Option<&'a ImageText> {
+        self.declared(Artifact::ImageText).image_text.as_ref()
     }
 
     /// Every request the page made (`Network`).

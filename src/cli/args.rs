@@ -250,6 +250,11 @@ pub struct BrowserArgs {
     /// next. By default a re-scan gives back what an unchanged region of the site got last time.
     #[arg(long, env = "SITESCAN_NO_CACHE")]
     pub no_cache: bool,
+    /// Read the text in each page's images with Tesseract (`tesseract-ocr`, installed by
+    /// `scripts/setup.sh`): images of text and image names the image contradicts. Costs about
+    /// 0.5-2 s per image read (8 per page at most), so it is off unless asked for.
+    #[arg(long, env = "SITESCAN_OCR")]
+    pub ocr: bool,
 }
 
 impl BrowserArgs {

@@ -22,7 +22,7 @@ pub async fn scanner(browser: &BrowserArgs, policy: AddressPolicy) -> anyhow::Re
         browsers: browser.browsers.max(1),
         pages_per_browser: browser.pages_per_browser.max(1),
         proxy_listen: browser.proxy_listen,
-        capture: CaptureOptions { share: browser.shares(), ..CaptureOptions::default() },
+        capture: CaptureOptions { share: browser.shares(), ocr: browser.ocr, ..CaptureOptions::default() },
         ..BrowserOptions::default()
     };
     let pool = BrowserPool::start(options, guard).await.context("starting the browser pool")?;

@@ -9,9 +9,11 @@ pub mod fair_share;
 pub mod finding;
 pub mod finding_budget;
 pub mod fingerprint;
+pub mod image_text;
 pub mod journey;
 pub mod layout;
 pub mod org;
+pub mod page_text;
 pub mod percentile;
 pub mod progress;
 pub mod severity;
@@ -31,6 +33,8 @@ pub use attestation::{Attestation, AttestationRefused, Attester, Confirmation, a
 pub use category::{ACTIVE_ONLY_CATEGORIES, PASSIVE_CATEGORIES};
 pub use fair_share::{FairQueue, OrgSlots};
 pub use finding::{Finding, sort_findings};
+pub use image_text::{ImageReading, ImageText, OcrWord};
+pub use page_text::{MAX_PAGE_TEXT_CHARS, PageText};
 pub use journey::{
     Journey, JourneyError, JourneyOutcome, JourneySecrets, JourneySpec, StepResult, StepStatus, parse_journey, validate_secrets,
 };

@@ -553,6 +553,10 @@ pub struct PageSnapshot {
     pub layout: Option<crate::model::layout::LayoutFacts>,
     /// PNG of the first viewport, base64, only when asked for.
     pub screenshot_png_base64: Option<String>,
+    /// The page's rendered text (`browser/page_text.js`).
+    pub page_text: Option<crate::model::PageText>,
+    /// The text recognised in the page's images (`browser/image_text.js` and Tesseract).
+    pub image_text: Option<crate::model::ImageText>,
     /// Gatherers that failed, with why (their checks are skipped).
     pub gather_errors: Vec<GatherError>,
     /// How long capture took, in ms.
@@ -594,11 +598,15 @@ pub enum Artifact {
     Barriers,
     /// `PageSnapshot::layout`.
     Layout,
+    /// `PageSnapshot::page_text`.
+    PageText,
+    /// `PageSnapshot::image_text` (needs Tesseract on the machine).
+    ImageText,
 }
 
 impl Artifact {
     /// Every artifact.
-    pub const ALL: [Artifact; 15] = [
+    pub const ALL: [Artifact; 17] = [
         Artifact::Dom,
         Artifact::ServedHtml,
         Artifact::RenderedHtml,
@@ -614,6 +622,8 @@ impl Artifact {
         Artifact::Cookies,
         Artifact::Barriers,
         Artifact::Layout,
+        Artifact::PageText,
+        Artifact::ImageText,
     ];
 
     /// The artifacts built from the page's event log after it closed, rather than by asking the
@@ -639,6 +649,8 @@ impl Artifact {
             Artifact::Cookies => "cookies",
             Artifact::Barriers => "barriers",
             Artifact::Layout => "layout",
+            Artifact::PageText => "page-text",
+            Artifact::ImageText => "image-text",
         }
     }
 }

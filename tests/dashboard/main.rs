@@ -31,6 +31,7 @@ async fn scan_engine() -> std::sync::Arc<sitescan::scan::Scanner> {
         proxy_listen: "127.0.0.1:0".parse().unwrap(),
         no_share: false,
         no_cache: false,
+        ocr: false,
     };
     let policy = sitescan::model::AddressPolicy::new(vec!["127.0.0.0/8".parse().unwrap()]);
     sitescan::cli::engine::scanner(&browser, policy).await.expect("start the browser pool")

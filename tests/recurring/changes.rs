@@ -35,7 +35,7 @@ fn home(img: &str, links: &str) -> Route {
 }
 
 async fn start_workers(store: sitescan::store::Store) -> Workers {
-    let browser = BrowserArgs { browsers: 1, pages_per_browser: 2, cdp: vec![], chromium: None, proxy_listen: "127.0.0.1:0".parse().unwrap(), no_share: false, no_cache: false };
+    let browser = BrowserArgs { browsers: 1, pages_per_browser: 2, cdp: vec![], chromium: None, proxy_listen: "127.0.0.1:0".parse().unwrap(), no_share: false, no_cache: false, ocr: false };
     let policy = AddressPolicy::new(vec!["127.0.0.1/32".parse().unwrap()]);
     let scanner = sitescan::cli::engine::scanner(&browser, policy).await.expect("start the browser pool");
     let config = WorkerConfig {

@@ -34,16 +34,21 @@ impl Engine {
 
     /// Same, with another Chromium binary (a wrapper script, for instance).
     pub async fn start_with(pages: usize, chromium: Option<PathBuf>) -> Engine {
-        Engine::launch(pages, chromium, false).await
+        Engine::launch(pages, chromium, false, false).await
+    }
+
+    /// Same, reading the text in images too (`--ocr`; needs Tesseract).
+    pub async fn start_with_ocr(pages: usize) -> Engine {
+        Engine::launch(pages, None, false, true).await
     }
 
     /// One Chromium with `pages` concurrent pages that judges every page in full (`--no-share`).
     pub async fn start_unshared(pages: usize) -> Engine {
-        Engine::launch(pages, None, true).await
+        Engine::launch(pages, None, true, false).await
     }
 
-    async fn launch(pages: usize, chromium: Option<PathBuf>, no_share: bool) -> Engine {
-        let browser = BrowserArgs { browsers: 1, pages_per_browser: pages, cdp: vec![], chromium, proxy_listen: "127.0.0.1:0".parse().expect("addr"), no_share, no_cache: false };
+    async fn launch(pages: usize, chromium: Option<PathBuf>, no_share: bool, ocr: bool) -> Engine {
+        let browser = BrowserArgs { browsers: 1, pages_per_browser: pages, cdp: vec![], chromium, proxy_listen: "127.0.0.1:0".parse().expect("addr"), no_share, no_cache: false, ocr };
         let policy = AddressPolicy::new(vec!["127.0.0.0/8".parse().unwrap()]);
         let scanner = sitescan::cli::engine::scanner(&browser, policy).await.expect("start the browser pool");
         Engine { scanner }

@@ -3,6 +3,7 @@
 
 pub mod axe_catalogue;
 pub mod axe_overlap;
+pub mod name_quality;
 
 #[cfg(test)]
 mod contract_tests;
@@ -41,4 +42,7 @@ crate::category_checks! {
     all_caps_text::AllCapsText,
     italic_text::ItalicText,
     animation_too_long::AnimationTooLong,
+    title_not_descriptive::TitleNotDescriptive,
+    image_of_text::ImageOfText,
+    image_name_not_descriptive::ImageNameNotDescriptive,
 }

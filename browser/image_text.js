@@ -1,0 +1,132 @@
+// Lists the images whose pixels `ImageText` reads (src/browser/gather/image_text.rs), and hides
+// the page's own text while their screenshots are taken, so that text laid over an image is
+// never read as the image's. Installs `window.__sitescanImageText` with `restore()`, which shows
+// the text again (transitions the change would start are finished at once, so later gatherers
+// see the page's own colours). JSON text: {candidates: [...], omitted}.
+//
+// Candidates: rendered `img` (alt="" included: a decorative image of text is still one),
+// `input type=image`, elements with role=img (an `svg` among them), named `canvas`, and
+// elements without text of their own whose CSS background is an image. Skipped: hidden ones,
+// those under aria-hidden, broken images, and boxes too small to hold a word or too large to
+// read in one go.
+const MAX_CANDIDATES = 8;
+const MIN_SIDE = 12, MIN_AREA = 400, MAX_SIDE = 3000, SCAN = 20000;
+__ss.freezeIds();
+const collapse = __ss.collapse;
+const attr = (el, n) => (el.hasAttribute(n) ? el.getAttribute(n) : null);
+const byIds = (ids) => String(ids).split(/\s+/).filter(Boolean).map((id) => document.getElementById(id)).filter(Boolean).map((e) => collapse(e.textContent)).join(' ').trim();
+const resolve = (raw) => {
+  if (!raw) return null;
+  try { return new URL(String(raw).trim(), document.baseURI).href; } catch (_) { return null; }
+};
+function nameOf(el) {
+  const lb = attr(el, 'aria-labelledby');
+  if (lb) { const t = byIds(lb); if (t) return t; }
+  const al = attr(el, 'aria-label');
+  if (al && al.trim()) return collapse(al);
+  const t = el.localName;
+  if (t === 'img' || (t === 'input' && (el.type || '').toLowerCase() === 'image')) {
+    const alt = attr(el, 'alt');
+    if (alt && alt.trim()) return collapse(alt);
+  }
+  if (t === 'svg') {
+    const title = Array.from(el.children).find((c) => c.localName === 'title');
+    if (title && title.textContent.trim()) return collapse(title.textContent);
+  }
+  const title = attr(el, 'title');
+  return title ? collapse(title) : '';
+}
+const roleOf = (el) => (attr(el, 'role') || '').trim().toLowerCase().split(/\s+/)[0] || '';
+function decorative(el) {
+  const role = roleOf(el);
+  if (role === 'presentation' || role === 'none') return true;
+  return el.localName === 'img' && attr(el, 'alt') === '' && !attr(el, 'aria-label') && !attr(el, 'aria-labelledby') && !attr(el, 'title');
+}
+const hasLogo = (s) => /logo/i.test(String(s || ''));
+const fileOf = (url) => {
+  try { return decodeURIComponent(new URL(url).pathname.split('/').pop() || ''); } catch (_) { return ''; }
+};
+function logoHint(el, name, url) {
+  if (/\blogo/i.test(name)) return 'name';
+  if (url && !url.startsWith('data:') && hasLogo(fileOf(url))) return 'file';
+  let node = el;
+  for (let i = 0; node && node.nodeType === 1 && i < 4; i++, node = node.parentElement) {
+    const cls = typeof node.className === 'string' ? node.className : (node.getAttribute('class') || '');
+    if (hasLogo(node.id) || hasLogo(cls) || /\bbrand/i.test(cls) || /\bbrand/i.test(node.id || '')) return 'attribute';
+  }
+  const link = el.closest('a[href]');
+  if (link) {
+    try {
+      const u = new URL(link.href, document.baseURI);
+      if (u.origin === location.origin && (u.pathname === '/' || /^\/index\.[a-z]+$/i.test(u.pathname))) return 'home-link';
+    } catch (_) { /* not a URL */ }
+  }
+  return null;
+}
+const ownText = (el) => collapse(el.innerText || el.textContent || '') !== '';
+const bgUrl = (el) => {
+  const bg = getComputedStyle(el).backgroundImage;
+  if (!bg || bg === 'none' || bg.indexOf('url(') < 0) return null;
+  const m = /url\(\s*(['"]?)(.*?)\1\s*\)/.exec(bg);
+  return m ? resolve(m[2]) : null;
+};
+
+const found = [];
+const seen = new Set();
+let omitted = 0;
+function consider(el, kind, url) {
+  if (seen.has(el)) return;
+  seen.add(el);
+  if (!__ss.visible(el) || el.closest('[aria-hidden="true" i]')) return;
+  if (el.localName === 'img' && !(el.complete && el.naturalWidth > 0)) return;
+  const r = el.getBoundingClientRect();
+  if (r.width < MIN_SIDE || r.height < MIN_SIDE || r.width * r.height < MIN_AREA || r.width > MAX_SIDE || r.height > MAX_SIDE) return;
+  if (found.length >= MAX_CANDIDATES) { omitted++; return; }
+  const name = nameOf(el);
+  found.push({
+    kind, selector: __ss.selector(el), snippet: __ss.snippet(el), url: url || null, name,
+    decorative: decorative(el), logo_hint: logoHint(el, name, url),
+    x: r.left + window.scrollX, y: r.top + window.scrollY, width: r.width, height: r.height,
+    in_view: r.top >= 0 && r.left >= 0 && r.bottom <= window.innerHeight && r.right <= window.innerWidth,
+  });
+}
+let scanned = 0;
+const all = document.body ? document.body.getElementsByTagName('*') : [];
+for (const el of all) {
+  if (++scanned > SCAN) break;
+  const t = el.localName;
+  const role = roleOf(el);
+  if (t === 'img') consider(el, role === 'img' ? 'role-img' : 'img', el.currentSrc || resolve(attr(el, 'src')));
+  else if (t === 'input' && (el.type || '').toLowerCase() === 'image') consider(el, 'input-image', resolve(attr(el, 'src')));
+  else if (role === 'img') consider(el, 'role-img', bgUrl(el));
+  else if (t === 'canvas') { if (nameOf(el)) consider(el, 'canvas', null); }
+  else if (t !== 'svg' && !(el instanceof SVGElement)) {
+    const url = bgUrl(el);
+    if (url && !ownText(el) && !el.querySelector('img, svg, canvas, video, iframe, input, button, select, textarea')) consider(el, 'css-background', url);
+  }
+}
+
+// Hide the page's own text (no DOM change: an adopted style sheet).
+const hidden = [];
+if (found.length && 'adoptedStyleSheets' in document) {
+  const sheet = new CSSStyleSheet();
+  sheet.replaceSync('*, *::before, *::after, *::marker, *::placeholder { color: transparent !important; -webkit-text-fill-color: transparent !important; text-shadow: none !important; caret-color: transparent !important; transition: none !important; }');
+  document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+  hidden.push(sheet);
+}
+window.__sitescanImageText = {
+  restore() {
+    if (!hidden.length) return 'restored';
+    const before = new Set(document.getAnimations ? document.getAnimations() : []);
+    document.adoptedStyleSheets = document.adoptedStyleSheets.filter((s) => !hidden.includes(s));
+    hidden.length = 0;
+    if (document.body) void getComputedStyle(document.body).color;
+    if (document.getAnimations) {
+      for (const a of document.getAnimations()) {
+        if (!before.has(a) && typeof CSSTransition !== 'undefined' && a instanceof CSSTransition) { try { a.finish(); } catch (_) { a.cancel(); } }
+      }
+    }
+    return 'restored';
+  },
+};
+return JSON.stringify({ candidates: found, omitted });
