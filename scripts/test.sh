@@ -33,7 +33,7 @@ echo "== tests on PostgreSQL (the suites that touch a database)"
     run
   fi )
 
-# Reliability steps of their own (README "Reliability").
+# Reliability steps of their own (tests/README.md "Reliability").
 echo "== PostgreSQL outage (stops and restarts the local server; alone)"
 (
   export SITESCAN_TEST_DATABASE_URL="${SITESCAN_TEST_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/test}"

@@ -12,9 +12,9 @@
 //! | `accounts` | users, roles, passwords, invites, token issuing shared with the CLI | `store`, `model` |
 //! | `scan` | the crawl, the worker loop, the lease guard, site facts, repository probes; ownership re-proved before an active scan; at completion, the comparison and the events | `browser`, `net`, `compare`, `events`, `sites`, `store`, `checks`, `model`, `metrics` |
 //! | `sites` | sites, ownership verification (file, meta tag, DNS TXT), journeys and secrets stored per site, starting active scans with their attestation, the site's schedules and monitors | `recurring`, `net`, `store`, `model` |
-//! | `recurring` | schedules (cron) and monitors that start scans of a site | `store`, `net`, `model` |
+//! | `recurring` | schedules (cron) and monitors that start scans of a site | `store`, `net`, `model`, `background` |
 //! | `compare` | scans compared: new, fixed and persisting findings, the comparison stored at completion, two scans side by side | `store`, `model` |
-//! | `events` | the webhook outbox, signing, delivery, WatchScan | `net`, `store`, `model` |
+//! | `events` | the webhook outbox, signing, delivery, WatchScan | `net`, `store`, `model`, `background` |
 //! | `report` | HTML, SARIF, JUnit and text renderers | `checks`, `model` |
 //! | `browser` | Chromium pool, capture, gatherers (the only CDP code) | `net` (its egress proxy), `model` |
 //! | `net` | the egress guard and the fetcher (the only HTTP client) | `model` |
@@ -22,11 +22,13 @@
 //! | `checks` | the registry and pure checks over snapshots | `model` |
 //! | `model` | plain data: targets, severities, findings, snapshots, robots.txt | nothing |
 //!
-//! `proto` (generated gRPC types), `metrics` (Prometheus) and `telemetry` (the log subscriber)
-//! are leaves any layer above `model` may use.
+//! `proto` (generated gRPC types), `metrics` (Prometheus), `telemetry` (the log subscriber) and
+//! `background` (periodic rounds, long-running loops and drains of claimed work) are leaves any
+//! layer above `model` may use.
 
 pub mod accounts;
 pub mod api;
+pub mod background;
 pub mod browser;
 pub mod checks;
 pub mod cli;
@@ -86,15 +88,16 @@ mod layering_tests {
     fn the_module_map_in_lib_rs_holds() {
         let allowed: &[(&str, &[&str])] = &[
             ("model", &[]),
+            ("background", &[]),
             ("checks", &["model", "declare_check", "evidence", "category_checks"]),
             ("net", &["model", "metrics"]),
             ("store", &["model", "metrics"]),
             ("browser", &["net", "model", "metrics"]),
             ("report", &["checks", "model"]),
             ("scan", &["browser", "net", "compare", "events", "sites", "store", "checks", "model", "metrics"]),
-            ("recurring", &["store", "model", "net"]),
+            ("recurring", &["store", "model", "net", "background"]),
             ("compare", &["store", "model"]),
-            ("events", &["net", "store", "model", "metrics"]),
+            ("events", &["net", "store", "model", "metrics", "background"]),
             ("accounts", &["store", "model"]),
             ("sites", &["recurring", "net", "store", "checks", "model"]),
             ("scans", &["compare", "events", "store", "model", "metrics"]),

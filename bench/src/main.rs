@@ -3,8 +3,7 @@
 //! profile of where a page's time goes. `make bench` builds and runs it; results print as a table
 //! plus one summary line per benchmark and are written to `bench/results-<timestamp>.json`.
 
-#[path = "../../tests/support/fixture_site.rs"]
-mod fixture_site;
+use sitescan_test_support::fixture_site;
 
 mod api;
 mod bare;

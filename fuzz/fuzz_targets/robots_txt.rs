@@ -1,7 +1,6 @@
 //! cargo-fuzz target `robots_txt`: see tests/support/fuzz_harness.rs for the properties checked.
 #![no_main]
 
-#[path = "../../tests/support/fuzz_harness.rs"]
-mod fuzz_harness;
+use sitescan_test_support::fuzz_harness;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| fuzz_harness::robots_txt(data));

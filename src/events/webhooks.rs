@@ -18,6 +18,7 @@
 //! organisation.
 
 pub use crate::store::{Clock, ManualClock, SystemClock};
+use crate::background::{Drained, spawn_logged};
 use crate::store::{SealedAt, SecretBox, SecretError};
 use super::breaker::BreakerRule;
 use super::chat::{ChatMessage, TOP_FINDINGS, WebhookKind};
@@ -409,11 +410,10 @@ impl Deliverer {
         use futures::StreamExt;
         let mut slots = OrgSlots::new(DELIVERIES_PER_ORG);
         let mut running = futures::stream::FuturesUnordered::new();
-        let mut out = Vec::new();
-        let mut first_error: Option<WebhookError> = None;
+        let mut drained: Drained<Attempt, WebhookError> = Drained::new();
         let mut stopping = false;
         loop {
-            while !stopping && first_error.is_none() {
+            while !stopping && !drained.failed() {
                 match self.claim_more(&mut slots).await {
                     Ok((start, any)) => {
                         let started = !start.is_empty();
@@ -427,7 +427,7 @@ impl Deliverer {
                     Err(e) => {
                         tracing::warn!(error = %e, "claiming webhook deliveries failed");
                         if matches!(until, Until::Idle) {
-                            first_error = Some(e);
+                            drained.fail(e);
                         }
                         break;
                     }
@@ -435,19 +435,15 @@ impl Deliverer {
             }
             if running.is_empty() {
                 match &until {
-                    Until::Idle => {
-                        return match first_error {
-                            Some(e) => Err(e),
-                            None => Ok(out),
-                        };
-                    }
+                    // Only an `Idle` drain keeps an error.
+                    Until::Idle => return drained.finish(),
                     Until::Stopped { every, stop } => {
                         if stopping {
-                            return Ok(out);
+                            return drained.finish();
                         }
                         tokio::select! {
                             _ = tokio::time::sleep(*every) => {}
-                            _ = stop.cancelled() => return Ok(out),
+                            _ = stop.cancelled() => return drained.finish(),
                         }
                         continue;
                     }
@@ -468,11 +464,11 @@ impl Deliverer {
                     slots.release(&org);
                     match result {
                         // A loop that runs for ever keeps no history.
-                        Ok(attempt) => if matches!(until, Until::Idle) { out.push(attempt) },
+                        Ok(attempt) => if matches!(until, Until::Idle) { drained.push(attempt) },
                         Err(e) => {
                             tracing::warn!(error = %e, "webhook delivery failed");
-                            if matches!(until, Until::Idle) && first_error.is_none() {
-                                first_error = Some(e);
+                            if matches!(until, Until::Idle) {
+                                drained.fail(e);
                             }
                         }
                     }
@@ -567,10 +563,6 @@ impl Deliverer {
     /// Runs until `stop`, looking for due messages every `every` while idle and as deliveries end
     /// while busy.
     pub fn spawn(self, every: Duration, stop: CancellationToken) -> tokio::task::JoinHandle<()> {
-        tokio::spawn(async move {
-            if let Err(e) = self.drive(Until::Stopped { every, stop: &stop }).await {
-                tracing::warn!(error = %e, "webhook delivery loop ended");
-            }
-        })
+        spawn_logged("webhook delivery loop ended", async move { self.drive(Until::Stopped { every, stop: &stop }).await })
     }
 }

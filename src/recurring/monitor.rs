@@ -19,6 +19,7 @@
 //! recorded by compare-and-set on the previous state; only the instance whose record succeeded
 //! creates the scan.
 
+use crate::background::{Drained, spawn_rounds};
 use crate::store::Clock;
 use super::error::RecurringError;
 use super::sites::resolve_site;
@@ -332,19 +333,18 @@ impl MonitorRunner {
         let mut queue: FairQueue<MonitorRow> = FairQueue::new(PROBES_PER_ORG);
         let mut seen = std::collections::HashSet::new();
         let mut running = futures::stream::FuturesUnordered::new();
-        let mut out = Vec::new();
-        let mut first_error: Option<RecurringError> = None;
+        let mut drained: Drained<Probe, RecurringError> = Drained::new();
         let mut look = true;
         loop {
-            if look && first_error.is_none() {
+            if look && !drained.failed() {
                 match self.store.due_monitors(self.clock.now_us(), TICK_BATCH).await {
                     // A row seen this round is never taken twice in it (a claimed one is no
                     // longer due; an unstarted one is already queued).
                     Ok(rows) => rows.into_iter().filter(|r| seen.insert(r.id)).for_each(|r| queue.push(&r.org_id.clone(), r)),
-                    Err(e) => first_error = Some(e.into()),
+                    Err(e) => drained.fail(e.into()),
                 }
             }
-            while running.len() < PROBES_AT_ONCE && first_error.is_none() {
+            while running.len() < PROBES_AT_ONCE && !drained.failed() {
                 let Some((org, row)) = queue.next_ready() else { break };
                 running.push(async move { (org, self.claim_and_check(row).await) });
             }
@@ -355,17 +355,12 @@ impl MonitorRunner {
             };
             queue.done(&org);
             match result {
-                Ok(Some(p)) => out.push(p),
+                Ok(Some(p)) => drained.push(p),
                 Ok(None) => {}
-                Err(e) => {
-                    first_error.get_or_insert(e);
-                }
+                Err(e) => drained.fail(e),
             }
         }
-        match first_error {
-            Some(e) => Err(e),
-            None => Ok(out),
-        }
+        drained.finish()
     }
 
     /// Claims one due probe (a claim moves its next check past now, so no other instance takes
@@ -448,17 +443,7 @@ impl MonitorRunner {
 
     /// Runs until `stop`: a round every `every`.
     pub fn spawn(self, every: Duration, stop: CancellationToken) -> tokio::task::JoinHandle<()> {
-        tokio::spawn(async move {
-            loop {
-                if let Err(e) = self.run_once().await {
-                    tracing::warn!(error = %e, "monitor round failed");
-                }
-                tokio::select! {
-                    _ = tokio::time::sleep(every) => {}
-                    _ = stop.cancelled() => return,
-                }
-            }
-        })
+        spawn_rounds(self, every, stop, "monitor round failed", |runner| async move { runner.run_once().await })
     }
 }
 

@@ -294,17 +294,7 @@ impl Scheduler {
 
     /// Runs until `stop`: a tick every `every`.
     pub fn spawn(self, every: Duration, stop: CancellationToken) -> tokio::task::JoinHandle<()> {
-        tokio::spawn(async move {
-            loop {
-                if let Err(e) = self.run_once().await {
-                    tracing::warn!(error = %e, "schedule tick failed");
-                }
-                tokio::select! {
-                    _ = tokio::time::sleep(every) => {}
-                    _ = stop.cancelled() => return,
-                }
-            }
-        })
+        crate::background::spawn_rounds(self, every, stop, "schedule tick failed", |scheduler| async move { scheduler.run_once().await })
     }
 }
 

@@ -1,7 +1,7 @@
 //! Signing in and out: cookies, rotation, the same answer for an unknown email and a wrong
 //! password, throttling, and credentials that never cross (cookie vs bearer).
 
-use crate::client::*;
+use crate::dashboard_client::*;
 use std::time::{Duration, Instant};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

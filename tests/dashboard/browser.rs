@@ -3,7 +3,7 @@
 //! (`/tmp/dash-shots/`), and sitescan's own checks on every page (through a loopback proxy that
 //! adds the session cookie): nothing at `medium` or above.
 
-use crate::client::*;
+use crate::dashboard_client::*;
 use chromiumoxide::Page;
 use chromiumoxide::browser::{Browser, BrowserConfig};
 use chromiumoxide::cdp::browser_protocol::emulation::SetDeviceMetricsOverrideParams;

@@ -6,7 +6,7 @@
 //! budget card and the scan's budget table in Chromium at 1280 and 390 px.
 
 use crate::app::TestApp;
-use crate::client::{Web, app_with_owner, owner, page, redirect_to};
+use crate::dashboard_client::{Web, app_with_owner, owner, page, redirect_to};
 use axum::http::{HeaderMap, StatusCode};
 use base64::Engine;
 use serde_json::Value;
@@ -204,7 +204,7 @@ async fn in_chromium_the_budget_card_and_the_budget_table_fit_desktop_and_phone(
     let page = chromium.browser.new_page("about:blank").await.unwrap();
     goto(&page, &app.url("/login")).await;
     fill(&page, "#email", "owner@acme.test").await;
-    fill(&page, "#password", crate::client::PASSWORD).await;
+    fill(&page, "#password", crate::dashboard_client::PASSWORD).await;
     click_and_wait(&page, "form[action='/login'] button[type=submit]").await;
     assert_eq!(eval(&page, "location.pathname").await, Value::String("/".into()), "signed in");
     let mut shots = Vec::new();

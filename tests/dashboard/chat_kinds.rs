@@ -3,7 +3,7 @@
 //! shortened (the platform's secret is in it); an unknown kind is refused with a form error and
 //! adds nothing; a standard endpoint still shows its secret once.
 
-use crate::client::{PASSWORD, Web, count, page, redirect_to};
+use crate::dashboard_client::{PASSWORD, Web, count, page, redirect_to};
 use sitescan::accounts::{Role, users};
 
 const SLACK_URL: &str = "http://127.0.0.1:9/services/T000/B000/XXXXSECRETXXXX";

@@ -1,6 +1,6 @@
 //! `sitescan user create|list|disable`: the password from stdin only.
 
-use crate::client::*;
+use crate::dashboard_client::*;
 use std::process::Stdio;
 use tokio::io::AsyncWriteExt;
 

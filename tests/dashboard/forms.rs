@@ -1,7 +1,7 @@
 //! Bad input on every form: over-long fields, wrong types, unknown ids: a form error or a 4xx
 //! page, never a 500, and nothing changed.
 
-use crate::client::*;
+use crate::dashboard_client::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_input_is_a_4xx_page_and_changes_nothing() {

@@ -3,7 +3,7 @@
 //! its pages to its report without a reload (and, with JavaScript off, by the page's refresh).
 
 use crate::browser::{Chromium, click_and_wait, eval, fill, goto, launch, shoot, try_eval};
-use crate::client::*;
+use crate::dashboard_client::*;
 use crate::fixture_site::{FixtureSite, Route};
 use futures::StreamExt;
 use serde_json::Value;

@@ -4,9 +4,7 @@
 //! every page; screenshots at 1280 and 390 px in `/tmp/dash-shots/`).
 //!
 //! One test binary with modules under `tests/dashboard/`.
-use sitescan_test_support::{app, fixture_site, process, sink};
-
-mod client;
+use sitescan_test_support::{app, dashboard_client, fixture_site, process, sink};
 
 mod auth;
 mod browser;

@@ -1,7 +1,7 @@
 //! `/account/members`: invites (single use, 7 days), roles, removal; members get 403 pages on
 //! owner pages.
 
-use crate::client::*;
+use crate::dashboard_client::*;
 use sitescan::accounts::{Role, invites, users};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

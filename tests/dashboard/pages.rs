@@ -2,14 +2,14 @@
 //! only, findings filters, HTML errors beside the API's JSON ones.
 
 use crate::app::finding;
-use crate::client::*;
+use crate::dashboard_client::*;
 use sitescan::model::Severity;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pages_carry_strict_headers_and_errors_stay_in_their_language() {
     let app = app_with_owner().await;
     let mut web = owner(&app).await;
-    let login = crate::client::Web::new(&app).get("/login").await;
+    let login = crate::dashboard_client::Web::new(&app).get("/login").await;
     page(&login, 200);
     assert!(login.header("content-security-policy").contains("frame-ancestors 'none'"));
     for path in ["/", "/findings", "/account/api-tokens", "/account/members", "/account/password"] {
@@ -141,7 +141,7 @@ async fn scans_start_from_the_form_and_reports_stay_in_their_organisation() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_dashboard_says_what_changed_since_the_last_scan_first() {
-    let app = crate::client::app_with_owner().await;
+    let app = crate::dashboard_client::app_with_owner().await;
     let first = app.seed_scan("acme", "https://shop.example.com/").await;
     let second = app.seed_scan("acme", "https://shop.example.com/").await;
     for (scan, changes) in [
@@ -152,9 +152,9 @@ async fn the_dashboard_says_what_changed_since_the_last_scan_first() {
         let summary = sitescan::model::ReportSummary { changes: Some(serde_json::from_value(changes).unwrap()), ..sitescan::model::ReportSummary::empty() };
         assert!(app.store.complete_scan(scan.id, "changes-test", &sitescan::model::StoredReport::of(summary)).await.unwrap());
     }
-    let mut web = crate::client::owner(&app).await;
+    let mut web = crate::dashboard_client::owner(&app).await;
     let page = web.get("/").await;
-    crate::client::page(&page, 200);
+    crate::dashboard_client::page(&page, 200);
     assert!(page.text.contains("2 new</span>, <span class=\"change-fixed\">1 fixed"), "{}", page.text);
     assert!(page.text.contains("first scan"), "the first scan has nothing to compare with");
 }

@@ -5,7 +5,7 @@
 //! when and from where. A member reads but cannot change anything or start an active scan.
 
 use crate::app::{AppOptions, spawn_app_with};
-use crate::client::{PASSWORD, Web, page, redirect_to};
+use crate::dashboard_client::{PASSWORD, Web, page, redirect_to};
 use crate::fixture_site::{FixtureSite, Route};
 use sitescan::accounts::{Role, users};
 
@@ -56,7 +56,7 @@ async fn an_owner_adds_verifies_and_starts_an_attested_active_scan() {
     let before = web.post(&format!("{path}/scans"), &[("attest", "yes")]).await;
     page(&before, 400);
     assert!(before.text.contains("ownership"), "{}", before.text);
-    assert_eq!(crate::client::count(&app, "scans").await, 0);
+    assert_eq!(crate::dashboard_client::count(&app, "scans").await, 0);
 
     site.route("/.well-known/sitescan-verification.txt", Route::typed("text/plain", row.verification_token.clone()));
     redirect_to(&web.post(&format!("{path}/verify"), &[]).await, &format!("{path}?done=verified"));
@@ -123,12 +123,12 @@ async fn a_member_reads_sites_but_cannot_change_them_or_start_an_active_scan() {
         let r = member.post(&action, &fields).await;
         page(&r, 403);
     }
-    assert_eq!(crate::client::count(&app, "scans").await, 0);
-    assert_eq!(crate::client::count(&app, "site_secrets").await, 0);
+    assert_eq!(crate::dashboard_client::count(&app, "scans").await, 0);
+    assert_eq!(crate::dashboard_client::count(&app, "site_secrets").await, 0);
     // Without the CSRF token, even the owner changes nothing.
     let r = owner.post_raw(&format!("{path}/scans"), &[("attest", "yes")]).await;
     page(&r, 403);
-    assert_eq!(crate::client::count(&app, "scans").await, 0);
+    assert_eq!(crate::dashboard_client::count(&app, "scans").await, 0);
     // Another organisation's site is not found.
     users::create_user(&app.store, "other", "o@other.test", Role::Owner, PASSWORD).await.unwrap();
     let mut other = Web::new(&app);
@@ -152,7 +152,7 @@ async fn an_owner_schedules_nightly_scans_and_adds_a_monitor_from_the_site_page(
     let unattested = web.post(&format!("{path}/schedules"), &[("cron", "0 3 * * *"), ("timezone", "UTC"), ("mode", "active")]).await;
     page(&unattested, 400);
     assert!(unattested.text.contains("Confirm the statement"), "{}", unattested.text);
-    assert_eq!(crate::client::count(&app, "schedules").await, 0, "refusals change nothing");
+    assert_eq!(crate::dashboard_client::count(&app, "schedules").await, 0, "refusals change nothing");
 
     let ok = web.post(&format!("{path}/schedules"), &[("cron", "0 3 * * *"), ("timezone", "Europe/Paris"), ("mode", "passive")]).await;
     assert_eq!(ok.status.as_u16(), 303, "{}", ok.text);
@@ -161,7 +161,7 @@ async fn an_owner_schedules_nightly_scans_and_adds_a_monitor_from_the_site_page(
     let unverified = web.post(&format!("{path}/monitors"), &[("every", "15m")]).await;
     page(&unverified, 400);
     assert!(unverified.text.contains("is not verified"), "{}", unverified.text);
-    assert_eq!(crate::client::count(&app, "monitors").await, 0, "an unverified site gets no monitor");
+    assert_eq!(crate::dashboard_client::count(&app, "monitors").await, 0, "an unverified site gets no monitor");
     let site_id: uuid::Uuid = path.trim_start_matches("/sites/").parse().expect("site id");
     app.store.record_site_verification(site_id, Ok("file"), 1).await.unwrap();
     let monitor = web.post(&format!("{path}/monitors"), &[("every", "15m")]).await;
@@ -182,7 +182,7 @@ async fn an_owner_schedules_nightly_scans_and_adds_a_monitor_from_the_site_page(
         &web.post(&format!("{path}/schedules/remove"), &[("id", &passive.id.to_string())]).await,
         &format!("{path}?done=schedule-removed#schedules"),
     );
-    assert_eq!(crate::client::count(&app, "schedules").await, 1);
+    assert_eq!(crate::dashboard_client::count(&app, "schedules").await, 1);
 
     // A site's page removes that site's schedules and monitors only, not another site's of the
     // same organisation.
@@ -196,12 +196,12 @@ async fn an_owner_schedules_nightly_scans_and_adds_a_monitor_from_the_site_page(
     let monitor_of_first = app.store.list_monitors("acme", None).await.unwrap().pop().expect("a monitor");
     page(&web.post(&format!("{other}/schedules/remove"), &[("id", &attested.id.to_string())]).await, 404);
     page(&web.post(&format!("{other}/monitors/remove"), &[("id", &monitor_of_first.id.to_string())]).await, 404);
-    assert_eq!(crate::client::count(&app, "schedules").await, 2, "nothing removed across sites");
-    assert_eq!(crate::client::count(&app, "monitors").await, 1, "nothing removed across sites");
+    assert_eq!(crate::dashboard_client::count(&app, "schedules").await, 2, "nothing removed across sites");
+    assert_eq!(crate::dashboard_client::count(&app, "monitors").await, 1, "nothing removed across sites");
     redirect_to(&web.post(&format!("{other}/schedules/remove"), &[("id", &theirs.id.to_string())]).await, &format!("{other}?done=schedule-removed#schedules"));
     redirect_to(&web.post(&format!("{path}/monitors/remove"), &[("id", &monitor_of_first.id.to_string())]).await, &format!("{path}?done=monitor-removed#monitors"));
-    assert_eq!(crate::client::count(&app, "schedules").await, 1);
-    assert_eq!(crate::client::count(&app, "monitors").await, 0);
+    assert_eq!(crate::dashboard_client::count(&app, "schedules").await, 1);
+    assert_eq!(crate::dashboard_client::count(&app, "monitors").await, 0);
 }
 
 /// A completed scan of `target` with `findings` (check id, severity, how many) and one page per

@@ -1,7 +1,7 @@
 //! `/account/api-tokens`: made here, shown once, working at once on the API, revoked after a
 //! confirmation (401 on the next call); expired tokens are 401 too.
 
-use crate::client::*;
+use crate::dashboard_client::*;
 use sitescan::store::time::now_us;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

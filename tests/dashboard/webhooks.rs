@@ -3,7 +3,7 @@
 //! reads the attempt in the delivery log; a blocked address is refused; members cannot see it.
 
 use crate::app::{AppOptions, spawn_app_with};
-use crate::client::{PASSWORD, Web, page, redirect_to};
+use crate::dashboard_client::{PASSWORD, Web, page, redirect_to};
 use crate::fixture_site::{FixtureSite, Route};
 use sitescan::accounts::{Role, users};
 use sitescan::events::{Deliverer, SystemClock};
@@ -26,7 +26,7 @@ async fn an_owner_adds_an_endpoint_sends_a_test_event_and_reads_the_log() {
     assert!(none.text.contains("at least one event"), "{}", none.text);
     let blocked = web.post("/settings/webhooks", &[("url", "http://10.0.0.1/hook"), ("events", "scan.completed")]).await;
     page(&blocked, 400);
-    assert_eq!(crate::client::count(&app, "webhook_endpoints").await, 0);
+    assert_eq!(crate::dashboard_client::count(&app, "webhook_endpoints").await, 0);
 
     let added = web
         .post("/settings/webhooks", &[("url", &receiver.url("/hook")), ("events", "scan.completed"), ("events", "site.ownership_lost"), ("min_severity", "high")])
@@ -62,5 +62,5 @@ async fn an_owner_adds_an_endpoint_sends_a_test_event_and_reads_the_log() {
     page(&member.get("/settings/webhooks").await, 403);
 
     redirect_to(&web.post(&format!("/settings/webhooks/{}/remove", row.id), &[]).await, "/settings/webhooks?done=removed");
-    assert_eq!(crate::client::count(&app, "webhook_endpoints").await, 0);
+    assert_eq!(crate::dashboard_client::count(&app, "webhook_endpoints").await, 0);
 }

@@ -4,7 +4,7 @@
 //! bounded (this process and the browsers it launched, sampled every 200 ms), and the server
 //! stays up (health answers and an ordinary scan completes afterwards).
 //!
-//! `SITESCAN_TEST_LONG=1` makes every hostile payload larger (see README "Reliability").
+//! `SITESCAN_TEST_LONG=1` makes every hostile payload larger (see tests/README.md "Reliability").
 
 use crate::app;
 use crate::engine;

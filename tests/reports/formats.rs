@@ -14,7 +14,7 @@
 //! The schemas and validators come from `tools/report-validators` (installed by
 //! `scripts/setup.sh`); `xmllint` from Debian's `libxml2-utils`, Chromium from `chromium`.
 
-use crate::sample;
+use crate::report_sample;
 
 use serde_json::{Value, json};
 use sitescan::model::Severity;
@@ -47,7 +47,7 @@ fn queued() -> Value {
 
 /// The completed sample judged by a budget with a failed error, a failed warning and a pass.
 fn over_budget() -> Value {
-    let mut body = sample::completed();
+    let mut body = report_sample::completed();
     body["report"]["summary"]["budget"] = serde_json::json!({"passed": false, "assertions": [
         {"assertion": "findings", "level": "error", "max": 0.0, "min_severity": "high", "actual": 2.0, "passed": false, "message": "findings: 2 findings at or above high, over the limit of 0"},
         {"assertion": "metrics.lcp-p75", "level": "warn", "max": 2500.0, "actual": 4100.0, "passed": false, "message": "metrics.lcp-p75: 4100 lcp_ms, over the limit of 2500 <&>"},
@@ -69,7 +69,7 @@ fn schema_errors(validator: &jsonschema::Validator, log: &Value) -> Vec<String> 
 #[test]
 fn sarif_validates_against_the_sarif_2_1_0_schema() {
     let validator = sarif_validator();
-    for body in [sample::completed(), sample::failed(), queued(), over_budget()] {
+    for body in [report_sample::completed(), report_sample::failed(), queued(), over_budget()] {
         let text = sarif::render(&body).unwrap();
         let log: Value = serde_json::from_str(&text).unwrap();
         let errors = schema_errors(&validator, &log);
@@ -82,7 +82,7 @@ fn sarif_validates_against_the_sarif_2_1_0_schema() {
 #[test]
 fn the_sarif_schema_check_can_fail() {
     let validator = sarif_validator();
-    let mut log: Value = serde_json::from_str(&sarif::render(&sample::completed()).unwrap()).unwrap();
+    let mut log: Value = serde_json::from_str(&sarif::render(&report_sample::completed()).unwrap()).unwrap();
     log["runs"][0]["results"][0]["level"] = json!("fatal");
     log["runs"][0]["tool"]["driver"].as_object_mut().unwrap().remove("name");
     log["runs"][0]["invocations"][0]["startTimeUtc"] = json!("yesterday");
@@ -133,7 +133,7 @@ fn describe(results: &[Value]) -> String {
 
 #[test]
 fn sarif_multitool_accepts_it_with_the_github_rules() {
-    for body in [sample::completed(), sample::failed()] {
+    for body in [report_sample::completed(), report_sample::failed()] {
         let text = sarif::render(&body).unwrap();
         let results = multitool(&text);
         // The Multitool's default level is warning when a result names none.
@@ -149,7 +149,7 @@ fn sarif_multitool_accepts_it_with_the_github_rules() {
 fn the_multitool_check_can_fail() {
     // What code scanning refuses: a result without a location, a rule without descriptions, a
     // region without a start.
-    let mut log: Value = serde_json::from_str(&sarif::render(&sample::completed()).unwrap()).unwrap();
+    let mut log: Value = serde_json::from_str(&sarif::render(&report_sample::completed()).unwrap()).unwrap();
     log["runs"][0]["results"][0].as_object_mut().unwrap().remove("locations");
     log["runs"][0]["tool"]["driver"]["rules"][0].as_object_mut().unwrap().remove("shortDescription");
     log["runs"][0]["results"][1]["locations"][0]["physicalLocation"]["region"].as_object_mut().unwrap().remove("startLine");
@@ -176,9 +176,9 @@ fn fingerprints(log: &Value) -> Vec<(String, String, String)> {
 
 #[test]
 fn sarif_fingerprints_are_stable_across_runs_and_distinct_within_one() {
-    let first: Value = serde_json::from_str(&sarif::render(&sample::completed()).unwrap()).unwrap();
+    let first: Value = serde_json::from_str(&sarif::render(&report_sample::completed()).unwrap()).unwrap();
     // The same defects found by a later scan: new ids, times, measured values and order.
-    let mut later = sample::completed();
+    let mut later = report_sample::completed();
     later["scan"]["id"] = json!("0194b3c2-7d1e-7c40-9a51-2f0e8d6b1aff");
     later["scan"]["started_at"] = json!("2026-02-07T10:00:00Z");
     let findings = later["report"]["findings"].as_array_mut().unwrap();
@@ -204,7 +204,7 @@ fn sarif_fingerprints_are_stable_across_runs_and_distinct_within_one() {
 
 #[test]
 fn sarif_rules_cover_the_registry_and_the_findings() {
-    let log: Value = serde_json::from_str(&sarif::render(&sample::completed()).unwrap()).unwrap();
+    let log: Value = serde_json::from_str(&sarif::render(&report_sample::completed()).unwrap()).unwrap();
     let run = &log["runs"][0];
     let driver = &run["tool"]["driver"];
     assert_eq!(driver["name"], "sitescan");
@@ -265,7 +265,7 @@ fn ant_xsd() -> PathBuf {
 
 fn all_junit() -> Vec<(String, String)> {
     let mut out = Vec::new();
-    for (name, body) in [("completed", sample::completed()), ("failed", sample::failed()), ("queued", queued()), ("over budget", over_budget())] {
+    for (name, body) in [("completed", report_sample::completed()), ("failed", report_sample::failed()), ("queued", queued()), ("over budget", over_budget())] {
         for fail_on in [None, Some(Severity::Medium), Some(Severity::Critical)] {
             out.push((format!("{name} fail_on={fail_on:?}"), junit::render(&body, fail_on).unwrap()));
         }
@@ -298,7 +298,7 @@ fn junit_suites_satisfy_the_ant_schema() {
 
 #[test]
 fn the_junit_schema_check_can_fail() {
-    let xml = junit::render(&sample::completed(), None).unwrap();
+    let xml = junit::render(&report_sample::completed(), None).unwrap();
     let broken = xml.replacen("<testcase ", "<testcase bogus=\"1\" ", 1);
     assert!(!xmllint(&broken, &jenkins_xsd()).0, "an unknown attribute must be rejected");
     let two_failures = xml.replacen("</failure>", "</failure><failure message=\"x\" type=\"y\">z</failure>", 1);
@@ -314,7 +314,7 @@ fn attr<'x>(xml: &'x str, tag: &str, name: &str) -> &'x str {
 
 #[test]
 fn junit_counts_cases_per_check_and_page() {
-    let body = sample::completed();
+    let body = report_sample::completed();
     let xml = junit::render(&body, None).unwrap();
     let testcases = xml.matches("<testcase ").count();
     let failures = xml.matches("<failure ").count();
@@ -350,7 +350,7 @@ fn junit_counts_cases_per_check_and_page() {
     let high = junit::render(&body, Some(Severity::High)).unwrap();
     assert_eq!(high.matches("<failure ").count(), 6, "{high}");
     assert!(high.contains("below the --fail-on threshold (high and above)"));
-    let failed = junit::render(&sample::failed(), None).unwrap();
+    let failed = junit::render(&report_sample::failed(), None).unwrap();
     assert!(failed.contains("type=\"target_unreachable\""), "{failed}");
 }
 
@@ -358,7 +358,7 @@ fn junit_counts_cases_per_check_and_page() {
 
 #[test]
 fn html_is_self_contained() {
-    let doc = html::render(&sample::completed()).unwrap();
+    let doc = html::render(&report_sample::completed()).unwrap();
     let parsed = scraper::Html::parse_document(&doc);
     let any = scraper::Selector::parse("[src], [srcset], [href], [action], [formaction], [data], [poster], [background]").unwrap();
     for el in parsed.select(&any) {
@@ -378,7 +378,7 @@ fn html_is_self_contained() {
 
 #[test]
 fn html_structure_is_accessible_as_markup() {
-    for body in [sample::completed(), sample::failed(), queued()] {
+    for body in [report_sample::completed(), report_sample::failed(), queued()] {
         let doc = html::render(&body).unwrap();
         let parsed = scraper::Html::parse_document(&doc);
         let sel = |s: &str| scraper::Selector::parse(s).unwrap();
@@ -415,7 +415,7 @@ fn html_structure_is_accessible_as_markup() {
 
 #[test]
 fn html_shows_what_the_report_says() {
-    let doc = html::render(&sample::completed()).unwrap();
+    let doc = html::render(&report_sample::completed()).unwrap();
     // Metrics rated by Core Web Vitals: the home page's LCP of 4.82 s is poor, TBT 310 ms needs improvement.
     assert!(doc.contains("<td class=\"m poor\"><span class=\"v\">4.82 s</span><span class=\"r\">poor</span></td>"), "LCP");
     assert!(doc.contains("<td class=\"m ni\"><span class=\"v\">310 ms</span><span class=\"r\">needs improvement</span></td>"), "TBT");
@@ -429,7 +429,7 @@ fn html_shows_what_the_report_says() {
     assert!(doc.contains("<dt>Value</dt><dd>4820.5</dd><dt>Limit</dt><dd>4000</dd>"));
     assert!(doc.contains("<pre class=\"snippet\"><code>&lt;div id=&quot;plan&quot;&gt;&lt;script&gt;alert(&#39;xss&#39;)&lt;/script&gt;&lt;/div&gt;</code></pre>"));
     assert!(doc.contains("<strong>How to fix:</strong> Serve the page, and the form&#39;s action, over HTTPS only"));
-    let failed = html::render(&sample::failed()).unwrap();
+    let failed = html::render(&report_sample::failed()).unwrap();
     assert!(failed.contains("<h2 id=\"failed-h\">The scan failed</h2>"));
     assert!(failed.contains("<code>target_unreachable</code>: connection refused by 203.0.113.10:443 &lt;after 3 attempts&gt;"));
 }
@@ -582,16 +582,16 @@ async fn html_report_passes_axe_fetches_nothing_and_is_screenshotted() {
     // The sample in every format, for people to look at beside the screenshots.
     let samples = target_dir().join("report-samples");
     std::fs::create_dir_all(&samples).unwrap();
-    std::fs::write(samples.join("sitescan.html"), html::render(&sample::completed()).unwrap()).unwrap();
-    std::fs::write(samples.join("sitescan.sarif"), sarif::render(&sample::completed()).unwrap()).unwrap();
-    std::fs::write(samples.join("sitescan.xml"), junit::render(&sample::completed(), Some(Severity::High)).unwrap()).unwrap();
-    std::fs::write(samples.join("failed.sarif"), sarif::render(&sample::failed()).unwrap()).unwrap();
-    std::fs::write(samples.join("failed.xml"), junit::render(&sample::failed(), None).unwrap()).unwrap();
+    std::fs::write(samples.join("sitescan.html"), html::render(&report_sample::completed()).unwrap()).unwrap();
+    std::fs::write(samples.join("sitescan.sarif"), sarif::render(&report_sample::completed()).unwrap()).unwrap();
+    std::fs::write(samples.join("sitescan.xml"), junit::render(&report_sample::completed(), Some(Severity::High)).unwrap()).unwrap();
+    std::fs::write(samples.join("failed.sarif"), sarif::render(&report_sample::failed()).unwrap()).unwrap();
+    std::fs::write(samples.join("failed.xml"), junit::render(&report_sample::failed(), None).unwrap()).unwrap();
     let chromium = browser::Chromium::launch().await;
     for (name, body, width) in [
-        ("completed", sample::completed(), 1280),
-        ("completed-mobile", sample::completed(), 390),
-        ("failed", sample::failed(), 1280),
+        ("completed", report_sample::completed(), 1280),
+        ("completed-mobile", report_sample::completed(), 390),
+        ("failed", report_sample::failed(), 1280),
         ("queued", queued(), 1280),
     ] {
         let file = write_report(dir.path(), &format!("{name}.html"), &body);
@@ -644,7 +644,7 @@ async fn html_report_passes_axe_fetches_nothing_and_is_screenshotted() {
 
 /// Hostile text in every field the report shows.
 fn hostile() -> Value {
-    let mut body = sample::completed();
+    let mut body = report_sample::completed();
     let x = "\"><script>alert(1)</script><img src=x onerror=alert(2)><svg onload=alert(3)>";
     body["scan"]["target_url"] = json!(format!("https://evil.example.com/{x}"));
     body["scan"]["target_hostname"] = json!(x);
@@ -703,7 +703,7 @@ async fn html_escaping_holds_even_without_its_csp_and_the_filter_works() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn html_without_javascript_shows_every_finding_and_no_dead_control() {
     let dir = tempfile::tempdir().unwrap();
-    let file = write_report(dir.path(), "nojs.html", &sample::completed());
+    let file = write_report(dir.path(), "nojs.html", &report_sample::completed());
     let chromium = browser::Chromium::launch().await;
     let (page, _) = browser::open(&chromium, &file, false, false, 1280).await;
     // Scripts are off for the page; CDP evaluation still reads it.
@@ -726,5 +726,5 @@ fn html_names_the_failed_budget_assertion_first() {
     assert!(rows[1].contains("class=\"ni\"><strong>warning"), "{}", rows[1]);
     assert!(rows[2].contains("class=\"good\"><strong>passed"), "{}", rows[2]);
     assert!(html.find("id=\"budget\"").unwrap() < html.find("id=\"summary\"").unwrap(), "before the summary");
-    assert!(!html::render(&sample::completed()).unwrap().contains("id=\"budget\""), "no budget, no section");
+    assert!(!html::render(&report_sample::completed()).unwrap().contains("id=\"budget\""), "no budget, no section");
 }

@@ -1,7 +1,7 @@
 //! The reports tests: one binary, a module per former suite, the shared support once.
 
-#[path = "../report_support/sample.rs"]
-mod sample;
+use sitescan_test_support::report_sample;
+
 mod api;
 mod ci_files;
 mod formats;

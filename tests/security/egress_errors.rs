@@ -5,7 +5,7 @@
 //! even when the operator's allow-list covers them.
 
 use crate::app::{AppOptions, spawn_app_with};
-use crate::client::{PASSWORD, Web, redirect_to};
+use crate::dashboard_client::{PASSWORD, Web, redirect_to};
 use serde_json::json;
 use sitescan::accounts::{Role, users};
 

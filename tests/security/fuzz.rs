@@ -2,7 +2,7 @@
 //! corpus (`fuzz/corpus/<target>/`) and then over deterministic mutations of it (bit flips, byte
 //! and block insertions, deletions, splices, dictionary tokens) for `SITESCAN_FUZZ_SECONDS` per
 //! harness (default 3). A failing input is written to `fuzz/artifacts/<target>/` and reported.
-//! The coverage-guided run is `cargo +nightly fuzz run <target>` (see README "Reliability").
+//! The coverage-guided run is `cargo +nightly fuzz run <target>` (see tests/README.md "Reliability").
 
 use crate::fuzz_harness;
 

@@ -3,7 +3,7 @@
 //! script redraws the list from the stream, in a real Chromium; and neither the page nor the
 //! stream is given to another organisation, a forged id or a signed-out visitor.
 
-use crate::client::*;
+use crate::dashboard_client::*;
 use chromiumoxide::browser::{Browser, BrowserConfig};
 use futures::StreamExt;
 use serde_json::Value;

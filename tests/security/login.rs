@@ -5,7 +5,7 @@
 //! password of a stolen session.
 
 use crate::app::{self, TestApp};
-use crate::client::{PASSWORD, Web, page, redirect_to};
+use crate::dashboard_client::{PASSWORD, Web, page, redirect_to};
 use crate::process::Proc;
 use sitescan::accounts::throttle::{ACCOUNT_ADDRESSES, ACCOUNT_THRESHOLD, PASSWORD_CHANGE_THRESHOLD};
 use sitescan::accounts::{Role, users};

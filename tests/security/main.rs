@@ -1,8 +1,6 @@
 //! The security tests: one binary, a module per former suite, the shared support once.
-use sitescan_test_support::{app, engine, fixture_site, fuzz_harness, hostile_site, process, sink, trap};
+use sitescan_test_support::{app, dashboard_client, engine, fixture_site, fuzz_harness, hostile_site, process, sink, trap};
 
-#[path = "../dashboard/client.rs"]
-mod client;
 mod at_rest;
 mod egress_errors;
 mod flood;

@@ -5,7 +5,7 @@
 //! which order), status codes and page text, probes recorded; never on elapsed time.
 
 use crate::app::{AppOptions, TestApp, spawn_app_with};
-use crate::client::{PASSWORD, Web, count, page, redirect_to};
+use crate::dashboard_client::{PASSWORD, Web, count, page, redirect_to};
 use crate::fixture_site::{FixtureSite, Route};
 use crate::hostile_site::{Behaviour, HostileSite};
 use axum::http::StatusCode;

@@ -4,7 +4,7 @@
 //! makes cookies `Secure`, and an attestation records the client it names); expired sessions and
 //! stale throttle rows are deleted on a timer.
 
-use crate::client::{PASSWORD, page, redirect_to};
+use crate::dashboard_client::{PASSWORD, page, redirect_to};
 use crate::login::{OWNER, browser, serve};
 use sea_orm::ConnectionTrait;
 use sitescan::accounts::throttle::{ACCOUNT_THRESHOLD, ADDRESS_THRESHOLD};

@@ -3,7 +3,7 @@
 //! anything happens), their pending invitations are cancelled, and the active schedules they
 //! attested pause until an owner attests them again. Through the real dashboard and REST API.
 
-use crate::client::*;
+use crate::dashboard_client::*;
 use sitescan::accounts::{Role, invites, users};
 use sitescan::model::ScanMode;
 use sitescan::recurring::{Attester, add_schedule};

@@ -2,7 +2,7 @@
 //! monitor id to one site's removal form (the same organisation's other site, or another
 //! organisation's) gets a 404 and nothing is removed. Through the real dashboard.
 
-use crate::client::*;
+use crate::dashboard_client::*;
 use sitescan::model::ScanMode;
 use sitescan::recurring::{add_monitor, add_schedule};
 

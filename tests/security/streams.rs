@@ -8,7 +8,7 @@
 //! clock: each test reads the stream until it ends.
 
 use crate::app::{AppOptions, TestApp, spawn_app_with};
-use crate::client::{PASSWORD, Web, redirect_to};
+use crate::dashboard_client::{PASSWORD, Web, redirect_to};
 use futures::StreamExt;
 use sitescan::accounts::{Role, users};
 use sitescan::proto::v1 as pb;

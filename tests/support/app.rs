@@ -7,7 +7,7 @@
 //! `post`, ...) is validated against the OpenAPI document the service serves (`contract`): a
 //! field added to a response without its schema fails whichever test first sees it.
 //!
-//! Included by every `tests/api_*.rs` file with `#[path = "support/app.rs"] mod app;`.
+//! Used as `sitescan_test_support::app` by every test binary that talks to the server.
 
 #![allow(dead_code)]
 

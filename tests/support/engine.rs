@@ -2,7 +2,7 @@
 //! capture), running scans to their end, and measuring memory (this process and the Chromium
 //! process groups it launched).
 //!
-//! Included with `#[path = "support/engine.rs"] mod engine;`.
+//! Used as `sitescan_test_support::engine` (a test binary names it in its `main.rs`).
 
 #![allow(dead_code)]
 

@@ -3,9 +3,7 @@
 //! Use it from any test file with
 //!
 //! ```ignore
-//! #[path = "support/fixture_site.rs"]
-//! mod fixture_site;
-//! use fixture_site::{FixtureSite, Route};
+//! use sitescan_test_support::fixture_site::{FixtureSite, Route};
 //!
 //! let site = FixtureSite::start().await;                 // 127.0.0.1:<free port>
 //! site.route("/", Route::html("<title>Hi</title>"));       // 200 text/html

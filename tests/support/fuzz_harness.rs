@@ -1,5 +1,5 @@
 //! Fuzz harnesses shared by the `cargo fuzz` targets in `fuzz/fuzz_targets/` and the plain test
-//! `tests/security_fuzz.rs` (which runs them over the seed corpus and generated mutations on the
+//! `tests/security/fuzz.rs` (which runs them over the seed corpus and generated mutations on the
 //! stable toolchain). Each takes arbitrary bytes, must never panic, and checks the properties
 //! that make the parser safe to feed with a stranger's input.
 

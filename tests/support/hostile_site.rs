@@ -4,9 +4,7 @@
 //! routes; anything else is 404.
 //!
 //! ```ignore
-//! #[path = "support/hostile_site.rs"]
-//! mod hostile_site;
-//! use hostile_site::{Behaviour, HostileSite};
+//! use sitescan_test_support::hostile_site::{Behaviour, HostileSite};
 //! let site = HostileSite::start().await;
 //! site.route("/stall", Behaviour::Stall);
 //! site.route("/big", Behaviour::generated("text/html", 50 << 20, |i| format!("<p>{i}</p>")));

@@ -6,6 +6,7 @@
 //! so its modules reach them as `crate::app`.
 
 pub mod app;
+pub mod dashboard_client;
 pub mod engine;
 pub mod fixture_dir;
 pub mod fixture_site;
@@ -13,6 +14,7 @@ pub mod fuzz_harness;
 pub mod hostile_site;
 pub mod media_gen;
 pub mod process;
+pub mod report_sample;
 pub mod scan_harness;
 pub mod sink;
 pub mod tls_front;

@@ -3,8 +3,7 @@
 //! closes. A test asserts `connections() == 0` after the scan.
 //!
 //! ```ignore
-//! #[path = "support/trap.rs"]
-//! mod trap;
+//! use sitescan_test_support::trap;
 //! let trap = trap::Trap::start("127.0.0.2").await;
 //! // ... point hostile pages at trap.url("/steal") ...
 //! assert_eq!(trap.connections(), 0, "{:?}", trap.requests());

@@ -1,189 +1,35 @@
-//! Running a journey's steps in a page: one page in a browser context of the journey's own
-//! (cookies last across its steps, never across journeys or scans), behind the same egress proxy
-//! as every capture. Every CDP call is under the step's time limit; a failed step stops its
-//! journey (the rest are `skipped`), never the scan.
-//!
-//! Secrets: `{{secret.NAME}}` is replaced by the value only in the command that types it
-//! (`Input.insertText`, or the option picked in a `select`). Every string that leaves the runner
-//! (step summaries, errors, URLs, exception messages) is masked, and nothing here logs a value.
-//! Screenshots are taken with secret-bearing inputs and text hidden. After each step the URL, the
-//! page's text, web storage and script-readable cookies are compared with every secret typed so
-//! far; a match is recorded by where it was seen, never by value.
-//!
-//! Where a journey may go: only `about:blank` and http(s) pages of the site's origin and the
-//! origins the journey lists. `navigate` is checked before it is sent, and every document
-//! request of the page (its own navigations, redirects, link clicks, form posts, frames) is held
-//! by request interception until it is checked; a refused one fails with
-//! `net::ERR_BLOCKED_BY_CLIENT` and fails the step. After every step the main frame's URL, read
-//! from the browser (not from page script), is checked again, for the schemes interception
-//! never sees. A secret is typed only when the main frame is on one of those origins and the
-//! focus is on the step's field itself (not a frame), checked in an isolated world; the values
-//! used for masking screenshots and for picking a `select` option are only ever handed to an
-//! isolated world, never to the page's own scripts.
-//!
-//! An `audit` step gathers a full `PageSnapshot` of the page as it is (no navigation), with the
-//! capture's own gatherers, for the scanner to run every page check on.
+//! Each action of a journey in its page, under the step's budget: navigate, click, type (secrets
+//! only where they may be typed), select, press, wait, assert, audit, screenshot; and the checks
+//! after a step (where secrets show up, the logged-in proof).
 
 use chromiumoxide::Page;
-use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
 use chromiumoxide::cdp::browser_protocol::input::{
     DispatchKeyEventParams, DispatchKeyEventType, DispatchMouseEventParams, DispatchMouseEventType, InsertTextParams, MouseButton,
 };
-use chromiumoxide::cdp::browser_protocol::fetch::{
-    ContinueRequestParams, EnableParams as FetchEnableParams, EventRequestPaused, FailRequestParams, RequestPattern, RequestStage,
-};
-use chromiumoxide::cdp::browser_protocol::network::{ErrorReason, ResourceType};
 use chromiumoxide::cdp::browser_protocol::page::{
     CaptureScreenshotFormat, CaptureScreenshotParams, CreateIsolatedWorldParams, GetFrameTreeParams, NavigateParams,
 };
 use chromiumoxide::cdp::js_protocol::runtime::ExecutionContextId;
-use futures::StreamExt;
-use serde::Deserialize;
 use serde_json::Value;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::browser::capture::{CaptureSettings, Live, NETWORK_QUIET, artifacts, gather_in_page, redraw, wait_quiet};
+use crate::browser::cdp::{Budget, eval_string, eval_string_in, run, step};
+use crate::browser::error::BrowserError;
+use crate::browser::instance::Instance;
 use crate::model::journey::{
-    Action, Assertion, ElementState, JourneyAudit, JourneyException, JourneyResponse, JourneyRun, JourneyScreenshot, LoggedInProof,
-    LoggedInResult, SecretExposure, WaitFor, may_load, secret_refs, substitute, url_matches,
+    Action, Assertion, ElementState, LoggedInProof, SecretExposure, WaitFor, may_load, secret_refs, substitute, url_matches,
 };
-use crate::model::{JourneyOutcome, JourneySpec, PageSnapshot, StepResult, StepStatus};
+use crate::model::{JourneySpec, PageSnapshot, StepResult};
 use crate::net::EgressProxy;
 
-use super::capture::{CaptureSettings, Live, NETWORK_QUIET, artifacts, close, gather_in_page, open_page, redraw, wait_quiet};
-use super::cdp::{Budget, eval_string, eval_string_in, run, step};
-use super::error::BrowserError;
-use super::events::RawEvent;
-use super::gather::exceptions;
-use super::instance::Instance;
-
-/// How often waits look again.
-const POLL: Duration = Duration::from_millis(100);
-/// How long an `assert` (and the logged-in proof) may take to become true.
-const ASSERT_GRACE: Duration = Duration::from_secs(3);
-/// Small reads (the URL, the exposure scan, the paint probe) get at most this.
-const READ_LIMIT: Duration = Duration::from_secs(3);
-/// After an action, how long to look for a navigation it started.
-const NAVIGATION_START_GRACE: Duration = Duration::from_millis(150);
-/// The longest wait for network quiet after a step.
-const STEP_QUIET_MAX: Duration = Duration::from_secs(2);
-
-/// What a scan's journeys may still spend, shared by them in turn.
-#[derive(Debug, Clone, Copy)]
-pub struct JourneyAllowance {
-    /// No step starts after this.
-    pub deadline: Instant,
-    /// Screenshots that may still be stored.
-    pub screenshots_left: usize,
-}
-
-impl JourneyAllowance {
-    /// A scan's whole allowance, from now.
-    pub fn for_scan() -> Self {
-        JourneyAllowance {
-            deadline: Instant::now() + crate::model::journey::MAX_JOURNEY_TIME_PER_SCAN,
-            screenshots_left: crate::model::journey::MAX_SCREENSHOTS_PER_SCAN,
-        }
-    }
-}
-
-/// The request interception that holds the journey's page to its origins: every document
-/// request is paused until checked, then continued or failed. Stops with the value.
-struct NavigationGuard {
-    /// Why each refused request was refused, in order (`URL: reason`).
-    refused: Arc<Mutex<Vec<String>>>,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for NavigationGuard {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
-
-impl NavigationGuard {
-    async fn start(instance: &Arc<Instance>, page: &Page, allowed: Vec<String>, budget: &Budget) -> Result<NavigationGuard, BrowserError> {
-        let mut paused = step(instance, "Fetch.requestPaused listener", budget.cap(READ_LIMIT), async {
-            page.event_listener::<EventRequestPaused>().await.map_err(|e| BrowserError::Cdp { what: "Fetch.requestPaused", message: e.to_string() })
-        })
-        .await?;
-        let pattern = RequestPattern { url_pattern: Some("*".into()), resource_type: Some(ResourceType::Document), request_stage: Some(RequestStage::Request) };
-        let enable = FetchEnableParams { patterns: Some(vec![pattern]), handle_auth_requests: None };
-        run(instance, page, "Fetch.enable", budget.cap(READ_LIMIT), enable).await?;
-        let refused = Arc::new(Mutex::new(Vec::new()));
-        let log = refused.clone();
-        let page = page.clone();
-        let task = tokio::spawn(async move {
-            while let Some(event) = paused.next().await {
-                let url = &event.request.url;
-                let answer = match may_load(url, &allowed) {
-                    Ok(()) => tokio::time::timeout(READ_LIMIT, page.execute(ContinueRequestParams::new(event.request_id.clone()))).await.map(|r| r.is_ok()),
-                    Err(why) => {
-                        tracing::info!(url = %url, reason = %why, "journey navigation refused");
-                        if let Ok(mut l) = log.lock() {
-                            if l.len() < 100 {
-                                l.push(format!("{url}: {why}"));
-                            }
-                        }
-                        let fail = FailRequestParams::new(event.request_id.clone(), ErrorReason::BlockedByClient);
-                        tokio::time::timeout(READ_LIMIT, page.execute(fail)).await.map(|r| r.is_ok())
-                    }
-                };
-                if !matches!(answer, Ok(true)) {
-                    tracing::debug!(url = %url, "a paused journey request could not be answered (the page is gone?)");
-                }
-            }
-        });
-        Ok(NavigationGuard { refused, task })
-    }
-
-    fn refused_count(&self) -> usize {
-        self.refused.lock().map(|l| l.len()).unwrap_or(0)
-    }
-
-    /// The first refusal after the first `from`.
-    fn refused_since(&self, from: usize) -> Option<String> {
-        self.refused.lock().ok().and_then(|l| l.get(from).cloned())
-    }
-}
-
-/// Closes every other page that appears in the journey's browser context (a popup or a new tab
-/// the page opened). The default headless shell runs with `--block-new-web-contents`, where no
-/// page can open one; a full Chromium (`--chromium`) ignores that flag, and this closes them as
-/// soon as the browser announces them.
-struct PopupCloser {
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for PopupCloser {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
-
-impl PopupCloser {
-    async fn start(instance: &Arc<Instance>, context: &BrowserContextId, page: &Page) -> Result<PopupCloser, BrowserError> {
-        use chromiumoxide::cdp::browser_protocol::target::{CloseTargetParams, EventTargetCreated};
-        let mut created = step(instance, "Target.targetCreated listener", READ_LIMIT, async {
-            instance.browser.event_listener::<EventTargetCreated>().await.map_err(|e| BrowserError::Cdp { what: "Target.targetCreated", message: e.to_string() })
-        })
-        .await?;
-        let (inst, context, ours) = (instance.clone(), context.clone(), page.target_id().clone());
-        let task = tokio::spawn(async move {
-            while let Some(event) = created.next().await {
-                let info = &event.target_info;
-                if info.browser_context_id.as_ref() == Some(&context) && info.target_id != ours && info.r#type == "page" {
-                    tracing::info!(url = %info.url, "a journey's page opened a window: closed");
-                    let _ = tokio::time::timeout(READ_LIMIT, inst.browser.execute(CloseTargetParams::new(info.target_id.clone()))).await;
-                }
-            }
-        });
-        Ok(PopupCloser { task })
-    }
-}
+use super::responses::egress_refusal;
+use super::scripts::{EXPOSURE_READ, Exposure, Found, PAINT_PROBE, POINT_AT, with_element};
+use super::{ASSERT_GRACE, NAVIGATION_START_GRACE, POLL, READ_LIMIT, STEP_QUIET_MAX};
 
 /// Why a step did not succeed.
-enum StepError {
+pub(super) enum StepError {
     Failed(String),
     Timeout(String),
     /// The browser or the page is gone: the journey cannot go on.
@@ -202,370 +48,27 @@ impl From<BrowserError> for StepError {
 
 type StepResultOf<T> = Result<T, StepError>;
 
-/// The page state an action found its element in.
-#[derive(Debug, Deserialize, Default)]
-struct Found {
-    #[serde(default)]
-    error: Option<String>,
-    #[serde(default)]
-    x: f64,
-    #[serde(default)]
-    y: f64,
-    #[serde(default)]
-    checked: Option<bool>,
-}
-
-/// The in-page lookup of `selector`, then `body` with `el` bound; returns JSON text. `error`
-/// when nothing visible matches (`missing: true` so the caller may wait for it).
-fn with_element(selector: &str, body: &str) -> String {
-    let sel = serde_json::to_string(selector).unwrap_or_default();
-    format!(
-        r#"(() => {{
-  let el;
-  try {{ el = document.querySelector({sel}); }} catch (e) {{ return JSON.stringify({{error: 'invalid selector: ' + e.message, fatal: true}}); }}
-  if (!el) return JSON.stringify({{error: 'no element matches the selector', missing: true}});
-  const r = el.getBoundingClientRect(), cs = getComputedStyle(el);
-  if (!(r.width > 0 && r.height > 0) || cs.visibility === 'hidden' || cs.display === 'none' || Number(cs.opacity) === 0)
-    return JSON.stringify({{error: 'the element matching the selector is not visible', missing: true}});
-  {body}
-}})()"#
-    )
-}
-
-/// Scrolls the element into view and returns its centre, unless it is disabled or covered.
-const POINT_AT: &str = r#"
-  if (el.disabled) return JSON.stringify({error: 'the element is disabled'});
-  el.scrollIntoView({block: 'center', inline: 'center'});
-  const b = el.getBoundingClientRect();
-  const x = b.left + b.width / 2, y = b.top + b.height / 2;
-  const hit = document.elementFromPoint(x, y);
-  if (hit && hit !== el && !el.contains(hit) && !hit.contains(el)) {
-    const name = hit.tagName.toLowerCase() + (hit.id ? '#' + hit.id : '');
-    return JSON.stringify({error: 'the element is covered by ' + name});
-  }
-  window.__sitescanInput = null;
-  const mark = (e) => { if (window.__sitescanInput === null) window.__sitescanInput = e.timeStamp; };
-  addEventListener('pointerdown', mark, {capture: true, once: true});
-  addEventListener('keydown', mark, {capture: true, once: true});
-  return JSON.stringify({x, y, checked: typeof el.checked === 'boolean' ? el.checked : null});
-"#;
-
-/// From the input event to the second animation frame after it (the next paint), milliseconds.
-const PAINT_PROBE: &str = r#"new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => {
-  const t0 = window.__sitescanInput;
-  resolve(JSON.stringify(typeof t0 === 'number' ? performance.now() - t0 : null));
-})))"#;
-
-/// What the exposure scan reads (compared with the secrets in Rust; never logged).
-const EXPOSURE_READ: &str = r#"(() => {
-  const entries = (s) => { try { const out = []; for (let i = 0; i < s.length; i++) { const k = s.key(i); out.push([k, s.getItem(k)]); } return out; } catch (e) { return []; } };
-  let cookie = '';
-  try { cookie = document.cookie; } catch (e) {}
-  return JSON.stringify({url: location.href, text: document.body ? document.body.innerText : '', local: entries(localStorage), session: entries(sessionStorage), cookie});
-})()"#;
-
-#[derive(Debug, Deserialize, Default)]
-struct Exposure {
-    url: String,
-    text: String,
-    local: Vec<(String, Option<String>)>,
-    session: Vec<(String, Option<String>)>,
-    cookie: String,
-}
-
-/// Runs one journey in a fresh page of `context` (which the caller creates and disposes).
-pub(crate) async fn run_journey(
-    instance: &Arc<Instance>,
-    context: &BrowserContextId,
-    start: &str,
-    spec: &JourneySpec,
-    settings: &CaptureSettings,
-    proxy: &EgressProxy,
-    allowance: &mut JourneyAllowance,
-) -> JourneyRun {
-    let journey = &spec.journey;
-    let mask = |s: &str| spec.secrets.mask(s);
-    let mut outcome = JourneyOutcome { name: mask(&journey.name), start_url: mask(start), ..JourneyOutcome::default() };
-    let mut audits = Vec::new();
-    let mut live = Live::default();
-    let open_budget = Budget::new(settings.navigation_timeout);
-    let page = match open_page(instance, context, settings, &open_budget, &mut live).await {
-        Ok(p) => p,
-        Err(e) => {
-            outcome.error = Some(mask(&format!("the journey's page could not be opened: {e}")));
-            outcome.steps = journey.steps.iter().enumerate().map(|(i, s)| skipped(i, s, spec)).collect();
-            close(instance, &mut live, false).await;
-            return JourneyRun { outcome, audits };
-        }
-    };
-    let allowed = journey.allowed_origins(start);
-    let guarded = match NavigationGuard::start(instance, &page, allowed.clone(), &open_budget).await {
-        Ok(g) => PopupCloser::start(instance, context, &page).await.map(|p| (g, p)),
-        Err(e) => Err(e),
-    };
-    let (guard, popups) = match guarded {
-        Ok(g) => g,
-        Err(e) => {
-            // Never run a journey that nothing holds to its origins.
-            outcome.error = Some(mask(&format!("the journey's navigation guard could not be set up: {e}")));
-            outcome.steps = journey.steps.iter().enumerate().map(|(i, s)| skipped(i, s, spec)).collect();
-            close(instance, &mut live, true).await;
-            return JourneyRun { outcome, audits };
-        }
-    };
-    let mut runner =
-        Runner { instance, page: &page, spec, settings, proxy, start, allowed, typed: Vec::new(), secret_fields: Vec::new() };
-    let login_end = login_end(journey);
-    let mut stopped = false;
-    if !matches!(journey.steps.first().map(|s| &s.action), Some(Action::Navigate(_))) {
-        // A journey that does not begin by navigating begins on the start page.
-        let budget = Budget::new(settings.navigation_timeout);
-        if let Err(e) = runner.navigate(&live, start, &budget).await {
-            outcome.error = Some(mask(&format!("the start page did not load: {}", e.message())));
-            stopped = true;
-        }
-    }
-    for (i, s) in journey.steps.iter().enumerate() {
-        if !stopped && Instant::now() >= allowance.deadline {
-            outcome.error = Some(format!(
-                "the scan's journey time ({} s for all journeys) ran out before step {i}",
-                crate::model::journey::MAX_JOURNEY_TIME_PER_SCAN.as_secs()
-            ));
-            stopped = true;
-        }
-        if stopped {
-            outcome.steps.push(skipped(i, s, spec));
-            continue;
-        }
-        let from = live.log.as_ref().map_or(0, |l| l.len());
-        let refused_from = guard.refused_count();
-        let began = Instant::now();
-        let limit = Duration::from_millis(s.timeout_ms);
-        let budget = Budget::new(limit);
-        let mut result = StepResult {
-            index: i,
-            action: s.action.key().to_string(),
-            summary: mask(&s.action.summary()),
-            selector: s.action.selector().map(mask),
-            ..StepResult::default()
-        };
-        let done = match &s.action {
-            Action::Audit(label) => {
-                let audit_budget = Budget::new(settings.page_timeout.max(limit));
-                match runner.audit(&mut live, &audit_budget).await {
-                    Ok(snapshot) => {
-                        audits.push(JourneyAudit { step: i, label: mask(label), snapshot });
-                        Ok(())
-                    }
-                    Err(e) => Err(e),
-                }
-            }
-            Action::Screenshot(_) if allowance.screenshots_left == 0 => Err(StepError::Failed(format!(
-                "the scan's journeys may store at most {} screenshots",
-                crate::model::journey::MAX_SCREENSHOTS_PER_SCAN
-            ))),
-            Action::Screenshot(name) => match runner.screenshot(&budget).await {
-                Ok(png) => {
-                    allowance.screenshots_left -= 1;
-                    let name = mask(name);
-                    outcome.screenshots.push(JourneyScreenshot { name: name.clone(), step: i, png_base64: png });
-                    result.screenshot = Some(name);
-                    Ok(())
-                }
-                Err(e) => Err(e),
-            },
-            action => {
-                let hard = limit + Duration::from_secs(2);
-                match tokio::time::timeout(hard, runner.act(&live, action, &budget, s.timeout_ms, &mut result)).await {
-                    Ok(r) => r,
-                    Err(_) => Err(StepError::Timeout(format!("the step did not finish within {} ms", s.timeout_ms))),
-                }
-            }
-        };
-        // A document request the guard refused during the step fails it, whatever the action
-        // saw; so does a main frame on anything but the journey's origins (a scheme that request
-        // interception never sees); the page is then taken to about:blank.
-        let done = match (done, guard.refused_since(refused_from)) {
-            (Ok(()), Some(refused)) | (Err(StepError::Failed(_) | StepError::Timeout(_)), Some(refused)) => {
-                Err(StepError::Failed(format!("a navigation was refused: {refused}")))
-            }
-            (done, _) => done,
-        };
-        let done = match (done, runner.main_frame_url().await) {
-            (Ok(()), Some(url)) if may_load(&url, &runner.allowed).is_err() && !url.starts_with("chrome-error:") => {
-                runner.leave().await;
-                Err(StepError::Failed(format!("the page left the journey's origins ({})", may_load(&url, &runner.allowed).err().unwrap_or_default())))
-            }
-            (done, _) => done,
-        };
-        result.elapsed_ms = u64::try_from(began.elapsed().as_millis()).unwrap_or(u64::MAX);
-        match done {
-            Ok(()) => result.status = StepStatus::Ok,
-            Err(StepError::Failed(m)) => {
-                result.status = StepStatus::Failed;
-                result.error = Some(mask(&m));
-            }
-            Err(StepError::Timeout(m)) => {
-                result.status = StepStatus::Timeout;
-                result.error = Some(mask(&m));
-            }
-            Err(StepError::Fatal(m)) => {
-                result.status = StepStatus::Failed;
-                result.error = Some(mask(&m));
-            }
-        }
-        let alive = instance.is_alive() && !live.log.as_ref().is_some_and(|l| l.signals().crashed);
-        result.url_after = if alive { runner.current_url().await.map(|u| mask(&u)) } else { None };
-        if result.status != StepStatus::Ok {
-            stopped = true;
-            if alive && allowance.screenshots_left > 0 && runner.main_frame_url().await.is_some_and(|u| may_load(&u, &runner.allowed).is_ok()) {
-                let budget = Budget::new(READ_LIMIT * 2);
-                if let Ok(png) = runner.screenshot(&budget).await {
-                    allowance.screenshots_left -= 1;
-                    let name = format!("step-{i}-{}", if result.status == StepStatus::Timeout { "timeout" } else { "failed" });
-                    outcome.screenshots.push(JourneyScreenshot { name: name.clone(), step: i, png_base64: png });
-                    result.screenshot = Some(name);
-                }
-            }
-        }
-        if let Some(log) = live.log.as_ref() {
-            let events = log.since(from);
-            collect_responses(&events, i, spec, &mut outcome.responses);
-            for e in exceptions::gather(&events) {
-                outcome.exceptions.push(JourneyException { step: i, message: mask(&e.message), url: e.url.map(|u| mask(&u)) });
-            }
-        }
-        if alive && !runner.typed.is_empty() {
-            runner.exposures(i, &mut outcome.secret_exposures).await;
-        }
-        if alive
-            && login_end == Some(i)
-            && let Some(proof) = &journey.logged_in
-        {
-            let present = runner.proof_present(proof).await;
-            let described = match proof {
-                LoggedInProof::Text(t) => format!("text {}", serde_json::to_string(t).unwrap_or_default()),
-                LoggedInProof::Selector(s) => format!("selector {}", serde_json::to_string(s).unwrap_or_default()),
-            };
-            let url = runner.current_url().await.map(|u| mask(&u)).or_else(|| result.url_after.clone()).unwrap_or_default();
-            outcome.logged_in = Some(LoggedInResult { proof: mask(&described), present, after_step: i, url });
-        }
-        tracing::debug!(journey = %outcome.name, step = i, action = %result.action, status = ?result.status, elapsed_ms = result.elapsed_ms, "journey step");
-        outcome.steps.push(result);
-    }
-    drop(guard);
-    drop(popups);
-    close(instance, &mut live, stopped).await;
-    JourneyRun { outcome, audits }
-}
-
-fn skipped(i: usize, s: &crate::model::journey::Step, spec: &JourneySpec) -> StepResult {
-    StepResult {
-        index: i,
-        action: s.action.key().to_string(),
-        summary: spec.secrets.mask(&s.action.summary()),
-        selector: s.action.selector().map(|x| spec.secrets.mask(x)),
-        status: StepStatus::Skipped,
-        ..StepResult::default()
-    }
-}
-
-/// The step after which the `logged_in` proof is checked: the first click or key press after the
-/// last step typing a secret (that step itself when none follows); the last step when no step
-/// types a secret. `None` without a proof.
-pub(crate) fn login_end(journey: &crate::model::Journey) -> Option<usize> {
-    journey.logged_in.as_ref()?;
-    let last_secret = journey
-        .steps
-        .iter()
-        .rposition(|s| s.action.typed_value().is_some_and(|v| secret_refs(v).is_ok_and(|r| !r.is_empty())));
-    match last_secret {
-        Some(k) => Some(
-            journey.steps.iter().enumerate().skip(k + 1).find(|(_, s)| matches!(s.action, Action::Click(_) | Action::Press(_))).map_or(k, |(i, _)| i),
-        ),
-        None => journey.steps.len().checked_sub(1),
-    }
-}
-
-/// Navigations (document requests) and submissions by script (non-GET XHR/fetch) and their
-/// answers, from a step's events.
-fn collect_responses(events: &[RawEvent], step: usize, spec: &JourneySpec, out: &mut Vec<JourneyResponse>) {
-    let mut methods = std::collections::HashMap::new();
-    for e in events.iter().filter(|e| e.method == "Network.requestWillBeSent") {
-        let (Some(id), Some(method)) = (e.str("requestId"), e.params.get("request").and_then(|r| r.get("method")).and_then(Value::as_str)) else {
-            continue;
-        };
-        methods.insert(id.to_string(), method.to_string());
-    }
-    for e in events.iter().filter(|e| e.method == "Network.responseReceived") {
-        let kind = e.str("type").unwrap_or_default();
-        let method = e.str("requestId").and_then(|id| methods.get(id)).cloned().unwrap_or_else(|| "GET".into());
-        let is_submission = matches!(kind, "XHR" | "Fetch") && method != "GET";
-        if kind != "Document" && !is_submission {
-            continue;
-        }
-        let response = e.params.get("response");
-        if response.and_then(proxy_marker).is_some() {
-            continue; // The egress proxy's own answer, not the site's: the step says so.
-        }
-        let status = response.and_then(|r| r.get("status")).and_then(Value::as_u64).unwrap_or(0);
-        let url = response.and_then(|r| r.get("url")).and_then(Value::as_str).unwrap_or_default();
-        if status == 0 || url.starts_with("data:") || url.starts_with("about:") {
-            continue;
-        }
-        out.push(JourneyResponse {
-            step,
-            method,
-            url: spec.secrets.mask(url),
-            status: u16::try_from(status).unwrap_or(0),
-            resource_type: kind.to_string(),
-        });
-    }
-}
-
-/// The egress proxy's own answer to a document request among `events` (the guard refused the
-/// address, or nothing answered there), as the reason the step failed.
-fn egress_refusal(events: &[RawEvent], proxy: &EgressProxy) -> Option<String> {
-    events.iter().filter(|e| e.method == "Network.responseReceived" && e.str("type") == Some("Document")).find_map(|e| {
-        let response = e.params.get("response")?;
-        let marker = proxy_marker(response)?;
-        let url = response.get("url").and_then(Value::as_str).unwrap_or_default();
-        let parsed = url::Url::parse(url).ok();
-        let reason = parsed.as_ref().and_then(|u| proxy.blocked_reason(u.host_str()?, u.port_or_known_default()?));
-        Some(match marker.as_str() {
-            "blocked" => format!("{url} was refused by the egress guard{}", reason.map(|r| format!(" ({r})")).unwrap_or_default()),
-            _ => format!("{url} could not be reached"),
-        })
-    })
-}
-
-/// The `x-sitescan-egress` marker of an answer the egress proxy made itself.
-fn proxy_marker(response: &Value) -> Option<String> {
-    let headers = response.get("headers")?.as_object()?;
-    headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(crate::net::EGRESS_HEADER)).and_then(|(_, v)| v.as_str()).map(str::to_string)
-}
-
 impl StepError {
-    fn message(&self) -> &str {
+    pub(super) fn message(&self) -> &str {
         match self {
             StepError::Failed(m) | StepError::Timeout(m) | StepError::Fatal(m) => m,
         }
     }
 }
 
-struct Runner<'a> {
-    instance: &'a Arc<Instance>,
-    page: &'a Page,
-    spec: &'a JourneySpec,
-    settings: &'a CaptureSettings,
-    proxy: &'a EgressProxy,
-    start: &'a str,
+pub(super) struct Runner<'a> {
+    pub(super) instance: &'a Arc<Instance>,
+    pub(super) page: &'a Page,
+    pub(super) spec: &'a JourneySpec,
+    pub(super) settings: &'a CaptureSettings,
+    pub(super) proxy: &'a EgressProxy,
+    pub(super) start: &'a str,
     /// The origins the journey may load (the site's first).
-    allowed: Vec<String>,
+    pub(super) allowed: Vec<String>,
     /// Names of the secrets typed so far.
-    typed: Vec<String>,
+    pub(super) typed: Vec<String>,
     /// Selectors of the fields a secret was typed into.
-    secret_fields: Vec<String>,
+    pub(super) secret_fields: Vec<String>,
 }
 
 impl Runner<'_> {
@@ -573,12 +76,12 @@ impl Runner<'_> {
         eval_string(self.instance, self.page, what, expression, limit).await
     }
 
-    async fn current_url(&self) -> Option<String> {
+    pub(super) async fn current_url(&self) -> Option<String> {
         self.eval("location", "location.href", READ_LIMIT).await.ok()
     }
 
     /// The main frame's URL as the browser has it (no page script can change the answer).
-    async fn main_frame_url(&self) -> Option<String> {
+    pub(super) async fn main_frame_url(&self) -> Option<String> {
         let tree = run(self.instance, self.page, "Page.getFrameTree", READ_LIMIT, GetFrameTreeParams::default()).await.ok()?;
         Some(tree.frame_tree.frame.url.clone())
     }
@@ -597,7 +100,7 @@ impl Runner<'_> {
     }
 
     /// Takes the page off a URL it must not be on.
-    async fn leave(&self) {
+    pub(super) async fn leave(&self) {
         let _ = run(self.instance, self.page, "Page.navigate", READ_LIMIT, NavigateParams::new("about:blank".to_string())).await;
     }
 
@@ -631,7 +134,7 @@ impl Runner<'_> {
         url::Url::parse(&base).and_then(|b| b.join(target)).map(|u| u.to_string()).unwrap_or_else(|_| target.to_string())
     }
 
-    async fn navigate(&self, live: &Live, url: &str, budget: &Budget) -> StepResultOf<()> {
+    pub(super) async fn navigate(&self, live: &Live, url: &str, budget: &Budget) -> StepResultOf<()> {
         if let Err(why) = may_load(url, &self.allowed) {
             return Err(StepError::Failed(format!("navigation to {url} refused: {why}")));
         }
@@ -760,7 +263,7 @@ impl Runner<'_> {
         serde_json::from_str::<Option<f64>>(&text).ok().flatten()
     }
 
-    async fn act(&mut self, live: &Live, action: &Action, budget: &Budget, timeout_ms: u64, result: &mut StepResult) -> StepResultOf<()> {
+    pub(super) async fn act(&mut self, live: &Live, action: &Action, budget: &Budget, timeout_ms: u64, result: &mut StepResult) -> StepResultOf<()> {
         let log = live.log.as_ref().ok_or_else(|| StepError::Fatal("no event log".into()))?;
         let from = log.len();
         let loads = log.signals().load_events;
@@ -925,7 +428,7 @@ impl Runner<'_> {
     }
 
     /// Gathers a full snapshot of the page as it is now.
-    async fn audit(&self, live: &mut Live, budget: &Budget) -> StepResultOf<PageSnapshot> {
+    pub(super) async fn audit(&self, live: &mut Live, budget: &Budget) -> StepResultOf<PageSnapshot> {
         let url = self.current_url().await.unwrap_or_default();
         let log = live.log.as_ref().ok_or_else(|| StepError::Fatal("no event log".into()))?;
         let events = log.since(0);
@@ -959,7 +462,7 @@ impl Runner<'_> {
     }
 
     /// A viewport PNG with every secret-bearing field and text hidden while it is taken.
-    async fn screenshot(&self, budget: &Budget) -> StepResultOf<String> {
+    pub(super) async fn screenshot(&self, budget: &Budget) -> StepResultOf<String> {
         let secrets: Vec<String> = self.typed.iter().filter_map(|n| self.spec.secrets.get(n)).map(str::to_string).collect();
         let hide = format!(
             r#"(() => {{
@@ -1002,7 +505,7 @@ impl Runner<'_> {
     }
 
     /// Records where any secret typed so far shows up now.
-    async fn exposures(&self, step: usize, out: &mut Vec<SecretExposure>) {
+    pub(super) async fn exposures(&self, step: usize, out: &mut Vec<SecretExposure>) {
         // Read in an isolated world: page script cannot redefine what the reading calls.
         let Ok(text) = self.eval_isolated("exposure scan", EXPOSURE_READ, READ_LIMIT).await else { return };
         let Ok(seen) = serde_json::from_str::<Exposure>(&text) else { return };
@@ -1035,7 +538,7 @@ impl Runner<'_> {
         }
     }
 
-    async fn proof_present(&self, proof: &LoggedInProof) -> bool {
+    pub(super) async fn proof_present(&self, proof: &LoggedInProof) -> bool {
         let script = match proof {
             LoggedInProof::Text(t) => format!("(() => String((document.body ? document.body.innerText : '').includes({})))()", quote(t)),
             LoggedInProof::Selector(s) => format!("(() => {{ try {{ return String(!!document.querySelector({})); }} catch (e) {{ return 'false'; }} }})()", quote(s)),
@@ -1106,41 +609,6 @@ fn key_events(key: &str) -> Vec<DispatchKeyEventParams> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::parse_journey;
-
-    #[test]
-    fn the_login_ends_with_the_submit_after_the_last_secret() {
-        let j = parse_journey(r##"{"name": "a", "logged_in": {"text": "Sign out"}, "steps": [{"navigate": "/login"}, {"fill": "#email", "value": "a@b.c"}, {"fill": "#password", "value": "{{secret.PASSWORD}}"}, {"click": "button[type=submit]"}, {"wait_for": {"url": "/account*"}}, {"audit": "account"}]}"##).unwrap();
-        assert_eq!(login_end(&j), Some(3));
-        let j = parse_journey(r##"{"name": "a", "logged_in": {"text": "Sign out"}, "steps": [{"navigate": "/"}, {"click": "a"}]}"##).unwrap();
-        assert_eq!(login_end(&j), Some(1));
-        let j = parse_journey(r##"{"name": "a", "steps": [{"navigate": "/"}]}"##).unwrap();
-        assert_eq!(login_end(&j), None);
-    }
-
-    #[test]
-    fn responses_are_navigations_and_submissions_masked_without_the_proxys_own() {
-        use serde_json::json;
-        let ev = |method: &str, params: Value| RawEvent { method: method.into(), params };
-        let events = vec![
-            ev("Network.requestWillBeSent", json!({"requestId": "1", "type": "Document", "request": {"method": "POST", "url": "http://a.test/login"}})),
-            ev("Network.responseReceived", json!({"requestId": "1", "type": "Document", "response": {"status": 500, "url": "http://a.test/login?pw=hunter2", "headers": {}}})),
-            ev("Network.requestWillBeSent", json!({"requestId": "2", "type": "Fetch", "request": {"method": "GET", "url": "http://a.test/api"}})),
-            ev("Network.responseReceived", json!({"requestId": "2", "type": "Fetch", "response": {"status": 404, "url": "http://a.test/api", "headers": {}}})),
-            ev("Network.requestWillBeSent", json!({"requestId": "3", "type": "Fetch", "request": {"method": "PUT", "url": "http://a.test/cart"}})),
-            ev("Network.responseReceived", json!({"requestId": "3", "type": "Fetch", "response": {"status": 409, "url": "http://a.test/cart", "headers": {}}})),
-            ev("Network.responseReceived", json!({"requestId": "4", "type": "Document", "response": {"status": 403, "url": "http://10.0.0.1/", "headers": {"X-Sitescan-Egress": "blocked"}}})),
-        ];
-        let mut secrets = crate::model::JourneySecrets::new();
-        secrets.insert("PASSWORD", "hunter2");
-        let spec = JourneySpec { journey: crate::model::parse_journey(r#"{"name": "a", "steps": [{"navigate": "/"}]}"#).unwrap(), secrets };
-        let mut out = Vec::new();
-        collect_responses(&events, 3, &spec, &mut out);
-        let seen: Vec<(&str, &str, u16)> = out.iter().map(|r| (r.method.as_str(), r.url.as_str(), r.status)).collect();
-        assert_eq!(seen, [("POST", "http://a.test/login?pw=••••••", 500), ("PUT", "http://a.test/cart", 409)]);
-        assert!(out.iter().all(|r| r.step == 3));
-        assert!(proxy_marker(&events[6].params["response"]).is_some());
-    }
 
     #[test]
     fn enter_types_a_carriage_return() {

@@ -1,9 +1,11 @@
-//! Compiles the proto (gRPC server, client and descriptor set) and embeds axe-core.
+//! The build script (`build = "build/main.rs"` in Cargo.toml): compiles the proto (gRPC server,
+//! client and descriptor set), embeds axe-core, and generates the schema.org vocabulary and the
+//! axe-core rule catalogue (`accessibility.<rule>` ids) from the modules beside it.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-#[path = "build/schema_org.rs"]
+mod axe_rules;
 mod schema_org;
 
 fn main() {
@@ -42,7 +44,3 @@ fn embed_axe(out_dir: &Path) {
     std::fs::write(out_dir.join("axe.min.js"), script).expect("write axe.min.js");
     std::fs::write(out_dir.join("axe_version.txt"), version).expect("write axe version");
 }
-
-/// The axe-core rule catalogue (generated table of `accessibility.<rule>` ids).
-#[path = "build/axe_rules.rs"]
-mod axe_rules;
