@@ -4,7 +4,7 @@
 // (`LIMIT`) and every text cut (`TEXT`), since pages are hostile; the time it took is in `ms`.
 const started = performance.now();
 __ss.freezeIds();
-const LIMIT = { headings: 40, lists: 40, links: 400, images: 200, fields: 200, scan: 6000 };
+const LIMIT = { headings: 40, lists: 40, links: 400, images: 200, fields: 200, tables: 40, rows: 200, controls: 60, scan: 6000 };
 const TEXT = 200;
 const collapse = __ss.collapse;
 const cut = (s) => { const t = collapse(s); return t.length > TEXT ? t.slice(0, TEXT - 1) + '…' : t; };
@@ -14,7 +14,7 @@ const vis = (el) => __ss.visible(el);
 const attr = (el, n) => (el.hasAttribute(n) ? el.getAttribute(n) : null);
 const byIds = (ids) => String(ids || '').split(/\s+/).filter(Boolean).map((id) => document.getElementById(id)).filter(Boolean).map((e) => collapse(e.textContent)).join(' ').trim();
 const hooks = window.__sitescanHooks || null;
-const out = { ms: 0, body_font_size_px: 0, body_font_weight: 0, click_delegation: null, styled_headings: [], visual_lists: [], links: [], links_omitted: 0, images: [], fields: [] };
+const out = { ms: 0, body_font_size_px: 0, body_font_weight: 0, click_delegation: null, styled_headings: [], visual_lists: [], links: [], links_omitted: 0, images: [], fields: [], tables: [], controls: [], key_delegation: null };
 const body = document.body;
 if (!body) return JSON.stringify(out);
 
@@ -237,6 +237,40 @@ function blockOf(el) {
   }
 }
 
+// 11. Things that act on a click but not for the keyboard: elements with a click listener of
+// their own (`hooks.js`) that are no native control, said with the focus and key handling they
+// have. Inside a composite widget (listbox, menu, grid, tree, tab list) or under
+// aria-activedescendant the widget moves focus itself, and such elements are left out.
+if (hooks && typeof hooks.keyDelegated === 'function') {
+  out.key_delegation = hooks.keyDelegated();
+  const NATIVE = 'a[href],button,input,select,textarea,summary,label,option,area[href],iframe,video,audio,[contenteditable=""],[contenteditable="true"]';
+  const COMPOSITE = '[role="listbox"],[role="menu"],[role="menubar"],[role="tree"],[role="treegrid"],[role="grid"],[role="tablist"],[role="radiogroup"],[aria-activedescendant],[contenteditable=""],[contenteditable="true"]';
+  const vw = window.innerWidth || 1, vh = window.innerHeight || 1;
+  const all = body.getElementsByTagName('*');
+  const n = Math.min(all.length, LIMIT.scan);
+  for (let i = 0; i < n && out.controls.length < LIMIT.controls; i++) {
+    const el = all[i];
+    if (!hooks.hasClick(el) || el.matches(NATIVE) || el.closest('a[href],button,label,summary,select,[inert]') || el.closest(COMPOSITE)) continue;
+    if (!vis(el)) continue;
+    const r = el.getBoundingClientRect();
+    // A container that hands clicks on to what it holds (delegation), or a whole region: no
+    // control.
+    if (el.querySelector(NATIVE) || r.width * r.height > 0.25 * vw * vh) continue;
+    let keyHandler = false;
+    for (let e = el; e && e !== document.documentElement; e = e.parentElement) if (hooks.hasKey(e)) { keyHandler = true; break; }
+    out.controls.push({
+      selector: sel(el),
+      snippet: snip(el),
+      role: attr(el, 'role'),
+      tabindex: attr(el, 'tabindex'),
+      focusable: el.tabIndex >= 0 && el.hasAttribute('tabindex'),
+      name: cut(accessibleName(el)),
+      key_handler: keyHandler,
+      pointer: getComputedStyle(el).cursor === 'pointer',
+    });
+  }
+}
+
 // 12. Images and what is said around them.
 {
   for (const img of body.querySelectorAll('img')) {
@@ -256,6 +290,63 @@ function blockOf(el) {
       file: cut(file),
       caption: cap ? cut(cap.textContent) : null,
       in_control: !!img.closest('a,button'),
+    });
+  }
+}
+
+// 6. Tables: the shape of each table and what it says about its headers, for the checks to
+// tell a data table without header cells from a layout table that speaks as a data table.
+{
+  const bold = (el) => (parseInt(getComputedStyle(el).fontWeight, 10) || 400) >= 600;
+  const paint = (el) => { const cs = getComputedStyle(el); return cs.backgroundColor + '|' + cs.color; };
+  const NUMERIC = /^[-+−]?[$€£¥]?\s?\d[\d.,\s]*%?\s?([a-zA-Z€$£%]{0,3})$/;
+  for (const t of body.querySelectorAll('table')) {
+    if (out.tables.length >= LIMIT.tables) break;
+    if (!vis(t)) continue;
+    const rows = Array.from(t.rows).filter((r) => r.closest('table') === t).slice(0, LIMIT.rows);
+    let cols = 0, th = 0, td = 0, headerAttrs = 0, numeric = 0, filled = 0, chars = 0, borders = 0;
+    for (const r of rows) {
+      let width = 0;
+      for (const c of r.cells) {
+        width += Math.max(1, c.colSpan || 1);
+        const role = attr(c, 'role');
+        if (c.localName === 'th') th++; else td++;
+        if (role === 'columnheader' || role === 'rowheader' || (c.localName === 'td' && (c.hasAttribute('scope') || c.hasAttribute('headers')))) headerAttrs++;
+        const text = collapse(c.textContent);
+        if (text) { filled++; chars += text.length; if (NUMERIC.test(text)) numeric++; }
+        const cs = getComputedStyle(c);
+        if (parseFloat(cs.borderTopWidth) > 0 && cs.borderTopStyle !== 'none' && cs.borderTopStyle !== 'hidden') borders++;
+      }
+      cols = Math.max(cols, width);
+    }
+    const cap = t.caption ? collapse(t.caption.textContent) : '';
+    const firstRow = rows[0] ? Array.from(rows[0].cells) : [];
+    const second = rows[1] ? Array.from(rows[1].cells) : [];
+    const firstCol = rows.map((r) => r.cells[0]).filter(Boolean);
+    const otherCol = rows.map((r) => r.cells[1]).filter(Boolean);
+    const distinct = (head, rest) => head.length > 1 && rest.length > 0 && head.every((c) => collapse(c.textContent))
+      && ((head.every(bold) && !rest.every(bold)) || (new Set(head.map(paint)).size === 1 && !rest.some((c) => paint(c) === paint(head[0]))));
+    out.tables.push({
+      selector: sel(t),
+      snippet: snip(t),
+      role: attr(t, 'role'),
+      rows: rows.length,
+      cols,
+      th,
+      td,
+      header_attrs: headerAttrs,
+      caption: cap ? cut(cap) : null,
+      summary: (attr(t, 'summary') || '').trim() ? cut(attr(t, 'summary')) : null,
+      contains_table: !!t.querySelector('table'),
+      inside_table: !!(t.parentElement && t.parentElement.closest('table')),
+      layout_content: !!t.querySelector('h1,h2,h3,h4,h5,h6,[role="heading"],nav,[role="navigation"],main,header,footer,article,p + p,iframe,video'),
+      controls: !!t.querySelector('input:not([type="hidden"]),select,textarea,button'),
+      filled,
+      numeric,
+      avg_chars: filled ? Math.round(chars / filled) : 0,
+      bordered: borders,
+      first_row_distinct: distinct(firstRow, second),
+      first_col_distinct: rows.length > 1 && distinct(firstCol, otherCol),
     });
   }
 }

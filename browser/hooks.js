@@ -18,6 +18,8 @@ let focusWatched = false;
 // A click, hashchange or popstate listener on the document or the window: links may be handled by
 // delegation there (a router, a framework's event delegation).
 let delegated = false;
+// A key listener on the document or the window: keys may be handled there for any element.
+let keyDelegated = false;
 const clickEls = new WeakSet();
 const keyEls = new WeakSet();
 const proto = EventTarget.prototype;
@@ -35,6 +37,8 @@ if (typeof orig === 'function') {
           if (CLICK.has(t)) clickEls.add(this); else if (KEY.has(t)) keyEls.add(this);
         } else if (CLICK.has(t) || t === 'hashchange' || t === 'popstate') {
           delegated = true;
+        } else if (KEY.has(t)) {
+          keyDelegated = true;
         }
       } catch (_) {}
       return orig.apply(this, arguments);
@@ -63,6 +67,9 @@ Object.defineProperty(window, '__sitescanHooks', {
     // Any key listener added by addEventListener, or an on-key handler of the window or document
     // (elements' own handlers are for the caller to look at: `hasKey`).
     keyWatched: () => keyWatched || ['onkeydown', 'onkeyup', 'onkeypress'].some((n) => typeof window[n] === 'function' || typeof document[n] === 'function'),
+    // A key listener of the document or the window (by addEventListener or an on-key handler):
+    // an element's keys may be handled there.
+    keyDelegated: () => keyDelegated || ['onkeydown', 'onkeyup', 'onkeypress'].some((n) => typeof window[n] === 'function' || typeof document[n] === 'function'),
     // The same for focus and blur listeners (a handler may move focus on).
     focusWatched: () => focusWatched || ['onfocus', 'onblur'].some((n) => typeof window[n] === 'function' || typeof document[n] === 'function'),
     // Any listener that may handle a link's activation from above (`delegated`), or such an

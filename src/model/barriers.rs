@@ -21,6 +21,10 @@ pub const MAX_BARRIER_LINKS: usize = 400;
 pub const MAX_BARRIER_IMAGES: usize = 200;
 /// Form fields per page.
 pub const MAX_BARRIER_FIELDS: usize = 200;
+/// Tables per page.
+pub const MAX_BARRIER_TABLES: usize = 40;
+/// Click-only controls per page.
+pub const MAX_BARRIER_CONTROLS: usize = 60;
 
 /// A block of text styled bigger or bolder than the page's body text, short and followed by
 /// content, that is no heading.
@@ -128,6 +132,71 @@ pub struct BarrierField {
     pub hint_tied: bool,
 }
 
+/// A visible table: its shape (rows read up to 200), its header markup and the signals that tell
+/// a table of data from one that only lays out the page.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct BarrierTable {
+    pub selector: String,
+    pub snippet: String,
+    /// The `role` attribute, as written.
+    pub role: Option<String>,
+    pub rows: usize,
+    /// The widest row, in columns (colspans counted).
+    pub cols: usize,
+    /// `<th>` cells.
+    pub th: usize,
+    /// `<td>` cells.
+    pub td: usize,
+    /// Cells made headers or tied to headers otherwise: `role=columnheader|rowheader`, or a `<td>`
+    /// with `scope` or `headers`.
+    pub header_attrs: usize,
+    /// The caption's text, when not empty.
+    pub caption: Option<String>,
+    /// The `summary` attribute, when not empty.
+    pub summary: Option<String>,
+    /// Holds another table (the outer one lays out the page).
+    pub contains_table: bool,
+    /// Sits inside another table.
+    pub inside_table: bool,
+    /// Holds headings, navigation, landmarks, paragraphs one after another, frames or video:
+    /// page layout, not data.
+    pub layout_content: bool,
+    /// Holds form controls (a form laid out in a grid, or a data table with inputs).
+    pub controls: bool,
+    /// Cells with text, and how many of them read as numbers or amounts.
+    pub filled: usize,
+    pub numeric: usize,
+    /// Characters per filled cell, on average.
+    pub avg_chars: usize,
+    /// Cells with a visible top border.
+    pub bordered: usize,
+    /// The first row (column) is set apart from the next: bold while the rest is not, or
+    /// another background or colour.
+    pub first_row_distinct: bool,
+    pub first_col_distinct: bool,
+}
+
+/// An element that acts on a click (a listener of its own) and is no native control: what the
+/// keyboard can do with it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct BarrierControl {
+    pub selector: String,
+    pub snippet: String,
+    /// The `role` and `tabindex` attributes, as written.
+    pub role: Option<String>,
+    pub tabindex: Option<String>,
+    /// In the Tab order (a `tabindex` of 0 or more).
+    pub focusable: bool,
+    /// Its accessible name, roughly (aria-labelledby, aria-label, then its content).
+    pub name: String,
+    /// A key listener on it or on an ancestor.
+    pub key_handler: bool,
+    /// The mouse pointer turns into a hand over it (it looks clickable).
+    pub pointer: bool,
+}
+
 /// Everything `browser/barriers.js` gathered on one page.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -146,6 +215,13 @@ pub struct BarrierFacts {
     pub links_omitted: usize,
     pub images: Vec<BarrierImage>,
     pub fields: Vec<BarrierField>,
+    pub tables: Vec<BarrierTable>,
+    /// Elements that act on a click and are no native control (read only where the listener
+    /// record is there: `key_delegation` is then known).
+    pub controls: Vec<BarrierControl>,
+    /// Whether the document or window listens to keys (keys may be handled there for any
+    /// element); `None` when unknown.
+    pub key_delegation: Option<bool>,
 }
 
 impl BarrierFacts {
@@ -158,6 +234,8 @@ impl BarrierFacts {
             self.links.truncate(MAX_BARRIER_LINKS);
         }
         self.images.truncate(MAX_BARRIER_IMAGES);
+        self.tables.truncate(MAX_BARRIER_TABLES);
+        self.controls.truncate(MAX_BARRIER_CONTROLS);
         self.fields.truncate(MAX_BARRIER_FIELDS);
     }
 }

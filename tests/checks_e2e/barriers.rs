@@ -10,7 +10,7 @@ use crate::scan_harness;
 
 use fixture_site::FixtureSite;
 use scan_harness::{Engine, Expect};
-use sitescan::model::Severity::{Low, Medium};
+use sitescan::model::Severity::{High, Low, Medium};
 
 /// Our checks of issue 46 (all of them stay quiet on the passing twins).
 const BARRIER_CHECKS: &[&str] = &[
@@ -24,6 +24,10 @@ const BARRIER_CHECKS: &[&str] = &[
     "accessibility.image-alt-meaningless",
     "accessibility.image-alt-repeats-caption",
     "accessibility.image-title-without-alt",
+    "accessibility.control-not-focusable",
+    "accessibility.control-keys-ignored",
+    "accessibility.table-header-missing",
+    "accessibility.layout-table-structure",
     "forms.label-placeholder-only",
     "forms.label-multiple",
     "forms.label-duplicate-text",
@@ -63,6 +67,19 @@ async fn barrier_checks_fire_on_their_fixtures_and_not_on_twins_or_widgets() {
     scan.fires(&mut e, "accessibility.image-alt-repeats-caption", &images, Low, Some("#alt-caption"));
     scan.fires_with(&mut e, "accessibility.image-title-without-alt", &images, Low, Some("#title-only"), "title", "Map of the campus".into());
 
+    let keyboard = u("/keyboard-bad.html");
+    scan.fires_with(&mut e, "accessibility.control-not-focusable", &keyboard, Medium, Some("#div-button"), "name", "Save basket".into());
+    scan.fires_with(&mut e, "accessibility.control-keys-ignored", &keyboard, High, Some("#role-button"), "role", "button".into());
+    scan.quiet_selector(&mut e, "accessibility.control-not-focusable", &keyboard, "#role-button");
+
+    let tables = u("/tables-bad.html");
+    scan.fires_with(&mut e, "accessibility.table-header-missing", &tables, Medium, Some("#styled-head-row"), "signal", "first-row-set-apart".into());
+    scan.fires_with(&mut e, "accessibility.table-header-missing", &tables, Medium, Some("#ruled-prices"), "needs_review", true.into());
+    scan.fires_with(&mut e, "accessibility.layout-table-structure", &tables, Low, Some("#layout-with-headers"), "layout", "holds-a-table".into());
+    scan.fires_with(&mut e, "accessibility.layout-table-structure", &tables, Medium, Some("#presentation-with-th"), "needs_review", false.into());
+    // The menu table inside the layout table is neither data nor data markup.
+    scan.quiet_selector(&mut e, "accessibility.table-header-missing", &tables, "#layout-with-headers");
+
     let forms = u("/forms-bad.html");
     scan.fires_with(&mut e, "forms.choice-group-unnamed", &forms, Medium, Some("#news-yes"), "type", "radio".into());
     scan.fires_with(&mut e, "forms.choice-group-unnamed", &forms, Medium, Some("#topic-hiking"), "type", "checkbox".into());
@@ -72,7 +89,7 @@ async fn barrier_checks_fire_on_their_fixtures_and_not_on_twins_or_widgets() {
     scan.fires_with(&mut e, "forms.hint-not-described", &forms, Low, Some("#password"), "hint_selector", "#password-hint".into());
 
     // The passing twins: the same content, marked up and said.
-    for page in ["/structure-good.html", "/links-good.html", "/images-good.html", "/forms-good.html", "/widgets.html", "/"] {
+    for page in ["/structure-good.html", "/links-good.html", "/images-good.html", "/forms-good.html", "/tables-good.html", "/keyboard-good.html", "/widgets.html", "/"] {
         for check in BARRIER_CHECKS {
             scan.quiet(&mut e, check, &u(page));
         }

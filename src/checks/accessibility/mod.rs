@@ -4,6 +4,7 @@
 pub mod axe_catalogue;
 pub mod axe_overlap;
 pub mod name_quality;
+pub mod table_kind;
 
 #[cfg(test)]
 mod contract_tests;
@@ -30,9 +31,13 @@ crate::category_checks! {
     link_adjacent_duplicate::LinkAdjacentDuplicate,
     link_new_window_unannounced::LinkNewWindowUnannounced,
     link_file_format_unstated::LinkFileFormatUnstated,
+    control_not_focusable::ControlNotFocusable,
+    control_keys_ignored::ControlKeysIgnored,
     image_alt_meaningless::ImageAltMeaningless,
     image_alt_repeats_caption::ImageAltRepeatsCaption,
     image_title_without_alt::ImageTitleWithoutAlt,
+    table_header_missing::TableHeaderMissing,
+    layout_table_structure::LayoutTableStructure,
     reflow_overflow::ReflowOverflow,
     text_resize_clipped::TextResizeClipped,
     text_spacing_clipped::TextSpacingClipped,
