@@ -154,6 +154,28 @@ async fn hostile_pages_end_within_budget_with_bounded_memory_and_the_server_stay
         ),
     );
 
+    // Bait for the barrier and reading gatherers (`browser/barriers.js`, `browser/layout.js`):
+    // thousands of click-only controls, tables set out as data, long justified italic passages.
+    // Each gatherer reads a bounded share and its checks still report, capped per page.
+    let many = 3_000 * scale;
+    let controls: String = (0..many).map(|i| format!("<span class=c>Action {i}</span> ")).collect();
+    let tables: String = (0..many).map(|i| format!("<table><tr class=h><td>Item</td><td>Price</td></tr><tr><td>{i}</td><td>{i}.50</td></tr></table>")).collect();
+    site.route(
+        "/barrier-bait",
+        html(
+            "Barrier bait",
+            &format!(
+                "<style>.c{{cursor:pointer}} .h td{{font-weight:700}}</style>{controls}{tables}<script>for (const c of document.querySelectorAll('.c')) c.addEventListener('click', () => {{}});</script>"
+            ),
+        ),
+    );
+    let passage = "WORDS SET IN CAPITALS AND ITALICS, JUSTIFIED FROM EDGE TO EDGE, LINE AFTER LINE OF THEM. ".repeat(20);
+    let paragraphs: String = (0..many).map(|_| format!("<p>{passage}</p>")).collect();
+    site.route(
+        "/reading-bait",
+        html("Reading bait", &format!("<style>p{{text-align:justify;font-style:italic;font-size:9px}}</style>{paragraphs}")),
+    );
+
     // Sites whose robots.txt and sitemaps are enormous or malicious.
     let robots_big = HostileSite::start().await;
     robots_big.route("/", html("Robots enormous", "<a href=\"/a\">a</a>"));
@@ -225,6 +247,8 @@ async fn hostile_pages_end_within_budget_with_bounded_memory_and_the_server_stay
         // requires `crashed`); next to the other hostile pages it may outlast the budget.
         Case { name: "tab-crashing allocation", start: site.url("/crash"), expect: Expect::PageError(&["crashed", "timeout"]) },
         Case { name: "malformed HTML", start: site.url("/malformed"), expect: Expect::Rendered },
+        Case { name: "barrier bait", start: site.url("/barrier-bait"), expect: Expect::Finding("accessibility.control-not-focusable") },
+        Case { name: "reading bait", start: site.url("/reading-bait"), expect: Expect::Finding("accessibility.text-justified") },
         Case { name: "enormous robots.txt and sitemap", start: robots_big.url("/"), expect: Expect::Finding("crawlability.sitemap-invalid") },
         Case { name: "malicious robots.txt, XML bombs, sitemap loops", start: robots_evil.url("/"), expect: Expect::Finding("crawlability.sitemap-invalid") },
     ];
@@ -294,6 +318,14 @@ async fn hostile_pages_end_within_budget_with_bounded_memory_and_the_server_stay
         ));
         if !said {
             failures.push(format!("{}: expected {:?}; got status {status}, start page {first:?}, summary {}", case.name, case.expect, body["report"]["summary"]));
+        }
+        // However much a page holds, a check reports at most its per-page cap there.
+        let mut per_check: std::collections::BTreeMap<(&str, &str), usize> = Default::default();
+        for f in &findings {
+            *per_check.entry((f["check_id"].as_str().unwrap_or_default(), f["evidence"]["url"].as_str().unwrap_or_default())).or_default() += 1;
+        }
+        if let Some(((check, url), n)) = per_check.iter().find(|(_, n)| **n > sitescan::checks::MAX_FINDINGS_PER_CHECK_PER_PAGE * 10) {
+            failures.push(format!("{}: {n} findings of {check} on {url}", case.name));
         }
         if took > SCAN_BUDGET {
             failures.push(format!("{}: took {took:?}, over the {SCAN_BUDGET:?} budget", case.name));
