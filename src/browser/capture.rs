@@ -36,7 +36,7 @@ use super::cdp::{Budget, STEP_TIMEOUT, eval_string, run, step};
 use super::cores;
 use super::error::BrowserError;
 use super::events::{EVENT_LOG_FULL, EventLog, MAX_EVENTS};
-use super::gather::{axe, barriers, console, contrast, cookies, csp, document, dom, exceptions, image_text, issues, keyboard, layout, metrics, network, page_text, screenshot};
+use super::gather::{axe, barriers, console, contrast, cookies, csp, dialogs, document, dom, exceptions, image_text, issues, keyboard, layout, metrics, network, page_text, screenshot};
 use super::instance::Instance;
 use super::options::CaptureOptions;
 use super::shared_regions::SharedRegions;
@@ -498,6 +498,9 @@ async fn read_page(
     // which nothing read before it may see.
     run_gatherer(Artifact::Layout, instance, page, settings, budget, snap, live, window).await;
     check_alive(instance, event_log(&live.log)?)?;
+    // After everything: it opens the page's dialogs from the keyboard, and a dialog may stay open.
+    run_gatherer(Artifact::Dialogs, instance, page, settings, budget, snap, live, window).await;
+    check_alive(instance, event_log(&live.log)?)?;
     Ok(())
 }
 
@@ -520,13 +523,14 @@ async fn run_gatherer(
         Artifact::Keyboard => settings.capture.keyboard_walk,
         Artifact::Screenshot => settings.capture.screenshot,
         Artifact::Layout => settings.capture.layout,
+        Artifact::Dialogs => settings.capture.keyboard_walk,
         Artifact::ImageText => settings.capture.ocr,
         _ => true,
     };
     if !wanted {
         return;
     }
-    if artifact == Artifact::Layout {
+    if matches!(artifact, Artifact::Layout | Artifact::Dialogs) && live.layout_from.is_none() {
         live.layout_from = live.log.as_ref().map(EventLog::len);
     }
     let gathered = match artifact {
@@ -543,6 +547,7 @@ async fn run_gatherer(
         Artifact::Layout => layout::gather(instance, page, budget, live.log.as_ref()).await.map(|l| snap.layout = Some(l)),
         Artifact::PageText => page_text::gather(instance, page, budget).await.map(|t| snap.page_text = Some(t)),
         Artifact::ImageText => image_text::gather(instance, page, budget).await.map(|t| snap.image_text = Some(t)),
+        Artifact::Dialogs => dialogs::gather(instance, page, budget, window).await.map(|d| snap.dialogs = Some(d)),
         // Read twice around the scroll (`gather_in_page`), or built from the event log
         // (`artifacts`): not gatherers of their own.
         Artifact::Metrics | Artifact::Network | Artifact::Console | Artifact::Exceptions | Artifact::Csp | Artifact::Issues | Artifact::Cookies => {

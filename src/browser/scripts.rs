@@ -24,6 +24,7 @@ const CONTRAST: &str = include_str!("../../browser/contrast.js");
 const BARRIERS: &str = include_str!("../../browser/barriers.js");
 const LAYOUT: &str = include_str!("../../browser/layout.js");
 const PARK: &str = include_str!("../../browser/park.js");
+const DIALOGS: &str = include_str!("../../browser/dialogs.js");
 const PAGE_TEXT: &str = include_str!("../../browser/page_text.js");
 const IMAGE_TEXT: &str = include_str!("../../browser/image_text.js");
 const AXE_SOURCE: &str = include_str!(concat!(env!("OUT_DIR"), "/axe.min.js"));
@@ -55,6 +56,11 @@ pub(crate) static BARRIERS_COLLECT: LazyLock<String> = LazyLock::new(|| wrap(BAR
 /// `'restore'` followed by `const SCROLL = [x, y];`); JSON text.
 pub(crate) fn layout_script(mode: &str) -> String {
     wrap(&format!("const MODE = {mode};\n{LAYOUT}"))
+}
+/// The dialog probe's `mode` (`'find'`, `'focus'`, `'state'` or `'close'`) for the `index`-th
+/// control it found (`dialogs.js`); text.
+pub(crate) fn dialogs_script(mode: &str, index: usize) -> String {
+    wrap(&format!("const MODE = '{mode}';\nconst INDEX = {index};\n{DIALOGS}"))
 }
 /// Returns the page's rendered text as JSON text (`PageText`).
 pub(crate) static PAGE_TEXT_READ: LazyLock<String> = LazyLock::new(|| wrap(PAGE_TEXT));

@@ -146,6 +146,11 @@ impl<'a> PageView<'a> {
         self.declared(Artifact::ImageText).image_text.as_ref()
     }
 
+    /// What the keyboard met in the page's dialogs (`Dialogs`).
+    pub fn dialogs(&self) -> Option<&'a crate::model::DialogFacts> {
+        self.declared(Artifact::Dialogs).dialogs.as_ref()
+    }
+
     /// Every request the page made (`Network`).
     pub fn requests(&self) -> &'a [NetworkRequest] {
         &self.declared(Artifact::Network).requests

@@ -5,6 +5,7 @@ pub mod attestation;
 pub mod barriers;
 pub mod budget;
 pub mod category;
+pub mod dialogs;
 pub mod fair_share;
 pub mod finding;
 pub mod finding_budget;
@@ -31,6 +32,7 @@ pub use barriers::{BarrierControl, BarrierFacts, BarrierField, BarrierImage, Bar
 pub use budget::{AssertionResult, Budget, BudgetResult};
 pub use attestation::{Attestation, AttestationRefused, Attester, Confirmation, attestation_statement};
 pub use category::{ACTIVE_ONLY_CATEGORIES, PASSIVE_CATEGORIES};
+pub use dialogs::{DialogFacts, DialogProbe};
 pub use fair_share::{FairQueue, OrgSlots};
 pub use finding::{Finding, sort_findings};
 pub use image_text::{ImageReading, ImageText, OcrWord};

@@ -557,6 +557,8 @@ pub struct PageSnapshot {
     pub page_text: Option<crate::model::PageText>,
     /// The text recognised in the page's images (`browser/image_text.js` and Tesseract).
     pub image_text: Option<crate::model::ImageText>,
+    /// What the keyboard met in the dialogs the page's controls open (`model::dialogs`).
+    pub dialogs: Option<crate::model::DialogFacts>,
     /// Gatherers that failed, with why (their checks are skipped).
     pub gather_errors: Vec<GatherError>,
     /// How long capture took, in ms.
@@ -602,11 +604,13 @@ pub enum Artifact {
     PageText,
     /// `PageSnapshot::image_text` (needs Tesseract on the machine).
     ImageText,
+    /// `PageSnapshot::dialogs`.
+    Dialogs,
 }
 
 impl Artifact {
     /// Every artifact.
-    pub const ALL: [Artifact; 17] = [
+    pub const ALL: [Artifact; 18] = [
         Artifact::Dom,
         Artifact::ServedHtml,
         Artifact::RenderedHtml,
@@ -624,6 +628,7 @@ impl Artifact {
         Artifact::Layout,
         Artifact::PageText,
         Artifact::ImageText,
+        Artifact::Dialogs,
     ];
 
     /// The artifacts built from the page's event log after it closed, rather than by asking the
@@ -651,6 +656,7 @@ impl Artifact {
             Artifact::Layout => "layout",
             Artifact::PageText => "page-text",
             Artifact::ImageText => "image-text",
+            Artifact::Dialogs => "dialogs",
         }
     }
 }

@@ -26,6 +26,9 @@ const BARRIER_CHECKS: &[&str] = &[
     "accessibility.image-title-without-alt",
     "accessibility.control-not-focusable",
     "accessibility.control-keys-ignored",
+    "accessibility.dialog-focus-not-moved",
+    "accessibility.dialog-focus-not-contained",
+    "accessibility.dialog-escape-not-closing",
     "accessibility.table-header-missing",
     "accessibility.layout-table-structure",
     "forms.label-placeholder-only",
@@ -72,6 +75,13 @@ async fn barrier_checks_fire_on_their_fixtures_and_not_on_twins_or_widgets() {
     scan.fires_with(&mut e, "accessibility.control-keys-ignored", &keyboard, High, Some("#role-button"), "role", "button".into());
     scan.quiet_selector(&mut e, "accessibility.control-not-focusable", &keyboard, "#role-button");
 
+    let dialogs = u("/dialogs-bad.html");
+    scan.fires_with(&mut e, "accessibility.dialog-focus-not-contained", &dialogs, Medium, Some("#leaky"), "left_to", "#open-leaky".into());
+    scan.fires_with(&mut e, "accessibility.dialog-focus-not-moved", &dialogs, Medium, Some("#stuck"), "trigger", "#open-stuck".into());
+    scan.fires_with(&mut e, "accessibility.dialog-escape-not-closing", &dialogs, Low, Some("#stuck"), "trigger", "#open-stuck".into());
+    scan.quiet_selector(&mut e, "accessibility.dialog-focus-not-moved", &dialogs, "#leaky");
+    scan.quiet_selector(&mut e, "accessibility.dialog-escape-not-closing", &dialogs, "#leaky");
+
     let tables = u("/tables-bad.html");
     scan.fires_with(&mut e, "accessibility.table-header-missing", &tables, Medium, Some("#styled-head-row"), "signal", "first-row-set-apart".into());
     scan.fires_with(&mut e, "accessibility.table-header-missing", &tables, Medium, Some("#ruled-prices"), "needs_review", true.into());
@@ -89,7 +99,7 @@ async fn barrier_checks_fire_on_their_fixtures_and_not_on_twins_or_widgets() {
     scan.fires_with(&mut e, "forms.hint-not-described", &forms, Low, Some("#password"), "hint_selector", "#password-hint".into());
 
     // The passing twins: the same content, marked up and said.
-    for page in ["/structure-good.html", "/links-good.html", "/images-good.html", "/forms-good.html", "/tables-good.html", "/keyboard-good.html", "/widgets.html", "/"] {
+    for page in ["/structure-good.html", "/links-good.html", "/images-good.html", "/forms-good.html", "/tables-good.html", "/keyboard-good.html", "/dialogs-good.html", "/widgets.html", "/"] {
         for check in BARRIER_CHECKS {
             scan.quiet(&mut e, check, &u(page));
         }

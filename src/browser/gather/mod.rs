@@ -7,6 +7,7 @@ pub(crate) mod barriers;
 pub(crate) mod console;
 pub(crate) mod contrast;
 pub(crate) mod cookies;
+pub(crate) mod dialogs;
 pub(crate) mod csp;
 pub(crate) mod document;
 pub(crate) mod dom;

@@ -1,0 +1,71 @@
+// The dialog probe (`src/browser/gather/dialogs.rs`), asked between the key presses the gatherer
+// sends. MODE 'find': the controls that open a dialog (`aria-haspopup="dialog"`, or
+// `aria-controls` naming a `<dialog>` or a `role=dialog|alertdialog` that is hidden now), at most
+// `MAX` of them, kept for the other modes; JSON `[{trigger, dialog}]`. MODE 'focus' (INDEX):
+// focuses the INDEX-th control and notes the dialogs open before; `focused` or `missing`.
+// MODE 'state' (INDEX): the dialog it opened (the named one, or one newly shown), whether it is
+// modal (`:modal` or `aria-modal="true"`), and where focus is: inside it, or on an element of the
+// page behind it (the body, or nothing, is neither: focus may be in the browser's own UI); JSON.
+// MODE 'close' (INDEX): closes a dialog left open the way the page would (`close()` of a native
+// dialog), so that a later probe starts from the page.
+const MAX = 3;
+const reg = window.__sitescanDialogs || (() => {
+  const r = { list: [] };
+  Object.defineProperty(window, '__sitescanDialogs', { value: r, enumerable: false });
+  return r;
+})();
+const isDialog = (el) => !!el && (el.localName === 'dialog' || /^(dialog|alertdialog)$/i.test(el.getAttribute('role') || ''));
+const shown = () => Array.from(document.querySelectorAll('dialog, [role="dialog" i], [role="alertdialog" i]')).filter((d) => __ss.visible(d));
+const deepActive = () => {
+  let a = document.activeElement;
+  while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+  return a;
+};
+const inside = (d, el) => {
+  for (let n = el; n; n = n.parentNode || (n instanceof ShadowRoot ? n.host : null)) if (n === d) return true;
+  return false;
+};
+if (MODE === 'find') {
+  reg.list = [];
+  for (const t of document.querySelectorAll('button, a[href], [role="button" i], input[type="button" i], summary')) {
+    if (reg.list.length >= MAX) break;
+    if (t.disabled || !__ss.visible(t)) continue;
+    const named = (t.getAttribute('aria-controls') || '').split(/\s+/).filter(Boolean).map((id) => document.getElementById(id)).find(isDialog) || null;
+    const pops = (t.getAttribute('aria-haspopup') || '').trim().toLowerCase() === 'dialog';
+    if (!named && !pops) continue;
+    if (named && __ss.visible(named)) continue;
+    reg.list.push({ trigger: t, dialog: named, before: [] });
+  }
+  return JSON.stringify(reg.list.map((x) => ({ trigger: __ss.selector(x.trigger), dialog: x.dialog ? __ss.selector(x.dialog) : null })));
+}
+const entry = reg.list[INDEX];
+if (!entry || !entry.trigger.isConnected) return MODE === 'state' ? JSON.stringify({ open: false }) : 'missing';
+const dialogOf = () => {
+  if (entry.dialog) return __ss.visible(entry.dialog) ? entry.dialog : null;
+  return shown().find((d) => !entry.before.includes(d)) || null;
+};
+if (MODE === 'focus') {
+  entry.before = shown();
+  entry.trigger.focus({ preventScroll: false });
+  return deepActive() === entry.trigger ? 'focused' : 'missing';
+}
+if (MODE === 'close') {
+  const d = dialogOf();
+  if (d && d.localName === 'dialog' && typeof d.close === 'function') d.close();
+  return dialogOf() ? 'open' : 'closed';
+}
+// MODE === 'state'
+const d = dialogOf();
+if (!d) return JSON.stringify({ open: false });
+const active = deepActive();
+const onPage = !!active && active !== document.body && active !== document.documentElement;
+let modal = false;
+try { modal = d.matches(':modal'); } catch (_) {}
+return JSON.stringify({
+  open: true,
+  dialog: __ss.selector(d),
+  modal: modal || (d.getAttribute('aria-modal') || '').toLowerCase() === 'true',
+  focus_inside: !!active && inside(d, active),
+  focus_behind: onPage && !inside(d, active),
+  active: active && onPage ? __ss.selector(active) : null,
+});
