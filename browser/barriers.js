@@ -4,7 +4,7 @@
 // (`LIMIT`) and every text cut (`TEXT`), since pages are hostile; the time it took is in `ms`.
 const started = performance.now();
 __ss.freezeIds();
-const LIMIT = { headings: 40, lists: 40, links: 400, images: 200, fields: 200, tables: 40, rows: 200, controls: 60, scan: 6000 };
+const LIMIT = { headings: 40, lists: 40, links: 400, images: 200, fields: 200, tables: 40, rows: 200, controls: 60, hover: 30, rules: 5000, scan: 6000 };
 const TEXT = 200;
 const collapse = __ss.collapse;
 const cut = (s) => { const t = collapse(s); return t.length > TEXT ? t.slice(0, TEXT - 1) + '…' : t; };
@@ -14,7 +14,7 @@ const vis = (el) => __ss.visible(el);
 const attr = (el, n) => (el.hasAttribute(n) ? el.getAttribute(n) : null);
 const byIds = (ids) => String(ids || '').split(/\s+/).filter(Boolean).map((id) => document.getElementById(id)).filter(Boolean).map((e) => collapse(e.textContent)).join(' ').trim();
 const hooks = window.__sitescanHooks || null;
-const out = { ms: 0, body_font_size_px: 0, body_font_weight: 0, click_delegation: null, styled_headings: [], visual_lists: [], links: [], links_omitted: 0, images: [], fields: [], tables: [], controls: [], key_delegation: null };
+const out = { ms: 0, body_font_size_px: 0, body_font_weight: 0, click_delegation: null, styled_headings: [], visual_lists: [], links: [], links_omitted: 0, images: [], fields: [], tables: [], controls: [], key_delegation: null, hover_only: [], focus_watched: null };
 const body = document.body;
 if (!body) return JSON.stringify(out);
 
@@ -416,5 +416,62 @@ function nearbyHint(el) {
     });
   }
 }
+// 14. Content a style sheet shows on hover only: a `:hover` rule that reveals something hidden
+// now (display, visibility or opacity), with no `:focus`, `:focus-within` or `:focus-visible`
+// twin of the same selector anywhere in the page's style sheets. Menus whose sub-items open on
+// hover and tooltips are the usual cases. Style sheets of another origin cannot be read.
+{
+  const rules = [];
+  const walk = (list) => {
+    for (const r of list) {
+      if (rules.length >= LIMIT.rules) return;
+      if (r.selectorText !== undefined && r.style) rules.push(r);
+      else if (r.cssRules) { try { walk(r.cssRules); } catch (_) {} }
+    }
+  };
+  for (const sheet of Array.from(document.styleSheets)) {
+    try { walk(sheet.cssRules); } catch (_) {}
+  }
+  const norm = (x) => x.replace(/\s+/g, '').replace(/::?(hover|focus-within|focus-visible|focus)\b/g, ':@');
+  const focusTwins = new Set();
+  for (const r of rules) for (const one of r.selectorText.split(',')) if (/:focus/.test(one)) focusTwins.add(norm(one));
+  const reveals = (st) => (st.display && st.display !== 'none') || st.visibility === 'visible' || (st.opacity !== '' && parseFloat(st.opacity) > 0);
+  out.focus_watched = hooks && typeof hooks.focusWatched === 'function' ? hooks.focusWatched() : null;
+  const seen = new Set();
+  for (const r of rules) {
+    if (out.hover_only.length >= LIMIT.hover) break;
+    if (!/:hover/.test(r.selectorText) || !reveals(r.style)) continue;
+    for (const one of r.selectorText.split(',')) {
+      if (out.hover_only.length >= LIMIT.hover) break;
+      const at = one.indexOf(':hover');
+      if (at < 0 || focusTwins.has(norm(one))) continue;
+      const triggerSel = one.slice(0, at).trim();
+      const targetSel = (one.slice(0, at) + one.slice(at + 6)).trim();
+      if (!triggerSel || !targetSel || seen.has(one)) continue;
+      seen.add(one);
+      let triggers = [], targets = [];
+      try { triggers = Array.from(document.querySelectorAll(triggerSel)).slice(0, 50); targets = Array.from(document.querySelectorAll(targetSel)).slice(0, 200); } catch (_) { continue; }
+      // What the rule would reveal and is hidden now, inside (or being) a visible trigger.
+      let found = null;
+      for (const t of triggers) {
+        if (!vis(t)) continue;
+        const hidden = targets.find((x) => (x === t || t.contains(x)) && !vis(x));
+        if (hidden) { found = { t, hidden }; break; }
+      }
+      if (!found) continue;
+      const focusableIn = (el) => !!el.querySelector('a[href],button,input,select,textarea,[tabindex]');
+      out.hover_only.push({
+        selector: sel(found.t),
+        snippet: snip(found.t),
+        rule: cut(one.trim()),
+        revealed: sel(found.hidden),
+        revealed_text: cut(found.hidden.textContent),
+        revealed_controls: focusableIn(found.hidden),
+        trigger_focusable: found.t.matches('a[href],button,input,select,textarea,summary,[tabindex]') || focusableIn(found.t),
+      });
+    }
+  }
+}
+
 out.ms = Math.round((performance.now() - started) * 10) / 10;
 return JSON.stringify(out);

@@ -23,6 +23,8 @@ pub const MAX_BARRIER_IMAGES: usize = 200;
 pub const MAX_BARRIER_FIELDS: usize = 200;
 /// Tables per page.
 pub const MAX_BARRIER_TABLES: usize = 40;
+/// Hover-only reveals per page.
+pub const MAX_BARRIER_HOVER: usize = 30;
 /// Click-only controls per page.
 pub const MAX_BARRIER_CONTROLS: usize = 60;
 
@@ -197,6 +199,24 @@ pub struct BarrierControl {
     pub pointer: bool,
 }
 
+/// Content a style sheet's `:hover` rule reveals, with no `:focus` twin of the rule.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct HoverOnly {
+    /// The element hovering over reveals the content (selector and markup).
+    pub selector: String,
+    pub snippet: String,
+    /// The selector of the `:hover` rule, as written.
+    pub rule: String,
+    /// The content it reveals, hidden now (selector and text).
+    pub revealed: String,
+    pub revealed_text: String,
+    /// The revealed content holds links or controls (a menu's sub-items).
+    pub revealed_controls: bool,
+    /// The trigger is, or holds, something the keyboard can focus.
+    pub trigger_focusable: bool,
+}
+
 /// Everything `browser/barriers.js` gathered on one page.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -222,6 +242,10 @@ pub struct BarrierFacts {
     /// Whether the document or window listens to keys (keys may be handled there for any
     /// element); `None` when unknown.
     pub key_delegation: Option<bool>,
+    pub hover_only: Vec<HoverOnly>,
+    /// Whether any script listens to focus or blur (it may reveal hover content on focus);
+    /// `None` when unknown.
+    pub focus_watched: Option<bool>,
 }
 
 impl BarrierFacts {
@@ -236,6 +260,7 @@ impl BarrierFacts {
         self.images.truncate(MAX_BARRIER_IMAGES);
         self.tables.truncate(MAX_BARRIER_TABLES);
         self.controls.truncate(MAX_BARRIER_CONTROLS);
+        self.hover_only.truncate(MAX_BARRIER_HOVER);
         self.fields.truncate(MAX_BARRIER_FIELDS);
     }
 }

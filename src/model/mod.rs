@@ -28,7 +28,7 @@ pub mod snapshot;
 pub mod target;
 
 pub use address_policy::{AddressPolicy, BlockedRange};
-pub use barriers::{BarrierControl, BarrierFacts, BarrierField, BarrierImage, BarrierLink, BarrierTable, StyledHeading, VisualList};
+pub use barriers::{BarrierControl, BarrierFacts, BarrierField, BarrierImage, BarrierLink, BarrierTable, HoverOnly, StyledHeading, VisualList};
 pub use budget::{AssertionResult, Budget, BudgetResult};
 pub use attestation::{Attestation, AttestationRefused, Attester, Confirmation, attestation_statement};
 pub use category::{ACTIVE_ONLY_CATEGORIES, PASSIVE_CATEGORIES};

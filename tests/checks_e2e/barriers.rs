@@ -26,6 +26,7 @@ const BARRIER_CHECKS: &[&str] = &[
     "accessibility.image-title-without-alt",
     "accessibility.control-not-focusable",
     "accessibility.control-keys-ignored",
+    "accessibility.hover-only-content",
     "accessibility.dialog-focus-not-moved",
     "accessibility.dialog-focus-not-contained",
     "accessibility.dialog-escape-not-closing",
@@ -74,6 +75,8 @@ async fn barrier_checks_fire_on_their_fixtures_and_not_on_twins_or_widgets() {
     scan.fires_with(&mut e, "accessibility.control-not-focusable", &keyboard, Medium, Some("#div-button"), "name", "Save basket".into());
     scan.fires_with(&mut e, "accessibility.control-keys-ignored", &keyboard, High, Some("#role-button"), "role", "button".into());
     scan.quiet_selector(&mut e, "accessibility.control-not-focusable", &keyboard, "#role-button");
+    scan.fires_with(&mut e, "accessibility.hover-only-content", &keyboard, Medium, Some("#menu-shop"), "revealed", "#submenu".into());
+    scan.fires_with(&mut e, "accessibility.hover-only-content", &keyboard, Low, Some("#tip"), "needs_review", false.into());
 
     let dialogs = u("/dialogs-bad.html");
     scan.fires_with(&mut e, "accessibility.dialog-focus-not-contained", &dialogs, Medium, Some("#leaky"), "left_to", "#open-leaky".into());

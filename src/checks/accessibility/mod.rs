@@ -33,6 +33,7 @@ crate::category_checks! {
     link_file_format_unstated::LinkFileFormatUnstated,
     control_not_focusable::ControlNotFocusable,
     control_keys_ignored::ControlKeysIgnored,
+    hover_only_content::HoverOnlyContent,
     dialog_focus_not_moved::DialogFocusNotMoved,
     dialog_focus_not_contained::DialogFocusNotContained,
     dialog_escape_not_closing::DialogEscapeNotClosing,
