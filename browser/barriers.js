@@ -437,6 +437,8 @@ function nearbyHint(el) {
   for (const r of rules) for (const one of r.selectorText.split(',')) if (/:focus/.test(one)) focusTwins.add(norm(one));
   const reveals = (st) => (st.display && st.display !== 'none') || st.visibility === 'visible' || (st.opacity !== '' && parseFloat(st.opacity) > 0);
   out.focus_watched = hooks && typeof hooks.focusWatched === 'function' ? hooks.focusWatched() : null;
+  // Text of hidden content, its text nodes apart (`textContent` runs list items together).
+  const spaced = (el) => { const parts = []; const tw = document.createTreeWalker(el, NodeFilter.SHOW_TEXT); while (tw.nextNode() && parts.length < 200) parts.push(tw.currentNode.textContent); return parts.join(' '); };
   const seen = new Set();
   for (const r of rules) {
     if (out.hover_only.length >= LIMIT.hover) break;
@@ -465,7 +467,7 @@ function nearbyHint(el) {
         snippet: snip(found.t),
         rule: cut(one.trim()),
         revealed: sel(found.hidden),
-        revealed_text: cut(found.hidden.textContent),
+        revealed_text: cut(spaced(found.hidden)),
         revealed_controls: focusableIn(found.hidden),
         trigger_focusable: found.t.matches('a[href],button,input,select,textarea,summary,[tabindex]') || focusableIn(found.t),
       });
