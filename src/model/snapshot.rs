@@ -791,12 +791,20 @@ pub struct Sitemap {
 }
 
 /// A compact summary of a crawled page, kept for site-level checks.
+///
+/// Everything below `depth` is read from the page's DOM. Where the DOM was not read (the page did
+/// not render, or its DOM gatherer failed) those fields are empty defaults that say nothing
+/// about the page: `dom_failed` is then true, and a site check must not judge them (an empty
+/// `hreflang` is no missing return link, a `false` `has_icon_link` no missing icon).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PageDigest {
     pub url: String,
     pub final_url: String,
     pub status: Option<u16>,
     pub depth: u32,
+    /// The page's DOM was not read: the fields below are not the page's.
+    #[serde(default)]
+    pub dom_failed: bool,
     pub title: Option<String>,
     pub meta_description: Option<String>,
     pub canonical: Option<String>,

@@ -59,6 +59,7 @@ pub fn digest(page: &PageSnapshot, depth: u32, internal: impl Fn(&Url) -> bool) 
         final_url: page.final_url.clone(),
         status: page.status,
         depth,
+        dom_failed: !page.rendered() || page.artifact_error(crate::model::Artifact::Dom).is_some(),
         title: dom.title.as_deref().map(bounded),
         meta_description: page.meta_named("description").and_then(|m| m.content.as_deref()).map(bounded),
         canonical,

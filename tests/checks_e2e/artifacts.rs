@@ -63,3 +63,59 @@ async fn every_page_check_reads_only_the_artifacts_it_declares() {
         violations.iter().map(|(id, (message, urls))| format!("{id}: {message} ({} pages, e.g. {})", urls.len(), urls[0])).collect();
     assert!(report.is_empty(), "checks that failed on a fully gathered page:\n{}", report.join("\n"));
 }
+
+/// The site checks never judge a page whose DOM was not read: a page that breaks the DOM
+/// gatherer (its `document.title` getter throws) digests to empty defaults, which must not read
+/// as "no icon link" or "no hreflang return link". The same site with the DOM read shows both
+/// findings, so the quiet is the guard's doing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn site_checks_skip_pages_whose_dom_was_not_read() {
+    use crate::fixture_site::Route;
+    use crate::scan_harness::Expect;
+
+    const BREAKS_DOM: &str = "<script>Object.defineProperty(Document.prototype, 'title', { get() { throw new Error('hostile'); } });</script>";
+    async fn site(start_broken: bool, german_broken: bool) -> FixtureSite {
+        let site = FixtureSite::start().await;
+        let breaks = |broken: bool| if broken { BREAKS_DOM.to_string() } else { String::new() };
+        let page = |lang: &str, title: &str, head: String, body: &str| {
+            format!("<!doctype html><html lang={lang}><head><meta charset=utf-8><title>{title}</title>{head}</head><body><main><h1>{title}</h1>{body}</main></body></html>")
+        };
+        // The start page has no icon link (and /favicon.ico is a 404); the English page lists the
+        // German one as its alternate; the German page lists none back. Either may break the DOM
+        // gatherer.
+        site.route("/", Route::html(page("en", "Start", breaks(start_broken), "<a href=\"/en/\">English</a> <a href=\"/de/\">Deutsch</a>")));
+        let en_alternates = format!("<link rel=alternate hreflang=en href=\"{}\"><link rel=alternate hreflang=de href=\"{}\">", site.url("/en/"), site.url("/de/"));
+        site.route("/en/", Route::html(page("en", "English", en_alternates, "<a href=\"/de/\">Deutsch</a>")));
+        site.route("/de/", Route::html(page("de", "Deutsch", breaks(german_broken), "<a href=\"/en/\">English</a>")));
+        site
+    }
+
+    let engine = Engine::start(2).await;
+    let read = site(false, false).await;
+    let start_broken = site(true, false).await;
+    let german_broken = site(false, true).await;
+    let read_scan = engine.scan(read.url("/")).await;
+    let start_scan = engine.scan(start_broken.url("/")).await;
+    let german_scan = engine.scan(german_broken.url("/")).await;
+    engine.shutdown().await;
+    let mut e = Expect::default();
+
+    // DOM read: both site findings appear.
+    let favicon = |scan: &crate::scan_harness::Scan| scan.findings.iter().filter(|f| f.check_id == "search.favicon-missing").count();
+    let no_return = |scan: &crate::scan_harness::Scan| scan.findings.iter().filter(|f| f.check_id == "i18n.hreflang-no-return").count();
+    e.check(favicon(&read_scan) == 1, || format!("favicon-missing on the readable site: {}", read_scan.describe_url(&read.url("/"))));
+    e.check(no_return(&read_scan) == 1, || format!("hreflang-no-return on the readable site: {}", read_scan.describe_url(&read.url("/en/"))));
+
+    // DOM not read on the start page, then on the German page: the DOM gatherer failed there, the
+    // page checks that need it say so, and the site checks judge nothing from that page.
+    for (scan, url) in [(&start_scan, start_broken.url("/")), (&german_scan, german_broken.url("/de/"))] {
+        let page = scan.page(&url);
+        let skipped = page.is_some_and(|p| p.checks_not_run.iter().any(|n| n.check_id == "search.title-missing" && n.reason.starts_with("the dom gatherer failed")));
+        e.check(skipped, || format!("{url}: the DOM gatherer failed and title-missing was not run: {page:?}"));
+    }
+    e.check(favicon(&start_scan) == 0, || format!("favicon-missing judged an unread DOM: {:?}", start_scan.findings));
+    e.check(no_return(&german_scan) == 0, || format!("hreflang-no-return judged an unread DOM: {:?}", german_scan.findings));
+    // The rest of the site is judged as usual (the crawl cannot go past an unread start page).
+    e.check(favicon(&german_scan) == 1, || "favicon-missing where the start page was read".to_string());
+    e.finish();
+}

@@ -32,7 +32,7 @@ impl Check for HreflangNoReturn {
 
     fn site(&self, site: &SiteSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
         for a in &site.pages {
-            if !a.status.is_some_and(|s| (200..300).contains(&s)) {
+            if !a.status.is_some_and(|s| (200..300).contains(&s)) || a.dom_failed {
                 continue;
             }
             for (lang, href) in &a.hreflang {
@@ -46,7 +46,8 @@ impl Check for HreflangNoReturn {
                 else {
                     continue;
                 };
-                if !b.status.is_some_and(|s| (200..300).contains(&s)) || names(b, &a.final_url) {
+                // A page whose DOM was not read lists no alternates, which says nothing.
+                if !b.status.is_some_and(|s| (200..300).contains(&s)) || b.dom_failed || names(b, &a.final_url) {
                     continue;
                 }
                 if !b.hreflang.iter().any(|(_, back)| names(a, back)) {
@@ -96,6 +97,12 @@ mod tests {
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].evidence["url"], "https://e.com/en/");
         assert_eq!(f[0].evidence["resource"], "https://e.com/de/");
+
+        // The same pair where the German page's DOM was not read: its alternates are unknown.
+        let mut unread = site.clone();
+        unread.pages[1].dom_failed = true;
+        unread.pages[1].hreflang.clear();
+        assert!(site_findings(&unread, "i18n.hreflang-no-return").is_empty());
     }
 
     #[test]

@@ -8,7 +8,7 @@ declare_check! {
         id: "search.favicon-missing",
         severity: Low,
         title: "Site has no favicon",
-        fires_when: "the start page has no <link rel=\"icon\"> (or shortcut icon / apple-touch-icon) and /favicon.ico answers non-2xx or fails",
+        fires_when: "the start page (its DOM read) has no <link rel=\"icon\"> (or shortcut icon / apple-touch-icon) and /favicon.ico answers non-2xx or fails",
         description: "Search results on mobile, browser tabs, bookmarks and history show the site's favicon; without one they show a generic globe, and every visit logs a 404 for /favicon.ico.",
         remediation: "Serve an icon at /favicon.ico and declare it (or an SVG/PNG) in <head>: `<link rel=\"icon\" href=\"/favicon.svg\" type=\"image/svg+xml\">`. Google requires it to be at least 48x48 px and crawlable.",
         cwe: None,
@@ -35,7 +35,8 @@ impl Check for FaviconMissing {
         let Some(start) = start_page(site) else {
             return;
         };
-        if start.has_icon_link {
+        // Whether a page whose DOM was not read declares an icon is unknown.
+        if start.has_icon_link || start.dom_failed {
             return;
         }
         let favicon = site
@@ -86,5 +87,12 @@ mod tests {
     fn quiet_with_either_an_icon_link_or_a_favicon_ico() {
         assert!(site_findings(&site(true, 404), "search.favicon-missing").is_empty());
         assert!(site_findings(&site(false, 200), "search.favicon-missing").is_empty());
+    }
+
+    #[test]
+    fn quiet_when_the_start_page_dom_was_not_read() {
+        let mut s = site(false, 404);
+        s.pages[0].dom_failed = true;
+        assert!(site_findings(&s, "search.favicon-missing").is_empty(), "an unread DOM is no missing icon link");
     }
 }
