@@ -1,7 +1,8 @@
 //! What a check is: declared metadata plus a pure function over snapshots.
 
 use super::page_view::PageView;
-use crate::model::{Artifact, Finding, Severity, SiteSnapshot};
+use super::site_view::SiteView;
+use crate::model::{Artifact, Finding, Severity, SiteArtifact};
 use serde_json::{Map, Value};
 
 /// At most this many findings per check per page; the rest are counted in the last one's
@@ -32,6 +33,9 @@ pub struct CheckMeta {
     /// The gathered facts a page check judges: when one failed on a page, the check does not
     /// run there (it would judge an empty default).
     pub requires: &'static [Artifact],
+    /// The site facts a site check judges, read through `SiteView` only: when one failed to
+    /// gather, the check does not run.
+    pub site_requires: &'static [SiteArtifact],
     /// The W3C ACT rules (`https://www.w3.org/WAI/standards-guidelines/act/rules/<id>/`) the
     /// check implements, so an ACT harness can map its findings: a finding on a test case means
     /// the check failed it.
@@ -188,8 +192,9 @@ pub trait Check: Sync + Send {
     /// Judges one page: the artifacts it reads are the ones its `requires` declares.
     fn page(&self, _page: &PageView<'_>, _thresholds: &Thresholds, _out: &mut Findings<'_>) {}
 
-    /// Judges the site once the crawl has ended.
-    fn site(&self, _site: &SiteSnapshot, _thresholds: &Thresholds, _out: &mut Findings<'_>) {}
+    /// Judges the site once the crawl has ended: the artifacts it reads are the ones its
+    /// `site_requires` declares.
+    fn site(&self, _site: &SiteView<'_>, _thresholds: &Thresholds, _out: &mut Findings<'_>) {}
 }
 
 /// Builds an evidence object: `evidence! { "url" => page.final_url, "value" => 3 }`.
@@ -218,7 +223,9 @@ macro_rules! evidence {
 ///         cwe: None,
 ///         evidence: ["url"],
 ///         help_url: None,
-///         act_ids: [],   // optional: the W3C ACT rules it implements
+///         requires: [Dom],            // optional: the page artifacts a page check reads
+///         site_requires: [Pages],     // optional: the site artifacts a site check reads
+///         act_ids: [],                // optional: the W3C ACT rules it implements
 ///     }
 /// }
 /// ```
@@ -237,6 +244,7 @@ macro_rules! declare_check {
             evidence: [$($ev:literal),* $(,)?],
             help_url: $help:expr
             $(, requires: [$($req:ident),* $(,)?])?
+            $(, site_requires: [$($sreq:ident),* $(,)?])?
             $(, act_ids: [$($act:literal),* $(,)?])? $(,)?
         }
     ) => {
@@ -257,6 +265,7 @@ macro_rules! declare_check {
                 evidence_keys: &[$($ev),*],
                 help_url: $help,
                 requires: &[$($($crate::model::Artifact::$req),*)?],
+                site_requires: &[$($($crate::model::SiteArtifact::$sreq),*)?],
                 act_ids: &[$($($act),*)?],
             };
         }
@@ -301,6 +310,7 @@ mod tests {
         evidence_keys: &["url"],
         help_url: None,
         requires: &[],
+        site_requires: &[],
         act_ids: &[],
     };
 

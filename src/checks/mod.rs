@@ -15,6 +15,7 @@ pub mod page_view;
 pub mod registry;
 pub mod repository;
 pub mod run;
+pub mod site_view;
 
 #[cfg(test)]
 mod contract_tests;
@@ -26,5 +27,6 @@ pub(crate) mod test_kit;
 
 pub use check::{Check, CheckMeta, Findings, MAX_FINDINGS_PER_CHECK_PER_PAGE, Thresholds};
 pub use page_view::PageView;
+pub use site_view::SiteView;
 pub use registry::{CHECKS, catalogue, find};
 pub use run::{run_page_checks, run_site_checks};

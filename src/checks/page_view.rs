@@ -198,6 +198,7 @@ mod tests {
         evidence_keys: &["url"],
         help_url: None,
         requires: &[Artifact::Dom],
+        site_requires: &[],
         act_ids: &[],
     };
 

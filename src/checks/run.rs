@@ -1,9 +1,11 @@
 //! Runs every registered check over snapshots. A page check whose declared artifacts are missing
-//! on the page (their gatherer failed) does not run there; a check that panics loses only its own
+//! on the page (their gatherer failed) does not run there, nor a site check whose declared site
+//! artifacts are; a check that panics loses only its own
 //! findings. Both are reported as `CheckNotRun`, never as a silent pass.
 
 use super::check::{Check, Findings, Thresholds};
 use super::page_view::PageView;
+use super::site_view::SiteView;
 use super::registry::CHECKS;
 use crate::model::{CappedCounts, CheckNotRun, Finding, PageSnapshot, SiteSnapshot, sort_findings};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -35,7 +37,11 @@ pub fn run_page_checks(page: &PageSnapshot, thresholds: &Thresholds) -> CheckRun
 
 /// Runs every site check once the crawl has ended.
 pub fn run_site_checks(site: &SiteSnapshot, thresholds: &Thresholds) -> CheckRun {
-    run_checks(&CHECKS, |check, sink| check.site(site, thresholds, sink), |_| None)
+    run_checks(&CHECKS, |check, sink| check.site(&SiteView::new(site, check.meta()), thresholds, sink), |check| {
+        check.meta().site_requires.iter().find_map(|artifact| {
+            site.artifact_error(*artifact).map(|e| format!("the {} gatherer failed: {}", e.gatherer, e.message))
+        })
+    })
 }
 
 fn run_checks(
@@ -141,6 +147,29 @@ mod tests {
         assert!(run.findings.iter().all(|f| f.check_id == "test.always" && f.severity == Severity::Low));
         assert_eq!(run.panicked, 1);
         assert_eq!(run.not_run, vec![CheckNotRun { check_id: "test.panics".into(), reason: PANICKED.into() }]);
+    }
+
+    #[test]
+    fn a_failed_site_gatherer_skips_the_site_checks_that_need_it_and_says_why() {
+        use crate::model::{SiteArtifact, SiteSnapshot, Sitemap};
+        // Our sitemap parser failed: what it left reads as an invalid sitemap, which is not the
+        // site's doing.
+        let mut site = SiteSnapshot {
+            start_url: "https://a.test/".into(),
+            sitemaps: vec![Sitemap { url: "https://a.test/sitemap.xml".into(), status: Some(200), parse_error: Some("the sitemap could not be parsed".into()), ..Default::default() }],
+            gather_errors: vec![GatherError { gatherer: SiteArtifact::Sitemaps.gatherer().into(), message: "the sitemap parser failed".into() }],
+            ..Default::default()
+        };
+        let run = run_site_checks(&site, &Thresholds::default());
+        assert!(!run.findings.iter().any(|f| f.check_id.starts_with("crawlability.sitemap-")), "{:?}", run.findings);
+        let skipped = run.not_run.iter().find(|n| n.check_id == "crawlability.sitemap-invalid").expect("sitemap-invalid reported as not run");
+        assert_eq!(skipped.reason, "the sitemaps gatherer failed: the sitemap parser failed");
+        assert!(!run.not_run.iter().any(|n| n.check_id == "crawlability.http-error"), "pages did not fail");
+
+        // The same site with the gatherer working: the sitemap is judged.
+        site.gather_errors.clear();
+        let run = run_site_checks(&site, &Thresholds::default());
+        assert!(run.findings.iter().any(|f| f.check_id == "crawlability.sitemap-invalid"), "{:?}", run.findings);
     }
 
     #[test]

@@ -59,6 +59,7 @@ static READS_EVERYTHING: CheckMeta = CheckMeta {
     evidence_keys: &[],
     help_url: None,
     requires: &crate::model::Artifact::ALL,
+    site_requires: &crate::model::SiteArtifact::ALL,
     act_ids: &[],
 };
 

@@ -661,6 +661,56 @@ impl Artifact {
     }
 }
 
+/// A fact about the site as a whole that a site check can declare it reads (`CheckMeta::
+/// site_requires`); the check reaches it only through `SiteView`, which holds it to the
+/// declaration. When its gatherer failed (`SiteSnapshot::gather_errors`), the checks that declare
+/// it do not run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SiteArtifact {
+    /// `robots`, and the internal links robots.txt kept the crawl from (`robots_blocked_links`).
+    Robots,
+    /// `sitemaps`.
+    Sitemaps,
+    /// The statuses of linked URLs, sitemap URLs and resources (`link_statuses`,
+    /// `sitemap_url_statuses`, `resource_statuses`).
+    Statuses,
+    /// `https_probe`.
+    HttpsProbe,
+    /// The digest of every crawled page (`pages`).
+    Pages,
+    /// Active scans: `repository_probes`.
+    RepositoryProbes,
+    /// Active scans: `journeys`.
+    Journeys,
+}
+
+impl SiteArtifact {
+    /// Every site artifact.
+    pub const ALL: [SiteArtifact; 7] = [
+        SiteArtifact::Robots,
+        SiteArtifact::Sitemaps,
+        SiteArtifact::Statuses,
+        SiteArtifact::HttpsProbe,
+        SiteArtifact::Pages,
+        SiteArtifact::RepositoryProbes,
+        SiteArtifact::Journeys,
+    ];
+
+    /// The gatherer's name in `SiteSnapshot::gather_errors`.
+    pub const fn gatherer(self) -> &'static str {
+        match self {
+            SiteArtifact::Robots => "robots-txt",
+            SiteArtifact::Sitemaps => "sitemaps",
+            SiteArtifact::Statuses => "statuses",
+            SiteArtifact::HttpsProbe => "https-probe",
+            SiteArtifact::Pages => "pages",
+            SiteArtifact::RepositoryProbes => "repository-probes",
+            SiteArtifact::Journeys => "journeys",
+        }
+    }
+}
+
 /// A check that did not judge a page, and why (a gatherer it needs failed, or the check itself
 /// failed): reported per page so an absent finding is never mistaken for a pass.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -858,6 +908,10 @@ pub struct SiteSnapshot {
     /// Active scans only: what each journey did (empty for passive scans).
     #[serde(default)]
     pub journeys: Vec<super::journey::JourneyOutcome>,
+    /// Site gatherers that failed, with why (the site checks that declare their artifact do not
+    /// run: `SiteArtifact::gatherer` names them).
+    #[serde(default)]
+    pub gather_errors: Vec<GatherError>,
 }
 
 /// What a repository probe looked for (the `repository.*` check that judges its answer).
@@ -913,5 +967,10 @@ impl SiteSnapshot {
 
     pub fn page(&self, url: &str) -> Option<&PageDigest> {
         self.pages.iter().find(|p| p.url == url || p.final_url == url)
+    }
+
+    /// Why `artifact` is missing, when its gatherer failed.
+    pub fn artifact_error(&self, artifact: SiteArtifact) -> Option<&GatherError> {
+        self.gather_errors.iter().find(|g| g.gatherer == artifact.gatherer())
     }
 }

@@ -136,12 +136,12 @@ impl Scanner {
         }
         let mut gate = HostGate::new(options.host_concurrency, options.min_interval);
         let mut facts = SiteFacts::default();
-        let (robots, rules) = fetch_robots(&self.fetcher, &gate, start).await;
+        let (robots, rules) = fetch_robots(&self.fetcher, &gate, start, &mut facts.gather_errors).await;
         if let Some(delay) = robots.crawl_delay_s.filter(|d| d.is_finite() && *d > 0.0) {
             let delay = Duration::from_secs_f64(delay).min(MAX_CRAWL_DELAY).max(options.min_interval);
             gate = HostGate::new(options.host_concurrency, delay);
         }
-        facts.sitemaps = fetch_sitemaps(&self.fetcher, &gate, start, &robots.sitemaps).await;
+        facts.sitemaps = fetch_sitemaps(&self.fetcher, &gate, start, &robots.sitemaps, &mut facts.gather_errors).await;
         facts.robots = robots;
         facts.https_probe = https_probe(&self.fetcher, &gate, start).await;
 

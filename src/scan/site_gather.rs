@@ -5,6 +5,7 @@ use super::error::ScanError;
 use super::politeness::HostGate;
 use super::sitemap_parse::{ParsedSitemap, SitemapLimit, inflate, parse_sitemap_keeping};
 use crate::model::robots::{self, ParsedRobots};
+use crate::model::{GatherError, SiteArtifact};
 use super::options::ScanOptions;
 use crate::model::{HttpsProbe, PageDigest, RobotsTxt, SiteSnapshot, Sitemap, UrlStatus};
 use futures::StreamExt;
@@ -80,6 +81,8 @@ pub struct SiteFacts {
     pub probe_leads: super::probes::ProbeLeads,
     /// Active scans: the repository probes' answers.
     pub repository_probes: Vec<crate::model::ProbeAnswer>,
+    /// Site gatherers that failed (their checks do not run).
+    pub gather_errors: Vec<GatherError>,
 }
 
 impl SiteFacts {
@@ -93,7 +96,7 @@ impl SiteFacts {
         options: &ScanOptions,
         cancel: &CancellationToken,
     ) -> Result<SiteSnapshot, ScanError> {
-        let SiteFacts { robots, sitemaps, https_probe: probe, digests, rendered, link_targets, robots_blocked, probe_leads: _, repository_probes } =
+        let SiteFacts { robots, sitemaps, https_probe: probe, digests, rendered, link_targets, robots_blocked, probe_leads: _, repository_probes, gather_errors } =
             self;
         let blocked: std::collections::HashSet<&String> = robots_blocked.iter().map(|(u, _)| u).collect();
         let unrendered_links: Vec<String> = link_targets
@@ -150,6 +153,7 @@ impl SiteFacts {
             pages: digests,
             repository_probes,
             journeys: Vec::new(),
+            gather_errors,
         })
     }
 }
@@ -170,7 +174,7 @@ fn origin_url(start: &Url, path: &str) -> Option<Url> {
 
 /// Fetches and parses `/robots.txt`. A 404 means no rules; 5xx or no answer is recorded (the
 /// check reports it) and the crawl goes on with no rules, since the owner asked for the scan.
-pub async fn fetch_robots(fetcher: &Fetcher, gate: &HostGate, start: &Url) -> (RobotsTxt, RobotsRules) {
+pub async fn fetch_robots(fetcher: &Fetcher, gate: &HostGate, start: &Url, errors: &mut Vec<GatherError>) -> (RobotsTxt, RobotsRules) {
     let Some(url) = origin_url(start, "/robots.txt") else {
         return (RobotsTxt::default(), RobotsRules::default());
     };
@@ -192,6 +196,8 @@ pub async fn fetch_robots(fetcher: &Fetcher, gate: &HostGate, start: &Url) -> (R
             Ok(done) => done,
             Err(e) => {
                 tracing::error!(error = %e, "the robots.txt parser failed; crawling without rules");
+                // Our failure, not the site's: the robots checks do not judge it.
+                errors.push(GatherError { gatherer: SiteArtifact::Robots.gatherer().into(), message: "the robots.txt parser failed".into() });
                 return (robots, rules);
             }
         };
@@ -211,7 +217,7 @@ pub async fn fetch_robots(fetcher: &Fetcher, gate: &HostGate, start: &Url) -> (R
 /// Fetches the sitemaps robots.txt lists, or `/sitemap.xml`, following sitemap indexes, within
 /// [`MAX_SITEMAPS`], [`SITEMAP_MAX_BYTES`] each and [`SITEMAPS_MAX_TOTAL_BYTES`] together. Each is
 /// parsed off the async runtime; one that exceeds a budget says which (`Sitemap::limit`).
-pub async fn fetch_sitemaps(fetcher: &Fetcher, gate: &HostGate, start: &Url, listed: &[String]) -> Vec<Sitemap> {
+pub async fn fetch_sitemaps(fetcher: &Fetcher, gate: &HostGate, start: &Url, listed: &[String], errors: &mut Vec<GatherError>) -> Vec<Sitemap> {
     let mut queue: Vec<(String, String)> = listed.iter().map(|u| (u.clone(), "robots.txt".to_string())).collect();
     if queue.is_empty()
         && let Some(default) = origin_url(start, "/sitemap.xml")
@@ -258,6 +264,8 @@ pub async fn fetch_sitemaps(fetcher: &Fetcher, gate: &HostGate, start: &Url, lis
                 Ok(p) => p,
                 Err(e) => {
                     tracing::error!(url, error = %e, "the sitemap parser failed");
+                    // Our failure, not the site's: the sitemap checks do not judge it.
+                    errors.push(GatherError { gatherer: SiteArtifact::Sitemaps.gatherer().into(), message: format!("the sitemap parser failed on {url}") });
                     (0, None, ParsedSitemap { error: Some("the sitemap could not be parsed".into()), ..Default::default() })
                 }
             };

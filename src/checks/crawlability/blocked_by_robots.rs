@@ -1,5 +1,5 @@
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
-use crate::model::SiteSnapshot;
+use super::super::site_view::SiteView;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -14,6 +14,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "selector", "snippet", "resource"],
         help_url: Some("https://developers.google.com/search/docs/crawling-indexing/robots/intro"),
+        site_requires: [Robots, Pages],
     }
 }
 
@@ -22,9 +23,9 @@ impl Check for BlockedByRobots {
         &Self::META
     }
 
-    fn site(&self, site: &SiteSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
+    fn site(&self, site: &SiteView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
         let mut seen: Vec<(&str, &str)> = Vec::new();
-        for (link, found_on) in &site.robots_blocked_links {
+        for (link, found_on) in site.robots_blocked_links() {
             if seen.contains(&(link.as_str(), found_on.as_str())) {
                 continue;
             }

@@ -1,5 +1,5 @@
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
-use crate::model::SiteSnapshot;
+use super::super::site_view::SiteView;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -14,6 +14,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "selector", "snippet", "resource", "status", "value"],
         help_url: Some("https://developers.google.com/search/docs/crawling-indexing/links-crawlable"),
+        site_requires: [Statuses, Pages],
     }
 }
 
@@ -22,8 +23,8 @@ impl Check for BrokenLink {
         &Self::META
     }
 
-    fn site(&self, site: &SiteSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
-        for page in &site.pages {
+    fn site(&self, site: &SiteView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
+        for page in site.pages() {
             for link in &page.internal_links {
                 let (status, error) = match site.status_of(&link.href) {
                     Some(s) => (s.status, s.error.clone()),

@@ -1,6 +1,7 @@
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
+use super::super::site_view::SiteView;
 use super::link_referrers::first_referrer;
-use crate::model::{Severity, SiteSnapshot};
+use crate::model::Severity;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -15,6 +16,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "status", "found_on"],
         help_url: Some("https://developers.google.com/search/docs/crawling-indexing/http-network-errors"),
+        site_requires: [Pages],
     }
 }
 
@@ -23,8 +25,8 @@ impl Check for HttpError {
         &Self::META
     }
 
-    fn site(&self, site: &SiteSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
-        for page in &site.pages {
+    fn site(&self, site: &SiteView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
+        for page in site.pages() {
             let Some(status) = page.status.filter(|s| *s >= 400) else {
                 continue;
             };

@@ -1,5 +1,5 @@
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
-use crate::model::SiteSnapshot;
+use super::super::site_view::SiteView;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -14,6 +14,7 @@ declare_check! {
         cwe: Some("CWE-319"),
         evidence: ["url", "status", "resource", "expected"],
         help_url: Some("https://developers.google.com/search/docs/crawling-indexing/http-network-errors#https"),
+        site_requires: [HttpsProbe],
     }
 }
 
@@ -22,11 +23,11 @@ impl Check for NoHttpsRedirect {
         &Self::META
     }
 
-    fn site(&self, site: &SiteSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
+    fn site(&self, site: &SiteView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
         if !site.start_url.to_ascii_lowercase().starts_with("https://") {
             return;
         }
-        let Some(probe) = &site.https_probe else {
+        let Some(probe) = &site.https_probe() else {
             return;
         };
         let Some(status) = probe.status else { return };

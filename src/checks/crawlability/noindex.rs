@@ -1,6 +1,7 @@
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
+use super::super::site_view::SiteView;
 use super::super::search::url_identity::same_url;
-use crate::model::{PageDigest, Severity, SiteSnapshot};
+use crate::model::{PageDigest, Severity};
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -15,16 +16,17 @@ declare_check! {
         cwe: None,
         evidence: ["url", "value", "in_sitemap"],
         help_url: Some("https://developers.google.com/search/docs/crawling-indexing/block-indexing"),
+        site_requires: [Sitemaps, Statuses, Pages],
     }
 }
 
 /// True when a sitemap lists the page (its requested or final URL).
-fn in_sitemap(site: &SiteSnapshot, page: &PageDigest) -> bool {
+fn in_sitemap(site: &SiteView<'_>, page: &PageDigest) -> bool {
     let names = |u: &str| same_url(u, &page.url) || same_url(u, &page.final_url);
-    site.sitemaps
+    site.sitemaps()
         .iter()
         .any(|s| s.urls.iter().any(|u| names(u)))
-        || site.sitemap_url_statuses.iter().any(|s| names(&s.url))
+        || site.sitemap_url_statuses().iter().any(|s| names(&s.url))
 }
 
 impl Check for Noindex {
@@ -32,9 +34,9 @@ impl Check for Noindex {
         &Self::META
     }
 
-    fn site(&self, site: &SiteSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
+    fn site(&self, site: &SiteView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
         for page in site
-            .pages
+            .pages()
             .iter()
             .filter(|p| p.noindex && p.status.is_some_and(|s| (200..300).contains(&s)))
         {

@@ -1,8 +1,8 @@
 use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
+use super::super::site_view::SiteView;
 use super::link_referrers::first_referrer;
 use super::redirect_path::{chain, loops};
-use crate::model::SiteSnapshot;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -17,6 +17,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "selector", "snippet", "resource", "value", "limit", "chain"],
         help_url: Some("https://developers.google.com/search/docs/crawling-indexing/301-redirects"),
+        site_requires: [Statuses, Pages],
     }
 }
 
@@ -40,10 +41,10 @@ impl Check for RedirectChain {
         }
     }
 
-    fn site(&self, site: &SiteSnapshot, thresholds: &Thresholds, out: &mut Findings<'_>) {
-        for status in &site.link_statuses {
+    fn site(&self, site: &SiteView<'_>, thresholds: &Thresholds, out: &mut Findings<'_>) {
+        for status in site.link_statuses() {
             // Rendered pages were judged by `page` above.
-            if site.pages.iter().any(|p| p.url == status.url) {
+            if site.pages().iter().any(|p| p.url == status.url) {
                 continue;
             }
             if status.redirects.len() <= 1 || loops(&status.redirects, thresholds.redirect_max_hops)

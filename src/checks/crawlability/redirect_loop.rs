@@ -1,8 +1,8 @@
 use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
+use super::super::site_view::SiteView;
 use super::link_referrers::first_referrer;
 use super::redirect_path::{chain, loops};
-use crate::model::SiteSnapshot;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -17,6 +17,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "selector", "snippet", "resource", "value", "limit", "chain"],
         help_url: Some("https://developers.google.com/search/docs/crawling-indexing/301-redirects"),
+        site_requires: [Statuses, Pages],
     }
 }
 
@@ -60,10 +61,10 @@ impl Check for RedirectLoop {
         }
     }
 
-    fn site(&self, site: &SiteSnapshot, thresholds: &Thresholds, out: &mut Findings<'_>) {
-        for status in &site.link_statuses {
+    fn site(&self, site: &SiteView<'_>, thresholds: &Thresholds, out: &mut Findings<'_>) {
+        for status in site.link_statuses() {
             // Rendered pages, and the URL a rendered loop ended on, were judged by `page`.
-            if site.pages.iter().any(|p| p.url == status.url || p.final_url == status.url) {
+            if site.pages().iter().any(|p| p.url == status.url || p.final_url == status.url) {
                 continue;
             }
             let errored = status.error.as_deref().is_some_and(is_loop_error);

@@ -1,6 +1,6 @@
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
+use super::super::site_view::SiteView;
 use crate::model::robots::blocks_all;
-use crate::model::SiteSnapshot;
 use crate::{declare_check, evidence};
 
 /// The agents whose full block this check reports.
@@ -18,6 +18,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "line", "snippet", "value"],
         help_url: Some("https://developers.google.com/search/docs/crawling-indexing/robots/create-robots-txt"),
+        site_requires: [Robots],
     }
 }
 
@@ -26,8 +27,8 @@ impl Check for RobotsTxtBlocksAll {
         &Self::META
     }
 
-    fn site(&self, site: &SiteSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
-        let Some(robots) = &site.robots else { return };
+    fn site(&self, site: &SiteView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
+        let Some(robots) = &site.robots() else { return };
         let Some(parsed) = robots.rules() else { return };
         for agent in AGENTS {
             let Some(rules) = parsed.rules_for(agent) else {

@@ -1,5 +1,5 @@
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
-use crate::model::SiteSnapshot;
+use super::super::site_view::SiteView;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -14,6 +14,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "line", "snippet", "value"],
         help_url: Some("https://www.rfc-editor.org/rfc/rfc9309.html#name-formal-syntax"),
+        site_requires: [Robots],
     }
 }
 
@@ -22,8 +23,8 @@ impl Check for RobotsTxtInvalid {
         &Self::META
     }
 
-    fn site(&self, site: &SiteSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
-        let Some(robots) = &site.robots else { return };
+    fn site(&self, site: &SiteView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
+        let Some(robots) = &site.robots() else { return };
         let Some(parsed) = robots.rules() else { return };
         for problem in &parsed.problems {
             out.report(evidence! {

@@ -1,5 +1,5 @@
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
-use crate::model::SiteSnapshot;
+use super::super::site_view::SiteView;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -14,6 +14,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "status", "value"],
         help_url: Some("https://developers.google.com/search/docs/crawling-indexing/robots/robots_txt#handling-http-result-codes"),
+        site_requires: [Robots],
     }
 }
 
@@ -22,8 +23,8 @@ impl Check for RobotsTxtUnreachable {
         &Self::META
     }
 
-    fn site(&self, site: &SiteSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
-        let Some(robots) = &site.robots else { return };
+    fn site(&self, site: &SiteView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
+        let Some(robots) = &site.robots() else { return };
         let unreachable = match robots.status {
             Some(status) => status >= 500 || status == 429,
             None => robots.error.is_some(),

@@ -1,5 +1,5 @@
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
-use crate::model::SiteSnapshot;
+use super::super::site_view::SiteView;
 use crate::{declare_check, evidence};
 
 /// The sitemaps protocol's limits: 50,000 URLs and 50 MiB (uncompressed) per file.
@@ -18,6 +18,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "value", "status", "limit"],
         help_url: Some("https://www.sitemaps.org/protocol.html"),
+        site_requires: [Sitemaps],
     }
 }
 
@@ -26,8 +27,8 @@ impl Check for SitemapInvalid {
         &Self::META
     }
 
-    fn site(&self, site: &SiteSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
-        for sitemap in &site.sitemaps {
+    fn site(&self, site: &SiteView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
+        for sitemap in site.sitemaps() {
             let ok = sitemap.status.is_some_and(|s| (200..300).contains(&s));
             let (reason, limit): (String, Option<u64>) = if let Some(budget) = &sitemap.limit {
                 (format!("exceeds one of sitescan's budgets: {budget}"), None)

@@ -1,5 +1,5 @@
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
-use crate::model::SiteSnapshot;
+use super::super::site_view::SiteView;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -14,6 +14,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "expected"],
         help_url: Some("https://developers.google.com/search/docs/crawling-indexing/sitemaps/build-sitemap"),
+        site_requires: [Robots, Sitemaps],
     }
 }
 
@@ -22,12 +23,12 @@ impl Check for SitemapMissing {
         &Self::META
     }
 
-    fn site(&self, site: &SiteSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
-        let Some(robots) = &site.robots else { return };
+    fn site(&self, site: &SiteView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
+        let Some(robots) = &site.robots() else { return };
         let listed =
-            !robots.sitemaps.is_empty() || site.sitemaps.iter().any(|s| s.source == "robots.txt");
+            !robots.sitemaps.is_empty() || site.sitemaps().iter().any(|s| s.source == "robots.txt");
         let found = site
-            .sitemaps
+            .sitemaps()
             .iter()
             .any(|s| s.status.is_some_and(|c| (200..300).contains(&c)));
         if listed || found {

@@ -1,6 +1,6 @@
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
+use super::super::site_view::SiteView;
 use super::super::search::robots_directives::header_says_noindex;
-use crate::model::SiteSnapshot;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -15,6 +15,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "status", "value", "resource"],
         help_url: Some("https://developers.google.com/search/docs/crawling-indexing/sitemaps/build-sitemap#general-guidelines"),
+        site_requires: [Statuses, Pages],
     }
 }
 
@@ -23,9 +24,9 @@ impl Check for SitemapUrlError {
         &Self::META
     }
 
-    fn site(&self, site: &SiteSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
+    fn site(&self, site: &SiteView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
         let mut seen: Vec<&str> = Vec::new();
-        for status in &site.sitemap_url_statuses {
+        for status in site.sitemap_url_statuses() {
             if seen.contains(&status.url.as_str()) {
                 continue;
             }

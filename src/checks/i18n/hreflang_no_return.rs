@@ -1,6 +1,7 @@
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
+use super::super::site_view::SiteView;
 use super::super::search::url_identity::same_url;
-use crate::model::{PageDigest, SiteSnapshot};
+use crate::model::PageDigest;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -15,6 +16,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "resource", "value", "expected"],
         help_url: Some("https://developers.google.com/search/docs/specialty/international/localized-versions#all-method-guidelines"),
+        site_requires: [Pages],
     }
 }
 
@@ -30,8 +32,8 @@ impl Check for HreflangNoReturn {
         &Self::META
     }
 
-    fn site(&self, site: &SiteSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
-        for a in &site.pages {
+    fn site(&self, site: &SiteView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
+        for a in site.pages() {
             if !a.status.is_some_and(|s| (200..300).contains(&s)) || a.dom_failed {
                 continue;
             }
@@ -40,7 +42,7 @@ impl Check for HreflangNoReturn {
                     continue;
                 }
                 let Some(b) = site
-                    .pages
+                    .pages()
                     .iter()
                     .find(|p| same_url(href, &p.url) || same_url(href, &p.final_url))
                 else {

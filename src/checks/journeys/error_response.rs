@@ -1,7 +1,7 @@
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
+use super::super::site_view::SiteView;
 use super::step_evidence;
 use crate::declare_check;
-use crate::model::SiteSnapshot;
 use serde_json::json;
 
 declare_check! {
@@ -28,6 +28,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "journey", "step_index", "step", "method", "status", "resource_type"],
         help_url: None,
+        site_requires: [Journeys],
     }
 }
 
@@ -36,8 +37,8 @@ impl Check for ErrorResponse {
         &Self::META
     }
 
-    fn site(&self, site: &SiteSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
-        for journey in &site.journeys {
+    fn site(&self, site: &SiteView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
+        for journey in site.journeys() {
             for r in journey.responses.iter().filter(|r| r.status >= 400) {
                 let mut ev = step_evidence::of_step(journey, r.step);
                 ev.insert("url".into(), json!(r.url));

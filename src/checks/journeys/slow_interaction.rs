@@ -1,7 +1,7 @@
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
+use super::super::site_view::SiteView;
 use super::step_evidence;
 use crate::declare_check;
-use crate::model::SiteSnapshot;
 use crate::model::journey::SLOW_INTERACTION_MS;
 use serde_json::json;
 
@@ -29,6 +29,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "journey", "step_index", "step", "selector", "value", "limit"],
         help_url: Some("https://web.dev/articles/inp"),
+        site_requires: [Journeys],
     }
 }
 
@@ -37,8 +38,8 @@ impl Check for SlowInteraction {
         &Self::META
     }
 
-    fn site(&self, site: &SiteSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
-        for journey in &site.journeys {
+    fn site(&self, site: &SiteView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
+        for journey in site.journeys() {
             for step in &journey.steps {
                 let Some(ms) = step.interaction_to_paint_ms.filter(|ms| *ms > SLOW_INTERACTION_MS) else { continue };
                 let mut ev = step_evidence::of_step(journey, step.index);

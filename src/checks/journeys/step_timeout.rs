@@ -1,7 +1,8 @@
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
+use super::super::site_view::SiteView;
 use super::step_evidence;
 use crate::declare_check;
-use crate::model::{SiteSnapshot, StepStatus};
+use crate::model::StepStatus;
 use serde_json::json;
 
 declare_check! {
@@ -28,6 +29,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "journey", "step_index", "step", "selector", "timeout_ms", "error"],
         help_url: None,
+        site_requires: [Journeys],
     }
 }
 
@@ -36,8 +38,8 @@ impl Check for StepTimeout {
         &Self::META
     }
 
-    fn site(&self, site: &SiteSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
-        for journey in &site.journeys {
+    fn site(&self, site: &SiteView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
+        for journey in site.journeys() {
             for step in journey.steps.iter().filter(|s| s.status == StepStatus::Timeout) {
                 let mut ev = step_evidence::of_step(journey, step.index);
                 ev.insert("timeout_ms".into(), json!(step.elapsed_ms));

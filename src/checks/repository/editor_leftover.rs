@@ -1,7 +1,8 @@
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
+use super::super::site_view::SiteView;
 use super::signature;
 use crate::declare_check;
-use crate::model::{ProbeKind, SiteSnapshot};
+use crate::model::ProbeKind;
 
 declare_check! {
     /// Editor or operating-system leftovers are served.
@@ -27,6 +28,7 @@ declare_check! {
         cwe: Some("CWE-538"),
         evidence: ["url", "status", "content_type", "signature", "bytes_read", "source"],
         help_url: None,
+        site_requires: [RepositoryProbes],
     }
 }
 
@@ -35,8 +37,8 @@ impl Check for EditorLeftover {
         &Self::META
     }
 
-    fn site(&self, site: &SiteSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
-        for answer in site.repository_probes.iter().filter(|a| a.kind == ProbeKind::EditorLeftover) {
+    fn site(&self, site: &SiteView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
+        for answer in site.repository_probes().iter().filter(|a| a.kind == ProbeKind::EditorLeftover) {
             let Some(signature) = signature::editor_leftover(answer).map(str::to_string) else { continue };
             out.report(signature::evidence(answer, &signature));
         }

@@ -1,7 +1,8 @@
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
+use super::super::site_view::SiteView;
 use super::signature;
 use crate::declare_check;
-use crate::model::{ProbeKind, SiteSnapshot};
+use crate::model::ProbeKind;
 
 declare_check! {
     /// An environment file is served.
@@ -27,6 +28,7 @@ declare_check! {
         cwe: Some("CWE-538"),
         evidence: ["url", "status", "content_type", "signature", "bytes_read", "source", "keys"],
         help_url: None,
+        site_requires: [RepositoryProbes],
     }
 }
 
@@ -35,8 +37,8 @@ impl Check for EnvFileExposed {
         &Self::META
     }
 
-    fn site(&self, site: &SiteSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
-        for answer in site.repository_probes.iter().filter(|a| a.kind == ProbeKind::EnvFile) {
+    fn site(&self, site: &SiteView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
+        for answer in site.repository_probes().iter().filter(|a| a.kind == ProbeKind::EnvFile) {
             let Some((signature, keys)) = signature::env_file(answer).map(|keys| (format!("{} KEY=value lines", keys.len()), keys)) else { continue };
             let mut evidence = signature::evidence(answer, &signature);
             evidence.insert("keys".into(), serde_json::json!(keys));

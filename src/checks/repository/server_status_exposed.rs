@@ -1,7 +1,8 @@
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
+use super::super::site_view::SiteView;
 use super::signature;
 use crate::declare_check;
-use crate::model::{ProbeKind, SiteSnapshot};
+use crate::model::ProbeKind;
 
 declare_check! {
     /// A server status or info page is served.
@@ -27,6 +28,7 @@ declare_check! {
         cwe: Some("CWE-200"),
         evidence: ["url", "status", "content_type", "signature", "bytes_read", "source"],
         help_url: None,
+        site_requires: [RepositoryProbes],
     }
 }
 
@@ -35,8 +37,8 @@ impl Check for ServerStatusExposed {
         &Self::META
     }
 
-    fn site(&self, site: &SiteSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
-        for answer in site.repository_probes.iter().filter(|a| a.kind == ProbeKind::ServerStatus) {
+    fn site(&self, site: &SiteView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
+        for answer in site.repository_probes().iter().filter(|a| a.kind == ProbeKind::ServerStatus) {
             let Some(signature) = signature::server_status(answer).map(str::to_string) else { continue };
             out.report(signature::evidence(answer, &signature));
         }

@@ -1,9 +1,9 @@
 use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
+use super::super::site_view::SiteView;
 use super::super::semantics::html_document::is_html_document;
 use super::canonical_links::canonicals;
 use super::url_identity::{is_absolute_http, normalized, same_url};
-use crate::model::SiteSnapshot;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -22,6 +22,7 @@ declare_check! {
         evidence: ["url", "selector", "snippet", "value", "resource", "status"],
         help_url: Some("https://developers.google.com/search/docs/crawling-indexing/consolidate-duplicate-urls#rel-canonical-link-method"),
         requires: [Dom],
+        site_requires: [Statuses, Pages],
     }
 }
 
@@ -80,8 +81,8 @@ impl Check for CanonicalInvalid {
         }
     }
 
-    fn site(&self, site: &SiteSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
-        for page in &site.pages {
+    fn site(&self, site: &SiteView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
+        for page in site.pages() {
             let Some(canonical) = page.canonical.as_deref() else {
                 continue;
             };

@@ -1,5 +1,5 @@
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
-use crate::model::{PageDigest, SiteSnapshot};
+use super::super::site_view::SiteView;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -14,16 +14,8 @@ declare_check! {
         cwe: None,
         evidence: ["url", "resource", "status"],
         help_url: Some("https://developers.google.com/search/docs/appearance/favicon-in-search"),
+        site_requires: [Statuses, Pages],
     }
-}
-
-/// The digest of the start page (depth 0 or the start URL), else the first page crawled.
-pub fn start_page(site: &SiteSnapshot) -> Option<&PageDigest> {
-    site.pages
-        .iter()
-        .find(|p| p.url == site.start_url || p.final_url == site.start_url)
-        .or_else(|| site.pages.iter().find(|p| p.depth == 0))
-        .or_else(|| site.pages.first())
 }
 
 impl Check for FaviconMissing {
@@ -31,8 +23,8 @@ impl Check for FaviconMissing {
         &Self::META
     }
 
-    fn site(&self, site: &SiteSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
-        let Some(start) = start_page(site) else {
+    fn site(&self, site: &SiteView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
+        let Some(start) = site.start_page() else {
             return;
         };
         // Whether a page whose DOM was not read declares an icon is unknown.
@@ -40,7 +32,7 @@ impl Check for FaviconMissing {
             return;
         }
         let favicon = site
-            .resource_statuses
+            .resource_statuses()
             .iter()
             .find(|s| url::Url::parse(&s.url).is_ok_and(|u| u.path() == "/favicon.ico"));
         // Without a probe of /favicon.ico there is nothing to judge.

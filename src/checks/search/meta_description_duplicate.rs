@@ -1,6 +1,6 @@
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
+use super::super::site_view::SiteView;
 use super::duplicate_groups::{duplicate_groups, others};
-use crate::model::SiteSnapshot;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -15,6 +15,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "value", "count", "pages"],
         help_url: Some("https://developers.google.com/search/docs/appearance/snippet#meta-descriptions"),
+        site_requires: [Pages],
     }
 }
 
@@ -23,8 +24,8 @@ impl Check for MetaDescriptionDuplicate {
         &Self::META
     }
 
-    fn site(&self, site: &SiteSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
-        for (description, group) in duplicate_groups(&site.pages, |p| p.meta_description.as_deref())
+    fn site(&self, site: &SiteView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
+        for (description, group) in duplicate_groups(site.pages(), |p| p.meta_description.as_deref())
         {
             for page in &group {
                 out.report(evidence! {

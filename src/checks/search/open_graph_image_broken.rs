@@ -1,5 +1,5 @@
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
-use crate::model::SiteSnapshot;
+use super::super::site_view::SiteView;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -14,6 +14,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "resource", "status", "value"],
         help_url: Some("https://ogp.me/#structured"),
+        site_requires: [Statuses, Pages],
     }
 }
 
@@ -22,8 +23,8 @@ impl Check for OpenGraphImageBroken {
         &Self::META
     }
 
-    fn site(&self, site: &SiteSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
-        for page in &site.pages {
+    fn site(&self, site: &SiteView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
+        for page in site.pages() {
             let Some(image) = page.og_image.as_deref() else {
                 continue;
             };

@@ -1,6 +1,6 @@
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
+use super::super::site_view::SiteView;
 use super::duplicate_groups::{duplicate_groups, others};
-use crate::model::SiteSnapshot;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -15,6 +15,7 @@ declare_check! {
         cwe: None,
         evidence: ["url", "value", "count", "pages"],
         help_url: Some("https://developers.google.com/search/docs/appearance/title-link#page-titles"),
+        site_requires: [Pages],
     }
 }
 
@@ -23,8 +24,8 @@ impl Check for TitleDuplicate {
         &Self::META
     }
 
-    fn site(&self, site: &SiteSnapshot, _: &Thresholds, out: &mut Findings<'_>) {
-        for (title, group) in duplicate_groups(&site.pages, |p| p.title.as_deref()) {
+    fn site(&self, site: &SiteView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
+        for (title, group) in duplicate_groups(site.pages(), |p| p.title.as_deref()) {
             for page in &group {
                 out.report(evidence! {
                     "url" => page.final_url,
