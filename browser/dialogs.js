@@ -1,7 +1,7 @@
 // The dialog probe (`src/browser/gather/dialogs.rs`), asked between the key presses the gatherer
 // sends. MODE 'find': the controls that open a dialog (`aria-haspopup="dialog"`, or
-// `aria-controls` naming a `<dialog>` or a `role=dialog|alertdialog` that is hidden now), at most
-// `MAX` of them, kept for the other modes; JSON `[{trigger, dialog}]`. MODE 'focus' (INDEX):
+// `aria-controls` naming a `<dialog>` or a `role=dialog|alertdialog` that is hidden now; never a
+// form's submit button or a link to another document), at most `MAX` of them, kept for the other modes; JSON `[{trigger, dialog}]`. MODE 'focus' (INDEX):
 // focuses the INDEX-th control and notes the dialogs open before; `focused` or `missing`.
 // MODE 'state' (INDEX): the dialog it opened (the named one, or one newly shown), whether it is
 // modal (`:modal` or `aria-modal="true"`), and where focus is: inside it, or on an element of the
@@ -30,6 +30,15 @@ if (MODE === 'find') {
   for (const t of document.querySelectorAll('button, a[href], [role="button" i], input[type="button" i], summary')) {
     if (reg.list.length >= MAX) break;
     if (t.disabled || !__ss.visible(t)) continue;
+    // A passive scan submits nothing and goes nowhere: no submit button of a form, no link to
+    // another document.
+    if (t.localName === 'button' && t.form && (t.getAttribute('type') || 'submit').toLowerCase() === 'submit') continue;
+    if (t.localName === 'a') {
+      const raw = (t.getAttribute('href') || '').trim();
+      let here = false;
+      try { const u = new URL(raw, document.baseURI); here = u.protocol === 'javascript:' || (u.href.split('#')[0] === location.href.split('#')[0] && raw.includes('#')); } catch (_) {}
+      if (!here) continue;
+    }
     const named = (t.getAttribute('aria-controls') || '').split(/\s+/).filter(Boolean).map((id) => document.getElementById(id)).find(isDialog) || null;
     const pops = (t.getAttribute('aria-haspopup') || '').trim().toLowerCase() === 'dialog';
     if (!named && !pops) continue;

@@ -84,6 +84,8 @@ async fn barrier_checks_fire_on_their_fixtures_and_not_on_twins_or_widgets() {
     scan.fires_with(&mut e, "accessibility.dialog-escape-not-closing", &dialogs, Low, Some("#stuck"), "trigger", "#open-stuck".into());
     scan.quiet_selector(&mut e, "accessibility.dialog-focus-not-moved", &dialogs, "#leaky");
     scan.quiet_selector(&mut e, "accessibility.dialog-escape-not-closing", &dialogs, "#leaky");
+    // A passive scan submits no form, even one whose button says it opens a dialog.
+    e.check(site.hit_count("/subscribed.html") == 0, || "the dialog probe submitted a form".to_string());
 
     let tables = u("/tables-bad.html");
     scan.fires_with(&mut e, "accessibility.table-header-missing", &tables, Medium, Some("#styled-head-row"), "signal", "first-row-set-apart".into());
