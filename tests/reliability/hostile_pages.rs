@@ -389,7 +389,9 @@ async fn a_large_valid_sitemap_is_read_whole_and_an_oversized_one_is_reported() 
     let gate = sitescan::scan::politeness::HostGate::new(2, Duration::ZERO);
     let start = url::Url::parse(&site.url("/")).unwrap();
     let listed = vec![site.url("/big.xml"), site.url("/huge.xml")];
-    let maps = sitescan::scan::site_gather::fetch_sitemaps(&fetcher, &gate, &start, &listed).await;
+    let mut errors = Vec::new();
+    let maps = sitescan::scan::site_gather::fetch_sitemaps(&fetcher, &gate, &start, &listed, &mut errors).await;
+    assert!(errors.is_empty(), "the parser held: {errors:?}");
     let big = maps.iter().find(|m| m.url.ends_with("/big.xml")).unwrap();
     assert_eq!(big.parse_error, None, "a 12 MB sitemap is within the protocol's limit");
     assert_eq!(big.url_count, (12usize << 20).div_ceil(per));
