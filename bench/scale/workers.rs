@@ -107,6 +107,7 @@ pub async fn measure(url: &str, scans: usize, workers: usize, model: SimScanner)
         options: ScanOptions::default(),
         ownership: sitescan::scan::worker::Ownership::ProvedByCaller(None),
         max_running_per_org: sitescan::scan::DEFAULT_MAX_RUNNING_PER_ORG,
+        page_sharing: false,
     };
     let began = Instant::now();
     let pool = Workers::spawn(Store::open(url, false).await?, Arc::new(model), workers, config);
@@ -175,6 +176,7 @@ pub async fn noisy_neighbour(url: &str, backlog: usize, workers: usize, b_scans:
         options: ScanOptions::default(),
         ownership: sitescan::scan::worker::Ownership::ProvedByCaller(None),
         max_running_per_org: 0,
+        page_sharing: false,
     };
     let began = Instant::now();
     let pool = Workers::spawn(Store::open(url, false).await?, Arc::new(model), workers, config);

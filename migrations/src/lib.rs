@@ -16,6 +16,7 @@ mod m20261129_000002_webhook_lanes;
 mod m20261129_000003_webhook_kind;
 mod m20261129_000004_site_budget;
 mod m20261129_000005_region_verdicts;
+mod m20261129_000006_shared_crawl;
 
 /// Runs sitescan's migrations in order.
 pub struct Migrator;
@@ -38,6 +39,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261129_000003_webhook_kind::Migration),
             Box::new(m20261129_000004_site_budget::Migration),
             Box::new(m20261129_000005_region_verdicts::Migration),
+            Box::new(m20261129_000006_shared_crawl::Migration),
         ]
     }
 }

@@ -291,6 +291,11 @@ pub struct WorkerPoolArgs {
     /// same database); its other scans wait while other organisations' are claimed. 0: no cap.
     #[arg(long, env = "SITESCAN_MAX_RUNNING_PER_ORG", default_value_t = crate::scan::DEFAULT_MAX_RUNNING_PER_ORG)]
     pub max_running_per_org: usize,
+    /// Share each scan's pages with every worker of the fleet: its crawl lives in the database,
+    /// idle workers render batches of its pages (per-host politeness holds for the fleet
+    /// together), and a scan whose worker died resumes where it stopped.
+    #[arg(long, env = "SITESCAN_SHARE_PAGES")]
+    pub share_pages: bool,
 }
 
 #[derive(Debug, Args)]

@@ -59,6 +59,7 @@ pub fn worker_config(
         options: scan_options(crawl, browser)?,
         ownership,
         max_running_per_org: jobs.max_running_per_org,
+        page_sharing: jobs.share_pages,
     })
 }
 

@@ -58,7 +58,7 @@ pub async fn run(args: ScanArgs) -> anyhow::Result<Exit> {
         }
     }
     let mut config = engine::worker_config(
-        &super::args::WorkerPoolArgs { lease_seconds: 3600, max_attempts: 1, poll_ms: 100, max_running_per_org: 0 },
+        &super::args::WorkerPoolArgs { lease_seconds: 3600, max_attempts: 1, poll_ms: 100, max_running_per_org: 0, share_pages: false },
         &args.crawl,
         &args.browser,
         // Ownership is proved below, moments before the scan runs in this process.

@@ -45,6 +45,12 @@ impl FindingCeiling {
         FindingCeiling { max_count, max_bytes, count: 0, bytes: 0, omitted: 0 }
     }
 
+    /// The ceiling of a scan that has `count` findings stored already (by other workers of a
+    /// shared crawl; their bytes are not known and not counted).
+    pub fn with_stored(count: usize) -> Self {
+        FindingCeiling { count, ..FindingCeiling::default() }
+    }
+
     /// The findings of `batch` that fit, in order (most serious first, as they come sorted);
     /// the others are counted in [`FindingCeiling::omitted`].
     pub fn admit(&mut self, batch: Vec<Finding>, source: Source) -> Vec<Finding> {

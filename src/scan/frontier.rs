@@ -33,7 +33,7 @@ fn effective_port(u: &Url) -> Option<u16> {
 }
 
 /// The crawl's notion of "this site": the target's host, in its http and https forms.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Site {
     hosts: Vec<(String, Option<u16>, String)>,
 }

@@ -54,7 +54,7 @@ pub const FIXED_PROBES: &[(ProbeKind, &str)] = &[
 
 /// What the crawl saw that the probes follow up: same-origin script URLs (with the `SourceMap`
 /// header when one was sent) and the pages they were on, and folders of same-origin URLs.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ProbeLeads {
     /// script URL -> (declared source map URL, page it was loaded by).
     pub scripts: std::collections::BTreeMap<String, (Option<String>, String)>,
@@ -63,6 +63,17 @@ pub struct ProbeLeads {
 }
 
 impl ProbeLeads {
+    /// Adds another page's leads (the first page a lead was seen on is kept, as when one crawl
+    /// records them all).
+    pub fn merge(&mut self, other: ProbeLeads) {
+        for (script, seen) in other.scripts {
+            self.scripts.entry(script).or_insert(seen);
+        }
+        for (folder, page) in other.folders {
+            self.folders.entry(folder).or_insert(page);
+        }
+    }
+
     /// Records what one rendered page shows of its origin's layout.
     pub fn add_page(&mut self, start: &Url, page: &crate::model::PageSnapshot) {
         let same_origin = |u: &Url| u.origin() == start.origin();

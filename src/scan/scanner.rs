@@ -1,16 +1,17 @@
 //! One scan, start to end: preflight, robots.txt and sitemaps, a breadth-first crawl rendered by
 //! the browser pool, page checks as pages finish, link and resource statuses, then site checks.
 
-use super::digest::{digest, page_record};
+use super::digest::page_record;
+use super::page_work::{PageContext, account_checks, final_url_of, judge};
 use super::error::ScanError;
 use super::frontier::{Frontier, Site, looks_like_page, normalize};
 use super::options::{MAX_CRAWL_DELAY, ScanOptions};
 use super::politeness::HostGate;
+use super::shared_crawl::SharedCrawl;
 use super::site_gather::{SiteFacts, fetch_robots, fetch_sitemaps, https_probe, listed_pages, preflight};
 use crate::browser::BrowserPool;
-use crate::checks::run::CheckRun;
 use crate::checks::{run_page_checks, run_site_checks};
-use crate::model::{CheckNotRun, Finding, PageSnapshot, ScanPhase, UrlStatus};
+use crate::model::{CheckNotRun, Finding, ScanPhase};
 use crate::net::Fetcher;
 use crate::model::ReportPage;
 use futures::stream::{FuturesUnordered, StreamExt};
@@ -74,6 +75,25 @@ pub trait SiteScanner: Send + Sync {
         cancel: CancellationToken,
     ) -> Result<ScanStats, ScanError>;
 
+    /// Scans the site as the scan's own worker of a crawl shared with the fleet (see
+    /// [`super::shared_crawl`]); a scanner that cannot share scans the site alone.
+    async fn run_shared(
+        &self,
+        _crawl: SharedCrawl<'_>,
+        start: &Url,
+        options: &ScanOptions,
+        sink: &mut dyn ScanSink,
+        progress: Option<ProgressFn>,
+        cancel: CancellationToken,
+    ) -> Result<ScanStats, ScanError> {
+        self.run(start, options, sink, progress, cancel).await
+    }
+
+    /// Takes a share of another worker's shared crawl; how many pages it judged.
+    async fn help(&self, _crawl: SharedCrawl<'_>, _options: &ScanOptions, _cancel: &CancellationToken) -> Result<usize, ScanError> {
+        Ok(0)
+    }
+
     /// The browsers it holds (for the pool gauges and shutdown), if any.
     fn pool(&self) -> Option<&Arc<BrowserPool>> {
         None
@@ -91,6 +111,22 @@ impl SiteScanner for Scanner {
         cancel: CancellationToken,
     ) -> Result<ScanStats, ScanError> {
         Scanner::run(self, start, options, sink, progress, cancel).await
+    }
+
+    async fn run_shared(
+        &self,
+        crawl: SharedCrawl<'_>,
+        start: &Url,
+        options: &ScanOptions,
+        sink: &mut dyn ScanSink,
+        progress: Option<ProgressFn>,
+        cancel: CancellationToken,
+    ) -> Result<ScanStats, ScanError> {
+        Scanner::run_shared(self, crawl, start, options, sink, progress, cancel).await
+    }
+
+    async fn help(&self, crawl: SharedCrawl<'_>, options: &ScanOptions, cancel: &CancellationToken) -> Result<usize, ScanError> {
+        Scanner::help(self, crawl, options, cancel).await
     }
 
     fn pool(&self) -> Option<&Arc<BrowserPool>> {
@@ -113,6 +149,107 @@ impl Scanner {
         &self.pool
     }
 
+    /// The scan's start, outside the browser: the preflight, robots.txt (and the politeness it
+    /// asks for), the sitemaps, the https probe.
+    pub(super) async fn open_site(&self, start: &Url, options: &ScanOptions, cancel: &CancellationToken) -> Result<Opened, ScanError> {
+        tokio::select! {
+            r = preflight(&self.fetcher, start) => r?,
+            _ = cancel.cancelled() => return Err(ScanError::Interrupted),
+        }
+        let mut gate = HostGate::new(options.host_concurrency, options.min_interval);
+        let mut facts = SiteFacts::default();
+        let (robots, rules) = fetch_robots(&self.fetcher, &gate, start, &mut facts.gather_errors).await;
+        let interval = crawl_interval(robots.crawl_delay_s, options);
+        if interval != options.min_interval {
+            gate = HostGate::new(options.host_concurrency, interval);
+        }
+        facts.sitemaps = fetch_sitemaps(&self.fetcher, &gate, start, &robots.sitemaps, &mut facts.gather_errors).await;
+        facts.robots = robots;
+        facts.https_probe = https_probe(&self.fetcher, &gate, start).await;
+        Ok(Opened { facts, rules, gate })
+    }
+
+    /// The scan's end, once its pages are judged: the region verdicts saved, the journeys and
+    /// the repository probes (active scans), the statuses of what the crawl did not render, and
+    /// the site checks. Closes `session`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) async fn finish_site(
+        &self,
+        session: crate::browser::BrowserSession,
+        mut facts: SiteFacts,
+        gate: &HostGate,
+        start: &Url,
+        options: &ScanOptions,
+        sink: &mut dyn ScanSink,
+        notify: &(dyn Fn(Progress) + Send + Sync),
+        cancel: &CancellationToken,
+        stats: &mut ScanStats,
+    ) -> Result<(), ScanError> {
+            // The crawl's verdicts, before the journeys (whose pages are behind a login) add theirs.
+            if let Some(cache) = &options.region_cache {
+                cache.save(&session).await;
+            }
+            // Active scans: the site's host is held to the addresses ownership was proved at, for
+            // the journeys (an egress proxy of this scan's own) and the repository probes.
+            let pinned = match (&options.pin, options.active) {
+                (Some(pin), true) => Some(PinnedEgress::start(&self.fetcher, pin).await?),
+                _ => None,
+            };
+            let mut journeys = Vec::new();
+            if options.active && !options.journeys.is_empty() {
+                notify(Progress::Phase(ScanPhase::Journeys));
+                let t = Instant::now();
+                let proxy = pinned.as_ref().map(|p| &p.proxy);
+                let ran = tokio::select! {
+                    r = run_journeys(&session, start, options, proxy, &mut *sink) => r,
+                    _ = cancel.cancelled() => Err(ScanError::Interrupted),
+                };
+                stats.render_ms += t.elapsed().as_millis() as u64;
+                match ran {
+                    Ok(outcomes) => journeys = outcomes,
+                    Err(e) => {
+                        session.close().await;
+                        return Err(e);
+                    }
+                }
+            }
+            session.close().await;
+
+            let t = Instant::now();
+            if options.active {
+                notify(Progress::Phase(ScanPhase::Probes));
+                let leads = std::mem::take(&mut facts.probe_leads);
+                let probe_fetcher = match &pinned {
+                    Some(p) => {
+                        // Proved again, at the pinned addresses, right before probing.
+                        if let Err(why) = p.pin.recheck.recheck(&p.pin.addrs).await {
+                            return Err(ScanError::OwnershipUnverified(format!("ownership no longer holds before the repository probes: {why}")));
+                        }
+                        p.fetcher.clone()
+                    }
+                    None => self.fetcher.clone(),
+                };
+                facts.repository_probes =
+                    super::probes::run_probes(&probe_fetcher, gate, start, &leads, options.probe_budget, cancel).await;
+                if cancel.is_cancelled() {
+                    return Err(ScanError::Interrupted);
+                }
+            }
+            notify(Progress::Phase(ScanPhase::Finishing));
+            let mut site_snapshot = facts.into_snapshot(&self.fetcher, gate, start, options, cancel).await?;
+            site_snapshot.journeys = journeys;
+            let thresholds = options.thresholds.clone();
+            let checked = tokio::task::spawn_blocking(move || run_site_checks(&site_snapshot, &thresholds)).await;
+            let site_checked = account_checks(checked, start.as_str());
+            stats.capped.add(site_checked.capped);
+            sink.site(site_checked.findings).await?;
+            if let Some(p) = pinned {
+                p.proxy.shutdown().await;
+            }
+            stats.site_ms = t.elapsed().as_millis() as u64;
+            Ok(())
+    }
+
     /// Scans the site at `start`. Trouble on the site becomes findings; `Err` only when the
     /// scan cannot run at all (or was interrupted).
     pub async fn run(
@@ -130,21 +267,7 @@ impl Scanner {
                 f(p);
             }
         };
-        tokio::select! {
-            r = preflight(&self.fetcher, start) => r?,
-            _ = cancel.cancelled() => return Err(ScanError::Interrupted),
-        }
-        let mut gate = HostGate::new(options.host_concurrency, options.min_interval);
-        let mut facts = SiteFacts::default();
-        let (robots, rules) = fetch_robots(&self.fetcher, &gate, start, &mut facts.gather_errors).await;
-        if let Some(delay) = robots.crawl_delay_s.filter(|d| d.is_finite() && *d > 0.0) {
-            let delay = Duration::from_secs_f64(delay).min(MAX_CRAWL_DELAY).max(options.min_interval);
-            gate = HostGate::new(options.host_concurrency, delay);
-        }
-        facts.sitemaps = fetch_sitemaps(&self.fetcher, &gate, start, &robots.sitemaps, &mut facts.gather_errors).await;
-        facts.robots = robots;
-        facts.https_probe = https_probe(&self.fetcher, &gate, start).await;
-
+        let Opened { mut facts, rules, gate } = self.open_site(start, options, &cancel).await?;
         let session = self.pool.session().await.map_err(|e| ScanError::Browser(e.to_string()))?;
         if let Some(cache) = &options.region_cache {
             cache.seed(&session).await;
@@ -192,49 +315,24 @@ impl Scanner {
             crate::metrics::metrics().page_duration.observe(took.as_secs_f64());
             done += 1;
             let is_start = done == 1 && url == *start;
-            // Where the page really is (after redirects).
-            let final_url = normalize(&snapshot.final_url, None).unwrap_or_else(|| url.clone());
+            let final_url = final_url_of(&url, &snapshot);
             if final_url != url {
                 frontier.mark_seen(&final_url);
                 if is_start {
                     site.add(&final_url);
                 }
             }
-            for status in rendered_statuses(&url, &final_url, &snapshot) {
-                facts.rendered.insert(status.url.clone(), status);
-            }
-            let on_site = site.contains(&final_url);
-            let page_digest = digest(&snapshot, depth, |u| site.contains(u));
-            if on_site && snapshot.rendered() {
-                for link in &page_digest.internal_links {
-                    let Some(link_url) = normalize(&link.href, None) else { continue };
-                    facts.link_targets.insert(link_url.to_string());
-                    if frontier.seen(&link_url) {
-                        continue;
-                    }
-                    // Disallowed links are neither rendered nor status-checked, pages or not
-                    // (a PDF or an archive under a Disallow rule is off limits too).
-                    if !rules.allowed(&link_url) {
-                        facts.robots_blocked.insert((link_url.to_string(), snapshot.final_url.clone()));
-                    } else if looks_like_page(&link_url) && depth < options.max_depth {
-                        frontier.push(link_url, depth + 1);
-                    }
+            let cx = PageContext { start, site: &site, rules: &rules, options };
+            let judged = judge(snapshot, url.clone(), depth, &cx).await;
+            for link in judged.next {
+                if !frontier.seen(&link) {
+                    frontier.push(link, depth + 1);
                 }
             }
-            facts.digests.push(page_digest);
-            if options.active && on_site {
-                facts.probe_leads.add_page(start, &snapshot);
-            }
-            let t = Instant::now();
-            let thresholds = options.thresholds.clone();
-            let mut record = page_record(&snapshot);
-            let page_url = snapshot.final_url.clone();
-            let checked = tokio::task::spawn_blocking(move || run_page_checks(&snapshot, &thresholds)).await;
-            let checked = account_checks(checked, &page_url);
-            record.checks_not_run = checked.not_run;
-            stats.capped.add(checked.capped);
-            let findings = checked.findings;
-            stats.checks_ms += t.elapsed().as_millis() as u64;
+            judged.facts.add_to(&mut facts);
+            stats.capped.add(judged.capped);
+            stats.checks_ms += judged.checks_took.as_millis() as u64;
+            let (record, findings) = (judged.record, judged.findings);
             let t = Instant::now();
             if let Err(e) = sink.page(record, findings).await {
                 break Err(e);
@@ -248,71 +346,26 @@ impl Scanner {
             session.close().await;
             return Err(e);
         }
-        // The crawl's verdicts, before the journeys (whose pages are behind a login) add theirs.
-        if let Some(cache) = &options.region_cache {
-            cache.save(&session).await;
-        }
-        // Active scans: the site's host is held to the addresses ownership was proved at, for
-        // the journeys (an egress proxy of this scan's own) and the repository probes.
-        let pinned = match (&options.pin, options.active) {
-            (Some(pin), true) => Some(PinnedEgress::start(&self.fetcher, pin).await?),
-            _ => None,
-        };
-        let mut journeys = Vec::new();
-        if options.active && !options.journeys.is_empty() {
-            notify(Progress::Phase(ScanPhase::Journeys));
-            let t = Instant::now();
-            let proxy = pinned.as_ref().map(|p| &p.proxy);
-            let ran = tokio::select! {
-                r = run_journeys(&session, start, options, proxy, sink) => r,
-                _ = cancel.cancelled() => Err(ScanError::Interrupted),
-            };
-            stats.render_ms += t.elapsed().as_millis() as u64;
-            match ran {
-                Ok(outcomes) => journeys = outcomes,
-                Err(e) => {
-                    session.close().await;
-                    return Err(e);
-                }
-            }
-        }
-        session.close().await;
-
-        let t = Instant::now();
-        if options.active {
-            notify(Progress::Phase(ScanPhase::Probes));
-            let leads = std::mem::take(&mut facts.probe_leads);
-            let probe_fetcher = match &pinned {
-                Some(p) => {
-                    // Proved again, at the pinned addresses, right before probing.
-                    if let Err(why) = p.pin.recheck.recheck(&p.pin.addrs).await {
-                        return Err(ScanError::OwnershipUnverified(format!("ownership no longer holds before the repository probes: {why}")));
-                    }
-                    p.fetcher.clone()
-                }
-                None => self.fetcher.clone(),
-            };
-            facts.repository_probes =
-                super::probes::run_probes(&probe_fetcher, &gate, start, &leads, options.probe_budget, &cancel).await;
-            if cancel.is_cancelled() {
-                return Err(ScanError::Interrupted);
-            }
-        }
-        notify(Progress::Phase(ScanPhase::Finishing));
-        let mut site_snapshot = facts.into_snapshot(&self.fetcher, &gate, start, options, &cancel).await?;
-        site_snapshot.journeys = journeys;
-        let thresholds = options.thresholds.clone();
-        let checked = tokio::task::spawn_blocking(move || run_site_checks(&site_snapshot, &thresholds)).await;
-        let site_checked = account_checks(checked, start.as_str());
-        stats.capped.add(site_checked.capped);
-        sink.site(site_checked.findings).await?;
-        if let Some(p) = pinned {
-            p.proxy.shutdown().await;
-        }
-        stats.site_ms = t.elapsed().as_millis() as u64;
+        self.finish_site(session, facts, &gate, start, options, sink, &notify, &cancel, &mut stats).await?;
         stats.pages = done;
         stats.duration_ms = began.elapsed().as_millis() as u64;
         Ok(stats)
+    }
+}
+
+/// What [`Scanner::open_site`] learned: the site's facts so far, robots.txt's rules, the gate.
+pub(super) struct Opened {
+    pub facts: SiteFacts,
+    pub rules: super::site_gather::RobotsRules,
+    pub gate: HostGate,
+}
+
+/// The minimum interval between requests to the site: the scan's, or robots.txt's
+/// `Crawl-delay` when longer (up to [`MAX_CRAWL_DELAY`]).
+pub fn crawl_interval(crawl_delay_s: Option<f64>, options: &ScanOptions) -> Duration {
+    match crawl_delay_s.filter(|d| d.is_finite() && *d > 0.0) {
+        Some(delay) => Duration::from_secs_f64(delay).min(MAX_CRAWL_DELAY).max(options.min_interval),
+        None => options.min_interval,
     }
 }
 
@@ -397,58 +450,4 @@ async fn run_journeys(
         outcomes.push(ran.outcome);
     }
     Ok(outcomes)
-}
-
-/// Logs and counts the checks that did not run; a runner task that died (it cannot, the runner
-/// catches each check's panic) is one more internal error, never a page silently without findings.
-fn account_checks(checked: Result<CheckRun, tokio::task::JoinError>, url: &str) -> CheckRun {
-    let run = match checked {
-        Ok(run) => run,
-        Err(e) => {
-            tracing::error!(url, error = %e, "the check runner failed; no findings for this page");
-            crate::metrics::metrics().check_panics.inc();
-            return CheckRun {
-                not_run: vec![CheckNotRun { check_id: "*".into(), reason: crate::checks::run::PANICKED.into() }],
-                ..CheckRun::default()
-            };
-        }
-    };
-    for skipped in &run.not_run {
-        if skipped.reason == crate::checks::run::PANICKED {
-            tracing::error!(url, check_id = %skipped.check_id, "check panicked; its findings on this page are left out");
-        } else {
-            tracing::debug!(url, check_id = %skipped.check_id, reason = %skipped.reason, "check not run");
-        }
-    }
-    crate::metrics::metrics().check_panics.inc_by(run.panicked as u64);
-    run
-}
-
-/// The statuses a render tells: the requested URL (with its redirect chain) and the final one.
-fn rendered_statuses(url: &Url, final_url: &Url, page: &PageSnapshot) -> Vec<UrlStatus> {
-    let content_type = page.mime_type.clone();
-    let x_robots_tag = page.header("x-robots-tag").map(str::to_string);
-    let error = page.error.as_ref().map(|e| format!("{}: {}", e.kind, e.message));
-    let requested = UrlStatus {
-        url: url.to_string(),
-        status: page.redirects.first().map(|h| h.status).or(page.status),
-        final_url: Some(final_url.to_string()),
-        redirects: page.redirects.clone(),
-        content_type: content_type.clone(),
-        x_robots_tag: x_robots_tag.clone(),
-        error: error.clone(),
-    };
-    let mut out = vec![requested];
-    if final_url != url {
-        out.push(UrlStatus {
-            url: final_url.to_string(),
-            status: page.status,
-            final_url: Some(final_url.to_string()),
-            redirects: Vec::new(),
-            content_type,
-            x_robots_tag,
-            error,
-        });
-    }
-    out
 }

@@ -6,6 +6,7 @@ use super::lease::LeaseGuard;
 use super::options::{OwnershipPin, OwnershipRecheck, ScanOptions};
 use super::recorder::{PROGRESS_EVERY, ProgressRecorder};
 use super::scanner::{ProgressFn, ScanSink, ScanStats, SiteScanner};
+use super::shared_crawl::SharedCrawl;
 use crate::model::{Finding, ReportSummary, ScanMode, ScanStatus, StoredReport};
 use crate::model::ReportPage;
 use crate::store::{ScanRow, Store};
@@ -26,6 +27,9 @@ pub struct WorkerConfig {
     pub ownership: Ownership,
     /// Scans of one organisation running at once across the fleet (0: no cap).
     pub max_running_per_org: usize,
+    /// A scan's pages are shared with the fleet: its crawl lives in the store, idle workers
+    /// take batches of its pages, and an interrupted attempt resumes where it stopped.
+    pub page_sharing: bool,
 }
 
 /// Who proves ownership of an active scan's site.
@@ -104,16 +108,14 @@ struct StoreSink {
     store: Store,
     scan_id: Uuid,
     org: String,
-    seq: i32,
     ceiling: super::ceiling::FindingCeiling,
 }
 
 #[async_trait::async_trait]
 impl ScanSink for StoreSink {
     async fn page(&mut self, record: ReportPage, findings: Vec<Finding>) -> Result<(), ScanError> {
-        self.seq += 1;
         let findings = self.ceiling.admit(findings, super::ceiling::Source::Page);
-        self.store.insert_page_results(self.scan_id, &self.org, self.seq, &record, &findings).await?;
+        self.store.append_page_results(self.scan_id, &self.org, &record, &findings).await?;
         Ok(())
     }
 
@@ -158,6 +160,36 @@ fn trigger_of(scan: &ScanRow) -> Option<serde_json::Value> {
     scan.trigger.as_deref().and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
 }
 
+/// The options a scan runs with: the worker's, within the scan's page budget and mode, with
+/// the region verdicts of its organisation and site.
+fn options_for(config: &WorkerConfig, scan: &ScanRow) -> ScanOptions {
+    let mut options = config.options.clone();
+    if let Some(max) = scan.max_pages.filter(|m| *m > 0) {
+        options.max_pages = options.max_pages.min(max as usize);
+    }
+    options.active = scan.mode == ScanMode::Active;
+    if let Ok(start) = Url::parse(&scan.target_url) {
+        options.region_cache = options.region_cache.map(|cache| cache.for_site(&scan.org_id, &start));
+    }
+    options
+}
+
+/// Takes a share of the pages of another worker's scan, if one wants help (fairly across
+/// organisations); how many pages this worker judged.
+async fn help_one(store: &Store, scanner: &dyn SiteScanner, owner: &str, config: &WorkerConfig, shutdown: &CancellationToken) -> Result<usize, ScanError> {
+    let Some(wanted) = store.help_wanted().await? else { return Ok(0) };
+    let Some(scan) = store.scan_any_org(wanted.scan_id).await? else { return Ok(0) };
+    let span = tracing::info_span!("help", scan_id = %scan.id, target = %scan.target_url);
+    let _enter = span.enter();
+    let options = options_for(config, &scan);
+    let crawl = SharedCrawl { store, scan_id: scan.id, org: &scan.org_id, holder: owner, lease: config.lease };
+    let judged = scanner.help(crawl, &options, shutdown).await?;
+    if judged > 0 {
+        tracing::info!(pages = judged, "helped with another worker's scan");
+    }
+    Ok(judged)
+}
+
 /// Runs one claimed scan to its end.
 pub async fn run_claimed(
     store: &Store,
@@ -171,19 +203,18 @@ pub async fn run_claimed(
     let span = tracing::info_span!("scan", scan_id = %scan.id, target = %scan.target_url, attempt = scan.attempts);
     let _enter = span.enter();
     let began = Instant::now();
-    if scan.attempts > 1 {
-        // An earlier attempt died part-way: start clean so nothing is duplicated.
+    let resume = config.page_sharing && store.crawl_context(scan.id).await?.is_some();
+    if !resume {
+        // An earlier attempt died or was released part-way: start clean so nothing is
+        // duplicated. (A shared crawl keeps its judged pages and resumes.)
         store.delete_scan_results(scan.id).await?;
+        store.drop_crawl(scan.id).await?;
     }
     let cancel = shutdown.child_token();
     let lease = LeaseGuard::start(store.clone(), scan.id, owner.to_string(), config.lease, cancel.clone());
-    let mut options = config.options.clone();
-    if let Some(max) = scan.max_pages.filter(|m| *m > 0) {
-        options.max_pages = options.max_pages.min(max as usize);
-    }
+    let mut options = options_for(config, &scan);
     let mode = scan.mode;
-    options.active = mode == ScanMode::Active;
-    let mut sink = StoreSink { store: store.clone(), scan_id: scan.id, org: scan.org_id.clone(), seq: 0, ceiling: Default::default() };
+    let mut sink = StoreSink { store: store.clone(), scan_id: scan.id, org: scan.org_id.clone(), ceiling: Default::default() };
     let (recorder, progress) = ProgressRecorder::start(store.clone(), scan.id, owner.to_string(), progress, PROGRESS_EVERY);
     let proved = if options.active { prove_ownership(store, &scan, &config.ownership).await } else { Ok(None) };
     let proved = proved.map(|pin| options.pin = pin);
@@ -200,13 +231,23 @@ pub async fn run_claimed(
     let result = match (proved, Url::parse(&scan.target_url)) {
         (Err(e), _) => Err(e),
         (Ok(()), Ok(start)) => {
-            options.region_cache = options.region_cache.map(|cache| cache.for_site(&scan.org_id, &start));
-            scanner.run(&start, &options, &mut sink, Some(progress), cancel.clone()).await
+            if config.page_sharing {
+                let crawl = SharedCrawl { store, scan_id: scan.id, org: &scan.org_id, holder: owner, lease: config.lease };
+                scanner.run_shared(crawl, &start, &options, &mut sink, Some(progress), cancel.clone()).await
+            } else {
+                scanner.run(&start, &options, &mut sink, Some(progress), cancel.clone()).await
+            }
         }
         (Ok(()), Err(e)) => Err(ScanError::TargetUnreachable(format!("the stored target is not a URL: {e}"))),
     };
     recorder.stop().await;
     let lease_lost = lease.stop().await;
+    if config.page_sharing && !matches!(result, Err(ScanError::Interrupted) | Err(ScanError::Store(_))) {
+        // The scan ends here, whichever way: its frontier and pages' facts are not needed.
+        if let Err(e) = store.drop_crawl(scan.id).await {
+            tracing::warn!(error = %e, "could not remove the scan's crawl");
+        }
+    }
     match result {
         Ok(stats) => {
             let mut summary = ReportSummary::for_mode(mode);
@@ -354,9 +395,23 @@ async fn worker_loop(index: usize, store: Store, scanner: Arc<dyn SiteScanner>, 
                 }
             }
             Ok(None) => {
-                tokio::select! {
-                    _ = tokio::time::sleep(config.poll) => {}
-                    _ = shutdown.cancelled() => {}
+                let helped = if config.page_sharing {
+                    match help_one(&store, scanner.as_ref(), &owner, &config, &shutdown).await {
+                        Ok(n) => n,
+                        Err(ScanError::Interrupted) => 0,
+                        Err(e) => {
+                            tracing::warn!(error = %e, "could not help with another worker's scan");
+                            0
+                        }
+                    }
+                } else {
+                    0
+                };
+                if helped == 0 {
+                    tokio::select! {
+                        _ = tokio::time::sleep(config.poll) => {}
+                        _ = shutdown.cancelled() => {}
+                    }
                 }
             }
             Err(e) => {

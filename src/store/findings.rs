@@ -79,18 +79,7 @@ async fn insert_findings_in<C: ConnectionTrait>(
     Ok(())
 }
 
-impl Store {
-    /// Writes one page and its findings atomically: a crash leaves the page wholly written or
-    /// not at all.
-    pub async fn insert_page_results(
-        &self,
-        scan_id: Uuid,
-        org: &str,
-        seq: i32,
-        page: &ReportPage,
-        findings: &[Finding],
-    ) -> StoreResult<()> {
-        let txn = self.conn().begin().await?;
+async fn insert_page_in<C: ConnectionTrait>(conn: &C, scan_id: Uuid, org: &str, seq: i32, page: &ReportPage, findings: &[Finding]) -> StoreResult<()> {
         let model = scan_page::ActiveModel {
             id: Set(Uuid::now_v7()),
             scan_id: Set(scan_id),
@@ -105,10 +94,60 @@ impl Store {
                 .then(|| serde_json::to_string(&page.checks_not_run).unwrap_or_default())),
             created_at: Set(now_us()),
         };
-        scan_page::Entity::insert(model).exec(&txn).await?;
-        insert_findings_in(&txn, scan_id, org, findings).await?;
+        scan_page::Entity::insert(model).exec(conn).await?;
+        insert_findings_in(conn, scan_id, org, findings).await?;
+    Ok(())
+}
+
+impl Store {
+    /// Writes one page and its findings atomically: a crash leaves the page wholly written or
+    /// not at all.
+    pub async fn insert_page_results(
+        &self,
+        scan_id: Uuid,
+        org: &str,
+        seq: i32,
+        page: &ReportPage,
+        findings: &[Finding],
+    ) -> StoreResult<()> {
+        let txn = self.conn().begin().await?;
+        insert_page_in(&txn, scan_id, org, seq, page, findings).await?;
         txn.commit().await?;
         Ok(())
+    }
+
+    /// Writes one page and its findings atomically after the scan's last page (its `seq` is
+    /// the next; writers of one scan take turns, so pages are numbered in the order they
+    /// commit and a live reader that follows `seq` misses none).
+    pub async fn append_page_results(&self, scan_id: Uuid, org: &str, page: &ReportPage, findings: &[Finding]) -> StoreResult<()> {
+        let txn = self.conn().begin().await?;
+        self.append_page_in(&txn, scan_id, org, page, findings).await?;
+        txn.commit().await?;
+        Ok(())
+    }
+
+    pub(crate) async fn append_page_in<C: ConnectionTrait>(
+        &self,
+        conn: &C,
+        scan_id: Uuid,
+        org: &str,
+        page: &ReportPage,
+        findings: &[Finding],
+    ) -> StoreResult<()> {
+        // A write first: it takes the scan's row lock (PostgreSQL) or the database's write lock
+        // (SQLite, where a read that later writes could fail on a stale snapshot).
+        conn.execute_raw(self.stmt("UPDATE scans SET attempts = attempts WHERE id = $1", vec![scan_id.into()])).await?;
+        let next = conn
+            .query_one_raw(self.stmt(
+                "SELECT CAST(COALESCE(MAX(seq), 0) + 1 AS BIGINT) AS n FROM scan_pages WHERE scan_id = $1",
+                vec![scan_id.into()],
+            ))
+            .await?
+            .map(|r| r.try_get::<i64>("", "n"))
+            .transpose()?
+            .unwrap_or(1);
+        let seq = i32::try_from(next).unwrap_or(i32::MAX);
+        insert_page_in(conn, scan_id, org, seq, page, findings).await
     }
 
     /// Writes findings that belong to no single page render (site-level checks), atomically.

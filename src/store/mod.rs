@@ -4,6 +4,7 @@
 
 pub mod changes;
 pub mod clock;
+pub mod crawl;
 pub mod cursor;
 pub mod db;
 pub mod entity;

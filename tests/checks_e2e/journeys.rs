@@ -617,6 +617,7 @@ async fn a_stored_journey_runs_in_an_active_scan_started_from_the_service() {
         options: ScanOptions { max_pages: 3, ..ScanOptions::default() },
         ownership: Ownership::Reverify(crate::app::site_service(&app.store, policy, None)),
         max_running_per_org: sitescan::scan::DEFAULT_MAX_RUNNING_PER_ORG,
+        page_sharing: false,
     };
     let workers = Workers::spawn(app.store.clone(), scanner, 1, config);
     let token = app.token("acme").await;

@@ -184,6 +184,7 @@ async fn in_chromium_a_scans_page_follows_it_from_queued_to_its_report_without_a
         options: sitescan::scan::ScanOptions { max_pages: 10, ..sitescan::scan::ScanOptions::default() },
         ownership: sitescan::scan::worker::Ownership::ProvedByCaller(None),
         max_running_per_org: sitescan::scan::DEFAULT_MAX_RUNNING_PER_ORG,
+        page_sharing: false,
     };
     let workers = sitescan::scan::Workers::spawn(app.store.clone(), scanner, 1, config);
     let mut shots = Vec::new();

@@ -45,6 +45,7 @@ async fn start_workers(store: sitescan::store::Store) -> Workers {
         options: ScanOptions { max_pages: 10, ..ScanOptions::default() },
         ownership: sitescan::scan::worker::Ownership::ProvedByCaller(None),
         max_running_per_org: sitescan::scan::DEFAULT_MAX_RUNNING_PER_ORG,
+        page_sharing: false,
     };
     Workers::spawn(store, scanner, 1, config)
 }

@@ -57,6 +57,7 @@ fn worker_config() -> WorkerConfig {
         options: ScanOptions { max_pages: 20, ..ScanOptions::default() },
         ownership: sitescan::scan::worker::Ownership::ProvedByCaller(None),
         max_running_per_org: sitescan::scan::DEFAULT_MAX_RUNNING_PER_ORG,
+        page_sharing: false,
     }
 }
 

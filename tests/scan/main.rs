@@ -10,4 +10,5 @@ mod net_egress;
 mod net_fetcher;
 mod ownership;
 mod rescan;
+mod shared_crawl;
 mod shared_regions;

@@ -187,6 +187,7 @@ async fn reverifying_workers(app: &crate::app::TestApp) -> sitescan::scan::Worke
         options: ScanOptions { max_pages: 2, ..ScanOptions::default() },
         ownership: Ownership::Reverify(crate::app::site_service(&app.store, policy, None)),
         max_running_per_org: sitescan::scan::DEFAULT_MAX_RUNNING_PER_ORG,
+        page_sharing: false,
     };
     Workers::spawn(app.store.clone(), scanner, 1, config)
 }

@@ -86,6 +86,7 @@ pub fn worker_config(max_pages: usize, lease: Duration) -> WorkerConfig {
         options: scan_options(max_pages),
         ownership: sitescan::scan::worker::Ownership::ProvedByCaller(None),
         max_running_per_org: sitescan::scan::DEFAULT_MAX_RUNNING_PER_ORG,
+        page_sharing: false,
     }
 }
 

@@ -1,0 +1,496 @@
+//! One scan's pages across many workers. The worker that claimed the scan opens its crawl in
+//! the store (robots.txt, sitemaps, the start page), then renders and judges pages from the
+//! store's frontier; idle workers of the fleet claim batches of the same frontier and do the
+//! same ([`help`]). Every page's results and facts are written with its frontier row in one
+//! transaction, so a page is judged once; a worker that dies loses only the pages it held (their
+//! leases expire and they are claimed again). When nothing is left to render, the scan's worker
+//! reads every page's facts back and runs the journeys, probes and site checks once.
+//!
+//! Requests to the site's host pass a gate kept in the store ([`FleetGate`]): the per-host
+//! concurrency and the interval between starts (`Crawl-delay`) hold for the fleet together.
+
+use super::ceiling::{FindingCeiling, Source};
+use super::error::ScanError;
+use super::frontier::{Site, looks_like_page, normalize};
+use super::options::ScanOptions;
+use super::page_work::{JudgedPage, PageContext, PageFacts, judge};
+use super::scanner::{Opened, Progress, ProgressFn, ScanSink, ScanStats, Scanner, crawl_interval};
+use super::site_gather::{RobotsRules, listed_pages};
+use crate::browser::BrowserSession;
+use crate::model::ScanPhase;
+use crate::store::Store;
+use futures::stream::{FuturesUnordered, StreamExt};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+use url::Url;
+use uuid::Uuid;
+
+/// How often a worker waiting for others' pages looks at the frontier again.
+const WAIT_POLL: Duration = Duration::from_millis(200);
+/// How late (microseconds) a reserved start may be taken before it is reserved again.
+const LATE_START_US: i64 = 5_000;
+/// How often a worker waiting for a host slot held by others tries again.
+const SLOT_POLL: Duration = Duration::from_millis(50);
+
+/// One scan's crawl in the store, as one worker takes part in it.
+#[derive(Clone, Copy)]
+pub struct SharedCrawl<'a> {
+    pub store: &'a Store,
+    pub scan_id: Uuid,
+    pub org: &'a str,
+    /// The worker's lease owner id (page claims and host slots are held under it).
+    pub holder: &'a str,
+    pub lease: Duration,
+}
+
+/// What every worker of a crawl judges its pages with, kept with the crawl.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CrawlContext {
+    pub start: String,
+    /// The site's hosts (the start URL's, and where it redirected).
+    pub site: Site,
+    /// robots.txt as the crawl obeys it (absent: no rules).
+    pub robots: Option<String>,
+    /// The host whose gate every page request passes.
+    pub host: String,
+    pub host_concurrency: usize,
+    pub interval_ms: u64,
+    /// The start page is judged (until then only the scan's own worker renders).
+    pub start_done: bool,
+}
+
+impl CrawlContext {
+    fn encode(&self) -> Result<String, ScanError> {
+        serde_json::to_string(self).map_err(|e| ScanError::Browser(format!("the crawl context: {e}")))
+    }
+
+    fn decode(text: &str) -> Result<CrawlContext, ScanError> {
+        serde_json::from_str(text).map_err(|e| ScanError::Store(crate::store::StoreError::Corrupt(format!("the crawl context: {e}"))))
+    }
+
+    /// The host gate of the crawl, as `crawl`'s worker passes it.
+    pub fn gate<'a>(&'a self, crawl: SharedCrawl<'a>) -> FleetGate<'a> {
+        FleetGate {
+            store: crawl.store,
+            host: &self.host,
+            slots: self.host_concurrency.max(1),
+            interval: Duration::from_millis(self.interval_ms),
+            holder: crawl.holder,
+            lease: crawl.lease,
+            next: AtomicU64::new(0),
+        }
+    }
+}
+
+/// The host gate of [`super::politeness::HostGate`], kept in the store for the fleet.
+pub struct FleetGate<'a> {
+    store: &'a Store,
+    host: &'a str,
+    slots: usize,
+    interval: Duration,
+    holder: &'a str,
+    lease: Duration,
+    next: AtomicU64,
+}
+
+/// A host slot held for one request.
+pub struct FleetPermit {
+    slot: i32,
+    holder: String,
+}
+
+impl FleetGate<'_> {
+    /// Waits for a slot of the host and for its next start time; give the permit back with
+    /// [`FleetGate::leave`] (a permit never given back expires with its lease).
+    pub async fn enter(&self, cancel: &CancellationToken) -> Result<FleetPermit, ScanError> {
+        let holder = format!("{}#{}", self.holder, self.next.fetch_add(1, Ordering::Relaxed));
+        let slot = loop {
+            if let Some(slot) = self.store.enter_host_slot(self.host, self.slots, &holder, self.lease).await? {
+                break slot;
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(SLOT_POLL) => {}
+                _ = cancel.cancelled() => return Err(ScanError::Interrupted),
+            }
+        };
+        let permit = FleetPermit { slot, holder };
+        if !self.interval.is_zero() {
+            // A start reserved for a moment already past (the store answered late) would let
+            // the next request follow this one too closely: reserve again.
+            let mut wait = -1;
+            for _ in 0..3 {
+                let at = match self.store.reserve_host_start(self.host, self.interval).await {
+                    Ok(at) => at,
+                    Err(e) => {
+                        self.leave(permit).await;
+                        return Err(e.into());
+                    }
+                };
+                wait = at - crate::store::time::now_us();
+                if wait >= -LATE_START_US {
+                    break;
+                }
+            }
+            if wait > 0 {
+                tokio::select! {
+                    _ = tokio::time::sleep(Duration::from_micros(wait as u64)) => {}
+                    _ = cancel.cancelled() => {
+                        self.leave(permit).await;
+                        return Err(ScanError::Interrupted);
+                    }
+                }
+            }
+        }
+        Ok(permit)
+    }
+
+    pub async fn leave(&self, permit: FleetPermit) {
+        if let Err(e) = self.store.leave_host_slot(self.host, permit.slot, &permit.holder).await {
+            tracing::warn!(host = self.host, error = %e, "could not give back a host slot; it expires with its lease");
+        }
+    }
+}
+
+/// Renews the leases of the pages a worker holds until stopped.
+struct PageLeases {
+    stop: CancellationToken,
+    handle: tokio::task::JoinHandle<()>,
+}
+
+impl PageLeases {
+    fn start(store: Store, holder: String, lease: Duration) -> PageLeases {
+        let stop = CancellationToken::new();
+        let handle = {
+            let stop = stop.clone();
+            tokio::spawn(async move {
+                let every = (lease / 3).max(Duration::from_millis(200));
+                loop {
+                    tokio::select! {
+                        _ = tokio::time::sleep(every) => {}
+                        _ = stop.cancelled() => return,
+                    }
+                    if let Err(e) = store.renew_pages(&holder, lease).await {
+                        tracing::warn!(error = %e, "could not renew the leases of this worker's pages");
+                    }
+                }
+            })
+        };
+        PageLeases { stop, handle }
+    }
+
+    async fn stop(self) {
+        self.stop.cancel();
+        let _ = self.handle.await;
+    }
+}
+
+/// What a worker's page loop does when the frontier has nothing for it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Until {
+    /// The scan's own worker: waits for the others' pages until the crawl is drained.
+    Drained,
+    /// A helper: returns.
+    NothingClaimable,
+}
+
+/// One worker's part in a crawl: claims pages, renders and judges them, writes them.
+struct PageLoop<'a> {
+    crawl: SharedCrawl<'a>,
+    session: &'a BrowserSession,
+    gate: &'a FleetGate<'a>,
+    start: Url,
+    site: Site,
+    rules: Arc<RobotsRules>,
+    options: &'a ScanOptions,
+    ceiling: FindingCeiling,
+    /// Pages this worker judged and wrote.
+    judged: usize,
+    render_ms: u64,
+    checks_ms: u64,
+    store_ms: u64,
+}
+
+impl<'a> PageLoop<'a> {
+    /// Renders and judges pages until `until`. With `start_pending` (the scan's own worker, the
+    /// start page not judged yet: the sitemap's pages) the start page is rendered alone first;
+    /// once it is written the site is known, helpers may join and the sitemap's pages follow.
+    async fn run(&mut self, until: Until, cancel: &CancellationToken, progress: &(dyn Fn(Progress) + Send + Sync), mut start_pending: Option<Vec<Url>>) -> Result<(), ScanError> {
+        let budget = self.options.max_pages.max(1);
+        let concurrency = self.options.page_concurrency.max(1);
+        let mut pending = FuturesUnordered::new();
+        loop {
+            // Until the start page is judged, it is the only page rendered.
+            let room = if start_pending.is_some() { 1 } else { concurrency };
+            if pending.len() < room && !cancel.is_cancelled() {
+                let claimed = self.crawl.store.claim_pages(self.crawl.scan_id, self.crawl.holder, self.crawl.lease, room - pending.len(), budget).await?;
+                for page in claimed {
+                    let Some(url) = normalize(&page.url, None) else { continue };
+                    if url != self.start
+                        && let Some(sitemap) = start_pending.take()
+                    {
+                        // An interrupted attempt judged the start page but did not say so.
+                        self.open_after_start(sitemap).await?;
+                    }
+                    progress(Progress::PageStarted { url: url.to_string(), budget });
+                    let (session, gate, options) = (self.session, self.gate, self.options);
+                    let (start, site, rules) = (self.start.clone(), self.site.clone(), self.rules.clone());
+                    pending.push(async move {
+                        let permit = gate.enter(cancel).await?;
+                        let t = Instant::now();
+                        let snapshot = session.capture(url.as_str()).await;
+                        let took = t.elapsed();
+                        gate.leave(permit).await;
+                        crate::metrics::metrics().pages_scanned.inc();
+                        crate::metrics::metrics().page_duration.observe(took.as_secs_f64());
+                        let cx = PageContext { start: &start, site: &site, rules: &rules, options };
+                        let judged = judge(snapshot, url, page.depth, &cx).await;
+                        Ok::<_, ScanError>((judged, took))
+                    });
+                }
+            }
+            if pending.is_empty() {
+                if cancel.is_cancelled() {
+                    return Err(ScanError::Interrupted);
+                }
+                if until == Until::NothingClaimable {
+                    return Ok(());
+                }
+                let counts = self.crawl.store.crawl_counts(self.crawl.scan_id).await?;
+                if counts.drained(budget as u64) {
+                    return Ok(());
+                }
+                tokio::select! {
+                    _ = tokio::time::sleep(WAIT_POLL) => {}
+                    _ = cancel.cancelled() => return Err(ScanError::Interrupted),
+                }
+                continue;
+            }
+            let next = tokio::select! {
+                n = pending.next() => n,
+                _ = cancel.cancelled() => return Err(ScanError::Interrupted),
+            };
+            let Some(next) = next else { continue };
+            let (judged, took) = next?;
+            self.render_ms += took.as_millis() as u64;
+            self.checks_ms += judged.checks_took.as_millis() as u64;
+            let is_start = judged.url == self.start;
+            let (url, final_url) = (judged.url.clone(), judged.final_url.clone());
+            let t = Instant::now();
+            let written = self.write(judged).await?;
+            self.store_ms += t.elapsed().as_millis() as u64;
+            if let Some(links) = written {
+                self.judged += 1;
+                if is_start && let Some(sitemap) = start_pending.take() {
+                    if final_url != url {
+                        self.site.add(&final_url);
+                    }
+                    self.open_after_start(sitemap).await?;
+                }
+                self.crawl.store.enqueue_pages(self.crawl.scan_id, &links).await?;
+                let counts = self.crawl.store.crawl_counts(self.crawl.scan_id).await?;
+                let done = counts.done as usize;
+                let found = ((counts.done + counts.claimed + counts.queued) as usize).min(budget).max(done);
+                progress(Progress::PageDone { url: url.to_string(), done, found, budget });
+            }
+        }
+    }
+
+    /// Writes a judged page with its facts and frontier row; the links it adds to the
+    /// frontier, or `None` when another worker had taken the page over (nothing written).
+    async fn write(&mut self, judged: JudgedPage) -> Result<Option<Vec<(String, u32)>>, ScanError> {
+        let JudgedPage { url, final_url, depth, next, record, findings, mut facts, capped, .. } = judged;
+        let before = self.ceiling.omitted();
+        let findings = self.ceiling.admit(findings, Source::Page);
+        facts.capped = capped;
+        facts.capped.findings_omitted += self.ceiling.omitted() - before;
+        let text = serde_json::to_string(&facts).map_err(|e| ScanError::Browser(format!("a page's facts: {e}")))?;
+        let store = self.crawl.store;
+        if !store.complete_page(self.crawl.scan_id, self.crawl.org, url.as_str(), self.crawl.holder, &text, &record, &findings).await? {
+            tracing::warn!(url = %url, "another worker took this page over (its lease expired); this render is dropped");
+            return Ok(None);
+        }
+        if final_url != url {
+            store.mark_reached(self.crawl.scan_id, final_url.as_str(), depth).await?;
+        }
+        Ok(Some(next.into_iter().map(|u| (u.to_string(), depth + 1)).collect()))
+    }
+
+    /// The start page is judged: the site is known, the context says so (helpers may join),
+    /// and the sitemap's pages join the frontier.
+    async fn open_after_start(&mut self, sitemap: Vec<Url>) -> Result<(), ScanError> {
+        let store = self.crawl.store;
+        let Some((text, _)) = store.crawl_context(self.crawl.scan_id).await? else {
+            return Err(ScanError::Interrupted);
+        };
+        let mut context = CrawlContext::decode(&text)?;
+        context.site = self.site.clone();
+        context.start_done = true;
+        store.set_crawl_context(self.crawl.scan_id, &context.encode()?).await?;
+        let seeds: Vec<(String, u32)> = sitemap
+            .into_iter()
+            .filter(|u| self.site.contains(u) && looks_like_page(u) && self.rules.allowed(u))
+            .map(|u| (u.to_string(), 1))
+            .collect();
+        store.enqueue_pages(self.crawl.scan_id, &seeds).await?;
+        Ok(())
+    }
+}
+
+impl Scanner {
+    /// Scans the site at `start` as the scan's own worker of a shared crawl: opens the crawl (or
+    /// resumes an interrupted attempt's: its judged pages stay), takes its share of the pages,
+    /// waits for the other workers' pages, then finishes the site once.
+    pub async fn run_shared(
+        &self,
+        crawl: SharedCrawl<'_>,
+        start: &Url,
+        options: &ScanOptions,
+        sink: &mut dyn ScanSink,
+        progress: Option<ProgressFn>,
+        cancel: CancellationToken,
+    ) -> Result<ScanStats, ScanError> {
+        let began = Instant::now();
+        let notify = |p: Progress| {
+            if let Some(f) = &progress {
+                f(p);
+            }
+        };
+        let Opened { mut facts, rules, gate } = self.open_site(start, options, &cancel).await?;
+        let store = crawl.store;
+        let context = CrawlContext {
+            start: start.to_string(),
+            site: Site::new(start),
+            robots: facts.robots.body.clone(),
+            host: start.host_str().unwrap_or_default().to_ascii_lowercase(),
+            host_concurrency: options.host_concurrency,
+            interval_ms: crawl_interval(facts.robots.crawl_delay_s, options).as_millis() as u64,
+            start_done: false,
+        };
+        let context = if store.open_crawl(crawl.scan_id, &context.encode()?).await? {
+            store.enqueue_pages(crawl.scan_id, &[(start.to_string(), 0)]).await?;
+            context
+        } else {
+            let Some((text, site_phase)) = store.crawl_context(crawl.scan_id).await? else {
+                return Err(ScanError::Interrupted);
+            };
+            if let Some(since) = site_phase {
+                store.undo_site_phase(crawl.scan_id, since).await?;
+            }
+            let resumed = CrawlContext::decode(&text)?;
+            let counts = store.crawl_counts(crawl.scan_id).await?;
+            tracing::info!(done = counts.done, queued = counts.queued + counts.abandoned, "resuming the crawl of an interrupted attempt");
+            store.enqueue_pages(crawl.scan_id, &[(start.to_string(), 0)]).await?;
+            resumed
+        };
+        let sitemap: Vec<Url> = listed_pages(&facts.sitemaps).filter_map(|u| normalize(u, None)).collect();
+        let start_pending = (!context.start_done).then_some(sitemap);
+
+        let session = self.pool().session().await.map_err(|e| ScanError::Browser(e.to_string()))?;
+        if let Some(cache) = &options.region_cache {
+            cache.seed(&session).await;
+        }
+        notify(Progress::Phase(ScanPhase::Crawling));
+        let stored = store.scan_check_counts(crawl.scan_id).await?.iter().map(|(_, _, n)| *n as usize).sum();
+        let leases = PageLeases::start(store.clone(), crawl.holder.to_string(), crawl.lease);
+        let fleet_gate = context.gate(crawl);
+        let mut pages = PageLoop {
+            crawl,
+            session: &session,
+            gate: &fleet_gate,
+            start: start.clone(),
+            site: context.site.clone(),
+            rules: Arc::new(rules),
+            options,
+            ceiling: FindingCeiling::with_stored(stored),
+            judged: 0,
+            render_ms: 0,
+            checks_ms: 0,
+            store_ms: 0,
+        };
+        let ran = pages.run(Until::Drained, &cancel, &notify, start_pending).await;
+        let mut stats = ScanStats { render_ms: pages.render_ms, checks_ms: pages.checks_ms, store_ms: pages.store_ms, ..ScanStats::default() };
+        let own = pages.judged;
+        drop(pages);
+        leases.stop().await;
+        if let Err(e) = ran {
+            if let Err(e) = store.release_pages(crawl.holder).await {
+                tracing::warn!(error = %e, "could not give back this worker's pages; their leases expire");
+            }
+            session.close().await;
+            return Err(e);
+        }
+        store.begin_site_phase(crawl.scan_id).await?;
+        let mut by_worker: BTreeMap<String, usize> = BTreeMap::new();
+        let mut judged = 0usize;
+        for (text, by) in store.crawl_facts(crawl.scan_id).await? {
+            let page: PageFacts = serde_json::from_str(&text)
+                .map_err(|e| ScanError::Store(crate::store::StoreError::Corrupt(format!("a page's facts: {e}"))))?;
+            stats.capped.add(page.capped);
+            page.add_to(&mut facts);
+            *by_worker.entry(by).or_default() += 1;
+            judged += 1;
+        }
+        tracing::info!(pages = judged, own, workers = by_worker.len(), "crawl drained; finishing the site");
+        self.finish_site(session, facts, &gate, start, options, sink, &notify, &cancel, &mut stats).await?;
+        stats.pages = judged;
+        stats.duration_ms = began.elapsed().as_millis() as u64;
+        Ok(stats)
+    }
+
+    /// Takes a share of another worker's scan: claims batches of its pages, renders, judges and
+    /// writes them, until none is left to claim. How many pages this worker judged.
+    pub async fn help(&self, crawl: SharedCrawl<'_>, options: &ScanOptions, cancel: &CancellationToken) -> Result<usize, ScanError> {
+        let Some((text, site_phase)) = crawl.store.crawl_context(crawl.scan_id).await? else { return Ok(0) };
+        let context = CrawlContext::decode(&text)?;
+        if !context.start_done || site_phase.is_some() {
+            return Ok(0);
+        }
+        let Ok(start) = Url::parse(&context.start) else { return Ok(0) };
+        let robots = context.robots.clone();
+        let rules = match robots {
+            Some(body) => tokio::task::spawn_blocking(move || RobotsRules::parse(body.as_bytes()))
+                .await
+                .map_err(|e| ScanError::Browser(format!("the robots.txt parser failed: {e}")))?,
+            None => RobotsRules::default(),
+        };
+        let session = self.pool().session().await.map_err(|e| ScanError::Browser(e.to_string()))?;
+        if let Some(cache) = &options.region_cache {
+            cache.seed(&session).await;
+        }
+        let stored = crawl.store.scan_check_counts(crawl.scan_id).await?.iter().map(|(_, _, n)| *n as usize).sum();
+        let leases = PageLeases::start(crawl.store.clone(), crawl.holder.to_string(), crawl.lease);
+        let fleet_gate = context.gate(crawl);
+        let mut pages = PageLoop {
+            crawl,
+            session: &session,
+            gate: &fleet_gate,
+            start,
+            site: context.site.clone(),
+            rules: Arc::new(rules),
+            options,
+            ceiling: FindingCeiling::with_stored(stored),
+            judged: 0,
+            render_ms: 0,
+            checks_ms: 0,
+            store_ms: 0,
+        };
+        let ran = pages.run(Until::NothingClaimable, cancel, &|_| {}, None).await;
+        let judged = pages.judged;
+        drop(pages);
+        leases.stop().await;
+        if ran.is_err()
+            && let Err(e) = crawl.store.release_pages(crawl.holder).await
+        {
+            tracing::warn!(error = %e, "could not give back this worker's pages; their leases expire");
+        }
+        if let Some(cache) = &options.region_cache {
+            cache.save(&session).await;
+        }
+        session.close().await;
+        ran.map(|()| judged)
+    }
+}

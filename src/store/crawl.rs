@@ -1,0 +1,375 @@
+//! A running scan's crawl in the store, shared by every worker of the fleet: the frontier (one
+//! row per scan and normalised URL, so a link joins it once however many workers find it), page
+//! claims under a lease (a worker that dies loses only its unfinished pages), each judged page's
+//! results written with its crawl row in one transaction (a page is judged once), and per-host
+//! politeness slots and pacing (at most K requests in flight and a minimum interval between
+//! starts for a host, across all workers together).
+//!
+//! The claim of a scan's pages is serialised per scan (it writes the scan's `crawls` row first),
+//! so the page budget is never exceeded.
+
+use super::Store;
+use super::error::{StoreError, StoreResult};
+use super::time::now_us;
+use crate::model::{Finding, ReportPage};
+use sea_orm::{ConnectionTrait, TransactionTrait};
+use sha2::{Digest, Sha256};
+use std::time::Duration;
+use uuid::Uuid;
+
+/// Rows written per INSERT when pages join the frontier.
+const ENQUEUE_CHUNK: usize = 200;
+
+fn lease_us(lease: Duration) -> i64 {
+    i64::try_from(lease.as_micros()).unwrap_or(i64::MAX / 2)
+}
+
+/// The frontier key of a normalised URL (URLs can be longer than an index entry may be).
+pub fn url_key(url: &str) -> String {
+    format!("{:x}", Sha256::digest(url.as_bytes()))
+}
+
+/// A page a worker claimed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClaimedPage {
+    pub url: String,
+    pub depth: u32,
+}
+
+/// Where a scan's crawl stands.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CrawlCounts {
+    pub queued: u64,
+    /// Claimed under a live lease.
+    pub claimed: u64,
+    /// Claimed under a lease that expired (its worker died): claimable again.
+    pub abandoned: u64,
+    pub done: u64,
+}
+
+impl CrawlCounts {
+    /// Nothing left to render within `budget`, and nobody rendering.
+    pub fn drained(&self, budget: u64) -> bool {
+        self.claimed == 0 && (self.queued + self.abandoned == 0 || self.done >= budget)
+    }
+}
+
+/// A running scan whose pages another worker may help with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HelpWanted {
+    pub scan_id: Uuid,
+    pub org_id: String,
+}
+
+impl Store {
+    /// Opens a scan's shared crawl with `context` (what every worker needs to judge its pages
+    /// alike). `false` when it was open already: an earlier attempt's crawl, to resume.
+    pub async fn open_crawl(&self, scan_id: Uuid, context: &str) -> StoreResult<bool> {
+        let stmt = self.stmt(
+            "INSERT INTO crawls (scan_id, context, site_phase_at, created_at) VALUES ($1, $2, NULL, $3) ON CONFLICT (scan_id) DO NOTHING",
+            vec![scan_id.into(), context.into(), now_us().into()],
+        );
+        Ok(self.conn().execute_raw(stmt).await?.rows_affected() == 1)
+    }
+
+    /// The crawl's context and when its post-crawl phase began (if it did).
+    pub async fn crawl_context(&self, scan_id: Uuid) -> StoreResult<Option<(String, Option<i64>)>> {
+        let stmt = self.stmt("SELECT context, site_phase_at FROM crawls WHERE scan_id = $1", vec![scan_id.into()]);
+        let Some(row) = self.conn().query_one_raw(stmt).await? else { return Ok(None) };
+        Ok(Some((row.try_get("", "context")?, row.try_get("", "site_phase_at")?)))
+    }
+
+    pub async fn set_crawl_context(&self, scan_id: Uuid, context: &str) -> StoreResult<()> {
+        let stmt = self.stmt("UPDATE crawls SET context = $1 WHERE scan_id = $2", vec![context.into(), scan_id.into()]);
+        self.conn().execute_raw(stmt).await?;
+        Ok(())
+    }
+
+    /// Marks the start of the post-crawl phase (journeys, site checks): what is written from
+    /// now on is not a crawled page's, and a resumed attempt removes it first.
+    pub async fn begin_site_phase(&self, scan_id: Uuid) -> StoreResult<i64> {
+        let now = now_us();
+        let stmt = self.stmt("UPDATE crawls SET site_phase_at = $1 WHERE scan_id = $2", vec![now.into(), scan_id.into()]);
+        self.conn().execute_raw(stmt).await?;
+        Ok(now)
+    }
+
+    /// Removes what an interrupted post-crawl phase wrote (journey pages, site findings) and
+    /// reopens the crawl; the crawled pages stay.
+    pub async fn undo_site_phase(&self, scan_id: Uuid, since: i64) -> StoreResult<()> {
+        let txn = self.conn().begin().await?;
+        for sql in [
+            "DELETE FROM findings WHERE scan_id = $1 AND created_at >= $2",
+            "DELETE FROM scan_pages WHERE scan_id = $1 AND created_at >= $2",
+        ] {
+            txn.execute_raw(self.stmt(sql, vec![scan_id.into(), since.into()])).await?;
+        }
+        txn.execute_raw(self.stmt("UPDATE crawls SET site_phase_at = NULL WHERE scan_id = $1", vec![scan_id.into()])).await?;
+        txn.commit().await?;
+        Ok(())
+    }
+
+    /// Removes a finished scan's crawl (the frontier and the pages' facts).
+    pub async fn drop_crawl(&self, scan_id: Uuid) -> StoreResult<()> {
+        let txn = self.conn().begin().await?;
+        txn.execute_raw(self.stmt("DELETE FROM crawl_pages WHERE scan_id = $1", vec![scan_id.into()])).await?;
+        txn.execute_raw(self.stmt("DELETE FROM crawls WHERE scan_id = $1", vec![scan_id.into()])).await?;
+        txn.commit().await?;
+        Ok(())
+    }
+
+    /// Adds pages to the frontier, each (scan, URL) once: a URL already there, in whatever
+    /// state, is left as it is. Returns how many joined.
+    pub async fn enqueue_pages(&self, scan_id: Uuid, pages: &[(String, u32)]) -> StoreResult<u64> {
+        let mut added = 0;
+        let base = now_us();
+        for (c, chunk) in pages.chunks(ENQUEUE_CHUNK).enumerate() {
+            let mut sql = String::from("INSERT INTO crawl_pages (scan_id, url_key, url, depth, ordinal, state) VALUES ");
+            let mut values: Vec<sea_orm::Value> = Vec::with_capacity(chunk.len() * 5);
+            for (i, (url, depth)) in chunk.iter().enumerate() {
+                let n = values.len();
+                if i > 0 {
+                    sql.push_str(", ");
+                }
+                sql.push_str(&format!("(${}, ${}, ${}, ${}, ${}, 'queued')", n + 1, n + 2, n + 3, n + 4, n + 5));
+                let ordinal = base + (c * ENQUEUE_CHUNK + i) as i64;
+                values.extend([scan_id.into(), url_key(url).into(), url.clone().into(), (*depth as i32).into(), ordinal.into()]);
+            }
+            sql.push_str(" ON CONFLICT (scan_id, url_key) DO NOTHING");
+            added += self.conn().execute_raw(self.stmt(&sql, values)).await?.rows_affected();
+        }
+        Ok(added)
+    }
+
+    /// Records that `url` was reached by a redirect: it is not rendered again (nor does it
+    /// count against the budget).
+    pub async fn mark_reached(&self, scan_id: Uuid, url: &str, depth: u32) -> StoreResult<()> {
+        let stmt = self.stmt(
+            "INSERT INTO crawl_pages (scan_id, url_key, url, depth, ordinal, state) VALUES ($1, $2, $3, $4, $5, 'reached') \
+             ON CONFLICT (scan_id, url_key) DO NOTHING",
+            vec![scan_id.into(), url_key(url).into(), url.into(), (depth as i32).into(), now_us().into()],
+        );
+        self.conn().execute_raw(stmt).await?;
+        Ok(())
+    }
+
+    /// Claims up to `max` pages of the scan for `holder`, breadth first, never past `budget`
+    /// pages rendered or being rendered. A page whose holder's lease expired is claimable again.
+    pub async fn claim_pages(&self, scan_id: Uuid, holder: &str, lease: Duration, max: usize, budget: usize) -> StoreResult<Vec<ClaimedPage>> {
+        if max == 0 {
+            return Ok(Vec::new());
+        }
+        let now = now_us();
+        let txn = self.conn().begin().await?;
+        // A write first: it takes the crawl's row lock (PostgreSQL) or the database's write lock
+        // (SQLite), so claims of one scan take turns and the budget holds.
+        txn.execute_raw(self.stmt("UPDATE crawls SET context = context WHERE scan_id = $1", vec![scan_id.into()])).await?;
+        let used = txn
+            .query_one_raw(self.stmt(
+                "SELECT COUNT(*) AS n FROM crawl_pages WHERE scan_id = $1 AND (state = 'done' OR (state = 'claimed' AND lease_expires_at >= $2))",
+                vec![scan_id.into(), now.into()],
+            ))
+            .await?
+            .map(|r| r.try_get::<i64>("", "n"))
+            .transpose()?
+            .unwrap_or(0);
+        let room = (budget as i64 - used).clamp(0, max as i64);
+        if room == 0 {
+            txn.commit().await?;
+            return Ok(Vec::new());
+        }
+        let rows = txn
+            .query_all_raw(self.stmt(
+                "SELECT url_key, url, depth FROM crawl_pages WHERE scan_id = $1 \
+                 AND (state = 'queued' OR (state = 'claimed' AND lease_expires_at < $2)) ORDER BY depth, ordinal LIMIT $3",
+                vec![scan_id.into(), now.into(), room.into()],
+            ))
+            .await?;
+        let mut claimed = Vec::with_capacity(rows.len());
+        for row in rows {
+            let key: String = row.try_get("", "url_key")?;
+            let depth: i32 = row.try_get("", "depth")?;
+            txn.execute_raw(self.stmt(
+                "UPDATE crawl_pages SET state = 'claimed', holder = $1, lease_expires_at = $2 WHERE scan_id = $3 AND url_key = $4",
+                vec![holder.into(), (now + lease_us(lease)).into(), scan_id.into(), key.into()],
+            ))
+            .await?;
+            claimed.push(ClaimedPage { url: row.try_get("", "url")?, depth: u32::try_from(depth).unwrap_or(0) });
+        }
+        txn.commit().await?;
+        Ok(claimed)
+    }
+
+    /// Renews the leases of every page `holder` is rendering; how many it still holds.
+    pub async fn renew_pages(&self, holder: &str, lease: Duration) -> StoreResult<u64> {
+        let stmt = self.stmt(
+            "UPDATE crawl_pages SET lease_expires_at = $1 WHERE holder = $2 AND state = 'claimed'",
+            vec![(now_us() + lease_us(lease)).into(), holder.into()],
+        );
+        Ok(self.conn().execute_raw(stmt).await?.rows_affected())
+    }
+
+    /// Gives back the pages `holder` has not finished (it is shutting down): claimable at once.
+    pub async fn release_pages(&self, holder: &str) -> StoreResult<u64> {
+        let stmt = self.stmt(
+            "UPDATE crawl_pages SET state = 'queued', holder = NULL, lease_expires_at = NULL WHERE holder = $1 AND state = 'claimed'",
+            vec![holder.into()],
+        );
+        Ok(self.conn().execute_raw(stmt).await?.rows_affected())
+    }
+
+    /// Writes one judged page: its row and findings in the report, its facts for the site
+    /// checks, and its frontier row done, in one transaction. `false` (nothing written) when
+    /// `holder` no longer holds the page: its lease expired and another worker took it.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn complete_page(
+        &self,
+        scan_id: Uuid,
+        org: &str,
+        url: &str,
+        holder: &str,
+        facts: &str,
+        page: &ReportPage,
+        findings: &[Finding],
+    ) -> StoreResult<bool> {
+        let txn = self.conn().begin().await?;
+        let done = txn
+            .execute_raw(self.stmt(
+                "UPDATE crawl_pages SET state = 'done', facts = $1, done_by = $2, holder = NULL, lease_expires_at = NULL \
+                 WHERE scan_id = $3 AND url_key = $4 AND state = 'claimed' AND holder = $2",
+                vec![facts.into(), holder.into(), scan_id.into(), url_key(url).into()],
+            ))
+            .await?
+            .rows_affected();
+        if done != 1 {
+            txn.rollback().await?;
+            return Ok(false);
+        }
+        self.append_page_in(&txn, scan_id, org, page, findings).await?;
+        txn.commit().await?;
+        Ok(true)
+    }
+
+    /// Where the scan's crawl stands.
+    pub async fn crawl_counts(&self, scan_id: Uuid) -> StoreResult<CrawlCounts> {
+        let rows = self
+            .conn()
+            .query_all_raw(self.stmt(
+                "SELECT state, (lease_expires_at IS NOT NULL AND lease_expires_at < $2) AS expired, COUNT(*) AS n \
+                 FROM crawl_pages WHERE scan_id = $1 GROUP BY state, expired",
+                vec![scan_id.into(), now_us().into()],
+            ))
+            .await?;
+        let mut counts = CrawlCounts::default();
+        for row in rows {
+            let state: String = row.try_get("", "state")?;
+            let expired: bool = row.try_get("", "expired")?;
+            let n = u64::try_from(row.try_get::<i64>("", "n")?).unwrap_or(0);
+            match (state.as_str(), expired) {
+                ("queued", _) => counts.queued += n,
+                ("claimed", false) => counts.claimed += n,
+                ("claimed", true) => counts.abandoned += n,
+                ("done", _) => counts.done += n,
+                _ => {}
+            }
+        }
+        Ok(counts)
+    }
+
+    /// The facts of every judged page of the scan, in crawl order, and which worker judged it.
+    pub async fn crawl_facts(&self, scan_id: Uuid) -> StoreResult<Vec<(String, String)>> {
+        let rows = self
+            .conn()
+            .query_all_raw(self.stmt(
+                "SELECT facts, done_by FROM crawl_pages WHERE scan_id = $1 AND state = 'done' ORDER BY depth, ordinal",
+                vec![scan_id.into()],
+            ))
+            .await?;
+        let mut out = Vec::with_capacity(rows.len());
+        for row in rows {
+            let facts: Option<String> = row.try_get("", "facts")?;
+            let by: Option<String> = row.try_get("", "done_by")?;
+            out.push((facts.ok_or_else(|| StoreError::Corrupt("a judged page without its facts".into()))?, by.unwrap_or_default()));
+        }
+        Ok(out)
+    }
+
+    /// The running scan whose pages an idle worker should help with, fairly across
+    /// organisations: the organisation with the fewest pages being rendered now first, then the
+    /// scan that started first. Only scans whose crawl is open (not yet in the post-crawl phase)
+    /// with a claimable page, and whose own worker still holds them.
+    pub async fn help_wanted(&self) -> StoreResult<Option<HelpWanted>> {
+        let now = now_us();
+        let rows = self
+            .conn()
+            .query_all_raw(self.stmt(
+                "SELECT c.scan_id, s.org_id, \
+                   (SELECT COUNT(*) FROM crawl_pages b JOIN scans t ON t.id = b.scan_id \
+                     WHERE t.org_id = s.org_id AND b.state = 'claimed' AND b.lease_expires_at >= $1) AS busy \
+                 FROM crawls c JOIN scans s ON s.id = c.scan_id \
+                 WHERE s.status = 'running' AND s.lease_expires_at >= $1 AND c.site_phase_at IS NULL \
+                   AND EXISTS (SELECT 1 FROM crawl_pages p WHERE p.scan_id = c.scan_id \
+                     AND (p.state = 'queued' OR (p.state = 'claimed' AND p.lease_expires_at < $1))) \
+                 ORDER BY busy, s.started_at, c.scan_id LIMIT 1",
+                vec![now.into()],
+            ))
+            .await?;
+        let Some(row) = rows.into_iter().next() else { return Ok(None) };
+        Ok(Some(HelpWanted { scan_id: row.try_get("", "scan_id")?, org_id: row.try_get("", "org_id")? }))
+    }
+
+    /// Takes one of `host`'s `slots` for `holder` under a lease; `None` when all are held.
+    pub async fn enter_host_slot(&self, host: &str, slots: usize, holder: &str, lease: Duration) -> StoreResult<Option<i32>> {
+        let now = now_us();
+        let slots = i32::try_from(slots.max(1)).unwrap_or(i32::MAX);
+        for slot in 0..slots {
+            let insert = self.stmt(
+                "INSERT INTO host_slots (host, slot, holder, lease_expires_at) VALUES ($1, $2, $3, $4) ON CONFLICT (host, slot) DO NOTHING",
+                vec![host.into(), slot.into(), holder.into(), (now + lease_us(lease)).into()],
+            );
+            if self.conn().execute_raw(insert).await?.rows_affected() == 1 {
+                return Ok(Some(slot));
+            }
+            let take = self.stmt(
+                "UPDATE host_slots SET holder = $1, lease_expires_at = $2 WHERE host = $3 AND slot = $4 \
+                 AND (holder IS NULL OR lease_expires_at < $5)",
+                vec![holder.into(), (now + lease_us(lease)).into(), host.into(), slot.into(), now.into()],
+            );
+            if self.conn().execute_raw(take).await?.rows_affected() == 1 {
+                return Ok(Some(slot));
+            }
+        }
+        Ok(None)
+    }
+
+    pub async fn leave_host_slot(&self, host: &str, slot: i32, holder: &str) -> StoreResult<()> {
+        let stmt = self.stmt(
+            "UPDATE host_slots SET holder = NULL, lease_expires_at = NULL WHERE host = $1 AND slot = $2 AND holder = $3",
+            vec![host.into(), slot.into(), holder.into()],
+        );
+        self.conn().execute_raw(stmt).await?;
+        Ok(())
+    }
+
+    /// Reserves the next start time for a request to `host`, `interval` after the previous
+    /// reservation (or now); returns it, in microseconds since the epoch.
+    pub async fn reserve_host_start(&self, host: &str, interval: Duration) -> StoreResult<i64> {
+        let now = now_us();
+        let iv = lease_us(interval);
+        let insert = self.stmt("INSERT INTO host_pace (host, next_start_at) VALUES ($1, $2) ON CONFLICT (host) DO NOTHING", vec![host.into(), (now + iv).into()]);
+        if self.conn().execute_raw(insert).await?.rows_affected() == 1 {
+            return Ok(now);
+        }
+        let row = self
+            .conn()
+            .query_one_raw(self.stmt(
+                "UPDATE host_pace SET next_start_at = (CASE WHEN next_start_at > $1 THEN next_start_at ELSE $1 END) + $2 \
+                 WHERE host = $3 RETURNING next_start_at",
+                vec![now.into(), iv.into(), host.into()],
+            ))
+            .await?
+            .ok_or_else(|| StoreError::Corrupt("the host's pace row vanished".into()))?;
+        let next: i64 = row.try_get("", "next_start_at")?;
+        Ok(next - iv)
+    }
+}

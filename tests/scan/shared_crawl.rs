@@ -1,0 +1,287 @@
+//! One scan's pages across workers, with real Chromium over a fixture site and the suite's
+//! database (SQLite, or PostgreSQL when the suite runs on it): a scan shared with a helper finds
+//! exactly what one worker alone finds, each page judged once and the site checks run once; a
+//! worker that dies holding pages loses none of them; an interrupted scan resumes where it
+//! stopped instead of starting again; and the host's politeness holds for all workers together.
+
+use crate::app::spawn_app;
+use crate::fixture_site::{FixtureSite, Route};
+use sitescan::scan::shared_crawl::{CrawlContext, SharedCrawl};
+use sitescan::scan::worker::{Outcome, Ownership, run_claimed};
+use sitescan::scan::{ScanOptions, Scanner, WorkerConfig};
+use sitescan::store::Store;
+use sitescan_test_support::engine::EngineSpec;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+use uuid::Uuid;
+
+const PAGES: usize = 14;
+
+/// Pages that link to a few others each; each answers after `delay`, so that renders overlap.
+fn site_with(delay: Duration) -> impl std::future::Future<Output = FixtureSite> {
+    async move {
+        let site = FixtureSite::start().await;
+        for i in 0..PAGES {
+            let links: String = [(i + 1) % PAGES, (i * 3 + 2) % PAGES, (i + 5) % PAGES]
+                .iter()
+                .map(|k| format!("<a href=\"/p{k}\">Page {k}</a> "))
+                .collect();
+            // Something for the page checks to find on some pages: an image without text.
+            let extra = if i % 4 == 0 { "<img src=\"/x.png\" width=\"10\" height=\"10\">" } else { "" };
+            let title = if i % 5 == 0 { "Same title".to_string() } else { format!("Page {i}") };
+            site.route(
+                &format!("/p{i}"),
+                Route::html(format!(
+                    "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title></head>\
+                     <body><main><h1>Page {i}</h1><p>{links}</p>{extra}</main></body></html>"
+                ))
+                .delay(delay),
+            );
+        }
+        site
+    }
+}
+
+fn config(sharing: bool, lease: Duration) -> WorkerConfig {
+    WorkerConfig {
+        lease,
+        max_attempts: 5,
+        poll: Duration::from_millis(50),
+        options: ScanOptions { max_pages: 40, max_depth: 10, page_concurrency: 2, link_check_budget: 40, ..ScanOptions::default() },
+        ownership: Ownership::ProvedByCaller(None),
+        max_running_per_org: 0,
+        page_sharing: sharing,
+    }
+}
+
+/// (check id, page, selector) of every stored finding of the scan, sorted (duplicates kept).
+async fn finding_keys(store: &Store, scan: Uuid) -> Vec<String> {
+    let mut keys: Vec<String> = store
+        .scan_findings(scan)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|f| {
+            let evidence: serde_json::Value = f.evidence.as_deref().and_then(|e| serde_json::from_str(e).ok()).unwrap_or_default();
+            format!("{} {} {}", f.check_id, f.page_url.unwrap_or_default(), evidence["selector"].as_str().unwrap_or(""))
+        })
+        .collect();
+    keys.sort();
+    keys
+}
+
+/// The URLs of the scan's stored pages, sorted (duplicates kept).
+async fn page_urls(store: &Store, scan: Uuid) -> Vec<String> {
+    let mut urls: Vec<String> = store.scan_pages(scan).await.unwrap().into_iter().map(|p| p.url).collect();
+    urls.sort();
+    urls
+}
+
+/// A queued scan of `start` for the organisation `acme`.
+async fn seed(store: &Store, start: &str) -> sitescan::store::ScanRow {
+    use sitescan::model::{AddressPolicy, ScanMode, Target, TriggeredBy};
+    store.set_org("acme", None).await.unwrap();
+    let target = Target::parse(start, &AddressPolicy::new(vec!["127.0.0.1/32".parse().unwrap()])).unwrap();
+    match store.create_scan("acme", &target, ScanMode::Passive, TriggeredBy::Api, None).await.unwrap() {
+        sitescan::store::CreateOutcome::Created(row) => row,
+        other => panic!("{other:?}"),
+    }
+}
+
+/// Claims the next queued scan as `owner` and runs it to its end.
+async fn run_as(store: &Store, scanner: &Scanner, owner: &str, config: &WorkerConfig, shutdown: &CancellationToken) -> Outcome {
+    let scan = store.claim_scan(owner, config.lease, config.max_attempts).await.unwrap().expect("a queued scan");
+    run_claimed(store, scanner, scan, owner, config, shutdown, None).await.expect("the scan runs")
+}
+
+/// A helper worker: takes shares of `scan` until it has ended; how many pages it judged.
+fn helper(store: Store, scanner: Arc<Scanner>, scan: Uuid, options: ScanOptions, lease: Duration) -> tokio::task::JoinHandle<usize> {
+    tokio::spawn(async move {
+        let cancel = CancellationToken::new();
+        let mut judged = 0;
+        loop {
+            let row = store.scan_any_org(scan).await.unwrap().unwrap();
+            if sitescan::scan::worker::is_finished(&row) {
+                return judged;
+            }
+            let crawl = SharedCrawl { store: &store, scan_id: scan, org: "acme", holder: "helper", lease };
+            judged += scanner.help(crawl, &options, &cancel).await.expect("the helper's share");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shared_scan_splits_its_pages_and_finds_exactly_what_one_worker_finds() {
+    let app = spawn_app().await;
+    let store = app.store.clone();
+    let site = site_with(Duration::from_millis(150)).await;
+    let start = site.url("/p0");
+    let scanner = EngineSpec::default().scanner().await;
+    let lease = Duration::from_secs(30);
+
+    let alone = seed(&store, &start).await;
+    let outcome = run_as(&store, &scanner, "alone", &config(false, lease), &CancellationToken::new()).await;
+    assert!(matches!(outcome, Outcome::Completed(_)), "{outcome:?}");
+
+    let shared = seed(&store, &start).await;
+    let help = helper(store.clone(), scanner.clone(), shared.id, config(true, lease).options, lease);
+    let outcome = run_as(&store, &scanner, "owner", &config(true, lease), &CancellationToken::new()).await;
+    let Outcome::Completed(stats) = outcome else { panic!("the shared scan: {outcome:?}") };
+    let helped = help.await.unwrap();
+
+    let (pages_alone, pages_shared) = (page_urls(&store, alone.id).await, page_urls(&store, shared.id).await);
+    assert_eq!(pages_alone.len(), PAGES, "one worker renders every page: {pages_alone:?}");
+    assert_eq!(pages_shared, pages_alone, "the shared scan renders the same pages, each once");
+    assert_eq!(stats.pages, PAGES);
+    assert!(helped > 0 && helped < PAGES, "both workers took a share: the helper judged {helped} of {PAGES}");
+
+    let (a, b) = (finding_keys(&store, alone.id).await, finding_keys(&store, shared.id).await);
+    assert!(a.iter().any(|k| k.starts_with("search.title-duplicate")), "the site checks found the duplicate titles: {a:#?}");
+    assert!(!a.is_empty());
+    assert_eq!(b, a, "findings by check, page and selector are those of one worker (site checks once)");
+
+    let report = store.scan_any_org(shared.id).await.unwrap().unwrap();
+    assert_eq!(report.status, sitescan::model::ScanStatus::Completed);
+    assert!(store.crawl_context(shared.id).await.unwrap().is_none(), "a finished scan's crawl is removed");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_that_dies_holding_pages_loses_none_of_them() {
+    let app = spawn_app().await;
+    let store = app.store.clone();
+    let site = site_with(Duration::from_millis(50)).await;
+    let start = site.url("/p0");
+    let scanner = EngineSpec::default().scanner().await;
+    let scan = seed(&store, &start).await;
+
+    // A worker claims three pages as soon as the crawl is open to others, then dies (it never
+    // writes them, nor renews their leases).
+    let dead = {
+        let store = store.clone();
+        tokio::spawn(async move {
+            let began = Instant::now();
+            loop {
+                if let Some((text, _)) = store.crawl_context(scan.id).await.unwrap() {
+                    let context: CrawlContext = serde_json::from_str(&text).unwrap();
+                    if context.start_done {
+                        let claimed = store.claim_pages(scan.id, "dead", Duration::from_secs(2), 3, 40).await.unwrap();
+                        if !claimed.is_empty() {
+                            return claimed;
+                        }
+                    }
+                }
+                assert!(began.elapsed() < Duration::from_secs(60), "the crawl never opened to other workers");
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        })
+    };
+    let outcome = run_as(&store, &scanner, "owner", &config(true, Duration::from_secs(30)), &CancellationToken::new()).await;
+    let lost = dead.await.unwrap();
+    let Outcome::Completed(stats) = outcome else { panic!("{outcome:?}") };
+    let urls = page_urls(&store, scan.id).await;
+    let mut unique = urls.clone();
+    unique.dedup();
+    assert_eq!(unique, urls, "no page judged twice");
+    assert_eq!(urls.len(), PAGES, "every page judged: {urls:?}");
+    assert_eq!(stats.pages, PAGES);
+    for page in &lost {
+        assert!(urls.contains(&page.url), "{} (held by the dead worker) was judged by another", page.url);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_interrupted_shared_scan_resumes_where_it_stopped() {
+    let app = spawn_app().await;
+    let store = app.store.clone();
+    let site = site_with(Duration::from_millis(100)).await;
+    let start = site.url("/p0");
+    let scanner = EngineSpec::default().scanner().await;
+    let scan = seed(&store, &start).await;
+    let config = config(true, Duration::from_secs(30));
+
+    // The first attempt stops (as at a shutdown) once a few pages are judged.
+    let shutdown = CancellationToken::new();
+    let stopper = {
+        let (store, shutdown) = (store.clone(), shutdown.clone());
+        tokio::spawn(async move {
+            loop {
+                if store.crawl_counts(scan.id).await.unwrap().done >= 5 {
+                    shutdown.cancel();
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        })
+    };
+    let first = run_as(&store, &scanner, "first", &config, &shutdown).await;
+    stopper.await.unwrap();
+    assert!(matches!(first, Outcome::Interrupted), "{first:?}");
+    let kept = store.crawl_counts(scan.id).await.unwrap().done;
+    assert!(kept >= 5, "the judged pages stay: {kept}");
+    let renders_before: usize = (0..PAGES).map(|i| site.hit_count(&format!("/p{i}"))).sum();
+
+    let second = run_as(&store, &scanner, "second", &config, &CancellationToken::new()).await;
+    let Outcome::Completed(stats) = second else { panic!("{second:?}") };
+    let urls = page_urls(&store, scan.id).await;
+    let mut unique = urls.clone();
+    unique.dedup();
+    assert_eq!(unique, urls, "no page written twice across the attempts");
+    assert_eq!(urls.len(), PAGES);
+    assert_eq!(stats.pages, PAGES);
+    let renders_after: usize = (0..PAGES).map(|i| site.hit_count(&format!("/p{i}"))).sum();
+    let second_renders = renders_after - renders_before;
+    assert!(
+        second_renders <= PAGES - kept as usize + config.options.page_concurrency,
+        "the second attempt rendered {second_renders} pages; only the {} left (and those in flight at the stop) were due",
+        PAGES - kept as usize
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hosts_politeness_holds_across_workers() {
+    let app = spawn_app().await;
+    let store = app.store.clone();
+    let host = format!("polite-{}.test", Uuid::new_v4().simple());
+    // Two workers' gates (each its own holder) on one host: one request at a time, 80 ms apart.
+    let context = CrawlContext {
+        start: format!("http://{host}/"),
+        site: sitescan::scan::frontier::Site::new(&url::Url::parse(&format!("http://{host}/")).unwrap()),
+        robots: None,
+        host: host.clone(),
+        host_concurrency: 1,
+        interval_ms: 80,
+        start_done: true,
+    };
+    let spans = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let mut tasks = Vec::new();
+    for worker in ["w1", "w2"] {
+        let (store, context, spans) = (store.clone(), context.clone(), spans.clone());
+        tasks.push(tokio::spawn(async move {
+            let crawl = SharedCrawl { store: &store, scan_id: Uuid::nil(), org: "acme", holder: worker, lease: Duration::from_secs(30) };
+            let gate = context.gate(crawl);
+            let cancel = CancellationToken::new();
+            for _ in 0..4 {
+                let permit = gate.enter(&cancel).await.unwrap();
+                let began = Instant::now();
+                tokio::time::sleep(Duration::from_millis(30)).await;
+                spans.lock().unwrap().push((began, Instant::now()));
+                gate.leave(permit).await;
+            }
+        }));
+    }
+    for t in tasks {
+        t.await.unwrap();
+    }
+    let mut spans = spans.lock().unwrap().clone();
+    spans.sort();
+    assert_eq!(spans.len(), 8);
+    for pair in spans.windows(2) {
+        let (a, b) = (pair[0], pair[1]);
+        assert!(b.0 >= a.1, "two requests to the host at once across workers");
+        let gap = b.0.duration_since(a.0);
+        assert!(gap >= Duration::from_millis(75), "requests started {gap:?} apart; the host asked for 80 ms");
+    }
+}
+
