@@ -81,21 +81,21 @@ fn sample_findings(start: usize, n: usize) -> Vec<Finding> {
 }
 
 /// A database of its own: a temp SQLite file, or a PostgreSQL database created for the bench.
-struct Db {
-    url: String,
+pub(crate) struct Db {
+    pub(crate) url: String,
     admin: Option<(String, String)>,
     _dir: Option<tempfile::TempDir>,
 }
 
 impl Db {
-    async fn create(backend: &str, ctx: &Ctx, postgres: Option<&str>) -> anyhow::Result<Db> {
+    pub(crate) async fn create(backend: &str, ctx: &Ctx, postgres: Option<&str>) -> anyhow::Result<Db> {
         if backend == "sqlite" {
             let dir = tempfile::tempdir_in(&ctx.work)?;
             let url = format!("sqlite://{}?mode=rwc", dir.path().join("bench.db").display());
             return Ok(Db { url, admin: None, _dir: Some(dir) });
         }
         let admin_url = postgres.ok_or_else(|| anyhow::anyhow!("no PostgreSQL URL"))?.to_string();
-        let name = format!("sitescan_bench_{}", std::process::id());
+        let name = format!("sitescan_bench_{}_{}", std::process::id(), uuid::Uuid::new_v4().simple());
         let admin = Database::connect(admin_url.as_str()).await?;
         admin.execute_unprepared(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).await?;
         admin.execute_unprepared(&format!("CREATE DATABASE {name}")).await?;
@@ -105,7 +105,7 @@ impl Db {
         Ok(Db { url: url.to_string(), admin: Some((admin_url, name)), _dir: None })
     }
 
-    async fn drop_db(&self) {
+    pub(crate) async fn drop_db(&self) {
         if let Some((admin_url, name)) = &self.admin
             && let Ok(admin) = Database::connect(admin_url.as_str()).await
         {

@@ -94,6 +94,11 @@ pub async fn run_all(args: RunArgs, root: PathBuf) -> anyhow::Result<()> {
         println!("== recurring");
         recurring(&ctx, &args, &site, &bare, &mut report).await;
     }
+    if only("fleet") {
+        println!("== fleet");
+        let postgres = Some(args.postgres.clone()).filter(|p| !p.trim().is_empty());
+        crate::fleet::run(&ctx, &site.url(0), site.pages, postgres.as_deref(), &mut report).await;
+    }
     drop(site);
     if only("fidelity") {
         println!("== fidelity");

@@ -1,0 +1,156 @@
+//! One scan across worker processes, for real: the bench site scanned by `sitescan worker`
+//! processes on one PostgreSQL database: one worker alone (the scan's pages all its own), then
+//! two sharing the scan's pages (`--share-pages`). The scan's time is the store's (claimed to
+//! completed), so the processes' start (Chromium's launch) is not counted; findings are
+//! compared by check id, page and selector, and each worker's share is read off its log.
+
+use crate::api::Db;
+use crate::report::Report;
+use crate::runners::Ctx;
+use sitescan::model::{AddressPolicy, ScanMode, ScanStatus, Target, TriggeredBy};
+use sitescan::store::{CreateOutcome, Store};
+use std::collections::BTreeMap;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+use tokio::process::Command;
+
+const B: &str = "fleet";
+const ORG: &str = "bench";
+
+/// One run: the scan's seconds, its findings by key, its pages and each worker's pages.
+struct FleetRun {
+    seconds: f64,
+    pages: usize,
+    findings: BTreeMap<String, usize>,
+    shares: Vec<usize>,
+}
+
+pub async fn run(ctx: &Ctx, start: &str, pages: usize, postgres: Option<&str>, report: &mut Report) {
+    let mut runs = Vec::new();
+    for (label, workers, share) in [("one worker", 1usize, false), ("two workers sharing its pages", 2, true)] {
+        match run_one(ctx, start, pages, postgres, workers, share).await {
+            Ok(r) => {
+                println!("fleet: {label}: {:.1} s, {} pages, shares {:?}", r.seconds, r.pages, r.shares);
+                runs.push((label, r));
+            }
+            Err(e) => {
+                report.problem(format!("fleet: {label}: {e:#}"));
+                return;
+            }
+        }
+    }
+    let [(_, one), (_, two)] = &runs[..] else { return };
+    report.row(B, "one scan, 1 worker process: scan time", one.seconds, "s");
+    let ratio = two.seconds / one.seconds;
+    let row = report.row(B, "one scan, 2 worker processes sharing its pages: scan time", two.seconds, "s");
+    row.target = Some("<= 1.10x one worker".into());
+    row.met = Some(ratio <= 1.10);
+    row.note = Some(format!("{ratio:.2}x one worker on this {}-core machine (CPU-bound)", num_cpus()));
+    let row = report.row(B, "pages judged by the second worker", two.shares.iter().copied().min().unwrap_or(0) as f64, "pages");
+    row.target = Some("> 0 (the work is split)".into());
+    row.met = Some(two.shares.len() == 2 && two.shares.iter().all(|n| *n > 0));
+    row.note = Some(format!("shares {:?} of {} pages", two.shares, two.pages));
+    let differences: usize = one
+        .findings
+        .iter()
+        .map(|(k, n)| two.findings.get(k).map_or(*n, |m| n.abs_diff(*m)))
+        .sum::<usize>()
+        + two.findings.iter().filter(|(k, _)| !one.findings.contains_key(*k)).map(|(_, n)| n).sum::<usize>();
+    let row = report.row(B, "finding differences, 2 workers against 1 (check, page, selector)", differences as f64, "findings");
+    row.target = Some("0".into());
+    row.met = Some(differences == 0 && one.pages == two.pages);
+    if differences > 0 || one.pages != two.pages {
+        report.problem(format!("fleet: two workers found {differences} findings other than one worker's ({} and {} pages)", two.pages, one.pages));
+    }
+}
+
+fn num_cpus() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+async fn run_one(ctx: &Ctx, start: &str, pages: usize, postgres: Option<&str>, workers: usize, share: bool) -> anyhow::Result<FleetRun> {
+    let db = Db::create("postgresql", ctx, postgres).await?;
+    let result = scan_with(ctx, &db.url, start, pages, workers, share).await;
+    db.drop_db().await;
+    result
+}
+
+async fn scan_with(ctx: &Ctx, url: &str, start: &str, pages: usize, workers: usize, share: bool) -> anyhow::Result<FleetRun> {
+    let store = Store::open(url, true).await?;
+    store.set_org(ORG, None).await?;
+    let target = Target::parse(start, &AddressPolicy::new(vec!["127.0.0.1/32".parse()?]))?;
+    let scan = match store.create_scan(ORG, &target, ScanMode::Passive, TriggeredBy::Api, Some(pages as i32)).await? {
+        CreateOutcome::Created(row) => row,
+        CreateOutcome::QuotaExceeded(q) => anyhow::bail!("quota: {q:?}"),
+    };
+    let mut children = Vec::new();
+    let mut logs = Vec::new();
+    for w in 0..workers {
+        let log = ctx.work.join(format!("fleet-{workers}-{w}.log"));
+        let file = std::fs::File::create(&log)?;
+        let mut cmd = Command::new(&ctx.sitescan);
+        cmd.args(["worker", "--database", url, "--allow-target", "127.0.0.1/32", "--workers", "1"])
+            .args(["--max-pages", &pages.to_string(), "--chromium"])
+            .arg(&ctx.chromium)
+            .env("RUST_LOG", "info,sqlx=warn,sea_orm=warn,chromiumoxide=off")
+            .env("NO_COLOR", "1")
+            .stdout(Stdio::null())
+            .stderr(file)
+            .kill_on_drop(true);
+        if share {
+            cmd.arg("--share-pages");
+        }
+        children.push(cmd.spawn()?);
+        logs.push(log);
+    }
+    let began = Instant::now();
+    let row = loop {
+        let row = store.scan_any_org(scan.id).await?.ok_or_else(|| anyhow::anyhow!("the scan vanished"))?;
+        if matches!(row.status, ScanStatus::Completed | ScanStatus::Failed) {
+            break row;
+        }
+        anyhow::ensure!(began.elapsed() < Duration::from_secs(900), "the scan did not finish in 15 minutes");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    for child in &mut children {
+        if let Some(pid) = child.id() {
+            // SAFETY: kill(2) on our own child's pid.
+            unsafe { libc::kill(pid as i32, libc::SIGTERM) };
+        }
+    }
+    for child in &mut children {
+        let _ = tokio::time::timeout(Duration::from_secs(30), child.wait()).await;
+    }
+    anyhow::ensure!(row.status == ScanStatus::Completed, "the scan failed: {:?}", row.report);
+    let seconds = (row.completed_at.unwrap_or(0) - row.started_at.unwrap_or(0)) as f64 / 1e6;
+    let mut findings = BTreeMap::new();
+    for f in store.scan_findings(scan.id).await? {
+        let evidence: serde_json::Value = f.evidence.as_deref().and_then(|e| serde_json::from_str(e).ok()).unwrap_or_default();
+        let key = format!("{} {} {}", f.check_id, f.page_url.unwrap_or_default(), evidence["selector"].as_str().unwrap_or(""));
+        *findings.entry(key).or_insert(0) += 1;
+    }
+    let pages_done = store.scan_pages(scan.id).await?.len();
+    let mut shares = Vec::new();
+    for log in &logs {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        shares.push(pages_in_log(&text, pages_done));
+    }
+    store.close().await;
+    Ok(FleetRun { seconds, pages: pages_done, findings, shares })
+}
+
+/// The pages one worker judged, from its log: the scan's own worker says `own=N` when its crawl
+/// drained; a helper says `pages=N` each time it helped. A worker alone judged them all.
+fn pages_in_log(log: &str, all: usize) -> usize {
+    let field = |line: &str, name: &str| -> Option<usize> {
+        line.split_whitespace().find_map(|w| w.strip_prefix(name)).and_then(|v| v.trim_matches(|c: char| !c.is_ascii_digit()).parse().ok())
+    };
+    let own: Option<usize> = log.lines().filter(|l| l.contains("crawl drained")).find_map(|l| field(l, "own="));
+    let helped: usize = log.lines().filter(|l| l.contains("helped with another worker's scan")).filter_map(|l| field(l, "pages=")).sum();
+    match own {
+        Some(n) => n + helped,
+        None if helped > 0 => helped,
+        None if log.contains("scan completed") => all,
+        None => 0,
+    }
+}
