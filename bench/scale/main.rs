@@ -22,6 +22,7 @@
 //! It drops and recreates the database `sitescan_scale` on the server of `--postgres` (default
 //! `postgres://postgres@127.0.0.1:5432`). Each planner has a pool of its own, as a process would.
 
+mod big_site;
 mod lists;
 mod rates;
 mod workers;
@@ -46,6 +47,8 @@ struct Args {
     latency_ms: u64,
     queue: Option<usize>,
     noisy: Option<usize>,
+    big_site: Option<usize>,
+    one_loop_pages: Option<usize>,
     workers: Vec<usize>,
     pages: usize,
     page_ms: u64,
@@ -55,7 +58,7 @@ struct Args {
 }
 
 fn args() -> Args {
-    let mut a = Args { sites: Vec::new(), findings: Vec::new(), monitors: None, webhooks: None, latency_ms: 50, queue: None, noisy: None, workers: vec![10, 40], pages: 5, page_ms: 400, page_findings: 10, planners: 2, postgres: "postgres://postgres@127.0.0.1:5432".into() };
+    let mut a = Args { sites: Vec::new(), findings: Vec::new(), monitors: None, webhooks: None, latency_ms: 50, queue: None, noisy: None, big_site: None, one_loop_pages: None, workers: vec![10, 40], pages: 5, page_ms: 400, page_findings: 10, planners: 2, postgres: "postgres://postgres@127.0.0.1:5432".into() };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let value = it.next().unwrap_or_default();
@@ -67,6 +70,8 @@ fn args() -> Args {
             "--latency-ms" => a.latency_ms = value.parse().unwrap_or(50),
             "--queue" => a.queue = value.parse().ok(),
             "--noisy" => a.noisy = value.parse().ok(),
+            "--big-site" => a.big_site = value.parse().ok(),
+            "--one-loop-pages" => a.one_loop_pages = value.parse().ok(),
             "--workers" => a.workers = value.split(',').filter_map(|v| v.trim().parse().ok()).collect(),
             "--pages" => a.pages = value.parse().unwrap_or(5),
             "--page-ms" => a.page_ms = value.parse().unwrap_or(400),
@@ -74,12 +79,12 @@ fn args() -> Args {
             "--planners" => a.planners = value.parse().unwrap_or(2),
             "--postgres" => a.postgres = value.trim_end_matches('/').to_string(),
             other => {
-                eprintln!("unknown argument {other}; use --sites N[,N...] --planners K --postgres URL, or --findings N[,N...], or --monitors N / --webhooks N [--latency-ms L], or --queue N / --noisy N --workers W[,W...] [--pages P --page-ms T --page-findings F]");
+                eprintln!("unknown argument {other}; use --sites N[,N...] --planners K --postgres URL, or --findings N[,N...], or --monitors N / --webhooks N [--latency-ms L], or --queue N / --noisy N --workers W[,W...] [--pages P --page-ms T --page-findings F], or --big-site N --workers W[,W...] [--page-ms T --one-loop-pages P]");
                 std::process::exit(2);
             }
         }
     }
-    if a.sites.is_empty() && a.findings.is_empty() && a.monitors.is_none() && a.webhooks.is_none() && a.queue.is_none() && a.noisy.is_none() {
+    if a.sites.is_empty() && a.findings.is_empty() && a.monitors.is_none() && a.webhooks.is_none() && a.queue.is_none() && a.noisy.is_none() && a.big_site.is_none() {
         a.sites = vec![10_000];
     }
     a
@@ -290,6 +295,44 @@ async fn main() -> anyhow::Result<()> {
                     r.b_wait_p99_s,
                     r.drained_in.as_secs_f64(),
                     r.per_minute
+                );
+            }
+        }
+    }
+    if let Some(n) = args.big_site {
+        let page_time = Duration::from_millis(args.page_ms);
+        println!("| site | worker loops | a page (modelled) | one loop killed half-way | scan took | against one loop | pages judged | distinct | most requests at once (host allows {}) | scan attempts |", big_site::HOST_CONCURRENCY);
+        println!("|---|---|---|---|---|---|---|---|---|---|");
+        let mut one_loop_per_page: Option<f64> = None;
+        for &w in &args.workers {
+            for kill in [false, true] {
+                if kill && w < 2 {
+                    continue;
+                }
+                // One loop on the whole site would take pages x page time; it is measured on a
+                // part of the site and scaled to the whole (its pages take turns: linear).
+                let pages = if w == 1 { args.one_loop_pages.unwrap_or(n).min(n) } else { n };
+                let r = big_site::measure(&fresh_database(&args.postgres).await?, pages, page_time, w, kill).await?;
+                let per_page = r.took.as_secs_f64() / r.pages as f64;
+                let whole = per_page * n as f64;
+                if w == 1 {
+                    one_loop_per_page = Some(per_page);
+                }
+                let against = one_loop_per_page.map_or("-".to_string(), |p| format!("1/{:.1}", (p * n as f64) / whole));
+                println!(
+                    "| {} pages{} | {} | {} ms | {} | {:.1} s{} | {} | {} | {} | {} | {} |",
+                    n,
+                    if pages < n { format!(" (measured on {pages})") } else { String::new() },
+                    w,
+                    args.page_ms,
+                    if r.killed { "yes" } else { "no" },
+                    whole,
+                    if pages < n { " (scaled)" } else { "" },
+                    against,
+                    r.judged,
+                    r.distinct,
+                    r.max_in_flight,
+                    r.attempts
                 );
             }
         }

@@ -7,11 +7,19 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
-/// Renews one scan's lease until stopped; cancels `scan` when the lease is lost.
+/// Renews one scan's lease until stopped or dropped (a worker whose task is gone renews
+/// nothing: the lease expires and another worker takes the scan); cancels `scan` when the lease
+/// is lost.
 pub struct LeaseGuard {
     lost: CancellationToken,
     stop: CancellationToken,
-    renewer: JoinHandle<()>,
+    renewer: Option<JoinHandle<()>>,
+}
+
+impl Drop for LeaseGuard {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
 }
 
 impl LeaseGuard {
@@ -42,13 +50,15 @@ impl LeaseGuard {
                 }
             })
         };
-        LeaseGuard { lost, stop, renewer }
+        LeaseGuard { lost, stop, renewer: Some(renewer) }
     }
 
     /// Stops renewing (the scan ended) and tells whether the lease had been lost meanwhile.
-    pub async fn stop(self) -> bool {
+    pub async fn stop(mut self) -> bool {
         self.stop.cancel();
-        let _ = self.renewer.await;
+        if let Some(renewer) = self.renewer.take() {
+            let _ = renewer.await;
+        }
         self.lost.is_cancelled()
     }
 }

@@ -15,7 +15,7 @@ use super::frontier::{Site, looks_like_page, normalize};
 use super::options::ScanOptions;
 use super::page_work::{JudgedPage, PageContext, PageFacts, judge};
 use super::scanner::{Opened, Progress, ProgressFn, ScanSink, ScanStats, Scanner, crawl_interval};
-use super::site_gather::{RobotsRules, listed_pages};
+use super::site_gather::{RobotsRules, SiteFacts, listed_pages};
 use crate::browser::BrowserSession;
 use crate::model::ScanPhase;
 use crate::store::Store;
@@ -33,6 +33,8 @@ use uuid::Uuid;
 const WAIT_POLL: Duration = Duration::from_millis(200);
 /// How late (microseconds) a reserved start may be taken before it is reserved again.
 const LATE_START_US: i64 = 5_000;
+/// How often a worker counts the crawl's pages for its progress.
+const PROGRESS_COUNT_EVERY: Duration = Duration::from_secs(1);
 /// How often a worker waiting for a host slot held by others tries again.
 const SLOT_POLL: Duration = Duration::from_millis(50);
 
@@ -155,10 +157,17 @@ impl FleetGate<'_> {
     }
 }
 
-/// Renews the leases of the pages a worker holds until stopped.
+/// Renews the leases of the pages a worker holds until stopped or dropped (a worker whose
+/// task is gone renews nothing: its pages' leases expire and others take them).
 struct PageLeases {
     stop: CancellationToken,
-    handle: tokio::task::JoinHandle<()>,
+    handle: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl Drop for PageLeases {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
 }
 
 impl PageLeases {
@@ -179,18 +188,35 @@ impl PageLeases {
                 }
             })
         };
-        PageLeases { stop, handle }
+        PageLeases { stop, handle: Some(handle) }
     }
 
-    async fn stop(self) {
+    async fn stop(mut self) {
         self.stop.cancel();
-        let _ = self.handle.await;
+        if let Some(handle) = self.handle.take() {
+            let _ = handle.await;
+        }
+    }
+}
+
+/// How a worker of a shared crawl renders a page: the browser in the product; the scale
+/// simulation (`bench/scale`) puts a model of a page in its place, so that everything around the
+/// browser (claims, leases, the host gate, the writes) is measured as it runs.
+#[async_trait::async_trait]
+pub trait PageRender: Send + Sync {
+    async fn render(&self, url: &Url) -> crate::model::PageSnapshot;
+}
+
+#[async_trait::async_trait]
+impl PageRender for BrowserSession {
+    async fn render(&self, url: &Url) -> crate::model::PageSnapshot {
+        self.capture(url.as_str()).await
     }
 }
 
 /// What a worker's page loop does when the frontier has nothing for it.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Until {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Until {
     /// The scan's own worker: waits for the others' pages until the crawl is drained.
     Drained,
     /// A helper: returns.
@@ -200,7 +226,7 @@ enum Until {
 /// One worker's part in a crawl: claims pages, renders and judges them, writes them.
 struct PageLoop<'a> {
     crawl: SharedCrawl<'a>,
-    session: &'a BrowserSession,
+    render: &'a dyn PageRender,
     gate: &'a FleetGate<'a>,
     start: Url,
     site: Site,
@@ -222,6 +248,7 @@ impl<'a> PageLoop<'a> {
         let budget = self.options.max_pages.max(1);
         let concurrency = self.options.page_concurrency.max(1);
         let mut pending = FuturesUnordered::new();
+        let mut last_count: Option<Instant> = None;
         loop {
             // Until the start page is judged, it is the only page rendered.
             let room = if start_pending.is_some() { 1 } else { concurrency };
@@ -236,12 +263,12 @@ impl<'a> PageLoop<'a> {
                         self.open_after_start(sitemap).await?;
                     }
                     progress(Progress::PageStarted { url: url.to_string(), budget });
-                    let (session, gate, options) = (self.session, self.gate, self.options);
+                    let (render, gate, options) = (self.render, self.gate, self.options);
                     let (start, site, rules) = (self.start.clone(), self.site.clone(), self.rules.clone());
                     pending.push(async move {
                         let permit = gate.enter(cancel).await?;
                         let t = Instant::now();
-                        let snapshot = session.capture(url.as_str()).await;
+                        let snapshot = render.render(&url).await;
                         let took = t.elapsed();
                         gate.leave(permit).await;
                         crate::metrics::metrics().pages_scanned.inc();
@@ -291,10 +318,15 @@ impl<'a> PageLoop<'a> {
                     self.open_after_start(sitemap).await?;
                 }
                 self.crawl.store.enqueue_pages(self.crawl.scan_id, &links).await?;
-                let counts = self.crawl.store.crawl_counts(self.crawl.scan_id).await?;
-                let done = counts.done as usize;
-                let found = ((counts.done + counts.claimed + counts.queued) as usize).min(budget).max(done);
-                progress(Progress::PageDone { url: url.to_string(), done, found, budget });
+                // The fleet's progress, read now and then (counting a big frontier per page
+                // would cost more than the page).
+                if last_count.is_none_or(|t: Instant| t.elapsed() >= PROGRESS_COUNT_EVERY) {
+                    last_count = Some(Instant::now());
+                    let counts = self.crawl.store.crawl_counts(self.crawl.scan_id).await?;
+                    let done = counts.done as usize;
+                    let found = ((counts.done + counts.claimed + counts.queued) as usize).min(budget).max(done);
+                    progress(Progress::PageDone { url: url.to_string(), done, found, budget });
+                }
             }
         }
     }
@@ -340,6 +372,117 @@ impl<'a> PageLoop<'a> {
     }
 }
 
+/// What one worker's part in a crawl came to.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Part {
+    /// Pages this worker judged and wrote.
+    pub judged: usize,
+    pub render_ms: u64,
+    pub checks_ms: u64,
+    pub store_ms: u64,
+}
+
+/// Opens the scan's crawl with `context` and its start page, or finds the crawl an interrupted
+/// attempt left (whose judged pages stay; what its post-crawl phase wrote is removed). The
+/// context the crawl goes on with.
+pub async fn open(crawl: SharedCrawl<'_>, context: CrawlContext) -> Result<CrawlContext, ScanError> {
+    let store = crawl.store;
+    let context = if store.open_crawl(crawl.scan_id, &context.encode()?).await? {
+        context
+    } else {
+        let Some((text, site_phase)) = store.crawl_context(crawl.scan_id).await? else {
+            return Err(ScanError::Interrupted);
+        };
+        if let Some(since) = site_phase {
+            store.undo_site_phase(crawl.scan_id, since).await?;
+        }
+        let counts = store.crawl_counts(crawl.scan_id).await?;
+        tracing::info!(done = counts.done, queued = counts.queued + counts.abandoned, "resuming the crawl of an interrupted attempt");
+        CrawlContext::decode(&text)?
+    };
+    store.enqueue_pages(crawl.scan_id, &[(context.start.clone(), 0)]).await?;
+    Ok(context)
+}
+
+/// Takes part in the crawl: claims pages, renders them with `render`, judges and writes them,
+/// until `until`. `sitemap`: the scan's own worker of a crawl whose start page is not judged yet
+/// (the start page is then rendered alone first; the sitemap's pages follow it).
+#[allow(clippy::too_many_arguments)]
+pub async fn take_part(
+    crawl: SharedCrawl<'_>,
+    context: &CrawlContext,
+    render: &dyn PageRender,
+    rules: RobotsRules,
+    options: &ScanOptions,
+    until: Until,
+    sitemap: Option<Vec<Url>>,
+    progress: &(dyn Fn(Progress) + Send + Sync),
+    cancel: &CancellationToken,
+) -> Result<Part, ScanError> {
+    let start = Url::parse(&context.start).map_err(|e| ScanError::TargetUnreachable(format!("the crawl's start is not a URL: {e}")))?;
+    let stored = crawl.store.scan_check_counts(crawl.scan_id).await?.iter().map(|(_, _, n)| *n as usize).sum();
+    let leases = PageLeases::start(crawl.store.clone(), crawl.holder.to_string(), crawl.lease);
+    let fleet_gate = context.gate(crawl);
+    let mut pages = PageLoop {
+        crawl,
+        render,
+        gate: &fleet_gate,
+        start,
+        site: context.site.clone(),
+        rules: Arc::new(rules),
+        options,
+        ceiling: FindingCeiling::with_stored(stored),
+        judged: 0,
+        render_ms: 0,
+        checks_ms: 0,
+        store_ms: 0,
+    };
+    let ran = pages.run(until, cancel, progress, sitemap).await;
+    let part = Part { judged: pages.judged, render_ms: pages.render_ms, checks_ms: pages.checks_ms, store_ms: pages.store_ms };
+    drop(pages);
+    leases.stop().await;
+    if let Err(e) = ran {
+        if let Err(e) = crawl.store.release_pages(crawl.holder).await {
+            tracing::warn!(error = %e, "could not give back this worker's pages; their leases expire");
+        }
+        return Err(e);
+    }
+    Ok(part)
+}
+
+/// The crawl is drained: marks the start of the post-crawl phase and adds every judged page's
+/// facts to `facts`. How many pages, per worker, and what the budgets cut on them.
+pub async fn gather_facts(crawl: SharedCrawl<'_>, facts: &mut SiteFacts) -> Result<(BTreeMap<String, usize>, crate::model::CappedCounts), ScanError> {
+    crawl.store.begin_site_phase(crawl.scan_id).await?;
+    let mut by_worker: BTreeMap<String, usize> = BTreeMap::new();
+    let mut capped = crate::model::CappedCounts::default();
+    for (text, by) in crawl.store.crawl_facts(crawl.scan_id).await? {
+        let page: PageFacts =
+            serde_json::from_str(&text).map_err(|e| ScanError::Store(crate::store::StoreError::Corrupt(format!("a page's facts: {e}"))))?;
+        capped.add(page.capped);
+        page.add_to(facts);
+        *by_worker.entry(by).or_default() += 1;
+    }
+    Ok((by_worker, capped))
+}
+
+/// A helper's share of another worker's crawl, once that crawl is open to others: the crawl's
+/// context and robots.txt rules, or `None` when there is nothing to help with.
+pub async fn join(crawl: SharedCrawl<'_>) -> Result<Option<(CrawlContext, RobotsRules)>, ScanError> {
+    let Some((text, site_phase)) = crawl.store.crawl_context(crawl.scan_id).await? else { return Ok(None) };
+    let context = CrawlContext::decode(&text)?;
+    if !context.start_done || site_phase.is_some() {
+        return Ok(None);
+    }
+    let rules = match context.robots.clone() {
+        Some(body) => tokio::task::spawn_blocking(move || RobotsRules::parse(body.as_bytes()))
+            .await
+            .map_err(|e| ScanError::Browser(format!("the robots.txt parser failed: {e}")))?,
+        None => RobotsRules::default(),
+    };
+    Ok(Some((context, rules)))
+}
+
 impl Scanner {
     /// Scans the site at `start` as the scan's own worker of a shared crawl: opens the crawl (or
     /// resumes an interrupted attempt's: its judged pages stay), takes its share of the pages,
@@ -360,7 +503,6 @@ impl Scanner {
             }
         };
         let Opened { mut facts, rules, gate } = self.open_site(start, options, &cancel).await?;
-        let store = crawl.store;
         let context = CrawlContext {
             start: start.to_string(),
             site: Site::new(start),
@@ -370,71 +512,27 @@ impl Scanner {
             interval_ms: crawl_interval(facts.robots.crawl_delay_s, options).as_millis() as u64,
             start_done: false,
         };
-        let context = if store.open_crawl(crawl.scan_id, &context.encode()?).await? {
-            store.enqueue_pages(crawl.scan_id, &[(start.to_string(), 0)]).await?;
-            context
-        } else {
-            let Some((text, site_phase)) = store.crawl_context(crawl.scan_id).await? else {
-                return Err(ScanError::Interrupted);
-            };
-            if let Some(since) = site_phase {
-                store.undo_site_phase(crawl.scan_id, since).await?;
-            }
-            let resumed = CrawlContext::decode(&text)?;
-            let counts = store.crawl_counts(crawl.scan_id).await?;
-            tracing::info!(done = counts.done, queued = counts.queued + counts.abandoned, "resuming the crawl of an interrupted attempt");
-            store.enqueue_pages(crawl.scan_id, &[(start.to_string(), 0)]).await?;
-            resumed
-        };
+        let context = open(crawl, context).await?;
         let sitemap: Vec<Url> = listed_pages(&facts.sitemaps).filter_map(|u| normalize(u, None)).collect();
-        let start_pending = (!context.start_done).then_some(sitemap);
+        let sitemap = (!context.start_done).then_some(sitemap);
 
         let session = self.pool().session().await.map_err(|e| ScanError::Browser(e.to_string()))?;
         if let Some(cache) = &options.region_cache {
             cache.seed(&session).await;
         }
         notify(Progress::Phase(ScanPhase::Crawling));
-        let stored = store.scan_check_counts(crawl.scan_id).await?.iter().map(|(_, _, n)| *n as usize).sum();
-        let leases = PageLeases::start(store.clone(), crawl.holder.to_string(), crawl.lease);
-        let fleet_gate = context.gate(crawl);
-        let mut pages = PageLoop {
-            crawl,
-            session: &session,
-            gate: &fleet_gate,
-            start: start.clone(),
-            site: context.site.clone(),
-            rules: Arc::new(rules),
-            options,
-            ceiling: FindingCeiling::with_stored(stored),
-            judged: 0,
-            render_ms: 0,
-            checks_ms: 0,
-            store_ms: 0,
-        };
-        let ran = pages.run(Until::Drained, &cancel, &notify, start_pending).await;
-        let mut stats = ScanStats { render_ms: pages.render_ms, checks_ms: pages.checks_ms, store_ms: pages.store_ms, ..ScanStats::default() };
-        let own = pages.judged;
-        drop(pages);
-        leases.stop().await;
-        if let Err(e) = ran {
-            if let Err(e) = store.release_pages(crawl.holder).await {
-                tracing::warn!(error = %e, "could not give back this worker's pages; their leases expire");
+        let part = match take_part(crawl, &context, &session, rules, options, Until::Drained, sitemap, &notify, &cancel).await {
+            Ok(part) => part,
+            Err(e) => {
+                session.close().await;
+                return Err(e);
             }
-            session.close().await;
-            return Err(e);
-        }
-        store.begin_site_phase(crawl.scan_id).await?;
-        let mut by_worker: BTreeMap<String, usize> = BTreeMap::new();
-        let mut judged = 0usize;
-        for (text, by) in store.crawl_facts(crawl.scan_id).await? {
-            let page: PageFacts = serde_json::from_str(&text)
-                .map_err(|e| ScanError::Store(crate::store::StoreError::Corrupt(format!("a page's facts: {e}"))))?;
-            stats.capped.add(page.capped);
-            page.add_to(&mut facts);
-            *by_worker.entry(by).or_default() += 1;
-            judged += 1;
-        }
-        tracing::info!(pages = judged, own, workers = by_worker.len(), "crawl drained; finishing the site");
+        };
+        let mut stats = ScanStats { render_ms: part.render_ms, checks_ms: part.checks_ms, store_ms: part.store_ms, ..ScanStats::default() };
+        let (by_worker, capped) = gather_facts(crawl, &mut facts).await?;
+        stats.capped.add(capped);
+        let judged: usize = by_worker.values().sum();
+        tracing::info!(pages = judged, own = part.judged, workers = by_worker.len(), "crawl drained; finishing the site");
         self.finish_site(session, facts, &gate, start, options, sink, &notify, &cancel, &mut stats).await?;
         stats.pages = judged;
         stats.duration_ms = began.elapsed().as_millis() as u64;
@@ -444,53 +542,16 @@ impl Scanner {
     /// Takes a share of another worker's scan: claims batches of its pages, renders, judges and
     /// writes them, until none is left to claim. How many pages this worker judged.
     pub async fn help(&self, crawl: SharedCrawl<'_>, options: &ScanOptions, cancel: &CancellationToken) -> Result<usize, ScanError> {
-        let Some((text, site_phase)) = crawl.store.crawl_context(crawl.scan_id).await? else { return Ok(0) };
-        let context = CrawlContext::decode(&text)?;
-        if !context.start_done || site_phase.is_some() {
-            return Ok(0);
-        }
-        let Ok(start) = Url::parse(&context.start) else { return Ok(0) };
-        let robots = context.robots.clone();
-        let rules = match robots {
-            Some(body) => tokio::task::spawn_blocking(move || RobotsRules::parse(body.as_bytes()))
-                .await
-                .map_err(|e| ScanError::Browser(format!("the robots.txt parser failed: {e}")))?,
-            None => RobotsRules::default(),
-        };
+        let Some((context, rules)) = join(crawl).await? else { return Ok(0) };
         let session = self.pool().session().await.map_err(|e| ScanError::Browser(e.to_string()))?;
         if let Some(cache) = &options.region_cache {
             cache.seed(&session).await;
         }
-        let stored = crawl.store.scan_check_counts(crawl.scan_id).await?.iter().map(|(_, _, n)| *n as usize).sum();
-        let leases = PageLeases::start(crawl.store.clone(), crawl.holder.to_string(), crawl.lease);
-        let fleet_gate = context.gate(crawl);
-        let mut pages = PageLoop {
-            crawl,
-            session: &session,
-            gate: &fleet_gate,
-            start,
-            site: context.site.clone(),
-            rules: Arc::new(rules),
-            options,
-            ceiling: FindingCeiling::with_stored(stored),
-            judged: 0,
-            render_ms: 0,
-            checks_ms: 0,
-            store_ms: 0,
-        };
-        let ran = pages.run(Until::NothingClaimable, cancel, &|_| {}, None).await;
-        let judged = pages.judged;
-        drop(pages);
-        leases.stop().await;
-        if ran.is_err()
-            && let Err(e) = crawl.store.release_pages(crawl.holder).await
-        {
-            tracing::warn!(error = %e, "could not give back this worker's pages; their leases expire");
-        }
+        let part = take_part(crawl, &context, &session, rules, options, Until::NothingClaimable, None, &|_| {}, cancel).await;
         if let Some(cache) = &options.region_cache {
             cache.save(&session).await;
         }
         session.close().await;
-        ran.map(|()| judged)
+        part.map(|p| p.judged)
     }
 }

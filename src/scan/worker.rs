@@ -359,6 +359,15 @@ impl Workers {
         Workers { shutdown, handles, scanner }
     }
 
+    /// Ends one worker loop at once, as if its process had died: nothing is released or
+    /// written, its leases (the scan's, its pages') expire and other workers take over. For the
+    /// scale simulation and tests. `false` when no loop was left.
+    pub fn kill_one(&mut self) -> bool {
+        let Some(i) = self.handles.iter().position(|h| !h.is_finished()) else { return false };
+        self.handles.remove(i).abort();
+        true
+    }
+
     /// Stops claiming, releases the scans in progress, closes the browsers.
     pub async fn shutdown(self) {
         self.shutdown.cancel();

@@ -163,28 +163,47 @@ impl Store {
         let txn = self.conn().begin().await?;
         // A write first: it takes the crawl's row lock (PostgreSQL) or the database's write lock
         // (SQLite), so claims of one scan take turns and the budget holds.
-        txn.execute_raw(self.stmt("UPDATE crawls SET context = context WHERE scan_id = $1", vec![scan_id.into()])).await?;
-        let used = txn
+        txn.execute_raw(self.stmt("UPDATE crawls SET done_pages = done_pages WHERE scan_id = $1", vec![scan_id.into()])).await?;
+        // Judged pages are counted on the crawl's row; pages being rendered are few (the
+        // frontier index finds them without reading the queue).
+        let done = txn
+            .query_one_raw(self.stmt("SELECT done_pages FROM crawls WHERE scan_id = $1", vec![scan_id.into()]))
+            .await?
+            .map(|r| r.try_get::<i64>("", "done_pages"))
+            .transpose()?
+            .unwrap_or(0);
+        let rendering = txn
             .query_one_raw(self.stmt(
-                "SELECT COUNT(*) AS n FROM crawl_pages WHERE scan_id = $1 AND (state = 'done' OR (state = 'claimed' AND lease_expires_at >= $2))",
+                "SELECT COUNT(*) AS n FROM crawl_pages WHERE scan_id = $1 AND state = 'claimed' AND lease_expires_at >= $2",
                 vec![scan_id.into(), now.into()],
             ))
             .await?
             .map(|r| r.try_get::<i64>("", "n"))
             .transpose()?
             .unwrap_or(0);
-        let room = (budget as i64 - used).clamp(0, max as i64);
+        let room = (budget as i64 - done - rendering).clamp(0, max as i64);
         if room == 0 {
             txn.commit().await?;
             return Ok(Vec::new());
         }
-        let rows = txn
+        // Pages whose worker died first, then the queue breadth first (each an index range).
+        let mut rows = txn
             .query_all_raw(self.stmt(
-                "SELECT url_key, url, depth FROM crawl_pages WHERE scan_id = $1 \
-                 AND (state = 'queued' OR (state = 'claimed' AND lease_expires_at < $2)) ORDER BY depth, ordinal LIMIT $3",
+                "SELECT url_key, url, depth FROM crawl_pages WHERE scan_id = $1 AND state = 'claimed' AND lease_expires_at < $2 \
+                 ORDER BY depth, ordinal LIMIT $3",
                 vec![scan_id.into(), now.into(), room.into()],
             ))
             .await?;
+        if (rows.len() as i64) < room {
+            let rest = room - rows.len() as i64;
+            rows.extend(
+                txn.query_all_raw(self.stmt(
+                    "SELECT url_key, url, depth FROM crawl_pages WHERE scan_id = $1 AND state = 'queued' ORDER BY depth, ordinal LIMIT $2",
+                    vec![scan_id.into(), rest.into()],
+                ))
+                .await?,
+            );
+        }
         let mut claimed = Vec::with_capacity(rows.len());
         for row in rows {
             let key: String = row.try_get("", "url_key")?;
@@ -245,6 +264,7 @@ impl Store {
             txn.rollback().await?;
             return Ok(false);
         }
+        txn.execute_raw(self.stmt("UPDATE crawls SET done_pages = done_pages + 1 WHERE scan_id = $1", vec![scan_id.into()])).await?;
         self.append_page_in(&txn, scan_id, org, page, findings).await?;
         txn.commit().await?;
         Ok(true)
