@@ -53,7 +53,7 @@ impl PageRender for ModelSite {
         let mut page = PageSnapshot { requested_url: url.to_string(), final_url: url.to_string(), status: Some(200), ..PageSnapshot::default() };
         page.mime_type = Some("text/html".into());
         page.dom.title = Some(format!("Page {i}"));
-        page.dom.lang = Some("en".into());
+        page.dom.html_lang = Some("en".into());
         for k in 1..=FANOUT {
             let child = i * FANOUT + k;
             if child >= self.pages {
@@ -129,7 +129,6 @@ impl SiteScanner for BigSiteScanner {
 /// One run of the big site.
 pub struct BigRun {
     pub pages: usize,
-    pub loops: usize,
     pub killed: bool,
     pub took: Duration,
     pub judged: i64,
@@ -175,8 +174,9 @@ pub async fn measure(url: &str, pages: usize, page_time: Duration, loops: usize,
         if matches!(row.status, ScanStatus::Completed | ScanStatus::Failed) || Instant::now() > deadline {
             break row;
         }
+        // The loop that holds the scan dies (its own pages and the scan's finish are lost).
         if kill && !killed && super::count(&store, "SELECT COUNT(*) FROM scan_pages").await? as usize >= pages / 2 {
-            killed = pool.kill_one();
+            killed = row.lease_owner.as_deref().is_some_and(|owner| pool.kill(owner));
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
@@ -186,5 +186,5 @@ pub async fn measure(url: &str, pages: usize, page_time: Duration, loops: usize,
     let judged = super::count(&store, "SELECT COUNT(*) FROM scan_pages").await?;
     let distinct = super::count(&store, "SELECT COUNT(DISTINCT url) FROM scan_pages").await?;
     store.close().await;
-    Ok(BigRun { pages, loops, killed, took, judged, distinct, max_in_flight: site.max_in_flight.load(Ordering::SeqCst), attempts: row.attempts })
+    Ok(BigRun { pages, killed, took, judged, distinct, max_in_flight: site.max_in_flight.load(Ordering::SeqCst), attempts: row.attempts })
 }

@@ -324,6 +324,8 @@ pub async fn run_claimed(
 pub struct Workers {
     shutdown: CancellationToken,
     handles: Vec<JoinHandle<()>>,
+    /// Each loop's lease owner id, by the index of its handle.
+    owners: Vec<String>,
     scanner: Arc<dyn SiteScanner>,
 }
 
@@ -331,10 +333,12 @@ impl Workers {
     /// Starts `count` worker loops.
     pub fn spawn(store: Store, scanner: Arc<dyn SiteScanner>, count: usize, config: WorkerConfig) -> Workers {
         let shutdown = CancellationToken::new();
-        let handles = (0..count.max(1))
-            .map(|i| {
-                let (store, scanner, config, shutdown) = (store.clone(), scanner.clone(), config.clone(), shutdown.clone());
-                tokio::spawn(async move { worker_loop(i, store, scanner, config, shutdown).await })
+        let owners: Vec<String> = (0..count.max(1)).map(owner_id).collect();
+        let handles = owners
+            .iter()
+            .map(|owner| {
+                let (store, scanner, config, shutdown, owner) = (store.clone(), scanner.clone(), config.clone(), shutdown.clone(), owner.clone());
+                tokio::spawn(async move { worker_loop(owner, store, scanner, config, shutdown).await })
             })
             .collect::<Vec<_>>();
         let mut handles = handles;
@@ -356,15 +360,23 @@ impl Workers {
                 }
             }));
         }
-        Workers { shutdown, handles, scanner }
+        Workers { shutdown, handles, owners, scanner }
     }
 
-    /// Ends one worker loop at once, as if its process had died: nothing is released or
-    /// written, its leases (the scan's, its pages') expire and other workers take over. For the
-    /// scale simulation and tests. `false` when no loop was left.
-    pub fn kill_one(&mut self) -> bool {
-        let Some(i) = self.handles.iter().position(|h| !h.is_finished()) else { return false };
-        self.handles.remove(i).abort();
+    /// The lease owner ids of the worker loops (a scan's `lease_owner` names one).
+    pub fn owners(&self) -> &[String] {
+        &self.owners
+    }
+
+    /// Ends the worker loop `owner` at once, as if its process had died: nothing is released
+    /// or written, its leases (the scan's, its pages') expire and other workers take over. For
+    /// the scale simulation and tests. `false` when no such loop is running.
+    pub fn kill(&mut self, owner: &str) -> bool {
+        let Some(i) = self.owners.iter().position(|o| o == owner) else { return false };
+        if self.handles[i].is_finished() {
+            return false;
+        }
+        self.handles[i].abort();
         true
     }
 
@@ -380,8 +392,7 @@ impl Workers {
     }
 }
 
-async fn worker_loop(index: usize, store: Store, scanner: Arc<dyn SiteScanner>, config: WorkerConfig, shutdown: CancellationToken) {
-    let owner = owner_id(index);
+async fn worker_loop(owner: String, store: Store, scanner: Arc<dyn SiteScanner>, config: WorkerConfig, shutdown: CancellationToken) {
     tracing::info!(worker = %owner, "worker started");
     while !shutdown.is_cancelled() {
         let cap = if config.max_running_per_org == 0 { usize::MAX } else { config.max_running_per_org };
