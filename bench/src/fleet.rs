@@ -1,6 +1,6 @@
 //! One scan across worker processes, for real: the bench site scanned by `sitescan worker`
-//! processes on one PostgreSQL database: one worker alone (the scan's pages all its own), then
-//! two sharing the scan's pages (`--share-pages`). The scan's time is the store's (claimed to
+//! processes on one PostgreSQL database: one worker alone, its scan crawled in its memory
+//! (`--share-pages false`), then two sharing the scan's pages (`--share-pages true`, the default). The scan's time is the store's (claimed to
 //! completed), so the processes' start (Chromium's launch) is not counted; findings are
 //! compared by check id, page and selector, and each worker's share is read off its log.
 
@@ -97,9 +97,7 @@ async fn scan_with(ctx: &Ctx, url: &str, start: &str, pages: usize, workers: usi
             .stdout(Stdio::null())
             .stderr(file)
             .kill_on_drop(true);
-        if share {
-            cmd.arg("--share-pages");
-        }
+        cmd.args(["--share-pages", if share { "true" } else { "false" }]);
         children.push(cmd.spawn()?);
         logs.push(log);
     }

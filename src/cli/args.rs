@@ -293,8 +293,9 @@ pub struct WorkerPoolArgs {
     pub max_running_per_org: usize,
     /// Share each scan's pages with every worker of the fleet: its crawl lives in the database,
     /// idle workers render batches of its pages (per-host politeness holds for the fleet
-    /// together), and a scan whose worker died resumes where it stopped.
-    #[arg(long, env = "SITESCAN_SHARE_PAGES")]
+    /// together), and a scan whose worker died resumes where it stopped. `false`: each scan is
+    /// crawled whole by the worker that claimed it, in its memory.
+    #[arg(long, env = "SITESCAN_SHARE_PAGES", default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL")]
     pub share_pages: bool,
 }
 
