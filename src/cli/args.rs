@@ -273,6 +273,11 @@ pub struct CrawlArgs {
     /// Link depth from the start page.
     #[arg(long, env = "SITESCAN_MAX_DEPTH", default_value_t = crate::scan::DEFAULT_MAX_DEPTH)]
     pub max_depth: u32,
+    /// Requests to a scanned site's host at once, for every worker of the fleet together when
+    /// pages are shared (default: the pages one worker renders at once, at least 4). Raise it for
+    /// your own big site to let more workers render its pages side by side.
+    #[arg(long, env = "SITESCAN_HOST_CONCURRENCY", value_name = "N")]
+    pub host_concurrency: Option<usize>,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -33,13 +33,14 @@ pub async fn scanner(browser: &BrowserArgs, policy: AddressPolicy) -> anyhow::Re
 pub fn scan_options(crawl: &CrawlArgs, browser: &BrowserArgs) -> anyhow::Result<ScanOptions> {
     anyhow::ensure!((1..=MAX_PAGES_LIMIT).contains(&crawl.max_pages), "--max-pages must be between 1 and {MAX_PAGES_LIMIT}");
     let page_concurrency = (browser.browsers.max(1) * browser.pages_per_browser.max(1)).max(1);
+    anyhow::ensure!(crawl.host_concurrency.is_none_or(|n| (1..=256).contains(&n)), "--host-concurrency must be between 1 and 256");
     Ok(ScanOptions {
         max_pages: crawl.max_pages,
         max_depth: crawl.max_depth,
         page_concurrency,
         // A page holds a host slot while it renders: an operator who gives a scan more pages at
         // once gives the host as many slots (the default stays the polite 4).
-        host_concurrency: page_concurrency.max(DEFAULT_HOST_CONCURRENCY),
+        host_concurrency: crawl.host_concurrency.unwrap_or(page_concurrency.max(DEFAULT_HOST_CONCURRENCY)),
         ..ScanOptions::default()
     })
 }
