@@ -108,6 +108,8 @@ impl SiteScanner for BigSiteScanner {
             host_concurrency: options.host_concurrency,
             interval_ms: 0,
             start_done: false,
+            max_pages: options.max_pages,
+            max_depth: options.max_depth,
         };
         let context = shared_crawl::open(crawl, context).await?;
         let sitemap = (!context.start_done).then(Vec::new);

@@ -63,6 +63,10 @@ pub struct CrawlContext {
     pub interval_ms: u64,
     /// The start page is judged (until then only the scan's own worker renders).
     pub start_done: bool,
+    /// The scan's page budget and link depth, as its own worker set them (a helper configured
+    /// otherwise still keeps to them).
+    pub max_pages: usize,
+    pub max_depth: u32,
 }
 
 impl CrawlContext {
@@ -420,6 +424,7 @@ pub async fn take_part(
     cancel: &CancellationToken,
 ) -> Result<Part, ScanError> {
     let start = Url::parse(&context.start).map_err(|e| ScanError::TargetUnreachable(format!("the crawl's start is not a URL: {e}")))?;
+    let options = &ScanOptions { max_pages: context.max_pages, max_depth: context.max_depth, ..options.clone() };
     let stored = crawl.store.scan_check_counts(crawl.scan_id).await?.iter().map(|(_, _, n)| *n as usize).sum();
     let leases = PageLeases::start(crawl.store.clone(), crawl.holder.to_string(), crawl.lease);
     let fleet_gate = context.gate(crawl);
@@ -511,6 +516,8 @@ impl Scanner {
             host_concurrency: options.host_concurrency,
             interval_ms: crawl_interval(facts.robots.crawl_delay_s, options).as_millis() as u64,
             start_done: false,
+            max_pages: options.max_pages,
+            max_depth: options.max_depth,
         };
         let context = open(crawl, context).await?;
         let sitemap: Vec<Url> = listed_pages(&facts.sitemaps).filter_map(|u| normalize(u, None)).collect();

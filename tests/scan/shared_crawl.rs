@@ -80,10 +80,14 @@ async fn page_urls(store: &Store, scan: Uuid) -> Vec<String> {
 
 /// A queued scan of `start` for the organisation `acme`.
 async fn seed(store: &Store, start: &str) -> sitescan::store::ScanRow {
+    seed_max(store, start, None).await
+}
+
+async fn seed_max(store: &Store, start: &str, max_pages: Option<i32>) -> sitescan::store::ScanRow {
     use sitescan::model::{AddressPolicy, ScanMode, Target, TriggeredBy};
     store.set_org("acme", None).await.unwrap();
     let target = Target::parse(start, &AddressPolicy::new(vec!["127.0.0.1/32".parse().unwrap()])).unwrap();
-    match store.create_scan("acme", &target, ScanMode::Passive, TriggeredBy::Api, None).await.unwrap() {
+    match store.create_scan("acme", &target, ScanMode::Passive, TriggeredBy::Api, max_pages).await.unwrap() {
         sitescan::store::CreateOutcome::Created(row) => row,
         other => panic!("{other:?}"),
     }
@@ -145,6 +149,27 @@ async fn a_shared_scan_splits_its_pages_and_finds_exactly_what_one_worker_finds(
     let report = store.scan_any_org(shared.id).await.unwrap().unwrap();
     assert_eq!(report.status, sitescan::model::ScanStatus::Completed);
     assert!(store.crawl_context(shared.id).await.unwrap().is_none(), "a finished scan's crawl is removed");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_helper_keeps_to_the_scans_page_budget_whatever_its_own() {
+    let app = spawn_app().await;
+    let store = app.store.clone();
+    let site = site_with(Duration::from_millis(100)).await;
+    let start = site.url("/p0");
+    let scanner = EngineSpec::default().scanner().await;
+    let lease = Duration::from_secs(30);
+    let scan = seed_max(&store, &start, Some(6)).await;
+    // The helper would render up to 1,000 pages of a scan of its own.
+    let generous = ScanOptions { max_pages: 1000, ..config(true, lease).options };
+    let help = helper(store.clone(), scanner.clone(), scan.id, generous, lease);
+    let outcome = run_as(&store, &scanner, "owner", &config(true, lease), &CancellationToken::new()).await;
+    let Outcome::Completed(stats) = outcome else { panic!("{outcome:?}") };
+    let helped = help.await.unwrap();
+    let urls = page_urls(&store, scan.id).await;
+    assert_eq!(urls.len(), 6, "the scan's budget of 6 pages holds across workers: {urls:?}");
+    assert_eq!(stats.pages, 6);
+    assert!(helped <= 5, "the helper judged {helped}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -253,6 +278,8 @@ async fn a_hosts_politeness_holds_across_workers() {
         host_concurrency: 1,
         interval_ms: 80,
         start_done: true,
+        max_pages: 10,
+        max_depth: 5,
     };
     let spans = Arc::new(std::sync::Mutex::new(Vec::new()));
     let mut tasks = Vec::new();
