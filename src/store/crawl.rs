@@ -393,3 +393,27 @@ impl Store {
         Ok(next - iv)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_crawl_is_drained_when_nothing_is_left_to_render_within_its_budget() {
+        let counts = |queued, claimed, abandoned, done| CrawlCounts { queued, claimed, abandoned, done };
+        assert!(counts(0, 0, 0, 7).drained(50), "nothing queued, nobody rendering");
+        assert!(!counts(0, 1, 0, 7).drained(50), "a page is being rendered");
+        assert!(!counts(3, 0, 0, 7).drained(50), "pages wait");
+        assert!(!counts(0, 0, 2, 7).drained(50), "a dead worker's pages wait for another");
+        assert!(counts(9, 0, 0, 50).drained(50), "the budget is spent: the queue's rest is not rendered");
+        assert!(!counts(9, 2, 0, 48).drained(50), "the last pages of the budget are being rendered");
+    }
+
+    #[test]
+    fn url_keys_are_fixed_length_and_tell_urls_apart() {
+        let long = format!("https://a.test/{}", "x".repeat(5000));
+        assert_eq!(url_key(&long).len(), 64);
+        assert_ne!(url_key("https://a.test/a"), url_key("https://a.test/b"));
+        assert_eq!(url_key("https://a.test/a"), url_key("https://a.test/a"));
+    }
+}
