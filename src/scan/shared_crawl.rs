@@ -175,7 +175,7 @@ impl Drop for PageLeases {
 }
 
 impl PageLeases {
-    fn start(store: Store, holder: String, lease: Duration) -> PageLeases {
+    fn start(store: Store, scan_id: Uuid, holder: String, lease: Duration) -> PageLeases {
         let stop = CancellationToken::new();
         let handle = {
             let stop = stop.clone();
@@ -186,7 +186,7 @@ impl PageLeases {
                         _ = tokio::time::sleep(every) => {}
                         _ = stop.cancelled() => return,
                     }
-                    if let Err(e) = store.renew_pages(&holder, lease).await {
+                    if let Err(e) = store.renew_pages(scan_id, &holder, lease).await {
                         tracing::warn!(error = %e, "could not renew the leases of this worker's pages");
                     }
                 }
@@ -426,7 +426,7 @@ pub async fn take_part(
     let start = Url::parse(&context.start).map_err(|e| ScanError::TargetUnreachable(format!("the crawl's start is not a URL: {e}")))?;
     let options = &ScanOptions { max_pages: context.max_pages, max_depth: context.max_depth, ..options.clone() };
     let stored = crawl.store.scan_check_counts(crawl.scan_id).await?.iter().map(|(_, _, n)| *n as usize).sum();
-    let leases = PageLeases::start(crawl.store.clone(), crawl.holder.to_string(), crawl.lease);
+    let leases = PageLeases::start(crawl.store.clone(), crawl.scan_id, crawl.holder.to_string(), crawl.lease);
     let fleet_gate = context.gate(crawl);
     let mut pages = PageLoop {
         crawl,
@@ -447,7 +447,7 @@ pub async fn take_part(
     drop(pages);
     leases.stop().await;
     if let Err(e) = ran {
-        if let Err(e) = crawl.store.release_pages(crawl.holder).await {
+        if let Err(e) = crawl.store.release_pages(crawl.scan_id, crawl.holder).await {
             tracing::warn!(error = %e, "could not give back this worker's pages; their leases expire");
         }
         return Err(e);

@@ -12,7 +12,7 @@ use super::Store;
 use super::error::{StoreError, StoreResult};
 use super::time::now_us;
 use crate::model::{Finding, ReportPage};
-use sea_orm::{ConnectionTrait, TransactionTrait};
+use sea_orm::{ConnectionTrait, DatabaseBackend, TransactionTrait};
 use sha2::{Digest, Sha256};
 use std::time::Duration;
 use uuid::Uuid;
@@ -161,13 +161,20 @@ impl Store {
         }
         let now = now_us();
         let txn = self.conn().begin().await?;
-        // A write first: it takes the crawl's row lock (PostgreSQL) or the database's write lock
-        // (SQLite), so claims of one scan take turns and the budget holds.
-        txn.execute_raw(self.stmt("UPDATE crawls SET done_pages = done_pages WHERE scan_id = $1", vec![scan_id.into()])).await?;
+        // Claims of one scan take turns, so the budget holds: the crawl's row locked
+        // (PostgreSQL), or the database's write lock taken first (SQLite, where a read that
+        // later writes could fail on a stale snapshot).
+        let lock = match self.backend() {
+            DatabaseBackend::Postgres => " FOR UPDATE",
+            _ => {
+                txn.execute_raw(self.stmt("UPDATE crawls SET done_pages = done_pages WHERE scan_id = $1", vec![scan_id.into()])).await?;
+                ""
+            }
+        };
         // Judged pages are counted on the crawl's row; pages being rendered are few (the
         // frontier index finds them without reading the queue).
         let done = txn
-            .query_one_raw(self.stmt("SELECT done_pages FROM crawls WHERE scan_id = $1", vec![scan_id.into()]))
+            .query_one_raw(self.stmt(&format!("SELECT done_pages FROM crawls WHERE scan_id = $1{lock}"), vec![scan_id.into()]))
             .await?
             .map(|r| r.try_get::<i64>("", "done_pages"))
             .transpose()?
@@ -219,20 +226,23 @@ impl Store {
         Ok(claimed)
     }
 
-    /// Renews the leases of every page `holder` is rendering; how many it still holds.
-    pub async fn renew_pages(&self, holder: &str, lease: Duration) -> StoreResult<u64> {
+    /// Renews the leases of the scan's pages `holder` is rendering; how many it still holds.
+    /// (The scan's pages being rendered are found by the frontier index, not by reading the
+    /// queue.)
+    pub async fn renew_pages(&self, scan_id: Uuid, holder: &str, lease: Duration) -> StoreResult<u64> {
         let stmt = self.stmt(
-            "UPDATE crawl_pages SET lease_expires_at = $1 WHERE holder = $2 AND state = 'claimed'",
-            vec![(now_us() + lease_us(lease)).into(), holder.into()],
+            "UPDATE crawl_pages SET lease_expires_at = $1 WHERE scan_id = $2 AND state = 'claimed' AND holder = $3",
+            vec![(now_us() + lease_us(lease)).into(), scan_id.into(), holder.into()],
         );
         Ok(self.conn().execute_raw(stmt).await?.rows_affected())
     }
 
-    /// Gives back the pages `holder` has not finished (it is shutting down): claimable at once.
-    pub async fn release_pages(&self, holder: &str) -> StoreResult<u64> {
+    /// Gives back the scan's pages `holder` has not finished (it is shutting down): claimable
+    /// at once.
+    pub async fn release_pages(&self, scan_id: Uuid, holder: &str) -> StoreResult<u64> {
         let stmt = self.stmt(
-            "UPDATE crawl_pages SET state = 'queued', holder = NULL, lease_expires_at = NULL WHERE holder = $1 AND state = 'claimed'",
-            vec![holder.into()],
+            "UPDATE crawl_pages SET state = 'queued', holder = NULL, lease_expires_at = NULL WHERE scan_id = $1 AND state = 'claimed' AND holder = $2",
+            vec![scan_id.into(), holder.into()],
         );
         Ok(self.conn().execute_raw(stmt).await?.rows_affected())
     }

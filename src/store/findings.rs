@@ -134,9 +134,14 @@ impl Store {
         page: &ReportPage,
         findings: &[Finding],
     ) -> StoreResult<()> {
-        // A write first: it takes the scan's row lock (PostgreSQL) or the database's write lock
-        // (SQLite, where a read that later writes could fail on a stale snapshot).
-        conn.execute_raw(self.stmt("UPDATE scans SET attempts = attempts WHERE id = $1", vec![scan_id.into()])).await?;
+        // Writers of one scan take turns: the scan's row locked (PostgreSQL; a lock, not a new
+        // row version per page), or the database's write lock taken first (SQLite, where a read
+        // that later writes could fail on a stale snapshot).
+        let lock = match self.backend() {
+            sea_orm::DatabaseBackend::Postgres => "SELECT id FROM scans WHERE id = $1 FOR UPDATE",
+            _ => "UPDATE scans SET attempts = attempts WHERE id = $1",
+        };
+        conn.execute_raw(self.stmt(lock, vec![scan_id.into()])).await?;
         let next = conn
             .query_one_raw(self.stmt(
                 "SELECT CAST(COALESCE(MAX(seq), 0) + 1 AS BIGINT) AS n FROM scan_pages WHERE scan_id = $1",
