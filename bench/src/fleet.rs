@@ -60,7 +60,7 @@ pub async fn run(ctx: &Ctx, start: &str, pages: usize, postgres: Option<&str>, r
     row.target = Some("0".into());
     row.met = Some(differences == 0 && one.pages == two.pages);
     if differences > 0 || one.pages != two.pages {
-        report.problem(format!("fleet: two workers found {differences} findings other than one worker's ({} and {} pages)", two.pages, one.pages));
+        report.problem(format!("fleet changed the findings: two workers found {differences} other than one worker's ({} and {} pages)", two.pages, one.pages));
     }
 }
 

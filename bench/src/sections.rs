@@ -151,7 +151,7 @@ pub async fn run_all(args: RunArgs, root: PathBuf) -> anyhow::Result<()> {
     });
     std::fs::write(&file, serde_json::to_string_pretty(&json)?)?;
     println!("results written to {}", file.display());
-    if let Some(lost) = report.problems.iter().find(|p| p.starts_with("findings differ") || p.starts_with("sharing changed") || p.starts_with("recurring changed")) {
+    if let Some(lost) = report.problems.iter().find(|p| p.starts_with("findings differ") || p.starts_with("sharing changed") || p.starts_with("recurring changed") || p.starts_with("fleet changed")) {
         anyhow::bail!("the engine no longer finds what it found: {lost}");
     }
     Ok(())

@@ -1,6 +1,7 @@
 //! A running scan's crawl kept in the store, so that every worker of the fleet can take a share
 //! of its pages: `crawls` (one row per scan being crawled: what every worker needs to judge its
-//! pages alike, how many pages are judged, and when the post-crawl phase began), `crawl_pages` (the frontier: one row per
+//! pages alike, how many pages joined its frontier (the page budget is kept as pages join), and
+//! when the post-crawl phase began), `crawl_pages` (the frontier: one row per
 //! scan and normalised URL, queued, claimed under a lease, or done with what the site checks
 //! need of the page), and `host_slots` / `host_pace` (per-host politeness across the fleet).
 
@@ -19,7 +20,7 @@ enum Crawls {
     Table,
     ScanId,
     Context,
-    DonePages,
+    Admitted,
     SitePhaseAt,
     CreatedAt,
 }
@@ -66,7 +67,7 @@ impl MigrationTrait for Migration {
                 .if_not_exists()
                 .col(ColumnDef::new(Crawls::ScanId).uuid().not_null().primary_key())
                 .col(ColumnDef::new(Crawls::Context).text().not_null())
-                .col(ColumnDef::new(Crawls::DonePages).big_integer().not_null().default(0))
+                .col(ColumnDef::new(Crawls::Admitted).big_integer().not_null().default(0))
                 .col(ColumnDef::new(Crawls::SitePhaseAt).big_integer().null())
                 .col(ColumnDef::new(Crawls::CreatedAt).big_integer().not_null())
                 .to_owned(),

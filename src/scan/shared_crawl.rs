@@ -257,7 +257,7 @@ impl<'a> PageLoop<'a> {
             // Until the start page is judged, it is the only page rendered.
             let room = if start_pending.is_some() { 1 } else { concurrency };
             if pending.len() < room && !cancel.is_cancelled() {
-                let claimed = self.crawl.store.claim_pages(self.crawl.scan_id, self.crawl.holder, self.crawl.lease, room - pending.len(), budget).await?;
+                let claimed = self.crawl.store.claim_pages(self.crawl.scan_id, self.crawl.holder, self.crawl.lease, room - pending.len()).await?;
                 for page in claimed {
                     let Some(url) = normalize(&page.url, None) else { continue };
                     if url != self.start
@@ -321,10 +321,10 @@ impl<'a> PageLoop<'a> {
                     }
                     self.open_after_start(sitemap).await?;
                 }
-                self.crawl.store.enqueue_pages(self.crawl.scan_id, &links).await?;
+                self.crawl.store.enqueue_pages(self.crawl.scan_id, &links, budget).await?;
                 // The fleet's progress, read now and then (counting a big frontier per page
                 // would cost more than the page).
-                if last_count.is_none_or(|t: Instant| t.elapsed() >= PROGRESS_COUNT_EVERY) {
+                if until == Until::Drained && last_count.is_none_or(|t: Instant| t.elapsed() >= PROGRESS_COUNT_EVERY) {
                     last_count = Some(Instant::now());
                     let counts = self.crawl.store.crawl_counts(self.crawl.scan_id).await?;
                     let done = counts.done as usize;
@@ -371,7 +371,7 @@ impl<'a> PageLoop<'a> {
             .filter(|u| self.site.contains(u) && looks_like_page(u) && self.rules.allowed(u))
             .map(|u| (u.to_string(), 1))
             .collect();
-        store.enqueue_pages(self.crawl.scan_id, &seeds).await?;
+        store.enqueue_pages(self.crawl.scan_id, &seeds, self.options.max_pages.max(1)).await?;
         Ok(())
     }
 }
@@ -404,7 +404,7 @@ pub async fn open(crawl: SharedCrawl<'_>, context: CrawlContext) -> Result<Crawl
         tracing::info!(done = counts.done, queued = counts.queued + counts.abandoned, "resuming the crawl of an interrupted attempt");
         CrawlContext::decode(&text)?
     };
-    store.enqueue_pages(crawl.scan_id, &[(context.start.clone(), 0)]).await?;
+    store.enqueue_pages(crawl.scan_id, &[(context.start.clone(), 0)], context.max_pages.max(1)).await?;
     Ok(context)
 }
 

@@ -5,8 +5,8 @@
 //! politeness slots and pacing (at most K requests in flight and a minimum interval between
 //! starts for a host, across all workers together).
 //!
-//! The claim of a scan's pages is serialised per scan (it writes the scan's `crawls` row first),
-//! so the page budget is never exceeded.
+//! The page budget is kept as pages join the frontier (admissions of one scan take turns on its
+//! `crawls` row), so claims need neither count nor wait for each other.
 
 use super::Store;
 use super::error::{StoreError, StoreResult};
@@ -118,26 +118,73 @@ impl Store {
         Ok(())
     }
 
-    /// Adds pages to the frontier, each (scan, URL) once: a URL already there, in whatever
-    /// state, is left as it is. Returns how many joined.
-    pub async fn enqueue_pages(&self, scan_id: Uuid, pages: &[(String, u32)]) -> StoreResult<u64> {
-        let mut added = 0;
+    /// Adds pages to the frontier, each (scan, URL) once (a URL already there, in whatever
+    /// state, is left as it is), in order, until `budget` pages have joined the crawl: the
+    /// budget is kept here, so that claims need not count. Returns how many joined.
+    pub async fn enqueue_pages(&self, scan_id: Uuid, pages: &[(String, u32)], budget: usize) -> StoreResult<u64> {
+        if pages.is_empty() {
+            return Ok(0);
+        }
+        let budget = i64::try_from(budget).unwrap_or(i64::MAX);
+        let admitted_sql = "SELECT admitted FROM crawls WHERE scan_id = $1";
+        let read = |row: Option<sea_orm::QueryResult>| -> StoreResult<i64> { Ok(row.map(|r| r.try_get::<i64>("", "admitted")).transpose()?.unwrap_or(i64::MAX)) };
+        // Most links of a big crawl arrive once the budget is spent: no lock for those.
+        if read(self.conn().query_one_raw(self.stmt(admitted_sql, vec![scan_id.into()])).await?)? >= budget {
+            return Ok(0);
+        }
+        let txn = self.conn().begin().await?;
+        let lock = match self.backend() {
+            DatabaseBackend::Postgres => " FOR UPDATE",
+            _ => {
+                txn.execute_raw(self.stmt("UPDATE crawls SET admitted = admitted WHERE scan_id = $1", vec![scan_id.into()])).await?;
+                ""
+            }
+        };
+        let admitted = read(txn.query_one_raw(self.stmt(&format!("{admitted_sql}{lock}"), vec![scan_id.into()])).await?)?;
+        let room = usize::try_from((budget - admitted).max(0)).unwrap_or(0);
+        if room == 0 {
+            txn.commit().await?;
+            return Ok(0);
+        }
+        // The new URLs, first come first, up to the room left.
+        let mut keyed: Vec<(String, &String, u32)> = Vec::with_capacity(pages.len());
+        let mut seen = std::collections::HashSet::new();
+        for (url, depth) in pages {
+            let key = url_key(url);
+            if seen.insert(key.clone()) {
+                keyed.push((key, url, *depth));
+            }
+        }
+        let mut known = std::collections::HashSet::new();
+        for chunk in keyed.chunks(ENQUEUE_CHUNK) {
+            let marks: Vec<String> = (0..chunk.len()).map(|i| format!("${}", i + 2)).collect();
+            let mut values: Vec<sea_orm::Value> = vec![scan_id.into()];
+            values.extend(chunk.iter().map(|(k, _, _)| k.clone().into()));
+            let sql = format!("SELECT url_key FROM crawl_pages WHERE scan_id = $1 AND url_key IN ({})", marks.join(", "));
+            for row in txn.query_all_raw(self.stmt(&sql, values)).await? {
+                known.insert(row.try_get::<String>("", "url_key")?);
+            }
+        }
+        let fresh: Vec<&(String, &String, u32)> = keyed.iter().filter(|(k, _, _)| !known.contains(k)).take(room).collect();
         let base = now_us();
-        for (c, chunk) in pages.chunks(ENQUEUE_CHUNK).enumerate() {
+        let mut added = 0;
+        for (c, chunk) in fresh.chunks(ENQUEUE_CHUNK).enumerate() {
             let mut sql = String::from("INSERT INTO crawl_pages (scan_id, url_key, url, depth, ordinal, state) VALUES ");
             let mut values: Vec<sea_orm::Value> = Vec::with_capacity(chunk.len() * 5);
-            for (i, (url, depth)) in chunk.iter().enumerate() {
+            for (i, (key, url, depth)) in chunk.iter().enumerate() {
                 let n = values.len();
                 if i > 0 {
                     sql.push_str(", ");
                 }
                 sql.push_str(&format!("(${}, ${}, ${}, ${}, ${}, 'queued')", n + 1, n + 2, n + 3, n + 4, n + 5));
                 let ordinal = base + (c * ENQUEUE_CHUNK + i) as i64;
-                values.extend([scan_id.into(), url_key(url).into(), url.clone().into(), (*depth as i32).into(), ordinal.into()]);
+                values.extend([scan_id.into(), key.clone().into(), (*url).clone().into(), (*depth as i32).into(), ordinal.into()]);
             }
             sql.push_str(" ON CONFLICT (scan_id, url_key) DO NOTHING");
-            added += self.conn().execute_raw(self.stmt(&sql, values)).await?.rows_affected();
+            added += txn.execute_raw(self.stmt(&sql, values)).await?.rows_affected();
         }
+        txn.execute_raw(self.stmt("UPDATE crawls SET admitted = admitted + $1 WHERE scan_id = $2", vec![(added as i64).into(), scan_id.into()])).await?;
+        txn.commit().await?;
         Ok(added)
     }
 
@@ -153,59 +200,38 @@ impl Store {
         Ok(())
     }
 
-    /// Claims up to `max` pages of the scan for `holder`, breadth first, never past `budget`
-    /// pages rendered or being rendered. A page whose holder's lease expired is claimable again.
-    pub async fn claim_pages(&self, scan_id: Uuid, holder: &str, lease: Duration, max: usize, budget: usize) -> StoreResult<Vec<ClaimedPage>> {
+    /// Claims up to `max` pages of the scan for `holder`, breadth first: first the pages whose
+    /// holder's lease expired, then the queue. Concurrent claims skip each other's rows
+    /// (PostgreSQL) or take turns (SQLite).
+    pub async fn claim_pages(&self, scan_id: Uuid, holder: &str, lease: Duration, max: usize) -> StoreResult<Vec<ClaimedPage>> {
         if max == 0 {
             return Ok(Vec::new());
         }
         let now = now_us();
         let txn = self.conn().begin().await?;
-        // Claims of one scan take turns, so the budget holds: the crawl's row locked
-        // (PostgreSQL), or the database's write lock taken first (SQLite, where a read that
-        // later writes could fail on a stale snapshot).
         let lock = match self.backend() {
-            DatabaseBackend::Postgres => " FOR UPDATE",
+            DatabaseBackend::Postgres => " FOR UPDATE SKIP LOCKED",
             _ => {
-                txn.execute_raw(self.stmt("UPDATE crawls SET done_pages = done_pages WHERE scan_id = $1", vec![scan_id.into()])).await?;
+                // The write lock first (a read that later writes could fail on a stale snapshot).
+                txn.execute_raw(self.stmt("UPDATE crawls SET admitted = admitted WHERE scan_id = $1", vec![scan_id.into()])).await?;
                 ""
             }
         };
-        // Judged pages are counted on the crawl's row; pages being rendered are few (the
-        // frontier index finds them without reading the queue).
-        let done = txn
-            .query_one_raw(self.stmt(&format!("SELECT done_pages FROM crawls WHERE scan_id = $1{lock}"), vec![scan_id.into()]))
-            .await?
-            .map(|r| r.try_get::<i64>("", "done_pages"))
-            .transpose()?
-            .unwrap_or(0);
-        let rendering = txn
-            .query_one_raw(self.stmt(
-                "SELECT COUNT(*) AS n FROM crawl_pages WHERE scan_id = $1 AND state = 'claimed' AND lease_expires_at >= $2",
-                vec![scan_id.into(), now.into()],
-            ))
-            .await?
-            .map(|r| r.try_get::<i64>("", "n"))
-            .transpose()?
-            .unwrap_or(0);
-        let room = (budget as i64 - done - rendering).clamp(0, max as i64);
-        if room == 0 {
-            txn.commit().await?;
-            return Ok(Vec::new());
-        }
-        // Pages whose worker died first, then the queue breadth first (each an index range).
+        let max = i64::try_from(max).unwrap_or(i64::MAX);
         let mut rows = txn
             .query_all_raw(self.stmt(
-                "SELECT url_key, url, depth FROM crawl_pages WHERE scan_id = $1 AND state = 'claimed' AND lease_expires_at < $2 \
-                 ORDER BY depth, ordinal LIMIT $3",
-                vec![scan_id.into(), now.into(), room.into()],
+                &format!(
+                    "SELECT url_key, url, depth FROM crawl_pages WHERE scan_id = $1 AND state = 'claimed' AND lease_expires_at < $2 \
+                     ORDER BY depth, ordinal LIMIT $3{lock}"
+                ),
+                vec![scan_id.into(), now.into(), max.into()],
             ))
             .await?;
-        if (rows.len() as i64) < room {
-            let rest = room - rows.len() as i64;
+        if (rows.len() as i64) < max {
+            let rest = max - rows.len() as i64;
             rows.extend(
                 txn.query_all_raw(self.stmt(
-                    "SELECT url_key, url, depth FROM crawl_pages WHERE scan_id = $1 AND state = 'queued' ORDER BY depth, ordinal LIMIT $2",
+                    &format!("SELECT url_key, url, depth FROM crawl_pages WHERE scan_id = $1 AND state = 'queued' ORDER BY depth, ordinal LIMIT $2{lock}"),
                     vec![scan_id.into(), rest.into()],
                 ))
                 .await?,
@@ -274,7 +300,6 @@ impl Store {
             txn.rollback().await?;
             return Ok(false);
         }
-        txn.execute_raw(self.stmt("UPDATE crawls SET done_pages = done_pages + 1 WHERE scan_id = $1", vec![scan_id.into()])).await?;
         self.append_page_in(&txn, scan_id, org, page, findings).await?;
         txn.commit().await?;
         Ok(true)

@@ -191,7 +191,7 @@ async fn a_worker_that_dies_holding_pages_loses_none_of_them() {
                 if let Some((text, _)) = store.crawl_context(scan.id).await.unwrap() {
                     let context: CrawlContext = serde_json::from_str(&text).unwrap();
                     if context.start_done {
-                        let claimed = store.claim_pages(scan.id, "dead", Duration::from_secs(2), 3, 40).await.unwrap();
+                        let claimed = store.claim_pages(scan.id, "dead", Duration::from_secs(2), 3).await.unwrap();
                         if !claimed.is_empty() {
                             return claimed;
                         }
