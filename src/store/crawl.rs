@@ -17,6 +17,8 @@ use sha2::{Digest, Sha256};
 use std::time::Duration;
 use uuid::Uuid;
 
+/// How many workers' admissions at once an admission far from the budget leaves room for.
+const FAR_FROM_BUDGET: i64 = 256;
 /// Rows written per INSERT when pages join the frontier.
 const ENQUEUE_CHUNK: usize = 200;
 
@@ -129,9 +131,22 @@ impl Store {
         let admitted_sql = "SELECT admitted FROM crawls WHERE scan_id = $1";
         let read = |row: Option<sea_orm::QueryResult>| -> StoreResult<i64> { Ok(row.map(|r| r.try_get::<i64>("", "admitted")).transpose()?.unwrap_or(i64::MAX)) };
         // Most links of a big crawl arrive once the budget is spent: no lock for those.
-        if read(self.conn().query_one_raw(self.stmt(admitted_sql, vec![scan_id.into()])).await?)? >= budget {
+        let seen = read(self.conn().query_one_raw(self.stmt(admitted_sql, vec![scan_id.into()])).await?)?;
+        if seen >= budget {
             return Ok(0);
         }
+        // Far from the budget (room for these pages from every worker at once) the count is
+        // added at the end, a moment's lock; near it, admissions take turns on the crawl's row.
+        let far = budget - seen >= (pages.len() as i64).saturating_mul(FAR_FROM_BUDGET);
+        if far {
+            // Far from the budget (room for these pages from every worker at once): no turns,
+            // and the count added after (a crash between the two leaves it a few pages short).
+            let added = self.admit_in(self.conn(), scan_id, pages, pages.len()).await?;
+            let count = self.stmt("UPDATE crawls SET admitted = admitted + $1 WHERE scan_id = $2", vec![(added as i64).into(), scan_id.into()]);
+            self.conn().execute_raw(count).await?;
+            return Ok(added);
+        }
+        // Near it, admissions take turns on the crawl's row.
         let txn = self.conn().begin().await?;
         let lock = match self.backend() {
             DatabaseBackend::Postgres => " FOR UPDATE",
@@ -142,11 +157,14 @@ impl Store {
         };
         let admitted = read(txn.query_one_raw(self.stmt(&format!("{admitted_sql}{lock}"), vec![scan_id.into()])).await?)?;
         let room = usize::try_from((budget - admitted).max(0)).unwrap_or(0);
-        if room == 0 {
-            txn.commit().await?;
-            return Ok(0);
-        }
-        // The new URLs, first come first, up to the room left.
+        let added = if room == 0 { 0 } else { self.admit_in(&txn, scan_id, pages, room).await? };
+        txn.execute_raw(self.stmt("UPDATE crawls SET admitted = admitted + $1 WHERE scan_id = $2", vec![(added as i64).into(), scan_id.into()])).await?;
+        txn.commit().await?;
+        Ok(added)
+    }
+
+    /// Inserts the pages not in the frontier yet, in order, at most `room`; how many joined.
+    async fn admit_in<C: ConnectionTrait>(&self, conn: &C, scan_id: Uuid, pages: &[(String, u32)], room: usize) -> StoreResult<u64> {
         let mut keyed: Vec<(String, &String, u32)> = Vec::with_capacity(pages.len());
         let mut seen = std::collections::HashSet::new();
         for (url, depth) in pages {
@@ -161,7 +179,7 @@ impl Store {
             let mut values: Vec<sea_orm::Value> = vec![scan_id.into()];
             values.extend(chunk.iter().map(|(k, _, _)| k.clone().into()));
             let sql = format!("SELECT url_key FROM crawl_pages WHERE scan_id = $1 AND url_key IN ({})", marks.join(", "));
-            for row in txn.query_all_raw(self.stmt(&sql, values)).await? {
+            for row in conn.query_all_raw(self.stmt(&sql, values)).await? {
                 known.insert(row.try_get::<String>("", "url_key")?);
             }
         }
@@ -181,10 +199,8 @@ impl Store {
                 values.extend([scan_id.into(), key.clone().into(), (*url).clone().into(), (*depth as i32).into(), ordinal.into()]);
             }
             sql.push_str(" ON CONFLICT (scan_id, url_key) DO NOTHING");
-            added += txn.execute_raw(self.stmt(&sql, values)).await?.rows_affected();
+            added += conn.execute_raw(self.stmt(&sql, values)).await?.rows_affected();
         }
-        txn.execute_raw(self.stmt("UPDATE crawls SET admitted = admitted + $1 WHERE scan_id = $2", vec![(added as i64).into(), scan_id.into()])).await?;
-        txn.commit().await?;
         Ok(added)
     }
 
