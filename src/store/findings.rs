@@ -80,22 +80,25 @@ async fn insert_findings_in<C: ConnectionTrait>(
 }
 
 async fn insert_page_in<C: ConnectionTrait>(conn: &C, scan_id: Uuid, org: &str, seq: i32, page: &ReportPage, findings: &[Finding]) -> StoreResult<()> {
-        let model = scan_page::ActiveModel {
-            id: Set(Uuid::now_v7()),
-            scan_id: Set(scan_id),
-            seq: Set(seq),
-            url: Set(page.url.clone()),
-            final_url: Set(page.final_url.clone()),
-            status: Set(page.status.map(i32::from)),
-            title: Set(page.title.clone()),
-            metrics: Set(Some(page.metrics.to_string())),
-            error: Set(page.error.as_ref().map(|e| e.to_string())),
-            checks_not_run: Set((!page.checks_not_run.is_empty())
-                .then(|| serde_json::to_string(&page.checks_not_run).unwrap_or_default())),
-            created_at: Set(now_us()),
-        };
-        scan_page::Entity::insert(model).exec(conn).await?;
-        insert_findings_in(conn, scan_id, org, findings).await?;
+    insert_page_row(conn, scan_id, seq, page).await?;
+    insert_findings_in(conn, scan_id, org, findings).await
+}
+
+async fn insert_page_row<C: ConnectionTrait>(conn: &C, scan_id: Uuid, seq: i32, page: &ReportPage) -> StoreResult<()> {
+    let model = scan_page::ActiveModel {
+        id: Set(Uuid::now_v7()),
+        scan_id: Set(scan_id),
+        seq: Set(seq),
+        url: Set(page.url.clone()),
+        final_url: Set(page.final_url.clone()),
+        status: Set(page.status.map(i32::from)),
+        title: Set(page.title.clone()),
+        metrics: Set(Some(page.metrics.to_string())),
+        error: Set(page.error.as_ref().map(|e| e.to_string())),
+        checks_not_run: Set((!page.checks_not_run.is_empty()).then(|| serde_json::to_string(&page.checks_not_run).unwrap_or_default())),
+        created_at: Set(now_us()),
+    };
+    scan_page::Entity::insert(model).exec(conn).await?;
     Ok(())
 }
 
@@ -134,9 +137,11 @@ impl Store {
         page: &ReportPage,
         findings: &[Finding],
     ) -> StoreResult<()> {
-        // Writers of one scan take turns: the scan's row locked (PostgreSQL; a lock, not a new
-        // row version per page), or the database's write lock taken first (SQLite, where a read
-        // that later writes could fail on a stale snapshot).
+        // The findings first; then writers of one scan take turns for the page's number, from
+        // the lock to the commit only: the scan's row locked (PostgreSQL; a lock, not a new row
+        // version per page), or the database's write lock (SQLite, which the findings' insert
+        // already took unless there were none).
+        insert_findings_in(conn, scan_id, org, findings).await?;
         let lock = match self.backend() {
             sea_orm::DatabaseBackend::Postgres => "SELECT id FROM scans WHERE id = $1 FOR UPDATE",
             _ => "UPDATE scans SET attempts = attempts WHERE id = $1",
@@ -152,7 +157,7 @@ impl Store {
             .transpose()?
             .unwrap_or(1);
         let seq = i32::try_from(next).unwrap_or(i32::MAX);
-        insert_page_in(conn, scan_id, org, seq, page, findings).await
+        insert_page_row(conn, scan_id, seq, page).await
     }
 
     /// Writes findings that belong to no single page render (site-level checks), atomically.
