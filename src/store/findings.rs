@@ -137,16 +137,10 @@ impl Store {
         page: &ReportPage,
         findings: &[Finding],
     ) -> StoreResult<()> {
-        // The findings first; then writers of one scan take turns for the page's number, from
-        // the lock to the commit only: the scan's row locked (PostgreSQL; a lock, not a new row
-        // version per page), or the database's write lock (SQLite, which the findings' insert
-        // already took unless there were none).
-        insert_findings_in(conn, scan_id, org, findings).await?;
-        let lock = match self.backend() {
-            sea_orm::DatabaseBackend::Postgres => "SELECT id FROM scans WHERE id = $1 FOR UPDATE",
-            _ => "UPDATE scans SET attempts = attempts WHERE id = $1",
-        };
-        conn.execute_raw(self.stmt(lock, vec![scan_id.into()])).await?;
+        // Writers of one scan take turns for the page's number: a write first, which takes the
+        // scan's row lock (PostgreSQL) or the database's write lock (SQLite, where a read that
+        // later writes could fail on a stale snapshot).
+        conn.execute_raw(self.stmt("UPDATE scans SET attempts = attempts WHERE id = $1", vec![scan_id.into()])).await?;
         let next = conn
             .query_one_raw(self.stmt(
                 "SELECT CAST(COALESCE(MAX(seq), 0) + 1 AS BIGINT) AS n FROM scan_pages WHERE scan_id = $1",
@@ -157,7 +151,7 @@ impl Store {
             .transpose()?
             .unwrap_or(1);
         let seq = i32::try_from(next).unwrap_or(i32::MAX);
-        insert_page_row(conn, scan_id, seq, page).await
+        insert_page_in(conn, scan_id, org, seq, page, findings).await
     }
 
     /// Writes findings that belong to no single page render (site-level checks), atomically.
