@@ -33,6 +33,8 @@ use uuid::Uuid;
 const WAIT_POLL: Duration = Duration::from_millis(200);
 /// How late (microseconds) a reserved start may be taken before it is reserved again.
 const LATE_START_US: i64 = 5_000;
+/// How many times a helper with nothing to render looks again before it leaves the crawl.
+const HELPER_LINGER_POLLS: u32 = 5;
 /// How often a worker counts the crawl's pages for its progress.
 const PROGRESS_COUNT_EVERY: Duration = Duration::from_secs(1);
 /// How often a worker waiting for a host slot held by others tries again.
@@ -253,6 +255,7 @@ impl<'a> PageLoop<'a> {
         let concurrency = self.options.page_concurrency.max(1);
         let mut pending = FuturesUnordered::new();
         let mut last_count: Option<Instant> = None;
+        let mut idle = 0;
         loop {
             // Until the start page is judged, it is the only page rendered.
             let room = if start_pending.is_some() { 1 } else { concurrency };
@@ -288,7 +291,17 @@ impl<'a> PageLoop<'a> {
                     return Err(ScanError::Interrupted);
                 }
                 if until == Until::NothingClaimable {
-                    return Ok(());
+                    // A helper waits a moment for the pages others are about to add (a
+                    // frontier is often empty for an instant) before it looks elsewhere.
+                    idle += 1;
+                    if idle > HELPER_LINGER_POLLS {
+                        return Ok(());
+                    }
+                    tokio::select! {
+                        _ = tokio::time::sleep(WAIT_POLL) => {}
+                        _ = cancel.cancelled() => return Err(ScanError::Interrupted),
+                    }
+                    continue;
                 }
                 let counts = self.crawl.store.crawl_counts(self.crawl.scan_id).await?;
                 if counts.drained(budget as u64) {
@@ -305,6 +318,7 @@ impl<'a> PageLoop<'a> {
                 _ = cancel.cancelled() => return Err(ScanError::Interrupted),
             };
             let Some(next) = next else { continue };
+            idle = 0;
             let (judged, took) = next?;
             self.render_ms += took.as_millis() as u64;
             self.checks_ms += judged.checks_took.as_millis() as u64;
@@ -425,7 +439,7 @@ pub async fn take_part(
 ) -> Result<Part, ScanError> {
     let start = Url::parse(&context.start).map_err(|e| ScanError::TargetUnreachable(format!("the crawl's start is not a URL: {e}")))?;
     let options = &ScanOptions { max_pages: context.max_pages, max_depth: context.max_depth, ..options.clone() };
-    let stored = crawl.store.scan_check_counts(crawl.scan_id).await?.iter().map(|(_, _, n)| *n as usize).sum();
+    let stored = usize::try_from(crawl.store.scan_findings_stored(crawl.scan_id).await?).unwrap_or(usize::MAX);
     let leases = PageLeases::start(crawl.store.clone(), crawl.scan_id, crawl.holder.to_string(), crawl.lease);
     let fleet_gate = context.gate(crawl);
     let mut pages = PageLoop {

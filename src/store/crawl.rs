@@ -321,6 +321,12 @@ impl Store {
         Ok(true)
     }
 
+    /// How many findings the scan has stored (the ceiling a worker joining its crawl starts from).
+    pub async fn scan_findings_stored(&self, scan_id: Uuid) -> StoreResult<u64> {
+        let row = self.conn().query_one_raw(self.stmt("SELECT COUNT(*) AS n FROM findings WHERE scan_id = $1", vec![scan_id.into()])).await?;
+        Ok(row.map(|r| r.try_get::<i64>("", "n")).transpose()?.map_or(0, |n| u64::try_from(n).unwrap_or(0)))
+    }
+
     /// Where the scan's crawl stands.
     pub async fn crawl_counts(&self, scan_id: Uuid) -> StoreResult<CrawlCounts> {
         let rows = self
