@@ -5,9 +5,10 @@
 //!
 //! | module | job | imports |
 //! |---|---|---|
-//! | `cli` | one function per subcommand; flags become options | everything below |
-//! | `api` | REST + gRPC on one router (the dashboard's pages mounted beside), auth, limits, the error object: adapters over `scans` and `sites` | `web`, `scans`, `sites`, `scan`, `recurring`, `accounts`, `report`, `store`, `checks`, `net`, `model`, `proto`, `metrics` |
-//! | `web` | the dashboard: pages, sessions, CSRF, forms, templates, over the same services | `scans`, `sites`, `recurring`, `compare`, `events`, `accounts`, `report`, `store`, `net`, `model` |
+//! | `cli` | one function per subcommand; flags become options | everything below but `store` |
+//! | `api` | REST + gRPC on one router (the dashboard's pages mounted beside), auth, limits, the error object: adapters over the `app`'s services | `app`, `web`, `scans`, `sites`, `scan`, `recurring`, `accounts`, `report`, `checks`, `net`, `model`, `proto`, `metrics` |
+//! | `web` | the dashboard: pages, sessions, CSRF, forms, templates, over the same services | `app`, `scans`, `sites`, `recurring`, `compare`, `events`, `accounts`, `report`, `net`, `model` |
+//! | `app` | the one door to the data: every service over one database, and the background work over it | `scans`, `sites`, `accounts`, `events`, `recurring`, `scan`, `store`, `net`, `model` |
 //! | `scans` | the scan service every edge calls: create, list, report, findings (one set of input rules), watch | `events`, `store`, `model`, `metrics` |
 //! | `accounts` | users, roles, passwords, invites, token issuing shared with the CLI | `store`, `model` |
 //! | `scan` | the crawl, the worker loop, the lease guard, site facts, repository probes; ownership re-proved before an active scan; at completion, the comparison and the events | `browser`, `net`, `compare`, `events`, `sites`, `store`, `checks`, `model`, `metrics` |
@@ -22,12 +23,16 @@
 //! | `checks` | the registry and pure checks over snapshots | `model` |
 //! | `model` | plain data: targets, severities, findings, snapshots, robots.txt | nothing |
 //!
+//! The edges (`cli`, `api`, `web`) never name the store or a database type: the layering test
+//! below forbids `crate::store` and `sea_orm` in them.
+//!
 //! `proto` (generated gRPC types), `metrics` (Prometheus), `telemetry` (the log subscriber) and
 //! `background` (periodic rounds, long-running loops and drains of claimed work) are leaves any
 //! layer above `model` may use.
 
 pub mod accounts;
 pub mod api;
+pub mod app;
 pub mod background;
 pub mod browser;
 pub mod checks;
@@ -101,22 +106,55 @@ mod layering_tests {
             ("accounts", &["store", "model"]),
             ("sites", &["recurring", "net", "store", "checks", "model"]),
             ("scans", &["compare", "events", "store", "model", "metrics"]),
-            ("web", &["scans", "sites", "recurring", "compare", "events", "accounts", "report", "store", "net", "model", "metrics"]),
+            ("app", &["scans", "sites", "accounts", "events", "recurring", "scan", "store", "net", "model", "metrics"]),
+            ("web", &["app", "scans", "sites", "recurring", "compare", "events", "accounts", "report", "net", "model", "metrics"]),
             (
                 "cli",
                 &[
-                    "api", "web", "scans", "sites", "scan", "recurring", "compare", "events", "accounts", "report", "browser", "store", "checks",
+                    "app", "api", "web", "scans", "sites", "scan", "recurring", "compare", "events", "accounts", "report", "browser", "checks",
                     "net", "model", "proto", "metrics", "telemetry",
                 ],
             ),
             (
                 "api",
-                &["web", "scans", "sites", "scan", "recurring", "compare", "accounts", "report", "store", "checks", "net", "model", "proto", "metrics"],
+                &["app", "web", "scans", "sites", "scan", "recurring", "compare", "accounts", "report", "checks", "net", "model", "proto", "metrics"],
             ),
         ];
         for (module, may) in allowed {
             let extra: Vec<String> = imports(module).into_iter().filter(|m| !may.contains(&m.as_str())).collect();
             assert!(extra.is_empty(), "{module} imports {extra:?}, which the map in lib.rs does not allow");
+        }
+    }
+
+    /// Every `.rs` file under `src/<module>`, with its text.
+    fn files(module: &str) -> Vec<(std::path::PathBuf, String)> {
+        let mut out = Vec::new();
+        let mut dirs = vec![std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/src")).join(module)];
+        while let Some(dir) = dirs.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    let text = std::fs::read_to_string(&path).unwrap_or_default();
+                    out.push((path, text));
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_edges_reach_data_only_through_the_app() {
+        for edge in ["api", "web", "cli"] {
+            let all = files(edge);
+            assert!(!all.is_empty(), "no files under src/{edge}");
+            for (path, text) in all {
+                for word in ["crate::store", "sea_orm", "Store::", "store::Store"] {
+                    assert!(!text.contains(word), "{} names `{word}`: edges reach data through `crate::app` only", path.display());
+                }
+            }
         }
     }
 }

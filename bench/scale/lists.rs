@@ -117,11 +117,9 @@ pub async fn measure(url: &str, findings: usize) -> anyhow::Result<Listing> {
     let settings = ApiSettings {
         listen: "127.0.0.1:0".into(),
         rate_windows: vec![RateWindow { limit: 1_000_000, period: Duration::from_secs(1) }],
-        policy: AddressPolicy::new(Vec::new()),
         rate_limit_backend: "memory".into(),
-        sites: None,
     };
-    let app = Application::build(&settings, store.clone()).await?;
+    let app = Application::build(&settings, sitescan::app::App::new(store.clone(), sitescan::app::AppConfig::default())).await?;
     let base = format!("http://{}", app.addr());
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(app.run_until(async move {

@@ -2,7 +2,8 @@
 //! `/account/api-tokens`. Tokens keep their SHA-256-only storage (`store::tokens`).
 
 use super::error::{AccountError, AccountResult};
-use crate::store::{ALL_SCOPES, ApiToken, Store, StoreError};
+use crate::store::{ApiToken, Store, StoreError};
+pub use crate::store::{ALL_SCOPES, DEFAULT_SCOPES, SCOPE_ACTIVE, SCOPE_READ, SCOPE_WRITE};
 
 /// Longest token name accepted.
 pub const MAX_TOKEN_NAME_LEN: usize = 100;

@@ -3,7 +3,8 @@
 use super::error::ApiError;
 use super::limits::RateLimitInfo;
 use super::state::AppState;
-use crate::store::{ApiToken, SCOPE_ACTIVE, SCOPE_READ, SCOPE_WRITE, hash_token, looks_like_token};
+use crate::accounts::tokens::{SCOPE_ACTIVE, SCOPE_READ, SCOPE_WRITE};
+use crate::model::ApiToken;
 
 /// The one table of what each call needs: every RPC of the proto (REST routes are these RPCs
 /// transcoded) and the scope its token must carry. Checked once per call, in [`AppState::admit_for`].
@@ -83,20 +84,12 @@ impl AppState {
     /// Authenticates (a hash lookup on every request, so revocation is immediate everywhere) and
     /// applies the token's rate limit.
     pub async fn admit(&self, authorization: Option<&str>) -> Result<Admitted, ApiError> {
-        let token = bearer(authorization).filter(|t| looks_like_token(t)).ok_or(ApiError::InvalidToken)?;
-        let hash = hash_token(token);
-        let row = self.store.token_by_hash(&hash).await?.ok_or(ApiError::InvalidToken)?;
-        let rate = self.limiter.check(&hash).await.map_err(|info| {
+        let token = bearer(authorization).ok_or(ApiError::InvalidToken)?;
+        let row = self.accounts().authenticate(token).await?.ok_or(ApiError::InvalidToken)?;
+        let rate = self.limiter.check(&row.token_hash).await.map_err(|info| {
             crate::metrics::metrics().rate_limited.inc();
             ApiError::RateLimited(info)
         })?;
-        let store = self.store.clone();
-        let touched = row.clone();
-        tokio::spawn(async move {
-            if let Err(err) = store.touch_token(&touched).await {
-                tracing::warn!(error = %err, "could not record token use");
-            }
-        });
         Ok(Admitted { token: row, rate })
     }
 }

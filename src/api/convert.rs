@@ -3,8 +3,8 @@
 
 use crate::model::{ScanInfo, ScanMode, ScanReport, ScanStatus, Severity, TriggeredBy, json_number};
 use crate::proto::v1 as pb;
-use crate::store::time::to_datetime;
-use crate::store::{FindingRow, ScanRow};
+use crate::model::time::to_datetime;
+use crate::model::{FindingRow, ScanRow};
 use chrono::{DateTime, Utc};
 use prost_types::value::Kind;
 use serde_json::{Map, Value};

@@ -3,9 +3,9 @@
 
 use crate::model::{ScanInfo, ScanReport, SeverityCounts, report_numbers};
 use crate::scans::History;
-use crate::store::history::HistoryPoint;
-use crate::store::time::{to_datetime, to_rfc3339};
-use crate::store::{FindingRow, Page, ScanRow};
+use crate::scans::HistoryPoint;
+use crate::model::time::{to_datetime, to_rfc3339};
+use crate::scans::{FindingRow, Page, ScanRow};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;

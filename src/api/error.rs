@@ -4,7 +4,7 @@
 //! `Status` back into exactly the body the service meant, and gRPC callers can read it too.
 
 use super::limits::RateLimitInfo;
-use crate::store::{QuotaExceeded, StoreError};
+use crate::scans::QuotaExceeded;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
@@ -167,14 +167,24 @@ impl From<crate::scans::ScanServiceError> for ApiError {
             E::NotFound => ApiError::NotFound,
             E::QuotaExceeded(q) => ApiError::QuotaExceeded(q),
             E::TooManyStreams(refusal) => ApiError::TooManyStreams(refusal),
-            E::Store(e) => e.into(),
+            E::Store(e) => ApiError::data(e.is_unavailable(), e),
         }
     }
 }
 
-impl From<StoreError> for ApiError {
-    fn from(err: StoreError) -> Self {
-        if err.is_unavailable() { ApiError::Unavailable } else { ApiError::Internal(err.to_string()) }
+impl ApiError {
+    /// The database failed: `Unavailable` (503) when it could not be reached, else `Internal`.
+    pub fn data(unavailable: bool, why: impl std::fmt::Display) -> ApiError {
+        if unavailable { ApiError::Unavailable } else { ApiError::Internal(why.to_string()) }
+    }
+}
+
+impl From<crate::accounts::AccountError> for ApiError {
+    fn from(err: crate::accounts::AccountError) -> Self {
+        match err {
+            crate::accounts::AccountError::Store(e) => ApiError::data(e.is_unavailable(), e),
+            other => ApiError::Internal(other.to_string()),
+        }
     }
 }
 

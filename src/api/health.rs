@@ -12,7 +12,7 @@ pub async fn healthz() -> Response {
 }
 
 pub async fn readyz(State(api): State<ScanApi>) -> Response {
-    let ready = tokio::time::timeout(std::time::Duration::from_secs(3), api.state().store.ready()).await.unwrap_or(false);
+    let ready = tokio::time::timeout(std::time::Duration::from_secs(3), api.state().app().ready()).await.unwrap_or(false);
     if ready {
         Json(json!({"status": "ready"})).into_response()
     } else {
@@ -24,12 +24,12 @@ pub async fn readyz(State(api): State<ScanApi>) -> Response {
 /// `/metrics`: Prometheus text; queue and scan gauges are read from the database at scrape time.
 pub async fn metrics(State(api): State<ScanApi>) -> Response {
     let m = crate::metrics::metrics();
-    let store = &api.state().store;
-    if let Ok((depth, oldest)) = store.queue_depth().await {
+    let gauges = api.state().app().queue_gauges().await;
+    if let Some((depth, oldest)) = gauges.depth {
         m.queue_depth.set(depth as i64);
         m.queue_oldest_age.set(oldest);
     }
-    if let Ok(by_status) = store.scans_by_status().await {
+    if let Some(by_status) = gauges.by_status {
         use crate::model::ScanStatus;
         for status in [ScanStatus::Queued, ScanStatus::Running, ScanStatus::Completed, ScanStatus::Failed].map(ScanStatus::as_str) {
             m.scans.with_label_values(&[status]).set(by_status.get(status).copied().unwrap_or(0) as i64);

@@ -10,7 +10,7 @@ use crate::model::{Attestation, Attester, Confirmation, TriggeredBy};
 use crate::proto::v1 as pb;
 use crate::proto::v1::owner_service_server::OwnerService;
 use crate::sites::{ScheduleRequest, SiteError, SiteService, StartActive, attestation_statement};
-use crate::store::{JourneyRow, SiteRow};
+use crate::sites::{JourneyRow, MonitorRow, ScheduleRow, SiteRow};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use tonic::{Code, Request, Response, Status};
@@ -27,7 +27,7 @@ impl OwnerApi {
     }
 
     fn sites(&self) -> &SiteService {
-        &self.state.sites
+        self.state.sites()
     }
 
     /// Admits the caller to `rpc` by the one scope table (`scans:active` for every method here),
@@ -38,10 +38,8 @@ impl OwnerApi {
         let rpc = format!("sitescan.v1.OwnerService/{rpc}");
         let who = self.state.admit_for(auth, &rpc).await.map_err(ApiError::into_status)?;
         if let Some(user_id) = &who.token.created_by {
-            let user = crate::accounts::users::by_id(&self.state.store, user_id)
-                .await
-                .map_err(|e| ApiError::Internal(e.to_string()).into_status())?;
-            let still_owner = user.is_some_and(|u| u.is_owner() && u.disabled_at.is_none() && u.org_id == who.org().as_str());
+            let user = self.state.accounts().member(who.org(), user_id).await.map_err(|e| ApiError::from(e).into_status())?;
+            let still_owner = user.is_some_and(|u| u.is_owner() && u.disabled_at.is_none());
             if !still_owner {
                 return Err(Status::permission_denied("the token's issuer is no longer an owner of the organisation"));
             }
@@ -98,7 +96,7 @@ fn site_status(e: SiteError) -> Status {
         }
         SiteError::QuotaExceeded(q) => ApiError::QuotaExceeded(q).into_status(),
         SiteError::Secrets(e) => Status::failed_precondition(e.to_string()),
-        SiteError::Store(e) => ApiError::from(e).into_status(),
+        SiteError::Store(e) => ApiError::data(e.is_unavailable(), e).into_status(),
     }
 }
 
@@ -129,7 +127,7 @@ fn recurring_status(e: crate::recurring::RecurringError) -> Status {
     }
 }
 
-fn schedule_to_proto(s: &crate::store::ScheduleRow) -> pb::Schedule {
+fn schedule_to_proto(s: &ScheduleRow) -> pb::Schedule {
     pb::Schedule {
         id: s.id.to_string(),
         site_id: s.site_id.to_string(),
@@ -142,7 +140,7 @@ fn schedule_to_proto(s: &crate::store::ScheduleRow) -> pb::Schedule {
     }
 }
 
-fn monitor_to_proto(m: &crate::store::MonitorRow) -> pb::Monitor {
+fn monitor_to_proto(m: &MonitorRow) -> pb::Monitor {
     pb::Monitor {
         id: m.id.to_string(),
         site_id: m.site_id.to_string(),
@@ -198,12 +196,6 @@ impl OwnerService for OwnerApi {
         let who = self.admit(&req, "StartActiveScan").await?;
         let site = self.site(&who, &req.get_ref().site).await?;
         let body = req.get_ref();
-        if body.max_pages < 0 || body.max_pages as usize > crate::scan::MAX_PAGES_LIMIT {
-            return Err(Status::invalid_argument(format!(
-                "max_pages: from 0 (the default) to {}",
-                crate::scan::MAX_PAGES_LIMIT
-            )));
-        }
         let attestation = self.attestation(&who, &req, &site, &body.attestation)?;
         let scan = self
             .sites()
@@ -212,7 +204,7 @@ impl OwnerService for OwnerApi {
                 site_id: site.id,
                 attestation,
                 triggered_by: TriggeredBy::Api,
-                max_pages: (body.max_pages > 0).then_some(body.max_pages),
+                max_pages: (body.max_pages != 0).then_some(body.max_pages),
             })
             .await
             .map_err(site_status)?;
@@ -278,7 +270,7 @@ impl OwnerService for OwnerApi {
             crate::model::ScanMode::Passive => None,
         };
         let request = ScheduleRequest { cron: &body.cron, timezone: &body.timezone, mode, attestation };
-        let row = self.sites().add_schedule(who.org(), &site.id.to_string(), request, crate::store::time::now_us()).await.map_err(recurring_status)?;
+        let row = self.sites().add_schedule(who.org(), &site.id.to_string(), request, crate::model::time::now_us()).await.map_err(recurring_status)?;
         Ok(Response::new(schedule_to_proto(&row)))
     }
 
@@ -299,7 +291,7 @@ impl OwnerService for OwnerApi {
     async fn add_monitor(&self, req: Request<pb::AddMonitorRequest>) -> Result<Response<pb::Monitor>, Status> {
         let who = self.admit(&req, "AddMonitor").await?;
         let site = self.site(&who, &req.get_ref().site).await?;
-        let now = crate::store::time::now_us();
+        let now = crate::model::time::now_us();
         let row = self.sites().add_monitor(who.org(), &site.id.to_string(), &req.get_ref().every, now).await.map_err(recurring_status)?;
         Ok(Response::new(monitor_to_proto(&row)))
     }

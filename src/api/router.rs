@@ -34,9 +34,7 @@ pub fn build(api: ScanApi) -> Router {
 /// Builds the whole router: the API, gRPC, and the dashboard pages with `web` settings.
 pub fn build_with(api: ScanApi, web: crate::web::WebSettings) -> Router {
     let trusted = web.trusted_proxies.clone();
-    let shared = api.state();
-    let services = crate::web::Services { store: shared.store.clone(), sites: shared.sites.clone(), scans: shared.scans.clone() };
-    let pages = crate::web::routes(crate::web::WebState::new(services, web));
+    let pages = crate::web::routes(crate::web::WebState::new(api.state().app().clone(), web));
     let mut rest_router: Router<ScanApi> = Router::new();
     let mut by_path: BTreeMap<&str, axum::routing::MethodRouter<ScanApi>> = BTreeMap::new();
     for (_, path, rpc, route) in rest::routes() {

@@ -41,7 +41,7 @@ impl ScanApi {
     }
 
     async fn create(&self, who: &Admitted, req: pb::CreateScanRequest) -> Result<pb::CreateScanResponse, ApiError> {
-        let row = self.state.scans.create(who.org(), &req.target, TriggeredBy::Api).await?;
+        let row = self.state.scans().create(who.org(), &req.target, TriggeredBy::Api).await?;
         Ok(pb::CreateScanResponse {
             id: row.id.to_string(),
             status: status_to_proto(row.status) as i32,
@@ -51,7 +51,7 @@ impl ScanApi {
     }
 
     async fn list(&self, who: &Admitted, req: pb::ListScansRequest) -> Result<pb::ListScansResponse, ApiError> {
-        let page = self.state.scans.list(who.org(), &ListQuery { limit: req.limit, cursor: req.cursor }).await?;
+        let page = self.state.scans().list(who.org(), &ListQuery { limit: req.limit, cursor: req.cursor }).await?;
         Ok(pb::ListScansResponse { scans: page.rows.iter().map(scan_to_proto).collect(), next_cursor: page.next_cursor })
     }
 
@@ -63,7 +63,7 @@ impl ScanApi {
             page: ListQuery { limit: req.limit, cursor: req.cursor },
             ..FindingsQuery::default()
         };
-        let page = self.state.scans.findings(who.org(), &query).await?;
+        let page = self.state.scans().findings(who.org(), &query).await?;
         Ok(pb::ListFindingsResponse { findings: page.rows.iter().map(finding_to_proto).collect(), next_cursor: page.next_cursor })
     }
 }
@@ -116,7 +116,7 @@ pub type WatchStream = std::pin::Pin<Box<dyn tokio_stream::Stream<Item = Result<
 impl ScanApi {
     async fn watch(&self, who: &Admitted, req: pb::WatchScanRequest) -> Result<WatchStream, ApiError> {
         use tokio_stream::StreamExt;
-        let rx = self.state.scans.watch(who.org(), &req.scan_id, &who.token.id.to_string()).await?;
+        let rx = self.state.scans().watch(who.org(), &req.scan_id, &who.token.id.to_string()).await?;
         let stream = tokio_stream::wrappers::ReceiverStream::new(rx).map(|item| match item {
             Ok(p) => Ok(pb::ScanProgress {
                 scan: Some(scan_to_proto(&p.scan)),
@@ -127,7 +127,7 @@ impl ScanApi {
                 page_url: p.page.map(|pg| pg.url),
             }),
             // Idle or too long: DEADLINE_EXCEEDED, so the client knows to watch again.
-            Err(WatchEnd::Store(e)) => Err(ApiError::from(e).into_status()),
+            Err(WatchEnd::Store(e)) => Err(ApiError::data(e.is_unavailable(), e).into_status()),
             Err(end) => Err(Status::deadline_exceeded(end.to_string())),
         });
         Ok(Box::pin(stream))
@@ -159,7 +159,7 @@ impl pb::scan_service_server::ScanService for ScanApi {
     async fn get_scan(&self, req: Request<pb::GetScanRequest>) -> Result<Response<pb::GetScanResponse>, Status> {
         let who = self.admitted(&req, "GetScan").await?;
         let req = req.into_inner();
-        let result = self.state.scans.report(who.org(), &req.scan_id, req.include_findings).await.map_err(ApiError::from);
+        let result = self.state.scans().report(who.org(), &req.scan_id, req.include_findings).await.map_err(ApiError::from);
         respond(&who, result.map(|report| report_to_proto(&report)))
     }
 
@@ -176,14 +176,14 @@ impl pb::scan_service_server::ScanService for ScanApi {
         let who = self.admitted(&req, "ListScanHistory").await?;
         let req = req.into_inner();
         let query = HistoryQuery { target: Some(req.target), page: ListQuery { limit: req.limit, cursor: req.cursor } };
-        let result = self.state.scans.history(who.org(), &query).await.map_err(ApiError::from);
+        let result = self.state.scans().history(who.org(), &query).await.map_err(ApiError::from);
         respond(&who, result.map(|h| history_to_proto(&h)))
     }
 
     async fn compare_scans(&self, req: Request<pb::CompareScansRequest>) -> Result<Response<pb::CompareScansResponse>, Status> {
         let who = self.admitted(&req, "CompareScans").await?;
         let req = req.into_inner();
-        let result = self.state.scans.compare(who.org(), Some(&req.base), Some(&req.head)).await.map_err(ApiError::from);
+        let result = self.state.scans().compare(who.org(), Some(&req.base), Some(&req.head)).await.map_err(ApiError::from);
         respond(&who, result.map(|c| comparison_to_proto(&c)))
     }
 
@@ -196,7 +196,7 @@ impl pb::scan_service_server::ScanService for ScanApi {
             _ => Err(ApiError::invalid("format", "must be REPORT_FORMAT_HTML or REPORT_FORMAT_SARIF")),
         };
         let result = match format {
-            Ok(format) => match self.state.scans.report(who.org(), &req.scan_id, true).await {
+            Ok(format) => match self.state.scans().report(who.org(), &req.scan_id, true).await {
                 Ok(report) => render_report(&report, format),
                 Err(e) => Err(e.into()),
             },

@@ -6,22 +6,18 @@ use super::limits::RateWindow;
 use super::router;
 use super::service::ScanApi;
 use super::state::AppState;
-use crate::model::AddressPolicy;
-use crate::store::Store;
+use crate::app::App;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-/// What the API needs to start.
+/// What the API needs to start (the services come with the [`App`]).
 #[derive(Debug, Clone)]
 pub struct ApiSettings {
     pub listen: String,
     pub rate_windows: Vec<RateWindow>,
-    pub policy: AddressPolicy,
     /// `memory` (per instance) or a `redis://` URL (shared by a fleet).
     pub rate_limit_backend: String,
-    /// Sites and ownership proofs (`None`: the system resolver and `SITESCAN_SECRET_KEY`).
-    pub sites: Option<crate::sites::SiteService>,
 }
 
 /// A bound, not yet serving, API.
@@ -32,34 +28,19 @@ pub struct Application {
 }
 
 impl Application {
-    /// Binds `settings.listen` (port 0 picks a free port) and builds the router.
-    pub async fn build(settings: &ApiSettings, store: Store) -> std::io::Result<Application> {
-        Self::build_with_web(settings, store, crate::web::WebSettings::default()).await
+    /// Binds `settings.listen` (port 0 picks a free port) and builds the router over `app`.
+    pub async fn build(settings: &ApiSettings, app: App) -> std::io::Result<Application> {
+        Self::build_with_web(settings, app, crate::web::WebSettings::default()).await
     }
 
     /// `build` with the dashboard's settings (`--public-url`).
-    pub async fn build_with_web(settings: &ApiSettings, store: Store, web: crate::web::WebSettings) -> std::io::Result<Application> {
-        Self::build_with_streams(settings, store, web, crate::scans::StreamCaps::default()).await
-    }
-
-    /// `build_with_web` with caps on the live streams other than the defaults (tests use short
-    /// ones).
-    pub async fn build_with_streams(
-        settings: &ApiSettings,
-        store: Store,
-        web: crate::web::WebSettings,
-        streams: crate::scans::StreamCaps,
-    ) -> std::io::Result<Application> {
+    pub async fn build_with_web(settings: &ApiSettings, app: App, web: crate::web::WebSettings) -> std::io::Result<Application> {
         let listener = tokio::net::TcpListener::bind(&settings.listen).await?;
         let addr = listener.local_addr()?;
         let limiter = Limiter::connect(&settings.rate_limit_backend, settings.rate_windows.clone())
             .await
             .map_err(|e| std::io::Error::other(format!("rate limit backend: {e}")))?;
-        let mut state = AppState::with_limiter(store, limiter, settings.policy.clone()).with_stream_caps(streams);
-        if let Some(sites) = &settings.sites {
-            state = state.with_sites(sites.clone());
-        }
-        let state = Arc::new(state);
+        let state = Arc::new(AppState::with_limiter(app, limiter));
         let router = router::build_with(ScanApi::new(state), web);
         Ok(Application { listener, router, addr })
     }

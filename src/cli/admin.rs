@@ -1,12 +1,14 @@
 //! `sitescan token ...`, `sitescan org set`, `sitescan migrate`.
 
 use super::args::{DatabaseArgs, OrgCommand, TokenCommand, UserCommand};
-use crate::accounts::{IssueToken, Role, issue_token, users};
-use crate::store::{Store, time::to_rfc3339};
+use crate::accounts::{IssueToken, Role, validate_org};
+use crate::app::{App, AppConfig};
+use crate::model::time::to_rfc3339;
 use anyhow::Context;
 
-pub(super) async fn open(db: &DatabaseArgs) -> anyhow::Result<Store> {
-    Store::open(&db.database, true).await.with_context(|| format!("opening the database {}", redact(&db.database)))
+/// Opens `--database` for a command that needs no policy or key.
+pub(super) async fn open(db: &DatabaseArgs) -> anyhow::Result<App> {
+    super::engine::open_app(db, AppConfig::default()).await
 }
 
 /// A database URL without its password, for messages.
@@ -24,16 +26,15 @@ pub async fn token(cmd: TokenCommand) -> anyhow::Result<()> {
     match cmd {
         TokenCommand::Create { org, name, scope, db } => {
             validate_org(&org)?;
-            let store = open(&db).await?;
-            let (plaintext, token) =
-                issue_token(&store, IssueToken { org: &org, name: name.as_deref(), scopes: scope, ..Default::default() }).await?;
+            let app = open(&db).await?;
+            let (plaintext, token) = app.accounts().issue_token(IssueToken { org: &org, name: name.as_deref(), scopes: scope, ..Default::default() }).await?;
             eprintln!("created token {} for organisation {} with scopes {}", token.id, token.org_id, token.scopes);
             eprintln!("store it now: it is not shown again");
             println!("{plaintext}");
         }
         TokenCommand::List { org, db } => {
-            let store = open(&db).await?;
-            let tokens = store.list_tokens(&org).await?;
+            let app = open(&db).await?;
+            let tokens = app.accounts().tokens(&org).await?;
             println!("{:<36}  {:<20}  {:<23}  {:<27}  {:<27}  REVOKED", "ID", "NAME", "SCOPES", "CREATED", "LAST USED");
             for t in tokens {
                 println!(
@@ -48,8 +49,8 @@ pub async fn token(cmd: TokenCommand) -> anyhow::Result<()> {
             }
         }
         TokenCommand::Revoke { id_or_token, db } => {
-            let store = open(&db).await?;
-            let token = store.revoke_token(id_or_token.trim()).await.context("revoking the token")?;
+            let app = open(&db).await?;
+            let token = app.accounts().revoke_any_token(&id_or_token).await.context("revoking the token")?;
             eprintln!("revoked token {} of organisation {}", token.id, token.org_id);
         }
     }
@@ -69,14 +70,14 @@ pub async fn user(cmd: UserCommand) -> anyhow::Result<()> {
             std::io::stdin().read_line(&mut line).context("reading the password from stdin")?;
             let password = line.trim_end_matches(['\n', '\r']);
             anyhow::ensure!(!password.is_empty(), "no password on stdin: pipe one line, e.g. `read -rs PW; printf '%s\\n' \"$PW\" | sitescan user create ...`");
-            let store = open(&db).await?;
-            let user = users::create_user(&store, &org, &email, role, password).await?;
+            let app = open(&db).await?;
+            let user = app.accounts().create_user(&org, &email, role, password).await?;
             eprintln!("created {} {} in organisation {}", user.role, user.email, user.org_id);
         }
         UserCommand::List { org, db } => {
-            let store = open(&db).await?;
+            let app = open(&db).await?;
             println!("{:<40}  {:<6}  {:<27}  DISABLED", "EMAIL", "ROLE", "CREATED");
-            for u in users::list(&store, &org).await? {
+            for u in app.accounts().members(&org).await? {
                 println!(
                     "{:<40}  {:<6}  {:<27}  {}",
                     u.email,
@@ -87,8 +88,8 @@ pub async fn user(cmd: UserCommand) -> anyhow::Result<()> {
             }
         }
         UserCommand::Disable { email, db } => {
-            let store = open(&db).await?;
-            let user = users::disable(&store, &email).await?;
+            let app = open(&db).await?;
+            let user = app.accounts().disable(&email).await?;
             eprintln!("disabled {} of organisation {}; their sessions ended", user.email, user.org_id);
         }
     }
@@ -102,8 +103,8 @@ pub async fn org(cmd: OrgCommand) -> anyhow::Result<()> {
             if monthly_scan_quota.is_some_and(|q| q < 0) {
                 anyhow::bail!("--monthly-scan-quota must be 0 or more");
             }
-            let store = open(&db).await?;
-            let row = store.set_org(&org, monthly_scan_quota).await?;
+            let app = open(&db).await?;
+            let row = app.accounts().set_org(&org, monthly_scan_quota).await?;
             eprintln!("organisation {} has a monthly scan quota of {}", row.id, row.monthly_scan_quota);
         }
     }
@@ -111,15 +112,7 @@ pub async fn org(cmd: OrgCommand) -> anyhow::Result<()> {
 }
 
 pub async fn migrate(db: DatabaseArgs) -> anyhow::Result<()> {
-    let applied = crate::store::migrate(&db.database).await.context("migrating")?;
+    let applied = crate::app::operations::migrate(&db.database).await.context("migrating")?;
     eprintln!("{applied} migration(s) applied to {}", redact(&db.database));
-    Ok(())
-}
-
-fn validate_org(org: &str) -> anyhow::Result<()> {
-    let ok = !org.is_empty()
-        && org.len() <= 100
-        && org.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
-    anyhow::ensure!(ok, "organisation names are 1-100 characters of letters, digits, '-', '_' and '.'");
     Ok(())
 }

@@ -204,7 +204,7 @@ pub enum WebhookCommand {
 #[derive(Debug, Clone, Args)]
 pub struct DatabaseArgs {
     /// Database URL: `sqlite://FILE?mode=rwc` (embedded default) or `postgres://USER@HOST/DB`.
-    #[arg(long = "database", env = "SITESCAN_DATABASE_URL", default_value = crate::store::DEFAULT_DATABASE_URL)]
+    #[arg(long = "database", env = "SITESCAN_DATABASE_URL", default_value = crate::app::defaults::DATABASE_URL)]
     pub database: String,
 }
 
@@ -287,7 +287,7 @@ pub struct WorkerPoolArgs {
     #[arg(long, env = "SITESCAN_LEASE_SECONDS", default_value_t = crate::scan::DEFAULT_LEASE_SECONDS)]
     pub lease_seconds: u64,
     /// Claims after which a scan that keeps losing its worker is failed.
-    #[arg(long, env = "SITESCAN_MAX_ATTEMPTS", default_value_t = crate::store::jobs::DEFAULT_MAX_ATTEMPTS)]
+    #[arg(long, env = "SITESCAN_MAX_ATTEMPTS", default_value_t = crate::app::defaults::MAX_ATTEMPTS)]
     pub max_attempts: i32,
     /// How often an idle worker looks for queued scans (milliseconds).
     #[arg(long, env = "SITESCAN_POLL_MS", default_value_t = crate::scan::DEFAULT_POLL_MS)]
@@ -340,11 +340,11 @@ pub struct ServeArgs {
     #[arg(long = "trusted-proxy", env = "SITESCAN_TRUSTED_PROXY", value_delimiter = ',', value_parser = proxy_net)]
     pub trusted_proxy: Vec<ipnet::IpNet>,
     /// How often expired sessions and stale sign-in throttle rows are deleted (seconds).
-    #[arg(long, env = "SITESCAN_CLEANUP_INTERVAL_SECS", default_value_t = crate::store::expiry::DEFAULT_INTERVAL_SECS, hide = true)]
+    #[arg(long, env = "SITESCAN_CLEANUP_INTERVAL_SECS", default_value_t = crate::app::defaults::CLEANUP_INTERVAL_SECS, hide = true)]
     pub cleanup_interval_secs: u64,
     /// Scans older than this many days are deleted with their findings, pages and screenshots,
     /// except each target's newest ended scan and scans that have not ended; 0 keeps everything.
-    #[arg(long, env = "SITESCAN_RETENTION_DAYS", default_value_t = crate::store::retention::DEFAULT_DAYS)]
+    #[arg(long, env = "SITESCAN_RETENTION_DAYS", default_value_t = crate::app::defaults::RETENTION_DAYS)]
     pub retention_days: u32,
     #[command(flatten)]
     pub browser: BrowserArgs,

@@ -1,13 +1,13 @@
 //! Flags to a running engine: the egress guard, the fetcher, the browser pool, the scanner.
 
-use super::args::{BrowserArgs, CrawlArgs, PolicyArgs, SecretKeyArgs, WorkerPoolArgs};
+use super::args::{BrowserArgs, CrawlArgs, DatabaseArgs, PolicyArgs, SecretKeyArgs, WorkerPoolArgs};
 use crate::browser::{BrowserOptions, BrowserPool, CaptureOptions};
 use crate::model::AddressPolicy;
 use crate::net::{EgressGuard, Fetcher, FetcherOptions};
 use crate::scan::worker::Ownership;
 use crate::scan::{DEFAULT_HOST_CONCURRENCY, MAX_PAGES_LIMIT, ScanOptions, Scanner, WorkerConfig};
-use crate::sites::{DnsServer, SiteService, Verifier};
-use crate::store::{SecretBox, SecretError, Store};
+use crate::app::{App, AppConfig};
+use crate::events::{SecretBox, SecretError};
 use anyhow::Context;
 use std::sync::Arc;
 use std::time::Duration;
@@ -74,11 +74,18 @@ pub fn secret_box(key: &SecretKeyArgs) -> anyhow::Result<Option<SecretBox>> {
     }
 }
 
-/// Sites and ownership proofs over the guarded fetcher and the configured DNS server.
-pub fn site_service(policy: &PolicyArgs, key: &SecretKeyArgs, store: Store) -> anyhow::Result<SiteService> {
-    let address_policy = AddressPolicy::new(policy.allow_target.clone());
-    let guard = Arc::new(EgressGuard::new(address_policy.clone()));
-    let fetcher = Arc::new(Fetcher::new(guard, FetcherOptions::default()).context("building the HTTP fetcher")?);
-    let dns = policy.dns_server.map_or(DnsServer::System, DnsServer::At);
-    Ok(SiteService::new(store, Verifier::new(fetcher, dns), address_policy, secret_box(key)?))
+/// The application's settings from the policy and key flags: targets, webhooks and ownership
+/// proofs held to the policy, proofs asking the configured DNS server, secrets sealed with the key.
+pub fn app_config(policy: &PolicyArgs, key: &SecretKeyArgs) -> anyhow::Result<AppConfig> {
+    Ok(AppConfig {
+        policy: AddressPolicy::new(policy.allow_target.clone()),
+        secrets: secret_box(key)?,
+        dns_server: policy.dns_server,
+        ..AppConfig::default()
+    })
+}
+
+/// Opens (and migrates) the `--database` with `config`.
+pub async fn open_app(db: &DatabaseArgs, config: AppConfig) -> anyhow::Result<App> {
+    App::open(&db.database, config).await.with_context(|| format!("opening the database {}", super::admin::redact(&db.database)))
 }

@@ -3,7 +3,6 @@
 pub mod admin;
 pub mod args;
 pub mod checks;
-pub mod cleanup;
 pub mod engine;
 pub mod recurring;
 pub mod scan;

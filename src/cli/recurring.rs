@@ -2,27 +2,13 @@
 //! and monitor loops `serve` and `worker` run.
 
 use super::Exit;
-use super::admin::redact;
-use super::args::{DatabaseArgs, MonitorCommand, RecurringArgs, ScheduleCommand};
-use crate::model::{AddressPolicy, Attestation, Attester, Confirmation, OrgId, ScanMode};
-use crate::net::{EgressGuard, Fetcher, FetcherOptions};
-use crate::recurring::{self, MonitorRunner, RecurringError, Scheduler, SystemClock, TriggerHook};
-use crate::sites::{ScheduleRequest, SiteService};
-use crate::store::Store;
-use crate::store::time::{now_us, to_rfc3339};
-use anyhow::Context;
-use std::sync::Arc;
+use super::args::{MonitorCommand, RecurringArgs, ScheduleCommand};
+use super::admin::open;
+use crate::model::time::{now_us, to_rfc3339};
+use crate::model::{Attestation, Attester, Confirmation, OrgId, ScanMode};
+use crate::recurring::{self, RecurringError};
+use crate::sites::ScheduleRequest;
 use std::time::Duration;
-use tokio_util::sync::CancellationToken;
-
-async fn open(db: &DatabaseArgs) -> anyhow::Result<Store> {
-    Store::open(&db.database, true).await.with_context(|| format!("opening the database {}", redact(&db.database)))
-}
-
-/// The site service, for the schedule and monitor commands (they only read and write the store).
-fn sites(store: &Store) -> SiteService {
-    SiteService::with_defaults(store.clone(), AddressPolicy::default())
-}
 
 /// A bad input or a missing site/schedule/monitor: a clear message and exit 2.
 fn refused(e: RecurringError) -> anyhow::Result<Exit> {
@@ -54,12 +40,12 @@ pub async fn schedule(cmd: ScheduleCommand) -> anyhow::Result<Exit> {
             if let Err(e) = recurring::CronSpec::parse(&cron, &tz) {
                 return refused(e);
             }
-            let store = open(&db).await?;
+            let app = open(&db).await?;
             let attestation = match mode {
                 ScanMode::Active => {
-                    let row = match recurring::resolve_site(&store, &org, &site).await {
+                    let row = match app.sites().find(OrgId::new(&org), &site).await {
                         Ok(row) => row,
-                        Err(e) => return refused(e),
+                        Err(e) => return super::site::refused(e),
                     };
                     let cli = Attester { actor: "cli".into(), client_addr: None };
                     match Attestation::confirm(&row.origin, Confirmation::Ticked(attest), cli) {
@@ -73,7 +59,7 @@ pub async fn schedule(cmd: ScheduleCommand) -> anyhow::Result<Exit> {
                 ScanMode::Passive => None,
             };
             let request = ScheduleRequest { cron: &cron, timezone: &tz, mode, attestation };
-            match sites(&store).add_schedule(OrgId::new(&org), &site, request, now_us()).await {
+            match app.sites().add_schedule(OrgId::new(&org), &site, request, now_us()).await {
                 Ok(s) => {
                     println!("{}", s.id);
                     eprintln!("added schedule {} ({} {}, {}): next run {}", s.id, s.cron, s.timezone, s.mode, to_rfc3339(s.next_due_at));
@@ -82,8 +68,8 @@ pub async fn schedule(cmd: ScheduleCommand) -> anyhow::Result<Exit> {
             }
         }
         ScheduleCommand::List { org, site, db } => {
-            let store = open(&db).await?;
-            let rows = match sites(&store).list_schedules(OrgId::new(&org), site.as_deref()).await {
+            let app = open(&db).await?;
+            let rows = match app.sites().list_schedules(OrgId::new(&org), site.as_deref()).await {
                 Ok(r) => r,
                 Err(e) => return refused(e),
             };
@@ -93,12 +79,8 @@ pub async fn schedule(cmd: ScheduleCommand) -> anyhow::Result<Exit> {
             }
         }
         ScheduleCommand::Remove { id, db } => {
-            let store = open(&db).await?;
-            let Some(row) = store.schedule_any_org(id).await? else {
-                eprintln!("error: no schedule {id}");
-                return Ok(Exit::Failed);
-            };
-            if let Err(e) = sites(&store).remove_schedule(OrgId::new(&row.org_id), id, None).await {
+            let app = open(&db).await?;
+            if let Err(e) = app.sites().remove_any_schedule(id).await {
                 return refused(e);
             }
             eprintln!("removed schedule {id}");
@@ -114,8 +96,8 @@ pub async fn monitor(cmd: MonitorCommand) -> anyhow::Result<Exit> {
             if let Err(e) = recurring::parse_every(&every, recurring::monitor::min_every_seconds()) {
                 return refused(e);
             }
-            let store = open(&db).await?;
-            match sites(&store).add_monitor(OrgId::new(&org), &site, &every, now_us()).await {
+            let app = open(&db).await?;
+            match app.sites().add_monitor(OrgId::new(&org), &site, &every, now_us()).await {
                 Ok(m) => {
                     println!("{}", m.id);
                     eprintln!("added monitor {} every {}: first probe {}", m.id, every_text(m.every_seconds), to_rfc3339(m.next_check_at));
@@ -124,8 +106,8 @@ pub async fn monitor(cmd: MonitorCommand) -> anyhow::Result<Exit> {
             }
         }
         MonitorCommand::List { org, site, db } => {
-            let store = open(&db).await?;
-            let rows = match sites(&store).list_monitors(OrgId::new(&org), site.as_deref()).await {
+            let app = open(&db).await?;
+            let rows = match app.sites().list_monitors(OrgId::new(&org), site.as_deref()).await {
                 Ok(r) => r,
                 Err(e) => return refused(e),
             };
@@ -136,12 +118,8 @@ pub async fn monitor(cmd: MonitorCommand) -> anyhow::Result<Exit> {
             }
         }
         MonitorCommand::Remove { id, db } => {
-            let store = open(&db).await?;
-            let Some(row) = store.monitor_any_org(id).await? else {
-                eprintln!("error: no monitor {id}");
-                return Ok(Exit::Failed);
-            };
-            if let Err(e) = sites(&store).remove_monitor(OrgId::new(&row.org_id), id, None).await {
+            let app = open(&db).await?;
+            if let Err(e) = app.sites().remove_any_monitor(id).await {
                 return refused(e);
             }
             eprintln!("removed monitor {id}");
@@ -150,52 +128,12 @@ pub async fn monitor(cmd: MonitorCommand) -> anyhow::Result<Exit> {
     Ok(Exit::Clean)
 }
 
-/// The `monitor.triggered` webhook event, queued for each scan a monitor starts.
-pub fn webhook_hook() -> TriggerHook {
-    Arc::new(|store: Store, t: recurring::MonitorTriggered| {
-        Box::pin(async move {
-            if let Err(e) = crate::events::webhooks::monitor_triggered(&store, &t.scan, t.monitor.id, &t.changes, now_us()).await {
-                tracing::warn!(error = %e, monitor = %t.monitor.id, "could not queue monitor.triggered");
-            }
-        })
-    })
-}
-
-/// The schedule and monitor loops of this process.
-pub struct RecurringLoops {
-    stop: CancellationToken,
-    handles: Vec<tokio::task::JoinHandle<()>>,
-}
-
-impl RecurringLoops {
-    pub async fn stop(self) {
-        self.stop.cancel();
-        for h in self.handles {
-            let _ = h.await;
-        }
-    }
-}
-
-/// Starts the scheduler and the monitor runner unless `--no-recurring`. Every instance of a
-/// fleet may run them: each due moment is handled once.
-pub fn start(args: &RecurringArgs, policy: AddressPolicy, store: Store) -> anyhow::Result<Option<RecurringLoops>> {
+/// Starts the scheduler and the monitor runner of `app` unless `--no-recurring`. Every instance
+/// of a fleet may run them: each due moment is handled once.
+pub fn start(args: &RecurringArgs, app: &crate::app::App) -> anyhow::Result<Option<crate::app::RecurringLoops>> {
     if args.no_recurring {
         tracing::info!("schedules and monitors are off in this process (--no-recurring)");
         return Ok(None);
     }
-    let every = Duration::from_millis(args.recurring_poll_ms.max(100));
-    let stop = CancellationToken::new();
-    let clock = Arc::new(SystemClock);
-    let fetcher = Fetcher::new(Arc::new(EgressGuard::new(policy.clone())), FetcherOptions::default())?;
-    let scheduler = Scheduler { store: store.clone(), clock: clock.clone(), policy: policy.clone() };
-    let monitors = MonitorRunner {
-        store,
-        fetcher: Arc::new(fetcher),
-        clock,
-        policy,
-        on_trigger: Some(webhook_hook()),
-        probe_deadline: recurring::monitor::PROBE_DEADLINE,
-    };
-    let handles = vec![scheduler.spawn(every, stop.clone()), monitors.spawn(every, stop.clone())];
-    Ok(Some(RecurringLoops { stop, handles }))
+    Ok(Some(app.start_recurring(Duration::from_millis(args.recurring_poll_ms.max(100)))?))
 }

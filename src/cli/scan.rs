@@ -5,14 +5,14 @@ use super::args::{ReportFormat, ScanArgs};
 use super::engine;
 use crate::report as format;
 use crate::model::{
-    AddressPolicy, Change, JourneySecrets, JourneySpec, ReportSummary, ScanMode, ScanReport, ScanStatus, Severity, Target, TriggeredBy,
+    AddressPolicy, Change, JourneySecrets, JourneySpec, ReportSummary, ScanMode, ScanReport, ScanStatus, Severity, Target,
     parse_journey, validate_secrets,
 };
 use crate::net::{EgressGuard, Fetcher, FetcherOptions};
 use crate::scan::ScanError;
 use crate::sites::{DnsServer, Verified, VerifyError, Verifier};
-use crate::scan::{Outcome, Progress, ProgressFn, run_claimed};
-use crate::store::{CreateOutcome, Store};
+use crate::app::LocalScan;
+use crate::scan::{Outcome, Progress, ProgressFn};
 use anyhow::Context;
 use std::io::{IsTerminal, Write};
 use std::sync::Arc;
@@ -20,8 +20,6 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use crate::model::Budget;
-
-const LOCAL_ORG: &str = "local";
 
 pub async fn run(args: ScanArgs) -> anyhow::Result<Exit> {
     // The budget, journeys and secrets are read and validated before anything runs.
@@ -66,9 +64,8 @@ pub async fn run(args: ScanArgs) -> anyhow::Result<Exit> {
     )?;
     config.options.probe_budget = args.probe_budget;
     if let Some(file) = args.cache.as_ref().filter(|_| args.browser.shares()) {
-        let url = format!("sqlite://{}?mode=rwc", file.display());
-        match Store::open(&url, true).await {
-            Ok(cache) => config.options.region_cache = Some(crate::scan::RegionCache::new(cache)),
+        match crate::app::local::region_cache_file(file).await {
+            Ok(cache) => config.options.region_cache = Some(cache),
             Err(e) => {
                 eprintln!("error: --cache {}: {e}", file.display());
                 return Ok(Exit::Failed);
@@ -84,17 +81,7 @@ pub async fn run(args: ScanArgs) -> anyhow::Result<Exit> {
         return Ok(Exit::Failed);
     }
     let mode = if args.active { ScanMode::Active } else { ScanMode::Passive };
-    let store = Store::open("sqlite::memory:", true).await.context("opening the in-memory database")?;
-    store.set_org(LOCAL_ORG, Some(i64::MAX)).await?;
-    let scan = match store
-        .create_scan(LOCAL_ORG, &target, mode, TriggeredBy::Manual, Some(args.crawl.max_pages as i32))
-        .await?
-    {
-        CreateOutcome::Created(row) => row,
-        CreateOutcome::QuotaExceeded(_) => anyhow::bail!("unexpected quota refusal"),
-    };
-    let owner = crate::scan::worker::owner_id(0);
-    let claimed = store.claim_scan(&owner, config.lease, 1).await?.context("claiming the scan")?;
+    let scan = LocalScan::create(&target, mode, args.crawl.max_pages, config.lease).await.context("opening the in-memory database")?;
     if args.active {
         let token = args.verification_token.clone().unwrap_or_default();
         match verify_ownership(&target, &token, args.policy.dns_server, &policy).await? {
@@ -102,8 +89,8 @@ pub async fn run(args: ScanArgs) -> anyhow::Result<Exit> {
                 let error = ScanError::OwnershipUnverified(e.to_string());
                 eprintln!("error: {error}");
                 let summary = ReportSummary::failed_in(ScanMode::Active, error.code(), &error.to_string());
-                store.fail_scan(scan.id, &owner, &crate::model::StoredReport::of(summary)).await?;
-                return write_report(&store, scan.id, &args, budget.as_ref()).await;
+                scan.fail(summary).await?;
+                return write_report(&scan, &args, budget.as_ref()).await;
             }
             // The probes and journeys connect only where ownership was just proved.
             Ok(verified) => {
@@ -138,7 +125,7 @@ pub async fn run(args: ScanArgs) -> anyhow::Result<Exit> {
             cancel.cancel();
         })
     };
-    let outcome = run_claimed(&store, scanner.as_ref(), claimed, &owner, &config, &cancel, progress).await;
+    let outcome = scan.run(scanner.as_ref(), &config, &cancel, progress).await;
     ctrl_c.abort();
     if let Some(bar) = &bar {
         bar.finish_and_clear();
@@ -150,10 +137,10 @@ pub async fn run(args: ScanArgs) -> anyhow::Result<Exit> {
         return Ok(Exit::Failed);
     }
     if let Some(dir) = &args.screenshots {
-        write_screenshots(&store, scan.id, dir).await?;
+        write_screenshots(&scan, dir).await?;
     }
 
-    write_report(&store, scan.id, &args, budget.as_ref()).await
+    write_report(&scan, &args, budget.as_ref()).await
 }
 
 /// Reads `--secret NAME=@FILE` values and `--journey FILE`s; every journey must parse and name
@@ -234,8 +221,8 @@ pub fn load_budget(path: &std::path::Path) -> Result<Budget, String> {
         .map_err(|errors| format!("--budget {}: {}", path.display(), errors.join("; ")))
 }
 
-async fn write_report(store: &Store, scan_id: uuid::Uuid, args: &ScanArgs, budget: Option<&Budget>) -> anyhow::Result<Exit> {
-    let mut report = load_report(store, scan_id).await?;
+async fn write_report(scan: &LocalScan, args: &ScanArgs, budget: Option<&Budget>) -> anyhow::Result<Exit> {
+    let mut report = scan.report().await.context("reading the report")?;
     if let Some(path) = &args.baseline {
         let text = std::fs::read_to_string(path).with_context(|| format!("reading the baseline {}", path.display()))?;
         let baseline: serde_json::Value =
@@ -291,12 +278,6 @@ pub fn exit_status_new(report: &ScanReport, threshold: Severity) -> Exit {
     if failing { Exit::Findings } else { Exit::Clean }
 }
 
-/// The scan's report with its findings, from the store (the body of
-/// `GET /api/v1/scans/{id}?include_findings=true`).
-pub async fn load_report(store: &Store, scan_id: uuid::Uuid) -> anyhow::Result<ScanReport> {
-    store.scan_report(LOCAL_ORG, scan_id, true).await?.context("reading the report: the scan is gone")
-}
-
 /// 2 when the scan failed, 1 when a finding is at or above `fail_on`, else 0.
 pub fn exit_status(report: &ScanReport, fail_on: Option<Severity>) -> Exit {
     if report.scan.status == ScanStatus::Failed {
@@ -319,10 +300,9 @@ fn progress_bar(budget: usize) -> indicatif::ProgressBar {
 
 /// Writes the scan's journey screenshots, as the store kept them, to `dir` as
 /// `<journey>-step<N>-<name>.png`.
-async fn write_screenshots(store: &Store, scan: uuid::Uuid, dir: &std::path::Path) -> anyhow::Result<()> {
-    for shot in store.list_journey_screenshots(LOCAL_ORG, scan).await? {
-        let Some(png) = store.journey_screenshot_png(LOCAL_ORG, scan, shot.id).await? else { continue };
-        let file = dir.join(screenshot_file_name(&shot.journey, shot.step, &shot.name));
+async fn write_screenshots(scan: &LocalScan, dir: &std::path::Path) -> anyhow::Result<()> {
+    for (journey, step, name, png) in scan.screenshots().await? {
+        let file = dir.join(screenshot_file_name(&journey, step, &name));
         std::fs::write(&file, png).with_context(|| format!("--screenshots: writing {}", file.display()))?;
     }
     Ok(())

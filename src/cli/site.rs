@@ -6,7 +6,7 @@ use super::admin::open;
 use super::args::{DatabaseArgs, PolicyArgs, SecretKeyArgs, SiteCommand};
 use crate::model::OrgId;
 use crate::sites::{META_NAME, SiteError, SiteService, TXT_PREFIX, VERIFICATION_PATH};
-use crate::store::time::to_rfc3339;
+use crate::model::time::to_rfc3339;
 
 /// How to publish a token, for people.
 fn publish_instructions(token: &str) -> String {
@@ -16,9 +16,9 @@ fn publish_instructions(token: &str) -> String {
 }
 
 async fn service(policy: &PolicyArgs, key: Option<&SecretKeyArgs>, db: &DatabaseArgs) -> anyhow::Result<SiteService> {
-    let store = open(db).await?;
     let none = SecretKeyArgs { secret_key_file: None };
-    super::engine::site_service(policy, key.unwrap_or(&none), store)
+    let app = super::engine::open_app(db, super::engine::app_config(policy, key.unwrap_or(&none))?).await?;
+    Ok(app.sites().clone())
 }
 
 fn no_policy() -> PolicyArgs {
@@ -26,7 +26,7 @@ fn no_policy() -> PolicyArgs {
 }
 
 /// Prints a refusal and picks the exit code: bad input and missing sites are usage errors.
-fn refused(e: SiteError) -> anyhow::Result<Exit> {
+pub(super) fn refused(e: SiteError) -> anyhow::Result<Exit> {
     match e {
         SiteError::Store(e) => Err(e.into()),
         other => {
@@ -54,7 +54,7 @@ pub async fn run(command: SiteCommand) -> anyhow::Result<Exit> {
             println!("{}", site.verification_token);
         }
         SiteCommand::List { org, db } => {
-            let sites = SiteService::with_defaults(open(&db).await?, crate::model::AddressPolicy::default());
+            let sites = open(&db).await?.sites().clone();
             println!("{:<36}  {:<10}  {:<27}  ORIGIN", "ID", "OWNERSHIP", "LAST CHECKED");
             for s in sites.list(OrgId::new(&org)).await? {
                 let state = match &s.verified_method {

@@ -1,72 +1,27 @@
 //! `sitescan webhook add|list|remove|test`, and the delivery loop `serve` and `worker` run.
 
 use super::Exit;
-use super::admin::redact;
 use super::args::{DatabaseArgs, SecretKeyArgs, WebhookCommand};
-use crate::events::webhooks::{self, Deliverer, SystemClock};
-use crate::events::{SecretBox, SecretError, WebhookKind};
-use crate::model::AddressPolicy;
-use crate::net::{EgressGuard, Fetcher, FetcherOptions};
-use crate::store::Store;
-use crate::store::time::{now_us, to_rfc3339};
-use anyhow::Context;
-use std::sync::Arc;
-use std::time::Duration;
-use tokio_util::sync::CancellationToken;
+use super::engine::{open_app, secret_box};
+use crate::app::{App, AppConfig};
+use crate::events::WebhookKind;
+use crate::model::time::{now_us, to_rfc3339};
+use crate::model::{AddressPolicy, OrgId};
 
-/// How often the delivery loop looks for due messages.
-pub const DELIVERY_POLL: Duration = Duration::from_secs(1);
-
-async fn open(db: &DatabaseArgs) -> anyhow::Result<Store> {
-    Store::open(&db.database, true).await.with_context(|| format!("opening the database {}", redact(&db.database)))
-}
-
-fn secret_box(key: &SecretKeyArgs) -> Result<SecretBox, SecretError> {
-    SecretBox::from_env_or_file(key.secret_key_file.as_deref())
-}
-
-fn deliverer(store: Store, secrets: SecretBox, policy: AddressPolicy, dashboard: Option<url::Url>) -> anyhow::Result<Deliverer> {
-    let fetcher = Fetcher::new(Arc::new(EgressGuard::new(policy)), FetcherOptions::default())?;
-    Ok(Deliverer {
-        store,
-        fetcher: Arc::new(fetcher),
-        secrets,
-        clock: Arc::new(SystemClock),
-        owner: crate::scan::worker::owner_id(0),
-        breaker: crate::events::BreakerRule::default(),
-        dashboard,
-    })
-}
-
-/// Starts delivering webhooks in this process when a secret key is configured (without one,
-/// no endpoint can have been added, so there is nothing to deliver; a bad key is an error).
-/// Chat messages link to `dashboard` (the public URL) when there is one.
-pub fn start_delivery(
-    key: &SecretKeyArgs,
-    policy: AddressPolicy,
-    store: Store,
-    dashboard: Option<url::Url>,
-) -> anyhow::Result<Option<(CancellationToken, tokio::task::JoinHandle<()>)>> {
-    let secrets = match secret_box(key) {
-        Ok(s) => s,
-        Err(SecretError::Missing) => {
-            tracing::info!("no secret key: webhook delivery is off");
-            return Ok(None);
-        }
-        Err(e) => return Err(e.into()),
-    };
-    let stop = CancellationToken::new();
-    let handle = deliverer(store, secrets, policy, dashboard)?.spawn(DELIVERY_POLL, stop.clone());
-    Ok(Some((stop, handle)))
+/// Opens `--database` with the key of `--secret-key-file` (or `SITESCAN_SECRET_KEY`), which
+/// must be configured: `what` says what needs it.
+async fn open_keyed(db: &DatabaseArgs, key: &SecretKeyArgs, policy: AddressPolicy, what: &str) -> anyhow::Result<App> {
+    let secrets = secret_box(key).map_err(|e| anyhow::anyhow!("{what}: {e}"))?;
+    anyhow::ensure!(secrets.is_some(), "{what}: no secret key: set {} or --secret-key-file", crate::events::SECRET_KEY_ENV);
+    open_app(db, AppConfig { policy, secrets, ..AppConfig::default() }).await
 }
 
 pub async fn run(cmd: WebhookCommand) -> anyhow::Result<Exit> {
     match cmd {
         WebhookCommand::Add { org, url, events, min_severity, kind, key, db } => {
-            let secrets = secret_box(&key).map_err(|e| anyhow::anyhow!("cannot enable webhooks: {e}"))?;
-            let store = open(&db).await?;
-            store.set_org(&org, None).await?;
-            let (id, secret) = webhooks::add_endpoint_of_kind(&store, &secrets, &org, &url, kind, &events, min_severity, now_us()).await?;
+            let app = open_keyed(&db, &key, AddressPolicy::default(), "cannot enable webhooks").await?;
+            app.accounts().set_org(&org, None).await?;
+            let (id, secret) = app.webhooks().add(OrgId::new(&org), &url, kind, &events, min_severity, now_us()).await?;
             eprintln!("added {kind} webhook {id} for organisation {org}: {}", events.join(", "));
             match secret {
                 Some(secret) => {
@@ -77,9 +32,9 @@ pub async fn run(cmd: WebhookCommand) -> anyhow::Result<Exit> {
             }
         }
         WebhookCommand::List { org, db } => {
-            let store = open(&db).await?;
+            let app = super::admin::open(&db).await?;
             println!("{:<36}  {:<11}  {:<8}  {:<40}  {:<27}  URL", "ID", "KIND", "ENABLED", "EVENTS", "CREATED");
-            for w in store.list_webhooks(&org).await? {
+            for w in app.webhooks().list(OrgId::new(&org), 0).await?.into_iter().map(|e| e.row) {
                 let enabled = if w.enabled { "yes".to_string() } else { "no".to_string() };
                 let kind = WebhookKind::from_stored(&w.kind);
                 let url = kind.shown_url(&w.url);
@@ -90,21 +45,18 @@ pub async fn run(cmd: WebhookCommand) -> anyhow::Result<Exit> {
             }
         }
         WebhookCommand::Remove { id, db } => {
-            let store = open(&db).await?;
-            if !store.remove_webhook(id).await? {
+            let app = super::admin::open(&db).await?;
+            if !app.webhooks().remove(None, id).await? {
                 eprintln!("no webhook {id}");
                 return Ok(Exit::Failed);
             }
             eprintln!("removed webhook {id}");
         }
         WebhookCommand::Test { id, policy, key, db } => {
-            let secrets = secret_box(&key).map_err(|e| anyhow::anyhow!("cannot send: {e}"))?;
-            let store = open(&db).await?;
-            let message = webhooks::send_test_unlimited(&store, id, now_us()).await?;
-            let d = deliverer(store.clone(), secrets, AddressPolicy::new(policy.allow_target), None)?;
-            d.run_once().await?;
-            let log = store.webhook_deliveries(id).await?;
-            match log.last() {
+            let policy = AddressPolicy::new(policy.allow_target);
+            let app = open_keyed(&db, &key, policy.clone(), "cannot send").await?;
+            let (message, last) = app.webhooks().send_test_now(id, now_us(), &app.deliverer(policy)?).await?;
+            match last {
                 Some(l) => {
                     let answer = l.status.map_or_else(|| l.error.clone().unwrap_or_default(), |s| format!("HTTP {s}"));
                     println!("test event {message}: {answer} in {} ms", l.latency_ms);

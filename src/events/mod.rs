@@ -3,12 +3,15 @@
 
 pub mod breaker;
 pub mod chat;
+pub mod endpoints;
 pub mod signing;
 pub mod watch;
 pub mod webhooks;
 
 pub use crate::store::{SECRET_KEY_ENV, SecretBox, SecretError};
 pub use breaker::BreakerRule;
+pub use endpoints::{Endpoint, Webhooks};
+pub use crate::store::{DeliveryRow, WebhookRow};
 pub use chat::WebhookKind;
 pub use signing::{BadSecret, SigningKey};
 pub use watch::{ScanProgress, WATCH_POLL, watch};

@@ -78,6 +78,9 @@ pub enum WebhookError {
     Secret(#[from] SecretError),
     #[error("{0}")]
     Invalid(String),
+    /// No such endpoint in the organisation.
+    #[error("no such webhook endpoint")]
+    NotFound,
     /// The organisation has [`MAX_ENDPOINTS_PER_ORG`] endpoints already.
     #[error("the organisation has {0} webhook endpoints, the most allowed; remove one first")]
     TooMany(i64),
@@ -305,8 +308,9 @@ async fn wait_for(store: &Store, key: &str, now: i64) -> Result<i64, WebhookErro
 /// limits: one per endpoint per [`TEST_EVENT_ENDPOINT_EVERY`], [`TEST_EVENTS_PER_ORG`] per
 /// organisation per [`TEST_EVENT_ORG_WINDOW`]. The counts live in the store's throttle table,
 /// so every instance of a fleet shares them; a refusal queues nothing.
-pub async fn send_test(store: &Store, endpoint: Uuid, now: i64) -> Result<String, WebhookError> {
-    let ep = store.webhook(endpoint).await?.ok_or_else(|| WebhookError::Invalid(format!("no webhook {endpoint}")))?;
+/// Another organisation's endpoint (or none) is [`WebhookError::NotFound`].
+pub async fn send_test(store: &Store, org: &str, endpoint: Uuid, now: i64) -> Result<String, WebhookError> {
+    let ep = store.org_webhook(org, endpoint).await?.ok_or(WebhookError::NotFound)?;
     let org_key = format!("webhook-test:org:{}", ep.org_id);
     let endpoint_key = format!("webhook-test:endpoint:{}", ep.id);
     if !store.throttle_count(&org_key, TEST_ORG_RULE, now).await? {
@@ -348,6 +352,14 @@ pub struct Deliverer {
     /// The dashboard's public URL (`--public-url`): chat messages link to its compare and scan
     /// pages; without it they carry no link.
     pub dashboard: Option<url::Url>,
+}
+
+impl Deliverer {
+    /// A deliverer over `store` that posts through an egress guard of `policy`, as `owner`.
+    pub fn new(store: Store, secrets: SecretBox, policy: crate::model::AddressPolicy, dashboard: Option<url::Url>, owner: String) -> Result<Deliverer, crate::net::NetError> {
+        let fetcher = Fetcher::new(Arc::new(crate::net::EgressGuard::new(policy)), crate::net::FetcherOptions::default())?;
+        Ok(Deliverer { store, fetcher: Arc::new(fetcher), secrets, clock: Arc::new(SystemClock), owner, breaker: BreakerRule::default(), dashboard })
+    }
 }
 
 /// The headers of one POST.

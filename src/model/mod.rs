@@ -17,6 +17,7 @@ pub mod org;
 pub mod page_text;
 pub mod percentile;
 pub mod progress;
+pub mod records;
 pub mod severity;
 pub mod report;
 pub mod robots;
@@ -26,6 +27,7 @@ pub mod scan_state;
 pub mod secret_name;
 pub mod snapshot;
 pub mod target;
+pub mod time;
 
 pub use address_policy::{AddressPolicy, BlockedRange};
 pub use barriers::{BarrierControl, BarrierFacts, BarrierField, BarrierImage, BarrierLink, BarrierTable, HoverOnly, StyledHeading, VisualList};
@@ -43,6 +45,7 @@ pub use journey::{
 pub use layout::{AnimatedImage, ClipTest, ClippedText, LayoutFacts, Overflow, Reading, Reflow, TextRun};
 pub use severity::{Severity, SeverityCounts, UnknownSeverity};
 pub use org::OrgId;
+pub use records::{ApiToken, FindingRow, PageRow, ScanRow};
 pub use progress::{ScanPhase, ScanProgressState};
 pub use report::{CappedCounts, ChangeCounts, ReportError, ReportSummary};
 pub use robots::ParsedRobots;
@@ -51,4 +54,4 @@ pub use scan_report::{Change, Report, ReportFinding, ReportPage, ScanInfo, ScanR
 pub use scan_state::{ScanMode, ScanStatus, TriggeredBy};
 pub use secret_name::{BadSecretName, MAX_SECRET_NAME_LEN, SecretName};
 pub use snapshot::*;
-pub use target::{MAX_TARGET_LEN, Target, TargetError};
+pub use target::{MAX_PAGES_LIMIT, MAX_TARGET_LEN, Target, TargetError};

@@ -3,6 +3,9 @@
 use super::address_policy::AddressPolicy;
 use std::fmt;
 use std::net::IpAddr;
+
+/// The most pages one scan may render (an operator's `--max-pages`, a request's `max_pages`).
+pub const MAX_PAGES_LIMIT: usize = 10_000;
 use url::{Host, Url};
 
 /// The longest target accepted, in characters.

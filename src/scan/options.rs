@@ -6,8 +6,7 @@ use std::time::Duration;
 
 /// Pages rendered per scan unless configured.
 pub const DEFAULT_MAX_PAGES: usize = 50;
-/// The most pages an operator lets one scan render.
-pub const MAX_PAGES_LIMIT: usize = 10_000;
+pub use crate::model::MAX_PAGES_LIMIT;
 /// Link depth from the start page.
 pub const DEFAULT_MAX_DEPTH: u32 = 5;
 /// Internal links whose status is checked without rendering them, per scan.

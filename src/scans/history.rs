@@ -71,6 +71,22 @@ impl ScanService {
         Ok(History { origin, page })
     }
 
+    /// The last `limit` completed scans of `origin`, oldest first (the site page's charts), and
+    /// the budget verdict of the newest one, if its site had a budget.
+    pub async fn site_trend(&self, org: OrgId<'_>, origin: &str, limit: u64) -> Result<(Vec<HistoryPoint>, Option<crate::model::BudgetResult>), ScanServiceError> {
+        let history = self.store().origin_history(org.as_str(), origin, limit).await?;
+        let verdict = match history.last() {
+            Some(latest) => self
+                .store()
+                .scan_report(org.as_str(), latest.scan_id, false)
+                .await?
+                .and_then(|r| r.report)
+                .and_then(|r| r.summary.budget),
+            None => None,
+        };
+        Ok((history, verdict))
+    }
+
     /// Scan `head` compared with scan `base`: two completed scans of one site (the same origin).
     pub async fn compare(&self, org: OrgId<'_>, base: Option<&str>, head: Option<&str>) -> Result<ScanComparison, ScanServiceError> {
         let mut issues = Vec::new();

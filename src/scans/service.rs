@@ -4,7 +4,7 @@ use super::query::{self, FINDINGS_LIMIT, FindingsQuery, Issue, ListQuery, SCANS_
 use super::streams::{StreamCaps, StreamGate, StreamLimits, StreamPermit, StreamRefusal};
 use crate::events::ScanProgress;
 use crate::model::{AddressPolicy, OrgId, ScanMode, ScanReport, Target, TriggeredBy};
-use crate::store::{CreateOutcome, CursorKind, FindingRow, Page, QuotaExceeded, ScanRow, Store, StoreError, StoreResult};
+use crate::store::{CreateOutcome, CursorKind, FindingRow, LiveScan, Page, QuotaExceeded, ScanRow, ScreenshotRow, Store, StoreError, StoreResult};
 use std::time::Duration;
 use tokio::sync::mpsc;
 use uuid::Uuid;
@@ -86,7 +86,8 @@ impl ScanService {
         self.live_views.limits()
     }
 
-    pub fn store(&self) -> &Store {
+    /// The store, for the service's own modules (`history`); no edge reaches it.
+    pub(super) fn store(&self) -> &Store {
         &self.store
     }
 
@@ -114,6 +115,11 @@ impl ScanService {
         let cursor = query::cursor(self.store.cursors(), CursorKind::Scans, page.cursor.as_deref(), &mut issues);
         refused_if(issues)?;
         Ok(self.store.list_scans(org.as_str(), limit, cursor).await?)
+    }
+
+    /// The organisation's newest `n` scans (the dashboard's list).
+    pub async fn recent(&self, org: OrgId<'_>, n: u64) -> Result<Page<ScanRow>, ScanServiceError> {
+        Ok(self.store.list_scans(org.as_str(), n, None).await?)
     }
 
     /// One scan of the organisation (an id of another organisation's scan, or no id at all, is
@@ -157,6 +163,69 @@ impl ScanService {
         let cursor = query::cursor(self.store.cursors(), CursorKind::Findings, q.page.cursor.as_deref(), &mut issues);
         refused_if(issues)?;
         Ok((filter, limit, cursor))
+    }
+
+    /// One scan of the organisation as it stands (its progress, counts and newest findings),
+    /// for the dashboard's live view.
+    pub async fn live(&self, org: OrgId<'_>, id: Uuid) -> Result<LiveScan, ScanServiceError> {
+        self.store.live_scan(org.as_str(), id).await?.ok_or(ScanServiceError::NotFound)
+    }
+
+    /// The screenshots the journeys of a scan of the organisation took, in order.
+    pub async fn screenshots(&self, org: OrgId<'_>, id: Uuid) -> Result<Vec<ScreenshotRow>, ScanServiceError> {
+        Ok(self.store.list_journey_screenshots(org.as_str(), id).await?)
+    }
+
+    /// One journey screenshot (PNG) of a scan of the organisation.
+    pub async fn screenshot_png(&self, org: OrgId<'_>, id: Uuid, shot: Uuid) -> Result<Vec<u8>, ScanServiceError> {
+        self.store.journey_screenshot_png(org.as_str(), id, shot).await?.ok_or(ScanServiceError::NotFound)
+    }
+
+    /// The dashboard's live view of a scan of the organisation: the scan as it stands after
+    /// every change the one watch loop ([`crate::events::watch`], the loop `WatchScan` follows
+    /// too) reports, until the scan ends, the viewer leaves, or the stream's limits end it
+    /// (its last item is then the `WatchEnd`). `permit` is the viewer's place
+    /// ([`ScanService::open_live_view`]), held as long.
+    pub async fn live_updates(&self, org: OrgId<'_>, id: Uuid, permit: StreamPermit) -> Result<mpsc::Receiver<Result<LiveScan, WatchEnd>>, ScanServiceError> {
+        let scan = self.store.scan(org.as_str(), id).await?.ok_or(ScanServiceError::NotFound)?;
+        let limits = self.live_views.limits();
+        let mut changes = time_limited(crate::events::watch(self.store.clone(), scan, crate::events::WATCH_POLL), permit, limits);
+        let (tx, rx) = mpsc::channel(8);
+        let store = self.store.clone();
+        let org = org.as_str().to_string();
+        tokio::spawn(async move {
+            loop {
+                let change = tokio::select! {
+                    change = changes.recv() => change,
+                    _ = tx.closed() => return,
+                };
+                let Some(change) = change else { return };
+                if let Err(end) = change {
+                    let _ = tx.send(Err(end)).await;
+                    return;
+                }
+                // A burst of changes (a page batch) is one read of the scan as it stands.
+                while let Ok(more) = changes.try_recv() {
+                    if let Err(end) = more {
+                        let _ = tx.send(Err(end)).await;
+                        return;
+                    }
+                }
+                let live = match store.live_scan(&org, id).await {
+                    Ok(Some(live)) => live,
+                    Ok(None) => return,
+                    Err(e) => {
+                        let _ = tx.send(Err(WatchEnd::Store(e))).await;
+                        return;
+                    }
+                };
+                let finished = live.finished();
+                if tx.send(Ok(live)).await.is_err() || finished {
+                    return;
+                }
+            }
+        });
+        Ok(rx)
     }
 
     /// Follows a scan of the organisation until it ends: its state, then every change. The

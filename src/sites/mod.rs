@@ -10,6 +10,8 @@ mod verify;
 
 pub use budget::{known_check, stored_budget, validate_budget};
 pub use schedules::ScheduleRequest;
+/// What the service hands out: plain data, never a database type.
+pub use crate::store::{JourneyRow, MonitorRow, ScheduleRow, SiteRow, StoredSecret};
 pub use service::{SiteError, SiteService, StartActive, attestation_statement};
 
 pub use token::{TOKEN_LEN, new_token, valid_token};

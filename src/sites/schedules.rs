@@ -57,4 +57,16 @@ impl SiteService {
     pub async fn remove_monitor(&self, org: OrgId<'_>, id: Uuid, site: Option<Uuid>) -> Result<(), RecurringError> {
         recurring::remove_monitor(self.store(), org.as_str(), id, site).await
     }
+
+    /// Removes a schedule whatever its organisation (the operator's CLI).
+    pub async fn remove_any_schedule(&self, id: Uuid) -> Result<(), RecurringError> {
+        let row = self.store().schedule_any_org(id).await?.ok_or_else(|| RecurringError::NotFound(format!("no schedule {id}")))?;
+        self.remove_schedule(OrgId::new(&row.org_id), id, None).await
+    }
+
+    /// Removes a monitor whatever its organisation (the operator's CLI).
+    pub async fn remove_any_monitor(&self, id: Uuid) -> Result<(), RecurringError> {
+        let row = self.store().monitor_any_org(id).await?.ok_or_else(|| RecurringError::NotFound(format!("no monitor {id}")))?;
+        self.remove_monitor(OrgId::new(&row.org_id), id, None).await
+    }
 }

@@ -75,6 +75,7 @@ pub struct StartActive<'a> {
     /// Confirmed for the site's origin ([`Attestation::confirm`]).
     pub attestation: Attestation,
     pub triggered_by: TriggeredBy,
+    /// Pages this scan may render (1 to `MAX_PAGES_LIMIT`; `None`: the worker's default).
     pub max_pages: Option<i32>,
 }
 
@@ -107,7 +108,8 @@ impl SiteService {
         self.secrets.as_ref()
     }
 
-    pub fn store(&self) -> &Store {
+    /// The store, for the service's own modules (`schedules`); no edge reaches it.
+    pub(super) fn store(&self) -> &Store {
         &self.store
     }
 
@@ -196,6 +198,11 @@ impl SiteService {
     /// Starts an active scan: the attestation must be the site's, ownership is proved again
     /// right now, and the attestation is written with the scan in one transaction.
     pub async fn start_active_scan(&self, req: StartActive<'_>) -> Result<ScanRow, SiteError> {
+        if let Some(n) = req.max_pages
+            && !(1..=crate::model::MAX_PAGES_LIMIT as i64).contains(&i64::from(n))
+        {
+            return Err(SiteError::Invalid(format!("max_pages: from 0 (the default) to {}", crate::model::MAX_PAGES_LIMIT)));
+        }
         let site = self.owned(req.org, req.site_id).await?;
         let attestation = req.attestation.for_origin(&site.origin)?;
         if let Err(e) = self.reverify(&site).await? {
@@ -256,6 +263,11 @@ impl SiteService {
     }
 
     /// The organisation's site `site_id` (`NotFound` for another organisation's).
+    /// One site of the organisation (another organisation's is `NotFound`).
+    pub async fn get(&self, org: OrgId<'_>, site_id: Uuid) -> Result<SiteRow, SiteError> {
+        self.owned(org, site_id).await
+    }
+
     async fn owned(&self, org: OrgId<'_>, site_id: Uuid) -> Result<SiteRow, SiteError> {
         self.store.site(org.as_str(), site_id).await?.ok_or(SiteError::NotFound)
     }

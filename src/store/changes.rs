@@ -25,7 +25,8 @@ impl Store {
             .order_by_desc(scan::Column::CreatedAt)
             .order_by_desc(scan::Column::Id)
             .one(self.conn())
-            .await?)
+            .await?
+            .map(Into::into))
     }
 
     /// Records each finding's verdict: the `persisting` ones by id, every other finding of the

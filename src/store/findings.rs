@@ -13,8 +13,7 @@ use sea_orm::{
 };
 use uuid::Uuid;
 
-pub type FindingRow = finding::Model;
-pub type PageRow = scan_page::Model;
+pub use crate::model::{FindingRow, PageRow};
 
 /// Rows per INSERT statement (well under SQLite's bound-variable limit).
 const INSERT_CHUNK: usize = 500;
@@ -41,11 +40,6 @@ fn like_literal(text: &str) -> String {
 }
 
 
-impl FindingRow {
-    pub fn evidence_json(&self) -> Option<serde_json::Value> {
-        self.evidence.as_deref().and_then(|e| serde_json::from_str(e).ok())
-    }
-}
 
 fn finding_model(scan_id: Uuid, org: &str, created_at: i64, f: &Finding) -> finding::ActiveModel {
     finding::ActiveModel {
@@ -210,9 +204,9 @@ impl Store {
             kind: CursorKind::Findings,
             created_at: finding::Column::CreatedAt,
             id: finding::Column::Id,
-            position: |r: &FindingRow| Position { created_at: r.created_at, id: r.id },
+            position: |r: &finding::Model| Position { created_at: r.created_at, id: r.id },
         };
-        self.keyset_page(query, keys, limit, cursor).await
+        Ok(self.keyset_page(query, keys, limit, cursor).await?.map(Into::into))
     }
 
     /// Every finding of one scan, in insertion order.
@@ -222,7 +216,10 @@ impl Store {
             .order_by_asc(finding::Column::CreatedAt)
             .order_by_asc(finding::Column::Id)
             .all(self.conn())
-            .await?)
+            .await?
+            .into_iter()
+            .map(Into::into)
+            .collect())
     }
 
     /// Up to `limit` pages of one scan after sequence number `seq`, in crawl order.
@@ -233,7 +230,10 @@ impl Store {
             .order_by_asc(scan_page::Column::Seq)
             .limit(limit)
             .all(self.conn())
-            .await?)
+            .await?
+            .into_iter()
+            .map(Into::into)
+            .collect())
     }
 
     /// Every page of one scan, in crawl order.
@@ -242,6 +242,9 @@ impl Store {
             .filter(scan_page::Column::ScanId.eq(scan_id))
             .order_by_asc(scan_page::Column::Seq)
             .all(self.conn())
-            .await?)
+            .await?
+            .into_iter()
+            .map(Into::into)
+            .collect())
     }
 }

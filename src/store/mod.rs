@@ -28,11 +28,12 @@ pub mod secret_box;
 pub mod sessions;
 pub mod sites;
 pub mod throttle;
-pub mod time;
 pub mod tokens;
 pub mod users;
 pub mod webhooks;
 
+/// Stored timestamps (microseconds, UTC) are the model's.
+pub use crate::model::time;
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use cursor::{BadCursor, CursorCodec, CursorKind, Position};
 pub use db::{DEFAULT_DATABASE_URL, Store, migrate};

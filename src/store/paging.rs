@@ -14,6 +14,13 @@ pub struct Page<T> {
     pub next_cursor: Option<String>,
 }
 
+impl<T> Page<T> {
+    /// The same page with each row converted (a table's entity into the model's row).
+    pub fn map<U>(self, f: impl FnMut(T) -> U) -> Page<U> {
+        Page { rows: self.rows.into_iter().map(f).collect(), next_cursor: self.next_cursor }
+    }
+}
+
 /// The keyset predicate "strictly after `pos` in (created_at desc, id desc) order".
 fn after<C: ColumnTrait>(created: C, id: C, pos: Position) -> Condition {
     // `created <= c AND (created < c OR id < i)`, the same rows as `created < c OR (created = c

@@ -13,7 +13,7 @@ use sea_orm::{
 };
 use uuid::Uuid;
 
-pub type ScanRow = scan::Model;
+pub use crate::model::ScanRow;
 
 /// The monthly quota is used up.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,12 +52,6 @@ pub struct NewAttestation {
     pub statement: String,
 }
 
-impl ScanRow {
-    /// The progress its worker recorded, while it runs (none before its first word).
-    pub fn progress(&self) -> Option<crate::model::ScanProgressState> {
-        self.progress.as_deref().and_then(|p| serde_json::from_str(p).ok())
-    }
-}
 
 impl Store {
     /// Creates a queued scan if the organisation's monthly quota allows it (atomically: two
@@ -171,17 +165,17 @@ impl Store {
             txn.execute_raw(record).await?;
         }
         txn.commit().await?;
-        Ok(Some(CreateOutcome::Created(row)))
+        Ok(Some(CreateOutcome::Created(row.into())))
     }
 
     /// One scan of the organisation (`None` for another organisation's scan).
     pub async fn scan(&self, org: &str, id: Uuid) -> StoreResult<Option<ScanRow>> {
-        Ok(scan::Entity::find_by_id(id).filter(scan::Column::OrgId.eq(org)).one(self.conn()).await?)
+        Ok(scan::Entity::find_by_id(id).filter(scan::Column::OrgId.eq(org)).one(self.conn()).await?.map(Into::into))
     }
 
     /// A scan by id, whatever its organisation (workers).
     pub async fn scan_any_org(&self, id: Uuid) -> StoreResult<Option<ScanRow>> {
-        Ok(scan::Entity::find_by_id(id).one(self.conn()).await?)
+        Ok(scan::Entity::find_by_id(id).one(self.conn()).await?.map(Into::into))
     }
 
     /// The organisation's scans, newest first, `limit` per page after `cursor`.
@@ -191,8 +185,8 @@ impl Store {
             kind: CursorKind::Scans,
             created_at: scan::Column::CreatedAt,
             id: scan::Column::Id,
-            position: |r: &ScanRow| Position { created_at: r.created_at, id: r.id },
+            position: |r: &scan::Model| Position { created_at: r.created_at, id: r.id },
         };
-        self.keyset_page(query, keys, limit, cursor).await
+        Ok(self.keyset_page(query, keys, limit, cursor).await?.map(Into::into))
     }
 }

@@ -27,7 +27,7 @@ pub const DEFAULT_SCOPES: [&str; 2] = [SCOPE_READ, SCOPE_WRITE];
 /// `last_used_at` is written at most this often per token (microseconds).
 pub const LAST_USED_RESOLUTION_US: i64 = 60_000_000;
 
-pub type ApiToken = api_token::Model;
+pub use crate::model::ApiToken;
 
 /// The SHA-256 of a plaintext token, hex.
 pub fn hash_token(plaintext: &str) -> String {
@@ -48,15 +48,6 @@ fn generate_token() -> String {
     format!("{TOKEN_PREFIX}_{}", URL_SAFE_NO_PAD.encode(bytes))
 }
 
-impl ApiToken {
-    pub fn scopes(&self) -> impl Iterator<Item = &str> {
-        self.scopes.split_whitespace()
-    }
-
-    pub fn has_scope(&self, scope: &str) -> bool {
-        self.scopes().any(|s| s == scope)
-    }
-}
 
 impl Store {
     /// Creates a token (and its organisation if new); returns the plaintext, shown only once.
@@ -109,7 +100,7 @@ impl Store {
             expires_at: Set(expires_at),
         };
         let token = api_token::Entity::insert(model).exec_with_returning(self.conn()).await?;
-        Ok((plaintext, token))
+        Ok((plaintext, token.into()))
     }
 
     pub async fn list_tokens(&self, org: &str) -> StoreResult<Vec<ApiToken>> {
@@ -117,7 +108,10 @@ impl Store {
             .filter(api_token::Column::OrgId.eq(org))
             .order_by_asc(api_token::Column::CreatedAt)
             .all(self.conn())
-            .await?)
+            .await?
+            .into_iter()
+            .map(Into::into)
+            .collect())
     }
 
     /// Revokes a token given its id or its plaintext. Returns the revoked token.
@@ -137,7 +131,7 @@ impl Store {
             .filter(api_token::Column::RevokedAt.is_null())
             .exec(self.conn())
             .await?;
-        api_token::Entity::find_by_id(token.id).one(self.conn()).await?.ok_or(StoreError::NotFound("token"))
+        api_token::Entity::find_by_id(token.id).one(self.conn()).await?.map(Into::into).ok_or(StoreError::NotFound("token"))
     }
 
     /// The tokens of `org` that `user_id` made and that still work (not revoked, not expired).
@@ -153,7 +147,10 @@ impl Store {
             )
             .order_by_asc(api_token::Column::CreatedAt)
             .all(self.conn())
-            .await?)
+            .await?
+            .into_iter()
+            .map(Into::into)
+            .collect())
     }
 
     /// Revokes the tokens `ids` of `org`; returns how many were live.
@@ -195,7 +192,8 @@ impl Store {
                     .add(api_token::Column::ExpiresAt.gt(now_us())),
             )
             .one(self.conn())
-            .await?)
+            .await?
+            .map(Into::into))
     }
 
     /// Records use of a token, at most once per `LAST_USED_RESOLUTION_US`.

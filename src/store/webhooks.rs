@@ -11,7 +11,7 @@
 
 use super::Store;
 use super::error::StoreResult;
-use sea_orm::{ConnectionTrait, DatabaseBackend, QueryResult};
+use sea_orm::{ConnectionTrait, DatabaseBackend, QueryResult, TransactionTrait};
 use uuid::Uuid;
 
 /// An endpoint (its secret still encrypted).
@@ -197,12 +197,32 @@ impl Store {
         self.conn().query_one_raw(stmt).await?.as_ref().map(endpoint).transpose()
     }
 
-    /// Removes an endpoint and what it still had to deliver; `false` when there was none.
-    pub async fn remove_webhook(&self, id: Uuid) -> StoreResult<bool> {
+    /// One endpoint of `org` (another organisation's is none).
+    pub async fn org_webhook(&self, org: &str, id: Uuid) -> StoreResult<Option<WebhookRow>> {
+        let stmt = self.stmt(
+            &format!("SELECT {ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE id = $1 AND org_id = $2"),
+            vec![id.into(), org.into()],
+        );
+        self.conn().query_one_raw(stmt).await?.as_ref().map(endpoint).transpose()
+    }
+
+    /// Removes an endpoint of `org` (`None`: of any organisation, the operator's CLI) and what
+    /// it still had to deliver, in one transaction; `false` when there was none.
+    pub async fn remove_webhook(&self, org: Option<&str>, id: Uuid) -> StoreResult<bool> {
+        let txn = self.conn().begin().await?;
+        let (scope, mut values) = match org {
+            Some(org) => ("id = $1 AND org_id = $2", vec![id.into(), org.into()]),
+            None => ("id = $1", vec![id.into()]),
+        };
+        let endpoint = self.stmt(&format!("DELETE FROM webhook_endpoints WHERE {scope}"), std::mem::take(&mut values));
+        if txn.execute_raw(endpoint).await?.rows_affected() != 1 {
+            txn.rollback().await?;
+            return Ok(false);
+        }
         let outbox = self.stmt("DELETE FROM webhook_outbox WHERE endpoint_id = $1 AND state = 'pending'", vec![id.into()]);
-        self.conn().execute_raw(outbox).await?;
-        let stmt = self.stmt("DELETE FROM webhook_endpoints WHERE id = $1", vec![id.into()]);
-        Ok(self.conn().execute_raw(stmt).await?.rows_affected() == 1)
+        txn.execute_raw(outbox).await?;
+        txn.commit().await?;
+        Ok(true)
     }
 
     /// Disables an endpoint, saying why.

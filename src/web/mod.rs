@@ -15,4 +15,4 @@ pub mod state;
 pub mod templates;
 
 pub use router::routes;
-pub use state::{Services, WebSettings, WebState};
+pub use state::{WebSettings, WebState};

@@ -1,13 +1,10 @@
-//! Server-side sessions: a random id in an `HttpOnly; SameSite=Lax` cookie, its SHA-256 in the
-//! `sessions` table (so every instance of a fleet shares them), an idle timeout of 12 hours and
-//! an absolute one of 7 days. Each session has its own CSRF token.
+//! The dashboard's side of sessions: a random id in an `HttpOnly; SameSite=Lax` cookie, and the
+//! extractors that turn it into the signed-in person. What a session is (stored as a hash,
+//! shared by a fleet, its timeouts, its CSRF token) is the accounts service's.
 
 use super::error::PageError;
 use super::state::WebState;
-use crate::accounts::secret::{digest, looks_like_secret, random_secret};
-use crate::accounts::{User, users};
-use crate::store::Store;
-use crate::store::time::now_us;
+use crate::accounts::User;
 use axum::extract::FromRequestParts;
 use axum::http::HeaderMap;
 use axum::http::request::Parts;
@@ -16,12 +13,7 @@ use axum::http::request::Parts;
 pub const SESSION_COOKIE: &str = "sitescan_session";
 /// The pre-login CSRF cookie (double submit on `/login` and `/invite/{token}`).
 pub const CSRF_COOKIE: &str = "sitescan_csrf";
-/// A session ends after this long without a request (microseconds): 12 hours.
-pub const IDLE_TIMEOUT_US: i64 = 12 * 3600 * 1_000_000;
-/// A session ends this long after sign-in whatever happens (microseconds): 7 days.
-pub const ABSOLUTE_TIMEOUT_US: i64 = 7 * 24 * 3600 * 1_000_000;
-/// `last_seen_at` is written at most this often (microseconds).
-const TOUCH_US: i64 = 60 * 1_000_000;
+pub use crate::accounts::sessions::{ABSOLUTE_TIMEOUT_US, IDLE_TIMEOUT_US};
 
 /// A signed-in person.
 #[derive(Debug, Clone)]
@@ -57,39 +49,18 @@ pub fn set_cookie(name: &str, value: &str, max_age_s: i64, secure: bool, same_si
 }
 
 /// Starts a session for `user_id`; returns the cookie value (the plaintext id).
-pub async fn start(store: &Store, user_id: &str) -> Result<String, PageError> {
-    let id = random_secret();
-    let now = now_us();
-    store.insert_session(&digest(&id), user_id, &random_secret(), now).await.map_err(PageError::internal)?;
-    Ok(id)
+pub async fn start(state: &WebState, user_id: &str) -> Result<String, PageError> {
+    Ok(state.accounts().start_session(user_id).await?)
 }
 
 /// Ends the session whose cookie value is `id`.
-pub async fn end(store: &Store, id: &str) -> Result<(), PageError> {
-    store.delete_session(&digest(id)).await.map_err(PageError::internal)
+pub async fn end(state: &WebState, id: &str) -> Result<(), PageError> {
+    Ok(state.accounts().end_session(id).await?)
 }
 
-/// The live session behind a cookie value, refreshed; expired sessions are deleted.
-pub async fn load(store: &Store, id: &str) -> Result<Option<Session>, PageError> {
-    if !looks_like_secret(id) {
-        return Ok(None);
-    }
-    let id_hash = digest(id);
-    let Some(row) = store.session(&id_hash).await.map_err(PageError::internal)? else { return Ok(None) };
-    let now = now_us();
-    if now - row.last_seen_at > IDLE_TIMEOUT_US || now - row.created_at > ABSOLUTE_TIMEOUT_US {
-        end(store, id).await?;
-        return Ok(None);
-    }
-    let user = users::by_id(store, &row.user_id).await.map_err(PageError::internal)?;
-    let Some(user) = user.filter(|u| u.disabled_at.is_none()) else {
-        end(store, id).await?;
-        return Ok(None);
-    };
-    if now - row.last_seen_at > TOUCH_US {
-        store.touch_session(&id_hash, now).await.map_err(PageError::internal)?;
-    }
-    Ok(Some(Session { user, csrf: row.csrf_token, id_hash }))
+/// The live session behind a cookie value, refreshed (the rules are the accounts service's).
+pub async fn load(state: &WebState, id: &str) -> Result<Option<Session>, PageError> {
+    Ok(state.accounts().session(id).await?.map(|s| Session { user: s.user, csrf: s.csrf, id_hash: s.id_hash }))
 }
 
 impl Session {
@@ -106,7 +77,7 @@ impl FromRequestParts<WebState> for Session {
 
     async fn from_request_parts(parts: &mut Parts, state: &WebState) -> Result<Self, Self::Rejection> {
         let Some(id) = cookie(&parts.headers, SESSION_COOKIE) else { return Err(PageError::SignIn) };
-        load(state.store(), id).await?.ok_or(PageError::SignIn)
+        load(state, id).await?.ok_or(PageError::SignIn)
     }
 }
 

@@ -1,7 +1,7 @@
 //! What the dashboard's handlers share.
 
 use crate::accounts::Throttle;
-use crate::store::Store;
+use crate::app::App;
 use std::sync::Arc;
 
 /// Settings of the dashboard (from `sitescan serve`).
@@ -49,38 +49,34 @@ impl WebSettings {
     }
 }
 
-/// Shared by every page handler: the same services the API adapts, and the dashboard's own
+/// Shared by every page handler: the same application the API adapts, and the dashboard's own
 /// settings and sign-in throttle.
 #[derive(Debug, Clone)]
 pub struct WebState {
-    services: Arc<Services>,
+    app: Arc<App>,
     pub settings: Arc<WebSettings>,
     pub throttle: Throttle,
 }
 
-/// The services the dashboard calls (the API's router hands it the ones it serves).
-#[derive(Debug)]
-pub struct Services {
-    pub store: Store,
-    pub sites: crate::sites::SiteService,
-    pub scans: crate::scans::ScanService,
-}
-
 impl WebState {
-    pub fn new(services: Services, settings: WebSettings) -> Self {
-        let throttle = Throttle::new(services.store.clone());
-        WebState { services: Arc::new(services), settings: Arc::new(settings), throttle }
-    }
-
-    pub fn store(&self) -> &Store {
-        &self.services.store
+    pub fn new(app: App, settings: WebSettings) -> Self {
+        let throttle = app.accounts().throttle().clone();
+        WebState { app: Arc::new(app), settings: Arc::new(settings), throttle }
     }
 
     pub fn sites(&self) -> &crate::sites::SiteService {
-        &self.services.sites
+        self.app.sites()
     }
 
     pub fn scans(&self) -> &crate::scans::ScanService {
-        &self.services.scans
+        self.app.scans()
+    }
+
+    pub fn accounts(&self) -> &crate::accounts::Accounts {
+        self.app.accounts()
+    }
+
+    pub fn webhooks(&self) -> &crate::events::Webhooks {
+        self.app.webhooks()
     }
 }

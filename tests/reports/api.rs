@@ -28,8 +28,9 @@ async fn spawn(windows: Vec<RateWindow>) -> App {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}?mode=rwc", dir.path().join("sitescan.db").display());
     let store = Store::open(&url, true).await.expect("open and migrate the test database");
-    let settings = ApiSettings { listen: "127.0.0.1:0".into(), rate_windows: windows, policy: AddressPolicy::default(), rate_limit_backend: "memory".into(), sites: None };
-    let app = Application::build(&settings, store.clone()).await.expect("bind the API");
+    let settings = ApiSettings { listen: "127.0.0.1:0".into(), rate_windows: windows, rate_limit_backend: "memory".into() };
+    let services = sitescan::app::App::new(store.clone(), sitescan::app::AppConfig::default());
+    let app = Application::build(&settings, services).await.expect("bind the API");
     let addr = app.addr();
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     tokio::spawn(app.run_until(async move {

@@ -231,16 +231,11 @@ async fn start(db_url: String, guard: DbGuard, options: AppOptions) -> TestApp {
         sitescan::telemetry::init(false, "info");
     }
     let store = Store::open(&db_url, true).await.expect("open and migrate the test database");
-    let settings = ApiSettings {
-        listen: "127.0.0.1:0".to_string(),
-        rate_windows: options.rate_windows,
-        policy: AddressPolicy::new(options.allow.clone()),
-        rate_limit_backend: options.rate_backend,
-        sites: Some(site_service_with_hosts(&store, AddressPolicy::new(options.allow.clone()), options.dns_server, options.hosts.clone())),
-    };
-    let app = Application::build_with_streams(&settings, store.clone(), sitescan::web::WebSettings::default(), options.streams)
-        .await
-        .expect("bind the API");
+    let settings = ApiSettings { listen: "127.0.0.1:0".to_string(), rate_windows: options.rate_windows, rate_limit_backend: options.rate_backend };
+    let config = sitescan::app::AppConfig { policy: AddressPolicy::new(options.allow.clone()), streams: options.streams, ..Default::default() };
+    let services = sitescan::app::App::new(store.clone(), config)
+        .with_sites(site_service_with_hosts(&store, AddressPolicy::new(options.allow.clone()), options.dns_server, options.hosts.clone()));
+    let app = Application::build(&settings, services).await.expect("bind the API");
     let addr = app.addr();
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     tokio::spawn(app.run_until(async move {

@@ -38,7 +38,7 @@ pub async fn create_scan(State(api): State<ScanApi>, Extension(who): Extension<A
         Some(Value::Null) | None => return ApiError::invalid("target", "is required").into_response(),
         Some(_) => return ApiError::invalid("target", "must be a string").into_response(),
     };
-    let result = api.state().scans.create(who.org(), &target, TriggeredBy::Api).await;
+    let result = api.state().scans().create(who.org(), &target, TriggeredBy::Api).await;
     reply::<_, CreateScanDto>(StatusCode::CREATED, result.map(|row| CreateScanDto::from(&row)))
 }
 
@@ -48,7 +48,7 @@ pub async fn list_scans(State(api): State<ScanApi>, Extension(who): Extension<Ad
         Ok(read) => read,
         Err(e) => return e.into_response(),
     };
-    reply::<_, ListScansDto>(StatusCode::OK, api.state().scans.list(who.org(), &page).await)
+    reply::<_, ListScansDto>(StatusCode::OK, api.state().scans().list(who.org(), &page).await)
 }
 
 /// `GET /api/v1/scans/{scanId}`
@@ -71,7 +71,7 @@ pub async fn get_scan(
     if !issues.is_empty() {
         return ApiError::InvalidInput(issues).into_response();
     }
-    reply::<_, GetScanDto>(StatusCode::OK, api.state().scans.report(who.org(), &scan_id, include_findings).await)
+    reply::<_, GetScanDto>(StatusCode::OK, api.state().scans().report(who.org(), &scan_id, include_findings).await)
 }
 
 /// `GET /api/v1/findings`
@@ -87,7 +87,7 @@ pub async fn list_findings(State(api): State<ScanApi>, Extension(who): Extension
         page,
         ..FindingsQuery::default()
     };
-    reply::<_, ListFindingsDto>(StatusCode::OK, api.state().scans.findings(who.org(), &findings).await)
+    reply::<_, ListFindingsDto>(StatusCode::OK, api.state().scans().findings(who.org(), &findings).await)
 }
 
 /// `GET /api/v1/history?target=...`
@@ -97,7 +97,7 @@ pub async fn list_scan_history(State(api): State<ScanApi>, Extension(who): Exten
         Err(e) => return e.into_response(),
     };
     let history = HistoryQuery { target: query.string("target"), page };
-    reply::<_, HistoryDto>(StatusCode::OK, api.state().scans.history(who.org(), &history).await)
+    reply::<_, HistoryDto>(StatusCode::OK, api.state().scans().history(who.org(), &history).await)
 }
 
 /// `GET /api/v1/compare?base=...&head=...`
@@ -107,7 +107,7 @@ pub async fn compare_scans(State(api): State<ScanApi>, Extension(who): Extension
         Err(e) => return e.into_response(),
     };
     let (base, head) = (query.string("base"), query.string("head"));
-    reply::<_, ScanComparison>(StatusCode::OK, api.state().scans.compare(who.org(), base.as_deref(), head.as_deref()).await)
+    reply::<_, ScanComparison>(StatusCode::OK, api.state().scans().compare(who.org(), base.as_deref(), head.as_deref()).await)
 }
 
 /// `GET /api/v1/scans/{scanId}/report.html`: the self-contained HTML report. It carries its own
@@ -135,7 +135,7 @@ async fn scan_report(api: ScanApi, who: Admitted, scan_id: String, raw: Option<S
     if let Err(e) = Query::parse(raw.as_deref()) {
         return e.into_response();
     }
-    let rendered = match api.state().scans.report(who.org(), &scan_id, true).await {
+    let rendered = match api.state().scans().report(who.org(), &scan_id, true).await {
         Ok(report) => render_report(&report, format),
         Err(e) => Err(e.into()),
     };

@@ -26,3 +26,20 @@ pub struct Model {
 pub enum Relation {}
 
 impl ActiveModelBehavior for ActiveModel {}
+
+impl From<Model> for crate::model::ApiToken {
+    fn from(m: Model) -> Self {
+        crate::model::ApiToken {
+            id: m.id,
+            org_id: m.org_id,
+            name: m.name,
+            token_hash: m.token_hash,
+            scopes: m.scopes,
+            created_at: m.created_at,
+            last_used_at: m.last_used_at,
+            revoked_at: m.revoked_at,
+            created_by: m.created_by,
+            expires_at: m.expires_at,
+        }
+    }
+}

@@ -28,3 +28,23 @@ pub struct Model {
 pub enum Relation {}
 
 impl ActiveModelBehavior for ActiveModel {}
+
+impl From<Model> for crate::model::FindingRow {
+    fn from(m: Model) -> Self {
+        crate::model::FindingRow {
+            id: m.id,
+            scan_id: m.scan_id,
+            org_id: m.org_id,
+            check_id: m.check_id,
+            severity: m.severity,
+            title: m.title,
+            description: m.description,
+            evidence: m.evidence,
+            remediation: m.remediation,
+            cwe_id: m.cwe_id,
+            page_url: m.page_url,
+            created_at: m.created_at,
+            change: m.change,
+        }
+    }
+}

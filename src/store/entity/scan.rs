@@ -37,3 +37,29 @@ pub struct Model {
 pub enum Relation {}
 
 impl ActiveModelBehavior for ActiveModel {}
+
+impl From<Model> for crate::model::ScanRow {
+    fn from(m: Model) -> Self {
+        crate::model::ScanRow {
+            id: m.id,
+            org_id: m.org_id,
+            target_url: m.target_url,
+            target_hostname: m.target_hostname,
+            mode: m.mode,
+            status: m.status,
+            triggered_by: m.triggered_by,
+            created_at: m.created_at,
+            started_at: m.started_at,
+            completed_at: m.completed_at,
+            findings_count: m.findings_count,
+            report: m.report,
+            max_pages: m.max_pages,
+            lease_owner: m.lease_owner,
+            lease_expires_at: m.lease_expires_at,
+            attempts: m.attempts,
+            site_id: m.site_id,
+            trigger: m.trigger,
+            progress: m.progress,
+        }
+    }
+}

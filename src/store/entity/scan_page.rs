@@ -26,3 +26,21 @@ pub struct Model {
 pub enum Relation {}
 
 impl ActiveModelBehavior for ActiveModel {}
+
+impl From<Model> for crate::model::PageRow {
+    fn from(m: Model) -> Self {
+        crate::model::PageRow {
+            id: m.id,
+            scan_id: m.scan_id,
+            seq: m.seq,
+            url: m.url,
+            final_url: m.final_url,
+            status: m.status,
+            title: m.title,
+            metrics: m.metrics,
+            error: m.error,
+            checks_not_run: m.checks_not_run,
+            created_at: m.created_at,
+        }
+    }
+}

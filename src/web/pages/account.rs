@@ -4,7 +4,7 @@
 
 use super::{notice, see_other};
 use crate::accounts::throttle::{PASSWORD_CHANGE_THRESHOLD, password_change_key};
-use crate::accounts::{password, users};
+use crate::accounts::password;
 use crate::web::error::PageError;
 use crate::web::forms::FormData;
 use crate::web::session::Session;
@@ -37,7 +37,7 @@ pub async fn change(
     if let Err(wait) = state.throttle.begin(&[], &[(key.as_str(), PASSWORD_CHANGE_THRESHOLD)]).await? {
         return Err(PageError::TooMany(wait));
     }
-    let phc = users::password_hash(state.store(), &s.user.id).await?;
+    let phc = state.accounts().password_hash(&s.user.id).await?;
     let verified = password::verify(current, phc).await;
     if verified {
         state.throttle.success(&[key.as_str()], &[]).await?;
@@ -52,7 +52,7 @@ pub async fn change(
     if let Some(e) = error {
         return Ok(render_status(StatusCode::BAD_REQUEST, &page(&s, Some(e), None)));
     }
-    users::set_password(state.store(), &s.user.id, new).await?;
+    state.accounts().set_password(&s.user.id, new).await?;
     let cookie = super::auth::fresh_session(&state, &s.user.id, client.secure(&state)).await?;
     Ok(see_other("/account/password?done=changed", &[cookie]))
 }

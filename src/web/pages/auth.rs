@@ -4,7 +4,7 @@
 use super::see_other;
 use crate::accounts::throttle::{ACCOUNT_THRESHOLD, ADDRESS_THRESHOLD, account_key, address_key, pair_key};
 use crate::net::client_addr::Client;
-use crate::accounts::{MAX_EMAIL_LEN, MAX_PASSWORD_LEN, invites, password, secret, users};
+use crate::accounts::{MAX_EMAIL_LEN, MAX_PASSWORD_LEN, invites, password, secret};
 use crate::web::error::PageError;
 use crate::web::forms::FormData;
 use crate::web::session::{self, CSRF_COOKIE, SESSION_COOKIE, Session, cookie, set_cookie};
@@ -67,7 +67,7 @@ fn session_cookie(id: &str, secure: bool) -> String {
 /// `GET /login`
 pub async fn login_form(State(state): State<WebState>, client: ClientAddr, headers: HeaderMap) -> Result<Response, PageError> {
     if let Some(id) = cookie(&headers, SESSION_COOKIE)
-        && session::load(state.store(), id).await?.is_some()
+        && session::load(&state, id).await?.is_some()
     {
         return Ok(see_other("/", &[]));
     }
@@ -105,7 +105,7 @@ pub async fn login(
     if let Err(wait) = state.throttle.begin(&[account.as_str()], &counted).await? {
         return Err(PageError::TooMany(wait));
     }
-    let found = users::by_email(state.store(), email).await?;
+    let found = state.accounts().user_by_email(email).await?;
     let (user, phc) = match found {
         Some((u, h)) if u.disabled_at.is_none() => (Some(u), Some(h)),
         _ => (None, None),
@@ -120,9 +120,9 @@ pub async fn login(
     state.throttle.success(&[pair.as_str()], &[(address.as_str(), ADDRESS_THRESHOLD)]).await?;
     // A new id at every sign-in: a session id planted before it is worth nothing after.
     if let Some(old) = cookie(&headers, SESSION_COOKIE) {
-        session::end(state.store(), old).await?;
+        session::end(&state, old).await?;
     }
-    let id = session::start(state.store(), &user.id).await?;
+    let id = session::start(&state, &user.id).await?;
     tracing::info!(user_id = %user.id, "signed in");
     Ok(see_other("/", &[session_cookie(&id, client.secure(&state))]))
 }
@@ -137,7 +137,7 @@ pub async fn logout(
 ) -> Result<Response, PageError> {
     form.check_session(&s)?;
     if let Some(id) = cookie(&headers, SESSION_COOKIE) {
-        session::end(state.store(), id).await?;
+        session::end(&state, id).await?;
     }
     Ok(see_other("/login", &[set_cookie(SESSION_COOKIE, "", 0, client.secure(&state), "Lax")]))
 }
@@ -160,7 +160,7 @@ pub async fn invite_form(
     client: ClientAddr,
     headers: HeaderMap,
 ) -> Result<Response, PageError> {
-    let invite = invites::peek(state.store(), &token).await?.ok_or(PageError::NotFound)?;
+    let invite = state.accounts().invite_by_token(&token).await?.ok_or(PageError::NotFound)?;
     let (csrf, set) = form_token(&headers, client.secure(&state));
     Ok(with_cookie(render(&invite_page(&token, csrf, &invite, None)), set))
 }
@@ -175,7 +175,7 @@ pub async fn accept_invite(
 ) -> Result<Response, PageError> {
     let expected = cookie(&headers, CSRF_COOKIE).unwrap_or_default().to_string();
     form.check_csrf(&expected)?;
-    let invite = invites::peek(state.store(), &token).await?.ok_or(PageError::NotFound)?;
+    let invite = state.accounts().invite_by_token(&token).await?.ok_or(PageError::NotFound)?;
     let (pw, confirm) = (form.text("password"), form.text("confirm"));
     let error = if pw != confirm {
         Some("The two passwords differ.".to_string())
@@ -185,7 +185,7 @@ pub async fn accept_invite(
     if let Some(error) = error {
         return Ok(render_status(StatusCode::BAD_REQUEST, &invite_page(&token, expected, &invite, Some(error))));
     }
-    let user = match invites::accept(state.store(), &token, pw).await {
+    let user = match state.accounts().accept_invite(&token, pw).await {
         Ok(u) => u,
         Err(crate::accounts::AccountError::Invalid(m)) => {
             return Ok(render_status(StatusCode::BAD_REQUEST, &invite_page(&token, expected, &invite, Some(m))));
@@ -193,14 +193,14 @@ pub async fn accept_invite(
         Err(e) => return Err(e.into()),
     };
     if let Some(old) = cookie(&headers, SESSION_COOKIE) {
-        session::end(state.store(), old).await?;
+        session::end(&state, old).await?;
     }
-    let id = session::start(state.store(), &user.id).await?;
+    let id = session::start(&state, &user.id).await?;
     Ok(see_other("/", &[session_cookie(&id, client.secure(&state))]))
 }
 
 /// Sets a new session cookie for `user_id` (after a password change).
 pub async fn fresh_session(state: &WebState, user_id: &str, secure: bool) -> Result<String, PageError> {
-    let id = session::start(state.store(), user_id).await?;
+    let id = session::start(state, user_id).await?;
     Ok(session_cookie(&id, secure))
 }

@@ -2,7 +2,7 @@
 //! and remove members. Owners only.
 
 use super::{notice, see_other, when};
-use crate::accounts::{AccountError, Role, invites, users};
+use crate::accounts::{AccountError, Role, users};
 use crate::web::error::PageError;
 use crate::web::forms::FormData;
 use crate::web::session::{OwnerSession, Session};
@@ -13,7 +13,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::Response;
 
 async fn page(state: &WebState, s: &Session, invite_link: Option<String>, email: String, error: Option<String>, notice: Option<String>) -> Result<MembersPage, PageError> {
-    let members = users::list(state.store(), &s.user.org_id)
+    let members = state.accounts().members(&s.user.org_id)
         .await?
         .into_iter()
         .map(|u| MemberLine {
@@ -48,7 +48,7 @@ pub async fn invite(State(state): State<WebState>, OwnerSession(s): OwnerSession
     form.check_session(&s)?;
     let shown: String = form.text("email").chars().take(254).collect();
     let result = match form.text("role").parse::<Role>() {
-        Ok(role) => invites::create(state.store(), &s.user.org_id, form.text("email"), role, &s.user.id).await,
+        Ok(role) => state.accounts().invite(s.org(), form.text("email"), role, &s.user.id).await,
         Err(e) => Err(e.into()),
     };
     match result {
@@ -62,7 +62,7 @@ pub async fn invite(State(state): State<WebState>, OwnerSession(s): OwnerSession
 }
 
 async fn other_member(state: &WebState, s: &Session, id: &str) -> Result<users::User, PageError> {
-    let user = users::by_id(state.store(), id).await?.filter(|u| u.org_id == s.user.org_id).ok_or(PageError::NotFound)?;
+    let user = state.accounts().member(s.org(), id).await?.ok_or(PageError::NotFound)?;
     if user.id == s.user.id {
         return Err(PageError::BadRequest("You cannot change your own role or remove yourself; ask another owner.".into()));
     }
@@ -71,7 +71,7 @@ async fn other_member(state: &WebState, s: &Session, id: &str) -> Result<users::
 
 /// What a change of `user`'s standing to `after` takes away, one line each, for a confirmation.
 async fn consequences(state: &WebState, user: &users::User, after: Option<Role>) -> Result<Vec<String>, PageError> {
-    let loss = users::loss_if(state.store(), user, after).await?;
+    let loss = state.accounts().loss_if(user, after).await?;
     let mut lines: Vec<String> = loss
         .tokens
         .iter()
@@ -106,7 +106,7 @@ pub async fn role(State(state): State<WebState>, OwnerSession(s): OwnerSession, 
             return Ok(render(&page));
         }
     }
-    users::set_role(state.store(), &s.user.org_id, &user.id, role).await?;
+    state.accounts().set_role(s.org(), &user.id, role).await?;
     Ok(see_other("/account/members?done=role", &[]))
 }
 
@@ -130,6 +130,6 @@ pub async fn confirm_remove(State(state): State<WebState>, OwnerSession(s): Owne
 pub async fn remove(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
     form.check_session(&s)?;
     let user = other_member(&state, &s, &id).await?;
-    users::remove(state.store(), &s.user.org_id, &user.id).await?;
+    state.accounts().remove_member(s.org(), &user.id).await?;
     Ok(see_other("/account/members?done=removed", &[]))
 }

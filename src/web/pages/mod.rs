@@ -10,7 +10,7 @@ pub mod sites;
 pub mod tokens;
 pub mod webhooks;
 
-use crate::store::time::to_datetime;
+use crate::model::time::to_datetime;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 

@@ -11,7 +11,7 @@
 use super::when;
 use crate::model::{ScanStatus, Severity};
 use crate::scans::StreamRefusal;
-use crate::store::{FindingRow, LiveScan};
+use crate::scans::{FindingRow, LiveScan, ScanServiceError, WatchEnd};
 use crate::web::error::PageError;
 use crate::web::session::Session;
 use crate::web::state::WebState;
@@ -22,10 +22,7 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use std::convert::Infallible;
-use std::time::Duration;
 
-/// How often a stream asks the store.
-pub const EVENTS_POLL: Duration = Duration::from_millis(750);
 /// Seconds between the refreshes of a running scan's page without JavaScript (and with it, while
 /// live updates are paused).
 pub const REFRESH_SECONDS: u32 = 5;
@@ -96,6 +93,13 @@ fn live_json(live: &LiveScan) -> LiveJson {
     }
 }
 
+fn not_found_or_internal(e: ScanServiceError) -> PageError {
+    match e {
+        ScanServiceError::NotFound => PageError::NotFound,
+        other => PageError::internal(other),
+    }
+}
+
 fn parse_id(id: &str) -> Result<uuid::Uuid, PageError> {
     uuid::Uuid::parse_str(id).map_err(|_| PageError::NotFound)
 }
@@ -104,15 +108,14 @@ fn parse_id(id: &str) -> Result<uuid::Uuid, PageError> {
 /// the 404 page.
 pub async fn show(State(state): State<WebState>, s: Session, Path(id): Path<String>) -> Result<Response, PageError> {
     let id = parse_id(&id)?;
-    let store = state.store();
-    let live = store.live_scan(&s.user.org_id, id).await.map_err(PageError::internal)?.ok_or(PageError::NotFound)?;
+    let live = state.scans().live(s.org(), id).await.map_err(not_found_or_internal)?;
     let scan = &live.scan;
     let host = if scan.target_hostname.is_empty() { scan.target_url.clone() } else { scan.target_hostname.clone() };
-    let shots = store.list_journey_screenshots(&s.user.org_id, id).await.map_err(PageError::internal)?;
+    let shots = state.scans().screenshots(s.org(), id).await.map_err(not_found_or_internal)?;
     let shots = screenshots_section(id, &shots);
     let finished = live.finished();
     let (live_part, report, baseline, budget) = if finished {
-        let report = store.scan_report(&s.user.org_id, id, true).await.map_err(PageError::internal)?.ok_or(PageError::NotFound)?;
+        let report = state.scans().report(s.org(), &id.to_string(), true).await.map_err(not_found_or_internal)?;
         let content = crate::report::html::render_content(&report).map_err(|e| PageError::Internal(format!("rendering the report: {e}")))?;
         // Compared with its baseline at completion: a link to that comparison.
         let baseline = report
@@ -153,9 +156,9 @@ pub async fn show(State(state): State<WebState>, s: Session, Path(id): Path<Stri
 /// browser's `EventSource` reconnects by itself). Over a cap: 429, a short page saying which cap.
 pub async fn events(State(state): State<WebState>, s: Session, Path(id): Path<String>) -> Result<Response, PageError> {
     let id = parse_id(&id)?;
-    let store = state.store().clone();
     let org = s.user.org_id.clone();
-    let first = store.live_scan(&org, id).await.map_err(PageError::internal)?.ok_or(PageError::NotFound)?;
+    // A scan of another organisation (or none) is the 404 page, before any place is taken.
+    state.scans().live(s.org(), id).await.map_err(not_found_or_internal)?;
     let permit = match state.scans().open_live_view(s.org(), &s.user.id) {
         Ok(permit) => permit,
         Err(refusal) => {
@@ -167,26 +170,27 @@ pub async fn events(State(state): State<WebState>, s: Session, Path(id): Path<St
             return Ok(r);
         }
     };
-    let limits = state.scans().live_view_limits();
+    let mut updates = state.scans().live_updates(s.org(), id, permit).await.map_err(not_found_or_internal)?;
     let (tx, rx) = tokio::sync::mpsc::channel::<Result<Event, Infallible>>(8);
     tokio::spawn(async move {
-        let _permit = permit;
-        let began = tokio::time::Instant::now();
-        let mut news_at = began;
         let mut last: Option<LiveJson> = None;
-        let mut live = Some(first);
         loop {
-            let current = match live.take() {
-                Some(l) => l,
-                None => match store.live_scan(&org, id).await {
-                    Ok(Some(l)) => l,
-                    // Gone (the scan was removed) or the store failed: the client reconnects.
-                    Ok(None) => return,
-                    Err(e) => {
-                        tracing::warn!(error = %e, "a scan's live view could not be read");
-                        return;
-                    }
-                },
+            let update = tokio::select! {
+                update = updates.recv() => update,
+                _ = tx.closed() => return,
+            };
+            let current = match update {
+                Some(Ok(current)) => current,
+                Some(Err(WatchEnd::Idle(idle))) => {
+                    let _ = tx.send(Ok(Event::default().event("idle").data(format!("nothing new for {} s", idle.as_secs())))).await;
+                    return;
+                }
+                // Open too long, the store failed, or the scan is gone: the browser reconnects.
+                Some(Err(end)) => {
+                    tracing::debug!(reason = %end, "a scan's live view ended");
+                    return;
+                }
+                None => return,
             };
             let j = live_json(&current);
             if last.as_ref() != Some(&j) {
@@ -195,23 +199,10 @@ pub async fn events(State(state): State<WebState>, s: Session, Path(id): Path<St
                     return;
                 }
                 last = Some(j);
-                news_at = tokio::time::Instant::now();
             }
             if current.finished() {
                 let _ = tx.send(Ok(Event::default().event("end").data(current.scan.status.as_str()))).await;
                 return;
-            }
-            if began.elapsed() >= limits.max {
-                return;
-            }
-            if news_at.elapsed() >= limits.idle {
-                let _ = tx.send(Ok(Event::default().event("idle").data(format!("nothing new for {} s", limits.idle.as_secs())))).await;
-                return;
-            }
-            let next = (tokio::time::Instant::now() + EVENTS_POLL).min(news_at + limits.idle).min(began + limits.max);
-            tokio::select! {
-                _ = tokio::time::sleep_until(next) => {}
-                _ = tx.closed() => return,
             }
         }
     });
@@ -225,7 +216,7 @@ pub async fn events(State(state): State<WebState>, s: Session, Path(id): Path<St
 /// send (the same document as the API's `report.html`).
 pub async fn standalone(State(state): State<WebState>, s: Session, Path(id): Path<String>) -> Result<Response, PageError> {
     let id = parse_id(&id)?;
-    let report = state.store().scan_report(&s.user.org_id, id, true).await.map_err(PageError::internal)?.ok_or(PageError::NotFound)?;
+    let report = state.scans().report(s.org(), &id.to_string(), true).await.map_err(not_found_or_internal)?;
     let html = crate::report::html::render(&report).map_err(|e| PageError::Internal(format!("rendering the report: {e}")))?;
     let csp = format!("{}; frame-ancestors 'none'", crate::report::html::content_security_policy());
     let mut r = html.into_response();
@@ -239,7 +230,7 @@ pub async fn standalone(State(state): State<WebState>, s: Session, Path(id): Pat
 
 /// The report's "Journey screenshots" section: each picture small, linked to its full size, with
 /// the journey, step and name the findings' evidence gives.
-fn screenshots_section(scan: uuid::Uuid, shots: &[crate::store::ScreenshotRow]) -> String {
+fn screenshots_section(scan: uuid::Uuid, shots: &[crate::scans::ScreenshotRow]) -> String {
     use crate::report::html::escape;
     if shots.is_empty() {
         return String::new();
@@ -268,7 +259,7 @@ pub async fn screenshot(State(state): State<WebState>, s: Session, Path((id, sho
     let (Ok(id), Ok(shot)) = (uuid::Uuid::parse_str(&id), uuid::Uuid::parse_str(&shot)) else {
         return Err(PageError::NotFound);
     };
-    let png = state.store().journey_screenshot_png(&s.user.org_id, id, shot).await.map_err(PageError::internal)?.ok_or(PageError::NotFound)?;
+    let png = state.scans().screenshot_png(s.org(), id, shot).await.map_err(not_found_or_internal)?;
     let mut r = png.into_response();
     let h = r.headers_mut();
     h.insert(header::CONTENT_TYPE, HeaderValue::from_static("image/png"));

@@ -28,7 +28,7 @@ const SEVERITIES: [&str; 5] = [
 ];
 
 async fn dashboard_page(state: &WebState, s: &Session, target: String, error: Option<String>, notice: Option<String>) -> Result<DashboardPage, PageError> {
-    let page = state.store().list_scans(&s.user.org_id, RECENT_SCANS, None).await.map_err(PageError::internal)?;
+    let page = state.scans().recent(s.org(), RECENT_SCANS).await.map_err(PageError::internal)?;
     let scans = page
         .rows
         .iter()
@@ -238,8 +238,8 @@ pub async fn findings(State(state): State<WebState>, s: Session, RawQuery(q): Ra
     Ok(render(&page))
 }
 
-fn export(rows: Vec<crate::store::FindingRow>, format: &str) -> Response {
-    let created = |us: i64| crate::store::time::to_datetime(us).to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
+fn export(rows: Vec<crate::scans::FindingRow>, format: &str) -> Response {
+    let created = |us: i64| crate::model::time::to_datetime(us).to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
     let (body, content_type, name) = if format == "json" {
         let list: Vec<serde_json::Value> = rows
             .iter()

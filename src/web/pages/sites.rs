@@ -5,7 +5,7 @@
 use super::{notice, see_other, when};
 use crate::model::{Attestation, AttestationRefused, Attester, Confirmation, TriggeredBy};
 use crate::sites::{META_NAME, SiteError, StartActive, TXT_PREFIX, VERIFICATION_PATH, attestation_statement};
-use crate::store::SiteRow;
+use crate::sites::SiteRow;
 use crate::web::budget::BudgetView;
 use crate::web::chart::ChartView;
 use crate::web::error::PageError;
@@ -85,7 +85,7 @@ const HISTORY_SCANS: u64 = 30;
 
 /// The site's history as charts: findings by severity, by category, and each Core Web Vital's
 /// 75th percentile against its "good" threshold.
-fn history_charts(history: &[crate::store::history::HistoryPoint]) -> Vec<ChartView> {
+fn history_charts(history: &[crate::scans::HistoryPoint]) -> Vec<ChartView> {
     use crate::web::chart::{XPoint, line_chart};
     if history.is_empty() {
         return Vec::new();
@@ -116,7 +116,7 @@ fn history_charts(history: &[crate::store::history::HistoryPoint]) -> Vec<ChartV
     let names: std::collections::BTreeSet<&String> = history.iter().flat_map(|h| h.categories.keys()).collect();
     let categories: Vec<(String, Vec<Option<f64>>)> =
         names.into_iter().map(|c| (c.clone(), history.iter().map(|h| Some(h.categories.get(c).copied().unwrap_or(0) as f64)).collect())).collect();
-    let vital = |f: fn(&crate::store::history::HistoryPoint) -> Option<f64>, name: &str| vec![(name.to_string(), history.iter().map(f).collect())];
+    let vital = |f: fn(&crate::scans::HistoryPoint) -> Option<f64>, name: &str| vec![(name.to_string(), history.iter().map(f).collect())];
     vec![
         line_chart("severity", "Findings per scan, by severity", &xs, &severities, None, count),
         line_chart("category", "Findings per scan, by category", &xs, &categories, None, count),
@@ -127,7 +127,6 @@ fn history_charts(history: &[crate::store::history::HistoryPoint]) -> Vec<ChartV
 }
 
 async fn site_page(state: &WebState, s: &Session, site: SiteRow, flash: Flash) -> Result<SitePage, PageError> {
-    let store = state.store();
     let journeys = state
         .sites()
         .list_journeys(s.org(), site.id)
@@ -175,17 +174,8 @@ async fn site_page(state: &WebState, s: &Session, site: SiteRow, flash: Flash) -
                 .unwrap_or_default(),
         })
         .collect();
-    let history = store.origin_history(&s.user.org_id, &site.origin, HISTORY_SCANS).await.map_err(PageError::internal)?;
-    let budget_verdict = match history.last() {
-        Some(latest) => store
-            .scan_report(&s.user.org_id, latest.scan_id, false)
-            .await
-            .map_err(PageError::internal)?
-            .and_then(|r| r.report)
-            .and_then(|r| r.summary.budget)
-            .map(|b| (latest.scan_id.to_string(), when(latest.completed_at), BudgetView::of(&b))),
-        None => None,
-    };
+    let (history, verdict) = state.scans().site_trend(s.org(), &site.origin, HISTORY_SCANS).await.map_err(PageError::internal)?;
+    let budget_verdict = history.last().zip(verdict).map(|(latest, b)| (latest.scan_id.to_string(), when(latest.completed_at), BudgetView::of(&b)));
     let charts = history_charts(&history);
     let has_budget = site.budget.is_some();
     let (budget_text, budget_errors) = flash.budget.unwrap_or_else(|| (site.budget.clone().unwrap_or_default(), Vec::new()));
@@ -232,7 +222,11 @@ fn changed_fields(v: &serde_json::Value) -> String {
 
 async fn owned_site(state: &WebState, s: &Session, id: &str) -> Result<SiteRow, PageError> {
     let id = Uuid::parse_str(id).map_err(|_| PageError::NotFound)?;
-    state.store().site(&s.user.org_id, id).await.map_err(PageError::internal)?.ok_or(PageError::NotFound)
+    match state.sites().get(s.org(), id).await {
+        Ok(site) => Ok(site),
+        Err(SiteError::NotFound) => Err(PageError::NotFound),
+        Err(e) => Err(PageError::internal(e)),
+    }
 }
 
 /// `GET /sites/{id}`
@@ -404,7 +398,7 @@ pub async fn add_schedule(
         crate::model::ScanMode::Passive => None,
     };
     let request = crate::sites::ScheduleRequest { cron: form.text("cron"), timezone: form.text("timezone"), mode, attestation };
-    match state.sites().add_schedule(s.org(), &site.id.to_string(), request, crate::store::time::now_us()).await {
+    match state.sites().add_schedule(s.org(), &site.id.to_string(), request, crate::model::time::now_us()).await {
         Ok(_) => Ok(see_other(&format!("/sites/{}?done=schedule#schedules", site.id), &[])),
         Err(e) => {
             let message = format!("The schedule was not added: {}", recurring_error(e)?);
@@ -429,7 +423,7 @@ pub async fn remove_schedule(State(state): State<WebState>, OwnerSession(s): Own
 pub async fn add_monitor(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
     form.check_session(&s)?;
     let site = owned_site(&state, &s, &id).await?;
-    let now = crate::store::time::now_us();
+    let now = crate::model::time::now_us();
     match state.sites().add_monitor(s.org(), &site.id.to_string(), form.text("every"), now).await {
         Ok(_) => Ok(see_other(&format!("/sites/{}?done=monitor#monitors", site.id), &[])),
         Err(e) => {

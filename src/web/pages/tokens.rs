@@ -3,9 +3,9 @@
 
 use super::{notice, see_other, when};
 use crate::accounts::tokens::MAX_TOKEN_NAME_LEN;
-use crate::accounts::{AccountError, IssueToken, issue_token};
-use crate::store::ALL_SCOPES;
-use crate::store::time::now_us;
+use crate::accounts::tokens::ALL_SCOPES;
+use crate::accounts::{AccountError, IssueToken};
+use crate::model::time::now_us;
 use crate::web::error::PageError;
 use crate::web::forms::{FormData, bounded};
 use crate::web::session::{OwnerSession, Session};
@@ -20,7 +20,7 @@ use uuid::Uuid;
 pub const MAX_EXPIRY_DAYS: i64 = 3650;
 
 async fn page(state: &WebState, s: &Session, created: Option<String>, name: String, error: Option<String>, notice: Option<String>) -> Result<TokensPage, PageError> {
-    let mut rows = state.store().list_tokens(&s.user.org_id).await.map_err(PageError::internal)?;
+    let mut rows = state.accounts().tokens(&s.user.org_id).await?;
     rows.reverse();
     let now = now_us();
     let tokens = rows
@@ -86,7 +86,7 @@ pub async fn create(State(state): State<WebState>, OwnerSession(s): OwnerSession
         Err(e) => return Ok(render_status(StatusCode::BAD_REQUEST, &page(&state, &s, None, shown, Some(e), None).await?)),
     };
     let req = IssueToken { org: &s.user.org_id, name: Some(&name), scopes, created_by: Some(&s.user.id), expires_at };
-    match issue_token(state.store(), req).await {
+    match state.accounts().issue_token(req).await {
         Ok((plaintext, token)) => {
             tracing::info!(token_id = %token.id, user_id = %s.user.id, "token created from the dashboard");
             Ok(render_status(StatusCode::CREATED, &page(&state, &s, Some(plaintext), String::new(), None, None).await?))
@@ -98,7 +98,7 @@ pub async fn create(State(state): State<WebState>, OwnerSession(s): OwnerSession
 
 async fn live_token(state: &WebState, s: &Session, id: &str) -> Result<(Uuid, String), PageError> {
     let id = Uuid::parse_str(id).map_err(|_| PageError::NotFound)?;
-    let tokens = state.store().list_tokens(&s.user.org_id).await.map_err(PageError::internal)?;
+    let tokens = state.accounts().tokens(&s.user.org_id).await?;
     let t = tokens.into_iter().find(|t| t.id == id && t.revoked_at.is_none()).ok_or(PageError::NotFound)?;
     Ok((id, t.name.unwrap_or_else(|| "(unnamed)".into())))
 }
@@ -123,7 +123,7 @@ pub async fn confirm(State(state): State<WebState>, OwnerSession(s): OwnerSessio
 pub async fn revoke(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
     form.check_session(&s)?;
     let (id, _) = live_token(&state, &s, &id).await?;
-    state.store().revoke_org_token(&s.user.org_id, id).await.map_err(PageError::internal)?.ok_or(PageError::NotFound)?;
+    state.accounts().revoke_token(s.org(), id).await?.ok_or(PageError::NotFound)?;
     tracing::info!(token_id = %id, user_id = %s.user.id, "token revoked from the dashboard");
     Ok(see_other("/account/api-tokens?done=revoked", &[]))
 }

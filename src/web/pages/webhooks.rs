@@ -4,9 +4,10 @@
 
 use super::{notice, see_other, when};
 use crate::events::WebhookKind;
-use crate::events::webhooks::{EVENT_TYPES, WebhookError, add_endpoint_of_kind, send_test};
+use crate::events::Endpoint;
+use crate::events::webhooks::{EVENT_TYPES, WebhookError};
 use crate::model::Severity;
-use crate::store::time::now_us;
+use crate::model::time::now_us;
 use crate::web::error::PageError;
 use crate::web::forms::FormData;
 use crate::web::session::{OwnerSession, Session};
@@ -28,14 +29,10 @@ struct Typed {
 }
 
 async fn page(state: &WebState, s: &Session, secret: Option<String>, typed: Typed, error: Option<String>, notice: Option<String>) -> Result<WebhooksPage, PageError> {
-    let store = state.store();
     let mut endpoints = Vec::new();
-    for w in store.list_webhooks(&s.user.org_id).await.map_err(PageError::internal)? {
-        let mut log = store.webhook_deliveries(w.id).await.map_err(PageError::internal)?;
-        log.reverse();
+    for Endpoint { row: w, deliveries: log } in state.webhooks().list(s.org(), LOG_LINES).await.map_err(PageError::internal)? {
         let deliveries = log
             .into_iter()
-            .take(LOG_LINES)
             .map(|d| DeliveryLine {
                 at: when(d.created_at),
                 attempt: d.attempt,
@@ -71,7 +68,7 @@ async fn page(state: &WebState, s: &Session, secret: Option<String>, typed: Type
         event_types: EVENT_TYPES.to_vec(),
         kinds: WebhookKind::ALL.iter().map(|k| (k.as_str(), k.label())).collect(),
         kind: if typed.kind.is_empty() { WebhookKind::Standard.as_str().to_string() } else { typed.kind },
-        can_sign: state.sites().secrets().is_some(),
+        can_sign: state.webhooks().enabled(),
     })
 }
 
@@ -94,9 +91,9 @@ pub async fn add(State(state): State<WebState>, OwnerSession(s): OwnerSession, f
         let typed = Typed { url: shown.clone(), kind: typed_kind.clone() };
         Ok::<_, PageError>(render_status(StatusCode::BAD_REQUEST, &page(&state, &s, None, typed, Some(message), None).await?))
     };
-    let Some(secrets) = state.sites().secrets() else {
-        return refuse(format!("Webhooks are off: the server has no secret key ({}).", crate::store::SECRET_KEY_ENV)).await;
-    };
+    if !state.webhooks().enabled() {
+        return refuse(format!("Webhooks are off: the server has no secret key ({}).", crate::events::SECRET_KEY_ENV)).await;
+    }
     let kind = match form.text("kind") {
         "" => WebhookKind::Standard,
         k => match k.parse::<WebhookKind>() {
@@ -112,13 +109,7 @@ pub async fn add(State(state): State<WebState>, OwnerSession(s): OwnerSession, f
             Err(_) => return refuse("Choose a severity from the list.".into()).await,
         },
     };
-    if url.len() > 2048 {
-        return refuse("The URL is too long.".into()).await;
-    }
-    if let Err(e) = crate::model::Target::parse(&url, state.scans().policy()) {
-        return refuse(format!("The URL cannot be used: {e}.")).await;
-    }
-    match add_endpoint_of_kind(state.store(), secrets, &s.user.org_id, &url, kind, &events, min_severity, now_us()).await {
+    match state.webhooks().add(s.org(), &url, kind, &events, min_severity, now_us()).await {
         Ok((id, secret)) => {
             tracing::info!(webhook_id = %id, user_id = %s.user.id, kind = %kind, "webhook added from the dashboard");
             let notice = secret.is_none().then(|| {
@@ -131,24 +122,21 @@ pub async fn add(State(state): State<WebState>, OwnerSession(s): OwnerSession, f
     }
 }
 
-async fn own_endpoint(state: &WebState, s: &Session, id: &str) -> Result<Uuid, PageError> {
-    let id = Uuid::parse_str(id).map_err(|_| PageError::NotFound)?;
-    match state.store().webhook(id).await.map_err(PageError::internal)? {
-        Some(w) if w.org_id == s.user.org_id => Ok(id),
-        _ => Err(PageError::NotFound),
-    }
+fn endpoint_id(id: &str) -> Result<Uuid, PageError> {
+    Uuid::parse_str(id).map_err(|_| PageError::NotFound)
 }
 
 /// `POST /settings/webhooks/{id}/test`
 pub async fn test(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
     form.check_session(&s)?;
-    let id = own_endpoint(&state, &s, &id).await?;
-    match send_test(state.store(), id, now_us()).await {
+    let id = endpoint_id(&id)?;
+    match state.webhooks().send_test(s.org(), id, now_us()).await {
         Ok(_) => Ok(see_other("/settings/webhooks?done=test", &[])),
         Err(e @ WebhookError::RateLimited { .. }) => {
             let message = format!("No test event was sent: {e}.");
             Ok(render_status(StatusCode::TOO_MANY_REQUESTS, &page(&state, &s, None, Typed::default(), Some(message), None).await?))
         }
+        Err(WebhookError::NotFound) => Err(PageError::NotFound),
         Err(e) => Err(PageError::internal(e)),
     }
 }
@@ -156,7 +144,9 @@ pub async fn test(State(state): State<WebState>, OwnerSession(s): OwnerSession, 
 /// `POST /settings/webhooks/{id}/remove`
 pub async fn remove(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
     form.check_session(&s)?;
-    let id = own_endpoint(&state, &s, &id).await?;
-    state.store().remove_webhook(id).await.map_err(PageError::internal)?;
+    let id = endpoint_id(&id)?;
+    if !state.webhooks().remove(Some(s.org()), id).await.map_err(PageError::internal)? {
+        return Err(PageError::NotFound);
+    }
     Ok(see_other("/settings/webhooks?done=removed", &[]))
 }
