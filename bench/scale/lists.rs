@@ -14,7 +14,6 @@
 
 use sea_orm::ConnectionTrait;
 use sitescan::api::{ApiSettings, Application, RateWindow};
-use sitescan::model::AddressPolicy;
 use sitescan::store::Store;
 use std::time::{Duration, Instant};
 

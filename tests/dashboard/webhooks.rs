@@ -1,6 +1,7 @@
 //! `/settings/webhooks` over real HTTP: an owner adds an endpoint (the signing secret shown once,
 //! sealed in the database), sends a test event that a receiver on loopback gets, signed, and
-//! reads the attempt in the delivery log; a blocked address is refused; members cannot see it.
+//! reads the attempt in the delivery log; a blocked address is refused; members cannot see it;
+//! another organisation's owner can neither test nor remove it.
 
 use crate::app::{AppOptions, spawn_app_with};
 use crate::dashboard_client::{PASSWORD, Web, page, redirect_to};
@@ -55,6 +56,15 @@ async fn an_owner_adds_an_endpoint_sends_a_test_event_and_reads_the_log() {
     assert!(hit.headers.iter().any(|(k, v)| k == "webhook-signature" && v.starts_with("v1,")), "{:?}", hit.headers);
     let log = web.get("/settings/webhooks").await;
     assert!(log.text.contains("HTTP 204"), "the delivery log shows the answer: {}", log.text);
+
+    // Another organisation's owner cannot test or remove it: the endpoint is not found for them.
+    users::create_user(&app.store, "globex", "owner@globex.test", Role::Owner, PASSWORD).await.unwrap();
+    let mut stranger = Web::new(&app);
+    redirect_to(&stranger.login("owner@globex.test", PASSWORD).await, "/");
+    page(&stranger.post(&format!("/settings/webhooks/{}/test", row.id), &[]).await, 404);
+    page(&stranger.post(&format!("/settings/webhooks/{}/remove", row.id), &[]).await, 404);
+    assert_eq!(crate::dashboard_client::count(&app, "webhook_endpoints").await, 1, "another organisation removed nothing");
+    assert!(!stranger.get("/settings/webhooks").await.text.contains(&receiver.url("/hook")), "nor sees it");
 
     users::create_user(&app.store, "acme", "member@acme.test", Role::Member, PASSWORD).await.unwrap();
     let mut member = Web::new(&app);
