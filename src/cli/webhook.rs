@@ -21,7 +21,7 @@ pub async fn run(cmd: WebhookCommand) -> anyhow::Result<Exit> {
         WebhookCommand::Add { org, url, events, min_severity, kind, key, db } => {
             let app = open_keyed(&db, &key, AddressPolicy::default(), "cannot enable webhooks").await?;
             app.accounts().set_org(&org, None).await?;
-            let (id, secret) = app.webhooks().add(OrgId::new(&org), &url, kind, &events, min_severity, now_us()).await?;
+            let (id, secret) = app.webhooks().add_by_operator(OrgId::new(&org), &url, kind, &events, min_severity, now_us()).await?;
             eprintln!("added {kind} webhook {id} for organisation {org}: {}", events.join(", "));
             match secret {
                 Some(secret) => {

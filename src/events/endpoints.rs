@@ -49,9 +49,8 @@ impl Webhooks {
         Ok(out)
     }
 
-    /// Adds an endpoint of `kind`; returns its id and, for a signed kind, its signing secret
-    /// (shown once).
-    #[allow(clippy::too_many_arguments)]
+    /// Adds an endpoint of `kind` for a tenant: its URL must be one `policy` lets the service
+    /// post to. Returns its id and, for a signed kind, its signing secret (shown once).
     pub async fn add(
         &self,
         org: OrgId<'_>,
@@ -61,11 +60,25 @@ impl Webhooks {
         min_severity: Option<Severity>,
         now: i64,
     ) -> Result<(Uuid, Option<String>), WebhookError> {
-        let secrets = self.secrets.as_ref().ok_or(WebhookError::Secret(SecretError::Missing))?;
         if url.len() > MAX_URL_LEN {
             return Err(WebhookError::Invalid("the URL is too long".into()));
         }
         crate::model::Target::parse(url, &self.policy).map_err(|e| WebhookError::Invalid(format!("the URL cannot be used: {e}")))?;
+        self.add_by_operator(org, url, kind, events, min_severity, now).await
+    }
+
+    /// [`Webhooks::add`] by the operator on the service's machine (`sitescan webhook add`): the
+    /// URL is not held to this process's policy; the delivering process's egress guard is.
+    pub async fn add_by_operator(
+        &self,
+        org: OrgId<'_>,
+        url: &str,
+        kind: WebhookKind,
+        events: &[String],
+        min_severity: Option<Severity>,
+        now: i64,
+    ) -> Result<(Uuid, Option<String>), WebhookError> {
+        let secrets = self.secrets.as_ref().ok_or(WebhookError::Secret(SecretError::Missing))?;
         webhooks::add_endpoint_of_kind(&self.store, secrets, org.as_str(), url, kind, events, min_severity, now).await
     }
 
