@@ -51,3 +51,9 @@ pub use secret_box::{LEGACY_PREFIX, SECRET_KEY_ENV, SealedAt, SecretBox, SecretE
 pub use sites::{AttestationRow, JourneyRow, SiteRow, StoredSecret};
 pub use webhooks::{DeliveryRow, NewFindingLine, OutboxRow, WebhookRow};
 pub use tokens::{ALL_SCOPES, ApiToken, DEFAULT_SCOPES, SCOPE_ACTIVE, SCOPE_READ, SCOPE_WRITE, TOKEN_PREFIX, hash_token, looks_like_token};
+
+/// One row of a raw query as `T`, each field read from the column of its name (the row types
+/// derive `sea_orm::FromQueryResult`).
+pub(crate) fn decode<T: sea_orm::FromQueryResult>(row: &sea_orm::QueryResult) -> StoreResult<T> {
+    Ok(T::from_query_result(row, "")?)
+}

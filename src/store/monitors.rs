@@ -4,13 +4,13 @@
 //! ([`Store::claim_monitor`]), and records what it saw only if nobody recorded anything else in
 //! between ([`Store::record_monitor_state`]), so one change starts one scan across the fleet.
 
-use super::Store;
+use super::{Store, decode};
 use super::error::StoreResult;
-use sea_orm::{ConnectionTrait, QueryResult};
+use sea_orm::ConnectionTrait;
 use uuid::Uuid;
 
 /// A monitor as stored.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, sea_orm::FromQueryResult)]
 pub struct MonitorRow {
     pub id: Uuid,
     pub site_id: Uuid,
@@ -36,19 +36,6 @@ pub struct MonitorCaps {
 const COLUMNS: &str =
     "id, site_id, org_id, every_seconds, next_check_at, last_state, last_checked_at, last_change, created_at";
 
-fn monitor(row: &QueryResult) -> StoreResult<MonitorRow> {
-    Ok(MonitorRow {
-        id: row.try_get("", "id")?,
-        site_id: row.try_get("", "site_id")?,
-        org_id: row.try_get("", "org_id")?,
-        every_seconds: row.try_get("", "every_seconds")?,
-        next_check_at: row.try_get("", "next_check_at")?,
-        last_state: row.try_get("", "last_state")?,
-        last_checked_at: row.try_get("", "last_checked_at")?,
-        last_change: row.try_get("", "last_change")?,
-        created_at: row.try_get("", "created_at")?,
-    })
-}
 
 impl Store {
     /// Adds a monitor whose first probe is at `next_check_at` whatever the site and the
@@ -110,13 +97,13 @@ impl Store {
     pub async fn monitor(&self, org: &str, id: Uuid) -> StoreResult<Option<MonitorRow>> {
         let stmt =
             self.stmt(&format!("SELECT {COLUMNS} FROM monitors WHERE id = $1 AND org_id = $2"), vec![id.into(), org.into()]);
-        self.conn().query_one_raw(stmt).await?.as_ref().map(monitor).transpose()
+        self.conn().query_one_raw(stmt).await?.as_ref().map(decode).transpose()
     }
 
     /// One monitor whatever its organisation.
     pub async fn monitor_any_org(&self, id: Uuid) -> StoreResult<Option<MonitorRow>> {
         let stmt = self.stmt(&format!("SELECT {COLUMNS} FROM monitors WHERE id = $1"), vec![id.into()]);
-        self.conn().query_one_raw(stmt).await?.as_ref().map(monitor).transpose()
+        self.conn().query_one_raw(stmt).await?.as_ref().map(decode).transpose()
     }
 
     /// The organisation's monitors (of one site when `site` is given), oldest first.
@@ -131,7 +118,7 @@ impl Store {
                 vec![org.into()],
             ),
         };
-        self.conn().query_all_raw(stmt).await?.iter().map(monitor).collect()
+        self.conn().query_all_raw(stmt).await?.iter().map(decode).collect()
     }
 
     /// Removes a monitor; `false` when the organisation had none with this id (of site `site`, when
@@ -155,7 +142,7 @@ impl Store {
             ),
             vec![now.into(), limit.into()],
         );
-        self.conn().query_all_raw(stmt).await?.iter().map(monitor).collect()
+        self.conn().query_all_raw(stmt).await?.iter().map(decode).collect()
     }
 
     /// Claims a due probe: moves `next_check_at` from `expected` to `next` (compare-and-set);

@@ -4,13 +4,13 @@
 //! once (the `schedule_runs` key, in the scan's own transaction: [`Store::create_scan_with`]),
 //! and `next_due_at` moves on by compare-and-set ([`Store::advance_schedule`]).
 
-use super::Store;
+use super::{Store, decode};
 use super::error::StoreResult;
-use sea_orm::{ConnectionTrait, QueryResult};
+use sea_orm::ConnectionTrait;
 use uuid::Uuid;
 
 /// A schedule as stored.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, sea_orm::FromQueryResult)]
 pub struct ScheduleRow {
     pub id: Uuid,
     pub site_id: Uuid,
@@ -45,20 +45,6 @@ pub struct NewSchedule<'a> {
 
 const COLUMNS: &str = "id, site_id, org_id, cron, timezone, mode, next_due_at, last_due_at, attestation, created_at";
 
-fn schedule(row: &QueryResult) -> StoreResult<ScheduleRow> {
-    Ok(ScheduleRow {
-        id: row.try_get("", "id")?,
-        site_id: row.try_get("", "site_id")?,
-        org_id: row.try_get("", "org_id")?,
-        cron: row.try_get("", "cron")?,
-        timezone: row.try_get("", "timezone")?,
-        mode: row.try_get("", "mode")?,
-        next_due_at: row.try_get("", "next_due_at")?,
-        last_due_at: row.try_get("", "last_due_at")?,
-        attestation: row.try_get("", "attestation")?,
-        created_at: row.try_get("", "created_at")?,
-    })
-}
 
 impl Store {
     /// Adds a schedule; returns it.
@@ -98,13 +84,13 @@ impl Store {
     pub async fn schedule(&self, org: &str, id: Uuid) -> StoreResult<Option<ScheduleRow>> {
         let stmt =
             self.stmt(&format!("SELECT {COLUMNS} FROM schedules WHERE id = $1 AND org_id = $2"), vec![id.into(), org.into()]);
-        self.conn().query_one_raw(stmt).await?.as_ref().map(schedule).transpose()
+        self.conn().query_one_raw(stmt).await?.as_ref().map(decode).transpose()
     }
 
     /// One schedule whatever its organisation (the CLI's `schedule remove ID`, tests).
     pub async fn schedule_any_org(&self, id: Uuid) -> StoreResult<Option<ScheduleRow>> {
         let stmt = self.stmt(&format!("SELECT {COLUMNS} FROM schedules WHERE id = $1"), vec![id.into()]);
-        self.conn().query_one_raw(stmt).await?.as_ref().map(schedule).transpose()
+        self.conn().query_one_raw(stmt).await?.as_ref().map(decode).transpose()
     }
 
     /// The organisation's schedules (of one site when `site` is given), by next due moment.
@@ -119,7 +105,7 @@ impl Store {
                 vec![org.into()],
             ),
         };
-        self.conn().query_all_raw(stmt).await?.iter().map(schedule).collect()
+        self.conn().query_all_raw(stmt).await?.iter().map(decode).collect()
     }
 
     /// Clears the recorded attestation of schedule `id` of `org`: an active schedule without one
@@ -157,7 +143,7 @@ impl Store {
             ),
             vec![until.into(), now.into(), limit.into()],
         );
-        let mut rows = self.conn().query_all_raw(stmt).await?.iter().map(schedule).collect::<StoreResult<Vec<_>>>()?;
+        let mut rows = self.conn().query_all_raw(stmt).await?.iter().map(decode).collect::<StoreResult<Vec<ScheduleRow>>>()?;
         rows.sort_by_key(|r| (r.next_due_at, r.id));
         Ok(rows)
     }

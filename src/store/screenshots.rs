@@ -1,13 +1,13 @@
 //! Journey screenshots: the PNGs an active scan's journeys took, kept with the scan and read
 //! only by its organisation (the dashboard's report page shows them).
 
-use super::Store;
+use super::{Store, decode};
 use super::error::StoreResult;
-use sea_orm::{ConnectionTrait, QueryResult};
+use sea_orm::ConnectionTrait;
 use uuid::Uuid;
 
 /// A stored screenshot, without its bytes.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, sea_orm::FromQueryResult)]
 pub struct ScreenshotRow {
     pub id: Uuid,
     pub scan_id: Uuid,
@@ -20,17 +20,6 @@ pub struct ScreenshotRow {
     pub created_at: i64,
 }
 
-fn screenshot(row: &QueryResult) -> StoreResult<ScreenshotRow> {
-    Ok(ScreenshotRow {
-        id: row.try_get("", "id")?,
-        scan_id: row.try_get("", "scan_id")?,
-        journey: row.try_get("", "journey")?,
-        step: row.try_get("", "step")?,
-        name: row.try_get("", "name")?,
-        bytes: row.try_get("", "bytes")?,
-        created_at: row.try_get("", "created_at")?,
-    })
-}
 
 impl Store {
     /// Keeps a journey step's screenshot; a step already stored for the scan (a scan run again
@@ -61,7 +50,7 @@ impl Store {
              WHERE scan_id = $1 AND org_id = $2 ORDER BY created_at, journey, step",
             vec![scan_id.into(), org.into()],
         );
-        self.conn().query_all_raw(stmt).await?.iter().map(screenshot).collect()
+        self.conn().query_all_raw(stmt).await?.iter().map(decode).collect()
     }
 
     /// One screenshot's PNG; `None` when it is not the organisation's or not this scan's.

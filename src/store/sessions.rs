@@ -1,13 +1,13 @@
 //! Dashboard sessions: the SHA-256 of the cookie's random id, its user, its CSRF token and when
-//! it started and was last used. The timeouts are `web::session`'s; expired rows are deleted on
+//! it started and was last used. The timeouts are `accounts::sessions`'s; expired rows are deleted on
 //! a timer (`expiry`).
 
-use super::Store;
+use super::{Store, decode};
 use super::error::StoreResult;
 use sea_orm::ConnectionTrait;
 
 /// One stored session.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, sea_orm::FromQueryResult)]
 pub struct SessionRow {
     pub user_id: String,
     pub csrf_token: String,
@@ -27,13 +27,7 @@ impl Store {
 
     pub async fn session(&self, id_hash: &str) -> StoreResult<Option<SessionRow>> {
         let stmt = self.stmt("SELECT user_id, csrf_token, created_at, last_seen_at FROM sessions WHERE id_hash = $1", vec![id_hash.into()]);
-        let Some(row) = self.conn().query_one_raw(stmt).await? else { return Ok(None) };
-        Ok(Some(SessionRow {
-            user_id: row.try_get("", "user_id")?,
-            csrf_token: row.try_get("", "csrf_token")?,
-            created_at: row.try_get("", "created_at")?,
-            last_seen_at: row.try_get("", "last_seen_at")?,
-        }))
+        self.conn().query_one_raw(stmt).await?.as_ref().map(decode).transpose()
     }
 
     pub async fn touch_session(&self, id_hash: &str, now: i64) -> StoreResult<()> {

@@ -1,13 +1,13 @@
 //! Sites: an organisation's origins, their ownership state, the journeys and (encrypted) secrets
 //! stored for them, and the attestation recorded with each active scan.
 
-use super::Store;
+use super::{Store, decode};
 use super::error::StoreResult;
-use sea_orm::{ConnectionTrait, QueryResult};
+use sea_orm::ConnectionTrait;
 use uuid::Uuid;
 
 /// A site as stored.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, sea_orm::FromQueryResult)]
 pub struct SiteRow {
     pub id: Uuid,
     pub org_id: String,
@@ -35,7 +35,7 @@ impl SiteRow {
 }
 
 /// A journey as stored (its definition is the uploaded JSON, validated on upload).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, sea_orm::FromQueryResult)]
 pub struct JourneyRow {
     pub id: Uuid,
     pub site_id: Uuid,
@@ -65,32 +65,7 @@ pub struct AttestationRow {
 const SITE_COLUMNS: &str = "id, org_id, origin, hostname, verification_token, verified_at, verified_method, \
      last_checked_at, last_error, created_by, created_at, budget";
 
-fn site(row: &QueryResult) -> StoreResult<SiteRow> {
-    Ok(SiteRow {
-        id: row.try_get("", "id")?,
-        org_id: row.try_get("", "org_id")?,
-        origin: row.try_get("", "origin")?,
-        hostname: row.try_get("", "hostname")?,
-        verification_token: row.try_get("", "verification_token")?,
-        verified_at: row.try_get("", "verified_at")?,
-        verified_method: row.try_get("", "verified_method")?,
-        last_checked_at: row.try_get("", "last_checked_at")?,
-        last_error: row.try_get("", "last_error")?,
-        created_by: row.try_get("", "created_by")?,
-        created_at: row.try_get("", "created_at")?,
-        budget: row.try_get("", "budget")?,
-    })
-}
 
-fn journey(row: &QueryResult) -> StoreResult<JourneyRow> {
-    Ok(JourneyRow {
-        id: row.try_get("", "id")?,
-        site_id: row.try_get("", "site_id")?,
-        name: row.try_get("", "name")?,
-        definition: row.try_get("", "definition")?,
-        created_at: row.try_get("", "created_at")?,
-    })
-}
 
 impl Store {
     /// Adds a site; `None` when the organisation already has this origin.
@@ -121,13 +96,13 @@ impl Store {
             &format!("SELECT {SITE_COLUMNS} FROM sites WHERE id = $1 AND org_id = $2"),
             vec![id.into(), org.into()],
         );
-        self.conn().query_one_raw(stmt).await?.as_ref().map(site).transpose()
+        self.conn().query_one_raw(stmt).await?.as_ref().map(decode).transpose()
     }
 
     /// A site whatever its organisation (workers, schedulers).
     pub async fn site_any_org(&self, id: Uuid) -> StoreResult<Option<SiteRow>> {
         let stmt = self.stmt(&format!("SELECT {SITE_COLUMNS} FROM sites WHERE id = $1"), vec![id.into()]);
-        self.conn().query_one_raw(stmt).await?.as_ref().map(site).transpose()
+        self.conn().query_one_raw(stmt).await?.as_ref().map(decode).transpose()
     }
 
     /// The organisation's site with this origin.
@@ -136,7 +111,7 @@ impl Store {
             &format!("SELECT {SITE_COLUMNS} FROM sites WHERE org_id = $1 AND origin = $2"),
             vec![org.into(), origin.into()],
         );
-        self.conn().query_one_raw(stmt).await?.as_ref().map(site).transpose()
+        self.conn().query_one_raw(stmt).await?.as_ref().map(decode).transpose()
     }
 
     /// The organisation's sites, by origin.
@@ -145,7 +120,7 @@ impl Store {
             &format!("SELECT {SITE_COLUMNS} FROM sites WHERE org_id = $1 ORDER BY origin, id"),
             vec![org.into()],
         );
-        self.conn().query_all_raw(stmt).await?.iter().map(site).collect()
+        self.conn().query_all_raw(stmt).await?.iter().map(decode).collect()
     }
 
     /// Records a verification: proved by `method`, or failed with `error` (which clears the
@@ -213,7 +188,7 @@ impl Store {
             "SELECT id, site_id, name, definition, created_at FROM journeys WHERE site_id = $1 ORDER BY name",
             vec![site_id.into()],
         );
-        self.conn().query_all_raw(stmt).await?.iter().map(journey).collect()
+        self.conn().query_all_raw(stmt).await?.iter().map(decode).collect()
     }
 
     /// Removes a journey; `false` when the site had none by that name.

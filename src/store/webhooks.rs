@@ -9,13 +9,13 @@
 //! only when none of its messages is in flight on any instance, and skips endpoints whose latency
 //! breaker is open, so a slow receiver holds at most one delivery at a time.
 
-use super::Store;
+use super::{Store, decode};
 use super::error::StoreResult;
-use sea_orm::{ConnectionTrait, DatabaseBackend, QueryResult, TransactionTrait};
+use sea_orm::{ConnectionTrait, DatabaseBackend, TransactionTrait};
 use uuid::Uuid;
 
 /// An endpoint (its secret still encrypted).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, sea_orm::FromQueryResult)]
 pub struct WebhookRow {
     pub id: Uuid,
     pub org_id: String,
@@ -44,7 +44,7 @@ impl WebhookRow {
 }
 
 /// A delivery to make.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, sea_orm::FromQueryResult)]
 pub struct OutboxRow {
     pub id: Uuid,
     pub endpoint_id: Uuid,
@@ -79,34 +79,7 @@ pub struct NewFindingLine {
 const ENDPOINT_COLUMNS: &str = "id, org_id, url, events, min_severity, secret_enc, enabled, disabled_reason, failing_since, created_at, \
      slow_streak, breaker_open_until, kind";
 
-fn endpoint(row: &QueryResult) -> StoreResult<WebhookRow> {
-    Ok(WebhookRow {
-        id: row.try_get("", "id")?,
-        org_id: row.try_get("", "org_id")?,
-        url: row.try_get("", "url")?,
-        events: row.try_get("", "events")?,
-        min_severity: row.try_get("", "min_severity")?,
-        secret_enc: row.try_get("", "secret_enc")?,
-        enabled: row.try_get("", "enabled")?,
-        disabled_reason: row.try_get("", "disabled_reason")?,
-        failing_since: row.try_get("", "failing_since")?,
-        created_at: row.try_get("", "created_at")?,
-        slow_streak: row.try_get("", "slow_streak")?,
-        breaker_open_until: row.try_get("", "breaker_open_until")?,
-        kind: row.try_get("", "kind")?,
-    })
-}
 
-fn outbox(row: &QueryResult) -> StoreResult<OutboxRow> {
-    Ok(OutboxRow {
-        id: row.try_get("", "id")?,
-        endpoint_id: row.try_get("", "endpoint_id")?,
-        message_id: row.try_get("", "message_id")?,
-        event_type: row.try_get("", "event_type")?,
-        payload: row.try_get("", "payload")?,
-        attempts: row.try_get("", "attempts")?,
-    })
-}
 
 impl Store {
     /// Every endpoint whose sealed signing secret starts with `prefix` (a format): (id, value).
@@ -188,13 +161,13 @@ impl Store {
             &format!("SELECT {ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE org_id = $1 ORDER BY created_at, id"),
             vec![org.into()],
         );
-        self.conn().query_all_raw(stmt).await?.iter().map(endpoint).collect()
+        self.conn().query_all_raw(stmt).await?.iter().map(decode).collect()
     }
 
     /// One endpoint, whatever its organisation.
     pub async fn webhook(&self, id: Uuid) -> StoreResult<Option<WebhookRow>> {
         let stmt = self.stmt(&format!("SELECT {ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE id = $1"), vec![id.into()]);
-        self.conn().query_one_raw(stmt).await?.as_ref().map(endpoint).transpose()
+        self.conn().query_one_raw(stmt).await?.as_ref().map(decode).transpose()
     }
 
     /// One endpoint of `org` (another organisation's is none).
@@ -203,7 +176,7 @@ impl Store {
             &format!("SELECT {ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE id = $1 AND org_id = $2"),
             vec![id.into(), org.into()],
         );
-        self.conn().query_one_raw(stmt).await?.as_ref().map(endpoint).transpose()
+        self.conn().query_one_raw(stmt).await?.as_ref().map(decode).transpose()
     }
 
     /// Removes an endpoint of `org` (`None`: of any organisation, the operator's CLI) and what
@@ -317,9 +290,9 @@ impl Store {
              RETURNING id, endpoint_id, message_id, event_type, payload, attempts"
         );
         let stmt = self.stmt(&sql, values);
-        let mut out = Vec::new();
+        let mut out: Vec<OutboxRow> = Vec::new();
         for row in self.conn().query_all_raw(stmt).await? {
-            out.push(outbox(&row)?);
+            out.push(decode(&row)?);
         }
         out.sort_by_key(|r| r.id);
         Ok(out)
@@ -349,9 +322,9 @@ impl Store {
              RETURNING id, endpoint_id, message_id, event_type, payload, attempts"
         );
         let stmt = self.stmt(&sql, vec![owner.into(), (now + lease_us).into(), now.into(), limit.into()]);
-        let mut out = Vec::new();
+        let mut out: Vec<OutboxRow> = Vec::new();
         for row in self.conn().query_all_raw(stmt).await? {
-            out.push(outbox(&row)?);
+            out.push(decode(&row)?);
         }
         out.sort_by_key(|r| r.id);
         Ok(out)

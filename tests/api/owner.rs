@@ -78,6 +78,14 @@ async fn a_verified_site_gets_an_attested_active_scan_that_v1_shows_read_only() 
     assert!(v.verified, "{}", v.error);
     assert_eq!(v.site.as_ref().map(|s| s.verified_method.as_str()), Some("file"));
 
+    // The page budget is the site service's rule: out of bounds, nothing starts.
+    for max_pages in [-1, 10_001] {
+        let over = pb::StartActiveScanRequest { max_pages, ..start(added.attestation_statement.clone()) };
+        let refused = c.start_active_scan(authed(over, &owner)).await.expect_err("max_pages out of bounds");
+        assert_eq!(refused.code(), Code::InvalidArgument, "{max_pages}: {refused:?}");
+        assert!(refused.message().contains("max_pages: from 0 (the default) to 10000"), "{}", refused.message());
+    }
+    assert_eq!(app.store.list_scans("acme", 10, None).await.expect("list").rows.len(), 0, "no scan was created");
     let wrong = c.start_active_scan(authed(start("I agree".into()), &owner)).await.expect_err("wrong statement");
     assert_eq!(wrong.code(), Code::InvalidArgument);
     assert!(wrong.message().contains(&added.attestation_statement), "{}", wrong.message());
