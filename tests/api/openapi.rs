@@ -3,7 +3,8 @@
 //! the routes), real responses of every endpoint (successes and errors) validated against its
 //! schemas and declared headers, and the `google.api.http` annotations of the compiled
 //! descriptor equal to `sitescan::api::rest::routes()` one for one, each answering on a live
-//! server.
+//! server; the query parameters and request bodies the document declares equal to the fields of
+//! the proto's request messages, both ways.
 
 use crate::app;
 
@@ -450,4 +451,102 @@ async fn every_annotated_route_answers_on_a_live_server() {
         );
         assert!(r.status.is_success(), "{verb} {path}: {} {}", r.status, r.text);
     }
+}
+
+/// Every binding's inputs, from the descriptor: (verb, path) -> (query parameters, body fields).
+/// A field bound in the path is neither; with `body: "*"` the rest are the body, else the query.
+fn annotated_inputs() -> std::collections::BTreeMap<(String, String), (BTreeSet<String>, BTreeSet<String>)> {
+    let pool = DescriptorPool::decode(sitescan::proto::FILE_DESCRIPTOR_SET).expect("descriptor set decodes");
+    let ext = pool.get_extension_by_name("google.api.http").expect("google.api.http is in the descriptor set");
+    let service = pool.get_service_by_name("sitescan.v1.ScanService").expect("ScanService");
+    let mut out = std::collections::BTreeMap::new();
+    for method in service.methods().filter(|m| !m.is_server_streaming()) {
+        let options = method.options();
+        let rule = options.get_extension(&ext);
+        let PValue::Message(rule) = rule.as_ref() else { panic!("{}: HttpRule is not a message", method.name()) };
+        let mut bindings = vec![rule.clone()];
+        if let Some(PValue::List(extra)) = rule.get_field_by_name("additional_bindings").map(|v| v.into_owned()) {
+            bindings.extend(extra.into_iter().filter_map(|b| if let PValue::Message(m) = b { Some(m) } else { None }));
+        }
+        for b in bindings {
+            let verb = ["get", "put", "post", "delete", "patch"].into_iter().find(|v| b.has_field_by_name(v)).expect("a verb");
+            let path = b.get_field_by_name(verb).unwrap().as_str().unwrap().to_string();
+            let in_path: BTreeSet<String> = regex::Regex::new(r"\{([^}=]+)").unwrap().captures_iter(&path).map(|c| c[1].to_string()).collect();
+            let body = b.get_field_by_name("body").and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+            let rest: BTreeSet<String> = method.input().fields().map(|f| f.name().to_string()).filter(|n| !in_path.contains(n)).collect();
+            let (query, body) = if body == "*" { (BTreeSet::new(), rest) } else { (rest, BTreeSet::new()) };
+            out.insert((verb.to_ascii_uppercase(), path), (query, body));
+        }
+    }
+    out
+}
+
+/// The inputs of each operation in the served document: its query parameters and the
+/// properties of its JSON request body.
+fn documented_inputs(doc: &Value, verb: &str, path: &str) -> (BTreeSet<String>, BTreeSet<String>) {
+    let op = &doc["paths"][path][verb.to_ascii_lowercase()];
+    assert!(op.is_object(), "{verb} {path} is not in the document");
+    let resolve = |v: &Value| -> Value {
+        match v.get("$ref").and_then(Value::as_str) {
+            Some(r) => r.trim_start_matches("#/").split('/').fold(doc.clone(), |node, key| node[key].clone()),
+            None => v.clone(),
+        }
+    };
+    let query = op["parameters"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(resolve)
+        .filter(|p| p["in"] == "query")
+        .map(|p| p["name"].as_str().expect("a parameter's name").to_string())
+        .collect();
+    let body_schema = resolve(&op["requestBody"]["content"]["application/json"]["schema"]);
+    let body = body_schema["properties"].as_object().map(|p| p.keys().cloned().collect()).unwrap_or_default();
+    (query, body)
+}
+
+/// One contract: every query parameter and request body property the proto's request messages
+/// take is in the served document, and the document offers none they do not take.
+#[test]
+fn the_documents_parameters_and_bodies_equal_the_proto_requests() {
+    let doc: serde_yaml::Value = serde_yaml::from_str(sitescan::api::openapi::document()).expect("the document parses");
+    let doc = serde_json::to_value(doc).expect("YAML as JSON");
+    let mut compared = 0;
+    let mut diffs = Vec::new();
+    for ((verb, path), (query, body)) in annotated_inputs() {
+        let doc_path = regex::Regex::new(r"\{([a-z_]+)\}").unwrap().replace_all(&path, |c: &regex::Captures| {
+            // The document names path parameters in camelCase (`{scanId}`).
+            let mut out = String::from("{");
+            let mut upper = false;
+            for ch in c[1].chars() {
+                if ch == '_' {
+                    upper = true;
+                } else if upper {
+                    out.extend(ch.to_uppercase());
+                    upper = false;
+                } else {
+                    out.push(ch);
+                }
+            }
+            out + "}"
+        });
+        let (doc_query, doc_body) = documented_inputs(&doc, &verb, &doc_path);
+        // Fields the route itself fixes, so no request names them.
+        let fixed: &[&str] = if path.ends_with("/report.html") || path.ends_with("/report.sarif") { &["format"] } else { &[] };
+        let query: BTreeSet<String> = query.into_iter().filter(|f| !fixed.contains(&f.as_str())).collect();
+        if doc_query != query {
+            diffs.push(format!("{verb} {path}: query parameters: document {doc_query:?}, proto {query:?}"));
+        }
+        if doc_body != body {
+            diffs.push(format!("{verb} {path}: request body: document {doc_body:?}, proto {body:?}"));
+        }
+        compared += 1;
+    }
+    assert!(diffs.is_empty(), "the document and the proto disagree:\n{}", diffs.join("\n"));
+    assert_eq!(compared, 8, "every annotated binding was compared");
+    // Not vacuous: the lists compared are the real ones.
+    let inputs = annotated_inputs();
+    let findings = &inputs[&("GET".to_string(), "/api/v1/findings".to_string())].0;
+    assert!(["severity", "check_id", "scan_id", "cursor", "limit"].iter().all(|p| findings.contains(*p)), "{findings:?}");
+    assert!(inputs[&("POST".to_string(), "/api/v1/scans".to_string())].1.contains("target"));
 }
