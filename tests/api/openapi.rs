@@ -547,6 +547,6 @@ fn the_documents_parameters_and_bodies_equal_the_proto_requests() {
     // Not vacuous: the lists compared are the real ones.
     let inputs = annotated_inputs();
     let findings = &inputs[&("GET".to_string(), "/api/v1/findings".to_string())].0;
-    assert!(["severity", "check_id", "scan_id", "cursor", "limit"].iter().all(|p| findings.contains(*p)), "{findings:?}");
+    assert!(["severity", "check_id", "since", "cursor", "limit"].iter().all(|p| findings.contains(*p)), "{findings:?}");
     assert!(inputs[&("POST".to_string(), "/api/v1/scans".to_string())].1.contains("target"));
 }
