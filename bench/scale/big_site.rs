@@ -10,7 +10,7 @@ use sitescan::model::{Anchor, PageSnapshot, ScanMode, ScanStatus, Target, Trigge
 use sitescan::scan::frontier::Site;
 use sitescan::scan::shared_crawl::{self, CrawlContext, PageRender, SharedCrawl, Until};
 use sitescan::scan::site_gather::{RobotsRules, SiteFacts};
-use sitescan::scan::{Progress, ProgressFn, ScanError, ScanOptions, ScanSink, ScanStats, SiteScanner, WorkerConfig, Workers};
+use sitescan::scan::{ProgressFn, ScanError, ScanOptions, ScanSink, ScanStats, SiteScanner, WorkerConfig, Workers};
 use sitescan::store::{CreateOutcome, Store};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -95,11 +95,7 @@ impl SiteScanner for BigSiteScanner {
         cancel: CancellationToken,
     ) -> Result<ScanStats, ScanError> {
         let began = Instant::now();
-        let notify = |p: Progress| {
-            if let Some(f) = &progress {
-                f(p);
-            }
-        };
+        let notify = sitescan::scan::scanner::notifier(&progress);
         let context = CrawlContext {
             start: start.to_string(),
             site: Site::new(start),

@@ -46,6 +46,16 @@ pub enum Progress {
 
 pub type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
 
+/// Calls `progress`, when there is one, with each report: what the crawls hand their pages'
+/// and phases' news to.
+pub fn notifier(progress: &Option<ProgressFn>) -> impl Fn(Progress) + Send + Sync + '_ {
+    move |p| {
+        if let Some(f) = progress {
+            f(p);
+        }
+    }
+}
+
 /// Where the time of a scan went.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ScanStats {
@@ -262,11 +272,7 @@ impl Scanner {
     ) -> Result<ScanStats, ScanError> {
         let began = Instant::now();
         let mut stats = ScanStats::default();
-        let notify = |p: Progress| {
-            if let Some(f) = &progress {
-                f(p);
-            }
-        };
+        let notify = notifier(&progress);
         let Opened { mut facts, rules, gate } = self.open_site(start, options, &cancel).await?;
         let session = self.pool.session().await.map_err(|e| ScanError::Browser(e.to_string()))?;
         if let Some(cache) = &options.region_cache {

@@ -516,11 +516,7 @@ impl Scanner {
         cancel: CancellationToken,
     ) -> Result<ScanStats, ScanError> {
         let began = Instant::now();
-        let notify = |p: Progress| {
-            if let Some(f) = &progress {
-                f(p);
-            }
-        };
+        let notify = super::scanner::notifier(&progress);
         let Opened { mut facts, rules, gate } = self.open_site(start, options, &cancel).await?;
         let context = CrawlContext {
             start: start.to_string(),
