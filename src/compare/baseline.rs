@@ -35,7 +35,9 @@ fn report_pages(rows: &[PageRow]) -> Vec<ReportPage> {
 
 /// Compares `scan` (whose results are all stored) with its baseline and records each finding's
 /// verdict; returns the counts and the fixed findings for the report.
-pub async fn compare_with_baseline(store: &Store, scan: &ScanRow) -> StoreResult<ScanChanges> {
+/// `site_not_run`: the site checks that did not run this time (their earlier findings are not
+/// fixed).
+pub async fn compare_with_baseline(store: &Store, scan: &ScanRow, site_not_run: &[crate::model::CheckNotRun]) -> StoreResult<ScanChanges> {
     let current = store.scan_findings(scan.id).await?;
     let current_fp = fingerprints(&current);
     let Some(baseline) = store.baseline_scan(scan).await? else {
@@ -50,7 +52,8 @@ pub async fn compare_with_baseline(store: &Store, scan: &ScanRow) -> StoreResult
     let pages_now = report_pages(&store.scan_pages(scan.id).await?);
     let (_, current_pages) = Coverage::pages_of(&pages_now);
     let not_run = Coverage::not_run_of(&pages_now);
-    let coverage = Coverage { previous_pages, current_pages, not_run };
+    let site_not_run = site_not_run.iter().map(|n| n.check_id.clone()).collect();
+    let coverage = Coverage { previous_pages, current_pages, not_run, site_not_run };
     let baseline_id = baseline.id.to_string();
     let comparison = compare(&current_fp, Some((&baseline_id, &previous_fp)), &coverage);
     let persisting: Vec<_> = current

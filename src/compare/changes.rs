@@ -28,6 +28,8 @@ pub struct Coverage {
     /// `(page URL, check id)`: checks that did not run on a page this time (a gatherer they
     /// need failed, or the check failed): their earlier findings there are not fixed.
     pub not_run: BTreeSet<(String, String)>,
+    /// Site checks that did not run this time: none of their earlier findings is fixed.
+    pub site_not_run: BTreeSet<String>,
 }
 
 impl Coverage {
@@ -64,6 +66,9 @@ impl Coverage {
     /// True when a finding of check `check_id` of the previous scan on `url` could have been
     /// seen again.
     fn rechecked(&self, url: Option<&str>, check_id: &str, journey: bool) -> bool {
+        if self.site_not_run.contains(check_id) {
+            return false;
+        }
         match url {
             // A journey's audit page: only if a journey reached it again (an audit page marks
             // every check as not run for the crawl's findings, never for its own).
@@ -166,7 +171,8 @@ pub fn annotate_report(report: &mut ScanReport, baseline: &Value) -> Result<Chan
         .filter(|f| !f.check_id.is_empty())
         .map(|f| Fingerprint::new(&f.check_id, f.evidence.as_ref()))
         .collect();
-    let comparison = compare(&current, Some((&baseline_id, &previous)), &Coverage { previous_pages, current_pages, not_run });
+    let site_not_run = body.summary.site_checks_not_run.iter().map(|n| n.check_id.clone()).collect();
+    let comparison = compare(&current, Some((&baseline_id, &previous)), &Coverage { previous_pages, current_pages, not_run, site_not_run });
     for (f, change) in body.findings.iter_mut().flatten().filter(|f| !f.check_id.is_empty()).zip(&comparison.current) {
         f.change = Some(*change);
     }
@@ -189,6 +195,7 @@ mod tests {
             previous_pages: prev.iter().map(|s| s.to_string()).collect(),
             current_pages: now.iter().map(|s| s.to_string()).collect(),
             not_run: BTreeSet::new(),
+            site_not_run: BTreeSet::new(),
         }
     }
 
@@ -227,6 +234,16 @@ mod tests {
         cov.not_run = Coverage::not_run_of(&pages);
         let c = compare(&[], Some(("p", &prev)), &cov);
         assert_eq!(c.fixed, vec![1], "only the check that ran again can call its finding fixed");
+    }
+
+    #[test]
+    fn a_site_check_that_did_not_run_fixes_nothing() {
+        // Site-wide (no page) and on a page: neither is fixed while the check did not run.
+        let prev = [fp("crawlability.sitemap-invalid", "", ""), fp("search.title-duplicate", "http://s/", ""), fp("search.title-missing", "http://s/", "")];
+        let mut cov = coverage(&["http://s/"], &["http://s/"]);
+        cov.site_not_run = ["crawlability.sitemap-invalid".to_string(), "search.title-duplicate".to_string()].into();
+        let c = compare(&[], Some(("p", &prev)), &cov);
+        assert_eq!(c.fixed, vec![2], "only the check that ran again can call its finding fixed");
     }
 
     #[test]

@@ -53,7 +53,8 @@ pub async fn diff_scans(store: &Store, base: &ScanRow, head: &ScanRow) -> StoreR
     let head_pages: Vec<ReportPage> = store.scan_pages(head.id).await?.iter().map(ReportPage::from).collect();
     let (previous_pages, _) = Coverage::pages_of(&base_pages);
     let (_, current_pages) = Coverage::pages_of(&head_pages);
-    let coverage = Coverage { previous_pages, current_pages, not_run: Coverage::not_run_of(&head_pages) };
+    let site_not_run = head.summary().map(|s| s.site_checks_not_run.into_iter().map(|n| n.check_id).collect()).unwrap_or_default();
+    let coverage = Coverage { previous_pages, current_pages, not_run: Coverage::not_run_of(&head_pages), site_not_run };
     let base_id = base.id.to_string();
     let comparison = compare(&fingerprints(&current), Some((&base_id, &fingerprints(&previous))), &coverage);
     let mut diff = ScanDiff { counts: comparison.counts.clone(), ..ScanDiff::default() };

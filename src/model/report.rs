@@ -39,6 +39,11 @@ pub struct ReportSummary {
     /// The budget's verdict, assertion by assertion (absent when no budget applied).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget: Option<super::BudgetResult>,
+    /// Site checks that did not judge the site, and why (a site gatherer they need failed, or
+    /// the check itself failed); absent when every site check ran. Their absence of findings is
+    /// not a pass.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub site_checks_not_run: Vec<super::CheckNotRun>,
 }
 
 /// `report.summary.capped`: what the report's budgets left out, so a reader knows the report is
@@ -103,6 +108,7 @@ impl ReportSummary {
             trigger: None,
             capped: None,
             budget: None,
+            site_checks_not_run: Vec::new(),
         }
     }
 
@@ -142,5 +148,27 @@ impl ReportSummary {
             }
         }
         total
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn site_checks_not_run_are_in_the_summary_only_when_some_did_not_run() {
+        let mut summary = ReportSummary::empty();
+        let json = serde_json::to_value(&summary).unwrap();
+        assert!(json.get("site_checks_not_run").is_none(), "absent when every site check ran: {json}");
+        summary.site_checks_not_run.push(super::super::CheckNotRun {
+            check_id: "crawlability.sitemap-invalid".into(),
+            reason: "the sitemaps gatherer failed: parser error".into(),
+        });
+        let json = serde_json::to_value(&summary).unwrap();
+        assert_eq!(json["site_checks_not_run"][0]["check_id"], "crawlability.sitemap-invalid");
+        let back: ReportSummary = serde_json::from_value(json).unwrap();
+        assert_eq!(back.site_checks_not_run, summary.site_checks_not_run, "stored and read back");
+        let old: ReportSummary = serde_json::from_value(serde_json::to_value(ReportSummary::empty()).unwrap()).unwrap();
+        assert!(old.site_checks_not_run.is_empty(), "a report stored before the field reads as all run");
     }
 }

@@ -68,6 +68,8 @@ pub struct ScanStats {
     pub site_ms: u64,
     /// What the per-finding budget and the per-page instance cap cut.
     pub capped: crate::model::CappedCounts,
+    /// Site checks that did not run, and why (stored in the report's summary).
+    pub site_checks_not_run: Vec<crate::model::CheckNotRun>,
 }
 
 /// What a worker runs a claimed scan with: the browser engine ([`Scanner`]) in the product; the
@@ -252,6 +254,7 @@ impl Scanner {
             let checked = tokio::task::spawn_blocking(move || run_site_checks(&site_snapshot, &thresholds)).await;
             let site_checked = account_checks(checked, start.as_str());
             stats.capped.add(site_checked.capped);
+            stats.site_checks_not_run = site_checked.not_run;
             sink.site(site_checked.findings).await?;
             if let Some(p) = pinned {
                 p.proxy.shutdown().await;

@@ -257,7 +257,7 @@ pub async fn run_claimed(
             summary.pages_scanned = stats.pages as u64;
             summary.duration_ms = began.elapsed().as_millis() as u64;
             let counts = summary.totals();
-            let changes = crate::compare::compare_with_baseline(store, &scan).await?;
+            let changes = crate::compare::compare_with_baseline(store, &scan, &stats.site_checks_not_run).await?;
             summary.changes = Some(changes.counts.clone());
             let verdict = super::site_budget::judge_site_budget(store, &scan).await?;
             summary.budget = verdict.as_ref().map(|v| v.result.clone());
@@ -268,6 +268,7 @@ pub async fn run_claimed(
                 tracing::warn!(omitted = capped.findings_omitted, "the scan reached its findings ceiling; the rest were not stored");
             }
             summary.capped = capped.any();
+            summary.site_checks_not_run = stats.site_checks_not_run.clone();
             let report = StoredReport { summary, fixed: Some(changes.fixed) };
             if store.complete_scan(scan.id, owner, &report).await? {
                 let now = crate::store::time::now_us();

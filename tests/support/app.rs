@@ -460,7 +460,7 @@ impl TestApp {
             self.seed_page(row.id, org, seq as i32, &page, &on_page).await;
         }
         let scan = self.store.scan(org, row.id).await.expect("read").expect("the scan");
-        let changes = sitescan::compare::compare_with_baseline(&self.store, &scan).await.expect("compare at completion");
+        let changes = sitescan::compare::compare_with_baseline(&self.store, &scan, &[]).await.expect("compare at completion");
         summary.changes = Some(changes.counts);
         // The site's budget, judged and announced as the worker does at completion.
         let verdict = sitescan::scan::site_budget::judge_site_budget(&self.store, &scan).await.expect("judge the site's budget");
