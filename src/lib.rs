@@ -60,28 +60,18 @@ mod layering_tests {
     /// Which crate modules each module's files name (`crate::<module>`).
     fn imports(module: &str) -> std::collections::BTreeSet<String> {
         let mut found = std::collections::BTreeSet::new();
-        let mut dirs = vec![std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/src")).join(module)];
-        while let Some(dir) = dirs.pop() {
-            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-            for entry in entries.flatten() {
-                let path = entry.path();
-                if path.is_dir() {
-                    dirs.push(path);
-                } else if path.extension().is_some_and(|e| e == "rs") {
-                    let text = std::fs::read_to_string(&path).unwrap_or_default();
-                    for (i, _) in text.match_indices("crate::") {
-                        let rest = &text[i + 7..];
-                        // `crate::a::..` names `a`; `crate::{a, b::c}` names `a` and `b`.
-                        let named: Vec<&str> = match rest.strip_prefix('{') {
-                            Some(group) => group.split('}').next().unwrap_or_default().split(',').map(str::trim).collect(),
-                            None => vec![rest],
-                        };
-                        for item in named {
-                            let name: String = item.chars().take_while(|c| c.is_ascii_lowercase() || *c == '_').collect();
-                            if !name.is_empty() && name != module {
-                                found.insert(name);
-                            }
-                        }
+        for (_, text) in files(module) {
+            for (i, _) in text.match_indices("crate::") {
+                let rest = &text[i + 7..];
+                // `crate::a::..` names `a`; `crate::{a, b::c}` names `a` and `b`.
+                let named: Vec<&str> = match rest.strip_prefix('{') {
+                    Some(group) => group.split('}').next().unwrap_or_default().split(',').map(str::trim).collect(),
+                    None => vec![rest],
+                };
+                for item in named {
+                    let name: String = item.chars().take_while(|c| c.is_ascii_lowercase() || *c == '_').collect();
+                    if !name.is_empty() && name != module {
+                        found.insert(name);
                     }
                 }
             }
