@@ -166,13 +166,16 @@ async fn in_chromium_a_scans_page_follows_it_from_queued_to_its_report_without_a
     let text = |sel: &str| format!("(document.querySelector('{sel}') || {{}}).textContent");
     assert_eq!(eval(&page, &text("#scan-status")).await, Value::String("queued".into()));
     assert_eq!(eval(&page, &text("#live-phase")).await, Value::String("Waiting for a worker".into()));
-    // What the page shows, each time it changes, recorded in the page itself.
+    // What the page shows, each time it changes, recorded in the page itself: on every change of
+    // the document (a timer could miss a state shown for less than its period, such as the last
+    // progress just before the report replaces it).
     eval(
         &page,
-        "window.__notReloaded = true; window.__seen = []; setInterval(function () { \
+        "window.__notReloaded = true; window.__seen = []; var record = function () { \
            var s = document.getElementById('scan-status'), d = document.getElementById('live-done'), f = document.getElementById('live-found'); \
            var now = (s ? s.textContent : '') + '|' + (d ? d.textContent : '') + '|' + (f ? f.textContent : ''); \
-           if (window.__seen[window.__seen.length - 1] !== now) { window.__seen.push(now); } }, 50); true",
+           if (window.__seen[window.__seen.length - 1] !== now) { window.__seen.push(now); } }; \
+           record(); new MutationObserver(record).observe(document.body, { subtree: true, childList: true, characterData: true }); true",
     )
     .await;
 
