@@ -5,6 +5,7 @@ use crate::model::{ScanInfo, ScanMode, ScanReport, ScanStatus, Severity, Trigger
 use crate::proto::v1 as pb;
 use crate::model::time::to_datetime;
 use crate::model::{FindingRow, ScanRow};
+use crate::scans::Page;
 use chrono::{DateTime, Utc};
 use prost_types::value::Kind;
 use serde_json::{Map, Value};
@@ -78,7 +79,7 @@ pub fn scan_info_to_proto(scan: &ScanInfo) -> pb::Scan {
         started_at: scan.started_at.as_ref().map(timestamp_of),
         completed_at: scan.completed_at.as_ref().map(timestamp_of),
         findings_count: Some(counts_to_proto(&counts)),
-        triggered_by: triggered_to_proto(scan.triggered_by) as i32,
+        triggered_by: Some(triggered_to_proto(scan.triggered_by) as i32),
         created_at: Some(timestamp_of(&scan.created_at)),
     }
 }
@@ -90,6 +91,26 @@ pub fn report_to_proto(report: &ScanReport) -> pb::GetScanResponse {
         scan: Some(scan_info_to_proto(&report.scan)),
         report: report.report.as_ref().and_then(|r| serde_json::to_value(r).ok()).as_ref().and_then(json_to_struct),
     }
+}
+
+/// `CreateScanResponse` of the scan just created.
+pub fn created_to_proto(row: &ScanRow) -> pb::CreateScanResponse {
+    pb::CreateScanResponse {
+        id: row.id.to_string(),
+        status: status_to_proto(row.status) as i32,
+        target: row.target_url.clone(),
+        mode: mode_to_proto(row.mode) as i32,
+    }
+}
+
+/// A page of scans.
+pub fn scans_page_to_proto(page: &Page<ScanRow>) -> pb::ListScansResponse {
+    pb::ListScansResponse { scans: page.rows.iter().map(scan_to_proto).collect(), next_cursor: page.next_cursor.clone() }
+}
+
+/// A page of findings.
+pub fn findings_page_to_proto(page: &Page<FindingRow>) -> pb::ListFindingsResponse {
+    pb::ListFindingsResponse { findings: page.rows.iter().map(finding_to_proto).collect(), next_cursor: page.next_cursor.clone() }
 }
 
 pub fn finding_to_proto(row: &FindingRow) -> pb::Finding {
@@ -104,6 +125,9 @@ pub fn finding_to_proto(row: &FindingRow) -> pb::Finding {
         remediation: row.remediation.clone(),
         cwe_id: row.cwe_id.clone(),
         created_at: Some(timestamp(row.created_at)),
+        // A field the proto adds is sent (and written to REST and the document) unset until it
+        // is given a value here.
+        ..Default::default()
     }
 }
 

@@ -3,7 +3,6 @@
 
 pub mod auth;
 pub mod convert;
-pub mod dto;
 pub mod error;
 pub mod health;
 pub mod limiter;
@@ -11,6 +10,7 @@ pub mod limits;
 pub mod metric_labels;
 pub mod openapi;
 pub mod owner;
+pub mod proto_json;
 pub mod rest;
 pub mod router;
 pub mod service;

@@ -3,7 +3,7 @@
 //! same service's other adapter (`rest::handlers`).
 
 use super::auth::Admitted;
-use super::convert::{comparison_to_proto, finding_to_proto, history_to_proto, mode_to_proto, report_to_proto, scan_to_proto, status_to_proto};
+use super::convert::{comparison_to_proto, created_to_proto, findings_page_to_proto, history_to_proto, report_to_proto, scan_to_proto, scans_page_to_proto};
 use super::error::ApiError;
 use super::state::AppState;
 use crate::model::{ScanReport, TriggeredBy};
@@ -42,17 +42,12 @@ impl ScanApi {
 
     async fn create(&self, who: &Admitted, req: pb::CreateScanRequest) -> Result<pb::CreateScanResponse, ApiError> {
         let row = self.state.scans().create(who.org(), &req.target, TriggeredBy::Api).await?;
-        Ok(pb::CreateScanResponse {
-            id: row.id.to_string(),
-            status: status_to_proto(row.status) as i32,
-            mode: mode_to_proto(row.mode) as i32,
-            target: row.target_url,
-        })
+        Ok(created_to_proto(&row))
     }
 
     async fn list(&self, who: &Admitted, req: pb::ListScansRequest) -> Result<pb::ListScansResponse, ApiError> {
         let page = self.state.scans().list(who.org(), &ListQuery { limit: req.limit, cursor: req.cursor }).await?;
-        Ok(pb::ListScansResponse { scans: page.rows.iter().map(scan_to_proto).collect(), next_cursor: page.next_cursor })
+        Ok(scans_page_to_proto(&page))
     }
 
     async fn findings(&self, who: &Admitted, req: pb::ListFindingsRequest) -> Result<pb::ListFindingsResponse, ApiError> {
@@ -64,7 +59,7 @@ impl ScanApi {
             ..FindingsQuery::default()
         };
         let page = self.state.scans().findings(who.org(), &query).await?;
-        Ok(pb::ListFindingsResponse { findings: page.rows.iter().map(finding_to_proto).collect(), next_cursor: page.next_cursor })
+        Ok(findings_page_to_proto(&page))
     }
 }
 

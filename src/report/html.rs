@@ -89,6 +89,7 @@ dl.facts dt{font-weight:600}
 dl.facts dd{margin:0;overflow-wrap:anywhere}
 .failed{border-color:#b42318;background:#fdecec;color:#7a1212}
 .failed h2{color:#7a1212}
+.not-run{border-left:4px solid #8a4b00;background:#fff1d6;color:#7a4100;padding:.5rem .75rem;margin:.75rem 0}
 ul.totals{list-style:none;display:flex;flex-wrap:wrap;gap:.5rem;padding:0;margin:.75rem 0 1rem}
 .badge{display:inline-block;min-width:4.5rem;text-align:center;font-size:.8rem;font-weight:700;letter-spacing:.02em;padding:.1rem .5rem;border-radius:999px;color:#fff;text-transform:uppercase}
 .sev-critical{background:#7f1010}.sev-high{background:#b42318}.sev-medium{background:#8a4b00}.sev-low{background:#1d5f8c}.sev-info{background:#4a5560}
@@ -496,6 +497,18 @@ fn summary(o: &mut String, view: &ReportView<'_>) -> std::fmt::Result {
         writeln!(o, "<dt>Finished</dt><dd>{}</dd>", escape(&t))?;
     }
     writeln!(o, "<dt>Scan id</dt><dd><code>{}</code></dd>\n</dl>", escape(scan.id))?;
+    if let Some(not_run) = view.summary.as_ref().map(|s| &s.raw.site_checks_not_run).filter(|n| !n.is_empty()) {
+        // Their silence is not a pass: say so where the totals are read.
+        let reasons: std::collections::BTreeSet<&str> = not_run.iter().map(|n| n.reason.as_str()).collect();
+        let ids: Vec<String> = not_run.iter().map(|n| format!("<code>{}</code>", escape(&n.check_id))).collect();
+        writeln!(
+            o,
+            "<p class=\"not-run\"><strong>{} not run</strong> ({}): {}. Their absence of findings is not a pass.</p>",
+            plural(not_run.len(), "site check", "site checks"),
+            reasons.into_iter().map(escape).collect::<Vec<_>>().join("; "),
+            ids.join(", ")
+        )?;
+    }
 
     let mut totals = [0usize; 5];
     for f in &view.findings {
@@ -820,6 +833,21 @@ mod tests {
         assert!(html.contains("&lt;script&gt;alert(3)&lt;/script&gt;"));
         assert!(html.contains("<code>a[href=&#39;x&#39;]</code>"));
         assert!(html.contains("<td class=\"m poor\"><span class=\"v\">5.00 s</span><span class=\"r\">poor</span></td>"));
+    }
+
+    #[test]
+    fn site_checks_not_run_are_said_beside_the_totals() {
+        let body = json!({
+            "scan": {"id": "s", "target_url": "https://a.test/", "status": "completed"},
+            "report": {"summary": {"pages_scanned": 1, "duration_ms": 1, "categories": {}, "error": null,
+                "site_checks_not_run": [{"check_id": "crawlability.sitemap-invalid", "reason": "the sitemap could not be read"},
+                                        {"check_id": "security.<x>", "reason": "the sitemap could not be read"}]}}
+        });
+        let html = render(&ScanReport::from_body(&body).unwrap()).unwrap();
+        assert!(html.contains("<strong>2 site checks not run</strong> (the sitemap could not be read): <code>crawlability.sitemap-invalid</code>, <code>security.&lt;x&gt;</code>."), "{html}");
+        let all_ran = json!({"scan": {"id": "s", "target_url": "https://a.test/", "status": "completed"},
+            "report": {"summary": {"pages_scanned": 1, "duration_ms": 1, "categories": {}, "error": null}}});
+        assert!(!render(&ScanReport::from_body(&all_ran).unwrap()).unwrap().contains("not run"));
     }
 
     #[test]

@@ -39,6 +39,12 @@ pub fn render(report: &ScanReport, color: bool) -> String {
     if let Some(err) = summary.and_then(|s| s.error.as_ref()) {
         let _ = writeln!(out, "{} {}: {}", paint(color, "1;31", "scan failed"), err.code, err.message);
     }
+    if let Some(not_run) = summary.map(|s| &s.site_checks_not_run).filter(|n| !n.is_empty()) {
+        let reasons: std::collections::BTreeSet<&str> = not_run.iter().map(|n| n.reason.as_str()).collect();
+        let ids: Vec<&str> = not_run.iter().map(|n| n.check_id.as_str()).collect();
+        let head = format!("{} site check{} not run", ids.len(), if ids.len() == 1 { "" } else { "s" });
+        let _ = writeln!(out, "{} ({}): {}", paint(color, "33", &head), reasons.into_iter().collect::<Vec<_>>().join("; "), ids.join(", "));
+    }
     let _ = writeln!(out);
     let _ = writeln!(out, "{:<16} {:>8} {:>6} {:>7} {:>5} {:>5}", "category", "critical", "high", "medium", "low", "info");
     // An active scan's summary also has the active-only categories.
@@ -214,5 +220,14 @@ mod tests {
         assert!(text.contains("(16 on 5 pages)"), "{text}");
         assert!(text.contains("... 13 more"), "three examples, then a count:\n{text}");
         assert!(render(&report, true).contains("\x1b["), "colour when asked");
+    }
+
+    #[test]
+    fn site_checks_not_run_are_named_under_the_status() {
+        let body = json!({"scan": {"target_url": "https://blog.test/", "status": "completed"},
+                          "report": {"summary": {"pages_scanned": 1, "duration_ms": 10, "categories": {},
+                              "site_checks_not_run": [{"check_id": "crawlability.sitemap-invalid", "reason": "the sitemap could not be read"}]}}});
+        let text = render(&ScanReport::from_body(&body).unwrap(), false);
+        assert!(text.contains("1 site check not run (the sitemap could not be read): crawlability.sitemap-invalid"), "{text}");
     }
 }

@@ -550,3 +550,123 @@ fn the_documents_parameters_and_bodies_equal_the_proto_requests() {
     assert!(["severity", "check_id", "since", "cursor", "limit"].iter().all(|p| findings.contains(*p)), "{findings:?}");
     assert!(inputs[&("POST".to_string(), "/api/v1/scans".to_string())].1.contains("target"));
 }
+
+/// The served document as JSON, read without a server (the same text `GET /docs/api/openapi`
+/// answers with; `openapi_is_served_without_a_token_as_yaml` proves that).
+fn served() -> Value {
+    let doc: serde_yaml::Value = serde_yaml::from_str(sitescan::api::openapi::document()).expect("the document parses");
+    serde_json::to_value(doc).expect("YAML as JSON")
+}
+
+/// The component a `$ref` names (`#/components/schemas/X` -> `X`), looking through `oneOf` with
+/// null, `items` and `additionalProperties`.
+fn referenced(schema: &Value) -> Option<String> {
+    if let Some(r) = schema.get("$ref").and_then(Value::as_str) {
+        return r.strip_prefix("#/components/schemas/").map(str::to_string);
+    }
+    for key in ["items", "additionalProperties"] {
+        if let Some(inner) = schema.get(key).filter(|v| v.is_object()) {
+            return referenced(inner);
+        }
+    }
+    schema.get("oneOf")?.as_array()?.iter().find_map(referenced)
+}
+
+/// One contract for the answers: every JSON answer and body of a binding is the schema of its
+/// message, and every schema of a message has exactly the message's fields (both ways: none
+/// missing, none invented), required unless declared `optional`, each message or enum field
+/// pointing at that message's or enum's schema, all the way down.
+#[test]
+fn the_documents_schemas_equal_the_proto_messages() {
+    let doc = served();
+    let pool = DescriptorPool::decode(sitescan::proto::FILE_DESCRIPTOR_SET).unwrap();
+    let schemas = doc["components"]["schemas"].as_object().expect("components.schemas");
+    let mut diffs = Vec::new();
+    // 1. Each binding's JSON answer and body.
+    let mut todo: Vec<(String, String)> = Vec::new(); // (component, message full name)
+    for b in sitescan::api::openapi::schemas::bindings() {
+        let doc_path = regex::Regex::new(r"\{scan_id\}").unwrap().replace_all(&b.path, "{scanId}").to_string();
+        let op = &doc["paths"][&doc_path][b.verb.to_ascii_lowercase()];
+        if b.answers_json() {
+            let ok = ["200", "201"].iter().map(|s| &op["responses"][*s]).find(|r| r.is_object()).expect("a success response");
+            match referenced(&ok["content"]["application/json"]["schema"]) {
+                Some(c) => todo.push((c, b.output.full_name().to_string())),
+                None => diffs.push(format!("{} {}: the answer is not a schema of the proto", b.verb, b.path)),
+            }
+        }
+        if b.body == "*" {
+            match referenced(&op["requestBody"]["content"]["application/json"]["schema"]) {
+                Some(c) => todo.push((c, b.input.full_name().to_string())),
+                None => diffs.push(format!("{} {}: the body is not a schema of the proto", b.verb, b.path)),
+            }
+        }
+    }
+    assert!(todo.len() >= 7, "every JSON answer and the one body: {todo:?}");
+    // 2. Each schema of a message, and all it reaches.
+    let mut seen = BTreeSet::new();
+    let mut properties_compared = 0;
+    while let Some((component, full)) = todo.pop() {
+        if !seen.insert(component.clone()) {
+            continue;
+        }
+        let schema = &schemas[&component];
+        if let Some(e) = pool.get_enum_by_name(&full) {
+            let expected: Vec<String> = e.values().filter(|v| v.number() != 0).map(|v| sitescan::api::proto_json::enum_value_name(e.name(), v.name())).collect();
+            let listed: Vec<String> = schema["enum"].as_array().into_iter().flatten().filter_map(|v| v.as_str().map(str::to_string)).collect();
+            if listed != expected {
+                diffs.push(format!("{component}: enum {listed:?}, proto {expected:?}"));
+            }
+            continue;
+        }
+        let Some(message) = pool.get_message_by_name(&full) else {
+            diffs.push(format!("{component}: {full} is not in the proto"));
+            continue;
+        };
+        if schema["x-proto"] != full.as_str() {
+            diffs.push(format!("{component}: x-proto {}, expected {full}", schema["x-proto"]));
+        }
+        let props = schema["properties"].as_object().cloned().unwrap_or_default();
+        let documented: BTreeSet<String> =
+            props.iter().filter(|(_, p)| p.get("x-not-in-proto") != Some(&Value::Bool(true))).map(|(k, _)| k.clone()).collect();
+        let fields: BTreeSet<String> = message.fields().map(|f| f.name().to_string()).collect();
+        if documented != fields {
+            diffs.push(format!("{component}: properties {documented:?}, fields of {full} {fields:?}"));
+        }
+        let required: BTreeSet<String> = schema["required"].as_array().into_iter().flatten().filter_map(|v| v.as_str().map(str::to_string)).collect();
+        let mandatory: BTreeSet<String> =
+            message.fields().filter(|f| !f.field_descriptor_proto().proto3_optional()).map(|f| f.name().to_string()).collect();
+        if required != mandatory {
+            diffs.push(format!("{component}: required {required:?}, fields not optional {mandatory:?}"));
+        }
+        if schema["additionalProperties"] != Value::Bool(false) {
+            diffs.push(format!("{component}: additional properties are allowed"));
+        }
+        for field in message.fields() {
+            let Some(prop) = props.get(field.name()) else { continue };
+            properties_compared += 1;
+            let kind = if field.is_map() {
+                match field.kind() {
+                    prost_reflect::Kind::Message(entry) => entry.map_entry_value_field().kind(),
+                    k => k,
+                }
+            } else {
+                field.kind()
+            };
+            let inner = match &kind {
+                prost_reflect::Kind::Message(m) if !m.full_name().starts_with("google.protobuf.") => Some(m.full_name().to_string()),
+                prost_reflect::Kind::Enum(e) => Some(e.full_name().to_string()),
+                _ => None,
+            };
+            let Some(inner) = inner else { continue };
+            match referenced(prop) {
+                // An enum refined to a literal (`status: queued` of a new scan) names no schema.
+                None if matches!(kind, prost_reflect::Kind::Enum(_)) && prop["enum"].is_array() => {}
+                None => diffs.push(format!("{component}.{}: no schema of {inner}", field.name())),
+                Some(c) => todo.push((c, inner)),
+            }
+        }
+    }
+    assert!(diffs.is_empty(), "the document and the proto disagree:\n{}", diffs.join("\n"));
+    assert!(seen.len() >= 15 && properties_compared >= 60, "{} schemas, {properties_compared} properties", seen.len());
+    assert!(seen.contains("ScanComparison") && seen.contains("Finding") && seen.contains("Severity"), "{seen:?}");
+}

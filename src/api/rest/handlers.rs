@@ -1,14 +1,15 @@
 //! The REST handlers: read the input into the scan service's typed input (`crate::scans`), and
-//! write its typed answer as the spec's JSON. The caller was admitted before the handler runs
+//! write its answer as the RPC's response message (the same `convert` as gRPC) in the spec's
+//! JSON (`proto_json`). The caller was admitted before the handler runs
 //! (`admission`), which also adds the rate-limit headers to every answer.
 
 use super::input::{Query, json_object};
 use crate::api::auth::Admitted;
-use crate::api::dto::{CreateScanDto, GetScanDto, HistoryDto, ListFindingsDto, ListScansDto};
+use crate::api::convert::{comparison_to_proto, created_to_proto, findings_page_to_proto, history_to_proto, scan_info_to_proto, scans_page_to_proto};
 use crate::api::error::{ApiError, Issue};
+use crate::api::proto_json::{ProtoJson, dynamic};
 use crate::api::service::{ReportDocument, ScanApi, render_report};
-use crate::model::TriggeredBy;
-use crate::compare::ScanComparison;
+use crate::model::{Report, ScanReport, TriggeredBy};
 use crate::scans::{FindingsQuery, HistoryQuery, ScanServiceError};
 use axum::body::Body;
 use axum::extract::rejection::PathRejection;
@@ -19,11 +20,35 @@ use axum::{Extension, Json};
 use serde::Serialize;
 use serde_json::Value;
 
-/// The answer of the scan service as the spec's JSON with `status`, or its refusal.
-fn reply<T, D: Serialize + From<T>>(status: StatusCode, result: Result<T, ScanServiceError>) -> Response {
-    match result {
-        Ok(body) => (status, Json(D::from(body))).into_response(),
-        Err(e) => ApiError::from(e).into_response(),
+/// The answer of the scan service, as the RPC's response message written as the spec's JSON
+/// (`proto_json`) with `status`, or its refusal.
+fn reply<T, M: prost::Message + prost::Name>(status: StatusCode, result: Result<T, ScanServiceError>, to_proto: impl FnOnce(&T) -> M) -> Response {
+    let answer = match result {
+        Ok(answer) => answer,
+        Err(e) => return ApiError::from(e).into_response(),
+    };
+    match dynamic(&to_proto(&answer)) {
+        Ok(message) => (status, Json(ProtoJson(&message))).into_response(),
+        Err(e) => ApiError::Internal(format!("writing the answer: {e}")).into_response(),
+    }
+}
+
+/// `GetScanResponse` as JSON: the scan by the proto's rules, and the report (a `Struct` in the
+/// proto) as the typed report writes itself, its numbers as they were measured.
+#[derive(Serialize)]
+struct GetScanBody<'a> {
+    scan: ProtoJson<'a>,
+    report: Option<&'a Report>,
+}
+
+fn reply_report(result: Result<ScanReport, ScanServiceError>) -> Response {
+    let report = match result {
+        Ok(report) => report,
+        Err(e) => return ApiError::from(e).into_response(),
+    };
+    match dynamic(&scan_info_to_proto(&report.scan)) {
+        Ok(scan) => (StatusCode::OK, Json(GetScanBody { scan: ProtoJson(&scan), report: report.report.as_ref() })).into_response(),
+        Err(e) => ApiError::Internal(format!("writing the answer: {e}")).into_response(),
     }
 }
 
@@ -39,7 +64,7 @@ pub async fn create_scan(State(api): State<ScanApi>, Extension(who): Extension<A
         Some(_) => return ApiError::invalid("target", "must be a string").into_response(),
     };
     let result = api.state().scans().create(who.org(), &target, TriggeredBy::Api).await;
-    reply::<_, CreateScanDto>(StatusCode::CREATED, result.map(|row| CreateScanDto::from(&row)))
+    reply(StatusCode::CREATED, result, created_to_proto)
 }
 
 /// `GET /api/v1/scans`
@@ -48,7 +73,7 @@ pub async fn list_scans(State(api): State<ScanApi>, Extension(who): Extension<Ad
         Ok(read) => read,
         Err(e) => return e.into_response(),
     };
-    reply::<_, ListScansDto>(StatusCode::OK, api.state().scans().list(who.org(), &page).await)
+    reply(StatusCode::OK, api.state().scans().list(who.org(), &page).await, scans_page_to_proto)
 }
 
 /// `GET /api/v1/scans/{scanId}`
@@ -71,7 +96,7 @@ pub async fn get_scan(
     if !issues.is_empty() {
         return ApiError::InvalidInput(issues).into_response();
     }
-    reply::<_, GetScanDto>(StatusCode::OK, api.state().scans().report(who.org(), &scan_id, include_findings).await)
+    reply_report(api.state().scans().report(who.org(), &scan_id, include_findings).await)
 }
 
 /// `GET /api/v1/findings`
@@ -87,7 +112,7 @@ pub async fn list_findings(State(api): State<ScanApi>, Extension(who): Extension
         page,
         ..FindingsQuery::default()
     };
-    reply::<_, ListFindingsDto>(StatusCode::OK, api.state().scans().findings(who.org(), &findings).await)
+    reply(StatusCode::OK, api.state().scans().findings(who.org(), &findings).await, findings_page_to_proto)
 }
 
 /// `GET /api/v1/history?target=...`
@@ -97,7 +122,7 @@ pub async fn list_scan_history(State(api): State<ScanApi>, Extension(who): Exten
         Err(e) => return e.into_response(),
     };
     let history = HistoryQuery { target: query.string("target"), page };
-    reply::<_, HistoryDto>(StatusCode::OK, api.state().scans().history(who.org(), &history).await)
+    reply(StatusCode::OK, api.state().scans().history(who.org(), &history).await, history_to_proto)
 }
 
 /// `GET /api/v1/compare?base=...&head=...`
@@ -107,7 +132,7 @@ pub async fn compare_scans(State(api): State<ScanApi>, Extension(who): Extension
         Err(e) => return e.into_response(),
     };
     let (base, head) = (query.string("base"), query.string("head"));
-    reply::<_, ScanComparison>(StatusCode::OK, api.state().scans().compare(who.org(), base.as_deref(), head.as_deref()).await)
+    reply(StatusCode::OK, api.state().scans().compare(who.org(), base.as_deref(), head.as_deref()).await, comparison_to_proto)
 }
 
 /// `GET /api/v1/scans/{scanId}/report.html`: the self-contained HTML report. It carries its own

@@ -1,0 +1,234 @@
+//! The REST JSON of a protobuf message: the spec's conventions applied to any message by its
+//! descriptor, so a REST body is the gRPC answer written as JSON and a field added to the proto
+//! appears in both with no other edit. The OpenAPI schemas follow the same rules
+//! (`openapi::schemas`).
+//!
+//! The conventions (where they differ from protobuf's own JSON mapping):
+//! - every field is written, in declaration order, under its proto name (`scan_id`);
+//! - a field declared `optional` that is unset is `null`; an unset message field not declared
+//!   `optional` is its empty message (`findings_count` of zeros);
+//! - an enum is its value's name without the enum's prefix, in lowercase (`SEVERITY_HIGH` is
+//!   `"high"`);
+//! - 64-bit integers are JSON numbers, not strings;
+//! - `google.protobuf.Timestamp` is RFC 3339 with microseconds and `Z`;
+//! - `google.protobuf.Struct` is the JSON object it holds, whole numbers written as integers.
+
+use super::convert::struct_to_json;
+use crate::model::time::to_rfc3339;
+use prost_reflect::{DescriptorPool, DynamicMessage, FieldDescriptor, Kind, MapKey, MessageDescriptor, ReflectMessage, Value};
+use serde::ser::{Error as _, SerializeMap, SerializeSeq, Serializer};
+use serde::Serialize;
+use std::sync::OnceLock;
+
+/// Full name of the timestamp message.
+pub const TIMESTAMP: &str = "google.protobuf.Timestamp";
+/// Full name of the free-form object message.
+pub const STRUCT: &str = "google.protobuf.Struct";
+
+/// The service's descriptors (decoded once).
+pub fn pool() -> &'static DescriptorPool {
+    static POOL: OnceLock<DescriptorPool> = OnceLock::new();
+    POOL.get_or_init(|| DescriptorPool::decode(crate::proto::FILE_DESCRIPTOR_SET).expect("the compiled descriptor set decodes"))
+}
+
+/// A message of the service as its dynamic form, to be written by its descriptor.
+pub fn dynamic<M: prost::Message + prost::Name>(message: &M) -> Result<DynamicMessage, String> {
+    let descriptor = pool().get_message_by_name(&M::full_name()).ok_or_else(|| format!("{} is not in the descriptor set", M::full_name()))?;
+    DynamicMessage::decode(descriptor, message.encode_to_vec().as_slice()).map_err(|e| format!("{}: {e}", M::full_name()))
+}
+
+/// A message written by the conventions above.
+pub struct ProtoJson<'a>(pub &'a DynamicMessage);
+
+/// Whether `field` was declared `optional` (it may be absent, and is then `null`).
+pub fn declared_optional(field: &FieldDescriptor) -> bool {
+    field.field_descriptor_proto().proto3_optional()
+}
+
+/// The JSON name of an enum value: `SCAN_STATUS_QUEUED` of `ScanStatus` is `queued`.
+pub fn enum_value_name(enum_name: &str, value_name: &str) -> String {
+    let mut prefix = String::new();
+    for (i, ch) in enum_name.chars().enumerate() {
+        if ch.is_ascii_uppercase() && i > 0 {
+            prefix.push('_');
+        }
+        prefix.push(ch.to_ascii_uppercase());
+    }
+    prefix.push('_');
+    value_name.strip_prefix(&prefix).unwrap_or(value_name).to_ascii_lowercase()
+}
+
+impl Serialize for ProtoJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let message = self.0;
+        let descriptor = message.descriptor();
+        if is_well_known(&descriptor) {
+            return WellKnown(message).serialize(serializer);
+        }
+        let mut map = serializer.serialize_map(Some(descriptor.fields().len()))?;
+        for field in descriptor.fields() {
+            if declared_optional(&field) && !message.has_field(&field) {
+                map.serialize_entry(field.name(), &())?;
+            } else if !field.is_list() && !field.is_map() && matches!(field.kind(), Kind::Message(_)) && !message.has_field(&field) {
+                // An unset message field not declared optional is its empty message.
+                if let Kind::Message(m) = field.kind() {
+                    map.serialize_entry(field.name(), &ProtoJson(&DynamicMessage::new(m)))?;
+                }
+            } else {
+                map.serialize_entry(field.name(), &FieldValue { field: &field, value: &message.get_field(&field) })?;
+            }
+        }
+        map.end()
+    }
+}
+
+fn is_well_known(descriptor: &MessageDescriptor) -> bool {
+    matches!(descriptor.full_name(), TIMESTAMP | STRUCT)
+}
+
+/// A timestamp or a Struct.
+struct WellKnown<'a>(&'a DynamicMessage);
+
+impl Serialize for WellKnown<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if self.0.descriptor().full_name() == TIMESTAMP {
+            let ts = self.0.transcode_to::<prost_types::Timestamp>().map_err(S::Error::custom)?;
+            let us = ts.seconds.saturating_mul(1_000_000).saturating_add(i64::from(ts.nanos) / 1000);
+            serializer.serialize_str(&to_rfc3339(us))
+        } else {
+            let object = self.0.transcode_to::<prost_types::Struct>().map_err(S::Error::custom)?;
+            struct_to_json(&object).serialize(serializer)
+        }
+    }
+}
+
+/// One field's value (a list, a map or a single value).
+struct FieldValue<'a> {
+    field: &'a FieldDescriptor,
+    value: &'a Value,
+}
+
+impl Serialize for FieldValue<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let kind = self.field.kind();
+        match self.value {
+            Value::List(items) => {
+                let mut seq = serializer.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    seq.serialize_element(&Single { kind: &kind, value: item })?;
+                }
+                seq.end()
+            }
+            Value::Map(entries) => {
+                let value_kind = match &kind {
+                    Kind::Message(entry) => entry.map_entry_value_field().kind(),
+                    _ => return Err(S::Error::custom("a map field without an entry message")),
+                };
+                // Keys in order, so a body is the same every time.
+                let mut sorted: Vec<(String, &Value)> = entries.iter().map(|(k, v)| (map_key(k), v)).collect();
+                sorted.sort_by(|a, b| a.0.cmp(&b.0));
+                let mut map = serializer.serialize_map(Some(sorted.len()))?;
+                for (key, value) in sorted {
+                    map.serialize_entry(&key, &Single { kind: &value_kind, value })?;
+                }
+                map.end()
+            }
+            single => Single { kind: &kind, value: single }.serialize(serializer),
+        }
+    }
+}
+
+fn map_key(key: &MapKey) -> String {
+    match key {
+        MapKey::Bool(b) => b.to_string(),
+        MapKey::I32(n) => n.to_string(),
+        MapKey::I64(n) => n.to_string(),
+        MapKey::U32(n) => n.to_string(),
+        MapKey::U64(n) => n.to_string(),
+        MapKey::String(s) => s.clone(),
+    }
+}
+
+/// One value of a known kind.
+struct Single<'a> {
+    kind: &'a Kind,
+    value: &'a Value,
+}
+
+impl Serialize for Single<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.value {
+            Value::Bool(b) => serializer.serialize_bool(*b),
+            Value::I32(n) => serializer.serialize_i32(*n),
+            Value::I64(n) => serializer.serialize_i64(*n),
+            Value::U32(n) => serializer.serialize_u32(*n),
+            Value::U64(n) => serializer.serialize_u64(*n),
+            Value::F32(n) => serializer.serialize_f32(*n),
+            Value::F64(n) => serializer.serialize_f64(*n),
+            Value::String(s) => serializer.serialize_str(s),
+            Value::Bytes(_) => Err(S::Error::custom("bytes fields have no REST form")),
+            Value::EnumNumber(n) => match self.kind {
+                Kind::Enum(e) => match e.get_value(*n) {
+                    Some(v) => serializer.serialize_str(&enum_value_name(e.name(), v.name())),
+                    None => serializer.serialize_i32(*n),
+                },
+                _ => serializer.serialize_i32(*n),
+            },
+            Value::Message(m) => ProtoJson(m).serialize(serializer),
+            Value::List(_) | Value::Map(_) => Err(S::Error::custom("a nested list or map outside a field")),
+        }
+    }
+}
+
+/// A message of the service as its REST JSON value.
+pub fn to_value<M: prost::Message + prost::Name>(message: &M) -> Result<serde_json::Value, String> {
+    let dynamic = dynamic(message)?;
+    serde_json::to_value(ProtoJson(&dynamic)).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::proto::v1 as pb;
+    use serde_json::json;
+
+    #[test]
+    fn enum_values_lose_their_prefix() {
+        assert_eq!(enum_value_name("ScanStatus", "SCAN_STATUS_QUEUED"), "queued");
+        assert_eq!(enum_value_name("TriggeredBy", "TRIGGERED_BY_SCHEDULE"), "schedule");
+        assert_eq!(enum_value_name("Severity", "SEVERITY_HIGH"), "high");
+    }
+
+    #[test]
+    fn a_finding_is_written_by_the_conventions() {
+        let finding = pb::Finding {
+            id: "f".into(),
+            scan_id: "s".into(),
+            check_id: "search.title-missing".into(),
+            severity: pb::Severity::High as i32,
+            title: Some("No title".into()),
+            created_at: Some(prost_types::Timestamp { seconds: 1_700_000_000, nanos: 1000 }),
+            evidence: super::super::convert::json_to_struct(&json!({"url": "https://a.test/", "count": 3})),
+            ..Default::default()
+        };
+        let body = serde_json::to_string(&ProtoJson(&dynamic(&finding).unwrap())).unwrap();
+        assert_eq!(
+            body,
+            r#"{"id":"f","scan_id":"s","check_id":"search.title-missing","severity":"high","title":"No title","description":null,"evidence":{"count":3,"url":"https://a.test/"},"remediation":null,"cwe_id":null,"created_at":"2023-11-14T22:13:20.000001Z"}"#
+        );
+    }
+
+    #[test]
+    fn unset_messages_are_null_when_optional_and_empty_otherwise() {
+        let scan = pb::Scan { id: "s".into(), status: pb::ScanStatus::Queued as i32, ..Default::default() };
+        let body = to_value(&scan).unwrap();
+        assert_eq!(body["started_at"], serde_json::Value::Null);
+        assert_eq!(body["findings_count"], serde_json::Value::Null, "declared optional");
+        assert_eq!(body["status"], "queued");
+        let history = pb::HistoryScan { categories: [("b".to_string(), 2), ("a".to_string(), 1)].into(), lcp_p75_ms: Some(1200.5), ..Default::default() };
+        assert_eq!(to_value(&history).unwrap()["findings_count"], json!({"critical": 0, "high": 0, "medium": 0, "low": 0, "info": 0}), "not optional");
+        let body = serde_json::to_string(&ProtoJson(&dynamic(&history).unwrap())).unwrap();
+        assert!(body.contains(r#""categories":{"a":1,"b":2}"#), "{body}");
+        assert!(body.contains(r#""lcp_p75_ms":1200.5,"cls_p75":null"#), "{body}");
+    }
+}
