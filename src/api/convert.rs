@@ -1,7 +1,7 @@
 //! Stored rows and the typed report to protobuf messages, protobuf enums to the model's, and
 //! JSON to and from `google.protobuf.Struct`.
 
-use crate::model::{ScanInfo, ScanMode, ScanReport, ScanStatus, Severity, TriggeredBy, json_number};
+use crate::model::{Report, ReportFinding, ScanInfo, ScanMode, ScanReport, ScanStatus, Severity, TriggeredBy, json_number};
 use crate::proto::v1 as pb;
 use crate::model::time::to_datetime;
 use crate::model::{FindingRow, ScanRow};
@@ -84,12 +84,51 @@ pub fn scan_info_to_proto(scan: &ScanInfo) -> pb::Scan {
     }
 }
 
-/// `GetScanResponse` of the typed report: the scan, and the report object as a `Struct` (built
-/// from its serde form, the same JSON REST answers with).
+/// `GetScanResponse` of the typed report: the scan, and the report object as a `Struct` (the
+/// same JSON REST answers with, `report_json`).
 pub fn report_to_proto(report: &ScanReport) -> pb::GetScanResponse {
     pb::GetScanResponse {
         scan: Some(scan_info_to_proto(&report.scan)),
-        report: report.report.as_ref().and_then(|r| serde_json::to_value(r).ok()).as_ref().and_then(json_to_struct),
+        report: report.report.as_ref().map(report_json).as_ref().and_then(json_to_struct),
+    }
+}
+
+/// The report object as REST and gRPC answer it: the typed report's JSON, each of its findings
+/// (and fixed ones) written as the `Finding` message is (`proto_json`, so a field the message
+/// gains is there too), with its `change`.
+pub fn report_json(report: &Report) -> Value {
+    let mut value = serde_json::to_value(report).unwrap_or(Value::Null);
+    for (key, list) in [("findings", report.findings.as_deref()), ("fixed", report.fixed.as_deref())] {
+        if let (Some(list), Value::Object(map)) = (list, &mut value) {
+            map.insert(key.to_string(), Value::Array(list.iter().map(report_finding_json).collect()));
+        }
+    }
+    value
+}
+
+fn report_finding_json(f: &ReportFinding) -> Value {
+    let mut value = super::proto_json::to_value(&report_finding_to_proto(f)).unwrap_or(Value::Null);
+    if let (Some(change), Value::Object(map)) = (f.change, &mut value) {
+        map.insert("change".to_string(), Value::from(change.as_str()));
+    }
+    value
+}
+
+/// A finding of the typed report as the `Finding` message.
+pub fn report_finding_to_proto(f: &ReportFinding) -> pb::Finding {
+    pb::Finding {
+        id: f.id.clone(),
+        scan_id: f.scan_id.clone(),
+        check_id: f.check_id.clone(),
+        severity: severity_to_proto(f.severity) as i32,
+        title: f.title.clone(),
+        description: f.description.clone(),
+        evidence: f.evidence.as_ref().map(|e| prost_types::Struct { fields: e.iter().map(|(k, v)| (k.clone(), json_to_value(v))).collect() }),
+        remediation: f.remediation.clone(),
+        cwe_id: f.cwe_id.clone(),
+        created_at: Some(timestamp_of(&f.created_at)),
+        // As in `finding_to_proto`: a field the proto adds is unset until given a value.
+        ..Default::default()
     }
 }
 

@@ -5,11 +5,11 @@
 
 use super::input::{Query, json_object};
 use crate::api::auth::Admitted;
-use crate::api::convert::{comparison_to_proto, created_to_proto, findings_page_to_proto, history_to_proto, scan_info_to_proto, scans_page_to_proto};
+use crate::api::convert::{comparison_to_proto, created_to_proto, findings_page_to_proto, history_to_proto, report_json, scan_info_to_proto, scans_page_to_proto};
 use crate::api::error::{ApiError, Issue};
 use crate::api::proto_json::{ProtoJson, dynamic};
 use crate::api::service::{ReportDocument, ScanApi, render_report};
-use crate::model::{Report, ScanReport, TriggeredBy};
+use crate::model::{ScanReport, TriggeredBy};
 use crate::scans::{FindingsQuery, HistoryQuery, ScanServiceError};
 use axum::body::Body;
 use axum::extract::rejection::PathRejection;
@@ -34,11 +34,11 @@ fn reply<T, M: prost::Message + prost::Name>(status: StatusCode, result: Result<
 }
 
 /// `GetScanResponse` as JSON: the scan by the proto's rules, and the report (a `Struct` in the
-/// proto) as the typed report writes itself, its numbers as they were measured.
+/// proto) as `report_json` writes it, its numbers as they were measured.
 #[derive(Serialize)]
 struct GetScanBody<'a> {
     scan: ProtoJson<'a>,
-    report: Option<&'a Report>,
+    report: Option<Value>,
 }
 
 fn reply_report(result: Result<ScanReport, ScanServiceError>) -> Response {
@@ -47,7 +47,7 @@ fn reply_report(result: Result<ScanReport, ScanServiceError>) -> Response {
         Err(e) => return ApiError::from(e).into_response(),
     };
     match dynamic(&scan_info_to_proto(&report.scan)) {
-        Ok(scan) => (StatusCode::OK, Json(GetScanBody { scan: ProtoJson(&scan), report: report.report.as_ref() })).into_response(),
+        Ok(scan) => (StatusCode::OK, Json(GetScanBody { scan: ProtoJson(&scan), report: report.report.as_ref().map(report_json) })).into_response(),
         Err(e) => ApiError::Internal(format!("writing the answer: {e}")).into_response(),
     }
 }
