@@ -973,4 +973,26 @@ impl SiteSnapshot {
     pub fn artifact_error(&self, artifact: SiteArtifact) -> Option<&GatherError> {
         self.gather_errors.iter().find(|g| g.gatherer == artifact.gatherer())
     }
+
+    /// Leaves `artifact` as a gatherer that broke leaves it: its data gone (an empty default that
+    /// a check would misread: no sitemaps, no statuses, no pages) and its error recorded.
+    pub fn fail_gatherer(&mut self, artifact: SiteArtifact, message: &str) {
+        match artifact {
+            SiteArtifact::Robots => {
+                self.robots = None;
+                self.robots_blocked_links.clear();
+            }
+            SiteArtifact::Sitemaps => self.sitemaps.clear(),
+            SiteArtifact::Statuses => {
+                self.link_statuses.clear();
+                self.sitemap_url_statuses.clear();
+                self.resource_statuses.clear();
+            }
+            SiteArtifact::HttpsProbe => self.https_probe = None,
+            SiteArtifact::Pages => self.pages.clear(),
+            SiteArtifact::RepositoryProbes => self.repository_probes.clear(),
+            SiteArtifact::Journeys => self.journeys.clear(),
+        }
+        self.gather_errors.push(GatherError { gatherer: artifact.gatherer().into(), message: message.into() });
+    }
 }

@@ -57,6 +57,10 @@ pub struct ScanOptions {
     /// Where the region verdicts of earlier scans of the site are kept, if anywhere: the scan
     /// gives them back where a region is unchanged and leaves its own for the next scan.
     pub region_cache: Option<super::RegionCache>,
+    /// Site gatherers made to fail after the crawl, as if their source broke
+    /// (`SiteSnapshot::fail_gatherer`): the seam the tests use to prove that a failed gatherer's
+    /// checks are reported as not run, never as findings. Empty in every real scan.
+    pub fail_site_gatherers: Vec<crate::model::SiteArtifact>,
 }
 
 /// An active scan's hold on its site (see `ScanOptions::pin`).
@@ -98,6 +102,7 @@ impl Default for ScanOptions {
             journeys: Vec::new(),
             pin: None,
             region_cache: None,
+            fail_site_gatherers: Vec::new(),
         }
     }
 }

@@ -250,6 +250,9 @@ impl Scanner {
             notify(Progress::Phase(ScanPhase::Finishing));
             let mut site_snapshot = facts.into_snapshot(&self.fetcher, gate, start, options, cancel).await?;
             site_snapshot.journeys = journeys;
+            for artifact in &options.fail_site_gatherers {
+                site_snapshot.fail_gatherer(*artifact, "failed on purpose (ScanOptions::fail_site_gatherers)");
+            }
             let thresholds = options.thresholds.clone();
             let checked = tokio::task::spawn_blocking(move || run_site_checks(&site_snapshot, &thresholds)).await;
             let site_checked = account_checks(checked, start.as_str());

@@ -12,3 +12,4 @@ mod ownership;
 mod rescan;
 mod shared_crawl;
 mod shared_regions;
+mod site_gatherers;

@@ -67,11 +67,11 @@ impl Engine {
         let began = Instant::now();
         let mut sink = crate::sink::Collect::default();
         let url = url::Url::parse(start).expect("start URL");
-        let result = self.scanner.run(&url, &options, &mut sink, None, CancellationToken::new()).await;
-        if let Err(e) = &result {
-            panic!("scan of {start} failed: {e}");
-        }
-        Scan { start: start.to_string(), pages: sink.pages, findings: sink.findings, took: began.elapsed() }
+        let stats = match self.scanner.run(&url, &options, &mut sink, None, CancellationToken::new()).await {
+            Ok(stats) => stats,
+            Err(e) => panic!("scan of {start} failed: {e}"),
+        };
+        Scan { start: start.to_string(), pages: sink.pages, findings: sink.findings, site_checks_not_run: stats.site_checks_not_run, took: began.elapsed() }
     }
 
     pub async fn shutdown(self) {
@@ -84,6 +84,8 @@ pub struct Scan {
     pub start: String,
     pub pages: Vec<ReportPage>,
     pub findings: Vec<Finding>,
+    /// Site checks that did not judge the site, and why.
+    pub site_checks_not_run: Vec<sitescan::model::CheckNotRun>,
     pub took: Duration,
 }
 
