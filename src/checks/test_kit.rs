@@ -1,10 +1,18 @@
-//! The one test kit for checks: a rendered page, a page digest, and the findings one check (or
-//! the whole registry, filtered by id) reports. Category kits add only their own builders.
+//! The one test kit for checks: hand-built pages, digests and sites, and the findings one check
+//! (or the whole registry, filtered by id) reports.
 
 use super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::page_view::PageView;
 use super::run::{run_page_checks, run_site_checks};
-use crate::model::{Finding, PageDigest, PageSnapshot, SiteSnapshot};
+use crate::model::{
+    DomFacts, ElementRef, Finding, JsonLdBlock, MetaTag, MicrodataItem, MicrodataProperty, PageDigest, PageSnapshot, RobotsTxt,
+    SiteSnapshot,
+};
+
+/// The page the page checks' tests judge.
+pub const URL: &str = "https://example.com/page";
+/// The start of the site the site checks' tests judge.
+pub const START: &str = "https://e.com/";
 
 /// A rendered 200 `text/html` page at `url`, everything else empty.
 pub fn html_page(url: &str) -> PageSnapshot {
@@ -66,4 +74,58 @@ static READS_EVERYTHING: CheckMeta = CheckMeta {
 /// `page` as a helper shared by several checks reads it (every artifact declared).
 pub fn view(page: &PageSnapshot) -> PageView<'_> {
     PageView::new(page, &READS_EVERYTHING)
+}
+
+/// A rendered 200 HTML page at `URL` with these DOM facts.
+pub fn page(dom: DomFacts) -> PageSnapshot {
+    page_at(URL, dom)
+}
+
+/// A rendered 200 HTML page at `url` with these DOM facts.
+pub fn page_at(url: &str, dom: DomFacts) -> PageSnapshot {
+    PageSnapshot { dom, ..html_page(url) }
+}
+
+/// `<meta name=... content=...>`
+pub fn meta_name(name: &str, content: &str) -> MetaTag {
+    MetaTag { name: Some(name.into()), content: Some(content.into()), selector: format!("meta[name={name}]"), ..Default::default() }
+}
+
+/// `<meta property=... content=...>`
+pub fn meta_property(property: &str, content: &str) -> MetaTag {
+    MetaTag { property: Some(property.into()), content: Some(content.into()), selector: format!("meta[property=\"{property}\"]"), ..Default::default() }
+}
+
+/// An element as the DOM gatherer refers to one.
+pub fn element(tag: &str, selector: &str, snippet: &str) -> ElementRef {
+    ElementRef { tag: tag.into(), selector: selector.into(), snippet: snippet.into() }
+}
+
+/// A rendered 200 HTML page at `URL` with these JSON-LD blocks.
+pub fn json_ld_page(blocks: &[&str]) -> PageSnapshot {
+    let json_ld = blocks
+        .iter()
+        .enumerate()
+        .map(|(i, t)| JsonLdBlock { text: (*t).into(), selector: format!("script:nth-of-type({})", i + 1) })
+        .collect();
+    page(DomFacts { json_ld, ..Default::default() })
+}
+
+/// A microdata item of `itemtype` with (name, value) properties.
+pub fn microdata(itemtype: &str, properties: &[(&str, &str)], nested: bool) -> MicrodataItem {
+    MicrodataItem {
+        types: vec![itemtype.into()],
+        properties: properties.iter().map(|(n, v)| MicrodataProperty { name: (*n).into(), value: (*v).into() }).collect(),
+        nested,
+        selector: format!("[itemtype=\"{itemtype}\"]"),
+    }
+}
+
+/// A site at `START` whose robots.txt answered 200 with `body`.
+pub fn site_with_robots(body: &str) -> SiteSnapshot {
+    SiteSnapshot {
+        start_url: START.into(),
+        robots: Some(RobotsTxt { url: format!("{START}robots.txt"), status: Some(200), body: Some(body.into()), ..Default::default() }),
+        ..Default::default()
+    }
 }

@@ -45,7 +45,7 @@ impl Check for BlockedByRobots {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{digest, site_findings};
+    use crate::checks::test_kit::{digest, site_findings};
     use crate::model::{LinkRef, SiteSnapshot};
 
     #[test]

@@ -54,7 +54,7 @@ impl Check for BrokenLink {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{digest, site_findings};
+    use crate::checks::test_kit::{digest, site_findings};
     use crate::model::{LinkRef, SiteSnapshot, UrlStatus};
 
     fn link(href: &str) -> LinkRef {

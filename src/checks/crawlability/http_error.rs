@@ -52,7 +52,7 @@ impl Check for HttpError {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{START, digest, site_findings};
+    use crate::checks::test_kit::{START, digest, site_findings};
     use crate::model::{LinkRef, PageDigest, Severity, SiteSnapshot};
 
     #[test]

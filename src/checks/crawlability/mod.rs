@@ -3,8 +3,6 @@
 pub mod link_referrers;
 pub mod redirect_path;
 
-#[cfg(test)]
-mod fixtures;
 
 // This category's checks, in catalogue order: each line is a check's file and its type.
 crate::category_checks! {

@@ -47,7 +47,7 @@ impl Check for NoHttpsRedirect {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{START, site_findings};
+    use crate::checks::test_kit::{START, site_findings};
     use crate::model::{HttpsProbe, SiteSnapshot};
 
     fn probe(status: Option<u16>, location: Option<&str>, error: Option<&str>) -> SiteSnapshot {

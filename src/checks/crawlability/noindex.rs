@@ -60,7 +60,7 @@ impl Check for Noindex {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{digest, site_findings};
+    use crate::checks::test_kit::{digest, site_findings};
     use crate::model::{PageDigest, Severity, SiteSnapshot, Sitemap};
 
     #[test]

@@ -62,7 +62,7 @@ impl Check for NonCrawlableLink {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{findings, page};
+    use crate::checks::test_kit::{findings, page_at};
     use crate::model::{Anchor, DomFacts};
 
     fn anchor(raw: Option<&str>, click: bool) -> Anchor {
@@ -78,7 +78,7 @@ mod tests {
 
     #[test]
     fn fires_on_script_links() {
-        let p = page(
+        let p = page_at(
             "https://e.com/",
             DomFacts {
                 anchors: vec![
@@ -98,7 +98,7 @@ mod tests {
         fragment.href = Some("https://e.com/".into());
         let mut mail = anchor(Some("mailto:hi@e.com"), false);
         mail.href = None;
-        let p = page(
+        let p = page_at(
             "https://e.com/",
             DomFacts {
                 anchors: vec![anchor(None, false), fragment, mail],

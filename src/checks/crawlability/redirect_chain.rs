@@ -67,7 +67,7 @@ impl Check for RedirectChain {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{digest, findings, page, site_findings};
+    use crate::checks::test_kit::{digest, findings, page_at, site_findings};
     use crate::model::{DomFacts, LinkRef, RedirectHop, SiteSnapshot, UrlStatus};
 
     fn hop(url: &str) -> RedirectHop {
@@ -80,7 +80,7 @@ mod tests {
 
     #[test]
     fn fires_on_a_two_hop_page() {
-        let mut p = page("https://www.e.com/a/", DomFacts::default());
+        let mut p = page_at("https://www.e.com/a/", DomFacts::default());
         p.requested_url = "http://e.com/a".into();
         p.redirects = vec![hop("http://e.com/a"), hop("https://e.com/a")];
         let f = findings(&p, "crawlability.redirect-chain");
@@ -119,7 +119,7 @@ mod tests {
 
     #[test]
     fn quiet_for_a_single_hop_and_for_loops() {
-        let mut p = page("https://e.com/", DomFacts::default());
+        let mut p = page_at("https://e.com/", DomFacts::default());
         p.redirects = vec![hop("http://e.com/")];
         assert!(findings(&p, "crawlability.redirect-chain").is_empty());
         p.redirects = vec![

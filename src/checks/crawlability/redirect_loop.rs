@@ -87,7 +87,7 @@ impl Check for RedirectLoop {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{findings, page, site_findings};
+    use crate::checks::test_kit::{findings, page_at, site_findings};
     use crate::model::{DomFacts, PageError, RedirectHop, SiteSnapshot, UrlStatus};
 
     fn hop(url: &str) -> RedirectHop {
@@ -100,14 +100,14 @@ mod tests {
 
     #[test]
     fn fires_on_revisits_and_browser_errors() {
-        let mut p = page("https://e.com/a", DomFacts::default());
+        let mut p = page_at("https://e.com/a", DomFacts::default());
         p.redirects = vec![
             hop("https://e.com/a"),
             hop("https://e.com/b"),
             hop("https://e.com/a"),
         ];
         assert_eq!(findings(&p, "crawlability.redirect-loop").len(), 1);
-        let mut p = page("https://e.com/x", DomFacts::default());
+        let mut p = page_at("https://e.com/x", DomFacts::default());
         p.status = None;
         p.error = Some(PageError {
             kind: "navigation".into(),
@@ -132,7 +132,7 @@ mod tests {
 
     #[test]
     fn quiet_for_a_long_but_settling_chain() {
-        let mut p = page("https://e.com/f", DomFacts::default());
+        let mut p = page_at("https://e.com/f", DomFacts::default());
         p.redirects = (0..10)
             .map(|i| hop(&format!("https://e.com/{i}")))
             .collect();
@@ -144,7 +144,7 @@ mod tests {
         use crate::checks::{Thresholds, run_page_checks, run_site_checks};
         use crate::model::PageDigest;
         // The browser gave up on /b after bouncing a <-> b; the crawl also recorded /b's status.
-        let mut p = page("https://e.com/a", DomFacts::default());
+        let mut p = page_at("https://e.com/a", DomFacts::default());
         p.final_url = "https://e.com/b".into();
         p.redirects = (0..6).map(|i| hop(if i % 2 == 0 { "https://e.com/a" } else { "https://e.com/b" })).collect();
         p.error = Some(PageError { kind: "redirect_loop".into(), message: "net::ERR_TOO_MANY_REDIRECTS".into() });

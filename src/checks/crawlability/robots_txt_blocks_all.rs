@@ -48,7 +48,7 @@ impl Check for RobotsTxtBlocksAll {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{site_findings, site_with_robots};
+    use crate::checks::test_kit::{site_findings, site_with_robots};
 
     #[test]
     fn fires_for_star_and_googlebot() {

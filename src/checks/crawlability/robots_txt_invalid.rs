@@ -39,7 +39,7 @@ impl Check for RobotsTxtInvalid {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{site_findings, site_with_robots};
+    use crate::checks::test_kit::{site_findings, site_with_robots};
 
     #[test]
     fn fires_per_bad_line() {

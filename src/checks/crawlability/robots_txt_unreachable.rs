@@ -41,7 +41,7 @@ impl Check for RobotsTxtUnreachable {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{site_findings, site_with_robots};
+    use crate::checks::test_kit::{site_findings, site_with_robots};
 
     #[test]
     fn fires_on_5xx_and_timeouts() {

@@ -75,7 +75,7 @@ impl Check for SitemapInvalid {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::site_findings;
+    use crate::checks::test_kit::site_findings;
     use crate::model::{SiteSnapshot, Sitemap};
 
     fn sitemap(source: &str, status: u16) -> Sitemap {

@@ -44,7 +44,7 @@ impl Check for SitemapMissing {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{site_findings, site_with_robots};
+    use crate::checks::test_kit::{site_findings, site_with_robots};
     use crate::model::Sitemap;
 
     #[test]

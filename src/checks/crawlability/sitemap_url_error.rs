@@ -68,7 +68,7 @@ impl Check for SitemapUrlError {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{digest, site_findings};
+    use crate::checks::test_kit::{digest, site_findings};
     use crate::model::{PageDigest, RedirectHop, SiteSnapshot, UrlStatus};
 
     fn status(url: &str, code: u16) -> UrlStatus {

@@ -74,7 +74,7 @@ impl Check for CharsetMissing {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{findings, page};
+    use crate::checks::test_kit::{findings, page};
     use crate::model::{DomFacts, Header, PageSnapshot};
 
     fn served(content_type: &str, html: &str) -> PageSnapshot {

@@ -46,7 +46,7 @@ impl Check for CharsetNotUtf8 {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{findings, page};
+    use crate::checks::test_kit::{findings, page};
     use crate::model::{DomFacts, Header, MetaTag};
 
     #[test]

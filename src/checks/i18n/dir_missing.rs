@@ -69,7 +69,7 @@ impl Check for DirMissing {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{findings, page};
+    use crate::checks::test_kit::{findings, page};
     use crate::model::DomFacts;
 
     fn lang_dir(lang: &str, dir: Option<&str>) -> crate::model::PageSnapshot {

@@ -56,7 +56,7 @@ impl Check for HreflangInvalid {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{findings, page};
+    use crate::checks::test_kit::{findings, page};
     use crate::model::{DomFacts, LinkTag};
 
     fn alternate(hreflang: &str) -> LinkTag {

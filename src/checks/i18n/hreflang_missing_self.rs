@@ -64,7 +64,7 @@ impl Check for HreflangMissingSelf {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{findings, page};
+    use crate::checks::test_kit::{findings, page};
     use crate::model::{DomFacts, LinkTag};
 
     fn link(rel: &str, hreflang: Option<&str>, href: &str) -> LinkTag {

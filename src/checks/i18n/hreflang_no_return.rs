@@ -67,7 +67,7 @@ impl Check for HreflangNoReturn {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::site_findings;
+    use crate::checks::test_kit::site_findings;
     use crate::model::{PageDigest, SiteSnapshot};
 
     fn page(url: &str, alternates: &[(&str, &str)]) -> PageDigest {

@@ -56,7 +56,7 @@ impl Check for LangInvalid {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{findings, page};
+    use crate::checks::test_kit::{findings, page};
     use crate::model::DomFacts;
 
     fn lang(l: &str) -> crate::model::PageSnapshot {

@@ -3,8 +3,6 @@
 pub mod charset_declaration;
 pub mod language_tag;
 
-#[cfg(test)]
-mod fixtures;
 
 // This category's checks, in catalogue order: each line is a check's file and its type.
 crate::category_checks! {

@@ -4,7 +4,7 @@ use crate::model::{DomFacts, Image, NetworkRequest, PageSnapshot};
 pub use crate::checks::test_kit::{run};
 use crate::checks::test_kit::html_page;
 
-pub const URL: &str = "https://example.com/page";
+pub use crate::checks::test_kit::URL;
 
 /// A rendered 200 HTML page at `URL` (viewport 1280x800) with these images and requests.
 pub fn page(images: Vec<Image>, requests: Vec<NetworkRequest>) -> PageSnapshot {

@@ -4,7 +4,7 @@ use crate::model::{DomFacts, Header, NetworkRequest, PageMetrics, PageSnapshot};
 pub use crate::checks::test_kit::{run, run_with};
 use crate::checks::test_kit::html_page;
 
-pub const URL: &str = "https://example.com/page";
+pub use crate::checks::test_kit::URL;
 
 /// A rendered 200 HTML page at `URL` with these metrics and requests.
 pub fn page(metrics: PageMetrics, requests: Vec<NetworkRequest>) -> PageSnapshot {

@@ -4,7 +4,7 @@ use crate::model::{Header, NetworkRequest, PageSnapshot};
 pub use crate::checks::test_kit::{run};
 use crate::checks::test_kit::html_page;
 
-pub const URL: &str = "https://example.com/page";
+pub use crate::checks::test_kit::URL;
 
 /// A rendered 200 HTML page at `url`.
 pub fn page_at(url: &str) -> PageSnapshot {

@@ -52,7 +52,7 @@ impl Check for CanonicalCrossOrigin {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{findings, page};
+    use crate::checks::test_kit::{findings, page};
     use crate::model::{DomFacts, LinkTag};
 
     fn with_canonical(href: &str) -> crate::model::PageSnapshot {

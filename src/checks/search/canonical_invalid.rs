@@ -120,7 +120,7 @@ impl Check for CanonicalInvalid {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{digest, findings, page, site_findings};
+    use crate::checks::test_kit::{digest, findings, page, site_findings};
     use crate::model::{DomFacts, LinkTag, PageDigest, RedirectHop, SiteSnapshot, UrlStatus};
 
     fn canonical(raw: &str, href: Option<&str>, in_head: bool) -> LinkTag {

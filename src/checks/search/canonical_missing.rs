@@ -48,7 +48,7 @@ impl Check for CanonicalMissing {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{findings, meta_name, page};
+    use crate::checks::test_kit::{findings, meta_name, page};
     use crate::model::{DomFacts, Header, LinkTag};
 
     #[test]

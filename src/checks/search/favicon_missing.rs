@@ -49,7 +49,7 @@ impl Check for FaviconMissing {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{digest, site_findings};
+    use crate::checks::test_kit::{digest, site_findings};
     use crate::model::{PageDigest, SiteSnapshot, UrlStatus};
 
     fn site(icon_link: bool, favicon_status: u16) -> SiteSnapshot {

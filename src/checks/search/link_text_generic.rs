@@ -141,7 +141,7 @@ impl Check for LinkTextGeneric {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{findings, page};
+    use crate::checks::test_kit::{findings, page};
     use crate::model::{Anchor, DomFacts};
 
     fn link(text: &str, name: &str, raw: &str) -> Anchor {

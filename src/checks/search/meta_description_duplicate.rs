@@ -41,7 +41,7 @@ impl Check for MetaDescriptionDuplicate {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{digest, site_findings};
+    use crate::checks::test_kit::{digest, site_findings};
     use crate::model::{PageDigest, SiteSnapshot};
 
     fn described(url: &str, d: Option<&str>) -> PageDigest {

@@ -56,7 +56,7 @@ impl Check for MetaDescriptionLength {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{findings, meta_name, page};
+    use crate::checks::test_kit::{findings, meta_name, page};
     use crate::model::DomFacts;
 
     fn described(d: &str) -> crate::model::PageSnapshot {

@@ -40,7 +40,7 @@ impl Check for MetaDescriptionMissing {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{findings, meta_name, page};
+    use crate::checks::test_kit::{findings, meta_name, page};
     use crate::model::DomFacts;
 
     #[test]

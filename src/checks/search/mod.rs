@@ -5,8 +5,6 @@ pub mod duplicate_groups;
 pub mod robots_directives;
 pub mod url_identity;
 
-#[cfg(test)]
-mod fixtures;
 
 // This category's checks, in catalogue order: each line is a check's file and its type.
 crate::category_checks! {

@@ -61,7 +61,7 @@ impl Check for OpenGraphImageBroken {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{digest, site_findings};
+    use crate::checks::test_kit::{digest, site_findings};
     use crate::model::{PageDigest, SiteSnapshot, UrlStatus};
 
     fn site(status: Option<u16>, content_type: Option<&str>, error: Option<&str>) -> SiteSnapshot {

@@ -64,7 +64,7 @@ impl Check for OpenGraphMissing {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{findings, meta_name, meta_property, page};
+    use crate::checks::test_kit::{findings, meta_name, meta_property, page};
     use crate::model::DomFacts;
 
     #[test]

@@ -40,7 +40,7 @@ impl Check for TitleDuplicate {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{digest, site_findings};
+    use crate::checks::test_kit::{digest, site_findings};
     use crate::model::{PageDigest, SiteSnapshot};
 
     fn titled(url: &str, title: &str) -> PageDigest {

@@ -54,7 +54,7 @@ impl Check for TitleLength {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{findings, page};
+    use crate::checks::test_kit::{findings, page};
     use crate::model::DomFacts;
 
     fn titled(t: &str) -> crate::model::PageSnapshot {

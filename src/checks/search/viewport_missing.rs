@@ -66,7 +66,7 @@ impl Check for ViewportMissing {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{findings, meta_name, page};
+    use crate::checks::test_kit::{findings, meta_name, page};
     use crate::model::DomFacts;
 
     #[test]

@@ -40,7 +40,7 @@ impl Check for ClickableNonInteractive {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{element, findings, page};
+    use crate::checks::test_kit::{element, findings, page};
     use crate::model::DomFacts;
 
     #[test]

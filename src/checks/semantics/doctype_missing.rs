@@ -45,7 +45,7 @@ impl Check for DoctypeMissing {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{findings, page};
+    use crate::checks::test_kit::{findings, page};
     use crate::model::DomFacts;
 
     #[test]

@@ -49,7 +49,7 @@ impl Check for DuplicateId {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{findings, page};
+    use crate::checks::test_kit::{findings, page};
     use crate::model::{DomFacts, DuplicateId};
 
     #[test]

@@ -34,7 +34,7 @@ impl Check for H1Missing {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{findings, page};
+    use crate::checks::test_kit::{findings, page};
     use crate::model::{DomFacts, Heading};
 
     fn heading(level: u8, visible: bool) -> Heading {

@@ -51,7 +51,7 @@ impl Check for H1Multiple {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{findings, page};
+    use crate::checks::test_kit::{findings, page};
     use crate::model::{DomFacts, Heading};
 
     fn h1(selector: &str, visible: bool) -> Heading {

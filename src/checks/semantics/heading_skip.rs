@@ -45,7 +45,7 @@ impl Check for HeadingSkip {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{findings, page};
+    use crate::checks::test_kit::{findings, page};
     use crate::model::{DomFacts, Heading};
 
     fn hs(levels: &[u8]) -> Vec<Heading> {

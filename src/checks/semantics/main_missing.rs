@@ -33,7 +33,7 @@ impl Check for MainMissing {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{findings, page};
+    use crate::checks::test_kit::{findings, page};
     use crate::model::{DomFacts, Landmark};
 
     fn landmark(role: &str) -> Landmark {

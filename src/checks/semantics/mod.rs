@@ -5,8 +5,6 @@ pub mod html_parse_errors;
 
 #[cfg(test)]
 mod contract;
-#[cfg(test)]
-mod fixtures;
 
 // This category's checks, in catalogue order: each line is a check's file and its type.
 crate::category_checks! {

@@ -71,7 +71,7 @@ impl Check for ParseError {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{findings, page};
+    use crate::checks::test_kit::{findings, page};
     use crate::model::DomFacts;
 
     fn served(html: &str) -> crate::model::PageSnapshot {

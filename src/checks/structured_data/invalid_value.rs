@@ -161,7 +161,7 @@ impl Check for InvalidValue {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{findings, json_ld_page, microdata, page};
+    use crate::checks::test_kit::{findings, json_ld_page, microdata, page};
     use crate::model::DomFacts;
 
     const ID: &str = "structured-data.invalid-value";

@@ -51,7 +51,7 @@ impl Check for JsonLdInvalid {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{findings, json_ld_page};
+    use crate::checks::test_kit::{findings, json_ld_page};
 
     #[test]
     fn a_block_over_the_budget_is_reported_not_parsed() {

@@ -60,7 +60,7 @@ impl Check for MissingContext {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{findings, json_ld_page};
+    use crate::checks::test_kit::{findings, json_ld_page};
 
     #[test]
     fn fires_without_context_or_with_another_vocabulary() {

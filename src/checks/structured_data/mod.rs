@@ -4,8 +4,6 @@ pub mod items;
 pub mod value_shapes;
 pub mod vocab;
 
-#[cfg(test)]
-mod fixtures;
 
 // This category's checks, in catalogue order: each line is a check's file and its type.
 crate::category_checks! {

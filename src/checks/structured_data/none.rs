@@ -37,7 +37,7 @@ impl Check for NoStructuredData {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{findings, json_ld_page, page};
+    use crate::checks::test_kit::{findings, json_ld_page, page};
     use crate::model::{DomFacts, Severity};
 
     #[test]

@@ -268,7 +268,7 @@ impl Check for RequiredPropertyMissing {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{findings, json_ld_page, microdata, page};
+    use crate::checks::test_kit::{findings, json_ld_page, microdata, page};
     use crate::model::DomFacts;
 
     const ID: &str = "structured-data.required-property-missing";

@@ -77,7 +77,7 @@ impl Check for UnknownProperty {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{findings, json_ld_page, microdata, page};
+    use crate::checks::test_kit::{findings, json_ld_page, microdata, page};
     use crate::model::DomFacts;
 
     #[test]

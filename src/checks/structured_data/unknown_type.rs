@@ -48,7 +48,7 @@ impl Check for UnknownType {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{findings, json_ld_page, microdata, page};
+    use crate::checks::test_kit::{findings, json_ld_page, microdata, page};
     use crate::model::DomFacts;
 
     #[test]
