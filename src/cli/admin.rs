@@ -1,6 +1,6 @@
 //! `sitescan token ...`, `sitescan org set`, `sitescan migrate`.
 
-use super::args::{DatabaseArgs, OrgCommand, TokenCommand, UserCommand};
+use super::args::{DatabaseArgs, OrgArgs, OrgCommand, TokenCommand, UserCommand};
 use crate::accounts::{IssueToken, Role, validate_org};
 use crate::app::{App, AppConfig};
 use crate::model::time::to_rfc3339;
@@ -32,7 +32,7 @@ pub async fn token(cmd: TokenCommand) -> anyhow::Result<()> {
             eprintln!("store it now: it is not shown again");
             println!("{plaintext}");
         }
-        TokenCommand::List { org, db } => {
+        TokenCommand::List(OrgArgs { org, db }) => {
             let app = open(&db).await?;
             let tokens = app.accounts().tokens(&org).await?;
             println!("{:<36}  {:<20}  {:<23}  {:<27}  {:<27}  REVOKED", "ID", "NAME", "SCOPES", "CREATED", "LAST USED");
@@ -74,7 +74,7 @@ pub async fn user(cmd: UserCommand) -> anyhow::Result<()> {
             let user = app.accounts().create_user(&org, &email, role, password).await?;
             eprintln!("created {} {} in organisation {}", user.role, user.email, user.org_id);
         }
-        UserCommand::List { org, db } => {
+        UserCommand::List(OrgArgs { org, db }) => {
             let app = open(&db).await?;
             println!("{:<40}  {:<6}  {:<27}  DISABLED", "EMAIL", "ROLE", "CREATED");
             for u in app.accounts().members(&org).await? {

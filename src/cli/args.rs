@@ -85,21 +85,9 @@ pub enum ScheduleCommand {
         db: DatabaseArgs,
     },
     /// List the organisation's schedules with their next run time.
-    List {
-        #[arg(long, env = "SITESCAN_ORG")]
-        org: String,
-        /// Only this site's (id or origin URL).
-        #[arg(long)]
-        site: Option<String>,
-        #[command(flatten)]
-        db: DatabaseArgs,
-    },
+    List(OrgSiteArgs),
     /// Remove a schedule.
-    Remove {
-        id: uuid::Uuid,
-        #[command(flatten)]
-        db: DatabaseArgs,
-    },
+    Remove(IdArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -118,21 +106,9 @@ pub enum MonitorCommand {
         db: DatabaseArgs,
     },
     /// List the organisation's monitors: interval, next probe, last change.
-    List {
-        #[arg(long, env = "SITESCAN_ORG")]
-        org: String,
-        /// Only this site's (id or origin URL).
-        #[arg(long)]
-        site: Option<String>,
-        #[command(flatten)]
-        db: DatabaseArgs,
-    },
+    List(OrgSiteArgs),
     /// Remove a monitor.
-    Remove {
-        id: uuid::Uuid,
-        #[command(flatten)]
-        db: DatabaseArgs,
-    },
+    Remove(IdArgs),
 }
 
 #[derive(Debug, Clone, Args)]
@@ -177,18 +153,9 @@ pub enum WebhookCommand {
         db: DatabaseArgs,
     },
     /// List an organisation's endpoints (never their secrets).
-    List {
-        #[arg(long, env = "SITESCAN_ORG")]
-        org: String,
-        #[command(flatten)]
-        db: DatabaseArgs,
-    },
+    List(OrgArgs),
     /// Remove an endpoint and its pending deliveries.
-    Remove {
-        id: uuid::Uuid,
-        #[command(flatten)]
-        db: DatabaseArgs,
-    },
+    Remove(IdArgs),
     /// Send a test event to an endpoint now, and print what the receiver answered.
     Test {
         id: uuid::Uuid,
@@ -199,6 +166,35 @@ pub enum WebhookCommand {
         #[command(flatten)]
         db: DatabaseArgs,
     },
+}
+
+/// An organisation (the lists of its records).
+#[derive(Debug, Clone, Args)]
+pub struct OrgArgs {
+    #[arg(long, env = "SITESCAN_ORG")]
+    pub org: String,
+    #[command(flatten)]
+    pub db: DatabaseArgs,
+}
+
+/// An organisation, and optionally one of its sites (the lists of its schedules and monitors).
+#[derive(Debug, Clone, Args)]
+pub struct OrgSiteArgs {
+    #[arg(long, env = "SITESCAN_ORG")]
+    pub org: String,
+    /// Only this site's (id or origin URL).
+    #[arg(long)]
+    pub site: Option<String>,
+    #[command(flatten)]
+    pub db: DatabaseArgs,
+}
+
+/// One record by its id.
+#[derive(Debug, Clone, Args)]
+pub struct IdArgs {
+    pub id: uuid::Uuid,
+    #[command(flatten)]
+    pub db: DatabaseArgs,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -476,12 +472,7 @@ pub enum SiteCommand {
         db: DatabaseArgs,
     },
     /// List an organisation's sites and their ownership state.
-    List {
-        #[arg(long, env = "SITESCAN_ORG")]
-        org: String,
-        #[command(flatten)]
-        db: DatabaseArgs,
-    },
+    List(OrgArgs),
     /// Prove ownership of a site now (exit 2 when not proved).
     Verify {
         #[arg(long, env = "SITESCAN_ORG")]
@@ -544,12 +535,7 @@ pub enum TokenCommand {
         db: DatabaseArgs,
     },
     /// List an organisation's tokens (never their plaintext).
-    List {
-        #[arg(long, env = "SITESCAN_ORG")]
-        org: String,
-        #[command(flatten)]
-        db: DatabaseArgs,
-    },
+    List(OrgArgs),
     /// Revoke a token by its id or its plaintext.
     Revoke {
         id_or_token: String,
@@ -580,12 +566,7 @@ pub enum UserCommand {
         db: DatabaseArgs,
     },
     /// List an organisation's users.
-    List {
-        #[arg(long, env = "SITESCAN_ORG")]
-        org: String,
-        #[command(flatten)]
-        db: DatabaseArgs,
-    },
+    List(OrgArgs),
     /// Disable a user: they cannot sign in any more and their sessions end.
     Disable {
         email: String,

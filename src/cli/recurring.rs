@@ -2,7 +2,7 @@
 //! and monitor loops `serve` and `worker` run.
 
 use super::Exit;
-use super::args::{MonitorCommand, RecurringArgs, ScheduleCommand};
+use super::args::{IdArgs, MonitorCommand, OrgSiteArgs, RecurringArgs, ScheduleCommand};
 use super::admin::open;
 use crate::model::time::{now_us, to_rfc3339};
 use crate::model::{Attestation, Attester, Confirmation, OrgId, ScanMode};
@@ -67,7 +67,7 @@ pub async fn schedule(cmd: ScheduleCommand) -> anyhow::Result<Exit> {
                 Err(e) => return refused(e),
             }
         }
-        ScheduleCommand::List { org, site, db } => {
+        ScheduleCommand::List(OrgSiteArgs { org, site, db }) => {
             let app = open(&db).await?;
             let rows = match app.sites().list_schedules(OrgId::new(&org), site.as_deref()).await {
                 Ok(r) => r,
@@ -78,7 +78,7 @@ pub async fn schedule(cmd: ScheduleCommand) -> anyhow::Result<Exit> {
                 println!("{:<36}  {:<36}  {:<20}  {:<20}  {:<7}  {}", s.id, s.site_id, s.cron, s.timezone, s.mode, to_rfc3339(s.next_due_at));
             }
         }
-        ScheduleCommand::Remove { id, db } => {
+        ScheduleCommand::Remove(IdArgs { id, db }) => {
             let app = open(&db).await?;
             if let Err(e) = app.sites().remove_any_schedule(id).await {
                 return refused(e);
@@ -105,7 +105,7 @@ pub async fn monitor(cmd: MonitorCommand) -> anyhow::Result<Exit> {
                 Err(e) => return refused(e),
             }
         }
-        MonitorCommand::List { org, site, db } => {
+        MonitorCommand::List(OrgSiteArgs { org, site, db }) => {
             let app = open(&db).await?;
             let rows = match app.sites().list_monitors(OrgId::new(&org), site.as_deref()).await {
                 Ok(r) => r,
@@ -117,7 +117,7 @@ pub async fn monitor(cmd: MonitorCommand) -> anyhow::Result<Exit> {
                 println!("{:<36}  {:<36}  {:<6}  {:<27}  {}", m.id, m.site_id, every_text(m.every_seconds), to_rfc3339(m.next_check_at), checked);
             }
         }
-        MonitorCommand::Remove { id, db } => {
+        MonitorCommand::Remove(IdArgs { id, db }) => {
             let app = open(&db).await?;
             if let Err(e) = app.sites().remove_any_monitor(id).await {
                 return refused(e);

@@ -3,7 +3,7 @@
 
 use super::Exit;
 use super::admin::open;
-use super::args::{DatabaseArgs, PolicyArgs, SecretKeyArgs, SiteCommand};
+use super::args::{DatabaseArgs, OrgArgs, PolicyArgs, SecretKeyArgs, SiteCommand};
 use crate::model::OrgId;
 use crate::sites::{META_NAME, SiteError, SiteService, TXT_PREFIX, VERIFICATION_PATH};
 use crate::model::time::to_rfc3339;
@@ -53,7 +53,7 @@ pub async fn run(command: SiteCommand) -> anyhow::Result<Exit> {
             eprintln!("{}\nthen run: sitescan site verify --org {org} {}", publish_instructions(&site.verification_token), site.id);
             println!("{}", site.verification_token);
         }
-        SiteCommand::List { org, db } => {
+        SiteCommand::List(OrgArgs { org, db }) => {
             let sites = open(&db).await?.sites().clone();
             println!("{:<36}  {:<10}  {:<27}  ORIGIN", "ID", "OWNERSHIP", "LAST CHECKED");
             for s in sites.list(OrgId::new(&org)).await? {

@@ -1,7 +1,7 @@
 //! `sitescan webhook add|list|remove|test`, and the delivery loop `serve` and `worker` run.
 
 use super::Exit;
-use super::args::{DatabaseArgs, SecretKeyArgs, WebhookCommand};
+use super::args::{DatabaseArgs, IdArgs, OrgArgs, SecretKeyArgs, WebhookCommand};
 use super::engine::{open_app, secret_box};
 use crate::app::{App, AppConfig};
 use crate::events::WebhookKind;
@@ -31,7 +31,7 @@ pub async fn run(cmd: WebhookCommand) -> anyhow::Result<Exit> {
                 None => eprintln!("{} messages are not signed: the URL is the platform's secret, keep it private", kind.label()),
             }
         }
-        WebhookCommand::List { org, db } => {
+        WebhookCommand::List(OrgArgs { org, db }) => {
             let app = super::admin::open(&db).await?;
             println!("{:<36}  {:<11}  {:<8}  {:<40}  {:<27}  URL", "ID", "KIND", "ENABLED", "EVENTS", "CREATED");
             for w in app.webhooks().list(OrgId::new(&org), 0).await?.into_iter().map(|e| e.row) {
@@ -44,7 +44,7 @@ pub async fn run(cmd: WebhookCommand) -> anyhow::Result<Exit> {
                 }
             }
         }
-        WebhookCommand::Remove { id, db } => {
+        WebhookCommand::Remove(IdArgs { id, db }) => {
             let app = super::admin::open(&db).await?;
             if !app.webhooks().remove(None, id).await? {
                 eprintln!("no webhook {id}");
