@@ -15,6 +15,7 @@ mod report;
 mod runners;
 mod sections;
 mod site;
+mod forms_site;
 mod template_site;
 mod utilisation;
 
@@ -56,8 +57,11 @@ enum Command {
         #[arg(long, default_value_t = 60)]
         pages: usize,
         /// Serve the template-heavy site of the sharing benchmark instead.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "forms")]
         template: bool,
+        /// Serve the sharing benchmark's site of long pages full of forms and images instead.
+        #[arg(long)]
+        forms: bool,
     },
 }
 
@@ -136,12 +140,15 @@ fn main() -> anyhow::Result<()> {
             println!("{}", serde_json::to_string(&report)?);
             Ok(())
         }),
-        Some(Command::ServeSite { pages, template }) => rt.block_on(async {
+        Some(Command::ServeSite { pages, template, forms }) => rt.block_on(async {
             // Held until ctrl-c: the server stops when the site is dropped.
-            let (_bench, _template);
+            let (_bench, _template, _forms);
             if template {
                 _template = template_site::TemplateSite::start(pages).await;
                 println!("{}", _template.url(0));
+            } else if forms {
+                _forms = forms_site::FormsSite::start(pages).await;
+                println!("{}", _forms.url(0));
             } else {
                 _bench = site::GeneratedSite::start(pages).await;
                 println!("{}", _bench.url(0));

@@ -8,6 +8,7 @@ use crate::profile;
 use crate::report::{Report, linear_fit, mean, median};
 use crate::runners::{self, BareRun, Ctx, PeerRun, ScanRun, first_line};
 use crate::site::GeneratedSite;
+use crate::forms_site::FormsSite;
 use crate::template_site::TemplateSite;
 use serde_json::{Value, json};
 use sitescan::browser::NETWORK_QUIET;
@@ -702,14 +703,20 @@ async fn fidelity(ctx: &Ctx, args: &RunArgs, report: &mut Report) {
 }
 
 /// Shared regions judged once per scan against every page judged in full (`--no-share`): on the
-/// bench site (its throughput scan, when there is one, is the shared run) and on a generated
-/// template-heavy site, where axe-core alone is measured too. Any difference in findings is a
+/// bench site (its throughput scan, when there is one, is the shared run), on a generated
+/// template-heavy site and on a generated site of long pages full of forms and images that share
+/// little; on the last two axe-core alone is measured too. Any difference in findings is a
 /// problem that fails the run; the times show what sharing saves.
 async fn sharing(ctx: &Ctx, args: &RunArgs, site: &GeneratedSite, main_scan: Option<&ScanRun>, report: &mut Report) {
     const B: &str = "sharing";
     let template = TemplateSite::start(args.pages).await;
+    let forms = FormsSite::start(args.pages).await;
     let mut data = Vec::new();
-    let sites: [(&str, String, usize); 2] = [("bench site", site.url(0), site.pages), ("template site", template.url(0), template.pages)];
+    let sites: [(&str, String, usize); 3] = [
+        ("bench site", site.url(0), site.pages),
+        ("template site", template.url(0), template.pages),
+        ("forms site", forms.url(0), forms.pages),
+    ];
     for (k, (name, start, pages)) in sites.into_iter().enumerate() {
         let shared = match main_scan.filter(|_| k == 0) {
             Some(s) => Ok(s.clone()),
@@ -739,15 +746,15 @@ async fn sharing(ctx: &Ctx, args: &RunArgs, site: &GeneratedSite, main_scan: Opt
             report.problem(format!("sharing changed the findings on the {name}: {}", differences.iter().take(10).cloned().collect::<Vec<_>>().join(" | ")));
         }
         let mut axe = None;
-        if k == 1 {
-            let urls: Vec<String> = (0..template.pages).map(|i| template.url(i)).collect();
-            axe = bare_rendering(ctx, &urls, NETWORK_QUIET, true, "template site: axe-core alone", report).await;
+        if k >= 1 {
+            let urls: Vec<String> = (0..pages).map(|i| if k == 1 { template.url(i) } else { forms.url(i) }).collect();
+            axe = bare_rendering(ctx, &urls, NETWORK_QUIET, true, &format!("{name}: axe-core alone"), report).await;
             if let Some(a) = &axe {
-                let row = report.row(B, "template site: ratio sitescan (shared) / axe-core alone (time)", shared.wall_s / a.wall_s, "x");
+                let row = report.row(B, &format!("{name}: ratio sitescan (shared) / axe-core alone (time)"), shared.wall_s / a.wall_s, "x");
                 row.target = Some(format!("<= {TARGET_AXE_RATIO}x"));
                 row.met = Some(shared.wall_s / a.wall_s <= TARGET_AXE_RATIO);
                 report.summary(format!(
-                    "sharing: template site {:.1} s shared against {:.1} s full ({:.2}x) and {:.1} s axe-core alone ({:.2}x); findings identical: {}",
+                    "sharing: {name} {:.1} s shared against {:.1} s full ({:.2}x) and {:.1} s axe-core alone ({:.2}x); findings identical: {}",
                     shared.wall_s,
                     full.wall_s,
                     shared.wall_s / full.wall_s,

@@ -86,19 +86,18 @@ pub fn scan_info_to_proto(scan: &ScanInfo) -> pb::Scan {
 
 /// `GetScanResponse` of the typed report: the scan, and the report object as a `Struct` (the
 /// same JSON REST answers with, `report_json`).
-pub fn report_to_proto(report: &ScanReport) -> pb::GetScanResponse {
-    pb::GetScanResponse {
-        scan: Some(scan_info_to_proto(&report.scan)),
-        report: report.report.as_ref().map(report_json).as_ref().and_then(json_to_struct),
-    }
+pub fn report_to_proto(report: ScanReport) -> pb::GetScanResponse {
+    pb::GetScanResponse { scan: Some(scan_info_to_proto(&report.scan)), report: report.report.map(report_json).as_ref().and_then(json_to_struct) }
 }
 
 /// The report object as REST and gRPC answer it: the typed report's JSON, each of its findings
 /// (and fixed ones) written as the `Finding` message is (`proto_json`, so a field the message
 /// gains is there too), with its `change`.
-pub fn report_json(report: &Report) -> Value {
-    let mut value = serde_json::to_value(report).unwrap_or(Value::Null);
-    for (key, list) in [("findings", report.findings.as_deref()), ("fixed", report.fixed.as_deref())] {
+pub fn report_json(mut report: Report) -> Value {
+    // The findings are taken out first, so that each is written once, as the message.
+    let lists = [("findings", report.findings.take()), ("fixed", report.fixed.take())];
+    let mut value = serde_json::to_value(&report).unwrap_or(Value::Null);
+    for (key, list) in lists {
         if let (Some(list), Value::Object(map)) = (list, &mut value) {
             map.insert(key.to_string(), Value::Array(list.iter().map(report_finding_json).collect()));
         }
@@ -123,7 +122,7 @@ pub fn report_finding_to_proto(f: &ReportFinding) -> pb::Finding {
         severity: severity_to_proto(f.severity) as i32,
         title: f.title.clone(),
         description: f.description.clone(),
-        evidence: f.evidence.as_ref().map(|e| prost_types::Struct { fields: e.iter().map(|(k, v)| (k.clone(), json_to_value(v))).collect() }),
+        evidence: f.evidence.as_ref().map(map_to_struct),
         remediation: f.remediation.clone(),
         cwe_id: f.cwe_id.clone(),
         created_at: Some(timestamp_of(&f.created_at)),
@@ -173,11 +172,14 @@ pub fn finding_to_proto(row: &FindingRow) -> pb::Finding {
 /// A JSON object as a Struct (`None` for non-objects).
 pub fn json_to_struct(value: &Value) -> Option<prost_types::Struct> {
     match value {
-        Value::Object(map) => Some(prost_types::Struct {
-            fields: map.iter().map(|(k, v)| (k.clone(), json_to_value(v))).collect(),
-        }),
+        Value::Object(map) => Some(map_to_struct(map)),
         _ => None,
     }
+}
+
+/// A JSON object's members as a Struct.
+fn map_to_struct(map: &serde_json::Map<String, Value>) -> prost_types::Struct {
+    prost_types::Struct { fields: map.iter().map(|(k, v)| (k.clone(), json_to_value(v))).collect() }
 }
 
 fn json_to_value(value: &Value) -> prost_types::Value {
@@ -189,7 +191,7 @@ fn json_to_value(value: &Value) -> prost_types::Value {
         Value::Array(items) => {
             Kind::ListValue(prost_types::ListValue { values: items.iter().map(json_to_value).collect() })
         }
-        Value::Object(_) => Kind::StructValue(json_to_struct(value).unwrap_or_default()),
+        Value::Object(map) => Kind::StructValue(map_to_struct(map)),
     };
     prost_types::Value { kind: Some(kind) }
 }

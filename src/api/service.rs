@@ -155,7 +155,7 @@ impl pb::scan_service_server::ScanService for ScanApi {
         let who = self.admitted(&req, "GetScan").await?;
         let req = req.into_inner();
         let result = self.state.scans().report(who.org(), &req.scan_id, req.include_findings).await.map_err(ApiError::from);
-        respond(&who, result.map(|report| report_to_proto(&report)))
+        respond(&who, result.map(report_to_proto))
     }
 
     async fn list_findings(

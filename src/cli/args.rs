@@ -300,6 +300,22 @@ pub struct WorkerPoolArgs {
     pub share_pages: bool,
 }
 
+/// What every process that runs scans and recurring work takes (`serve` with its workers,
+/// `worker`): the browser, the crawl, the job queue, the secrets key and the recurring runners.
+#[derive(Debug, Args)]
+pub struct EngineArgs {
+    #[command(flatten)]
+    pub browser: BrowserArgs,
+    #[command(flatten)]
+    pub crawl: CrawlArgs,
+    #[command(flatten)]
+    pub jobs: WorkerPoolArgs,
+    #[command(flatten)]
+    pub key: SecretKeyArgs,
+    #[command(flatten)]
+    pub recurring: RecurringArgs,
+}
+
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// Address to listen on (REST, gRPC and gRPC-Web share it).
@@ -343,15 +359,7 @@ pub struct ServeArgs {
     #[arg(long, env = "SITESCAN_RETENTION_DAYS", default_value_t = crate::app::defaults::RETENTION_DAYS)]
     pub retention_days: u32,
     #[command(flatten)]
-    pub browser: BrowserArgs,
-    #[command(flatten)]
-    pub crawl: CrawlArgs,
-    #[command(flatten)]
-    pub jobs: WorkerPoolArgs,
-    #[command(flatten)]
-    pub key: SecretKeyArgs,
-    #[command(flatten)]
-    pub recurring: RecurringArgs,
+    pub engine: EngineArgs,
 }
 
 #[derive(Debug, Args)]
@@ -364,15 +372,7 @@ pub struct WorkerArgs {
     #[command(flatten)]
     pub policy: PolicyArgs,
     #[command(flatten)]
-    pub browser: BrowserArgs,
-    #[command(flatten)]
-    pub crawl: CrawlArgs,
-    #[command(flatten)]
-    pub jobs: WorkerPoolArgs,
-    #[command(flatten)]
-    pub key: SecretKeyArgs,
-    #[command(flatten)]
-    pub recurring: RecurringArgs,
+    pub engine: EngineArgs,
     /// The address people reach the dashboard at (as `serve --public-url`): chat messages this
     /// worker delivers link to the scan and the comparison there.
     #[arg(long, env = "SITESCAN_PUBLIC_URL")]

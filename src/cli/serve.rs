@@ -6,7 +6,7 @@ use crate::api::{ApiSettings, Application, RateWindow};
 use anyhow::Context;
 
 pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
-    let app = super::engine::open_app(&args.db, super::engine::app_config(&args.policy, &args.key)?).await?;
+    let app = super::engine::open_app(&args.db, super::engine::app_config(&args.policy, &args.engine.key)?).await?;
     // Secrets stored in the first format (not bound to their row) are sealed again, bound.
     let sealed = app.reseal_legacy_secrets().await.context("sealing stored secrets again")?;
     if sealed > 0 {
@@ -41,11 +41,11 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     }
     let cleanup = app.start_cleanup(args.cleanup_interval_secs, args.retention_days);
     let deliveries = app.start_delivery(public_url)?;
-    let recurring = super::recurring::start(&args.recurring, &app)?;
+    let recurring = super::recurring::start(&args.engine.recurring, &app)?;
     let workers = if args.no_workers {
         None
     } else {
-        Some(super::worker::start(&args.browser, &args.crawl, &args.jobs, args.workers, &app).await?)
+        Some(super::worker::start(&args.engine, args.workers, &app).await?)
     };
     let (tx, rx) = tokio::sync::watch::channel(false);
     let mut server_rx = rx.clone();

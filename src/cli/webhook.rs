@@ -4,7 +4,7 @@ use super::Exit;
 use super::args::{DatabaseArgs, IdArgs, OrgArgs, SecretKeyArgs, WebhookCommand};
 use super::engine::{open_app, secret_box};
 use crate::app::{App, AppConfig};
-use crate::events::WebhookKind;
+use crate::events::{NewEndpoint, WebhookKind};
 use crate::model::time::{now_us, to_rfc3339};
 use crate::model::{AddressPolicy, OrgId};
 
@@ -21,7 +21,7 @@ pub async fn run(cmd: WebhookCommand) -> anyhow::Result<Exit> {
         WebhookCommand::Add { org, url, events, min_severity, kind, key, db } => {
             let app = open_keyed(&db, &key, AddressPolicy::default(), "cannot enable webhooks").await?;
             app.accounts().set_org(&org, None).await?;
-            let (id, secret) = app.webhooks().add_by_operator(OrgId::new(&org), &url, kind, &events, min_severity, now_us()).await?;
+            let (id, secret) = app.webhooks().add_by_operator(OrgId::new(&org), &NewEndpoint { url: &url, kind, events: &events, min_severity }, now_us()).await?;
             eprintln!("added {kind} webhook {id} for organisation {org}: {}", events.join(", "));
             match secret {
                 Some(secret) => {

@@ -1,23 +1,23 @@
 //! `sitescan worker`, and the in-process workers of `sitescan serve`.
 
-use super::args::{BrowserArgs, CrawlArgs, WorkerArgs, WorkerPoolArgs};
+use super::args::{EngineArgs, WorkerArgs};
 use super::engine;
 use crate::app::App;
 use crate::scan::Workers;
 
 /// Starts `count` workers over `app`'s database.
-pub async fn start(browser: &BrowserArgs, crawl: &CrawlArgs, jobs: &WorkerPoolArgs, count: usize, app: &App) -> anyhow::Result<Workers> {
-    let config = engine::worker_config(jobs, crawl, browser, crate::scan::worker::Ownership::Reverify(app.sites().clone()))?;
-    let scanner = engine::scanner(browser, app.policy().clone()).await?;
-    Ok(app.spawn_workers(scanner, count, config, browser.shares()))
+pub async fn start(args: &EngineArgs, count: usize, app: &App) -> anyhow::Result<Workers> {
+    let config = engine::worker_config(&args.jobs, &args.crawl, &args.browser, crate::scan::worker::Ownership::Reverify(app.sites().clone()))?;
+    let scanner = engine::scanner(&args.browser, app.policy().clone()).await?;
+    Ok(app.spawn_workers(scanner, count, config, args.browser.shares()))
 }
 
 pub async fn run(args: WorkerArgs) -> anyhow::Result<()> {
-    let app = engine::open_app(&args.db, engine::app_config(&args.policy, &args.key)?).await?;
+    let app = engine::open_app(&args.db, engine::app_config(&args.policy, &args.engine.key)?).await?;
     let public_url = crate::web::WebSettings::parse(args.public_url.as_deref()).map_err(anyhow::Error::msg)?.public_url;
     let deliveries = app.start_delivery(public_url)?;
-    let recurring = super::recurring::start(&args.recurring, &app)?;
-    let workers = start(&args.browser, &args.crawl, &args.jobs, args.workers, &app).await?;
+    let recurring = super::recurring::start(&args.engine.recurring, &app)?;
+    let workers = start(&args.engine, args.workers, &app).await?;
     eprintln!("sitescan {} worker(s) running; Ctrl-C to stop", args.workers.max(1));
     super::signals::shutdown_signal().await;
     tracing::info!("shutting down: releasing scans, closing browsers");

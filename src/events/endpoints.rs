@@ -2,9 +2,8 @@
 //! endpoints. Every read and write is scoped to the organisation in the store's query, so an
 //! endpoint id of another organisation is simply not found.
 
-use super::chat::WebhookKind;
-use super::webhooks::{self, Deliverer, WebhookError};
-use crate::model::{OrgId, Severity};
+use super::webhooks::{self, Deliverer, NewEndpoint, WebhookError};
+use crate::model::OrgId;
 use crate::store::{DeliveryRow, SecretBox, SecretError, Store, WebhookRow};
 use uuid::Uuid;
 
@@ -49,37 +48,21 @@ impl Webhooks {
         Ok(out)
     }
 
-    /// Adds an endpoint of `kind` for a tenant: its URL must be one `policy` lets the service
-    /// post to. Returns its id and, for a signed kind, its signing secret (shown once).
-    pub async fn add(
-        &self,
-        org: OrgId<'_>,
-        url: &str,
-        kind: WebhookKind,
-        events: &[String],
-        min_severity: Option<Severity>,
-        now: i64,
-    ) -> Result<(Uuid, Option<String>), WebhookError> {
-        if url.len() > MAX_URL_LEN {
+    /// Adds an endpoint for a tenant: its URL must be one `policy` lets the service post to.
+    /// Returns its id and, for a signed kind, its signing secret (shown once).
+    pub async fn add(&self, org: OrgId<'_>, endpoint: &NewEndpoint<'_>, now: i64) -> Result<(Uuid, Option<String>), WebhookError> {
+        if endpoint.url.len() > MAX_URL_LEN {
             return Err(WebhookError::Invalid("the URL is too long".into()));
         }
-        crate::model::Target::parse(url, &self.policy).map_err(|e| WebhookError::Invalid(format!("the URL cannot be used: {e}")))?;
-        self.add_by_operator(org, url, kind, events, min_severity, now).await
+        crate::model::Target::parse(endpoint.url, &self.policy).map_err(|e| WebhookError::Invalid(format!("the URL cannot be used: {e}")))?;
+        self.add_by_operator(org, endpoint, now).await
     }
 
     /// [`Webhooks::add`] by the operator on the service's machine (`sitescan webhook add`): the
     /// URL is not held to this process's policy; the delivering process's egress guard is.
-    pub async fn add_by_operator(
-        &self,
-        org: OrgId<'_>,
-        url: &str,
-        kind: WebhookKind,
-        events: &[String],
-        min_severity: Option<Severity>,
-        now: i64,
-    ) -> Result<(Uuid, Option<String>), WebhookError> {
+    pub async fn add_by_operator(&self, org: OrgId<'_>, endpoint: &NewEndpoint<'_>, now: i64) -> Result<(Uuid, Option<String>), WebhookError> {
         let secrets = self.secrets.as_ref().ok_or(WebhookError::Secret(SecretError::Missing))?;
-        webhooks::add_endpoint_of_kind(&self.store, secrets, org.as_str(), url, kind, events, min_severity, now).await
+        webhooks::add_endpoint_of_kind(&self.store, secrets, org.as_str(), endpoint, now).await
     }
 
     /// "Send test event" for an endpoint of `org`, within the tenant's limits.

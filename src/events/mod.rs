@@ -15,4 +15,4 @@ pub use crate::store::{DeliveryRow, WebhookRow};
 pub use chat::WebhookKind;
 pub use signing::{BadSecret, SigningKey};
 pub use watch::{ScanProgress, WATCH_POLL, watch};
-pub use webhooks::{Attempt, Clock, Deliverer, ManualClock, SystemClock, WebhookError};
+pub use webhooks::{Attempt, Clock, Deliverer, ManualClock, NewEndpoint, SystemClock, WebhookError};

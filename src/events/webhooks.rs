@@ -99,24 +99,31 @@ pub async fn add_endpoint(
     min_severity: Option<Severity>,
     now: i64,
 ) -> Result<(Uuid, String), WebhookError> {
-    let (id, secret) = add_endpoint_of_kind(store, secrets, org, url, WebhookKind::Standard, events, min_severity, now).await?;
+    let (id, secret) = add_endpoint_of_kind(store, secrets, org, &NewEndpoint { url, kind: WebhookKind::Standard, events, min_severity }, now).await?;
     Ok((id, secret.unwrap_or_default()))
 }
 
-/// Adds an endpoint of `kind`; returns its id and, for a signed kind, its signing secret
-/// (`whsec_...`, shown once). A chat endpoint's messages are not signed, so it has no secret to
-/// show (one is still sealed beside it, should it ever become `standard`).
-#[allow(clippy::too_many_arguments)]
+/// An endpoint as it is asked for: where to post, in which format, which events, and the
+/// least severity a finding needs to be posted.
+#[derive(Debug, Clone, Copy)]
+pub struct NewEndpoint<'a> {
+    pub url: &'a str,
+    pub kind: WebhookKind,
+    pub events: &'a [String],
+    pub min_severity: Option<Severity>,
+}
+
+/// Adds an endpoint; returns its id and, for a signed kind, its signing secret (`whsec_...`,
+/// shown once). A chat endpoint's messages are not signed, so it has no secret to show (one is
+/// still sealed beside it, should it ever become `standard`).
 pub async fn add_endpoint_of_kind(
     store: &Store,
     secrets: &SecretBox,
     org: &str,
-    url: &str,
-    kind: WebhookKind,
-    events: &[String],
-    min_severity: Option<Severity>,
+    endpoint: &NewEndpoint<'_>,
     now: i64,
 ) -> Result<(Uuid, Option<String>), WebhookError> {
+    let NewEndpoint { url, kind, events, min_severity } = *endpoint;
     let parsed = url::Url::parse(url).map_err(|e| WebhookError::Invalid(format!("not a URL: {e}")))?;
     if !matches!(parsed.scheme(), "http" | "https") {
         return Err(WebhookError::Invalid("the URL must be http or https".into()));

@@ -180,8 +180,9 @@ async fn serve_is_quiet_by_default() {
     let base = server.base_url().await;
     let health = reqwest::get(format!("{base}/healthz")).await.unwrap();
     assert!(health.status().is_success());
-    server.stop(std::time::Duration::from_secs(10)).await;
+    let stopped = server.stop(std::time::Duration::from_secs(10)).await;
     let said = server.output();
+    assert!(stopped.is_some_and(|s| s.success()), "`serve` exits 0 on SIGTERM, by itself ({stopped:?}):\n{said}");
     assert!(said.contains("listening on http://"), "{said}");
     let loud: Vec<&str> = said.lines().filter(|l| l.contains(" DEBUG ") || l.contains(" TRACE ")).collect();
     assert!(loud.is_empty(), "debug lines at the default level: {loud:#?}");

@@ -13,7 +13,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use serde_json::Value;
-use sitescan::model::{Finding, JourneySecrets, JourneySpec, parse_journey};
+use sitescan::model::{Finding, JourneySecrets, JourneySpec, SiteArtifact, parse_journey};
 use sitescan::scan::ScanOptions;
 use std::collections::HashMap;
 use std::process::Command;
@@ -278,6 +278,9 @@ async fn journeys_run_behind_a_login_and_every_journeys_check_fires() {
     let engine = Engine::start(2).await;
     let options = ScanOptions { max_pages: 2, max_depth: 1, page_concurrency: 2, active: true, probe_budget: 4, journeys, ..ScanOptions::default() };
     let scan = engine.scan_with(&start, options.clone()).await;
+    // The same journeys with their gatherer broken: every journeys.* check is reported as not
+    // run, with the gatherer's error, and none reports a finding.
+    let broken = engine.scan_with(&start, ScanOptions { fail_site_gatherers: vec![SiteArtifact::Journeys], ..options.clone() }).await;
     // The same journeys in a passive scan: nothing runs.
     let before = shop.requests.load(Ordering::SeqCst);
     let passive = engine.scan_with(&start, ScanOptions { active: false, ..options }).await;
@@ -353,6 +356,14 @@ async fn journeys_run_behind_a_login_and_every_journeys_check_fires() {
     assert!(everything.contains("{{secret.PASSWORD}}") || !everything.contains("Tr0ub4dor"), "summaries show the reference, not the value");
 
     assert!(passive.findings.iter().all(|f| !f.check_id.starts_with("journeys.") && !f.evidence.contains_key("journey")));
+    let from_journeys: Vec<&str> =
+        sitescan::checks::catalogue().filter(|m| m.site_requires.contains(&SiteArtifact::Journeys)).map(|m| m.id).collect();
+    assert!(from_journeys.len() >= 7, "every journeys check declares the journeys: {from_journeys:?}");
+    assert!(scan.site_checks_not_run.is_empty(), "with the journeys run, every site check ran: {:?}", scan.site_checks_not_run);
+    let fired: Vec<&str> = broken.findings.iter().filter(|f| from_journeys.contains(&f.check_id.as_str())).map(|f| f.check_id.as_str()).collect();
+    assert!(fired.is_empty(), "the journeys gatherer failed, yet its checks found {fired:?}");
+    let not_run: Vec<&str> = broken.site_checks_not_run.iter().filter(|n| n.reason.contains("failed on purpose")).map(|n| n.check_id.as_str()).collect();
+    assert!(from_journeys.iter().all(|id| not_run.contains(id)), "reported as not run: {not_run:?}, expected {from_journeys:?}");
     let passive_hits = shop.requests.load(Ordering::SeqCst) - before;
     assert!(passive_hits < 10, "a passive scan runs no journey ({passive_hits} requests)");
 }

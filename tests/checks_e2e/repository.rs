@@ -9,6 +9,7 @@
 use crate::fixture_site::{FixtureSite, Route, init_test_log};
 use crate::scan_harness::{Engine, Scan};
 use serde_json::Value;
+use sitescan::model::SiteArtifact;
 use sitescan::scan::ScanOptions;
 use std::path::Path;
 use std::process::Command;
@@ -98,7 +99,18 @@ async fn every_repository_check_fires_on_real_artifacts() {
     leaky_site(&site, work.path());
     let engine = Engine::start(2).await;
     let scan = engine.scan_with(&site.url("/"), active()).await;
+    // The same scan with the probes' gatherer broken: its checks are reported as not run, with
+    // its error, and none of them reports a finding (no probes would otherwise read as "nothing
+    // exposed", a pass the scan did not earn).
+    let broken = engine.scan_with(&site.url("/"), ScanOptions { fail_site_gatherers: vec![SiteArtifact::RepositoryProbes], ..active() }).await;
     engine.shutdown().await;
+    assert!(repository_findings(&broken).is_empty(), "probes failed, yet: {:?}", repository_findings(&broken));
+    let not_run: Vec<&str> = broken.site_checks_not_run.iter().filter(|n| n.reason.contains("failed on purpose")).map(|n| n.check_id.as_str()).collect();
+    let declaring: Vec<&str> =
+        sitescan::checks::catalogue().filter(|m| m.site_requires.contains(&SiteArtifact::RepositoryProbes)).map(|m| m.id).collect();
+    assert!(declaring.len() >= 8, "every repository check declares the probes: {declaring:?}");
+    assert!(declaring.iter().all(|id| not_run.contains(id)), "reported as not run: {not_run:?}, expected {declaring:?}");
+    assert!(scan.site_checks_not_run.is_empty(), "on the whole scan every site check ran: {:?}", scan.site_checks_not_run);
     let found = repository_findings(&scan);
     let expect = [
         ("repository.vcs-exposed", "/.git/HEAD"),

@@ -42,7 +42,7 @@ fn deliverer(store: &sitescan::store::Store, clock: Arc<dyn Clock>) -> Deliverer
 
 async fn add(app: &TestApp, url: &str, kind: WebhookKind, events: &[&str], now: i64) -> (Uuid, Option<String>) {
     let events: Vec<String> = events.iter().map(|e| e.to_string()).collect();
-    webhooks::add_endpoint_of_kind(&app.store, &secrets(), "acme", url, kind, &events, None, now).await.unwrap()
+    webhooks::add_endpoint_of_kind(&app.store, &secrets(), "acme", &webhooks::NewEndpoint { url, kind, events: &events, min_severity: None }, now).await.unwrap()
 }
 
 fn page(body: &str) -> Route {

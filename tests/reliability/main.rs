@@ -7,4 +7,5 @@ mod fleet;
 mod hostile_pages;
 mod load;
 mod pg_outage;
+mod signals;
 mod target_budgets;

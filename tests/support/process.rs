@@ -125,15 +125,21 @@ impl Proc {
         }
     }
 
-    /// SIGTERM, then wait (SIGKILL after `grace`).
-    pub async fn stop(&mut self, grace: Duration) {
+    /// SIGTERM, then wait (SIGKILL after `grace`). Its exit status when it stopped by itself
+    /// within `grace`; `None` when it had to be killed.
+    pub async fn stop(&mut self, grace: Duration) -> Option<std::process::ExitStatus> {
         self.signal(libc::SIGTERM);
-        if tokio::time::timeout(grace, self.child.wait()).await.is_err() {
-            self.signal(libc::SIGKILL);
-            let _ = self.child.wait().await;
-        }
+        let stopped = match tokio::time::timeout(grace, self.child.wait()).await {
+            Ok(status) => status.ok(),
+            Err(_) => {
+                self.signal(libc::SIGKILL);
+                let _ = self.child.wait().await;
+                None
+            }
+        };
         // Let the readers drain.
         tokio::time::sleep(Duration::from_millis(200)).await;
+        stopped
     }
 
     pub async fn kill9(&mut self) {

@@ -47,7 +47,7 @@ fn reply_report(result: Result<ScanReport, ScanServiceError>) -> Response {
         Err(e) => return ApiError::from(e).into_response(),
     };
     match dynamic(&scan_info_to_proto(&report.scan)) {
-        Ok(scan) => (StatusCode::OK, Json(GetScanBody { scan: ProtoJson(&scan), report: report.report.as_ref().map(report_json) })).into_response(),
+        Ok(scan) => (StatusCode::OK, Json(GetScanBody { scan: ProtoJson(&scan), report: report.report.map(report_json) })).into_response(),
         Err(e) => ApiError::Internal(format!("writing the answer: {e}")).into_response(),
     }
 }

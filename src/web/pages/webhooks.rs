@@ -3,7 +3,7 @@
 //! event" button, and removal. Owners only.
 
 use super::{notice, see_other, when};
-use crate::events::WebhookKind;
+use crate::events::{NewEndpoint, WebhookKind};
 use crate::events::Endpoint;
 use crate::events::webhooks::{EVENT_TYPES, WebhookError};
 use crate::model::Severity;
@@ -109,7 +109,7 @@ pub async fn add(State(state): State<WebState>, OwnerSession(s): OwnerSession, f
             Err(_) => return refuse("Choose a severity from the list.".into()).await,
         },
     };
-    match state.webhooks().add(s.org(), &url, kind, &events, min_severity, now_us()).await {
+    match state.webhooks().add(s.org(), &NewEndpoint { url: &url, kind, events: &events, min_severity }, now_us()).await {
         Ok((id, secret)) => {
             tracing::info!(webhook_id = %id, user_id = %s.user.id, kind = %kind, "webhook added from the dashboard");
             let notice = secret.is_none().then(|| {
