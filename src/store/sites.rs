@@ -45,14 +45,14 @@ pub struct JourneyRow {
 }
 
 /// A secret's name and when it was set (its value never leaves [`Store::site_secret_values`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, sea_orm::FromQueryResult)]
 pub struct StoredSecret {
     pub name: String,
     pub created_at: i64,
 }
 
 /// The attestation recorded with an active scan.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, sea_orm::FromQueryResult)]
 pub struct AttestationRow {
     pub scan_id: Uuid,
     pub site_id: Uuid,
@@ -220,7 +220,7 @@ impl Store {
             .query_all_raw(stmt)
             .await?
             .iter()
-            .map(|r| Ok(StoredSecret { name: r.try_get("", "name")?, created_at: r.try_get("", "created_at")? }))
+            .map(decode)
             .collect()
     }
 
@@ -276,14 +276,6 @@ impl Store {
              WHERE scan_id = $1",
             vec![scan_id.into()],
         );
-        let Some(r) = self.conn().query_one_raw(stmt).await? else { return Ok(None) };
-        Ok(Some(AttestationRow {
-            scan_id: r.try_get("", "scan_id")?,
-            site_id: r.try_get("", "site_id")?,
-            actor: r.try_get("", "actor")?,
-            client_addr: r.try_get("", "client_addr")?,
-            statement: r.try_get("", "statement")?,
-            attested_at: r.try_get("", "attested_at")?,
-        }))
+        self.conn().query_one_raw(stmt).await?.as_ref().map(decode).transpose()
     }
 }

@@ -56,7 +56,7 @@ pub struct OutboxRow {
 }
 
 /// One attempt, as logged.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, sea_orm::FromQueryResult)]
 pub struct DeliveryRow {
     pub outbox_id: Uuid,
     pub attempt: i32,
@@ -401,17 +401,6 @@ impl Store {
              WHERE endpoint_id = $1 ORDER BY created_at, id",
             vec![endpoint_id.into()],
         );
-        let mut out = Vec::new();
-        for row in self.conn().query_all_raw(stmt).await? {
-            out.push(DeliveryRow {
-                outbox_id: row.try_get("", "outbox_id")?,
-                attempt: row.try_get("", "attempt")?,
-                status: row.try_get("", "status")?,
-                latency_ms: row.try_get("", "latency_ms")?,
-                error: row.try_get("", "error")?,
-                created_at: row.try_get("", "created_at")?,
-            });
-        }
-        Ok(out)
+        self.conn().query_all_raw(stmt).await?.iter().map(decode).collect()
     }
 }
