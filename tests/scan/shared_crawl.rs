@@ -312,3 +312,53 @@ async fn a_hosts_politeness_holds_across_workers() {
     }
 }
 
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hosts_slots_are_never_held_by_more_than_its_concurrency() {
+    let app = spawn_app().await;
+    let store = app.store.clone();
+    let host = format!("slots-{}.test", Uuid::new_v4().simple());
+    const SLOTS: usize = 3;
+    // Twelve takers race for three slots, each taking and giving back a slot five times.
+    let held = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let most = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let mut tasks = Vec::new();
+    for taker in 0..12 {
+        let (store, host, held, most) = (store.clone(), host.clone(), held.clone(), most.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut slots = Vec::new();
+            for round in 0..5 {
+                let holder = format!("t{taker}#{round}");
+                let slot = loop {
+                    if let Some(slot) = store.enter_host_slot(&host, SLOTS, &holder, Duration::from_secs(30)).await.unwrap() {
+                        break slot;
+                    }
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                };
+                let now = held.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+                most.fetch_max(now, std::sync::atomic::Ordering::SeqCst);
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                held.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+                store.leave_host_slot(&host, slot, &holder).await.unwrap();
+                slots.push(slot);
+            }
+            slots
+        }));
+    }
+    let mut used = std::collections::BTreeSet::new();
+    for t in tasks {
+        used.extend(t.await.unwrap());
+    }
+    let most = most.load(std::sync::atomic::Ordering::SeqCst);
+    assert!(most <= SLOTS, "{most} takers held a slot of the host at once; it allows {SLOTS}");
+    assert_eq!(used, (0..SLOTS as i32).collect(), "only the host's own slots are handed out");
+
+    // All three held: nobody gets one; a holder whose lease ran out loses its slot to the next.
+    for (i, lease) in [(0, 30_000), (1, 30_000), (2, 1)] {
+        assert!(store.enter_host_slot(&host, SLOTS, &format!("full#{i}"), Duration::from_millis(lease)).await.unwrap().is_some());
+    }
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    let taken = store.enter_host_slot(&host, SLOTS, "next", Duration::from_secs(30)).await.unwrap();
+    assert!(taken.is_some(), "the expired holder's slot is taken over");
+    assert_eq!(store.enter_host_slot(&host, SLOTS, "late", Duration::from_secs(30)).await.unwrap(), None, "every slot is held");
+}
