@@ -242,11 +242,11 @@ pub async fn run_claimed(
     };
     recorder.stop().await;
     let lease_lost = lease.stop().await;
-    if config.page_sharing && !matches!(result, Err(ScanError::Interrupted) | Err(ScanError::Store(_))) {
-        // The scan ends here, whichever way: its frontier and pages' facts are not needed.
-        if let Err(e) = store.drop_crawl(scan.id).await {
-            tracing::warn!(error = %e, "could not remove the scan's crawl");
-        }
+    // A failed scan ends here: its frontier and pages' facts are not needed. A completed one's
+    // go once the completion is stored; a lost lease keeps them, so that the next attempt
+    // resumes the crawl instead of rendering every page again.
+    if config.page_sharing && !lease_lost && matches!(&result, Err(e) if !matches!(e, ScanError::Interrupted | ScanError::Store(_))) {
+        forget_crawl(store, scan.id).await;
     }
     match result {
         Ok(stats) => {
@@ -271,6 +271,9 @@ pub async fn run_claimed(
             summary.site_checks_not_run = stats.site_checks_not_run.clone();
             let report = StoredReport { summary, fixed: Some(changes.fixed) };
             if store.complete_scan(scan.id, owner, &report).await? {
+                if config.page_sharing {
+                    forget_crawl(store, scan.id).await;
+                }
                 let now = crate::store::time::now_us();
                 if let Err(e) =
                     crate::events::webhooks::scan_finished(store, &scan, true, Some(&changes.counts), &changes.new_severities, now).await
@@ -318,6 +321,13 @@ pub async fn run_claimed(
             tracing::warn!(code = e.code(), error = %e, "scan failed");
             Ok(Outcome::Failed(e.to_string()))
         }
+    }
+}
+
+/// Removes a finished scan's crawl (frontier and pages' facts); a failure only leaves rows behind.
+async fn forget_crawl(store: &Store, scan_id: Uuid) {
+    if let Err(e) = store.drop_crawl(scan_id).await {
+        tracing::warn!(error = %e, "could not remove the scan's crawl");
     }
 }
 
