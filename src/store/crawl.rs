@@ -21,8 +21,6 @@ use uuid::Uuid;
 const FAR_FROM_BUDGET: i64 = 256;
 /// Rows written per INSERT when pages join the frontier.
 const ENQUEUE_CHUNK: usize = 200;
-/// A host's slot rows are made this many to a statement.
-const SLOT_ROWS_CHUNK: usize = 500;
 
 fn lease_us(lease: Duration) -> i64 {
     i64::try_from(lease.as_micros()).unwrap_or(i64::MAX / 2)
@@ -398,44 +396,27 @@ impl Store {
     }
 
     /// Takes one of `host`'s `slots` for `holder` under a lease; `None` when all are held.
-    /// One statement takes whichever slot is free (concurrent takers skip each other's rows on
-    /// PostgreSQL); the host's slot rows are made the first time none is free.
     pub async fn enter_host_slot(&self, host: &str, slots: usize, holder: &str, lease: Duration) -> StoreResult<Option<i32>> {
-        let slots = i32::try_from(slots.max(1)).unwrap_or(i32::MAX);
-        if let Some(slot) = self.take_free_slot(host, slots, holder, lease).await? {
-            return Ok(Some(slot));
-        }
-        let have = self
-            .conn()
-            .query_one_raw(self.stmt("SELECT COUNT(*) AS n FROM host_slots WHERE host = $1 AND slot < $2", vec![host.into(), slots.into()]))
-            .await?
-            .map(|r| r.try_get::<i64>("", "n"))
-            .transpose()?
-            .unwrap_or(0);
-        if have >= i64::from(slots) {
-            return Ok(None);
-        }
-        for first in (0..slots).step_by(SLOT_ROWS_CHUNK) {
-            let last = first.saturating_add(SLOT_ROWS_CHUNK as i32).min(slots);
-            let rows: Vec<String> = (first..last).map(|slot| format!("($1, {slot}, NULL, NULL)")).collect();
-            let sql = format!("INSERT INTO host_slots (host, slot, holder, lease_expires_at) VALUES {} ON CONFLICT (host, slot) DO NOTHING", rows.join(", "));
-            self.conn().execute_raw(self.stmt(&sql, vec![host.into()])).await?;
-        }
-        self.take_free_slot(host, slots, holder, lease).await
-    }
-
-    /// One free (or expired) slot of the first `slots` taken for `holder`, if any.
-    async fn take_free_slot(&self, host: &str, slots: i32, holder: &str, lease: Duration) -> StoreResult<Option<i32>> {
         let now = now_us();
-        let skip = if self.backend() == DatabaseBackend::Postgres { " FOR UPDATE SKIP LOCKED" } else { "" };
-        // The outer condition again: a taker that waited on a row another took re-reads it.
-        let sql = format!(
-            "UPDATE host_slots SET holder = $1, lease_expires_at = $2 WHERE host = $3 AND (holder IS NULL OR lease_expires_at < $4) AND slot = \
-             (SELECT slot FROM host_slots WHERE host = $3 AND slot < $5 AND (holder IS NULL OR lease_expires_at < $4) ORDER BY slot LIMIT 1{skip}) \
-             RETURNING slot"
-        );
-        let row = self.conn().query_one_raw(self.stmt(&sql, vec![holder.into(), (now + lease_us(lease)).into(), host.into(), now.into(), slots.into()])).await?;
-        Ok(row.map(|r| r.try_get::<i32>("", "slot")).transpose()?)
+        let slots = i32::try_from(slots.max(1)).unwrap_or(i32::MAX);
+        for slot in 0..slots {
+            let insert = self.stmt(
+                "INSERT INTO host_slots (host, slot, holder, lease_expires_at) VALUES ($1, $2, $3, $4) ON CONFLICT (host, slot) DO NOTHING",
+                vec![host.into(), slot.into(), holder.into(), (now + lease_us(lease)).into()],
+            );
+            if self.conn().execute_raw(insert).await?.rows_affected() == 1 {
+                return Ok(Some(slot));
+            }
+            let take = self.stmt(
+                "UPDATE host_slots SET holder = $1, lease_expires_at = $2 WHERE host = $3 AND slot = $4 \
+                 AND (holder IS NULL OR lease_expires_at < $5)",
+                vec![holder.into(), (now + lease_us(lease)).into(), host.into(), slot.into(), now.into()],
+            );
+            if self.conn().execute_raw(take).await?.rows_affected() == 1 {
+                return Ok(Some(slot));
+            }
+        }
+        Ok(None)
     }
 
     pub async fn leave_host_slot(&self, host: &str, slot: i32, holder: &str) -> StoreResult<()> {

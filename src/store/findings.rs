@@ -131,11 +131,9 @@ impl Store {
         page: &ReportPage,
         findings: &[Finding],
     ) -> StoreResult<()> {
-        // The findings first: they need no number, and writers of one scan take turns only
-        // for the page's row. For its number a write comes first, which takes the scan's row
-        // lock (PostgreSQL) or the database's write lock (SQLite, where a read that later
-        // writes could fail on a stale snapshot); both are held until the commit.
-        insert_findings_in(conn, scan_id, org, findings).await?;
+        // Writers of one scan take turns for the page's number: a write first, which takes the
+        // scan's row lock (PostgreSQL) or the database's write lock (SQLite, where a read that
+        // later writes could fail on a stale snapshot).
         conn.execute_raw(self.stmt("UPDATE scans SET attempts = attempts WHERE id = $1", vec![scan_id.into()])).await?;
         let next = conn
             .query_one_raw(self.stmt(
@@ -147,7 +145,7 @@ impl Store {
             .transpose()?
             .unwrap_or(1);
         let seq = i32::try_from(next).unwrap_or(i32::MAX);
-        insert_page_row(conn, scan_id, seq, page).await
+        insert_page_in(conn, scan_id, org, seq, page, findings).await
     }
 
     /// Writes findings that belong to no single page render (site-level checks), atomically.
