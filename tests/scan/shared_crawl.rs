@@ -307,8 +307,10 @@ async fn a_hosts_politeness_holds_across_workers() {
     for pair in spans.windows(2) {
         let (a, b) = (pair[0], pair[1]);
         assert!(b.0 >= a.1, "two requests to the host at once across workers");
+        // Measured where the test's tasks wake, which a loaded machine delays by some
+        // milliseconds; without the pace the requests would follow each other (30 ms apart).
         let gap = b.0.duration_since(a.0);
-        assert!(gap >= Duration::from_millis(75), "requests started {gap:?} apart; the host asked for 80 ms");
+        assert!(gap >= Duration::from_millis(60), "requests started {gap:?} apart; the host asked for 80 ms");
     }
 }
 
