@@ -17,6 +17,8 @@ mod m20261129_000003_webhook_kind;
 mod m20261129_000004_site_budget;
 mod m20261129_000005_region_verdicts;
 mod m20261129_000006_shared_crawl;
+mod m20261202_000001_politeness_unlogged;
+mod m20261202_000002_page_numbers;
 
 /// Runs sitescan's migrations in order.
 pub struct Migrator;
@@ -40,6 +42,8 @@ impl MigratorTrait for Migrator {
             Box::new(m20261129_000004_site_budget::Migration),
             Box::new(m20261129_000005_region_verdicts::Migration),
             Box::new(m20261129_000006_shared_crawl::Migration),
+            Box::new(m20261202_000001_politeness_unlogged::Migration),
+            Box::new(m20261202_000002_page_numbers::Migration),
         ]
     }
 }

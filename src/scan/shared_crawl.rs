@@ -295,6 +295,9 @@ impl<'a> PageLoop<'a> {
                     // frontier is often empty for an instant) before it looks elsewhere.
                     idle += 1;
                     if idle > HELPER_LINGER_POLLS {
+                        // Nothing is in flight: anything still claimed in this worker's name
+                        // (a write a database crash lost) is given back at once.
+                        self.crawl.store.release_pages(self.crawl.scan_id, self.crawl.holder).await?;
                         return Ok(());
                     }
                     tokio::select! {
@@ -306,6 +309,11 @@ impl<'a> PageLoop<'a> {
                 let counts = self.crawl.store.crawl_counts(self.crawl.scan_id).await?;
                 if counts.drained(budget as u64) {
                     return Ok(());
+                }
+                if counts.claimed > 0 {
+                    // Nothing is in flight here, so a page still claimed in this worker's name
+                    // is one whose write a database crash lost: it goes back to the queue.
+                    self.crawl.store.release_pages(self.crawl.scan_id, self.crawl.holder).await?;
                 }
                 tokio::select! {
                     _ = tokio::time::sleep(WAIT_POLL) => {}

@@ -304,6 +304,16 @@ impl Store {
         findings: &[Finding],
     ) -> StoreResult<bool> {
         let txn = self.conn().begin().await?;
+        if self.backend() == DatabaseBackend::Postgres {
+            // The page's write does not wait for its WAL flush. Writers of one scan take turns
+            // for the page's number (`append_page_in`), and a turn that waits for a flush caps a
+            // scan at one page per flush, however many workers it has. A server crash can lose
+            // the last moment's page writes whole (each is one transaction: its report rows and
+            // its frontier row together); such a page is still claimed by its worker, which
+            // gives it back once it has nothing in flight, and it is judged again. The scan's
+            // completion is committed with a flush, which makes every page before it durable.
+            txn.execute_unprepared("SET LOCAL synchronous_commit TO OFF").await?;
+        }
         let done = txn
             .execute_raw(self.stmt(
                 "UPDATE crawl_pages SET state = 'done', facts = $1, done_by = $2, holder = NULL, lease_expires_at = NULL \
@@ -399,18 +409,18 @@ impl Store {
     pub async fn enter_host_slot(&self, host: &str, slots: usize, holder: &str, lease: Duration) -> StoreResult<Option<i32>> {
         let now = now_us();
         let slots = i32::try_from(slots.max(1)).unwrap_or(i32::MAX);
-        for slot in 0..slots {
-            let insert = self.stmt(
-                "INSERT INTO host_slots (host, slot, holder, lease_expires_at) VALUES ($1, $2, $3, $4) ON CONFLICT (host, slot) DO NOTHING",
-                vec![host.into(), slot.into(), holder.into(), (now + lease_us(lease)).into()],
-            );
-            if self.conn().execute_raw(insert).await?.rows_affected() == 1 {
-                return Ok(Some(slot));
-            }
+        // The slots are tried from a random one, not from the first: the takers of a busy host
+        // would otherwise all walk past the same held slots, a statement each, before finding
+        // a free one.
+        let first = rand::random_range(0..slots);
+        for i in 0..slots {
+            let slot = (first + i) % slots;
+            // One statement a slot: a slot never used is made, one free or expired is taken.
             let take = self.stmt(
-                "UPDATE host_slots SET holder = $1, lease_expires_at = $2 WHERE host = $3 AND slot = $4 \
-                 AND (holder IS NULL OR lease_expires_at < $5)",
-                vec![holder.into(), (now + lease_us(lease)).into(), host.into(), slot.into(), now.into()],
+                "INSERT INTO host_slots (host, slot, holder, lease_expires_at) VALUES ($1, $2, $3, $4) \
+                 ON CONFLICT (host, slot) DO UPDATE SET holder = excluded.holder, lease_expires_at = excluded.lease_expires_at \
+                 WHERE host_slots.holder IS NULL OR host_slots.lease_expires_at < $5",
+                vec![host.into(), slot.into(), holder.into(), (now + lease_us(lease)).into(), now.into()],
             );
             if self.conn().execute_raw(take).await?.rows_affected() == 1 {
                 return Ok(Some(slot));

@@ -3,7 +3,7 @@
 use super::Store;
 use super::cursor::{CursorKind, Position};
 use super::entity::{finding, scan_page};
-use super::error::StoreResult;
+use super::error::{StoreError, StoreResult};
 use super::paging::{Keyset, Page};
 use super::time::now_us;
 use crate::model::{Finding, ReportPage, Severity};
@@ -131,21 +131,23 @@ impl Store {
         page: &ReportPage,
         findings: &[Finding],
     ) -> StoreResult<()> {
-        // Writers of one scan take turns for the page's number: a write first, which takes the
-        // scan's row lock (PostgreSQL) or the database's write lock (SQLite, where a read that
-        // later writes could fail on a stale snapshot).
-        conn.execute_raw(self.stmt("UPDATE scans SET attempts = attempts WHERE id = $1", vec![scan_id.into()])).await?;
-        let next = conn
+        // The findings first: they carry no number, and writing them is most of the page's write.
+        insert_findings_in(conn, scan_id, org, findings).await?;
+        // Then the turn: the scan's counter taken and raised in one statement (PostgreSQL holds
+        // its row lock to the commit, so the next writer's number waits for this page to
+        // commit; SQLite's write lock is held already). A scan without a counter yet starts it
+        // after its highest page number.
+        let seq: i32 = conn
             .query_one_raw(self.stmt(
-                "SELECT CAST(COALESCE(MAX(seq), 0) + 1 AS BIGINT) AS n FROM scan_pages WHERE scan_id = $1",
+                "INSERT INTO scan_page_numbers (scan_id, last_seq) \
+                 VALUES ($1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM scan_pages WHERE scan_id = $1)) \
+                 ON CONFLICT (scan_id) DO UPDATE SET last_seq = scan_page_numbers.last_seq + 1 RETURNING last_seq",
                 vec![scan_id.into()],
             ))
             .await?
-            .map(|r| r.try_get::<i64>("", "n"))
-            .transpose()?
-            .unwrap_or(1);
-        let seq = i32::try_from(next).unwrap_or(i32::MAX);
-        insert_page_in(conn, scan_id, org, seq, page, findings).await
+            .ok_or_else(|| StoreError::Corrupt("the scan's page counter returned no number".into()))?
+            .try_get("", "last_seq")?;
+        insert_page_row(conn, scan_id, seq, page).await
     }
 
     /// Writes findings that belong to no single page render (site-level checks), atomically.

@@ -63,6 +63,7 @@ impl Store {
             };
             swept.findings += delete("findings", "scan_id").await?;
             swept.pages += delete("scan_pages", "scan_id").await?;
+            delete("scan_page_numbers", "scan_id").await?;
             swept.screenshots += delete("journey_screenshots", "scan_id").await?;
             swept.scans += delete("scans", "id").await?;
             txn.commit().await?;

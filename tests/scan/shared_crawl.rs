@@ -217,6 +217,51 @@ async fn a_worker_that_dies_holding_pages_loses_none_of_them() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_claimed_in_a_workers_name_but_never_written_is_judged_again() {
+    // On PostgreSQL a page's write does not wait for its WAL flush, so a database crash can
+    // lose it after its worker moved on: the page stays claimed in that worker's name, and the
+    // worker renews the leases of everything claimed in its name. Such a page is made here by
+    // claiming it in the owner's name from outside; the owner must give it back once it has
+    // nothing in flight, judge it, and complete.
+    let app = spawn_app().await;
+    let store = app.store.clone();
+    let site = site_with(Duration::from_millis(20)).await;
+    let start = site.url("/p0");
+    let scanner = EngineSpec::default().scanner().await;
+    let scan = seed(&store, &start).await;
+    let phantom = {
+        let store = store.clone();
+        tokio::spawn(async move {
+            let began = Instant::now();
+            loop {
+                if let Some((text, _)) = store.crawl_context(scan.id).await.unwrap() {
+                    let context: CrawlContext = serde_json::from_str(&text).unwrap();
+                    if context.start_done {
+                        let claimed = store.claim_pages(scan.id, "owner", Duration::from_secs(60), 1).await.unwrap();
+                        if let Some(page) = claimed.into_iter().next() {
+                            return page;
+                        }
+                    }
+                }
+                assert!(began.elapsed() < Duration::from_secs(60), "the crawl never opened to other workers");
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        })
+    };
+    let (config, shutdown) = (config(true, Duration::from_secs(60)), CancellationToken::new());
+    let outcome = tokio::time::timeout(Duration::from_secs(90), run_as(&store, &scanner, "owner", &config, &shutdown)).await.expect("the scan ends (the page was given back, not renewed for ever)");
+    let phantom = phantom.await.unwrap();
+    let Outcome::Completed(stats) = outcome else { panic!("{outcome:?}") };
+    let urls = page_urls(&store, scan.id).await;
+    let mut unique = urls.clone();
+    unique.dedup();
+    assert_eq!(unique, urls, "no page judged twice");
+    assert_eq!(urls.len(), PAGES, "every page judged: {urls:?}");
+    assert_eq!(stats.pages, PAGES);
+    assert!(urls.contains(&phantom.url), "{} (claimed but never written) was judged", phantom.url);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_interrupted_shared_scan_resumes_where_it_stopped() {
     let app = spawn_app().await;
     let store = app.store.clone();
@@ -363,4 +408,34 @@ async fn a_hosts_slots_are_never_held_by_more_than_its_concurrency() {
     let taken = store.enter_host_slot(&host, SLOTS, "next", Duration::from_secs(30)).await.unwrap();
     assert!(taken.is_some(), "the expired holder's slot is taken over");
     assert_eq!(store.enter_host_slot(&host, SLOTS, "late", Duration::from_secs(30)).await.unwrap(), None, "every slot is held");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn writers_of_one_scan_number_its_pages_once_each_and_without_gaps() {
+    let app = spawn_app().await;
+    let store = app.store.clone();
+    let scan = seed(&store, "http://127.0.0.1:9/").await;
+    let page = |i: usize| sitescan::model::ReportPage {
+        url: format!("http://127.0.0.1:9/p{i}"),
+        final_url: None,
+        status: Some(200),
+        title: Some(format!("Page {i}")),
+        metrics: serde_json::json!({}),
+        error: None,
+        checks_not_run: Vec::new(),
+    };
+    // One page written before (a scan that had pages when the counter came): the counter starts
+    // after it. Then 24 writers at once.
+    store.insert_page_results(scan.id, "acme", 1, &page(0), &[]).await.unwrap();
+    let writers: Vec<_> = (1..=24)
+        .map(|i| {
+            let (store, page) = (store.clone(), page(i));
+            tokio::spawn(async move { store.append_page_results(scan.id, "acme", &page, &[]).await.unwrap() })
+        })
+        .collect();
+    for w in writers {
+        w.await.unwrap();
+    }
+    let numbers: Vec<i32> = store.scan_pages(scan.id).await.unwrap().into_iter().map(|p| p.seq).collect();
+    assert_eq!(numbers, (1..=25).collect::<Vec<i32>>(), "every page numbered once, in order, no gaps");
 }
