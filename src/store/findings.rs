@@ -9,7 +9,7 @@ use super::time::now_us;
 use crate::model::{Finding, ReportPage, Severity};
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
-    TransactionTrait,
+    TransactionTrait, DatabaseBackend, Statement,
 };
 use uuid::Uuid;
 
@@ -79,21 +79,32 @@ async fn insert_page_in<C: ConnectionTrait>(conn: &C, scan_id: Uuid, org: &str, 
 }
 
 async fn insert_page_row<C: ConnectionTrait>(conn: &C, scan_id: Uuid, seq: i32, page: &ReportPage) -> StoreResult<()> {
-    let model = scan_page::ActiveModel {
-        id: Set(Uuid::now_v7()),
-        scan_id: Set(scan_id),
-        seq: Set(seq),
-        url: Set(page.url.clone()),
-        final_url: Set(page.final_url.clone()),
-        status: Set(page.status.map(i32::from)),
-        title: Set(page.title.clone()),
-        metrics: Set(Some(page.metrics.to_string())),
-        error: Set(page.error.as_ref().map(|e| e.to_string())),
-        checks_not_run: Set((!page.checks_not_run.is_empty()).then(|| serde_json::to_string(&page.checks_not_run).unwrap_or_default())),
-        created_at: Set(now_us()),
-    };
-    scan_page::Entity::insert(model).exec(conn).await?;
+    let backend = conn.get_database_backend();
+    let mut values = vec![Uuid::now_v7().into(), scan_id.into(), seq.into()];
+    values.extend(page_columns(page));
+    let sql = insert_page_sql("VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)", backend);
+    conn.execute_raw(Statement::from_sql_and_values(backend, sql, values)).await?;
     Ok(())
+}
+
+/// `INSERT INTO scan_pages` with every column, from `rows` (`VALUES (...)` or a `SELECT`).
+fn insert_page_sql(rows: &str, backend: DatabaseBackend) -> String {
+    let sql = format!("INSERT INTO scan_pages (id, scan_id, seq, url, final_url, status, title, metrics, error, checks_not_run, created_at) {rows}");
+    if backend == DatabaseBackend::Sqlite { sql.replace('$', "?") } else { sql }
+}
+
+/// The page row's columns after `id`, `scan_id` and `seq`, in `insert_page_sql`'s order.
+fn page_columns(page: &ReportPage) -> Vec<sea_orm::Value> {
+    vec![
+        page.url.clone().into(),
+        page.final_url.clone().into(),
+        page.status.map(i32::from).into(),
+        page.title.clone().into(),
+        Some(page.metrics.to_string()).into(),
+        page.error.as_ref().map(|e| e.to_string()).into(),
+        (!page.checks_not_run.is_empty()).then(|| serde_json::to_string(&page.checks_not_run).unwrap_or_default()).into(),
+        now_us().into(),
+    ]
 }
 
 impl Store {
@@ -133,17 +144,24 @@ impl Store {
     ) -> StoreResult<()> {
         // The findings first: they carry no number, and writing them is most of the page's write.
         insert_findings_in(conn, scan_id, org, findings).await?;
-        // Then the turn: the scan's counter taken and raised in one statement (PostgreSQL holds
-        // its row lock to the commit, so the next writer's number waits for this page to
-        // commit; SQLite's write lock is held already). A scan without a counter yet starts it
-        // after its highest page number.
+        // Then the turn: the scan's counter taken and raised (PostgreSQL holds its row lock to
+        // the commit, so the next writer's number waits for this page to commit; SQLite's write
+        // lock is held already). A scan without a counter yet starts it after its highest page
+        // number. On PostgreSQL the page's row is written by the same statement, so that a turn
+        // is one statement and the commit.
+        const TAKE: &str = "INSERT INTO scan_page_numbers (scan_id, last_seq) \
+             VALUES ($1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM scan_pages WHERE scan_id = $1)) \
+             ON CONFLICT (scan_id) DO UPDATE SET last_seq = scan_page_numbers.last_seq + 1 RETURNING last_seq";
+        if self.backend() == DatabaseBackend::Postgres {
+            let mut values = vec![scan_id.into(), Uuid::now_v7().into()];
+            values.extend(page_columns(page));
+            let rows = "SELECT $2, $1, n.last_seq, $3, $4, $5, $6, $7, $8, $9, $10 FROM n";
+            let sql = format!("WITH n AS ({TAKE}) {}", insert_page_sql(rows, DatabaseBackend::Postgres));
+            conn.execute_raw(Statement::from_sql_and_values(DatabaseBackend::Postgres, sql, values)).await?;
+            return Ok(());
+        }
         let seq: i32 = conn
-            .query_one_raw(self.stmt(
-                "INSERT INTO scan_page_numbers (scan_id, last_seq) \
-                 VALUES ($1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM scan_pages WHERE scan_id = $1)) \
-                 ON CONFLICT (scan_id) DO UPDATE SET last_seq = scan_page_numbers.last_seq + 1 RETURNING last_seq",
-                vec![scan_id.into()],
-            ))
+            .query_one_raw(self.stmt(TAKE, vec![scan_id.into()]))
             .await?
             .ok_or_else(|| StoreError::Corrupt("the scan's page counter returned no number".into()))?
             .try_get("", "last_seq")?;
