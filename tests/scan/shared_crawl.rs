@@ -116,6 +116,28 @@ fn helper(store: Store, scanner: Arc<Scanner>, scan: Uuid, options: ScanOptions,
     })
 }
 
+/// Claims `n` of the scan's pages as `holder` as soon as the crawl is open to other workers (its
+/// start page judged), from a task of its own; the pages it got.
+fn claim_once_open(store: &Store, scan: Uuid, holder: &'static str, lease: Duration, n: usize) -> tokio::task::JoinHandle<Vec<sitescan::store::crawl::ClaimedPage>> {
+    let store = store.clone();
+    tokio::spawn(async move {
+        let began = Instant::now();
+        loop {
+            if let Some((text, _)) = store.crawl_context(scan).await.unwrap() {
+                let context: CrawlContext = serde_json::from_str(&text).unwrap();
+                if context.start_done {
+                    let claimed = store.claim_pages(scan, holder, lease, n).await.unwrap();
+                    if !claimed.is_empty() {
+                        return claimed;
+                    }
+                }
+            }
+            assert!(began.elapsed() < Duration::from_secs(60), "the crawl never opened to other workers");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_shared_scan_splits_its_pages_and_finds_exactly_what_one_worker_finds() {
     let app = spawn_app().await;
@@ -183,25 +205,7 @@ async fn a_worker_that_dies_holding_pages_loses_none_of_them() {
 
     // A worker claims three pages as soon as the crawl is open to others, then dies (it never
     // writes them, nor renews their leases).
-    let dead = {
-        let store = store.clone();
-        tokio::spawn(async move {
-            let began = Instant::now();
-            loop {
-                if let Some((text, _)) = store.crawl_context(scan.id).await.unwrap() {
-                    let context: CrawlContext = serde_json::from_str(&text).unwrap();
-                    if context.start_done {
-                        let claimed = store.claim_pages(scan.id, "dead", Duration::from_secs(2), 3).await.unwrap();
-                        if !claimed.is_empty() {
-                            return claimed;
-                        }
-                    }
-                }
-                assert!(began.elapsed() < Duration::from_secs(60), "the crawl never opened to other workers");
-                tokio::time::sleep(Duration::from_millis(5)).await;
-            }
-        })
-    };
+    let dead = claim_once_open(&store, scan.id, "dead", Duration::from_secs(2), 3);
     let outcome = run_as(&store, &scanner, "owner", &config(true, Duration::from_secs(30)), &CancellationToken::new()).await;
     let lost = dead.await.unwrap();
     let Outcome::Completed(stats) = outcome else { panic!("{outcome:?}") };
@@ -229,28 +233,10 @@ async fn a_page_claimed_in_a_workers_name_but_never_written_is_judged_again() {
     let start = site.url("/p0");
     let scanner = EngineSpec::default().scanner().await;
     let scan = seed(&store, &start).await;
-    let phantom = {
-        let store = store.clone();
-        tokio::spawn(async move {
-            let began = Instant::now();
-            loop {
-                if let Some((text, _)) = store.crawl_context(scan.id).await.unwrap() {
-                    let context: CrawlContext = serde_json::from_str(&text).unwrap();
-                    if context.start_done {
-                        let claimed = store.claim_pages(scan.id, "owner", Duration::from_secs(60), 1).await.unwrap();
-                        if let Some(page) = claimed.into_iter().next() {
-                            return page;
-                        }
-                    }
-                }
-                assert!(began.elapsed() < Duration::from_secs(60), "the crawl never opened to other workers");
-                tokio::time::sleep(Duration::from_millis(5)).await;
-            }
-        })
-    };
+    let phantom = claim_once_open(&store, scan.id, "owner", Duration::from_secs(60), 1);
     let (config, shutdown) = (config(true, Duration::from_secs(60)), CancellationToken::new());
     let outcome = tokio::time::timeout(Duration::from_secs(90), run_as(&store, &scanner, "owner", &config, &shutdown)).await.expect("the scan ends (the page was given back, not renewed for ever)");
-    let phantom = phantom.await.unwrap();
+    let phantom = phantom.await.unwrap().remove(0);
     let Outcome::Completed(stats) = outcome else { panic!("{outcome:?}") };
     let urls = page_urls(&store, scan.id).await;
     let mut unique = urls.clone();
