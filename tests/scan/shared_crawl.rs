@@ -78,6 +78,18 @@ async fn page_urls(store: &Store, scan: Uuid) -> Vec<String> {
     urls
 }
 
+/// Asserts that each of the site's pages was judged and written once (`counted` is what the scan
+/// says it judged); the pages' URLs.
+async fn every_page_judged_once(store: &Store, scan: Uuid, counted: usize) -> Vec<String> {
+    let urls = page_urls(store, scan).await;
+    let mut unique = urls.clone();
+    unique.dedup();
+    assert_eq!(unique, urls, "no page judged twice");
+    assert_eq!(urls.len(), PAGES, "every page judged: {urls:?}");
+    assert_eq!(counted, PAGES);
+    urls
+}
+
 /// A queued scan of `start` for the organisation `acme`.
 async fn seed(store: &Store, start: &str) -> sitescan::store::ScanRow {
     seed_max(store, start, None).await
@@ -209,12 +221,7 @@ async fn a_worker_that_dies_holding_pages_loses_none_of_them() {
     let outcome = run_as(&store, &scanner, "owner", &config(true, Duration::from_secs(30)), &CancellationToken::new()).await;
     let lost = dead.await.unwrap();
     let Outcome::Completed(stats) = outcome else { panic!("{outcome:?}") };
-    let urls = page_urls(&store, scan.id).await;
-    let mut unique = urls.clone();
-    unique.dedup();
-    assert_eq!(unique, urls, "no page judged twice");
-    assert_eq!(urls.len(), PAGES, "every page judged: {urls:?}");
-    assert_eq!(stats.pages, PAGES);
+    let urls = every_page_judged_once(&store, scan.id, stats.pages).await;
     for page in &lost {
         assert!(urls.contains(&page.url), "{} (held by the dead worker) was judged by another", page.url);
     }
@@ -238,12 +245,7 @@ async fn a_page_claimed_in_a_workers_name_but_never_written_is_judged_again() {
     let outcome = tokio::time::timeout(Duration::from_secs(90), run_as(&store, &scanner, "owner", &config, &shutdown)).await.expect("the scan ends (the page was given back, not renewed for ever)");
     let phantom = phantom.await.unwrap().remove(0);
     let Outcome::Completed(stats) = outcome else { panic!("{outcome:?}") };
-    let urls = page_urls(&store, scan.id).await;
-    let mut unique = urls.clone();
-    unique.dedup();
-    assert_eq!(unique, urls, "no page judged twice");
-    assert_eq!(urls.len(), PAGES, "every page judged: {urls:?}");
-    assert_eq!(stats.pages, PAGES);
+    let urls = every_page_judged_once(&store, scan.id, stats.pages).await;
     assert!(urls.contains(&phantom.url), "{} (claimed but never written) was judged", phantom.url);
 }
 
@@ -280,12 +282,7 @@ async fn an_interrupted_shared_scan_resumes_where_it_stopped() {
 
     let second = run_as(&store, &scanner, "second", &config, &CancellationToken::new()).await;
     let Outcome::Completed(stats) = second else { panic!("{second:?}") };
-    let urls = page_urls(&store, scan.id).await;
-    let mut unique = urls.clone();
-    unique.dedup();
-    assert_eq!(unique, urls, "no page written twice across the attempts");
-    assert_eq!(urls.len(), PAGES);
-    assert_eq!(stats.pages, PAGES);
+    every_page_judged_once(&store, scan.id, stats.pages).await;
     let renders_after: usize = (0..PAGES).map(|i| site.hit_count(&format!("/p{i}"))).sum();
     let second_renders = renders_after - renders_before;
     assert!(
