@@ -51,16 +51,22 @@ impl Store {
     /// A raw statement for this backend, written with PostgreSQL's `$N` placeholders (turned into
     /// SQLite's numbered `?N` form when needed).
     pub fn stmt(&self, sql: &str, values: Vec<sea_orm::Value>) -> Statement {
-        let sql = match self.backend() {
-            DatabaseBackend::Sqlite => sql.replace('$', "?"),
-            _ => sql.to_string(),
-        };
-        Statement::from_sql_and_values(self.backend(), sql, values)
+        statement(self.backend(), sql, values)
     }
 
     pub async fn close(self) {
         let _ = self.db.close().await;
     }
+}
+
+/// A raw statement for `backend`, written with PostgreSQL's `$N` placeholders (turned into
+/// SQLite's numbered `?N` form when needed).
+pub fn statement(backend: DatabaseBackend, sql: &str, values: Vec<sea_orm::Value>) -> Statement {
+    let sql = match backend {
+        DatabaseBackend::Sqlite => sql.replace('$', "?"),
+        _ => sql.to_string(),
+    };
+    Statement::from_sql_and_values(backend, sql, values)
 }
 
 /// Opens a pool. SQLite gets WAL and a busy timeout so API and workers can share one file;

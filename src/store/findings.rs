@@ -2,6 +2,7 @@
 
 use super::Store;
 use super::cursor::{CursorKind, Position};
+use super::db::statement;
 use super::entity::{finding, scan_page};
 use super::error::{StoreError, StoreResult};
 use super::paging::{Keyset, Page};
@@ -9,7 +10,7 @@ use super::time::now_us;
 use crate::model::{Finding, ReportPage, Severity};
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
-    TransactionTrait, DatabaseBackend, Statement,
+    TransactionTrait, DatabaseBackend,
 };
 use uuid::Uuid;
 
@@ -82,15 +83,14 @@ async fn insert_page_row<C: ConnectionTrait>(conn: &C, scan_id: Uuid, seq: i32, 
     let backend = conn.get_database_backend();
     let mut values = vec![Uuid::now_v7().into(), scan_id.into(), seq.into()];
     values.extend(page_columns(page));
-    let sql = insert_page_sql("VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)", backend);
-    conn.execute_raw(Statement::from_sql_and_values(backend, sql, values)).await?;
+    let sql = insert_page_sql("VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)");
+    conn.execute_raw(statement(backend, &sql, values)).await?;
     Ok(())
 }
 
 /// `INSERT INTO scan_pages` with every column, from `rows` (`VALUES (...)` or a `SELECT`).
-fn insert_page_sql(rows: &str, backend: DatabaseBackend) -> String {
-    let sql = format!("INSERT INTO scan_pages (id, scan_id, seq, url, final_url, status, title, metrics, error, checks_not_run, created_at) {rows}");
-    if backend == DatabaseBackend::Sqlite { sql.replace('$', "?") } else { sql }
+fn insert_page_sql(rows: &str) -> String {
+    format!("INSERT INTO scan_pages (id, scan_id, seq, url, final_url, status, title, metrics, error, checks_not_run, created_at) {rows}")
 }
 
 /// The page row's columns after `id`, `scan_id` and `seq`, in `insert_page_sql`'s order.
@@ -156,8 +156,8 @@ impl Store {
             let mut values = vec![scan_id.into(), Uuid::now_v7().into()];
             values.extend(page_columns(page));
             let rows = "SELECT $2, $1, n.last_seq, $3, $4, $5, $6, $7, $8, $9, $10 FROM n";
-            let sql = format!("WITH n AS ({TAKE}) {}", insert_page_sql(rows, DatabaseBackend::Postgres));
-            conn.execute_raw(Statement::from_sql_and_values(DatabaseBackend::Postgres, sql, values)).await?;
+            let sql = format!("WITH n AS ({TAKE}) {}", insert_page_sql(rows));
+            conn.execute_raw(self.stmt(&sql, values)).await?;
             return Ok(());
         }
         let seq: i32 = conn
