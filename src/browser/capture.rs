@@ -40,6 +40,7 @@ use super::gather::{axe, barriers, console, contrast, cookies, csp, dialogs, doc
 use super::instance::Instance;
 use super::options::CaptureOptions;
 use super::shared_regions::SharedRegions;
+use super::unchanged;
 use super::scripts::{BINDING, EAGER_AT_LOAD, HOOKS_INIT, PARK_PAGE, PERF_INIT, SCROLL_PAGE};
 use super::window::PageWindow;
 
@@ -102,6 +103,8 @@ pub(crate) struct Live {
     window: Option<PageWindow>,
     /// The event log's length when the layout gatherer started (`before_layout`).
     layout_from: Option<usize>,
+    /// The images whose animation the layout gatherer read (kept with an unchanged page's facts).
+    layout_images: Option<Vec<layout::Candidate>>,
     phases: Phases,
 }
 
@@ -476,9 +479,44 @@ async fn read_page(
 ) -> Result<(), BrowserError> {
     let _core = cores::core().await;
     live.phases.end("core");
+    // With the scan's shared regions: the page's regions, and whether it is unchanged since its
+    // facts were kept (`unchanged.rs`), before anything reads it.
+    let mut found = None;
+    let mut facts_key = None;
+    let mut given = None;
+    if let Some(shared) = settings.shared.as_deref() {
+        let regions = axe::find_regions(instance, page, budget).await;
+        if let Some(fp) = regions.page.as_deref() {
+            let events = event_log(&live.log)?.snapshot();
+            facts_key = unchanged::key(instance, page, budget, &events, fp, &settings.capture).await;
+            // Only with axe-core's results: a page whose contrast pixels settle is read in full.
+            if axe::page_known(shared, &regions) {
+                given = facts_key.as_deref().and_then(|key| unchanged::given_back(shared, key));
+            }
+        }
+        found = Some(regions);
+        live.phases.end("regions");
+    }
+    let skip = |artifact: Artifact| given.is_some() && matches!(artifact, Artifact::Barriers | Artifact::Keyboard | Artifact::Layout | Artifact::Dialogs);
     for artifact in READ_PAGE {
-        run_gatherer(artifact, instance, page, settings, budget, snap, live, window).await;
+        if artifact == Artifact::Axe {
+            let found = found.take().unwrap_or_default();
+            if settings.capture.axe {
+                match axe::gather(instance, page, budget, settings.shared.as_deref(), found).await {
+                    Ok(a) => snap.axe = Some(a),
+                    Err(e) => gather_error(snap, artifact.gatherer(), &e),
+                }
+                live.phases.end(artifact.gatherer());
+            }
+        } else if !skip(artifact) {
+            run_gatherer(artifact, instance, page, settings, budget, snap, live, window).await;
+        }
         check_alive(instance, event_log(&live.log)?)?;
+    }
+    if let (Some(facts), Some(shared)) = (given, settings.shared.as_deref()) {
+        give_back(instance, page, budget, snap, live, facts).await;
+        shared.note_facts_reused();
+        return Ok(());
     }
     let log = event_log(&live.log)?;
     // Contrast axe could not settle from styles, from pixels: the page must be drawn again.
@@ -501,8 +539,46 @@ async fn read_page(
     // After everything: it opens the page's dialogs from the keyboard, and a dialog may stay open.
     run_gatherer(Artifact::Dialogs, instance, page, settings, budget, snap, live, window).await;
     check_alive(instance, event_log(&live.log)?)?;
+    if let (Some(key), Some(shared)) = (facts_key, settings.shared.as_deref()) {
+        keep_facts(shared, &key, snap, live, budget);
+    }
     Ok(())
 }
+
+/// Fills `snap` with the facts of an unchanged page, the animations of its images read afresh.
+async fn give_back(instance: &Instance, page: &Page, budget: &Budget, snap: &mut PageSnapshot, live: &mut Live, facts: unchanged::Facts) {
+    snap.barriers = facts.barriers;
+    snap.keyboard = facts.keyboard;
+    snap.dialogs = facts.dialogs;
+    if let Some(mut layout) = facts.layout {
+        layout::animations(instance, page, budget, live.log.as_ref(), &facts.images, &mut layout).await;
+        snap.layout = Some(layout);
+    }
+    live.phases.end("given-back");
+    tracing::debug!("in-page facts of an unchanged page given back");
+}
+
+/// Keeps what the gatherers found on this page for its next scan: only when each of them ran to
+/// its end (none failed, and the page's budget did not run short).
+fn keep_facts(shared: &SharedRegions, key: &str, snap: &PageSnapshot, live: &mut Live, budget: &Budget) {
+    const GATHERERS: [Artifact; 4] = [Artifact::Barriers, Artifact::Keyboard, Artifact::Layout, Artifact::Dialogs];
+    let failed = snap.gather_errors.iter().any(|e| GATHERERS.iter().any(|a| a.gatherer() == e.gatherer));
+    if failed || budget.left() < KEEP_MARGIN {
+        return;
+    }
+    let facts = unchanged::Facts {
+        barriers: snap.barriers.clone(),
+        keyboard: snap.keyboard.clone(),
+        layout: snap.layout.clone(),
+        images: live.layout_images.take().unwrap_or_default(),
+        dialogs: snap.dialogs.clone(),
+    };
+    unchanged::keep(shared, key, &facts);
+}
+
+/// Facts gathered with less of the page's budget left than this are not kept: a gatherer may
+/// have stopped short for time, and what it found then is not what the page gives.
+const KEEP_MARGIN: Duration = Duration::from_secs(3);
 
 /// Runs the in-page gatherer of `artifact` if this capture wants it, into `snap`; a failure is
 /// recorded in `gather_errors` under the artifact's name (its checks then do not run).
@@ -541,10 +617,14 @@ async fn run_gatherer(
         }),
         Artifact::RenderedHtml => document::rendered(instance, page, budget).await.map(|html| snap.rendered_html = Some(html)),
         Artifact::Barriers => barriers::gather(instance, page, budget).await.map(|b| snap.barriers = Some(b)),
-        Artifact::Axe => axe::gather(instance, page, budget, settings.shared.as_deref()).await.map(|a| snap.axe = Some(a)),
+        // Run by `read_page`, with the regions it found.
+        Artifact::Axe => return,
         Artifact::Keyboard => keyboard::walk(instance, page, budget, window).await.map(|k| snap.keyboard = Some(k)),
         Artifact::Screenshot => screenshot::viewport_png(instance, page, budget).await.map(|png| snap.screenshot_png_base64 = Some(png)),
-        Artifact::Layout => layout::gather(instance, page, budget, live.log.as_ref()).await.map(|l| snap.layout = Some(l)),
+        Artifact::Layout => layout::gather(instance, page, budget, live.log.as_ref()).await.map(|(l, images)| {
+            snap.layout = Some(l);
+            live.layout_images = Some(images);
+        }),
         Artifact::PageText => page_text::gather(instance, page, budget).await.map(|t| snap.page_text = Some(t)),
         Artifact::ImageText => image_text::gather(instance, page, budget).await.map(|t| snap.image_text = Some(t)),
         Artifact::Dialogs => dialogs::gather(instance, page, budget, window).await.map(|d| snap.dialogs = Some(d)),

@@ -16,6 +16,7 @@ mod pool;
 mod scripts;
 mod session;
 mod shared_regions;
+mod unchanged;
 mod window;
 
 pub use capture::{NETWORK_QUIET, NETWORK_QUIET_MAX};

@@ -49,6 +49,9 @@ pub struct PoolStats {
     /// Pages seen unchanged (in the same scan or an earlier one) whose whole axe-core results
     /// were given back: axe-core did not run on them.
     pub pages_given_back: u64,
+    /// Of those, pages whose other in-page facts (barriers, keyboard walk, layout, dialogs) were
+    /// given back too: the page was only rendered and measured.
+    pub facts_given_back: u64,
 }
 
 #[derive(Debug, Default)]
@@ -87,6 +90,7 @@ pub struct BrowserPool {
     pub(crate) regions_reused: AtomicU64,
     pub(crate) regions_from_earlier_scans: AtomicU64,
     pub(crate) pages_given_back: AtomicU64,
+    pub(crate) facts_given_back: AtomicU64,
     crashes: AtomicU64,
     restarts: AtomicU64,
     busy: AtomicUsize,
@@ -138,6 +142,7 @@ impl BrowserPool {
             regions_reused: AtomicU64::new(0),
             regions_from_earlier_scans: AtomicU64::new(0),
             pages_given_back: AtomicU64::new(0),
+            facts_given_back: AtomicU64::new(0),
             crashes: AtomicU64::new(0),
             restarts: AtomicU64::new(0),
             busy: AtomicUsize::new(0),
@@ -241,6 +246,7 @@ impl BrowserPool {
             regions_reused: self.regions_reused.load(Ordering::SeqCst),
             regions_from_earlier_scans: self.regions_from_earlier_scans.load(Ordering::SeqCst),
             pages_given_back: self.pages_given_back.load(Ordering::SeqCst),
+            facts_given_back: self.facts_given_back.load(Ordering::SeqCst),
         }
     }
 

@@ -27,6 +27,7 @@ const PARK: &str = include_str!("../../browser/park.js");
 const DIALOGS: &str = include_str!("../../browser/dialogs.js");
 const PAGE_TEXT: &str = include_str!("../../browser/page_text.js");
 const IMAGE_TEXT: &str = include_str!("../../browser/image_text.js");
+const UNCHANGED: &str = include_str!("../../browser/unchanged.js");
 const AXE_SOURCE: &str = include_str!(concat!(env!("OUT_DIR"), "/axe.min.js"));
 const AXE_VERSION: &str = include_str!(concat!(env!("OUT_DIR"), "/axe_version.txt"));
 
@@ -73,6 +74,8 @@ pub(crate) static PARK_PAGE: LazyLock<String> = LazyLock::new(|| wrap(PARK));
 /// Runs axe (after `AXE_INJECT`) on everything, the AAA contrast rule judged from the AA one
 /// (`axe_contrast.js`); resolves to JSON text.
 pub(crate) static AXE_RUN_SCRIPT: LazyLock<String> = LazyLock::new(|| axe_run_script("null"));
+/// What the in-page judgements read beyond the whole-page fingerprint (`unchanged.js`); JSON text.
+pub(crate) static PAGE_INPUTS: LazyLock<String> = LazyLock::new(|| wrap(UNCHANGED));
 /// Finds the regions a site's pages may share and fingerprints them (`regions.js`); JSON text.
 pub(crate) static FIND_REGIONS: LazyLock<String> = LazyLock::new(|| wrap(REGIONS));
 
@@ -102,10 +105,25 @@ pub fn axe_version() -> &'static str {
 /// What a region's kept verdict depends on besides its fingerprint: sitescan's version, the
 /// axe-core build and every in-page script that finds, fingerprints, runs and shares (their
 /// text, so any change to a rule, an option or the fingerprint starts afresh) and the viewport.
-/// Verdicts of another generation are never given back.
+/// The kept facts of unchanged pages (`unchanged.rs`) depend the same way on the gatherers that
+/// made them, in the page and in sitescan (their source, so a change between two builds of one
+/// version starts afresh too). Verdicts of another generation are never given back.
 pub fn region_generation(viewport: (u32, u32)) -> String {
-    generation_of(&[crate_version(), AXE_VERSION.trim(), AXE_SOURCE, REGIONS, AXE_SHARE, AXE_RUN, AXE_CONTRAST, COMMON], viewport)
+    generation_of(&[crate_version(), AXE_VERSION.trim(), AXE_SOURCE, REGIONS, AXE_SHARE, AXE_RUN, AXE_CONTRAST, COMMON, UNCHANGED, BARRIERS, KEYBOARD, LAYOUT, DIALOGS, FACTS_GATHERERS], viewport)
 }
+
+/// The source of the gatherers whose facts an unchanged page is given back, and of their types.
+const FACTS_GATHERERS: &str = concat!(
+    include_str!("unchanged.rs"),
+    include_str!("gather/barriers.rs"),
+    include_str!("gather/keyboard.rs"),
+    include_str!("gather/layout.rs"),
+    include_str!("gather/dialogs.rs"),
+    include_str!("../model/barriers.rs"),
+    include_str!("../model/layout.rs"),
+    include_str!("../model/dialogs.rs"),
+    include_str!("../model/snapshot.rs"),
+);
 
 fn crate_version() -> &'static str {
     env!("CARGO_PKG_VERSION")
@@ -150,7 +168,7 @@ mod tests {
     fn scripts_are_wrapped_with_the_helpers() {
         for s in [
             &*HOOKS_INIT, &*PERF_INIT, &*COLLECT, &*SCROLL_PAGE, &*EAGER_AT_LOAD, &*KEYBOARD_INSTALL, &*AXE_RUN_SCRIPT, &*PARK_PAGE, &*CONTRAST_INSTALL, &*FIND_REGIONS,
-            &*BARRIERS_COLLECT, &layout_script("'desktop'"), &*PAGE_TEXT_READ, &*IMAGE_TEXT_LIST,
+            &*BARRIERS_COLLECT, &layout_script("'desktop'"), &*PAGE_TEXT_READ, &*IMAGE_TEXT_LIST, &*PAGE_INPUTS,
         ] {
             assert!(s.contains("const __ss"), "helpers missing");
             assert!(s.trim_end().ends_with(")()"));

@@ -214,8 +214,9 @@ impl BrowserSession {
         self.closed.store(true, Ordering::SeqCst);
         let (kept, reused, from_earlier_scans) = self.shared.counts();
         if kept > 0 {
-            let pages_unchanged = self.shared.pages_reused();
-            tracing::debug!(kept, reused, from_earlier_scans, pages_unchanged, "regions judged once and given back");
+            let (pages_unchanged, facts_unchanged) = (self.shared.pages_reused(), self.shared.facts_reused());
+            tracing::debug!(kept, reused, from_earlier_scans, pages_unchanged, facts_unchanged, "regions judged once and given back");
+            self.pool.facts_given_back.fetch_add(facts_unchanged as u64, Ordering::SeqCst);
             self.pool.regions_reused.fetch_add(reused as u64, Ordering::SeqCst);
             self.pool.regions_from_earlier_scans.fetch_add(from_earlier_scans as u64, Ordering::SeqCst);
             self.pool.pages_given_back.fetch_add(self.shared.pages_reused() as u64, Ordering::SeqCst);

@@ -27,6 +27,8 @@ pub(crate) struct SharedRegions {
     reused_seeded: AtomicUsize,
     /// Pages whose whole results were given back (axe-core did not run on them).
     pages_reused: AtomicUsize,
+    /// Of those, pages whose barrier, keyboard, layout and dialog facts were given back too.
+    facts_reused: AtomicUsize,
 }
 
 #[derive(Debug, Default)]
@@ -58,6 +60,11 @@ impl SharedRegions {
         Some(entry)
     }
 
+    /// Whether something is kept under `fp` (without counting it as given back).
+    pub(crate) fn contains(&self, fp: &str) -> bool {
+        self.kept.lock().map(|k| k.entries.contains_key(fp)).unwrap_or(false)
+    }
+
     /// Keeps what the region `fp` got, unless another page kept it first or the scan's share is full.
     pub(crate) fn keep(&self, fp: &str, entry: String) {
         if entry.len() > MAX_ENTRY_BYTES {
@@ -86,6 +93,15 @@ impl SharedRegions {
     pub(crate) fn note_reused(&self, n: usize, seeded: usize) {
         self.reused.fetch_add(n, Ordering::Relaxed);
         self.reused_seeded.fetch_add(seeded, Ordering::Relaxed);
+    }
+
+    pub(crate) fn note_facts_reused(&self) {
+        self.facts_reused.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Pages whose in-page facts beyond axe-core were given back (`unchanged.rs`).
+    pub(crate) fn facts_reused(&self) -> usize {
+        self.facts_reused.load(Ordering::Relaxed)
     }
 
     pub(crate) fn note_page_reused(&self) {

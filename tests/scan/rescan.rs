@@ -2,8 +2,10 @@
 //! each page's `main`) got in an earlier scan wherever their fingerprint is unchanged, and its
 //! findings are exactly those of a scan that reuses nothing (`--no-cache`): on an unchanged
 //! site, after one page's text changed, after the shared header's colour changed on every page,
-//! after the style sheet alone changed, and when the kept verdicts are of another generation
-//! (another axe-core, sitescan or viewport).
+//! after the style sheet alone changed, after a script alone changed (what a key press does, not
+//! the markup), and when the kept verdicts are of another generation (another axe-core, sitescan
+//! or viewport). An unchanged page is not judged again at all: its axe-core results and its
+//! other in-page facts (barriers, keyboard walk, layout, dialogs) are given back.
 
 use super::shared_regions::{findings, footer, header};
 use crate::app::spawn_app;
@@ -23,6 +25,14 @@ struct Version {
     header_grey: bool,
     /// The style sheet makes the paragraphs of `main` too light.
     css_light: bool,
+    /// The site's script holds Tab on the first link of `main` (a keyboard trap); the markup is
+    /// the same.
+    script_trap: bool,
+}
+
+fn js(v: Version) -> String {
+    let listen = if v.script_trap { "a.addEventListener('keydown', (e) => { if (e.key === 'Tab') e.preventDefault(); });" } else { "a.addEventListener('focus', () => {});" };
+    format!("(() => {{ const a = document.querySelector('main a'); if (a) {{ {listen} }} }})();")
 }
 
 fn css(v: Version) -> String {
@@ -45,13 +55,14 @@ fn page(i: usize, v: Version) -> String {
     }
     format!(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Page {i}</title><link rel=\"stylesheet\" href=\"/site.css\"></head>\
-         <body>{head}<main>{main}</main>{}</body></html>",
+         <body>{head}<main>{main}</main>{}<script src=\"/site.js\"></script></body></html>",
         footer()
     )
 }
 
 fn publish(site: &FixtureSite, v: Version) {
     site.route("/site.css", Route::typed("text/css", css(v)));
+    site.route("/site.js", Route::typed("text/javascript", js(v)));
     for i in 0..PAGES {
         site.route(&format!("/p{i}"), Route::html(page(i, v)));
     }
@@ -84,22 +95,27 @@ async fn a_rescan_reuses_unchanged_regions_and_finds_exactly_what_a_full_judgeme
     let full = Engine::start_unshared(4).await;
     let earlier = || cached.scanner.pool().stats().regions_from_earlier_scans;
     let whole = || cached.scanner.pool().stats().pages_given_back;
+    let facts = || cached.scanner.pool().stats().facts_given_back;
 
-    let rounds: [(&str, Version); 5] = [
+    let all = Version { edited: true, header_grey: true, css_light: true, script_trap: false };
+    let rounds: [(&str, Version); 7] = [
         ("first scan", Version::default()),
         ("unchanged", Version::default()),
         ("one page's text changed", Version { edited: true, ..Version::default() }),
         ("the shared header's colour changed", Version { edited: true, header_grey: true, ..Version::default() }),
-        ("the style sheet alone changed", Version { edited: true, header_grey: true, css_light: true }),
+        ("the style sheet alone changed", all),
+        ("the script alone changed", Version { script_trap: true, ..all }),
+        ("unchanged again", Version { script_trap: true, ..all }),
     ];
     let mut previous: Option<Scan> = None;
     let mut problems = Vec::new();
     for (k, (what, version)) in rounds.iter().enumerate() {
         publish(&site, *version);
-        let (before, pages_before) = (earlier(), whole());
+        let (before, pages_before, facts_before) = (earlier(), whole(), facts());
         let a = cached.scan_with(&start, options.clone()).await;
         let reused = earlier() - before;
         let unchanged_pages = whole() - pages_before;
+        let unchanged_facts = facts() - facts_before;
         let b = full.scan_with(&start, plain.clone()).await;
         assert_eq!(a.pages.len(), PAGES, "{what}: every page scanned");
         let diff = differences(&a, &b);
@@ -107,32 +123,44 @@ async fn a_rescan_reuses_unchanged_regions_and_finds_exactly_what_a_full_judgeme
             problems.push(format!("{what}: {} differences:\n{}", diff.len(), diff.join("\n")));
         }
         match k {
-            0 => assert_eq!((reused, unchanged_pages), (0, 0), "nothing kept before the first scan"),
-            // Every page's main, header and footer, and every page whole: axe-core ran on none.
-            1 => {
-                assert!(reused >= 3 * PAGES as u64, "an unchanged re-scan gives back every region: {reused}");
-                assert_eq!(unchanged_pages, PAGES as u64, "every unchanged page given back whole");
+            0 => assert_eq!((reused, unchanged_pages, unchanged_facts), (0, 0, 0), "nothing kept before the first scan"),
+            // Every page's main, header and footer, and every page whole: nothing was judged in
+            // the page, neither by axe-core nor by the other gatherers.
+            1 | 6 => {
+                assert!(reused >= 3 * PAGES as u64, "{what}: an unchanged re-scan gives back every region: {reused}");
+                assert_eq!(unchanged_pages, PAGES as u64, "{what}: every unchanged page given back whole");
+                assert_eq!(unchanged_facts, PAGES as u64, "{what}: every unchanged page's other facts given back");
             }
             // Page 3 is judged again, where it changed; the rest is given back.
             2 => {
                 assert!(reused >= 3 * PAGES as u64 - 1, "one changed page: {reused}");
                 assert_eq!(unchanged_pages, PAGES as u64 - 1, "the other pages given back whole");
+                assert_eq!(unchanged_facts, PAGES as u64 - 1, "the other pages' facts given back");
+            }
+            // The markup is the same, so axe-core's results are given back; what a key press does
+            // changed, so the keyboard walk runs again on every page.
+            5 => {
+                assert_eq!(unchanged_pages, PAGES as u64, "{what}: axe-core's results given back");
+                assert_eq!(unchanged_facts, 0, "{what}: no page's other facts given back");
             }
             // Every page changed (its header; its style sheet): none is given back whole.
             _ => {
                 assert!(reused > 0, "{what}: some regions given back ({reused})");
-                assert_eq!(unchanged_pages, 0, "{what}: no page is unchanged");
+                assert_eq!((unchanged_pages, unchanged_facts), (0, 0), "{what}: no page is unchanged");
             }
         }
         // Each change shows in the findings, so the rounds test something.
         if let Some(p) = &previous {
             let changed = !differences(&a, p).is_empty();
-            assert_eq!(changed, k >= 3, "{what}: findings changed against the previous round: {changed}");
+            assert_eq!(changed, (3..=5).contains(&k), "{what}: findings changed against the previous round: {changed}");
         }
         previous = Some(a);
     }
     // The header's contrast finding appears on every page once it turned grey, given back or not.
     let last = previous.as_ref().unwrap();
+    // The script's trap on every page, found by the walk and then given back with the page's facts.
+    let traps = last.findings.iter().filter(|f| f.check_id == "accessibility.keyboard-trap").count();
+    assert_eq!(traps, PAGES, "the keyboard trap on every page");
     let contrast: Vec<String> = last.findings.iter().filter(|f| f.check_id == "accessibility.color-contrast").filter_map(|f| f.selector().map(str::to_string)).collect();
     let grey = contrast.iter().filter(|s| *s == "span").count();
     assert!(grey >= PAGES, "the header's text of too little contrast on every page: {contrast:?}");

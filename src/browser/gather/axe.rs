@@ -32,13 +32,16 @@ struct Region {
 /// reads, the whole page's fingerprint (`regions.js`).
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-struct Found {
+pub(crate) struct Found {
     regions: Vec<Region>,
-    page: Option<String>,
+    pub(crate) page: Option<String>,
+    /// How long finding them took.
+    #[serde(skip)]
+    ms: u64,
 }
 
 /// The key of a whole page's results among the regions' (a region's fingerprint has no colon).
-fn page_key(fp: &str) -> String {
+pub(crate) fn page_key(fp: &str) -> String {
     format!("page:{fp}")
 }
 
@@ -56,13 +59,11 @@ struct Shared {
     shared: Vec<Fresh>,
 }
 
-pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Budget, shared: Option<&SharedRegions>) -> Result<AxeResults, BrowserError> {
+/// Runs axe-core, or gives back what it found where the scan's `shared` regions (`found` on this
+/// page by `find_regions` beforehand) already know.
+pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Budget, shared: Option<&SharedRegions>, found: Found) -> Result<AxeResults, BrowserError> {
     let began = std::time::Instant::now();
-    let found = match shared {
-        Some(_) => find_regions(instance, page, budget).await,
-        None => Found::default(),
-    };
-    let regions_ms = began.elapsed().as_millis() as u64;
+    let regions_ms = found.ms;
     // A page seen unchanged (here or in an earlier scan of the site): its results, without axe.
     if let (Some(shared), Some(fp)) = (shared, &found.page)
         && let Some(entry) = shared.get(&page_key(fp))
@@ -96,7 +97,7 @@ pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Budget, sh
             }
         }
         shared.note_reused(reused, seeded);
-        tracing::debug!(regions = regions.len(), reused, regions_ms, run_ms = began.elapsed().as_millis() as u64 - regions_ms, "axe with shared regions");
+        tracing::debug!(regions = regions.len(), reused, regions_ms, run_ms = began.elapsed().as_millis() as u64, "axe with shared regions");
     }
     let results: AxeResults = serde_json::from_str(&text).map_err(|e| BrowserError::Script { name: "axe", message: e.to_string() })?;
     // The whole page's results, for the next time it is seen unchanged; not when pixels must still
@@ -112,8 +113,9 @@ pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Budget, sh
 }
 
 /// The page's regions; none when they cannot be read (then axe judges the whole page).
-async fn find_regions(instance: &Instance, page: &Page, budget: &Budget) -> Found {
-    match eval_string(instance, page, "regions", &FIND_REGIONS, budget.cap(REGIONS_TIMEOUT)).await {
+pub(crate) async fn find_regions(instance: &Instance, page: &Page, budget: &Budget) -> Found {
+    let began = std::time::Instant::now();
+    let mut found = match eval_string(instance, page, "regions", &FIND_REGIONS, budget.cap(REGIONS_TIMEOUT)).await {
         Ok(text) => serde_json::from_str(&text).unwrap_or_else(|e| {
             tracing::debug!(error = %e, "regions unreadable");
             Found::default()
@@ -122,7 +124,14 @@ async fn find_regions(instance: &Instance, page: &Page, budget: &Budget) -> Foun
             tracing::debug!(error = %e, "regions not found");
             Found::default()
         }
-    }
+    };
+    found.ms = began.elapsed().as_millis() as u64;
+    found
+}
+
+/// Whether the scan knows this page's whole results (it is unchanged since they were kept).
+pub(crate) fn page_known(shared: &SharedRegions, found: &Found) -> bool {
+    found.page.as_ref().is_some_and(|fp| shared.contains(&page_key(fp)))
 }
 
 /// The `SHARE` of `axe_share.js` for these regions: the known ones with what they got, the

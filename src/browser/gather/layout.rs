@@ -23,7 +23,7 @@ use base64::Engine;
 use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::emulation::{ClearDeviceMetricsOverrideParams, SetDeviceMetricsOverrideParams};
 use chromiumoxide::cdp::browser_protocol::network::GetResponseBodyParams;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
 
 use super::animation::{self, MAX_ANIMATION_BYTES};
@@ -55,9 +55,12 @@ struct Desktop {
     ms: u64,
 }
 
-#[derive(Debug, Default, Deserialize)]
+/// A visible image that may animate: its animation is read from its bytes (step 3), afresh even
+/// when the page's other facts are given back (`unchanged.rs`), since its bytes may change under
+/// the same markup.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
-struct Candidate {
+pub(crate) struct Candidate {
     url: String,
     selector: String,
     snippet: String,
@@ -79,7 +82,8 @@ fn parse<T: for<'de> Deserialize<'de>>(text: &str) -> Result<T, BrowserError> {
     serde_json::from_str(text).map_err(|e| BrowserError::Script { name: "layout", message: e.to_string() })
 }
 
-pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Budget, log: Option<&EventLog>) -> Result<LayoutFacts, BrowserError> {
+/// Steps 1 to 3; the layout facts and the images of step 3.
+pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Budget, log: Option<&EventLog>) -> Result<(LayoutFacts, Vec<Candidate>), BrowserError> {
     let started = Instant::now();
     let desktop: Desktop = parse(&eval_string(instance, page, "layout", &layout_script("'desktop'"), budget.cap(Duration::from_secs(15))).await?)?;
     let mut facts = LayoutFacts {
@@ -97,8 +101,18 @@ pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Budget, lo
         }
         Err(e) => tracing::debug!(error = %e, "reflow not measured"),
     }
+    facts.ms = in_page;
+    animations(instance, page, budget, log, &desktop.images, &mut facts).await;
+    tracing::debug!(in_page_ms = in_page, total_ms = started.elapsed().as_millis() as u64, "layout gathered");
+    Ok((facts, desktop.images))
+}
+
+/// Step 3: the animations of `candidates` (the first `MAX_IMAGES_READ`), into `facts`.
+pub(crate) async fn animations(instance: &Instance, page: &Page, budget: &Budget, log: Option<&EventLog>, candidates: &[Candidate], facts: &mut LayoutFacts) {
+    facts.animations.clear();
+    facts.images_unread = 0;
     let events = log.map(EventLog::snapshot).unwrap_or_default();
-    for candidate in desktop.images.iter().take(MAX_IMAGES_READ) {
+    for candidate in candidates.iter().take(MAX_IMAGES_READ) {
         match image_bytes(instance, page, budget, &events, &candidate.url).await {
             Some(bytes) => {
                 if let Some(a) = animation::parse(&bytes) {
@@ -120,10 +134,7 @@ pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Budget, lo
             None => facts.images_unread += 1,
         }
     }
-    facts.ms = in_page;
     facts.bound();
-    tracing::debug!(in_page_ms = in_page, total_ms = started.elapsed().as_millis() as u64, "layout gathered");
-    Ok(facts)
 }
 
 /// Emulates the 320 px viewport, measures, and clears the emulation whatever happened.

@@ -1,0 +1,220 @@
+//! A page seen unchanged is not judged again in the page: besides axe-core's results (kept by
+//! `gather/axe.rs` under the whole-page fingerprint of `browser/regions.js`), the facts of the
+//! other in-page judgements (barriers, the keyboard walk, layout, dialogs) are kept for the next
+//! scan of the site and given back while everything they read is the same.
+//!
+//! What they read beyond the whole-page fingerprint (the document with its head, every style
+//! sheet's rules, each element's box and styles) is in the key too:
+//! - the page's address and base URL (links resolve against them);
+//! - every script element's type, source and inline text (`browser/unchanged.js`);
+//! - the body of every script, `fetch` and XHR response the page received, from the network record
+//!   (`Network.getResponseBody`, no new request): what a handler does lives there.
+//!
+//! A page without a whole-page fingerprint, or with a frame, object or embed, or with such a
+//! response still in flight, failed or unreadable, has no key and is judged in full. So has a page
+//! whose axe-core results are not known (pixels had to settle some contrast on it), so the facts
+//! are only ever given back with them, and no gatherer runs after a skipped one.
+//!
+//! Every page is still rendered and measured: network, console, cookies, metrics, the DOM facts,
+//! the text, the HTML and the image text are gathered afresh, and so are the layout facts' image
+//! animations (an image's bytes can change under the same markup).
+
+use chromiumoxide::Page;
+use chromiumoxide::cdp::browser_protocol::network::GetResponseBodyParams;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::collections::{HashMap, HashSet};
+use std::time::Duration;
+
+use super::cdp::{Budget, STEP_TIMEOUT, eval_string, run};
+use super::events::RawEvent;
+use super::gather::layout::Candidate;
+use super::instance::Instance;
+use super::options::CaptureOptions;
+use super::scripts::PAGE_INPUTS;
+use super::shared_regions::{MAX_ENTRY_BYTES, SharedRegions};
+use crate::model::{BarrierFacts, DialogFacts, KeyboardWalk, LayoutFacts};
+
+/// Responses whose bodies are read for the key, at most; a page that loads more is judged in full.
+const MAX_BODIES: usize = 64;
+/// Bytes of one body read for the key, at most (a larger one leaves the page without a key).
+const MAX_BODY_BYTES: f64 = 8.0 * 1024.0 * 1024.0;
+/// How long reading the page's inputs may take.
+const INPUTS_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The network record's resource types whose bodies can change what a page does.
+const BEHAVIOUR: [&str; 3] = ["Script", "XHR", "Fetch"];
+
+/// The facts of an unchanged page, as kept.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub(crate) struct Facts {
+    pub(crate) barriers: Option<BarrierFacts>,
+    pub(crate) keyboard: Option<KeyboardWalk>,
+    pub(crate) layout: Option<LayoutFacts>,
+    /// The images whose animation is read again each time (`layout::animations`).
+    pub(crate) images: Vec<Candidate>,
+    pub(crate) dialogs: Option<DialogFacts>,
+}
+
+/// The key of the facts of a page whose whole-page fingerprint is `page_fp`, when everything they
+/// read is covered; `None` leaves the page to be judged in full.
+pub(crate) async fn key(instance: &Instance, page: &Page, budget: &Budget, events: &[RawEvent], page_fp: &str, capture: &CaptureOptions) -> Option<String> {
+    let inputs = match eval_string(instance, page, "unchanged", &PAGE_INPUTS, budget.cap(INPUTS_TIMEOUT)).await {
+        Ok(text) if text != "null" => text,
+        Ok(_) => return None,
+        Err(e) => {
+            tracing::debug!(error = %e, "page inputs not read");
+            return None;
+        }
+    };
+    let mut h = Sha256::new();
+    let mut part = |bytes: &[u8]| {
+        h.update((bytes.len() as u64).to_le_bytes());
+        h.update(bytes);
+    };
+    part(page_fp.as_bytes());
+    part(&[u8::from(capture.keyboard_walk), u8::from(capture.layout)]);
+    part(inputs.as_bytes());
+    for response in behaviour(events)? {
+        part(response.url.as_bytes());
+        match response.ended {
+            Ended::Failed(why) => part(format!("failed {why}").as_bytes()),
+            Ended::Finished => {
+                let body = run(instance, page, "Network.getResponseBody", budget.cap(STEP_TIMEOUT), GetResponseBodyParams::new(response.request_id)).await.ok()?;
+                part(&[u8::from(body.base64_encoded)]);
+                part(&Sha256::digest(body.body.as_bytes()));
+            }
+        }
+    }
+    Some(format!("facts:{:x}", h.finalize()))
+}
+
+/// One response of a kind in `BEHAVIOUR`.
+#[derive(Debug, PartialEq)]
+struct Response {
+    request_id: String,
+    url: String,
+    ended: Ended,
+}
+
+#[derive(Debug, PartialEq)]
+enum Ended {
+    Finished,
+    Failed(String),
+}
+
+/// The page's script, fetch and XHR responses in the order they were asked for; `None` when one
+/// is still in flight, too large, or there are more than `MAX_BODIES`.
+fn behaviour(events: &[RawEvent]) -> Option<Vec<Response>> {
+    let mut ended: HashMap<&str, Ended> = HashMap::new();
+    let mut too_large: HashSet<&str> = HashSet::new();
+    for e in events {
+        let Some(id) = e.str("requestId") else { continue };
+        match e.method.as_str() {
+            "Network.loadingFinished" => {
+                if e.params.get("encodedDataLength").and_then(serde_json::Value::as_f64).is_some_and(|n| n > MAX_BODY_BYTES) {
+                    too_large.insert(id);
+                }
+                ended.insert(id, Ended::Finished);
+            }
+            "Network.loadingFailed" => {
+                ended.insert(id, Ended::Failed(e.str("errorText").unwrap_or_default().to_string()));
+            }
+            _ => {}
+        }
+    }
+    let mut out: Vec<Response> = Vec::new();
+    for e in events.iter().filter(|e| e.method == "Network.requestWillBeSent") {
+        let (Some(id), Some(kind)) = (e.str("requestId"), e.str("type")) else { continue };
+        if !BEHAVIOUR.contains(&kind) || out.iter().any(|r| r.request_id == id) {
+            continue; // A redirect keeps its request's id: the request is read once, as it ended.
+        }
+        let ended = ended.remove(id)?;
+        if too_large.contains(id) {
+            return None;
+        }
+        out.push(Response { request_id: id.to_string(), url: e.params["request"]["url"].as_str().unwrap_or_default().to_string(), ended });
+    }
+    (out.len() <= MAX_BODIES).then_some(out)
+}
+
+/// The facts kept under `key`, when the scan knows them.
+pub(crate) fn given_back(shared: &SharedRegions, key: &str) -> Option<Facts> {
+    let entry = shared.get(key)?;
+    serde_json::from_str(&entry).ok()
+}
+
+/// Keeps `facts` under `key` for the page's next scan, unless they are too large to keep.
+pub(crate) fn keep(shared: &SharedRegions, key: &str, facts: &Facts) {
+    if let Ok(entry) = serde_json::to_string(facts)
+        && entry.len() <= MAX_ENTRY_BYTES
+    {
+        shared.keep(key, entry);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn event(method: &str, params: serde_json::Value) -> RawEvent {
+        RawEvent { method: method.into(), params }
+    }
+
+    fn sent(id: &str, kind: &str, url: &str) -> RawEvent {
+        event("Network.requestWillBeSent", json!({"requestId": id, "type": kind, "request": {"url": url}}))
+    }
+
+    #[test]
+    fn reads_the_scripts_and_data_the_page_received_and_leaves_the_rest() {
+        let events = vec![
+            sent("1", "Document", "http://a.test/"),
+            sent("2", "Script", "http://a.test/app.js"),
+            sent("3", "Image", "http://a.test/x.png"),
+            sent("4", "Fetch", "http://a.test/data.json"),
+            sent("5", "Script", "http://a.test/gone.js"),
+            event("Network.loadingFinished", json!({"requestId": "2", "encodedDataLength": 900})),
+            event("Network.loadingFinished", json!({"requestId": "4", "encodedDataLength": 90})),
+            event("Network.loadingFailed", json!({"requestId": "5", "errorText": "net::ERR_ABORTED"})),
+        ];
+        let got = behaviour(&events).unwrap();
+        let urls: Vec<(&str, &Ended)> = got.iter().map(|r| (r.url.as_str(), &r.ended)).collect();
+        assert_eq!(
+            urls,
+            vec![
+                ("http://a.test/app.js", &Ended::Finished),
+                ("http://a.test/data.json", &Ended::Finished),
+                ("http://a.test/gone.js", &Ended::Failed("net::ERR_ABORTED".into()))
+            ]
+        );
+    }
+
+    #[test]
+    fn a_script_still_in_flight_or_too_large_leaves_the_page_without_a_key() {
+        let in_flight = vec![sent("2", "Script", "http://a.test/app.js")];
+        assert_eq!(behaviour(&in_flight), None);
+        let large = vec![sent("2", "XHR", "http://a.test/big"), event("Network.loadingFinished", json!({"requestId": "2", "encodedDataLength": 9e9}))];
+        assert_eq!(behaviour(&large), None);
+        let many: Vec<RawEvent> = (0..=MAX_BODIES)
+            .flat_map(|i| [sent(&i.to_string(), "Script", "http://a.test/s.js"), event("Network.loadingFinished", json!({"requestId": i.to_string()}))])
+            .collect();
+        assert_eq!(behaviour(&many), None);
+        assert_eq!(behaviour(&[]), Some(vec![]));
+    }
+
+    #[test]
+    fn kept_facts_are_given_back_as_they_were() {
+        let shared = SharedRegions::default();
+        let facts = Facts {
+            keyboard: Some(KeyboardWalk { focusable_count: 3, trapped_at: Some("#menu".into()), ..KeyboardWalk::default() }),
+            images: vec![serde_json::from_value(json!({"url": "http://a.test/a.gif", "pause_control": true})).unwrap()],
+            ..Facts::default()
+        };
+        assert!(given_back(&shared, "facts:k").is_none());
+        keep(&shared, "facts:k", &facts);
+        let back = given_back(&shared, "facts:k").unwrap();
+        assert_eq!(back.keyboard, facts.keyboard);
+        assert_eq!(back.images, facts.images);
+    }
+}
