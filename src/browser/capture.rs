@@ -482,27 +482,39 @@ async fn read_page(
     // With the scan's shared regions: the page's regions, and whether it is unchanged since its
     // facts were kept (`unchanged.rs`), before anything reads it.
     let mut found = None;
+    let mut fp = None;
+    let mut events = Vec::new();
     let mut facts_key = None;
+    let mut known = None;
+    let mut pixel_inputs = None;
     let mut given = None;
     if let Some(shared) = settings.shared.as_deref() {
         let regions = axe::find_regions(instance, page, budget).await;
-        if let Some(fp) = regions.page.as_deref() {
-            let events = event_log(&live.log)?.snapshot();
-            facts_key = unchanged::key(instance, page, budget, &events, fp, &settings.capture).await;
-            // Only with axe-core's results: a page whose contrast pixels settle is read in full.
-            if axe::page_known(shared, &regions) {
+        if let Some(page_fp) = regions.page.clone() {
+            events = event_log(&live.log)?.snapshot();
+            facts_key = unchanged::key(instance, page, budget, &events, &page_fp, &settings.capture).await;
+            known = axe::known(shared, &page_fp);
+            if known.is_none() && axe::kept_from_pixels(shared, &page_fp) {
+                pixel_inputs = unchanged::pixel_inputs(instance, page, budget, &events).await;
+                known = pixel_inputs.as_deref().and_then(|inputs| axe::known_from_pixels(shared, &page_fp, inputs));
+            }
+            // Only with axe-core's results, so that nothing runs after a gatherer left out.
+            if known.is_some() {
                 given = facts_key.as_deref().and_then(|key| unchanged::given_back(shared, key));
             }
+            fp = Some(page_fp);
         }
         found = Some(regions);
         live.phases.end("regions");
     }
+    // Results given back are final: their contrast was settled when they were kept.
+    let axe_given = known.is_some();
     let skip = |artifact: Artifact| given.is_some() && matches!(artifact, Artifact::Barriers | Artifact::Keyboard | Artifact::Layout | Artifact::Dialogs);
     for artifact in READ_PAGE {
         if artifact == Artifact::Axe {
             let found = found.take().unwrap_or_default();
             if settings.capture.axe {
-                match axe::gather(instance, page, budget, settings.shared.as_deref(), found).await {
+                match axe::gather(instance, page, budget, settings.shared.as_deref(), found, known.take()).await {
                     Ok(a) => snap.axe = Some(a),
                     Err(e) => gather_error(snap, artifact.gatherer(), &e),
                 }
@@ -520,12 +532,24 @@ async fn read_page(
     }
     let log = event_log(&live.log)?;
     // Contrast axe could not settle from styles, from pixels: the page must be drawn again.
-    if let Some(mut results) = snap.axe.take_if(|a| contrast::wanted(a)) {
+    if let Some(mut results) = snap.axe.take_if(|a| !axe_given && contrast::wanted(a)) {
         if let Some(window) = window {
             window.restore(instance).await;
         }
         match contrast::judge(instance, page, budget, &mut results).await {
-            Ok(n) => tracing::debug!(measured = n, "contrast judged from pixels"),
+            Ok((n, complete)) => {
+                tracing::debug!(measured = n, complete, "contrast judged from pixels");
+                // The settled results, for the next time the page and what its pixels read are
+                // the same.
+                if let (true, Some(shared), Some(fp)) = (complete, settings.shared.as_deref(), fp.as_deref()) {
+                    if pixel_inputs.is_none() {
+                        pixel_inputs = unchanged::pixel_inputs(instance, page, budget, &events).await;
+                    }
+                    if let Some(inputs) = pixel_inputs.take() {
+                        axe::keep_from_pixels(shared, fp, inputs, &results);
+                    }
+                }
+            }
             Err(e) => gather_error(snap, "contrast", &e),
         }
         snap.axe = Some(results);

@@ -109,12 +109,15 @@ pub fn axe_version() -> &'static str {
 /// made them, in the page and in sitescan (their source, so a change between two builds of one
 /// version starts afresh too). Verdicts of another generation are never given back.
 pub fn region_generation(viewport: (u32, u32)) -> String {
-    generation_of(&[crate_version(), AXE_VERSION.trim(), AXE_SOURCE, REGIONS, AXE_SHARE, AXE_RUN, AXE_CONTRAST, COMMON, UNCHANGED, BARRIERS, KEYBOARD, LAYOUT, DIALOGS, FACTS_GATHERERS], viewport)
+    generation_of(&[crate_version(), AXE_VERSION.trim(), AXE_SOURCE, REGIONS, AXE_SHARE, AXE_RUN, AXE_CONTRAST, COMMON, UNCHANGED, BARRIERS, KEYBOARD, LAYOUT, DIALOGS, CONTRAST, FACTS_GATHERERS], viewport)
 }
 
-/// The source of the gatherers whose facts an unchanged page is given back, and of their types.
+/// The source of the gatherers whose facts an unchanged page is given back (with the contrast
+/// settled from pixels), and of their types.
 const FACTS_GATHERERS: &str = concat!(
     include_str!("unchanged.rs"),
+    include_str!("gather/contrast.rs"),
+    include_str!("pixel_contrast.rs"),
     include_str!("gather/barriers.rs"),
     include_str!("gather/keyboard.rs"),
     include_str!("gather/layout.rs"),

@@ -78,6 +78,24 @@ impl SharedRegions {
         kept.entries.insert(fp.to_string(), Arc::from(entry));
     }
 
+    /// Keeps `entry` under `fp` in place of what was kept there (an earlier scan's included, which
+    /// the next scan then gets instead): for a verdict whose key does not say all it depends on
+    /// (the whole page's results settled from pixels, kept with what the pixels read).
+    pub(crate) fn replace(&self, fp: &str, entry: String) {
+        if entry.len() > MAX_ENTRY_BYTES {
+            return;
+        }
+        let Ok(mut kept) = self.kept.lock() else { return };
+        let old = kept.entries.get(fp).map_or(0, |e| e.len() + fp.len());
+        if kept.entries.len() >= MAX_REGIONS + usize::from(old > 0) || kept.bytes - old + entry.len() > MAX_BYTES {
+            return;
+        }
+        kept.bytes = kept.bytes - old + entry.len() + fp.len();
+        kept.seeded.remove(fp);
+        kept.used.remove(fp);
+        kept.entries.insert(fp.to_string(), Arc::from(entry));
+    }
+
     /// Starts the scan with what earlier scans of the site found (within this scan's bounds).
     pub(crate) fn seed(&self, entries: Vec<(String, String)>) {
         for (fp, entry) in entries {
@@ -145,6 +163,16 @@ mod tests {
         assert_eq!(s.get("a").as_deref(), Some("{\"rules\":{}}"));
         s.note_reused(3, 0);
         assert_eq!(s.counts(), (1, 3, 0));
+    }
+
+    #[test]
+    fn a_replaced_verdict_is_left_for_the_next_scan_as_fresh() {
+        let s = SharedRegions::default();
+        s.seed(vec![("pixels:p".into(), "old".into())]);
+        s.replace("pixels:p", "new".into());
+        assert_eq!(s.get("pixels:p").as_deref(), Some("new"));
+        assert!(!s.is_seeded("pixels:p"));
+        assert_eq!(s.verdicts().fresh, vec![("pixels:p".to_string(), "new".to_string())]);
     }
 
     #[test]

@@ -35,15 +35,18 @@ use super::scripts::PAGE_INPUTS;
 use super::shared_regions::{MAX_ENTRY_BYTES, SharedRegions};
 use crate::model::{BarrierFacts, DialogFacts, KeyboardWalk, LayoutFacts};
 
-/// Responses whose bodies are read for the key, at most; a page that loads more is judged in full.
-const MAX_BODIES: usize = 64;
+/// Responses whose bodies are read for a key, at most; a page that loads more is judged in full.
+const MAX_BODIES: usize = 128;
 /// Bytes of one body read for the key, at most (a larger one leaves the page without a key).
 const MAX_BODY_BYTES: f64 = 8.0 * 1024.0 * 1024.0;
 /// How long reading the page's inputs may take.
 const INPUTS_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The network record's resource types whose bodies can change what a page does.
-const BEHAVIOUR: [&str; 3] = ["Script", "XHR", "Fetch"];
+const BEHAVIOUR: &[&str] = &["Script", "XHR", "Fetch"];
+/// ... or how it is drawn: what the contrast settled from pixels reads beyond the whole-page
+/// fingerprint (the image behind a text, the font it is drawn in, a canvas a script paints).
+const PIXELS: &[&str] = &["Script", "XHR", "Fetch", "Image", "Font", "Media"];
 
 /// The facts of an unchanged page, as kept.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -75,7 +78,26 @@ pub(crate) async fn key(instance: &Instance, page: &Page, budget: &Budget, event
     part(page_fp.as_bytes());
     part(&[u8::from(capture.keyboard_walk), u8::from(capture.layout)]);
     part(inputs.as_bytes());
-    for response in behaviour(events)? {
+    part(bodies(instance, page, budget, events, BEHAVIOUR).await?.as_bytes());
+    Some(format!("facts:{:x}", h.finalize()))
+}
+
+/// What the pixels of the page's text may depend on beyond its whole-page fingerprint: the
+/// bodies of its scripts, data, images, fonts and media (`PIXELS`) as received before `events`
+/// ended; `None` when one cannot be read.
+pub(crate) async fn pixel_inputs(instance: &Instance, page: &Page, budget: &Budget, events: &[RawEvent]) -> Option<String> {
+    bodies(instance, page, budget, events, PIXELS).await
+}
+
+/// A digest of the responses of `kinds` in `events`: each one's address and body (or why it
+/// failed); `None` when one is in flight, too large or unreadable.
+async fn bodies(instance: &Instance, page: &Page, budget: &Budget, events: &[RawEvent], kinds: &[&str]) -> Option<String> {
+    let mut h = Sha256::new();
+    let mut part = |bytes: &[u8]| {
+        h.update((bytes.len() as u64).to_le_bytes());
+        h.update(bytes);
+    };
+    for response in responses(events, kinds)? {
         part(response.url.as_bytes());
         match response.ended {
             Ended::Failed(why) => part(format!("failed {why}").as_bytes()),
@@ -86,7 +108,7 @@ pub(crate) async fn key(instance: &Instance, page: &Page, budget: &Budget, event
             }
         }
     }
-    Some(format!("facts:{:x}", h.finalize()))
+    Some(format!("{:x}", h.finalize()))
 }
 
 /// One response of a kind in `BEHAVIOUR`.
@@ -103,9 +125,9 @@ enum Ended {
     Failed(String),
 }
 
-/// The page's script, fetch and XHR responses in the order they were asked for; `None` when one
-/// is still in flight, too large, or there are more than `MAX_BODIES`.
-fn behaviour(events: &[RawEvent]) -> Option<Vec<Response>> {
+/// The page's responses of `kinds` in the order they were asked for; `None` when one is still in
+/// flight, too large, or there are more than `MAX_BODIES`.
+fn responses(events: &[RawEvent], kinds: &[&str]) -> Option<Vec<Response>> {
     let mut ended: HashMap<&str, Ended> = HashMap::new();
     let mut too_large: HashSet<&str> = HashSet::new();
     for e in events {
@@ -126,7 +148,7 @@ fn behaviour(events: &[RawEvent]) -> Option<Vec<Response>> {
     let mut out: Vec<Response> = Vec::new();
     for e in events.iter().filter(|e| e.method == "Network.requestWillBeSent") {
         let (Some(id), Some(kind)) = (e.str("requestId"), e.str("type")) else { continue };
-        if !BEHAVIOUR.contains(&kind) || out.iter().any(|r| r.request_id == id) {
+        if !kinds.contains(&kind) || out.iter().any(|r| r.request_id == id) {
             continue; // A redirect keeps its request's id: the request is read once, as it ended.
         }
         let ended = ended.remove(id)?;
@@ -178,7 +200,8 @@ mod tests {
             event("Network.loadingFinished", json!({"requestId": "4", "encodedDataLength": 90})),
             event("Network.loadingFailed", json!({"requestId": "5", "errorText": "net::ERR_ABORTED"})),
         ];
-        let got = behaviour(&events).unwrap();
+        let got = responses(&events, BEHAVIOUR).unwrap();
+        assert_eq!(responses(&events, PIXELS).unwrap().len(), 4, "the image too");
         let urls: Vec<(&str, &Ended)> = got.iter().map(|r| (r.url.as_str(), &r.ended)).collect();
         assert_eq!(
             urls,
@@ -193,14 +216,14 @@ mod tests {
     #[test]
     fn a_script_still_in_flight_or_too_large_leaves_the_page_without_a_key() {
         let in_flight = vec![sent("2", "Script", "http://a.test/app.js")];
-        assert_eq!(behaviour(&in_flight), None);
+        assert_eq!(responses(&in_flight, BEHAVIOUR), None);
         let large = vec![sent("2", "XHR", "http://a.test/big"), event("Network.loadingFinished", json!({"requestId": "2", "encodedDataLength": 9e9}))];
-        assert_eq!(behaviour(&large), None);
+        assert_eq!(responses(&large, BEHAVIOUR), None);
         let many: Vec<RawEvent> = (0..=MAX_BODIES)
             .flat_map(|i| [sent(&i.to_string(), "Script", "http://a.test/s.js"), event("Network.loadingFinished", json!({"requestId": i.to_string()}))])
             .collect();
-        assert_eq!(behaviour(&many), None);
-        assert_eq!(behaviour(&[]), Some(vec![]));
+        assert_eq!(responses(&many, BEHAVIOUR), None);
+        assert_eq!(responses(&[], BEHAVIOUR), Some(vec![]));
     }
 
     #[test]

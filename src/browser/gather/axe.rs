@@ -5,7 +5,7 @@
 
 use crate::model::AxeResults;
 use chromiumoxide::Page;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::time::Duration;
 
@@ -41,7 +41,7 @@ pub(crate) struct Found {
 }
 
 /// The key of a whole page's results among the regions' (a region's fingerprint has no colon).
-pub(crate) fn page_key(fp: &str) -> String {
+fn page_key(fp: &str) -> String {
     format!("page:{fp}")
 }
 
@@ -59,24 +59,80 @@ struct Shared {
     shared: Vec<Fresh>,
 }
 
+/// The results of a page seen unchanged, here or in an earlier scan of the site (`known`).
+#[derive(Debug)]
+pub(crate) struct Known {
+    results: AxeResults,
+    /// Kept by an earlier scan.
+    seeded: bool,
+}
+
+/// The key of a whole page's results that pixels settled, with what the pixels read (`PixelsEntry`).
+fn pixels_key(fp: &str) -> String {
+    format!("pixels:{fp}")
+}
+
+/// A page's results after its contrast was settled from pixels, kept with a digest of what those
+/// pixels read beyond the page's fingerprint (`unchanged::pixel_inputs`).
+#[derive(Debug, Serialize, Deserialize)]
+struct PixelsEntry {
+    inputs: String,
+    results: AxeResults,
+}
+
+/// The whole results kept for the page with fingerprint `fp`, if any need no pixels.
+pub(crate) fn known(shared: &SharedRegions, fp: &str) -> Option<Known> {
+    let key = page_key(fp);
+    let results = serde_json::from_str(&shared.get(&key)?).ok()?;
+    Some(Known { results, seeded: shared.is_seeded(&key) })
+}
+
+/// Whether results settled from pixels are kept for the page with fingerprint `fp` (then
+/// `known_from_pixels` with the page's `pixel_inputs` may give them back).
+pub(crate) fn kept_from_pixels(shared: &SharedRegions, fp: &str) -> bool {
+    shared.contains(&pixels_key(fp))
+}
+
+/// The results settled from pixels kept for the page with fingerprint `fp`, when the pixels read
+/// the same `inputs`.
+pub(crate) fn known_from_pixels(shared: &SharedRegions, fp: &str, inputs: &str) -> Option<Known> {
+    let key = pixels_key(fp);
+    let entry: PixelsEntry = serde_json::from_str(&shared.get(&key)?).ok()?;
+    (entry.inputs == inputs).then(|| Known { results: entry.results, seeded: shared.is_seeded(&key) })
+}
+
+/// Keeps the page's `results` once pixels settled their contrast, with what the pixels read.
+pub(crate) fn keep_from_pixels(shared: &SharedRegions, fp: &str, inputs: String, results: &AxeResults) {
+    if results.error.is_some() {
+        return;
+    }
+    if let Ok(entry) = serde_json::to_string(&PixelsEntry { inputs, results: results.clone() }) {
+        shared.replace(&pixels_key(fp), entry);
+    }
+}
+
 /// Runs axe-core, or gives back what it found where the scan's `shared` regions (`found` on this
-/// page by `find_regions` beforehand) already know.
-pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Budget, shared: Option<&SharedRegions>, found: Found) -> Result<AxeResults, BrowserError> {
+/// page by `find_regions` beforehand) already know; `known`: the whole page's results.
+pub(crate) async fn gather(
+    instance: &Instance,
+    page: &Page,
+    budget: &Budget,
+    shared: Option<&SharedRegions>,
+    found: Found,
+    known: Option<Known>,
+) -> Result<AxeResults, BrowserError> {
     let began = std::time::Instant::now();
     let regions_ms = found.ms;
     // A page seen unchanged (here or in an earlier scan of the site): its results, without axe.
-    if let (Some(shared), Some(fp)) = (shared, &found.page)
-        && let Some(entry) = shared.get(&page_key(fp))
-        && let Ok(results) = serde_json::from_str::<AxeResults>(&entry)
-    {
+    if let (Some(shared), Some(known)) = (shared, known) {
         // Its regions stay fresh for the day the page changes.
         for region in &found.regions {
             let _ = shared.get(&region.fp);
         }
-        shared.note_reused(found.regions.len(), if shared.is_seeded(&page_key(fp)) { found.regions.len() } else { 0 });
+        shared.note_reused(found.regions.len(), if known.seeded { found.regions.len() } else { 0 });
         shared.note_page_reused();
         tracing::debug!(regions = found.regions.len(), regions_ms, "axe results of an unchanged page given back");
-        return Ok(results);
+        return Ok(known.results);
     }
     let loaded = eval_string(instance, page, "axe-inject", &AXE_INJECT, budget.cap(Duration::from_secs(10))).await?;
     if loaded != "object" {
@@ -129,10 +185,6 @@ pub(crate) async fn find_regions(instance: &Instance, page: &Page, budget: &Budg
     found
 }
 
-/// Whether the scan knows this page's whole results (it is unchanged since they were kept).
-pub(crate) fn page_known(shared: &SharedRegions, found: &Found) -> bool {
-    found.page.as_ref().is_some_and(|fp| shared.contains(&page_key(fp)))
-}
 
 /// The `SHARE` of `axe_share.js` for these regions: the known ones with what they got, the
 /// others to keep (the first of several alike on one page); how many are known, and of those how

@@ -99,15 +99,17 @@ async fn eval(instance: &Instance, page: &Page, budget: &Budget, expr: &str) -> 
 }
 
 /// Measures the kept elements and settles their contrast nodes in `axe`; returns how many were
-/// measured.
-pub(crate) async fn judge(instance: &Instance, page: &Page, budget: &Budget, axe: &mut AxeResults) -> Result<usize, BrowserError> {
+/// measured, and whether every element was (none left incomplete for want of time).
+pub(crate) async fn judge(instance: &Instance, page: &Page, budget: &Budget, axe: &mut AxeResults) -> Result<(usize, bool), BrowserError> {
     let count: usize = eval_string(instance, page, "contrast-install", &CONTRAST_INSTALL, budget.cap(Duration::from_secs(5))).await?.parse().unwrap_or(0);
     let mut verdicts = Vec::new();
     let began = std::time::Instant::now();
+    let mut complete = true;
     let measured = async {
         for i in 0..count.min(MAX_RUNS) {
             if began.elapsed() > MAX_TIME {
                 tracing::debug!(judged = i, of = count, "contrast: out of time, the rest stay incomplete");
+                complete = false;
                 break;
             }
             let placed = eval(instance, page, budget, &format!("window.__sitescanContrast.place({i})")).await?;
@@ -130,7 +132,7 @@ pub(crate) async fn judge(instance: &Instance, page: &Page, budget: &Budget, axe
     let _ = eval(instance, page, budget, "window.__sitescanContrast ? window.__sitescanContrast.finish() : ''").await;
     measured?;
     settle(axe, &verdicts);
-    Ok(verdicts.len())
+    Ok((verdicts.len(), complete))
 }
 
 fn decode(base64_png: &str) -> Option<Image> {
