@@ -11,9 +11,12 @@
 //!   (`Network.getResponseBody`, no new request): what a handler does lives there.
 //!
 //! A page without a whole-page fingerprint, or with a frame, object or embed, or with such a
-//! response still in flight, failed or unreadable, has no key and is judged in full. So has a page
-//! whose axe-core results are not known (pixels had to settle some contrast on it), so the facts
-//! are only ever given back with them, and no gatherer runs after a skipped one.
+//! response still in flight or unreadable, has no key and is judged in full. The facts are only
+//! ever given back with axe-core's results, so no gatherer runs after a skipped one.
+//!
+//! axe-core's results of a page whose contrast had to be settled from pixels are kept with what
+//! those pixels read beyond the fingerprint (`pixel_inputs`: the bodies of its images, fonts and
+//! media as well as its scripts and data), and given back only while those are the same.
 //!
 //! Every page is still rendered and measured: network, console, cookies, metrics, the DOM facts,
 //! the text, the HTML and the image text are gathered afresh, and so are the layout facts' image
@@ -198,10 +201,11 @@ mod tests {
             sent("5", "Script", "http://a.test/gone.js"),
             event("Network.loadingFinished", json!({"requestId": "2", "encodedDataLength": 900})),
             event("Network.loadingFinished", json!({"requestId": "4", "encodedDataLength": 90})),
+            event("Network.loadingFinished", json!({"requestId": "3", "encodedDataLength": 4000})),
             event("Network.loadingFailed", json!({"requestId": "5", "errorText": "net::ERR_ABORTED"})),
         ];
         let got = responses(&events, BEHAVIOUR).unwrap();
-        assert_eq!(responses(&events, PIXELS).unwrap().len(), 4, "the image too");
+        assert_eq!(responses(&events, PIXELS).unwrap().len(), 4, "and the image, for the pixels");
         let urls: Vec<(&str, &Ended)> = got.iter().map(|r| (r.url.as_str(), &r.ended)).collect();
         assert_eq!(
             urls,
