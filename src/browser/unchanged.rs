@@ -24,6 +24,7 @@
 
 use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::network::GetResponseBodyParams;
+use futures::StreamExt;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::{HashMap, HashSet};
@@ -42,6 +43,8 @@ use crate::model::{BarrierFacts, DialogFacts, KeyboardWalk, LayoutFacts};
 const MAX_BODIES: usize = 128;
 /// Bytes of one body read for the key, at most (a larger one leaves the page without a key).
 const MAX_BODY_BYTES: f64 = 8.0 * 1024.0 * 1024.0;
+/// Bodies asked of the browser at once.
+const BODIES_AT_ONCE: usize = 8;
 /// How long reading the page's inputs may take.
 const INPUTS_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -100,18 +103,32 @@ async fn bodies(instance: &Instance, page: &Page, budget: &Budget, events: &[Raw
         h.update((bytes.len() as u64).to_le_bytes());
         h.update(bytes);
     };
-    for response in responses(events, kinds)? {
+    let responses = responses(events, kinds)?;
+    // The bodies are asked for a few at a time (each is a round trip to the browser), and hashed
+    // as they come, in the page's order.
+    let reads: Vec<_> = responses.iter().map(|response| digest_of(instance, page, budget, response)).collect();
+    let mut digests = futures::stream::iter(reads).buffered(BODIES_AT_ONCE);
+    for response in &responses {
+        let digest = digests.next().await.flatten()?;
         part(response.url.as_bytes());
-        match response.ended {
-            Ended::Failed(why) => part(format!("failed {why}").as_bytes()),
-            Ended::Finished => {
-                let body = run(instance, page, "Network.getResponseBody", budget.cap(STEP_TIMEOUT), GetResponseBodyParams::new(response.request_id)).await.ok()?;
-                part(&[u8::from(body.base64_encoded)]);
-                part(&Sha256::digest(body.body.as_bytes()));
-            }
-        }
+        part(&digest);
     }
     Some(format!("{:x}", h.finalize()))
+}
+
+/// The digest of one response's body (or of why it failed); `None` when it cannot be read.
+async fn digest_of(instance: &Instance, page: &Page, budget: &Budget, response: &Response) -> Option<Vec<u8>> {
+    let mut h = Sha256::new();
+    match &response.ended {
+        Ended::Failed(why) => h.update(format!("failed {why}").as_bytes()),
+        Ended::Finished => {
+            let params = GetResponseBodyParams::new(response.request_id.clone());
+            let body = run(instance, page, "Network.getResponseBody", budget.cap(STEP_TIMEOUT), params).await.ok()?;
+            h.update([u8::from(body.base64_encoded)]);
+            h.update(body.body.as_bytes());
+        }
+    }
+    Some(h.finalize().to_vec())
 }
 
 /// One response of a kind in `BEHAVIOUR`.

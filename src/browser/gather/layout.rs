@@ -112,8 +112,11 @@ pub(crate) async fn animations(instance: &Instance, page: &Page, budget: &Budget
     facts.animations.clear();
     facts.images_unread = 0;
     let events = log.map(EventLog::snapshot).unwrap_or_default();
-    for candidate in candidates.iter().take(MAX_IMAGES_READ) {
-        match image_bytes(instance, page, budget, &events, &candidate.url).await {
+    // The bodies are asked for all at once: each is a round trip to the browser.
+    let read = candidates.iter().take(MAX_IMAGES_READ).map(|c| image_bytes(instance, page, budget, &events, &c.url));
+    let bodies = futures::future::join_all(read).await;
+    for (candidate, bytes) in candidates.iter().zip(bodies) {
+        match bytes {
             Some(bytes) => {
                 if let Some(a) = animation::parse(&bytes) {
                     facts.animations.push(AnimatedImage {
