@@ -1,9 +1,9 @@
 //! Region verdicts across scans of a site: a re-scan gives back what axe-core found in every
 //! region whose fingerprint is unchanged (the page's `main` included), so an unchanged page is
-//! not judged again and a changed one only where it changed. Every page is still rendered and
-//! measured afresh (network, console, cookies, metrics, the keyboard walk); only the verdicts of
-//! axe-core's element rules on unchanged regions are reused, exactly as within one scan
-//! (`browser/axe_share.js`).
+//! not judged again and a changed one only where it changed, exactly as within one scan
+//! (`browser/axe_share.js`); an unchanged page's other in-page facts (barriers, keyboard walk,
+//! layout, dialogs) are given back too (`browser/unchanged.rs`). Every page is still rendered and
+//! measured afresh (network, console, cookies, metrics).
 //!
 //! Kept in the store per organisation and origin, tagged with the generation that judged them
 //! (`browser::region_generation`: sitescan, axe-core, the in-page scripts and the viewport), bounded
@@ -14,7 +14,7 @@ use crate::store::{Store, VerdictBounds, VerdictSite};
 use std::sync::LazyLock;
 use url::Url;
 
-/// Per site: the 20,000 most recently used regions and 16 MiB of findings at most, each dropped
+/// Per site: the 20,000 most recently used regions and 16 MiB of findings and facts at most (as stored: compressed), each dropped
 /// 30 days after it was last given back.
 pub const BOUNDS: VerdictBounds = VerdictBounds { max_entries: 20_000, max_bytes: 16 << 20, expiry_us: 30 * 24 * 3_600 * 1_000_000 };
 

@@ -10,12 +10,45 @@ const INSERT_BATCH: usize = 200;
 /// Fingerprints listed in one statement.
 const LIST_BATCH: usize = 500;
 
+/// Entries at least this long are kept compressed (`pack`).
+const PACK_FROM: usize = 256;
+/// The mark of a compressed entry (an entry as given is JSON: it starts with `{` or `[`).
+const PACKED: &str = "z:";
+/// Bytes an entry may unpack to at most (a scan keeps none larger than 1 MiB).
+const MAX_UNPACKED: u64 = 4 << 20;
+
+/// An entry as stored: deflated and base64-encoded behind `PACKED` when that is shorter (JSON
+/// findings shrink to about a tenth), else as given.
+fn pack(entry: &str) -> std::borrow::Cow<'_, str> {
+    use base64::Engine;
+    use std::io::Write;
+    if entry.len() < PACK_FROM {
+        return entry.into();
+    }
+    let mut z = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::fast());
+    match z.write_all(entry.as_bytes()).and_then(|()| z.finish()) {
+        Ok(bytes) if bytes.len() * 4 / 3 + PACKED.len() < entry.len() => format!("{PACKED}{}", base64::engine::general_purpose::STANDARD.encode(bytes)).into(),
+        _ => entry.into(),
+    }
+}
+
+/// An entry as `pack` stored it; `None` when it does not unpack (it is then left out).
+fn unpack(stored: &str) -> Option<String> {
+    use base64::Engine;
+    use std::io::Read;
+    let Some(packed) = stored.strip_prefix(PACKED) else { return Some(stored.to_string()) };
+    let bytes = base64::engine::general_purpose::STANDARD.decode(packed).ok()?;
+    let mut out = String::new();
+    flate2::read::DeflateDecoder::new(bytes.as_slice()).take(MAX_UNPACKED).read_to_string(&mut out).ok()?;
+    Some(out)
+}
+
 /// How much of a site's verdicts is kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct VerdictBounds {
     /// Rows per site at most (the most recently used are kept).
     pub max_entries: usize,
-    /// Bytes of findings per site at most.
+    /// Bytes of findings per site at most, as stored (compressed).
     pub max_bytes: u64,
     /// A verdict not given back for this long is dropped (microseconds).
     pub expiry_us: i64,
@@ -53,7 +86,9 @@ impl Store {
                 break;
             }
             bytes += size;
-            out.push((row.try_get::<String>("", "fp")?, row.try_get::<String>("", "entry")?));
+            if let Some(entry) = unpack(&row.try_get::<String>("", "entry")?) {
+                out.push((row.try_get::<String>("", "fp")?, entry));
+            }
         }
         Ok(out)
     }
@@ -73,6 +108,7 @@ impl Store {
             let mut values: Vec<Value> = Vec::with_capacity(chunk.len() * 7);
             let mut rows = Vec::with_capacity(chunk.len());
             for (i, (fp, entry)) in chunk.iter().enumerate() {
+                let entry = pack(entry);
                 let b = i * 7;
                 rows.push(format!("(${}, ${}, ${}, ${}, ${}, ${}, ${})", b + 1, b + 2, b + 3, b + 4, b + 5, b + 6, b + 7));
                 values.extend([
@@ -80,7 +116,7 @@ impl Store {
                     site.origin.into(),
                     fp.as_str().into(),
                     site.generation.into(),
-                    entry.as_str().into(),
+                    entry.as_ref().into(),
                     (entry.len() as i64).into(),
                     now.into(),
                 ]);
@@ -164,6 +200,18 @@ impl Store {
 mod tests {
     use super::*;
 
+    #[test]
+    fn entries_are_stored_compressed_and_read_back_as_they_were() {
+        let entry = format!("{{\"rules\":[{}]}}", (0..200).map(|i| format!("{{\"id\":\"color-contrast\",\"target\":\"#item-{i}\"}}")).collect::<Vec<_>>().join(","));
+        let stored = pack(&entry);
+        assert!(stored.starts_with(PACKED) && stored.len() * 5 < entry.len(), "{} bytes stored for {}", stored.len(), entry.len());
+        assert_eq!(unpack(&stored).as_deref(), Some(entry.as_str()));
+        // Short entries, and entries kept before compression, are read as they are.
+        assert_eq!(pack("{\"rules\":{}}"), "{\"rules\":{}}");
+        assert_eq!(unpack("{\"rules\":{}}").as_deref(), Some("{\"rules\":{}}"));
+        assert_eq!(unpack("z:not base64!"), None);
+    }
+
     fn site(generation: &str) -> VerdictSite<'_> {
         VerdictSite { org_id: "acme", origin: "http://127.0.0.1:8080", generation }
     }
@@ -203,11 +251,22 @@ mod tests {
         assert!(store.region_verdicts(site("g"), BOUNDS, 20 + BOUNDS.expiry_us + 1).await.unwrap().is_empty());
         store.save_region_verdicts(site("g"), &[], &[], BOUNDS, 20 + BOUNDS.expiry_us + 1).await.unwrap();
         assert_eq!(store.region_verdict_usage("acme", "http://127.0.0.1:8080").await.unwrap(), (0, 0));
-        // Bytes bound too.
-        let big: Vec<(String, String)> = (0..5).map(|i| (format!("big{i}"), "x".repeat(400))).collect();
+        // Bytes bound too, on what is stored: entries that do not compress.
+        let noise = |seed: u64| {
+            let mut x = seed | 1;
+            (0..400).map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                char::from(b'0' + (x % 64) as u8)
+            }).collect::<String>()
+        };
+        let big: Vec<(String, String)> = (0..5).map(|i| (format!("big{i}"), noise(i + 1))).collect();
+        assert!(big.iter().all(|(_, e)| pack(e).len() == 400), "the entries are stored as they are");
         store.save_region_verdicts(site("g"), &big, &[], BOUNDS, 100).await.unwrap();
         let (rows, bytes) = store.region_verdict_usage("acme", "http://127.0.0.1:8080").await.unwrap();
         assert!(rows <= 2 && bytes <= 1000, "{rows} rows, {bytes} bytes");
         assert_eq!(store.expire_region_verdicts(101).await.unwrap(), rows);
     }
 }
+
