@@ -872,9 +872,12 @@ async fn recurring(ctx: &Ctx, args: &RunArgs, site: &GeneratedSite, bare: &Bare,
                 report.problem(format!("recurring changed the findings on the {name} ({what}): {}", diff.iter().take(10).cloned().collect::<Vec<_>>().join(" | ")));
             }
         }
+        // The database file and its write-ahead log: what was not checkpointed yet is in the log.
+        let wal = std::path::PathBuf::from(format!("{}-wal", cache.display()));
         if let Ok(meta) = std::fs::metadata(&cache) {
-            report.row(B, &format!("{name}: verdicts kept, bytes per page"), meta.len() as f64 / pages.max(1) as f64, "B").note =
-                Some(format!("{} bytes of SQLite file for {pages} pages", meta.len()));
+            let bytes = meta.len() + std::fs::metadata(&wal).map_or(0, |m| m.len());
+            report.row(B, &format!("{name}: verdicts kept, bytes per page"), bytes as f64 / pages.max(1) as f64, "B").note =
+                Some(format!("{bytes} bytes of SQLite file and log for {pages} pages"));
         }
         data.push(json!({"site": name, "first": first, "unchanged": unchanged, "unchanged_no_cache": unchanged_full, "edited": edited,
             "edited_no_cache": edited_full, "bare": bare_run, "differences_unchanged": diff_unchanged, "differences_edited": diff_edited}));
