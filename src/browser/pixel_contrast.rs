@@ -67,8 +67,11 @@ pub struct Measured {
 }
 
 /// A pixel belongs to a glyph when hiding the text changed one of its channels by more than this
-/// (anti-aliasing fringes change less and belong to neither glyph nor ring).
+/// (anti-aliasing fringes change less and belong to neither glyph nor ring)...
 const GLYPH_CHANGE: u8 = 40;
+/// ...or, for text whose colour is near its background's, by more than half of what the text's
+/// colour over that pixel's background would change it, and at least this (noise).
+const GLYPH_CHANGE_MIN: f64 = 8.0;
 /// A ring pixel must be unchanged by hiding the text (up to this much noise).
 const UNCHANGED: u8 = 3;
 /// How far from a glyph pixel the ring reaches (pixels, in any direction).
@@ -103,8 +106,18 @@ pub fn measure(shown: &Image, hidden: &Image, text: TextColour) -> Option<Measur
         return None;
     }
     let (w, h) = (shown.width, shown.height);
+    let alpha = text.alpha.clamp(0.0, 1.0);
     let changes: Vec<u8> = (0..w * h).map(|i| change(shown, hidden, i)).collect();
-    let glyph_pixels = changes.iter().filter(|&&c| c > GLYPH_CHANGE).count();
+    // How much a glyph pixel changes at least: text barely unlike its background (the worst
+    // contrast) changes its pixels by less than `GLYPH_CHANGE`.
+    let glyph: Vec<bool> = (0..w * h)
+        .map(|i| {
+            let bg = hidden.rgb(i);
+            let full = (0..3).map(|c| (alpha * (text.rgb[c] - f64::from(bg[c]))).abs()).fold(0.0, f64::max);
+            f64::from(changes[i]) > (full / 2.0).clamp(GLYPH_CHANGE_MIN, f64::from(GLYPH_CHANGE))
+        })
+        .collect();
+    let glyph_pixels = glyph.iter().filter(|&&g| g).count();
     if glyph_pixels < MIN_GLYPH_PIXELS {
         return None;
     }
@@ -112,7 +125,7 @@ pub fn measure(shown: &Image, hidden: &Image, text: TextColour) -> Option<Measur
     let mut near = vec![false; w * h];
     for y in 0..h {
         for x in 0..w {
-            if changes[y * w + x] <= GLYPH_CHANGE {
+            if !glyph[y * w + x] {
                 continue;
             }
             for ny in y.saturating_sub(RING)..(y + RING + 1).min(h) {
@@ -122,7 +135,6 @@ pub fn measure(shown: &Image, hidden: &Image, text: TextColour) -> Option<Measur
             }
         }
     }
-    let alpha = text.alpha.clamp(0.0, 1.0);
     let mut ratios: Vec<(f64, [u8; 3], [u8; 3])> = (0..w * h)
         .filter(|&i| near[i] && changes[i] <= UNCHANGED)
         .map(|i| {
@@ -190,6 +202,22 @@ mod tests {
         assert!((m.ratio - 2.32).abs() < 0.01, "{m:?}");
         assert_eq!((m.foreground, m.background), (grey(0xaa), grey(255)));
         assert_eq!(m.glyph_pixels, 60);
+    }
+
+    #[test]
+    fn text_barely_unlike_its_background_is_measured() {
+        // #555 on #333 (1.7:1) and #333 on #444 (1.3:1): each channel changes by less than
+        // `GLYPH_CHANGE`, and these are the worst failures.
+        for (text, bg, below) in [(0x55u8, 0x33u8, 1.8), (0x33, 0x44, 1.4)] {
+            let shown = draw(20, 20, grey(bg), Some(grey(text)), &flat);
+            let hidden = draw(20, 20, grey(bg), None, &flat);
+            let m = measure(&shown, &hidden, TextColour { rgb: [f64::from(text); 3], alpha: 1.0 }).expect("measured");
+            assert!(m.ratio < below && m.ratio > 1.0, "{text:x} on {bg:x}: {m:?}");
+            assert_eq!(m.glyph_pixels, 60);
+        }
+        // Text of its background's very colour draws nothing to judge.
+        let same = draw(20, 20, grey(0x33), Some(grey(0x33)), &flat);
+        assert!(measure(&same, &same, TextColour { rgb: [51.0; 3], alpha: 1.0 }).is_none());
     }
 
     #[test]
