@@ -135,27 +135,45 @@ async fn scan_with(ctx: &Ctx, url: &str, start: &str, pages: usize, workers: usi
         *findings.entry(key).or_insert(0) += 1;
     }
     let pages_done = store.scan_pages(scan.id).await?.len();
-    let mut shares = Vec::new();
-    for log in &logs {
-        let text = std::fs::read_to_string(log).unwrap_or_default();
-        shares.push(pages_in_log(&text, pages_done));
-    }
+    let texts: Vec<String> = logs.iter().map(|log| std::fs::read_to_string(log).unwrap_or_default()).collect();
+    let shares = if workers == 1 { vec![pages_done] } else { shares_in_logs(&texts) };
     store.close().await;
     Ok(FleetRun { seconds, pages: pages_done, findings, shares })
 }
 
-/// The pages one worker judged, from its log: the scan's own worker says `own=N` when its crawl
-/// drained; a helper says `pages=N` each time it helped. A worker alone judged them all.
-fn pages_in_log(log: &str, all: usize) -> usize {
-    let field = |line: &str, name: &str| -> Option<usize> {
-        line.split_whitespace().find_map(|w| w.strip_prefix(name)).and_then(|v| v.trim_matches(|c: char| !c.is_ascii_digit()).parse().ok())
-    };
-    let own: Option<usize> = log.lines().filter(|l| l.contains("crawl drained")).find_map(|l| field(l, "own="));
-    let helped: usize = log.lines().filter(|l| l.contains("helped with another worker's scan")).filter_map(|l| field(l, "pages=")).sum();
-    match own {
-        Some(n) => n + helped,
-        None if helped > 0 => helped,
-        None if log.contains("scan completed") => all,
-        None => 0,
+/// Each worker's pages, from the logs: the scan's own worker names every worker's share when
+/// its crawl drained (`shares=holder=N,...`), and each worker names itself when it starts
+/// (`worker=holder`). A worker the line does not name judged none.
+fn shares_in_logs(logs: &[String]) -> Vec<usize> {
+    let field = |line: &str, name: &str| -> Option<String> { line.split_whitespace().find_map(|w| w.strip_prefix(name)).map(|v| v.trim_matches('"').to_string()) };
+    let shares: BTreeMap<String, usize> = logs
+        .iter()
+        .flat_map(|log| log.lines())
+        .filter(|l| l.contains("crawl drained"))
+        .filter_map(|l| field(l, "shares="))
+        .flat_map(|list| {
+            list.split(',')
+                .filter_map(|pair| pair.rsplit_once('=').and_then(|(by, n)| Some((by.to_string(), n.parse().ok()?))))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    logs.iter()
+        .map(|log| {
+            let me = log.lines().filter(|l| l.contains("worker started")).find_map(|l| field(l, "worker="));
+            me.and_then(|me| shares.get(&me).copied()).unwrap_or(0)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shares_in_logs;
+
+    #[test]
+    fn each_workers_share_is_read_from_the_owners_line() {
+        let owner = "INFO sitescan::scan::worker: worker started worker=h-1-0-aa\nINFO scan{...}: sitescan::scan::shared_crawl: crawl drained; finishing the site pages=60 own=33 workers=2 shares=h-1-0-aa=33,h-2-0-bb=27\n";
+        let helper = "INFO sitescan::scan::worker: worker started worker=h-2-0-bb\n";
+        let idle = "INFO sitescan::scan::worker: worker started worker=h-3-0-cc\n";
+        assert_eq!(shares_in_logs(&[owner.into(), helper.into(), idle.into()]), vec![33, 27, 0]);
     }
 }

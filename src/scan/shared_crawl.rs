@@ -557,7 +557,10 @@ impl Scanner {
         let (by_worker, capped) = gather_facts(crawl, &mut facts).await?;
         stats.capped.add(capped);
         let judged: usize = by_worker.values().sum();
-        tracing::info!(pages = judged, own = part.judged, workers = by_worker.len(), "crawl drained; finishing the site");
+        // Each worker's share, as `holder=pages` pairs (the fleet benchmark reads them here: a
+        // helper may still be lingering for more when the scan completes).
+        let shares = by_worker.iter().map(|(by, n)| format!("{by}={n}")).collect::<Vec<_>>().join(",");
+        tracing::info!(pages = judged, own = part.judged, workers = by_worker.len(), shares = %shares, "crawl drained; finishing the site");
         self.finish_site(session, facts, &gate, start, options, sink, &notify, &cancel, &mut stats).await?;
         stats.pages = judged;
         stats.duration_ms = began.elapsed().as_millis() as u64;
