@@ -4,6 +4,7 @@ pub mod ceiling;
 pub mod digest;
 pub mod error;
 pub mod frontier;
+pub mod in_flight;
 pub mod lease;
 pub mod options;
 pub mod page_work;

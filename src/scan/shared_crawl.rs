@@ -13,16 +13,16 @@ use super::ceiling::{FindingCeiling, Source};
 use super::error::ScanError;
 use super::frontier::{Site, looks_like_page, normalize};
 use super::options::ScanOptions;
-use super::page_work::{JudgedPage, PageContext, PageFacts, judge};
+use super::page_work::{JudgedPage, PageContext, PageFacts, final_url_of, judge};
 use super::scanner::{Opened, Progress, ProgressFn, ScanSink, ScanStats, Scanner, crawl_interval};
 use super::site_gather::{RobotsRules, SiteFacts, listed_pages};
 use crate::browser::BrowserSession;
 use crate::model::ScanPhase;
 use crate::store::Store;
-use futures::stream::{FuturesUnordered, StreamExt};
+use super::in_flight::InFlight;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
@@ -211,12 +211,43 @@ impl PageLeases {
 #[async_trait::async_trait]
 pub trait PageRender: Send + Sync {
     async fn render(&self, url: &Url) -> crate::model::PageSnapshot;
+
+    /// Keeps what this worker judged so far in `cache`, where workers joining the crawl find it.
+    async fn share_verdicts(&self, _cache: &crate::scan::RegionCache) {}
 }
 
 #[async_trait::async_trait]
 impl PageRender for BrowserSession {
     async fn render(&self, url: &Url) -> crate::model::PageSnapshot {
         self.capture(url.as_str()).await
+    }
+
+    async fn share_verdicts(&self, cache: &crate::scan::RegionCache) {
+        cache.save(self).await;
+    }
+}
+
+/// The site a page just rendered is judged with: `site` as it is now, with where the start page
+/// redirected when `url` is the start (`example.com` to `www.example.com`: its links are the
+/// site's, and so are those of every page judged after it).
+pub(super) fn judging_site(site: &RwLock<Site>, start: &Url, url: &Url, snapshot: &crate::model::PageSnapshot) -> Site {
+    if url == start {
+        let reached = final_url_of(url, snapshot);
+        if reached != *url {
+            match site.write() {
+                Ok(mut site) => site.add(&reached),
+                Err(poisoned) => poisoned.into_inner().add(&reached),
+            }
+        }
+    }
+    read_site(site)
+}
+
+/// The site's hosts as they are now.
+pub(super) fn read_site(site: &RwLock<Site>) -> Site {
+    match site.read() {
+        Ok(site) => site.clone(),
+        Err(poisoned) => poisoned.into_inner().clone(),
     }
 }
 
@@ -235,7 +266,9 @@ struct PageLoop<'a> {
     render: &'a dyn PageRender,
     gate: &'a FleetGate<'a>,
     start: Url,
-    site: Site,
+    /// The site's hosts: the start page's render adds where it redirected, and every page
+    /// judged after it sees that.
+    site: Arc<RwLock<Site>>,
     rules: Arc<RobotsRules>,
     options: &'a ScanOptions,
     ceiling: FindingCeiling,
@@ -248,27 +281,31 @@ struct PageLoop<'a> {
 
 impl<'a> PageLoop<'a> {
     /// Renders and judges pages until `until`. With `start_pending` (the scan's own worker, the
-    /// start page not judged yet: the sitemap's pages) the start page is rendered alone first;
-    /// once it is written the site is known, helpers may join and the sitemap's pages follow.
+    /// start page not judged yet: the sitemap's pages) the sitemap's pages join the frontier
+    /// after the start page and render beside it, as in a crawl in memory; once the start page is
+    /// written the site is known (with where it redirected) and helpers may join.
     async fn run(&mut self, until: Until, cancel: &CancellationToken, progress: &(dyn Fn(Progress) + Send + Sync), mut start_pending: Option<Vec<Url>>) -> Result<(), ScanError> {
         let budget = self.options.max_pages.max(1);
         let concurrency = self.options.page_concurrency.max(1);
-        let mut pending = FuturesUnordered::new();
+        // Claims, writes and progress counts are awaited while the pages in flight go on.
+        let mut pending = InFlight::default();
         let mut last_count: Option<Instant> = None;
         let mut idle = 0;
+        if let Some(sitemap) = &start_pending {
+            self.enqueue_sitemap(sitemap).await?;
+            if self.crawl.store.crawl_page_done(self.crawl.scan_id, self.start.as_str()).await? {
+                // An interrupted attempt judged the start page but did not say so.
+                let sitemap = start_pending.take().unwrap_or_default();
+                self.open_after_start(sitemap).await?;
+            }
+        }
         loop {
-            // Until the start page is judged, it is the only page rendered.
-            let room = if start_pending.is_some() { 1 } else { concurrency };
+            let room = concurrency;
             if pending.len() < room && !cancel.is_cancelled() {
-                let claimed = self.crawl.store.claim_pages(self.crawl.scan_id, self.crawl.holder, self.crawl.lease, room - pending.len()).await?;
+                let crawl = self.crawl;
+                let claimed = pending.meanwhile(crawl.store.claim_pages(crawl.scan_id, crawl.holder, crawl.lease, room - pending.len())).await?;
                 for page in claimed {
                     let Some(url) = normalize(&page.url, None) else { continue };
-                    if url != self.start
-                        && let Some(sitemap) = start_pending.take()
-                    {
-                        // An interrupted attempt judged the start page but did not say so.
-                        self.open_after_start(sitemap).await?;
-                    }
                     progress(Progress::PageStarted { url: url.to_string(), budget });
                     let (render, gate, options) = (self.render, self.gate, self.options);
                     let (start, site, rules) = (self.start.clone(), self.site.clone(), self.rules.clone());
@@ -280,6 +317,7 @@ impl<'a> PageLoop<'a> {
                         gate.leave(permit).await;
                         crate::metrics::metrics().pages_scanned.inc();
                         crate::metrics::metrics().page_duration.observe(took.as_secs_f64());
+                        let site = judging_site(&site, &start, &url, &snapshot);
                         let cx = PageContext { start: &start, site: &site, rules: &rules, options };
                         let judged = judge(snapshot, url, page.depth, &cx).await;
                         Ok::<_, ScanError>((judged, took))
@@ -330,25 +368,25 @@ impl<'a> PageLoop<'a> {
             let (judged, took) = next?;
             self.render_ms += took.as_millis() as u64;
             self.checks_ms += judged.checks_took.as_millis() as u64;
-            let is_start = judged.url == self.start;
-            let (url, final_url) = (judged.url.clone(), judged.final_url.clone());
+            let url = judged.url.clone();
             let t = Instant::now();
-            let written = self.write(judged).await?;
+            if url == self.start
+                && let Some(sitemap) = start_pending.take()
+            {
+                // The start page is judged: the site is known (with where the start redirected)
+                // and helpers may join.
+                pending.meanwhile(self.open_after_start(sitemap)).await?;
+            }
+            let written = pending.meanwhile(self.write(judged, budget)).await?;
             self.store_ms += t.elapsed().as_millis() as u64;
-            if let Some(links) = written {
+            if written {
                 self.judged += 1;
-                if is_start && let Some(sitemap) = start_pending.take() {
-                    if final_url != url {
-                        self.site.add(&final_url);
-                    }
-                    self.open_after_start(sitemap).await?;
-                }
-                self.crawl.store.enqueue_pages(self.crawl.scan_id, &links, budget).await?;
                 // The fleet's progress, read now and then (counting a big frontier per page
                 // would cost more than the page).
                 if until == Until::Drained && last_count.is_none_or(|t: Instant| t.elapsed() >= PROGRESS_COUNT_EVERY) {
                     last_count = Some(Instant::now());
-                    let counts = self.crawl.store.crawl_counts(self.crawl.scan_id).await?;
+                    let crawl = self.crawl;
+                    let counts = pending.meanwhile(crawl.store.crawl_counts(crawl.scan_id)).await?;
                     let done = counts.done as usize;
                     let found = ((counts.done + counts.claimed + counts.queued) as usize).min(budget).max(done);
                     progress(Progress::PageDone { url: url.to_string(), done, found, budget });
@@ -357,9 +395,11 @@ impl<'a> PageLoop<'a> {
         }
     }
 
-    /// Writes a judged page with its facts and frontier row; the links it adds to the
-    /// frontier, or `None` when another worker had taken the page over (nothing written).
-    async fn write(&mut self, judged: JudgedPage) -> Result<Option<Vec<(String, u32)>>, ScanError> {
+    /// Writes a judged page with its facts and frontier row; `false` when another worker had
+    /// taken the page over (nothing written). Where it redirected and the links it found join
+    /// the frontier first, while the page is still claimed: the crawl is never seen drained
+    /// between a page's write and its links'.
+    async fn write(&mut self, judged: JudgedPage, budget: usize) -> Result<bool, ScanError> {
         let JudgedPage { url, final_url, depth, next, record, findings, mut facts, capped, .. } = judged;
         let before = self.ceiling.omitted();
         let findings = self.ceiling.admit(findings, Source::Page);
@@ -367,34 +407,47 @@ impl<'a> PageLoop<'a> {
         facts.capped.findings_omitted += self.ceiling.omitted() - before;
         let text = serde_json::to_string(&facts).map_err(|e| ScanError::Browser(format!("a page's facts: {e}")))?;
         let store = self.crawl.store;
-        if !store.complete_page(self.crawl.scan_id, self.crawl.org, url.as_str(), self.crawl.holder, &text, &record, &findings).await? {
-            tracing::warn!(url = %url, "another worker took this page over (its lease expired); this render is dropped");
-            return Ok(None);
-        }
         if final_url != url {
             store.mark_reached(self.crawl.scan_id, final_url.as_str(), depth).await?;
         }
-        Ok(Some(next.into_iter().map(|u| (u.to_string(), depth + 1)).collect()))
+        let links: Vec<(String, u32)> = next.into_iter().map(|u| (u.to_string(), depth + 1)).collect();
+        store.enqueue_pages(self.crawl.scan_id, &links, budget).await?;
+        if !store.complete_page(self.crawl.scan_id, self.crawl.org, url.as_str(), self.crawl.holder, &text, &record, &findings).await? {
+            tracing::warn!(url = %url, "another worker took this page over (its lease expired); this render is dropped");
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    /// The sitemap's pages on the site, at depth 1: to the frontier (a page already there stays
+    /// as it is).
+    async fn enqueue_sitemap(&self, sitemap: &[Url]) -> Result<(), ScanError> {
+        let seeds: Vec<(String, u32)> = sitemap
+            .iter()
+            .filter(|u| read_site(&self.site).contains(u) && looks_like_page(u) && self.rules.allowed(u))
+            .map(|u| (u.to_string(), 1))
+            .collect();
+        self.crawl.store.enqueue_pages(self.crawl.scan_id, &seeds, self.options.max_pages.max(1)).await?;
+        Ok(())
     }
 
     /// The start page is judged: the site is known, the context says so (helpers may join),
-    /// and the sitemap's pages join the frontier.
+    /// and the sitemap's pages on hosts the start redirected to join the frontier too.
     async fn open_after_start(&mut self, sitemap: Vec<Url>) -> Result<(), ScanError> {
         let store = self.crawl.store;
         let Some((text, _)) = store.crawl_context(self.crawl.scan_id).await? else {
             return Err(ScanError::Interrupted);
         };
+        // The start page's regions (on most sites the header, navigation and footer of every
+        // page) are kept first, so that helpers start with them judged.
+        if let Some(cache) = &self.options.region_cache {
+            self.render.share_verdicts(cache).await;
+        }
         let mut context = CrawlContext::decode(&text)?;
-        context.site = self.site.clone();
+        context.site = read_site(&self.site);
         context.start_done = true;
         store.set_crawl_context(self.crawl.scan_id, &context.encode()?).await?;
-        let seeds: Vec<(String, u32)> = sitemap
-            .into_iter()
-            .filter(|u| self.site.contains(u) && looks_like_page(u) && self.rules.allowed(u))
-            .map(|u| (u.to_string(), 1))
-            .collect();
-        store.enqueue_pages(self.crawl.scan_id, &seeds, self.options.max_pages.max(1)).await?;
-        Ok(())
+        self.enqueue_sitemap(&sitemap).await
     }
 }
 
@@ -455,7 +508,7 @@ pub async fn take_part(
         render,
         gate: &fleet_gate,
         start,
-        site: context.site.clone(),
+        site: Arc::new(RwLock::new(context.site.clone())),
         rules: Arc::new(rules),
         options,
         ceiling: FindingCeiling::with_stored(stored),

@@ -216,6 +216,15 @@ impl Store {
         Ok(())
     }
 
+    /// Whether the page at `url` of the scan's crawl is judged and written.
+    pub async fn crawl_page_done(&self, scan_id: Uuid, url: &str) -> StoreResult<bool> {
+        let row = self
+            .conn()
+            .query_one_raw(self.stmt("SELECT state FROM crawl_pages WHERE scan_id = $1 AND url_key = $2", vec![scan_id.into(), url_key(url).into()]))
+            .await?;
+        Ok(row.map(|r| r.try_get::<String>("", "state")).transpose()?.as_deref() == Some("done"))
+    }
+
     /// Claims up to `max` pages of the scan for `holder`, breadth first: first the pages whose
     /// holder's lease expired, then the queue. Concurrent claims skip each other's rows
     /// (PostgreSQL) or take turns (SQLite).
