@@ -422,3 +422,33 @@ async fn writers_of_one_scan_number_its_pages_once_each_and_without_gaps() {
     let numbers: Vec<i32> = store.scan_pages(scan.id).await.unwrap().into_iter().map(|p| p.seq).collect();
     assert_eq!(numbers, (1..=25).collect::<Vec<i32>>(), "every page numbered once, in order, no gaps");
 }
+
+/// A start page that redirects to another host (`example.com` to `www.example.com`; here
+/// `127.0.0.1` to `localhost`) makes that host the site's: the start page's links there are
+/// followed, by one worker alone and by a shared crawl alike.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_start_that_redirects_to_another_host_is_crawled_there() {
+    let app = spawn_app().await;
+    let store = app.store.clone();
+    let site = FixtureSite::start().await;
+    let port = url::Url::parse(&site.url("/")).unwrap().port().unwrap();
+    let there = |path: &str| format!("http://localhost:{port}{path}");
+    site.route("/", Route::redirect(301, &there("/home")));
+    let page = |title: &str, links: &str| {
+        Route::html(format!(
+            "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title></head><body><main><h1>{title}</h1>{links}</main></body></html>"
+        ))
+    };
+    site.route("/home", page("Home", "<a href=\"/a\">A</a> <a href=\"/b\">B</a>"));
+    site.route("/a", page("A", "<a href=\"/b\">B</a>"));
+    site.route("/b", page("B", "<a href=\"/home\">Home</a>"));
+    let scanner = EngineSpec::default().scanner().await;
+    let lease = Duration::from_secs(30);
+    for sharing in [false, true] {
+        let scan = seed(&store, &site.url("/")).await;
+        let outcome = run_as(&store, &scanner, if sharing { "owner" } else { "alone" }, &config(sharing, lease), &CancellationToken::new()).await;
+        assert!(matches!(outcome, Outcome::Completed(_)), "sharing {sharing}: {outcome:?}");
+        let urls = page_urls(&store, scan.id).await;
+        assert_eq!(urls, vec![site.url("/"), there("/a"), there("/b")], "sharing {sharing}: the redirect's host is crawled");
+    }
+}
