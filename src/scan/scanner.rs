@@ -2,20 +2,20 @@
 //! the browser pool, page checks as pages finish, link and resource statuses, then site checks.
 
 use super::digest::page_record;
-use super::page_work::{PageContext, account_checks, judge};
+use super::page_work::{PageContext, account_checks, final_url_of, judge};
 use super::error::ScanError;
 use super::frontier::{Frontier, Site, looks_like_page, normalize};
 use super::options::{MAX_CRAWL_DELAY, ScanOptions};
 use super::politeness::HostGate;
-use super::shared_crawl::{SharedCrawl, judging_site, read_site};
+use super::shared_crawl::SharedCrawl;
 use super::site_gather::{SiteFacts, fetch_robots, fetch_sitemaps, https_probe, listed_pages, preflight};
 use crate::browser::BrowserPool;
 use crate::checks::{run_page_checks, run_site_checks};
 use crate::model::{CheckNotRun, Finding, ScanPhase};
 use crate::net::Fetcher;
 use crate::model::ReportPage;
-use super::in_flight::InFlight;
-use std::sync::{Arc, RwLock};
+use futures::stream::{FuturesUnordered, StreamExt};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 use url::Url;
@@ -284,13 +284,12 @@ impl Scanner {
         if let Some(cache) = &options.region_cache {
             cache.seed(&session).await;
         }
-        // The start page's render adds where it redirected; every page judged after it sees that.
-        let site = RwLock::new(Site::new(start));
+        let mut site = Site::new(start);
         let mut frontier = Frontier::default();
         frontier.push(start.clone(), 0);
         let sitemap_urls: Vec<Url> = listed_pages(&facts.sitemaps).filter_map(|u| normalize(u, None)).collect();
         for url in &sitemap_urls {
-            if read_site(&site).contains(url) && looks_like_page(url) && rules.allowed(url) {
+            if site.contains(url) && looks_like_page(url) && rules.allowed(url) {
                 frontier.push(url.clone(), 1);
             }
         }
@@ -300,25 +299,19 @@ impl Scanner {
         let concurrency = options.page_concurrency.max(1);
         let mut started = 0usize;
         let mut done = 0usize;
-        // A finished page's checks and write are awaited while the pages in flight go on.
-        let mut pending = InFlight::default();
+        let mut pending = FuturesUnordered::new();
         let result: Result<(), ScanError> = loop {
             while pending.len() < concurrency && started < budget {
                 let Some((url, depth)) = frontier.pop() else { break };
                 started += 1;
                 notify(Progress::PageStarted { url: url.to_string(), budget });
-                let (session, site, rules) = (&session, &site, &rules);
+                let session = &session;
                 let gate = gate.clone();
-                // Rendered and judged together: a page's checks run while others render.
                 pending.push(async move {
-                    let permit = gate.enter().await;
+                    let _permit = gate.enter().await;
                     let t = Instant::now();
                     let snapshot = session.capture(url.as_str()).await;
-                    let took = t.elapsed();
-                    drop(permit);
-                    let site = judging_site(site, start, &url, &snapshot);
-                    let cx = PageContext { start, site: &site, rules, options };
-                    (judge(snapshot, url, depth, &cx).await, took)
+                    (url, depth, snapshot, t.elapsed())
                 });
             }
             if pending.is_empty() {
@@ -328,15 +321,21 @@ impl Scanner {
                 n = pending.next() => n,
                 _ = cancel.cancelled() => break Err(ScanError::Interrupted),
             };
-            let Some((judged, took)) = next else { break Ok(()) };
+            let Some((url, depth, snapshot, took)) = next else { break Ok(()) };
             stats.render_ms += took.as_millis() as u64;
             crate::metrics::metrics().pages_scanned.inc();
             crate::metrics::metrics().page_duration.observe(took.as_secs_f64());
             done += 1;
-            let (url, depth) = (judged.url.clone(), judged.depth);
-            if judged.final_url != url {
-                frontier.mark_seen(&judged.final_url);
+            let is_start = done == 1 && url == *start;
+            let final_url = final_url_of(&url, &snapshot);
+            if final_url != url {
+                frontier.mark_seen(&final_url);
+                if is_start {
+                    site.add(&final_url);
+                }
             }
+            let cx = PageContext { start, site: &site, rules: &rules, options };
+            let judged = judge(snapshot, url.clone(), depth, &cx).await;
             for link in judged.next {
                 if !frontier.seen(&link) {
                     frontier.push(link, depth + 1);
@@ -347,7 +346,7 @@ impl Scanner {
             stats.checks_ms += judged.checks_took.as_millis() as u64;
             let (record, findings) = (judged.record, judged.findings);
             let t = Instant::now();
-            if let Err(e) = pending.meanwhile(sink.page(record, findings)).await {
+            if let Err(e) = sink.page(record, findings).await {
                 break Err(e);
             }
             stats.store_ms += t.elapsed().as_millis() as u64;

@@ -230,7 +230,7 @@ impl PageRender for BrowserSession {
 /// The site a page just rendered is judged with: `site` as it is now, with where the start page
 /// redirected when `url` is the start (`example.com` to `www.example.com`: its links are the
 /// site's, and so are those of every page judged after it).
-pub(super) fn judging_site(site: &RwLock<Site>, start: &Url, url: &Url, snapshot: &crate::model::PageSnapshot) -> Site {
+fn judging_site(site: &RwLock<Site>, start: &Url, url: &Url, snapshot: &crate::model::PageSnapshot) -> Site {
     if url == start {
         let reached = final_url_of(url, snapshot);
         if reached != *url {
@@ -244,7 +244,7 @@ pub(super) fn judging_site(site: &RwLock<Site>, start: &Url, url: &Url, snapshot
 }
 
 /// The site's hosts as they are now.
-pub(super) fn read_site(site: &RwLock<Site>) -> Site {
+fn read_site(site: &RwLock<Site>) -> Site {
     match site.read() {
         Ok(site) => site.clone(),
         Err(poisoned) => poisoned.into_inner().clone(),
