@@ -233,22 +233,17 @@ impl Store {
             return Ok(Vec::new());
         }
         let now = now_us();
+        if self.backend() == DatabaseBackend::Postgres {
+            return self.claim_pages_pg(scan_id, holder, now, now + lease_us(lease), max).await;
+        }
         let txn = self.conn().begin().await?;
-        let lock = match self.backend() {
-            DatabaseBackend::Postgres => " FOR UPDATE SKIP LOCKED",
-            _ => {
-                // The write lock first (a read that later writes could fail on a stale snapshot).
-                txn.execute_raw(self.stmt("UPDATE crawls SET admitted = admitted WHERE scan_id = $1", vec![scan_id.into()])).await?;
-                ""
-            }
-        };
+        // SQLite: the write lock first (a read that later writes could fail on a stale snapshot).
+        txn.execute_raw(self.stmt("UPDATE crawls SET admitted = admitted WHERE scan_id = $1", vec![scan_id.into()])).await?;
         let max = i64::try_from(max).unwrap_or(i64::MAX);
         let mut rows = txn
             .query_all_raw(self.stmt(
-                &format!(
-                    "SELECT url_key, url, depth FROM crawl_pages WHERE scan_id = $1 AND state = 'claimed' AND lease_expires_at < $2 \
-                     ORDER BY depth, ordinal LIMIT $3{lock}"
-                ),
+                "SELECT url_key, url, depth FROM crawl_pages WHERE scan_id = $1 AND state = 'claimed' AND lease_expires_at < $2 \
+                 ORDER BY depth, ordinal LIMIT $3",
                 vec![scan_id.into(), now.into(), max.into()],
             ))
             .await?;
@@ -256,7 +251,7 @@ impl Store {
             let rest = max - rows.len() as i64;
             rows.extend(
                 txn.query_all_raw(self.stmt(
-                    &format!("SELECT url_key, url, depth FROM crawl_pages WHERE scan_id = $1 AND state = 'queued' ORDER BY depth, ordinal LIMIT $2{lock}"),
+                    "SELECT url_key, url, depth FROM crawl_pages WHERE scan_id = $1 AND state = 'queued' ORDER BY depth, ordinal LIMIT $2",
                     vec![scan_id.into(), rest.into()],
                 ))
                 .await?,
@@ -275,6 +270,34 @@ impl Store {
         }
         txn.commit().await?;
         Ok(claimed)
+    }
+
+    /// PostgreSQL: `claim_pages` as one statement (in its own transaction). Rows other claims
+    /// hold are skipped; the expired leases' pages come first, then the queue's, breadth first.
+    async fn claim_pages_pg(&self, scan_id: Uuid, holder: &str, now: i64, expires: i64, max: usize) -> StoreResult<Vec<ClaimedPage>> {
+        let max = i64::try_from(max).unwrap_or(i64::MAX);
+        let sql = "WITH expired AS (SELECT url_key, depth, ordinal, 0 AS k FROM crawl_pages \
+                      WHERE scan_id = $1 AND state = 'claimed' AND lease_expires_at < $2 \
+                      ORDER BY depth, ordinal LIMIT $3 FOR UPDATE SKIP LOCKED), \
+                    queued AS (SELECT url_key, depth, ordinal, 1 AS k FROM crawl_pages \
+                      WHERE scan_id = $1 AND state = 'queued' \
+                      ORDER BY depth, ordinal LIMIT $3 FOR UPDATE SKIP LOCKED), \
+                    picked AS (SELECT url_key FROM (SELECT * FROM expired UNION ALL SELECT * FROM queued) AS p \
+                      ORDER BY k, depth, ordinal LIMIT $3) \
+                  UPDATE crawl_pages AS c SET state = 'claimed', holder = $4, lease_expires_at = $5 FROM picked \
+                  WHERE c.scan_id = $1 AND c.url_key = picked.url_key RETURNING c.url, c.depth, c.ordinal";
+        let rows = self
+            .conn()
+            .query_all_raw(self.stmt(sql, vec![scan_id.into(), now.into(), max.into(), holder.into(), expires.into()]))
+            .await?;
+        let mut claimed = Vec::with_capacity(rows.len());
+        for row in rows {
+            let depth: i32 = row.try_get("", "depth")?;
+            let ordinal: i64 = row.try_get("", "ordinal")?;
+            claimed.push((depth, ordinal, row.try_get::<String>("", "url")?));
+        }
+        claimed.sort();
+        Ok(claimed.into_iter().map(|(depth, _, url)| ClaimedPage { url, depth: u32::try_from(depth).unwrap_or(0) }).collect())
     }
 
     /// Renews the leases of the scan's pages `holder` is rendering; how many it still holds.
@@ -312,6 +335,11 @@ impl Store {
         page: &ReportPage,
         findings: &[Finding],
     ) -> StoreResult<bool> {
+        if self.backend() == DatabaseBackend::Postgres && findings.len() <= super::findings::INSERT_CHUNK {
+            // One statement, committed on the server: see `crawled_page_statement`.
+            let (sql, values) = super::findings::crawled_page_statement(scan_id, org, &url_key(url), holder, facts, page, findings);
+            return Ok(self.conn().execute_raw(self.stmt(&sql, values)).await?.rows_affected() == 1);
+        }
         let txn = self.conn().begin().await?;
         if self.backend() == DatabaseBackend::Postgres {
             // The page's write does not wait for its WAL flush. Writers of one scan take turns

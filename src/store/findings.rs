@@ -17,7 +17,85 @@ use uuid::Uuid;
 pub use crate::model::{FindingRow, PageRow};
 
 /// Rows per INSERT statement (well under SQLite's bound-variable limit).
-const INSERT_CHUNK: usize = 500;
+pub(crate) const INSERT_CHUNK: usize = 500;
+
+/// The scan's page counter taken and raised: its next page number. A scan without a counter yet
+/// starts it after its highest page number.
+const TAKE: &str = "INSERT INTO scan_page_numbers (scan_id, last_seq) \
+     VALUES ($1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM scan_pages WHERE scan_id = $1)) \
+     ON CONFLICT (scan_id) DO UPDATE SET last_seq = scan_page_numbers.last_seq + 1 RETURNING last_seq";
+
+/// The findings table's columns, in `finding_values`' order.
+const FINDING_COLUMNS: &str = "id, scan_id, org_id, check_id, severity, title, description, evidence, remediation, cwe_id, page_url, created_at, change";
+const FINDING_WIDTH: usize = 13;
+
+fn finding_values(scan_id: Uuid, org: &str, created_at: i64, f: &Finding) -> Vec<sea_orm::Value> {
+    vec![
+        Uuid::now_v7().into(),
+        scan_id.into(),
+        org.into(),
+        f.check_id.clone().into(),
+        f.severity.into(),
+        Some(f.title.clone()).into(),
+        Some(f.description.clone()).into(),
+        Some(serde_json::Value::Object(f.evidence.clone()).to_string()).into(),
+        Some(f.remediation.clone()).into(),
+        f.cwe_id.clone().into(),
+        f.url().map(str::to_string).into(),
+        created_at.into(),
+        Option::<String>::None.into(),
+    ]
+}
+
+/// PostgreSQL: a crawled page's whole write as one statement in its own transaction, committed
+/// without waiting for its WAL flush: the frontier row marked done (only while `holder` still
+/// holds it), then its findings, then the scan's page number and the page row. The number's row
+/// lock is held from the moment it is taken to the end of this statement's commit, on the server:
+/// no turn waits for a client's next message. Returns whether the page was written (nothing is,
+/// when its lease was lost). At most `INSERT_CHUNK` findings.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn crawled_page_statement(
+    scan_id: Uuid,
+    org: &str,
+    url_key: &str,
+    holder: &str,
+    facts: &str,
+    page: &ReportPage,
+    findings: &[Finding],
+) -> (String, Vec<sea_orm::Value>) {
+    // $1 scan, $2 holder, $3 facts, $4 url key, $5 the page row's id, $6.. the page's columns.
+    let mut values: Vec<sea_orm::Value> = vec![scan_id.into(), holder.into(), facts.into(), url_key.into(), Uuid::now_v7().into()];
+    values.extend(page_columns(page));
+    let page_marks: Vec<String> = (6..=values.len()).map(|i| format!("${i}")).collect();
+    let now = now_us();
+    let mut rows = Vec::with_capacity(findings.len());
+    for f in findings {
+        let n = values.len();
+        rows.push(format!("({})", (1..=FINDING_WIDTH).map(|i| format!("${}", n + i)).collect::<Vec<_>>().join(", ")));
+        values.extend(finding_values(scan_id, org, now, f));
+    }
+    let written = if rows.is_empty() {
+        "SELECT 0 AS n FROM done".to_string()
+    } else {
+        format!(
+            "INSERT INTO findings ({FINDING_COLUMNS}) SELECT v.* FROM (VALUES {}) AS v({FINDING_COLUMNS}) WHERE EXISTS (SELECT 1 FROM done) RETURNING 0 AS n",
+            rows.join(", ")
+        )
+    };
+    let sql = format!(
+        "WITH lazy AS (SELECT set_config('synchronous_commit', 'off', true) AS c), \
+         done AS (UPDATE crawl_pages SET state = 'done', facts = $3, done_by = $2, holder = NULL, lease_expires_at = NULL \
+                  WHERE scan_id = $1 AND url_key = $4 AND state = 'claimed' AND holder = $2 RETURNING 1), \
+         found AS ({written}), \
+         number AS (INSERT INTO scan_page_numbers (scan_id, last_seq) \
+                    SELECT $1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM scan_pages WHERE scan_id = $1) \
+                    WHERE EXISTS (SELECT 1 FROM done) AND (SELECT COUNT(*) FROM found) >= 0 \
+                    ON CONFLICT (scan_id) DO UPDATE SET last_seq = scan_page_numbers.last_seq + 1 RETURNING last_seq) \
+         {}",
+        insert_page_sql(&format!("SELECT $5, $1, number.last_seq, {} FROM number, lazy", page_marks.join(", ")))
+    );
+    (sql, values)
+}
 
 /// Filters of `GET /api/v1/findings`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -149,9 +227,6 @@ impl Store {
         // lock is held already). A scan without a counter yet starts it after its highest page
         // number. On PostgreSQL the page's row is written by the same statement, so that a turn
         // is one statement and the commit.
-        const TAKE: &str = "INSERT INTO scan_page_numbers (scan_id, last_seq) \
-             VALUES ($1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM scan_pages WHERE scan_id = $1)) \
-             ON CONFLICT (scan_id) DO UPDATE SET last_seq = scan_page_numbers.last_seq + 1 RETURNING last_seq";
         if self.backend() == DatabaseBackend::Postgres {
             let mut values = vec![scan_id.into(), Uuid::now_v7().into()];
             values.extend(page_columns(page));
