@@ -53,6 +53,11 @@ impl LeaseGuard {
         LeaseGuard { lost, stop, renewer: Some(renewer) }
     }
 
+    /// Whether the lease has been lost so far (renewals go on).
+    pub fn lost(&self) -> bool {
+        self.lost.is_cancelled()
+    }
+
     /// Stops renewing (the scan ended) and tells whether the lease had been lost meanwhile.
     pub async fn stop(mut self) -> bool {
         self.stop.cancel();

@@ -241,7 +241,11 @@ pub async fn run_claimed(
         (Ok(()), Err(e)) => Err(ScanError::TargetUnreachable(format!("the stored target is not a URL: {e}"))),
     };
     recorder.stop().await;
-    let lease_lost = lease.stop().await;
+    // The lease is renewed until the scan's end is stored: a big scan's completion (its site
+    // checks' findings compared with the baseline's, its report) can outlast a lease, and a
+    // lease that expired meanwhile would hand the finished scan to another worker to complete
+    // again, and again.
+    let lease_lost = lease.lost();
     // A failed scan ends here: its frontier and pages' facts are not needed. A completed one's
     // go once the completion is stored; a lost lease keeps them, so that the next attempt
     // resumes the crawl instead of rendering every page again.
@@ -270,7 +274,9 @@ pub async fn run_claimed(
             summary.capped = capped.any();
             summary.site_checks_not_run = stats.site_checks_not_run.clone();
             let report = StoredReport { summary, fixed: Some(changes.fixed) };
-            if store.complete_scan(scan.id, owner, &report).await? {
+            let completed = store.complete_scan(scan.id, owner, &report).await?;
+            lease.stop().await;
+            if completed {
                 if config.page_sharing {
                     forget_crawl(store, scan.id).await;
                 }
@@ -301,7 +307,7 @@ pub async fn run_claimed(
             }
         }
         Err(ScanError::Interrupted) => {
-            if !lease_lost {
+            if !lease.stop().await {
                 store.release_scan(scan.id, owner).await?;
                 tracing::info!("scan released for another worker");
             }
@@ -312,7 +318,9 @@ pub async fn run_claimed(
             let mut summary = ReportSummary::failed_in(mode, e.code(), &e.to_string());
             summary.duration_ms = began.elapsed().as_millis() as u64;
             summary.trigger = trigger_of(&scan);
-            if store.fail_scan(scan.id, owner, &StoredReport::of(summary)).await? {
+            let failed = store.fail_scan(scan.id, owner, &StoredReport::of(summary)).await?;
+            lease.stop().await;
+            if failed {
                 let now = crate::store::time::now_us();
                 if let Err(e) = crate::events::webhooks::scan_finished(store, &scan, false, None, &[], now).await {
                     tracing::warn!(error = %e, "could not queue the webhook events of the scan");
