@@ -274,9 +274,12 @@ impl Store {
 
     /// PostgreSQL: `claim_pages` as one statement (in its own transaction). Rows other claims
     /// hold are skipped; the expired leases' pages come first, then the queue's, breadth first.
+    /// Committed without waiting for its WAL flush: a claim a crash loses leaves the page queued,
+    /// and the render of it is dropped when its write finds the page not held.
     async fn claim_pages_pg(&self, scan_id: Uuid, holder: &str, now: i64, expires: i64, max: usize) -> StoreResult<Vec<ClaimedPage>> {
         let max = i64::try_from(max).unwrap_or(i64::MAX);
-        let sql = "WITH expired AS (SELECT url_key, depth, ordinal, 0 AS k FROM crawl_pages \
+        let sql = "WITH lazy AS (SELECT set_config('synchronous_commit', 'off', true) AS c), \
+                    expired AS (SELECT url_key, depth, ordinal, 0 AS k FROM crawl_pages \
                       WHERE scan_id = $1 AND state = 'claimed' AND lease_expires_at < $2 \
                       ORDER BY depth, ordinal LIMIT $3 FOR UPDATE SKIP LOCKED), \
                     queued AS (SELECT url_key, depth, ordinal, 1 AS k FROM crawl_pages \
@@ -284,7 +287,7 @@ impl Store {
                       ORDER BY depth, ordinal LIMIT $3 FOR UPDATE SKIP LOCKED), \
                     picked AS (SELECT url_key FROM (SELECT * FROM expired UNION ALL SELECT * FROM queued) AS p \
                       ORDER BY k, depth, ordinal LIMIT $3) \
-                  UPDATE crawl_pages AS c SET state = 'claimed', holder = $4, lease_expires_at = $5 FROM picked \
+                  UPDATE crawl_pages AS c SET state = 'claimed', holder = $4, lease_expires_at = $5 FROM picked, lazy \
                   WHERE c.scan_id = $1 AND c.url_key = picked.url_key RETURNING c.url, c.depth, c.ordinal";
         let rows = self
             .conn()
