@@ -19,6 +19,7 @@ use super::site_gather::{RobotsRules, SiteFacts, listed_pages};
 use crate::browser::BrowserSession;
 use crate::model::ScanPhase;
 use crate::store::Store;
+use crate::store::crawl::ClaimCursor;
 use super::in_flight::InFlight;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -163,6 +164,9 @@ impl FleetGate<'_> {
     }
 }
 
+/// The pages (normalised URLs) a worker claimed of a scan and has not written yet.
+type Held = Arc<std::sync::Mutex<std::collections::BTreeSet<String>>>;
+
 /// Renews the leases of the pages a worker holds until stopped or dropped (a worker whose
 /// task is gone renews nothing: its pages' leases expire and others take them).
 struct PageLeases {
@@ -177,7 +181,7 @@ impl Drop for PageLeases {
 }
 
 impl PageLeases {
-    fn start(store: Store, scan_id: Uuid, holder: String, lease: Duration) -> PageLeases {
+    fn start(store: Store, scan_id: Uuid, holder: String, lease: Duration, held: Held) -> PageLeases {
         let stop = CancellationToken::new();
         let handle = {
             let stop = stop.clone();
@@ -188,7 +192,11 @@ impl PageLeases {
                         _ = tokio::time::sleep(every) => {}
                         _ = stop.cancelled() => return,
                     }
-                    if let Err(e) = store.renew_pages(scan_id, &holder, lease).await {
+                    let urls: Vec<String> = held.lock().map(|held| held.iter().cloned().collect()).unwrap_or_default();
+                    if urls.is_empty() {
+                        continue;
+                    }
+                    if let Err(e) = store.renew_pages(scan_id, &holder, lease, &urls).await {
                         tracing::warn!(error = %e, "could not renew the leases of this worker's pages");
                     }
                 }
@@ -272,6 +280,10 @@ struct PageLoop<'a> {
     rules: Arc<RobotsRules>,
     options: &'a ScanOptions,
     ceiling: FindingCeiling,
+    /// Where this worker's claims of the frontier stand.
+    cursor: ClaimCursor,
+    /// The pages it claimed and has not written: their leases are renewed.
+    held: Held,
     /// Pages this worker judged and wrote.
     judged: usize,
     render_ms: u64,
@@ -303,9 +315,12 @@ impl<'a> PageLoop<'a> {
             let room = concurrency;
             if pending.len() < room && !cancel.is_cancelled() {
                 let crawl = self.crawl;
-                let claimed = pending.meanwhile(crawl.store.claim_pages(crawl.scan_id, crawl.holder, crawl.lease, room - pending.len())).await?;
+                let claimed = pending.meanwhile(crawl.store.claim_pages_from(crawl.scan_id, crawl.holder, crawl.lease, room - pending.len(), &mut self.cursor)).await?;
                 for page in claimed {
                     let Some(url) = normalize(&page.url, None) else { continue };
+                    if let Ok(mut held) = self.held.lock() {
+                        held.insert(url.to_string());
+                    }
                     progress(Progress::PageStarted { url: url.to_string(), budget });
                     let (render, gate, options) = (self.render, self.gate, self.options);
                     let (start, site, rules) = (self.start.clone(), self.site.clone(), self.rules.clone());
@@ -412,7 +427,11 @@ impl<'a> PageLoop<'a> {
         }
         let links: Vec<(String, u32)> = next.into_iter().map(|u| (u.to_string(), depth + 1)).collect();
         store.enqueue_pages(self.crawl.scan_id, &links, budget).await?;
-        if !store.complete_page(self.crawl.scan_id, self.crawl.org, url.as_str(), self.crawl.holder, &text, &record, &findings).await? {
+        let completed = store.complete_page(self.crawl.scan_id, self.crawl.org, url.as_str(), self.crawl.holder, &text, &record, &findings).await;
+        if let Ok(mut held) = self.held.lock() {
+            held.remove(url.as_str());
+        }
+        if !completed? {
             tracing::warn!(url = %url, "another worker took this page over (its lease expired); this render is dropped");
             return Ok(false);
         }
@@ -501,7 +520,8 @@ pub async fn take_part(
     let start = Url::parse(&context.start).map_err(|e| ScanError::TargetUnreachable(format!("the crawl's start is not a URL: {e}")))?;
     let options = &ScanOptions { max_pages: context.max_pages, max_depth: context.max_depth, ..options.clone() };
     let stored = usize::try_from(crawl.store.scan_findings_stored(crawl.scan_id).await?).unwrap_or(usize::MAX);
-    let leases = PageLeases::start(crawl.store.clone(), crawl.scan_id, crawl.holder.to_string(), crawl.lease);
+    let held = Held::default();
+    let leases = PageLeases::start(crawl.store.clone(), crawl.scan_id, crawl.holder.to_string(), crawl.lease, held.clone());
     let fleet_gate = context.gate(crawl);
     let mut pages = PageLoop {
         crawl,
@@ -512,6 +532,8 @@ pub async fn take_part(
         rules: Arc::new(rules),
         options,
         ceiling: FindingCeiling::with_stored(stored),
+        cursor: ClaimCursor::default(),
+        held,
         judged: 0,
         render_ms: 0,
         checks_ms: 0,

@@ -423,6 +423,42 @@ async fn writers_of_one_scan_number_its_pages_once_each_and_without_gaps() {
     assert_eq!(numbers, (1..=25).collect::<Vec<i32>>(), "every page numbered once, in order, no gaps");
 }
 
+/// A worker that claims again and again searches the queue past what it took last, yet a page
+/// given back behind that point, or left by a worker whose lease expired, is still claimed once
+/// the queue ahead is empty; leases are renewed for the pages named, and only while held.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_claim_cursor_still_finds_pages_given_back_behind_it() {
+    let app = spawn_app().await;
+    let store = app.store.clone();
+    let scan = seed(&store, "http://127.0.0.1:9/").await;
+    assert!(store.open_crawl(scan.id, "{}").await.unwrap());
+    let url = |i: usize| format!("http://127.0.0.1:9/p{i}");
+    let pages: Vec<(String, u32)> = (0..8).map(|i| (url(i), 1)).collect();
+    assert_eq!(store.enqueue_pages(scan.id, &pages, 100).await.unwrap(), 8);
+    let lease = Duration::from_secs(30);
+    let names = |claimed: Vec<sitescan::store::crawl::ClaimedPage>| -> Vec<String> { claimed.into_iter().map(|p| p.url).collect() };
+    let mut cursor = sitescan::store::crawl::ClaimCursor::default();
+    let claim = async |holder: &str, n: usize, cursor: &mut sitescan::store::crawl::ClaimCursor| names(store.claim_pages_from(scan.id, holder, lease, n, cursor).await.unwrap());
+
+    assert_eq!(claim("a", 2, &mut cursor).await, vec![url(0), url(1)]);
+    assert_eq!(claim("a", 2, &mut cursor).await, vec![url(2), url(3)]);
+    assert_eq!(store.renew_pages(scan.id, "a", lease, &[url(2), url(3), url(4)]).await.unwrap(), 2, "only the named pages a holds");
+    assert_eq!(store.renew_pages(scan.id, "b", lease, &[url(2)]).await.unwrap(), 0, "b holds none of them");
+    // `a` gives its pages back: they are behind its cursor.
+    assert_eq!(store.release_pages(scan.id, "a").await.unwrap(), 4);
+    // Another worker claims two under a lease that is over at once.
+    let lost = names(store.claim_pages(scan.id, "b", Duration::ZERO, 2).await.unwrap());
+    assert_eq!(lost, vec![url(0), url(1)], "a fresh claim searches the whole queue, breadth first");
+    assert_eq!(claim("a", 2, &mut cursor).await, vec![url(4), url(5)], "the queue past the cursor first");
+    assert_eq!(claim("a", 3, &mut cursor).await, vec![url(6), url(7)]);
+    // Nothing past the cursor: the expired pages, then the queue behind it.
+    assert_eq!(claim("a", 3, &mut cursor).await, vec![url(0), url(1), url(2)]);
+    assert_eq!(claim("a", 3, &mut cursor).await, vec![url(3)]);
+    assert!(claim("a", 3, &mut cursor).await.is_empty());
+    let counts = store.crawl_counts(scan.id).await.unwrap();
+    assert_eq!((counts.queued, counts.claimed, counts.abandoned), (0, 8, 0), "every page claimed once: {counts:?}");
+}
+
 /// A start page that redirects to another host (`example.com` to `www.example.com`; here
 /// `127.0.0.1` to `localhost`) makes that host the site's: the start page's links there are
 /// followed, by one worker alone and by a shared crawl alike.
