@@ -38,14 +38,19 @@ fn report_pages(rows: &[PageRow]) -> Vec<ReportPage> {
 /// `site_not_run`: the site checks that did not run this time (their earlier findings are not
 /// fixed).
 pub async fn compare_with_baseline(store: &Store, scan: &ScanRow, site_not_run: &[crate::model::CheckNotRun]) -> StoreResult<ScanChanges> {
+    let Some(baseline) = store.baseline_scan(scan).await? else {
+        // A first scan: every finding is new. Counted, not read (a big site's first scan has a
+        // million findings).
+        let mut new_severities = Vec::new();
+        for (_, severity, n) in store.scan_check_counts(scan.id).await? {
+            new_severities.extend(std::iter::repeat_n(severity, usize::try_from(n).unwrap_or(0)));
+        }
+        store.set_finding_changes(scan.id, &[]).await?;
+        let counts = ChangeCounts { new: new_severities.len() as u64, ..ChangeCounts::default() };
+        return Ok(ScanChanges { counts, fixed: Vec::new(), new_severities });
+    };
     let current = store.scan_findings(scan.id).await?;
     let current_fp = fingerprints(&current);
-    let Some(baseline) = store.baseline_scan(scan).await? else {
-        let comparison = compare(&current_fp, None, &Coverage::default());
-        store.set_finding_changes(scan.id, &[]).await?;
-        let new_severities = current.iter().map(|r| r.severity).collect();
-        return Ok(ScanChanges { counts: comparison.counts, fixed: Vec::new(), new_severities });
-    };
     let previous = store.scan_findings(baseline.id).await?;
     let previous_fp = fingerprints(&previous);
     let (previous_pages, _) = Coverage::pages_of(&report_pages(&store.scan_pages(baseline.id).await?));
