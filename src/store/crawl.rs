@@ -155,6 +155,9 @@ impl Store {
         // Far from the budget (room for these pages from every worker at once) the count is
         // added at the end, a moment's lock; near it, admissions take turns on the crawl's row.
         let far = budget - seen >= (pages.len() as i64).saturating_mul(FAR_FROM_BUDGET);
+        if far && self.backend() == DatabaseBackend::Postgres {
+            return self.admit_far_pg(scan_id, pages).await;
+        }
         if far {
             // Far from the budget (room for these pages from every worker at once): no turns,
             // and the count added after (a crash between the two leaves it a few pages short).
@@ -177,6 +180,47 @@ impl Store {
         let added = if room == 0 { 0 } else { self.admit_in(&txn, scan_id, pages, room).await? };
         txn.execute_raw(self.stmt("UPDATE crawls SET admitted = admitted + $1 WHERE scan_id = $2", vec![(added as i64).into(), scan_id.into()])).await?;
         txn.commit().await?;
+        Ok(added)
+    }
+
+    /// PostgreSQL, far from the budget: the pages not in the frontier yet join it and are
+    /// counted in one statement per chunk, committed on the server without waiting for its WAL
+    /// flush (the crawl's row is locked only inside the statement: admissions of every worker
+    /// took turns on it across their commits' flushes, which capped a big crawl's first pages,
+    /// when every page adds its links, at a few hundred a second). A crash can lose the last
+    /// moment's admissions, whose pages are then not crawled; the page that found them is
+    /// written after them, so it is lost too and judged again, finding them again.
+    async fn admit_far_pg(&self, scan_id: Uuid, pages: &[(String, u32)]) -> StoreResult<u64> {
+        let mut seen = std::collections::HashSet::new();
+        let fresh: Vec<(String, &String, u32)> = pages
+            .iter()
+            .filter_map(|(url, depth)| {
+                let key = url_key(url);
+                seen.insert(key.clone()).then_some((key, url, *depth))
+            })
+            .collect();
+        let base = now_us();
+        let mut added = 0;
+        for (c, chunk) in fresh.chunks(ENQUEUE_CHUNK).enumerate() {
+            let mut rows = Vec::with_capacity(chunk.len());
+            let mut values: Vec<sea_orm::Value> = vec![scan_id.into()];
+            for (i, (key, url, depth)) in chunk.iter().enumerate() {
+                let n = values.len();
+                rows.push(format!("($1, ${}, ${}, ${}, ${}, 'queued')", n + 1, n + 2, n + 3, n + 4));
+                let ordinal = base + (c * ENQUEUE_CHUNK + i) as i64;
+                values.extend([key.clone().into(), (*url).clone().into(), (*depth as i32).into(), ordinal.into()]);
+            }
+            let sql = format!(
+                "WITH lazy AS (SELECT set_config('synchronous_commit', 'off', true) AS c), \
+                 added AS (INSERT INTO crawl_pages (scan_id, url_key, url, depth, ordinal, state) VALUES {} \
+                   ON CONFLICT (scan_id, url_key) DO NOTHING RETURNING 1 AS one), \
+                 n AS (SELECT COUNT(*) AS n FROM added) \
+                 UPDATE crawls SET admitted = admitted + n.n FROM n, lazy WHERE scan_id = $1 RETURNING n.n",
+                rows.join(", ")
+            );
+            let row = self.conn().query_one_raw(self.stmt(&sql, values)).await?;
+            added += row.map(|r| r.try_get::<i64>("", "n")).transpose()?.map_or(0, |n| u64::try_from(n).unwrap_or(0));
+        }
         Ok(added)
     }
 
