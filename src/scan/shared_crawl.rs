@@ -36,8 +36,11 @@ const WAIT_POLL: Duration = Duration::from_millis(200);
 const LATE_START_US: i64 = 5_000;
 /// How many times a helper with nothing to render looks again before it leaves the crawl.
 const HELPER_LINGER_POLLS: u32 = 5;
-/// How often a worker counts the crawl's pages for its progress.
+/// How often a worker counts the crawl's pages for its progress, at least; and how many times
+/// the count's own time it waits before counting again (a count reads the whole frontier: a
+/// 100,000-page crawl's took 110-135 ms, a tenth of the database's time when taken every second).
 const PROGRESS_COUNT_EVERY: Duration = Duration::from_secs(1);
+const PROGRESS_COUNT_SHARE: u32 = 40;
 /// How often a worker waiting for a host slot held by others tries again.
 const SLOT_POLL: Duration = Duration::from_millis(50);
 
@@ -302,6 +305,7 @@ impl<'a> PageLoop<'a> {
         // Claims, writes and progress counts are awaited while the pages in flight go on.
         let mut pending = InFlight::default();
         let mut last_count: Option<Instant> = None;
+        let mut count_every = PROGRESS_COUNT_EVERY;
         let mut idle = 0;
         if let Some(sitemap) = &start_pending {
             self.enqueue_sitemap(sitemap).await?;
@@ -398,10 +402,12 @@ impl<'a> PageLoop<'a> {
                 self.judged += 1;
                 // The fleet's progress, read now and then (counting a big frontier per page
                 // would cost more than the page).
-                if until == Until::Drained && last_count.is_none_or(|t: Instant| t.elapsed() >= PROGRESS_COUNT_EVERY) {
-                    last_count = Some(Instant::now());
+                if until == Until::Drained && last_count.is_none_or(|t: Instant| t.elapsed() >= count_every) {
+                    let began = Instant::now();
                     let crawl = self.crawl;
                     let counts = pending.meanwhile(crawl.store.crawl_counts(crawl.scan_id)).await?;
+                    last_count = Some(Instant::now());
+                    count_every = PROGRESS_COUNT_EVERY.max(began.elapsed() * PROGRESS_COUNT_SHARE);
                     let done = counts.done as usize;
                     let found = ((counts.done + counts.claimed + counts.queued) as usize).min(budget).max(done);
                     progress(Progress::PageDone { url: url.to_string(), done, found, budget });

@@ -47,6 +47,37 @@ pub struct ClaimCursor {
     expired_seen: Option<std::time::Instant>,
 }
 
+/// The queue position past which each crawl's queue was last claimed by this process, shared
+/// by its worker loops: a loop's own last claim is older by every claim the others made since,
+/// and a search from it walks past each of them. (Bounded: forgotten whole past
+/// `CLAIM_HINTS_KEPT` crawls.)
+#[derive(Debug, Clone, Default)]
+pub struct ClaimHints(std::sync::Arc<std::sync::Mutex<std::collections::HashMap<Uuid, (i32, i64)>>>);
+
+const CLAIM_HINTS_KEPT: usize = 4096;
+
+impl ClaimHints {
+    fn get(&self, scan_id: Uuid) -> Option<(i32, i64)> {
+        self.0.lock().ok().and_then(|hints| hints.get(&scan_id).copied())
+    }
+
+    fn advance(&self, scan_id: Uuid, to: (i32, i64)) {
+        if let Ok(mut hints) = self.0.lock() {
+            if hints.len() >= CLAIM_HINTS_KEPT && !hints.contains_key(&scan_id) {
+                hints.clear();
+            }
+            let hint = hints.entry(scan_id).or_insert(to);
+            *hint = (*hint).max(to);
+        }
+    }
+
+    fn forget(&self, scan_id: Uuid) {
+        if let Ok(mut hints) = self.0.lock() {
+            hints.remove(&scan_id);
+        }
+    }
+}
+
 /// A page one claim took, with where it stood.
 struct Claimed {
     url: String,
@@ -134,6 +165,7 @@ impl Store {
         txn.execute_raw(self.stmt("DELETE FROM crawl_pages WHERE scan_id = $1", vec![scan_id.into()])).await?;
         txn.execute_raw(self.stmt("DELETE FROM crawls WHERE scan_id = $1", vec![scan_id.into()])).await?;
         txn.commit().await?;
+        self.claim_hints().forget(scan_id);
         Ok(())
     }
 
@@ -169,7 +201,11 @@ impl Store {
         // Near it, admissions take turns on the crawl's row.
         let txn = self.conn().begin().await?;
         let lock = match self.backend() {
-            DatabaseBackend::Postgres => " FOR UPDATE",
+            DatabaseBackend::Postgres => {
+                // The turn ends without waiting for the WAL flush (see `admit_far_pg`).
+                txn.execute_unprepared("SET LOCAL synchronous_commit TO OFF").await?;
+                " FOR UPDATE"
+            }
             _ => {
                 txn.execute_raw(self.stmt("UPDATE crawls SET admitted = admitted WHERE scan_id = $1", vec![scan_id.into()])).await?;
                 ""
@@ -308,6 +344,9 @@ impl Store {
             return Ok(Vec::new());
         }
         let look_expired = cursor.expired_seen.is_none_or(|t| t.elapsed() >= lease);
+        if cursor.after.is_some() {
+            cursor.after = cursor.after.max(self.claim_hints().get(scan_id));
+        }
         let mut claimed = self.claim_after(scan_id, holder, lease, max, cursor.after, look_expired).await?;
         let whole = claimed.is_empty() && (cursor.after.is_some() || !look_expired);
         if whole {
@@ -320,6 +359,9 @@ impl Store {
             if page.queued {
                 cursor.after = cursor.after.max(Some(page.position));
             }
+        }
+        if let Some(after) = cursor.after {
+            self.claim_hints().advance(scan_id, after);
         }
         claimed.sort_by_key(|page| page.position);
         Ok(claimed.into_iter().map(|page| ClaimedPage { url: page.url, depth: u32::try_from(page.position.0).unwrap_or(0) }).collect())

@@ -15,6 +15,8 @@ pub const DEFAULT_DATABASE_URL: &str = "sqlite://sitescan.db?mode=rwc";
 pub struct Store {
     db: DatabaseConnection,
     cursors: CursorCodec,
+    /// Where this process's claims of each crawl's queue stand (see `Store::claim_pages_from`).
+    claim_hints: super::crawl::ClaimHints,
 }
 
 impl Store {
@@ -25,7 +27,7 @@ impl Store {
             Migrator::up(&db, None).await?;
         }
         let cursors = load_cursor_key(&db).await?;
-        Ok(Store { db, cursors })
+        Ok(Store { db, cursors, claim_hints: Default::default() })
     }
 
     pub fn conn(&self) -> &DatabaseConnection {
@@ -34,6 +36,10 @@ impl Store {
 
     pub fn backend(&self) -> DatabaseBackend {
         self.db.get_database_backend()
+    }
+
+    pub(crate) fn claim_hints(&self) -> &super::crawl::ClaimHints {
+        &self.claim_hints
     }
 
     pub fn cursors(&self) -> &CursorCodec {
