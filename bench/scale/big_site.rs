@@ -106,6 +106,7 @@ impl SiteScanner for BigSiteScanner {
             start_done: false,
             max_pages: options.max_pages,
             max_depth: options.max_depth,
+            first: false,
         };
         let context = shared_crawl::open(crawl, context).await?;
         let sitemap = (!context.start_done).then(Vec::new);

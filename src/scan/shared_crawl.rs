@@ -73,6 +73,12 @@ pub struct CrawlContext {
     /// otherwise still keeps to them).
     pub max_pages: usize,
     pub max_depth: u32,
+    /// No earlier scan of the target had completed when the crawl opened: every finding will be
+    /// `new`, and the pages' findings are written so (the scan's completion then rewrites none
+    /// of them; if an earlier scan completes meanwhile, it compares them all as usual). Set by
+    /// [`open`].
+    #[serde(default)]
+    pub first: bool,
 }
 
 impl CrawlContext {
@@ -287,6 +293,10 @@ struct PageLoop<'a> {
     cursor: ClaimCursor,
     /// The pages it claimed and has not written: their leases are renewed.
     held: Held,
+    /// The crawl's page budget was found spent: the links of later pages are not offered.
+    budget_spent: bool,
+    /// A first scan's crawl: findings are written `new` ([`CrawlContext::first`]).
+    first: bool,
     /// Pages this worker judged and wrote.
     judged: usize,
     render_ms: u64,
@@ -431,9 +441,12 @@ impl<'a> PageLoop<'a> {
         if final_url != url {
             store.mark_reached(self.crawl.scan_id, final_url.as_str(), depth).await?;
         }
-        let links: Vec<(String, u32)> = next.into_iter().map(|u| (u.to_string(), depth + 1)).collect();
-        store.enqueue_pages(self.crawl.scan_id, &links, budget).await?;
-        let completed = store.complete_page(self.crawl.scan_id, self.crawl.org, url.as_str(), self.crawl.holder, &text, &record, &findings).await;
+        if !self.budget_spent {
+            let links: Vec<(String, u32)> = next.into_iter().map(|u| (u.to_string(), depth + 1)).collect();
+            self.budget_spent = store.enqueue_pages(self.crawl.scan_id, &links, budget).await?.spent;
+        }
+        let change = self.first.then_some(crate::model::Change::New);
+        let completed = store.complete_page(self.crawl.scan_id, self.crawl.org, url.as_str(), self.crawl.holder, &text, &record, &findings, change).await;
         if let Ok(mut held) = self.held.lock() {
             held.remove(url.as_str());
         }
@@ -489,8 +502,12 @@ pub struct Part {
 /// Opens the scan's crawl with `context` and its start page, or finds the crawl an interrupted
 /// attempt left (whose judged pages stay; what its post-crawl phase wrote is removed). The
 /// context the crawl goes on with.
-pub async fn open(crawl: SharedCrawl<'_>, context: CrawlContext) -> Result<CrawlContext, ScanError> {
+pub async fn open(crawl: SharedCrawl<'_>, mut context: CrawlContext) -> Result<CrawlContext, ScanError> {
     let store = crawl.store;
+    context.first = match store.scan_any_org(crawl.scan_id).await? {
+        Some(scan) => store.baseline_scan(&scan).await?.is_none(),
+        None => false,
+    };
     let context = if store.open_crawl(crawl.scan_id, &context.encode()?).await? {
         context
     } else {
@@ -540,6 +557,8 @@ pub async fn take_part(
         ceiling: FindingCeiling::with_stored(stored),
         cursor: ClaimCursor::default(),
         held,
+        budget_spent: false,
+        first: context.first,
         judged: 0,
         render_ms: 0,
         checks_ms: 0,
@@ -617,6 +636,7 @@ impl Scanner {
             start_done: false,
             max_pages: options.max_pages,
             max_depth: options.max_depth,
+            first: false,
         };
         let context = open(crawl, context).await?;
         let sitemap: Vec<Url> = listed_pages(&facts.sitemaps).filter_map(|u| normalize(u, None)).collect();

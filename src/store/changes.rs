@@ -5,7 +5,7 @@ use super::entity::{finding, scan};
 use super::error::StoreResult;
 use super::scans::ScanRow;
 use crate::model::{Change, ScanStatus};
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, sea_query::Expr};
+use sea_orm::{ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder, sea_query::Expr};
 use uuid::Uuid;
 
 /// Ids per `IN (...)` list.
@@ -30,11 +30,13 @@ impl Store {
     }
 
     /// Records each finding's verdict: the `persisting` ones by id, every other finding of the
-    /// scan `new`.
+    /// scan `new`. Findings written `new` already (a first scan's pages) are not written again:
+    /// a big site's first scan has a million findings, and rewriting them took half a minute.
     pub async fn set_finding_changes(&self, scan_id: Uuid, persisting: &[Uuid]) -> StoreResult<()> {
         finding::Entity::update_many()
             .col_expr(finding::Column::Change, Expr::value(Change::New.as_str()))
             .filter(finding::Column::ScanId.eq(scan_id))
+            .filter(Condition::any().add(finding::Column::Change.is_null()).add(finding::Column::Change.ne(Change::New.as_str())))
             .exec(self.conn())
             .await?;
         for chunk in persisting.chunks(ID_CHUNK) {

@@ -7,7 +7,7 @@ use super::entity::{finding, scan_page};
 use super::error::{StoreError, StoreResult};
 use super::paging::{Keyset, Page};
 use super::time::now_us;
-use crate::model::{Finding, ReportPage, Severity};
+use crate::model::{Change, Finding, ReportPage, Severity};
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
     TransactionTrait, DatabaseBackend,
@@ -29,7 +29,7 @@ const TAKE: &str = "INSERT INTO scan_page_numbers (scan_id, last_seq) \
 const FINDING_COLUMNS: &str = "id, scan_id, org_id, check_id, severity, title, description, evidence, remediation, cwe_id, page_url, created_at, change";
 const FINDING_WIDTH: usize = 13;
 
-fn finding_values(scan_id: Uuid, org: &str, created_at: i64, f: &Finding) -> Vec<sea_orm::Value> {
+fn finding_values(scan_id: Uuid, org: &str, created_at: i64, f: &Finding, change: Option<Change>) -> Vec<sea_orm::Value> {
     vec![
         Uuid::now_v7().into(),
         scan_id.into(),
@@ -43,7 +43,7 @@ fn finding_values(scan_id: Uuid, org: &str, created_at: i64, f: &Finding) -> Vec
         f.cwe_id.clone().into(),
         f.url().map(str::to_string).into(),
         created_at.into(),
-        Option::<String>::None.into(),
+        change.map(|c| c.as_str().to_string()).into(),
     ]
 }
 
@@ -52,7 +52,8 @@ fn finding_values(scan_id: Uuid, org: &str, created_at: i64, f: &Finding) -> Vec
 /// holds it), then its findings, then the scan's page number and the page row. The number's row
 /// lock is held from the moment it is taken to the end of this statement's commit, on the server:
 /// no turn waits for a client's next message. Returns whether the page was written (nothing is,
-/// when its lease was lost). At most `INSERT_CHUNK` findings.
+/// when its lease was lost). At most `INSERT_CHUNK` findings, written with `change` (a first
+/// scan's are `new` from the start).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn crawled_page_statement(
     scan_id: Uuid,
@@ -62,6 +63,7 @@ pub(crate) fn crawled_page_statement(
     facts: &str,
     page: &ReportPage,
     findings: &[Finding],
+    change: Option<Change>,
 ) -> (String, Vec<sea_orm::Value>) {
     // $1 scan, $2 holder, $3 facts, $4 url key, $5 the page row's id, $6.. the page's columns.
     let mut values: Vec<sea_orm::Value> = vec![scan_id.into(), holder.into(), facts.into(), url_key.into(), Uuid::now_v7().into()];
@@ -72,7 +74,7 @@ pub(crate) fn crawled_page_statement(
     for f in findings {
         let n = values.len();
         rows.push(format!("({})", (1..=FINDING_WIDTH).map(|i| format!("${}", n + i)).collect::<Vec<_>>().join(", ")));
-        values.extend(finding_values(scan_id, org, now, f));
+        values.extend(finding_values(scan_id, org, now, f, change));
     }
     let written = if rows.is_empty() {
         "SELECT 0 AS n FROM done".to_string()
@@ -120,7 +122,7 @@ fn like_literal(text: &str) -> String {
 
 
 
-fn finding_model(scan_id: Uuid, org: &str, created_at: i64, f: &Finding) -> finding::ActiveModel {
+fn finding_model(scan_id: Uuid, org: &str, created_at: i64, f: &Finding, change: Option<Change>) -> finding::ActiveModel {
     finding::ActiveModel {
         id: Set(Uuid::now_v7()),
         scan_id: Set(scan_id),
@@ -134,7 +136,7 @@ fn finding_model(scan_id: Uuid, org: &str, created_at: i64, f: &Finding) -> find
         cwe_id: Set(f.cwe_id.clone()),
         page_url: Set(f.url().map(str::to_string)),
         created_at: Set(created_at),
-        change: Set(None),
+        change: Set(change.map(|c| c.as_str().to_string())),
     }
 }
 
@@ -143,10 +145,11 @@ async fn insert_findings_in<C: ConnectionTrait>(
     scan_id: Uuid,
     org: &str,
     findings: &[Finding],
+    change: Option<Change>,
 ) -> StoreResult<()> {
     let now = now_us();
     for chunk in findings.chunks(INSERT_CHUNK) {
-        let models: Vec<_> = chunk.iter().map(|f| finding_model(scan_id, org, now, f)).collect();
+        let models: Vec<_> = chunk.iter().map(|f| finding_model(scan_id, org, now, f, change)).collect();
         finding::Entity::insert_many(models).exec(conn).await?;
     }
     Ok(())
@@ -154,7 +157,7 @@ async fn insert_findings_in<C: ConnectionTrait>(
 
 async fn insert_page_in<C: ConnectionTrait>(conn: &C, scan_id: Uuid, org: &str, seq: i32, page: &ReportPage, findings: &[Finding]) -> StoreResult<()> {
     insert_page_row(conn, scan_id, seq, page).await?;
-    insert_findings_in(conn, scan_id, org, findings).await
+    insert_findings_in(conn, scan_id, org, findings, None).await
 }
 
 async fn insert_page_row<C: ConnectionTrait>(conn: &C, scan_id: Uuid, seq: i32, page: &ReportPage) -> StoreResult<()> {
@@ -207,7 +210,7 @@ impl Store {
     /// commit and a live reader that follows `seq` misses none).
     pub async fn append_page_results(&self, scan_id: Uuid, org: &str, page: &ReportPage, findings: &[Finding]) -> StoreResult<()> {
         let txn = self.conn().begin().await?;
-        self.append_page_in(&txn, scan_id, org, page, findings).await?;
+        self.append_page_in(&txn, scan_id, org, page, findings, None).await?;
         txn.commit().await?;
         Ok(())
     }
@@ -219,9 +222,10 @@ impl Store {
         org: &str,
         page: &ReportPage,
         findings: &[Finding],
+        change: Option<Change>,
     ) -> StoreResult<()> {
         // The findings first: they carry no number, and writing them is most of the page's write.
-        insert_findings_in(conn, scan_id, org, findings).await?;
+        insert_findings_in(conn, scan_id, org, findings, change).await?;
         // Then the turn: the scan's counter taken and raised (PostgreSQL holds its row lock to
         // the commit, so the next writer's number waits for this page to commit; SQLite's write
         // lock is held already). A scan without a counter yet starts it after its highest page
@@ -246,7 +250,7 @@ impl Store {
     /// Writes findings that belong to no single page render (site-level checks), atomically.
     pub async fn insert_findings(&self, scan_id: Uuid, org: &str, findings: &[Finding]) -> StoreResult<()> {
         let txn = self.conn().begin().await?;
-        insert_findings_in(&txn, scan_id, org, findings).await?;
+        insert_findings_in(&txn, scan_id, org, findings, None).await?;
         txn.commit().await?;
         Ok(())
     }

@@ -34,7 +34,7 @@ fn home(img: &str, links: &str) -> Route {
     page("Home of the changing site", &format!("<p>{img}</p><p>{links}</p>"))
 }
 
-async fn start_workers(store: sitescan::store::Store) -> Workers {
+async fn start_workers(store: sitescan::store::Store, page_sharing: bool) -> Workers {
     let browser = BrowserArgs { browsers: 1, pages_per_browser: 2, cdp: vec![], chromium: None, proxy_listen: "127.0.0.1:0".parse().unwrap(), no_share: false, no_cache: false, ocr: false };
     let policy = AddressPolicy::new(vec!["127.0.0.1/32".parse().unwrap()]);
     let scanner = sitescan::cli::engine::scanner(&browser, policy).await.expect("start the browser pool");
@@ -45,7 +45,7 @@ async fn start_workers(store: sitescan::store::Store) -> Workers {
         options: ScanOptions { max_pages: 10, ..ScanOptions::default() },
         ownership: sitescan::scan::worker::Ownership::ProvedByCaller(None),
         max_running_per_org: sitescan::scan::DEFAULT_MAX_RUNNING_PER_ORG,
-        page_sharing: false,
+        page_sharing,
     };
     Workers::spawn(store, scanner, 1, config)
 }
@@ -93,13 +93,24 @@ fn keys(list: &Value) -> BTreeMap<Key, usize> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_changed_site_reports_new_fixed_and_persisting_exactly() {
+    changed_site_reports_exactly(false).await;
+}
+
+/// The same through a crawl whose pages are shared (the default): a first scan's pages write
+/// their findings `new` as they go, and the comparison still says exactly the same.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_changed_site_crawled_by_shared_pages_reports_the_same_changes() {
+    changed_site_reports_exactly(true).await;
+}
+
+async fn changed_site_reports_exactly(page_sharing: bool) {
     let site = FixtureSite::start().await;
     site.route("/i.png", Route::typed("image/png", PNG.to_vec()));
     site.route("/", home(NO_ALT, r#"<a href="/a">About</a> <a href="/b">Blog</a>"#));
     site.route("/a", page("About the changing site", &format!("<p>{NO_ALT}</p><a href=\"/\">Home</a>")));
     site.route("/b", page("Blog of the changing site", &format!("<p>{NO_ALT}</p><a href=\"/\">Home</a>")));
     let app = app::spawn_app_with(app::AppOptions::default().allow_target("127.0.0.1/32")).await;
-    let workers = start_workers(app.store.clone()).await;
+    let workers = start_workers(app.store.clone(), page_sharing).await;
     let token = app.token("acme").await;
     // A webhook endpoint: the worker queues the scans' events in the outbox.
     let sealer = sitescan::events::SecretBox::from_text(&"ab".repeat(32)).unwrap();

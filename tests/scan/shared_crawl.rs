@@ -308,6 +308,7 @@ async fn a_hosts_politeness_holds_across_workers() {
         start_done: true,
         max_pages: 10,
         max_depth: 5,
+        first: false,
     };
     let spans = Arc::new(std::sync::Mutex::new(Vec::new()));
     let mut tasks = Vec::new();
@@ -391,6 +392,9 @@ async fn a_hosts_slots_are_never_held_by_more_than_its_concurrency() {
     let taken = store.enter_host_slot(&host, SLOTS, "next", Duration::from_secs(30)).await.unwrap();
     assert!(taken.is_some(), "the expired holder's slot is taken over");
     assert_eq!(store.enter_host_slot(&host, SLOTS, "late", Duration::from_secs(30)).await.unwrap(), None, "every slot is held");
+    // A scan of the same host allowed one more request at once gets the slot it adds, once.
+    assert_eq!(store.enter_host_slot(&host, SLOTS + 1, "wider", Duration::from_secs(30)).await.unwrap(), Some(SLOTS as i32));
+    assert_eq!(store.enter_host_slot(&host, SLOTS + 1, "wider#2", Duration::from_secs(30)).await.unwrap(), None);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -434,7 +438,7 @@ async fn a_claim_cursor_still_finds_pages_given_back_behind_it() {
     assert!(store.open_crawl(scan.id, "{}").await.unwrap());
     let url = |i: usize| format!("http://127.0.0.1:9/p{i}");
     let pages: Vec<(String, u32)> = (0..8).map(|i| (url(i), 1)).collect();
-    assert_eq!(store.enqueue_pages(scan.id, &pages, 100).await.unwrap(), 8);
+    assert_eq!(store.enqueue_pages(scan.id, &pages, 100).await.unwrap().added, 8);
     let lease = Duration::from_secs(30);
     let names = |claimed: Vec<sitescan::store::crawl::ClaimedPage>| -> Vec<String> { claimed.into_iter().map(|p| p.url).collect() };
     let mut cursor = sitescan::store::crawl::ClaimCursor::default();
