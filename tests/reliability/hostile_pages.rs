@@ -353,13 +353,15 @@ fn gzip_bomb(bytes: usize) -> Vec<u8> {
 }
 
 /// The page's own renderer dies of a V8 out-of-memory: the capture says `crashed` (after one
-/// retry on a fresh renderer) well within the page budget, and the browser goes on serving.
+/// retry on a fresh renderer), not `timeout`, and the browser goes on serving. How long V8 takes
+/// to reach its heap limit depends on the machine's load, so the page budget is generous and the
+/// kind of error, not the time, is what tells a crash seen from a page that merely ran out of time.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_tab_that_crashes_itself_is_reported_as_crashed() {
     let site = HostileSite::start().await;
     site.route("/crash", html("Crash", r#"<script>const keep = []; for (let i = 0; ; i++) { keep.push(new Array(2e7).fill(i + 0.5)); }</script>"#));
     site.route("/ok", html("Fine", "<p>fine</p>"));
-    let spec = EngineSpec { navigation_timeout: Duration::from_secs(20), page_timeout: Duration::from_secs(30), ..EngineSpec::default() };
+    let spec = EngineSpec { navigation_timeout: Duration::from_secs(60), page_timeout: Duration::from_secs(90), ..EngineSpec::default() };
     let scanner = spec.scanner().await;
     let session = scanner.pool().session().await.unwrap();
     let began = Instant::now();
@@ -370,7 +372,6 @@ async fn a_tab_that_crashes_itself_is_reported_as_crashed() {
     scanner.pool().shutdown().await;
     eprintln!("crash page: {:?} in {took:?}; next page {:?} {:?}", snap.error, after.status, after.error);
     assert_eq!(snap.error.as_ref().map(|e| e.kind.as_str()), Some("crashed"), "{:?} after {took:?}", snap.error);
-    assert!(took < Duration::from_secs(30), "{took:?}");
     assert!(after.rendered(), "the next page renders: {:?}", after.error);
 }
 
