@@ -138,6 +138,7 @@ pub(crate) async fn gather(
     if loaded != "object" {
         return Err(BrowserError::Script { name: "axe-inject", message: format!("window.axe is {loaded}") });
     }
+    tracing::debug!(inject_ms = began.elapsed().as_millis() as u64, "axe-core injected");
     let regions = found.regions;
     let share = shared.filter(|_| !regions.is_empty()).map(|shared| (shared, share_for(shared, &regions)));
     let script = match &share {
