@@ -120,8 +120,9 @@ pub async fn run(args: ScanArgs) -> anyhow::Result<Exit> {
     let cancel = CancellationToken::new();
     let ctrl_c = {
         let cancel = cancel.clone();
+        let shutdown = super::signals::Shutdown::listen();
         tokio::spawn(async move {
-            super::signals::shutdown_signal().await;
+            shutdown.wait().await;
             cancel.cancel();
         })
     };

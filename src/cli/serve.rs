@@ -6,6 +6,7 @@ use crate::api::{ApiSettings, Application, RateWindow};
 use anyhow::Context;
 
 pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
+    let shutdown = super::signals::Shutdown::listen();
     let app = super::engine::open_app(&args.db, super::engine::app_config(&args.policy, &args.engine.key)?).await?;
     // Secrets stored in the first format (not bound to their row) are sealed again, bound.
     let sealed = app.reseal_legacy_secrets().await.context("sealing stored secrets again")?;
@@ -52,7 +53,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let server = tokio::spawn(server.run_until(async move {
         let _ = server_rx.wait_for(|stop| *stop).await;
     }));
-    super::signals::shutdown_signal().await;
+    shutdown.wait().await;
     tracing::info!("shutting down: draining requests, releasing scans, closing browsers");
     let _ = tx.send(true);
     cleanup.stop();

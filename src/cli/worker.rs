@@ -13,13 +13,14 @@ pub async fn start(args: &EngineArgs, count: usize, app: &App) -> anyhow::Result
 }
 
 pub async fn run(args: WorkerArgs) -> anyhow::Result<()> {
+    let shutdown = super::signals::Shutdown::listen();
     let app = engine::open_app(&args.db, engine::app_config(&args.policy, &args.engine.key)?).await?;
     let public_url = crate::web::WebSettings::parse(args.public_url.as_deref()).map_err(anyhow::Error::msg)?.public_url;
     let deliveries = app.start_delivery(public_url)?;
     let recurring = super::recurring::start(&args.engine.recurring, &app)?;
     let workers = start(&args.engine, args.workers, &app).await?;
     eprintln!("sitescan {} worker(s) running; Ctrl-C to stop", args.workers.max(1));
-    super::signals::shutdown_signal().await;
+    shutdown.wait().await;
     tracing::info!("shutting down: releasing scans, closing browsers");
     workers.shutdown().await;
     if let Some(deliveries) = deliveries {

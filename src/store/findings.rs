@@ -9,7 +9,7 @@ use super::paging::{Keyset, Page};
 use super::time::now_us;
 use crate::model::{Change, Finding, ReportPage, Severity};
 use sea_orm::{
-    ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
+    ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
     TransactionTrait, DatabaseBackend,
 };
 use uuid::Uuid;
@@ -47,6 +47,18 @@ fn finding_values(scan_id: Uuid, org: &str, created_at: i64, f: &Finding, change
     ]
 }
 
+/// `findings`' values appended to `values` and their rows of placeholders, `($n, ...), ...`,
+/// numbered after the values already there.
+fn finding_rows(values: &mut Vec<sea_orm::Value>, scan_id: Uuid, org: &str, created_at: i64, findings: &[Finding], change: Option<Change>) -> String {
+    let mut rows = Vec::with_capacity(findings.len());
+    for f in findings {
+        let n = values.len();
+        rows.push(format!("({})", (1..=FINDING_WIDTH).map(|i| format!("${}", n + i)).collect::<Vec<_>>().join(", ")));
+        values.extend(finding_values(scan_id, org, created_at, f, change));
+    }
+    rows.join(", ")
+}
+
 /// PostgreSQL: a crawled page's whole write as one statement in its own transaction, committed
 /// without waiting for its WAL flush: the frontier row marked done (only while `holder` still
 /// holds it), then its findings, then the scan's page number and the page row. The number's row
@@ -69,20 +81,11 @@ pub(crate) fn crawled_page_statement(
     let mut values: Vec<sea_orm::Value> = vec![scan_id.into(), holder.into(), facts.into(), url_key.into(), Uuid::now_v7().into()];
     values.extend(page_columns(page));
     let page_marks: Vec<String> = (6..=values.len()).map(|i| format!("${i}")).collect();
-    let now = now_us();
-    let mut rows = Vec::with_capacity(findings.len());
-    for f in findings {
-        let n = values.len();
-        rows.push(format!("({})", (1..=FINDING_WIDTH).map(|i| format!("${}", n + i)).collect::<Vec<_>>().join(", ")));
-        values.extend(finding_values(scan_id, org, now, f, change));
-    }
-    let written = if rows.is_empty() {
+    let written = if findings.is_empty() {
         "SELECT 0 AS n FROM done".to_string()
     } else {
-        format!(
-            "INSERT INTO findings ({FINDING_COLUMNS}) SELECT v.* FROM (VALUES {}) AS v({FINDING_COLUMNS}) WHERE EXISTS (SELECT 1 FROM done) RETURNING 0 AS n",
-            rows.join(", ")
-        )
+        let rows = finding_rows(&mut values, scan_id, org, now_us(), findings, change);
+        format!("INSERT INTO findings ({FINDING_COLUMNS}) SELECT v.* FROM (VALUES {rows}) AS v({FINDING_COLUMNS}) WHERE EXISTS (SELECT 1 FROM done) RETURNING 0 AS n")
     };
     let sql = format!(
         "WITH lazy AS (SELECT set_config('synchronous_commit', 'off', true) AS c), \
@@ -122,24 +125,6 @@ fn like_literal(text: &str) -> String {
 
 
 
-fn finding_model(scan_id: Uuid, org: &str, created_at: i64, f: &Finding, change: Option<Change>) -> finding::ActiveModel {
-    finding::ActiveModel {
-        id: Set(Uuid::now_v7()),
-        scan_id: Set(scan_id),
-        org_id: Set(org.to_string()),
-        check_id: Set(f.check_id.clone()),
-        severity: Set(f.severity),
-        title: Set(Some(f.title.clone())),
-        description: Set(Some(f.description.clone())),
-        evidence: Set(Some(serde_json::Value::Object(f.evidence.clone()).to_string())),
-        remediation: Set(Some(f.remediation.clone())),
-        cwe_id: Set(f.cwe_id.clone()),
-        page_url: Set(f.url().map(str::to_string)),
-        created_at: Set(created_at),
-        change: Set(change.map(|c| c.as_str().to_string())),
-    }
-}
-
 async fn insert_findings_in<C: ConnectionTrait>(
     conn: &C,
     scan_id: Uuid,
@@ -147,10 +132,13 @@ async fn insert_findings_in<C: ConnectionTrait>(
     findings: &[Finding],
     change: Option<Change>,
 ) -> StoreResult<()> {
+    let backend = conn.get_database_backend();
     let now = now_us();
     for chunk in findings.chunks(INSERT_CHUNK) {
-        let models: Vec<_> = chunk.iter().map(|f| finding_model(scan_id, org, now, f, change)).collect();
-        finding::Entity::insert_many(models).exec(conn).await?;
+        let mut values = Vec::with_capacity(chunk.len() * FINDING_WIDTH);
+        let rows = finding_rows(&mut values, scan_id, org, now, chunk, change);
+        let sql = format!("INSERT INTO findings ({FINDING_COLUMNS}) VALUES {rows}");
+        conn.execute_raw(statement(backend, &sql, values)).await?;
     }
     Ok(())
 }

@@ -355,7 +355,7 @@ fn gzip_bomb(bytes: usize) -> Vec<u8> {
 /// The page's own renderer dies of a V8 out-of-memory: the capture says `crashed` (after one
 /// retry on a fresh renderer), not `timeout`, and the browser goes on serving. How long V8 takes
 /// to reach its heap limit depends on the machine's load, so the page budget is generous and the
-/// kind of error, not the time, is what tells a crash seen from a page that merely ran out of time.
+/// kind of error, not the time, is what tells a crash from a page that merely ran out of time.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_tab_that_crashes_itself_is_reported_as_crashed() {
     let site = HostileSite::start().await;
