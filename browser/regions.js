@@ -127,6 +127,41 @@ if (kept.length) {
     }
   }
 }
+// The elements whose `::before` or `::after` may have content, or null for every element. A
+// pseudo-element has content only where a rule for it declares `content` (or `all`), so only
+// the elements those rules' selectors match now, without the pseudo-element, can have any; and
+// `q`, whose quotes come from the browser's own style sheet. A style sheet that cannot be read
+// (another origin's), a selector this cannot take apart (quoted or escaped text, nesting,
+// `@scope`, another pseudo-element) or an open shadow root anywhere (`::slotted()::before`)
+// leaves every element to be read.
+const PSEUDO_RULE = /::?(before|after)(?![\w-])/gi;
+const pseudoHosts = () => {
+  const hosts = new Set(document.getElementsByTagName('q'));
+  const take = (rules, nested) => {
+    for (const rule of rules) {
+      const text = rule.selectorText;
+      if (text !== undefined && /before|after/i.test(text) && (rule.style.getPropertyValue('content') || rule.style.getPropertyValue('all'))) {
+        if (nested || /["'\\&]/.test(text)) return false;
+        const parts = text.replace(PSEUDO_RULE, '').split(',').map((part) => part.trim());
+        // `::before` alone (or `*::before`) is every element.
+        if (parts.some((part) => part === '' || part === '*')) return false;
+        for (const el of document.querySelectorAll(parts.join(','))) hosts.add(el);
+      }
+      if (rule.styleSheet && !take(rule.styleSheet.cssRules, nested)) return false;
+      if (rule.cssRules && !take(rule.cssRules, nested || text !== undefined || (typeof CSSScopeRule !== 'undefined' && rule instanceof CSSScopeRule))) return false;
+    }
+    return true;
+  };
+  try {
+    for (const sheet of [...document.styleSheets, ...(document.adoptedStyleSheets || [])]) if (!take(sheet.cssRules, false)) return null;
+  } catch (e) {
+    return null;
+  }
+  for (const el of document.getElementsByTagName('*')) if (el.shadowRoot) return null;
+  return hosts;
+};
+const hosts = kept.length ? pseudoHosts() : null;
+
 // One element as the fingerprint reads it, its box relative to `box`.
 const element = (el, box) => {
   // An element without boxes (display: none, an option of a closed select) has no position.
@@ -134,7 +169,7 @@ const element = (el, box) => {
   const r = el.getBoundingClientRect();
   let s = '<' + el.localName + attrs(el) + (rects ? ' #' + px(r.x - box.x) + ',' + px(r.y - box.y) + ',' + px(r.width) + ',' + px(r.height)
     + ',' + rects : ' #none') + ' ' + styles(el, null, STYLE);
-  for (const p of ['::before', '::after']) {
+  for (const p of !hosts || hosts.has(el) ? ['::before', '::after'] : []) {
     const content = getComputedStyle(el, p).getPropertyValue('content');
     if (content && content !== 'none' && content !== 'normal') s += p + styles(el, p, PSEUDO);
   }

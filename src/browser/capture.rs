@@ -490,6 +490,7 @@ async fn read_page(
     let mut given = None;
     if let Some(shared) = settings.shared.as_deref() {
         let regions = axe::find_regions(instance, page, budget).await;
+        live.phases.end("regions");
         if let Some(page_fp) = regions.page.clone() {
             events = event_log(&live.log)?.snapshot();
             facts_key = unchanged::key(instance, page, budget, &events, &page_fp, &settings.capture).await;
@@ -505,7 +506,7 @@ async fn read_page(
             fp = Some(page_fp);
         }
         found = Some(regions);
-        live.phases.end("regions");
+        live.phases.end("unchanged");
     }
     // Results given back are final: their contrast was settled when they were kept.
     let axe_given = known.is_some();

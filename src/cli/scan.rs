@@ -132,6 +132,9 @@ pub async fn run(args: ScanArgs) -> anyhow::Result<Exit> {
         bar.finish_and_clear();
     }
     scanner.pool().shutdown().await;
+    if let Some(cache) = config.options.region_cache.take() {
+        cache.close().await;
+    }
     let outcome = outcome?;
     if matches!(outcome, Outcome::Interrupted) {
         eprintln!("scan interrupted");

@@ -39,6 +39,12 @@ impl RegionCache {
         RegionCache { store: self.store.clone(), site: Some((org_id.to_string(), start.origin().ascii_serialization())) }
     }
 
+    /// Closes the store: a `--cache` file is then whole, its write-ahead log folded in and
+    /// removed, ready to be copied or measured.
+    pub async fn close(self) {
+        self.store.close().await;
+    }
+
     fn site(&self) -> Option<VerdictSite<'_>> {
         self.site.as_ref().map(|(org_id, origin)| VerdictSite { org_id, origin, generation: &GENERATION })
     }

@@ -237,6 +237,9 @@ async fn the_command_line_keeps_verdicts_in_the_cache_file() {
     assert!(matches!(code, Some(0) | Some(1)), "first scan: {err}");
     assert_eq!(earlier, 0, "nothing to give back before the first scan");
     assert!(file.exists(), "the cache file was made");
+    // The file is left whole: its write-ahead log folded in when the scan ends.
+    let wal = std::path::PathBuf::from(format!("{}-wal", file.display()));
+    assert!(std::fs::metadata(&wal).map_or(true, |m| m.len() == 0), "a write-ahead log was left beside the cache file");
     let (_, second, err, earlier) = scan(cached.clone()).await;
     assert!(earlier >= 3, "the second scan gave back the first one's regions: {earlier}\n{err}");
     let ids = |report: &str| {
