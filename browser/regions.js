@@ -17,7 +17,7 @@
 //   and its horizontal extent (its height follows the page's length, which nothing here reads);
 // - the region's subtree: tags, every attribute, text, form state, focus, scroll offsets, each
 //   element's box relative to the region and its computed styles, with `::before`/`::after`
-//   content and paint;
+//   content and paint (read on the elements a style rule can give them content: `pseudoHosts`);
 // - every id the region refers to (labels, ARIA relations, fragment links): what it resolves to,
 //   inside the region (where) or outside it (its markup and styles);
 // - every element outside the region that refers to an id defined inside it (`label for`,
