@@ -150,6 +150,10 @@ async function runAxe() {
   const profile = fs.mkdtempSync(path.join(work, 'chromium-'));
   const chrome = spawn(opts.chromium, ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--mute-audio',
     '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1', '--remote-debugging-port=0', `--user-data-dir=${profile}`, 'about:blank'], { stdio: 'ignore', detached: true });
+  // The browser has its own process group: a run interrupted (Ctrl-C, a timeout) or failed takes it down too.
+  const killChrome = () => { try { process.kill(-chrome.pid, 'SIGKILL'); } catch { /* gone already */ } };
+  process.on('exit', killChrome);
+  for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => { killChrome(); process.exit(130); });
   let port;
   for (let i = 0; i < 200 && !port; i++) {
     await new Promise((r) => setTimeout(r, 100));
