@@ -9,6 +9,10 @@ use std::collections::HashMap;
 
 /// Largest request body accepted.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
+/// A body over the limit is still read (and dropped) up to this size before it is refused: a
+/// client writes its whole body before it reads the answer, and one refused half-way through
+/// would see its connection closed under it instead of the error.
+const DRAIN_BYTES: usize = 1024 * 1024;
 
 /// Query parameters, each given at most once.
 #[derive(Debug, Default)]
@@ -65,12 +69,28 @@ impl Query {
     }
 }
 
+/// The body's bytes, at most `MAX_BODY_BYTES`; a larger one is read on to `DRAIN_BYTES` and
+/// refused.
+async fn read_body(mut body: Body) -> Result<Vec<u8>, ApiError> {
+    let too_large = || ApiError::invalid("body", format!("must be at most {MAX_BODY_BYTES} bytes"));
+    let mut bytes = Vec::new();
+    let mut seen = 0usize;
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| ApiError::invalid("body", format!("could not be read: {e}")))?;
+        let Ok(data) = frame.into_data() else { continue };
+        seen = seen.saturating_add(data.len());
+        if seen <= MAX_BODY_BYTES {
+            bytes.extend_from_slice(&data);
+        } else if seen > DRAIN_BYTES {
+            return Err(too_large());
+        }
+    }
+    if seen > MAX_BODY_BYTES { Err(too_large()) } else { Ok(bytes) }
+}
+
 /// Reads a JSON object body whatever its Content-Type, refusing fields not in `allowed`.
 pub async fn json_object(body: Body, allowed: &[&str]) -> Result<serde_json::Map<String, Value>, ApiError> {
-    let bytes = match http_body_util::Limited::new(body, MAX_BODY_BYTES).collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(_) => return Err(ApiError::invalid("body", format!("must be at most {MAX_BODY_BYTES} bytes"))),
-    };
+    let bytes = read_body(body).await?;
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(ApiError::invalid("body", "a JSON object is required"));
     }
