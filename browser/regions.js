@@ -133,32 +133,49 @@ if (kept.length) {
 // `q`, whose quotes come from the browser's own style sheet. A style sheet that cannot be read
 // (another origin's), a selector this cannot take apart (quoted or escaped text, nesting,
 // `@scope`, another pseudo-element) or an open shadow root anywhere (`::slotted()::before`)
-// leaves every element to be read.
+// leaves every element to be read. So does a page with more such selectors than `MAX_PSEUDO_SELECTORS`
+// (an icon font's thousand `.icon-x::before`), or more rules than `MAX_RULES` in all: reading
+// every element's pseudo-elements is bounded by `BUDGET`, and cheaper than matching that many
+// selectors; the page's style sheets cannot make this walk cost more than that.
 const PSEUDO_RULE = /::?(before|after)(?![\w-])/gi;
+const MAX_RULES = 10000;
+const MAX_PSEUDO_SELECTORS = 100;
+const EMPTY = document.createDocumentFragment();
 const pseudoHosts = () => {
-  const hosts = new Set(document.getElementsByTagName('q'));
-  const take = (rules, nested) => {
-    for (const rule of rules) {
-      const text = rule.selectorText;
-      if (text !== undefined && /before|after/i.test(text) && (rule.style.getPropertyValue('content') || rule.style.getPropertyValue('all'))) {
+  const selectors = [];
+  let rules = 0;
+  const take = (list, nested) => {
+    for (const rule of list) {
+      if (++rules > MAX_RULES) return false;
+      // `style.content` first: a rule's selector text is serialized anew on every read.
+      const style = rule.style;
+      const text = style && (style.content || style.all) ? rule.selectorText : undefined;
+      if (text !== undefined && /before|after/i.test(text)) {
         if (nested || /["'\\&]/.test(text)) return false;
         const parts = text.replace(PSEUDO_RULE, '').split(',').map((part) => part.trim());
         // `::before` alone (or `*::before`) is every element.
         if (parts.some((part) => part === '' || part === '*')) return false;
-        for (const el of document.querySelectorAll(parts.join(','))) hosts.add(el);
+        // Parsed alone (it throws if it does not parse without its pseudo-element), against an
+        // empty fragment: matched below with the others in one pass over the page.
+        EMPTY.querySelector(parts.join(','));
+        selectors.push(...parts);
+        if (selectors.length > MAX_PSEUDO_SELECTORS) return false;
       }
       if (rule.styleSheet && !take(rule.styleSheet.cssRules, nested)) return false;
-      if (rule.cssRules && !take(rule.cssRules, nested || text !== undefined || (typeof CSSScopeRule !== 'undefined' && rule instanceof CSSScopeRule))) return false;
+      const inner = rule.cssRules;
+      if (inner && inner.length && !take(inner, nested || 'selectorText' in rule || (typeof CSSScopeRule !== 'undefined' && rule instanceof CSSScopeRule))) return false;
     }
     return true;
   };
   try {
     for (const sheet of [...document.styleSheets, ...(document.adoptedStyleSheets || [])]) if (!take(sheet.cssRules, false)) return null;
+    for (const el of document.getElementsByTagName('*')) if (el.shadowRoot) return null;
+    const hosts = new Set(document.getElementsByTagName('q'));
+    if (selectors.length) for (const el of document.querySelectorAll(selectors.join(','))) hosts.add(el);
+    return hosts;
   } catch (e) {
     return null;
   }
-  for (const el of document.getElementsByTagName('*')) if (el.shadowRoot) return null;
-  return hosts;
 };
 const hosts = kept.length ? pseudoHosts() : null;
 
