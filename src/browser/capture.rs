@@ -36,6 +36,7 @@ use super::cdp::{Budget, STEP_TIMEOUT, eval_string, run, step};
 use super::cores;
 use super::error::BrowserError;
 use super::events::{EVENT_LOG_FULL, EventLog, MAX_EVENTS};
+use super::gather::animation_memo::ImageAnimations;
 use super::gather::{axe, barriers, console, contrast, cookies, csp, dialogs, document, dom, exceptions, image_text, issues, keyboard, layout, metrics, network, page_text, screenshot};
 use super::instance::Instance;
 use super::options::CaptureOptions;
@@ -527,7 +528,7 @@ async fn read_page(
         check_alive(instance, event_log(&live.log)?)?;
     }
     if let (Some(facts), Some(shared)) = (given, settings.shared.as_deref()) {
-        give_back(instance, page, budget, snap, live, facts).await;
+        give_back(instance, page, budget, snap, live, facts, Some(&shared.images)).await;
         shared.note_facts_reused();
         return Ok(());
     }
@@ -571,12 +572,12 @@ async fn read_page(
 }
 
 /// Fills `snap` with the facts of an unchanged page, the animations of its images read afresh.
-async fn give_back(instance: &Instance, page: &Page, budget: &Budget, snap: &mut PageSnapshot, live: &mut Live, facts: unchanged::Facts) {
+async fn give_back(instance: &Instance, page: &Page, budget: &Budget, snap: &mut PageSnapshot, live: &mut Live, facts: unchanged::Facts, memo: Option<&ImageAnimations>) {
     snap.barriers = facts.barriers;
     snap.keyboard = facts.keyboard;
     snap.dialogs = facts.dialogs;
     if let Some(mut layout) = facts.layout {
-        layout::animations(instance, page, budget, live.log.as_ref(), &facts.images, &mut layout).await;
+        layout::animations(instance, page, budget, live.log.as_ref(), memo, &facts.images, &mut layout).await;
         snap.layout = Some(layout);
     }
     live.phases.end("given-back");
@@ -646,7 +647,7 @@ async fn run_gatherer(
         Artifact::Axe => return,
         Artifact::Keyboard => keyboard::walk(instance, page, budget, window).await.map(|k| snap.keyboard = Some(k)),
         Artifact::Screenshot => screenshot::viewport_png(instance, page, budget).await.map(|png| snap.screenshot_png_base64 = Some(png)),
-        Artifact::Layout => layout::gather(instance, page, budget, live.log.as_ref()).await.map(|(l, images)| {
+        Artifact::Layout => layout::gather(instance, page, budget, live.log.as_ref(), settings.shared.as_deref().map(|s| &s.images)).await.map(|(l, images)| {
             snap.layout = Some(l);
             live.layout_images = Some(images);
         }),

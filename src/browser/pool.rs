@@ -52,6 +52,9 @@ pub struct PoolStats {
     /// Of those, pages whose other in-page facts (barriers, keyboard walk, layout, dialogs) were
     /// given back too: the page was only rendered and measured.
     pub facts_given_back: u64,
+    /// Images whose animation was known from an earlier page of the same scan (a response its
+    /// server lets be reused): their bytes were not read again.
+    pub images_reused: u64,
 }
 
 #[derive(Debug, Default)]
@@ -88,6 +91,7 @@ pub struct BrowserPool {
     next_id: AtomicU64,
     pages_captured: AtomicU64,
     pub(crate) regions_reused: AtomicU64,
+    pub(crate) images_reused: AtomicU64,
     pub(crate) regions_from_earlier_scans: AtomicU64,
     pub(crate) pages_given_back: AtomicU64,
     pub(crate) facts_given_back: AtomicU64,
@@ -140,6 +144,7 @@ impl BrowserPool {
             next_id: AtomicU64::new(1),
             pages_captured: AtomicU64::new(0),
             regions_reused: AtomicU64::new(0),
+            images_reused: AtomicU64::new(0),
             regions_from_earlier_scans: AtomicU64::new(0),
             pages_given_back: AtomicU64::new(0),
             facts_given_back: AtomicU64::new(0),
@@ -247,6 +252,7 @@ impl BrowserPool {
             regions_from_earlier_scans: self.regions_from_earlier_scans.load(Ordering::SeqCst),
             pages_given_back: self.pages_given_back.load(Ordering::SeqCst),
             facts_given_back: self.facts_given_back.load(Ordering::SeqCst),
+            images_reused: self.images_reused.load(Ordering::SeqCst),
         }
     }
 

@@ -213,6 +213,11 @@ impl BrowserSession {
     pub async fn close(self) {
         self.closed.store(true, Ordering::SeqCst);
         let (kept, reused, from_earlier_scans) = self.shared.counts();
+        let images_reused = self.shared.images.reused();
+        if images_reused > 0 {
+            tracing::debug!(images_reused, "image animations known from an earlier page");
+            self.pool.images_reused.fetch_add(images_reused as u64, Ordering::SeqCst);
+        }
         if kept > 0 {
             let (pages_unchanged, facts_unchanged) = (self.shared.pages_reused(), self.shared.facts_reused());
             tracing::debug!(kept, reused, from_earlier_scans, pages_unchanged, facts_unchanged, "regions judged once and given back");

@@ -6,10 +6,15 @@
 //! A scan may start seeded with what earlier scans of the same site found (`seed`): the
 //! scanner keeps the verdicts per site (`scan::region_cache`) and hands back at the end the
 //! regions judged for the first time and the seeded ones given back again (`verdicts`).
+//!
+//! It also holds the scan's image animations by response (`gather::animation_memo`), read once
+//! a scan for an image many pages show.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+
+use crate::browser::gather::animation_memo::ImageAnimations;
 
 /// Regions kept per scan.
 const MAX_REGIONS: usize = 20_000;
@@ -29,6 +34,8 @@ pub(crate) struct SharedRegions {
     pages_reused: AtomicUsize,
     /// Of those, pages whose barrier, keyboard, layout and dialog facts were given back too.
     facts_reused: AtomicUsize,
+    /// What the images' bytes hold, by response.
+    pub(crate) images: ImageAnimations,
 }
 
 #[derive(Debug, Default)]

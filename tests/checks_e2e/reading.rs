@@ -4,6 +4,7 @@
 
 use crate::fixture_dir;
 use crate::fixture_site;
+use crate::media_gen::gif;
 use crate::scan_harness;
 
 use fixture_site::{FixtureSite, Route};
@@ -22,29 +23,6 @@ const CHECKS: [&str; 9] = [
     "accessibility.italic-text",
     "accessibility.animation-too-long",
 ];
-
-/// A GIF of 200 x 100 frames (one colour each) with these delays in centiseconds, looping
-/// `loops` times after the first play (`Some(0)`: forever; `None`: no loop extension, once).
-fn gif(delays_cs: &[u16], loops: Option<u16>) -> Vec<u8> {
-    let mut g = b"GIF89a\xc8\x00\x64\x00\x81\x00\x00".to_vec();
-    g.extend_from_slice(&[0x0b, 0x4f, 0x8a, 0xb3, 0x59, 0x00, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00]);
-    if let Some(n) = loops {
-        g.extend_from_slice(b"\x21\xff\x0bNETSCAPE2.0\x03\x01");
-        g.extend_from_slice(&n.to_le_bytes());
-        g.push(0);
-    }
-    for (i, d) in delays_cs.iter().enumerate() {
-        g.extend_from_slice(b"\x21\xf9\x04\x00");
-        g.extend_from_slice(&d.to_le_bytes());
-        g.extend_from_slice(b"\x00\x00");
-        // A 1x1 frame of colour i at the top left corner (the rest keeps the first frame).
-        g.extend_from_slice(b"\x2c\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02");
-        g.push(if i % 2 == 0 { 0x44 } else { 0x4c });
-        g.extend_from_slice(b"\x01\x00");
-    }
-    g.push(0x3b);
-    g
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn reading_and_layout_checks_fire_on_their_fixtures_and_not_on_near_misses() {

@@ -6,6 +6,7 @@ mod browser_capture;
 mod browser_egress;
 mod browser_pool;
 mod e2e;
+mod image_animations;
 mod net_egress;
 mod net_fetcher;
 mod ownership;

@@ -1,5 +1,5 @@
 //! Binary fixture assets generated in the test instead of committed: PNGs of a given size (stored,
-//! so their byte size is predictable: about width x height x 3), a WAV of a given length, a 1x1 GIF.
+//! so their byte size is predictable: about width x height x 3), a WAV of a given length, a 1x1 GIF, animated GIFs.
 
 #![allow(dead_code)]
 
@@ -78,3 +78,26 @@ pub fn wav(seconds: f64) -> Vec<u8> {
 
 /// A transparent 1x1 GIF.
 pub const GIF_1X1: &[u8] = b"GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff\x21\xf9\x04\x01\x00\x00\x00\x00\x2c\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02\x44\x01\x00\x3b";
+
+/// A GIF of 200 x 100 frames (one colour each) with these delays in centiseconds, looping
+/// `loops` times after the first play (`Some(0)`: forever; `None`: no loop extension, once).
+pub fn gif(delays_cs: &[u16], loops: Option<u16>) -> Vec<u8> {
+    let mut g = b"GIF89a\xc8\x00\x64\x00\x81\x00\x00".to_vec();
+    g.extend_from_slice(&[0x0b, 0x4f, 0x8a, 0xb3, 0x59, 0x00, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00]);
+    if let Some(n) = loops {
+        g.extend_from_slice(b"\x21\xff\x0bNETSCAPE2.0\x03\x01");
+        g.extend_from_slice(&n.to_le_bytes());
+        g.push(0);
+    }
+    for (i, d) in delays_cs.iter().enumerate() {
+        g.extend_from_slice(b"\x21\xf9\x04\x00");
+        g.extend_from_slice(&d.to_le_bytes());
+        g.extend_from_slice(b"\x00\x00");
+        // A 1x1 frame of colour i at the top left corner (the rest keeps the first frame).
+        g.extend_from_slice(b"\x2c\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02");
+        g.push(if i % 2 == 0 { 0x44 } else { 0x4c });
+        g.extend_from_slice(b"\x01\x00");
+    }
+    g.push(0x3b);
+    g
+}

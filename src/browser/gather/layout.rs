@@ -26,7 +26,8 @@ use chromiumoxide::cdp::browser_protocol::network::GetResponseBodyParams;
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
 
-use super::animation::{self, MAX_ANIMATION_BYTES};
+use super::animation::{self, Animation, MAX_ANIMATION_BYTES};
+use super::animation_memo::{self, ImageAnimations};
 use crate::browser::cdp::{Budget, STEP_TIMEOUT, eval_string, run};
 use crate::browser::error::BrowserError;
 use crate::browser::events::{EventLog, RawEvent};
@@ -83,7 +84,7 @@ fn parse<T: for<'de> Deserialize<'de>>(text: &str) -> Result<T, BrowserError> {
 }
 
 /// Steps 1 to 3; the layout facts and the images of step 3.
-pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Budget, log: Option<&EventLog>) -> Result<(LayoutFacts, Vec<Candidate>), BrowserError> {
+pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Budget, log: Option<&EventLog>, memo: Option<&ImageAnimations>) -> Result<(LayoutFacts, Vec<Candidate>), BrowserError> {
     let started = Instant::now();
     let desktop: Desktop = parse(&eval_string(instance, page, "layout", &layout_script("'desktop'"), budget.cap(Duration::from_secs(15))).await?)?;
     let mut facts = LayoutFacts {
@@ -102,42 +103,71 @@ pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Budget, lo
         Err(e) => tracing::debug!(error = %e, "reflow not measured"),
     }
     facts.ms = in_page;
-    animations(instance, page, budget, log, &desktop.images, &mut facts).await;
+    animations(instance, page, budget, log, memo, &desktop.images, &mut facts).await;
     tracing::debug!(in_page_ms = in_page, total_ms = started.elapsed().as_millis() as u64, "layout gathered");
     Ok((facts, desktop.images))
 }
 
-/// Step 3: the animations of `candidates` (the first `MAX_IMAGES_READ`), into `facts`.
-pub(crate) async fn animations(instance: &Instance, page: &Page, budget: &Budget, log: Option<&EventLog>, candidates: &[Candidate], facts: &mut LayoutFacts) {
+/// Step 3: the animations of `candidates` (the first `MAX_IMAGES_READ`), into `facts`; an image
+/// whose response `memo` holds is not read again.
+pub(crate) async fn animations(
+    instance: &Instance,
+    page: &Page,
+    budget: &Budget,
+    log: Option<&EventLog>,
+    memo: Option<&ImageAnimations>,
+    candidates: &[Candidate],
+    facts: &mut LayoutFacts,
+) {
     facts.animations.clear();
     facts.images_unread = 0;
     let events = log.map(EventLog::snapshot).unwrap_or_default();
     // The bodies are asked for all at once: each is a round trip to the browser.
-    let read = candidates.iter().take(MAX_IMAGES_READ).map(|c| image_bytes(instance, page, budget, &events, &c.url));
-    let bodies = futures::future::join_all(read).await;
-    for (candidate, bytes) in candidates.iter().zip(bodies) {
-        match bytes {
-            Some(bytes) => {
-                if let Some(a) = animation::parse(&bytes) {
-                    facts.animations.push(AnimatedImage {
-                        url: if candidate.url.starts_with("data:") { format!("{}…", candidate.url.chars().take(40).collect::<String>()) } else { candidate.url.clone() },
-                        selector: candidate.selector.clone(),
-                        snippet: candidate.snippet.clone(),
-                        format: a.format.to_string(),
-                        frames: a.frames,
-                        loop_ms: a.loop_ms,
-                        plays: a.plays,
-                        rendered_width: candidate.rendered_width,
-                        rendered_height: candidate.rendered_height,
-                        pause_control: candidate.pause_control,
-                        reduced_motion_alternative: candidate.reduced_motion_alternative,
-                    });
-                }
+    let read = candidates.iter().take(MAX_IMAGES_READ).map(|c| animation_of(instance, page, budget, &events, memo, &c.url));
+    let read = futures::future::join_all(read).await;
+    for (candidate, animation) in candidates.iter().zip(read) {
+        match animation {
+            Some(Some(a)) => {
+                facts.animations.push(AnimatedImage {
+                    url: if candidate.url.starts_with("data:") { format!("{}…", candidate.url.chars().take(40).collect::<String>()) } else { candidate.url.clone() },
+                    selector: candidate.selector.clone(),
+                    snippet: candidate.snippet.clone(),
+                    format: a.format.to_string(),
+                    frames: a.frames,
+                    loop_ms: a.loop_ms,
+                    plays: a.plays,
+                    rendered_width: candidate.rendered_width,
+                    rendered_height: candidate.rendered_height,
+                    pause_control: candidate.pause_control,
+                    reduced_motion_alternative: candidate.reduced_motion_alternative,
+                });
             }
+            Some(None) => {}
             None => facts.images_unread += 1,
         }
     }
     facts.bound();
+}
+
+/// The animation of the image at `url` (`Some(None)`: a still image), from `memo` or its bytes;
+/// `None` when its bytes could not be read.
+async fn animation_of(instance: &Instance, page: &Page, budget: &Budget, events: &[RawEvent], memo: Option<&ImageAnimations>, url: &str) -> Option<Option<Animation>> {
+    if url.starts_with("data:") {
+        return data_url_bytes(url).map(|bytes| animation::parse(&bytes));
+    }
+    let request_id = response_for(events, url)?;
+    let reusable = memo.and(animation_memo::reusable(events, &request_id));
+    if let (Some(memo), Some(r)) = (memo, reusable) {
+        if let Some(known) = memo.get(&r.key) {
+            return Some(known);
+        }
+    }
+    let bytes = response_bytes(instance, page, budget, &request_id).await?;
+    let found = animation::parse(&bytes);
+    if let (Some(memo), Some(r)) = (memo, reusable) {
+        memo.keep(r, found);
+    }
+    Some(found)
 }
 
 /// Emulates the 320 px viewport, measures, and clears the emulation whatever happened.
@@ -154,18 +184,18 @@ async fn reflow(instance: &Instance, page: &Page, budget: &Budget, scroll: [f64;
     parse(&measured?)
 }
 
-/// The bytes of an image the page showed: a `data:` URL decoded, or the body of the page's own
-/// finished response for `url` (none when it was not recorded or is too large).
-async fn image_bytes(instance: &Instance, page: &Page, budget: &Budget, events: &[RawEvent], url: &str) -> Option<Vec<u8>> {
-    if let Some(data) = url.strip_prefix("data:") {
-        let (meta, payload) = data.split_once(',')?;
-        if !meta.ends_with(";base64") || payload.len() > MAX_ANIMATION_BYTES * 4 / 3 + 4 {
-            return None;
-        }
-        return base64::engine::general_purpose::STANDARD.decode(payload.trim()).ok();
+/// The bytes of a `data:` URL in base64 that fits `MAX_ANIMATION_BYTES`.
+fn data_url_bytes(url: &str) -> Option<Vec<u8>> {
+    let (meta, payload) = url.strip_prefix("data:")?.split_once(',')?;
+    if !meta.ends_with(";base64") || payload.len() > MAX_ANIMATION_BYTES * 4 / 3 + 4 {
+        return None;
     }
-    let request_id = response_for(events, url)?;
-    let body = run(instance, page, "Network.getResponseBody", budget.cap(STEP_TIMEOUT), GetResponseBodyParams::new(request_id)).await.ok()?;
+    base64::engine::general_purpose::STANDARD.decode(payload.trim()).ok()
+}
+
+/// The body of the page's own finished response `request_id` (none when it is too large).
+async fn response_bytes(instance: &Instance, page: &Page, budget: &Budget, request_id: &str) -> Option<Vec<u8>> {
+    let body = run(instance, page, "Network.getResponseBody", budget.cap(STEP_TIMEOUT), GetResponseBodyParams::new(request_id.to_string())).await.ok()?;
     if body.body.len() > MAX_ANIMATION_BYTES * 4 / 3 + 4 {
         return None;
     }

@@ -1,0 +1,169 @@
+//! A scan's image animations by response (`ImageAnimations`): an image many pages show (a logo,
+//! a product photo) has its bytes read from the browser once a scan, not once a page. Reading
+//! them is a `Network.getResponseBody` round trip carrying the whole image as base64 (12
+//! images of a page of photos: about 4 MB and 60 to 90 ms), for an answer that depends on the
+//! bytes alone.
+//!
+//! Only a response whose server says its bytes may be reused is remembered, and only as long as
+//! the server says, the way a browser's cache reuses it: one with a validator (`ETag`,
+//! `Last-Modified`: the same validator is the same representation), or one fresh for a while
+//! (`Cache-Control: max-age=N` over 0, or `immutable`), kept N seconds from when its bytes were
+//! read. `no-store` or `no-cache` is never remembered. The key is the response's URL, type,
+//! encoding, length and validators, so a changed image under the same URL (a new `ETag`, another
+//! length) is read again. Held by the scan's `SharedRegions` (none under `--no-share`, which reads
+//! every image on every page); bounded to `MAX_IMAGES` responses.
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use super::animation::Animation;
+use crate::browser::events::RawEvent;
+
+/// Responses remembered per scan (48 bytes each with their answer).
+pub(crate) const MAX_IMAGES: usize = 4096;
+
+/// What a response's headers allow: reuse while `until` has not passed (`None`: as long as the
+/// validators are the same).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Reusable {
+    pub(crate) key: [u8; 32],
+    pub(crate) for_secs: Option<u64>,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct ImageAnimations {
+    read: Mutex<HashMap<[u8; 32], (Option<Animation>, Option<Instant>)>>,
+    /// Images answered from here instead of their bytes, over the scan.
+    reused: AtomicUsize,
+}
+
+impl ImageAnimations {
+    /// The animation read before from a response with this key (`Some(None)`: a still image),
+    /// if it may still be reused.
+    pub(crate) fn get(&self, key: &[u8; 32]) -> Option<Option<Animation>> {
+        let read = self.read.lock().ok()?;
+        let (animation, until) = read.get(key)?;
+        let known = until.is_none_or(|t| Instant::now() < t).then_some(*animation);
+        if known.is_some() {
+            self.reused.fetch_add(1, Ordering::Relaxed);
+        }
+        known
+    }
+
+    /// Images answered from here instead of their bytes so far.
+    pub(crate) fn reused(&self) -> usize {
+        self.reused.load(Ordering::Relaxed)
+    }
+
+    /// Remembers what the bytes of the response `reusable` describes hold.
+    pub(crate) fn keep(&self, reusable: Reusable, animation: Option<Animation>) {
+        let Ok(mut read) = self.read.lock() else { return };
+        if read.len() >= MAX_IMAGES && !read.contains_key(&reusable.key) {
+            return;
+        }
+        let until = reusable.for_secs.map(|s| Instant::now() + Duration::from_secs(s));
+        read.insert(reusable.key, (animation, until));
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.read.lock().map(|r| r.len()).unwrap_or_default()
+    }
+}
+
+/// Whether the response of `request_id` in `events` may be reused, and its key.
+pub(crate) fn reusable(events: &[RawEvent], request_id: &str) -> Option<Reusable> {
+    let response = events.iter().rev().find(|e| e.method == "Network.responseReceived" && e.str("requestId") == Some(request_id))?.params.get("response")?;
+    let headers = response.get("headers")?.as_object()?;
+    let header = |name: &str| {
+        headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).and_then(|(_, v)| v.as_str()).map(str::trim).filter(|v| !v.is_empty())
+    };
+    let cache_control = header("cache-control").unwrap_or_default().to_ascii_lowercase();
+    let directives: Vec<&str> = cache_control.split(',').map(str::trim).collect();
+    if directives.iter().any(|d| *d == "no-store" || *d == "no-cache" || d.starts_with("no-cache=")) {
+        return None;
+    }
+    let (etag, modified) = (header("etag"), header("last-modified"));
+    let for_secs = if etag.is_some() || modified.is_some() {
+        None
+    } else if directives.contains(&"immutable") {
+        // Fresh for as long as a browser keeps it: a year is what servers that say so mean.
+        Some(365 * 24 * 3600)
+    } else {
+        let max_age = directives.iter().filter_map(|d| d.strip_prefix("max-age=")).filter_map(|n| n.trim_matches('"').parse::<u64>().ok()).next()?;
+        if max_age == 0 {
+            return None;
+        }
+        Some(max_age)
+    };
+    let mut hash = Sha256::new();
+    let url = response.get("url").and_then(Value::as_str)?;
+    let mime = response.get("mimeType").and_then(Value::as_str).unwrap_or_default();
+    for part in [url, mime, header("content-type").unwrap_or_default(), header("content-encoding").unwrap_or_default(), header("content-length").unwrap_or_default(), etag.unwrap_or_default(), modified.unwrap_or_default()] {
+        hash.update((part.len() as u64).to_le_bytes());
+        hash.update(part.as_bytes());
+    }
+    Some(Reusable { key: hash.finalize().into(), for_secs })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn response(id: &str, url: &str, headers: Value) -> RawEvent {
+        RawEvent { method: "Network.responseReceived".into(), params: json!({"requestId": id, "response": {"url": url, "mimeType": "image/png", "headers": headers}}) }
+    }
+
+    fn key_of(headers: Value) -> Option<Reusable> {
+        reusable(&[response("1", "http://a.test/x.png", headers)], "1")
+    }
+
+    #[test]
+    fn only_responses_a_cache_may_reuse_are_remembered() {
+        assert_eq!(key_of(json!({"Content-Type": "image/png"})), None);
+        assert_eq!(key_of(json!({"Cache-Control": "no-store, max-age=600", "ETag": "\"a\""})), None);
+        assert_eq!(key_of(json!({"cache-control": "max-age=600, No-Cache"})), None);
+        assert_eq!(key_of(json!({"cache-control": "max-age=0"})), None);
+        assert_eq!(key_of(json!({"cache-control": "max-age=600"})).unwrap().for_secs, Some(600));
+        assert_eq!(key_of(json!({"cache-control": "public, max-age=31536000, immutable"})).unwrap().for_secs, Some(365 * 24 * 3600));
+        assert_eq!(key_of(json!({"ETag": "W/\"v1\""})).unwrap().for_secs, None);
+        assert_eq!(key_of(json!({"Last-Modified": "Tue, 01 Dec 2026 10:00:00 GMT", "cache-control": "max-age=60"})).unwrap().for_secs, None);
+        assert_eq!(reusable(&[response("1", "http://a.test/x.png", json!({"etag": "a"}))], "2"), None);
+    }
+
+    #[test]
+    fn a_changed_response_has_another_key() {
+        let k = |h: Value| key_of(h).unwrap().key;
+        let base = k(json!({"etag": "\"a\"", "content-length": "100"}));
+        assert_eq!(base, k(json!({"ETag": "\"a\"", "Content-Length": "100", "Date": "now"})));
+        assert_ne!(base, k(json!({"etag": "\"b\"", "content-length": "100"})));
+        assert_ne!(base, k(json!({"etag": "\"a\"", "content-length": "101"})));
+        assert_ne!(base, reusable(&[response("1", "http://a.test/y.png", json!({"etag": "\"a\"", "content-length": "100"}))], "1").unwrap().key);
+    }
+
+    #[test]
+    fn remembers_within_the_time_the_server_allows_and_the_bound() {
+        let memo = ImageAnimations::default();
+        let still = Reusable { key: [1; 32], for_secs: None };
+        let expired = Reusable { key: [2; 32], for_secs: Some(0) };
+        let gif = Animation { format: "gif", frames: 3, loop_ms: 300, plays: None };
+        memo.keep(still, None);
+        memo.keep(expired, Some(gif));
+        assert_eq!(memo.get(&still.key), Some(None));
+        assert_eq!(memo.get(&expired.key), None);
+        assert_eq!(memo.get(&[3; 32]), None);
+        assert_eq!(memo.reused(), 1);
+        for i in 0..MAX_IMAGES as u32 + 10 {
+            let mut key = [0; 32];
+            key[..4].copy_from_slice(&i.to_le_bytes());
+            key[31] = 9;
+            memo.keep(Reusable { key, for_secs: None }, None);
+        }
+        assert_eq!(memo.len(), MAX_IMAGES);
+    }
+}
