@@ -25,6 +25,8 @@ use crate::browser::events::RawEvent;
 
 /// Responses remembered per scan (48 bytes each with their answer).
 pub(crate) const MAX_IMAGES: usize = 4096;
+/// The longest a response is reused without a validator (`immutable`, or a larger `max-age`).
+const MAX_FRESH_SECS: u64 = 365 * 24 * 3600;
 
 /// What a response's headers allow: reuse while `until` has not passed (`None`: as long as the
 /// validators are the same).
@@ -65,7 +67,8 @@ impl ImageAnimations {
         if read.len() >= MAX_IMAGES && !read.contains_key(&reusable.key) {
             return;
         }
-        let until = reusable.for_secs.map(|s| Instant::now() + Duration::from_secs(s));
+        let now = Instant::now();
+        let until = reusable.for_secs.map(|s| now.checked_add(Duration::from_secs(s.min(MAX_FRESH_SECS))).unwrap_or(now));
         read.insert(reusable.key, (animation, until));
     }
 
@@ -92,13 +95,13 @@ pub(crate) fn reusable(events: &[RawEvent], request_id: &str) -> Option<Reusable
         None
     } else if directives.contains(&"immutable") {
         // Fresh for as long as a browser keeps it: a year is what servers that say so mean.
-        Some(365 * 24 * 3600)
+        Some(MAX_FRESH_SECS)
     } else {
         let max_age = directives.iter().filter_map(|d| d.strip_prefix("max-age=")).filter_map(|n| n.trim_matches('"').parse::<u64>().ok()).next()?;
         if max_age == 0 {
             return None;
         }
-        Some(max_age)
+        Some(max_age.min(MAX_FRESH_SECS))
     };
     let mut hash = Sha256::new();
     let url = response.get("url").and_then(Value::as_str)?;
@@ -132,6 +135,9 @@ mod tests {
         assert_eq!(key_of(json!({"cache-control": "max-age=600"})).unwrap().for_secs, Some(600));
         assert_eq!(key_of(json!({"cache-control": "public, max-age=31536000, immutable"})).unwrap().for_secs, Some(365 * 24 * 3600));
         assert_eq!(key_of(json!({"ETag": "W/\"v1\""})).unwrap().for_secs, None);
+        // A hostile server's largest number is a year; one past it is no number at all.
+        assert_eq!(key_of(json!({"cache-control": "max-age=18446744073709551615"})).unwrap().for_secs, Some(MAX_FRESH_SECS));
+        assert_eq!(key_of(json!({"cache-control": "max-age=18446744073709551616"})), None);
         assert_eq!(key_of(json!({"Last-Modified": "Tue, 01 Dec 2026 10:00:00 GMT", "cache-control": "max-age=60"})).unwrap().for_secs, None);
         assert_eq!(reusable(&[response("1", "http://a.test/x.png", json!({"etag": "a"}))], "2"), None);
     }
@@ -154,10 +160,14 @@ mod tests {
         let gif = Animation { format: "gif", frames: 3, loop_ms: 300, plays: None };
         memo.keep(still, None);
         memo.keep(expired, Some(gif));
+        // Kept however far off the server puts its end (no overflow of the clock).
+        let forever = Reusable { key: [4; 32], for_secs: Some(u64::MAX) };
+        memo.keep(forever, Some(gif));
+        assert_eq!(memo.get(&forever.key), Some(Some(gif)));
         assert_eq!(memo.get(&still.key), Some(None));
         assert_eq!(memo.get(&expired.key), None);
         assert_eq!(memo.get(&[3; 32]), None);
-        assert_eq!(memo.reused(), 1);
+        assert_eq!(memo.reused(), 2);
         for i in 0..MAX_IMAGES as u32 + 10 {
             let mut key = [0; 32];
             key[..4].copy_from_slice(&i.to_le_bytes());
