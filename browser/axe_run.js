@@ -22,7 +22,7 @@ const rule = (x) => ({
   help_url: x.helpUrl || '',
   nodes: (x.nodes || []).slice(0, MAX_NODES).map((n) => ({
     target: target(n.target),
-    html: source(n).slice(0, 300),
+    html: __ss.cut(source(n), 300),
     failure_summary: n.failureSummary || null,
     impact: n.impact || null,
   })),

@@ -5,7 +5,7 @@ __ss.freezeIds();
 const hooks = window.__sitescanHooks || { hasClick: () => false, hasKey: () => false };
 const LIMIT = { anchors: 2000, images: 1000, fields: 1000, forms: 200, headings: 500, metas: 300, links: 300, media: 100, jsonld: 100, microdata: 200, dups: 100, deprecated: 100, clickable: 100, iframes: 100, landmarks: 100, backgrounds: 100, scan: 20000 };
 const HTML_NS = 'http://www.w3.org/1999/xhtml';
-const attr = (el, n) => (el.hasAttribute(n) ? el.getAttribute(n) : null);
+const attr = __ss.attr;
 const collapse = __ss.collapse;
 const sel = (el) => __ss.selector(el);
 const snip = (el) => __ss.snippet(el);
@@ -58,7 +58,7 @@ const inFirstViewport = (r) => r.width > 0 && r.height > 0 && r.top + sy < vh &&
 const out = {};
 // Document
 const titles = Array.from(document.getElementsByTagName('title')).filter((t) => t.namespaceURI === HTML_NS);
-out.title = titles.length ? document.title : null;
+out.title = titles.length ? __ss.own(document, 'title') : null;
 out.title_count = titles.length;
 out.doctype = document.doctype ? document.doctype.name : null;
 out.compat_mode = document.compatMode;
@@ -91,7 +91,7 @@ for (const h of document.querySelectorAll('h1, h2, h3, h4, h5, h6, [role="headin
   if (out.headings.length >= LIMIT.headings) break;
   let level = /^h[1-6]$/.test(h.localName) ? Number(h.localName[1]) : Number(attr(h, 'aria-level') || 2);
   if (!(level >= 1 && level <= 6)) level = 2;
-  out.headings.push({ level, text: collapse(h.innerText || h.textContent).slice(0, 300), selector: sel(h), visible: vis(h) });
+  out.headings.push({ level, text: __ss.cut(collapse(h.innerText || h.textContent), 300), selector: sel(h), visible: vis(h) });
 }
 // Landmarks
 const LANDMARKS = new Set(['main', 'navigation', 'banner', 'contentinfo', 'complementary', 'search', 'form', 'region']);
@@ -130,8 +130,8 @@ for (const a of document.querySelectorAll('a, [role="link"]')) {
   }
   out.anchors.push({
     href_raw: raw, href,
-    text: collapse(a.innerText || a.textContent).slice(0, 300),
-    accessible_name: accessibleName(a).slice(0, 300),
+    text: __ss.cut(collapse(a.innerText || a.textContent), 300),
+    accessible_name: __ss.cut(accessibleName(a), 300),
     rel: attr(a, 'rel'), target: attr(a, 'target'),
     has_click_handler: hooks.hasClick(a), visible: vis(a), selector: sel(a), snippet: snip(a),
   });
@@ -240,10 +240,10 @@ for (const el of document.querySelectorAll('input, select, textarea, button')) {
 // form.elements leaves out image buttons (<input type=image>), which do submit the form.
 const imageButtons = Array.from(document.querySelectorAll('input[type="image" i]'));
 out.forms = forms.map((f, i) => {
-  const els = Array.from(f.elements).concat(imageButtons.filter((b) => b.form === f));
+  const els = Array.from(__ss.own(f, 'elements')).concat(imageButtons.filter((b) => b.form === f));
   return {
     action_raw: attr(f, 'action'),
-    action: f.action || null,
+    action: (() => { const a = __ss.own(f, 'action'); return typeof a === 'string' && a ? a : null; })(),
     method: (attr(f, 'method') || 'get').toLowerCase() === 'post' ? 'post' : ((attr(f, 'method') || '').toLowerCase() === 'dialog' ? 'dialog' : 'get'),
     has_submit: els.some((e) => (e.localName === 'button' && e.type === 'submit') || (e.localName === 'input' && (e.type === 'submit' || e.type === 'image'))),
     has_password: els.some((e) => e.localName === 'input' && e.type === 'password'),
@@ -264,7 +264,7 @@ const propValue = (p) => {
   if (t === 'object') return resolve(attr(p, 'data')) || '';
   if (t === 'data' || t === 'meter') return attr(p, 'value') || '';
   if (t === 'time') return attr(p, 'datetime') || collapse(p.textContent);
-  return collapse(p.textContent).slice(0, 500);
+  return __ss.cut(collapse(p.textContent), 500);
 };
 out.microdata = Array.from(document.querySelectorAll('[itemscope]')).slice(0, LIMIT.microdata).map((item) => {
   const properties = [];
@@ -281,9 +281,10 @@ out.rdfa_count = document.querySelectorAll('[typeof], [vocab]').length + documen
 // Duplicate ids
 const byId = new Map();
 for (const el of document.querySelectorAll('[id]')) {
-  if (!el.id) continue;
-  if (!byId.has(el.id)) byId.set(el.id, []);
-  byId.get(el.id).push(el);
+  const id = attr(el, 'id');
+  if (!id) continue;
+  if (!byId.has(id)) byId.set(id, []);
+  byId.get(id).push(el);
 }
 out.duplicate_ids = [];
 for (const [id, els] of byId) {

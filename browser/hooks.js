@@ -22,6 +22,11 @@ let delegated = false;
 let keyDelegated = false;
 const clickEls = new WeakSet();
 const keyEls = new WeakSet();
+// The same elements in the order they were first seen, for `exportTo` (bounded: past the bound
+// an element is still known here, but not to the gatherers' world).
+const MAX_LISTED = 50000;
+const listed = [];
+const list = (el, kind) => { if (listed.length < MAX_LISTED) listed.push([new WeakRef(el), kind]); };
 const proto = EventTarget.prototype;
 const desc = Object.getOwnPropertyDescriptor(proto, 'addEventListener');
 const orig = desc && desc.value;
@@ -34,7 +39,8 @@ if (typeof orig === 'function') {
         else if (KEY.has(t)) keyWatched = true;
         else if (FOCUS.has(t)) focusWatched = true;
         if (this && this.nodeType === 1) {
-          if (CLICK.has(t)) clickEls.add(this); else if (KEY.has(t)) keyEls.add(this);
+          if (CLICK.has(t)) { if (!clickEls.has(this)) { clickEls.add(this); list(this, 'click'); } }
+          else if (KEY.has(t) && !keyEls.has(this)) { keyEls.add(this); list(this, 'key'); }
         } else if (CLICK.has(t) || t === 'hashchange' || t === 'popstate') {
           delegated = true;
         } else if (KEY.has(t)) {
@@ -59,6 +65,27 @@ if (typeof observe === 'function') {
   try { Object.defineProperty(wrapped, 'toString', { value: () => observe.toString(), configurable: true }); } catch (_) {}
   Object.defineProperty(IntersectionObserver.prototype, 'observe', Object.assign({}, io, { value: wrapped }));
 }
+// Handlers set as properties (`el.onclick = f`) live in this world only: remembered as they are
+// set, like listeners.
+const CLICK_PROPS = ['onclick', 'ondblclick', 'onmousedown', 'onmouseup', 'onpointerdown', 'onpointerup'];
+const KEY_PROPS = ['onkeydown', 'onkeyup', 'onkeypress'];
+for (const [names, set, kind] of [[CLICK_PROPS, clickEls, 'click'], [KEY_PROPS, keyEls, 'key']]) {
+  for (const n of names) {
+    const d = typeof HTMLElement === 'function' && Object.getOwnPropertyDescriptor(HTMLElement.prototype, n);
+    if (!d || typeof d.set !== 'function') continue;
+    const setter = d.set;
+    const wrapped = {
+      set [n](v) {
+        try { if (typeof v === 'function' && this && this.nodeType === 1 && !set.has(this)) { set.add(this); list(this, kind); } } catch (_) {}
+        return setter.call(this, v);
+      },
+    };
+    const ws = Object.getOwnPropertyDescriptor(wrapped, n).set;
+    try { Object.defineProperty(HTMLElement.prototype, n, Object.assign({}, d, { set: ws })); } catch (_) {}
+  }
+}
+const dispatch = EventTarget.prototype.dispatchEvent;
+const EventCtor = Event;
 const attrHandler = (el, names) => names.some((n) => typeof el[n] === 'function' || (el.hasAttribute && el.hasAttribute(n)));
 Object.defineProperty(window, '__sitescanHooks', {
   value: Object.freeze({
@@ -75,6 +102,25 @@ Object.defineProperty(window, '__sitescanHooks', {
     // Any listener that may handle a link's activation from above (`delegated`), or such an
     // on-handler of the window or document.
     clickDelegated: () => delegated || ['onclick', 'onhashchange', 'onpopstate', 'onmousedown', 'onpointerdown'].some((n) => typeof window[n] === 'function' || typeof document[n] === 'function'),
+    // Tells the gatherers' isolated world (which shares the DOM, not this world's JavaScript)
+    // which elements have listeners: each is sent one event named `name + ':click'` or
+    // `name + ':key'`, which that world listens for; returns the page-wide flags as JSON text.
+    exportTo: (name) => {
+      const n = String(name);
+      const types = { click: n + ':click', key: n + ':key' };
+      for (const [ref, kind] of listed) {
+        const el = ref.deref();
+        if (!el) continue;
+        try { dispatch.call(el, new EventCtor(types[kind], { bubbles: false, composed: true })); } catch (_) {}
+      }
+      const h = window.__sitescanHooks;
+      // A flag the page's script made unreadable counts as set (the careful answer).
+      const flag = (f) => { try { return !!f(); } catch (_) { return true; } };
+      return stringify({
+        keyWatched: flag(h.keyWatched), keyDelegated: flag(h.keyDelegated), focusWatched: flag(h.focusWatched),
+        clickDelegated: flag(h.clickDelegated), scrollWatched: flag(h.scrollWatched),
+      });
+    },
     scrollWatched: () => scrollWatched || ['onscroll', 'onscrollend', 'onwheel'].some((n) => typeof window[n] === 'function' || typeof document[n] === 'function')
       || document.querySelector('[onscroll], [onscrollend], [onwheel]') !== null,
   }),

@@ -13,7 +13,7 @@ const MAX_CANDIDATES = 8;
 const MIN_SIDE = 12, MIN_AREA = 400, MAX_SIDE = 3000, SCAN = 20000;
 __ss.freezeIds();
 const collapse = __ss.collapse;
-const attr = (el, n) => (el.hasAttribute(n) ? el.getAttribute(n) : null);
+const attr = __ss.attr;
 const byIds = (ids) => String(ids).split(/\s+/).filter(Boolean).map((id) => document.getElementById(id)).filter(Boolean).map((e) => collapse(e.textContent)).join(' ').trim();
 const resolve = (raw) => {
   if (!raw) return null;

@@ -72,7 +72,7 @@ const inHidden = (el, upTo) => {
   for (let p = el; p && p !== upTo && p !== document.documentElement; p = p.parentElement) if (hiddenBoxes.has(p)) return true;
   return false;
 };
-const sample = (s) => { s = __ss.collapse(s); return s.length > SAMPLE ? s.slice(0, SAMPLE - 1) + '…' : s; };
+const sample = (s) => { s = __ss.collapse(s); return s.length > SAMPLE ? __ss.cut(s, SAMPLE - 1) + '…' : s; };
 const entry = (el, extra) => Object.assign({ selector: __ss.selector(el), snippet: __ss.snippet(el) }, extra);
 
 if (MODE === 'reflow') {

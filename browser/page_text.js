@@ -4,5 +4,5 @@ const MAX_CHARS = 20000;
 const body = document.body;
 let text = body ? __ss.collapse(body.innerText || '') : '';
 const truncated = text.length > MAX_CHARS;
-if (truncated) text = text.slice(0, MAX_CHARS);
+if (truncated) text = __ss.cut(text, MAX_CHARS);
 return JSON.stringify({ text, truncated });

@@ -198,7 +198,7 @@ const element = (el, box) => {
   for (const n of el.childNodes) if (n.nodeType === 3) s += '"' + n.data;
   return s;
 };
-const describe = (el) => el.localName + attrs(el) + '{' + (el.textContent || '').slice(0, 2000) + '}' + styles(el, null, STYLE);
+const describe = (el) => el.localName + attrs(el) + '{' + __ss.cut(el.textContent || '', 2000) + '}' + styles(el, null, STYLE);
 
 for (const region of kept) {
   const { root, parts, order } = region;

@@ -20,7 +20,7 @@ use chromiumoxide::cdp::browser_protocol::inspector;
 use chromiumoxide::cdp::browser_protocol::network::SetCacheDisabledParams;
 use chromiumoxide::cdp::browser_protocol::page::{
     AddScriptToEvaluateOnNewDocumentParams, CrashParams, EventJavascriptDialogOpening, HandleJavaScriptDialogParams, NavigateParams,
-    StopLoadingParams,
+    GetFrameTreeParams, StopLoadingParams,
 };
 use chromiumoxide::cdp::browser_protocol::target::{CloseTargetParams, CreateTargetParams};
 use chromiumoxide::cdp::js_protocol::runtime::AddBindingParams;
@@ -32,7 +32,7 @@ use tokio::sync::mpsc;
 use crate::model::{Artifact, GatherError, PageError, PageSnapshot};
 use crate::net::EgressProxy;
 
-use super::cdp::{Budget, STEP_TIMEOUT, eval_string, run, step};
+use super::cdp::{Budget, STEP_TIMEOUT, eval_main, eval_string, forget_world, run, step};
 use super::cores;
 use super::error::BrowserError;
 use super::events::{EVENT_LOG_FULL, EventLog, MAX_EVENTS};
@@ -212,7 +212,7 @@ pub(crate) async fn capture(
     live.phases.end("artifacts");
     let mut reusable = outcome == Outcome::Done && snap.error.is_none() && !live.download && uses < PAGES_PER_WINDOW && instance.is_alive();
     if reusable && let Some(page) = &live.page {
-        let parked = eval_string(instance, page, "park", &PARK_PAGE, Duration::from_secs(2)).await;
+        let parked = eval_main(instance, page, "park", &PARK_PAGE, Duration::from_secs(2)).await;
         reusable = matches!(parked.as_deref(), Ok("parked"));
     }
     if reusable {
@@ -336,6 +336,7 @@ async fn load_and_gather(
     // usable once it was parsed (DOMContentLoaded), so that ends the wait too; `load` is then
     // awaited below, up to the same deadline.
     let mut parsed = log.watch();
+    forget_world(instance, page);
     let navigate = run(instance, page, "Page.navigate", nav_limit, NavigateParams::new(url));
     tokio::pin!(navigate);
     let mut nav = tokio::select! {
@@ -393,10 +394,58 @@ async fn load_and_gather(
     }
     wait_quiet(instance, log, budget, NETWORK_QUIET, NETWORK_QUIET_MAX).await?;
     live.phases.end("quiet");
+    follow_self_navigation(instance, page, budget, nav_limit, snap, live).await?;
     if main_from_proxy(log, live.loader_id.as_deref()) {
         return Ok(()); // The proxy's own answer (refused, unreachable) is not the site.
     }
     gather_in_page(instance, page, settings, budget, snap, live).await
+}
+
+/// Documents a page that moves itself (a script's `location` change, a meta refresh, a consent
+/// redirect) is followed to, before it is judged as the one a visitor ends on.
+const MAX_SELF_NAVIGATIONS: usize = 3;
+
+/// When the main frame now shows another document than the one navigated to, waits for that
+/// one to load and go quiet, and makes it the page's document (its response, status and URL),
+/// up to `MAX_SELF_NAVIGATIONS` times; a page still moving after that is said once
+/// (`navigation` in the page's gather errors) and judged as it then is. No interim document is
+/// judged under the first one's answer.
+async fn follow_self_navigation(
+    instance: &Instance,
+    page: &Page,
+    budget: &Budget,
+    nav_limit: Duration,
+    snap: &mut PageSnapshot,
+    live: &mut Live,
+) -> Result<(), BrowserError> {
+    let log = event_log(&live.log)?;
+    for hop in 0..=MAX_SELF_NAVIGATIONS {
+        let Ok(tree) = run(instance, page, "Page.getFrameTree", budget.cap(STEP_TIMEOUT), GetFrameTreeParams::default()).await else { return Ok(()) };
+        let frame = tree.frame_tree.frame;
+        let loader = frame.loader_id.as_ref().to_string();
+        if live.loader_id.as_deref().is_none_or(|l| l == loader) {
+            return Ok(());
+        }
+        if hop == MAX_SELF_NAVIGATIONS {
+            let e = BrowserError::Script { name: "navigation", message: format!("the page kept navigating itself ({hop} documents); judged as it was at {}", frame.url) };
+            gather_error(snap, "navigation", &e);
+            return Ok(());
+        }
+        tracing::debug!(from = %snap.requested_url, to = %frame.url, "the page navigated itself: following");
+        live.loader_id = Some(loader);
+        forget_world(instance, page);
+        // Its load, then network quiet, within what is left of the navigation's time.
+        let until = Instant::now() + budget.cap(nav_limit);
+        loop {
+            let state = eval_string(instance, page, "readyState", "document.readyState", budget.cap(STEP_TIMEOUT)).await;
+            if matches!(state.as_deref(), Ok("complete")) || Instant::now() >= until {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        wait_quiet(instance, log, budget, NETWORK_QUIET, NETWORK_QUIET_MAX).await?;
+    }
+    Ok(())
 }
 
 /// Runs the in-page gatherers on the page as it is now (a capture after loading; a journey's
@@ -410,6 +459,9 @@ pub(crate) async fn gather_in_page(
     live: &mut Live,
 ) -> Result<(), BrowserError> {
     let log = event_log(&live.log)?;
+    // The gatherers' isolated world is made afresh for the document as it is now (a journey may
+    // have moved it since the last one).
+    forget_world(instance, page);
     match metrics::read(instance, page, budget).await {
         Ok(r) => live.perf_early = Some(r),
         Err(e) => gather_error(snap, Artifact::Metrics.gatherer(), &e),
@@ -660,10 +712,24 @@ async fn run_gatherer(
             return;
         }
     };
-    if let Err(e) = gathered {
+    if let Err(e) = gathered.and_then(|()| injected_failure(artifact)) {
         gather_error(snap, artifact.gatherer(), &e);
     }
     live.phases.end(artifact.gatherer());
+}
+
+/// Debug builds only: the gatherers named in `SITESCAN_TEST_FAIL_GATHERERS` (comma-separated,
+/// e.g. `dom`) fail after they ran, so the tests can show how every output reports a gap that
+/// no page of theirs can cause any more. Release builds never read it.
+fn injected_failure(artifact: Artifact) -> Result<(), BrowserError> {
+    #[cfg(debug_assertions)]
+    if let Ok(names) = std::env::var("SITESCAN_TEST_FAIL_GATHERERS")
+        && names.split(',').any(|n| n.trim() == artifact.gatherer())
+    {
+        return Err(BrowserError::Script { name: "injected", message: "failure injected by SITESCAN_TEST_FAIL_GATHERERS".into() });
+    }
+    let _ = artifact;
+    Ok(())
 }
 
 /// A capture's event log (present from the moment its page opened).
@@ -845,7 +911,7 @@ pub(crate) async fn close(instance: &Instance, live: &mut Live, timed_out: bool)
         && instance.is_alive()
     {
         if timed_out {
-            let alive = eval_string(instance, &page, "liveness", "'ok'", Duration::from_secs(1)).await.is_ok();
+            let alive = eval_main(instance, &page, "liveness", "'ok'", Duration::from_secs(1)).await.is_ok();
             if !alive {
                 tracing::info!("renderer unresponsive after a timeout; crashing it");
                 let _ = run(instance, &page, "Page.crash", Duration::from_secs(2), CrashParams::default()).await;

@@ -2,13 +2,15 @@
 //! hung or crashed browser never hangs a capture.
 
 use chromiumoxide::Page;
-use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
+use chromiumoxide::cdp::browser_protocol::page::{CreateIsolatedWorldParams, FrameId};
+use chromiumoxide::cdp::js_protocol::runtime::{EvaluateParams, ExecutionContextId};
 use chromiumoxide::types::Command;
 use std::future::Future;
 use std::time::{Duration, Instant};
 
 use super::error::BrowserError;
 use super::instance::Instance;
+use super::scripts::{HOOKS_EXPORT, HOOKS_LISTEN, HOOKS_MARK};
 
 /// Default limit of one CDP command.
 pub const STEP_TIMEOUT: Duration = Duration::from_secs(10);
@@ -64,7 +66,7 @@ where
 pub(crate) async fn eval_string_in(
     instance: &Instance,
     page: &Page,
-    context: chromiumoxide::cdp::js_protocol::runtime::ExecutionContextId,
+    context: ExecutionContextId,
     name: &'static str,
     expression: &str,
     limit: Duration,
@@ -72,17 +74,104 @@ pub(crate) async fn eval_string_in(
     evaluate(instance, page, Some(context), name, expression, limit).await
 }
 
-/// Evaluates `expression` in the page's main world, awaiting a promise; the expression must
-/// produce a string (our scripts return JSON text), which is returned.
+/// The name of the gatherers' isolated world (one a document, kept by the instance).
+const GATHER_WORLD: &str = "sitescan";
+
+/// Evaluates `expression` in the gatherers' isolated world of the page's current document,
+/// awaiting a promise; the expression must produce a string (our scripts return JSON text),
+/// which is returned.
+///
+/// The world shares the page's DOM but not its JavaScript: a page that redefines
+/// `Array.prototype.map`, `JSON.stringify` or `Element.prototype.getAttribute`, or sets globals
+/// our scripts read, changes nothing there. What our scripts keep between calls (`window.__sitescan*`)
+/// lives in that world too. An expression led by `HOOKS_MARK` (it reads the listeners the page's
+/// own script added, which only the main world's `hooks.js` sees) is given them first
+/// (`hooks_bridge`).
 pub(crate) async fn eval_string(instance: &Instance, page: &Page, name: &'static str, expression: &str, limit: Duration) -> Result<String, BrowserError> {
+    let deadline = Instant::now() + limit;
+    let left = || deadline.saturating_duration_since(Instant::now());
+    let session = page.session_id().as_ref().to_string();
+    let mut fresh = false;
+    let mut world = match instance.world(&session) {
+        Some(w) => w,
+        None => {
+            fresh = true;
+            create_world(instance, page, &session, left()).await?
+        }
+    };
+    if expression.starts_with(HOOKS_MARK) {
+        match hooks_bridge(instance, page, world, left()).await {
+            Err(e) if !fresh && stale_world(&e) => {
+                fresh = true;
+                world = create_world(instance, page, &session, left()).await?;
+                hooks_bridge(instance, page, world, left()).await?;
+            }
+            other => other?,
+        }
+    }
+    match evaluate(instance, page, Some(world), name, expression, left()).await {
+        // The document was replaced since the world was made: a new one, once.
+        Err(e) if !fresh && stale_world(&e) => {
+            let world = create_world(instance, page, &session, left()).await?;
+            if expression.starts_with(HOOKS_MARK) {
+                hooks_bridge(instance, page, world, left()).await?;
+            }
+            evaluate(instance, page, Some(world), name, expression, left()).await
+        }
+        other => other,
+    }
+}
+
+/// Evaluates `expression` in the page's main world (where the page's own script runs), as
+/// `eval_string` does. Only for what must meet the page's own JavaScript: the init scripts'
+/// state (`__sitescanPerf`), a journey's steps, quieting a page.
+pub(crate) async fn eval_main(instance: &Instance, page: &Page, name: &'static str, expression: &str, limit: Duration) -> Result<String, BrowserError> {
     evaluate(instance, page, None, name, expression, limit).await
+}
+
+/// Forgets the page's isolated world: its document is about to be replaced.
+pub(crate) fn forget_world(instance: &Instance, page: &Page) {
+    instance.forget_world(page.session_id().as_ref());
+}
+
+async fn create_world(instance: &Instance, page: &Page, session: &str, limit: Duration) -> Result<ExecutionContextId, BrowserError> {
+    // A page target's main frame has the target's id.
+    let frame = FrameId::new(page.target_id().as_ref().to_string());
+    let params = CreateIsolatedWorldParams { frame_id: frame, world_name: Some(GATHER_WORLD.into()), grant_univeral_access: Some(false) };
+    let world = run(instance, page, "Page.createIsolatedWorld", limit, params).await?.execution_context_id;
+    instance.keep_world(session, world);
+    Ok(world)
+}
+
+/// True when `e` says the execution context is gone (the document it belonged to was replaced).
+fn stale_world(e: &BrowserError) -> bool {
+    matches!(e, BrowserError::Cdp { message, .. } if message.contains("context"))
+}
+
+/// Hands the isolated world what the main world's `hooks.js` knows: the elements the page's
+/// script gave click or key listeners (each sent one event of a name only sitescan knows,
+/// which the world's listener records) and the page-wide flags. The world's
+/// `window.__sitescanHooks` then answers as the main world's does.
+async fn hooks_bridge(instance: &Instance, page: &Page, world: ExecutionContextId, limit: Duration) -> Result<(), BrowserError> {
+    let deadline = Instant::now() + limit;
+    let left = || deadline.saturating_duration_since(Instant::now());
+    evaluate(instance, page, Some(world), "hooks", &HOOKS_LISTEN, left()).await?;
+    let flags = evaluate(instance, page, None, "hooks", &HOOKS_EXPORT, left()).await.unwrap_or_default();
+    // Only the flags' own JSON is passed on (an object of booleans); anything else reads as
+    // "no hooks".
+    let flags = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&flags)
+        .map(|m| m.into_iter().filter(|(_, v)| v.is_boolean()).collect::<serde_json::Map<_, _>>())
+        .ok();
+    let flags = flags.map(|m| serde_json::Value::Object(m).to_string()).unwrap_or_else(|| "null".into());
+    evaluate(instance, page, Some(world), "hooks", &format!("window.__sitescanHooks.flags({flags})"), left()).await?;
+    Ok(())
 }
 
 /// `Runtime.evaluate` in `context` (the main world when `None`), as `eval_string` describes.
 async fn evaluate(
     instance: &Instance,
     page: &Page,
-    context: Option<chromiumoxide::cdp::js_protocol::runtime::ExecutionContextId>,
+    context: Option<ExecutionContextId>,
     name: &'static str,
     expression: &str,
     limit: Duration,

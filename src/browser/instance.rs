@@ -46,6 +46,9 @@ pub(crate) struct Instance {
     /// Pages started over the instance's life.
     pub(crate) started: AtomicUsize,
     raw_routes: RawRoutes,
+    /// Session id -> the isolated world the gatherers' scripts run in for the page's current
+    /// document (`cdp::eval_string`); forgotten when the page navigates or closes.
+    worlds: Mutex<HashMap<String, chromiumoxide::cdp::js_protocol::runtime::ExecutionContextId>>,
     handler: JoinHandle<()>,
     watcher: Option<JoinHandle<()>>,
 }
@@ -132,6 +135,7 @@ impl Instance {
             active: AtomicUsize::new(0),
             started: AtomicUsize::new(0),
             raw_routes,
+            worlds: Mutex::default(),
             handler,
             watcher,
         };
@@ -223,6 +227,25 @@ impl Instance {
         if let Ok(mut routes) = self.raw_routes.lock() {
             routes.remove(session_id);
         }
+        self.forget_world(session_id);
+    }
+
+    /// The isolated world kept for `session_id`'s current document, if any.
+    pub(crate) fn world(&self, session_id: &str) -> Option<chromiumoxide::cdp::js_protocol::runtime::ExecutionContextId> {
+        self.worlds.lock().ok().and_then(|w| w.get(session_id).cloned())
+    }
+
+    pub(crate) fn keep_world(&self, session_id: &str, context: chromiumoxide::cdp::js_protocol::runtime::ExecutionContextId) {
+        if let Ok(mut worlds) = self.worlds.lock() {
+            worlds.insert(session_id.to_string(), context);
+        }
+    }
+
+    /// Forgets `session_id`'s isolated world (its document is replaced or gone).
+    pub(crate) fn forget_world(&self, session_id: &str) {
+        if let Ok(mut worlds) = self.worlds.lock() {
+            worlds.remove(session_id);
+        }
     }
 
     /// Closes the browser: `Browser.close`, then the process group is killed. For a remote
@@ -254,7 +277,10 @@ impl Drop for Instance {
 /// Hands a message chromiumoxide could not parse (its CDP types lag behind Chromium, e.g.
 /// `Network.requestWillBeSentExtraInfo`) to the page session it belongs to.
 fn route_raw(routes: &RawRoutes, text: &str, err: &str) {
-    let Ok(value) = serde_json::from_str::<serde_json::Value>(text) else {
+    // A page's script can send text with half a surrogate pair (a string cut inside an emoji),
+    // which JSON parsers refuse: such a half reads as U+FFFD.
+    let parsed = serde_json::from_str::<serde_json::Value>(text).or_else(|_| serde_json::from_str(&super::lenient::repair_surrogates(text)));
+    let Ok(value) = parsed else {
         tracing::debug!(error = err, "unparsable CDP message is not JSON");
         return;
     };

@@ -9,6 +9,7 @@ mod events;
 mod gather;
 mod instance;
 mod journey;
+mod lenient;
 mod launch;
 mod options;
 pub mod pixel_contrast;

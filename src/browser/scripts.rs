@@ -31,28 +31,50 @@ const UNCHANGED: &str = include_str!("../../browser/unchanged.js");
 const AXE_SOURCE: &str = include_str!(concat!(env!("OUT_DIR"), "/axe.min.js"));
 const AXE_VERSION: &str = include_str!(concat!(env!("OUT_DIR"), "/axe_version.txt"));
 
+/// Each script's answer is made well-formed text before it leaves the page: a string the page
+/// cut inside an emoji (half a surrogate pair) would make the whole CDP message unreadable
+/// (`lenient.rs`); the half becomes U+FFFD.
 fn wrap(body: &str) -> String {
-    format!("(() => {{\n{COMMON}\n{body}\n}})()")
+    format!("(() => {{ const __answer = (() => {{\n{COMMON}\n{body}\n}})(); return typeof __answer === 'string' ? __answer.toWellFormed() : __answer; }})()")
 }
 
 fn wrap_async(body: &str) -> String {
-    format!("(async () => {{\n{COMMON}\n{body}\n}})()")
+    format!("(async () => {{ const __answer = await (async () => {{\n{COMMON}\n{body}\n}})(); return typeof __answer === 'string' ? __answer.toWellFormed() : __answer; }})()")
 }
+
+/// Leads the scripts that read `__sitescanHooks` (the listeners the page's script added): they
+/// are given them in their isolated world first (`cdp::eval_string`).
+pub(crate) const HOOKS_MARK: &str = "/*sitescan:hooks*/";
+
+fn with_hooks(script: String) -> String {
+    format!("{HOOKS_MARK}{script}")
+}
+
+/// The name of the events through which the main world's `hooks.js` tells the gatherers'
+/// isolated world which elements have listeners: random for the process, so that no page can
+/// listen for them by name.
+static HOOKS_EVENT: LazyLock<String> = LazyLock::new(|| format!("sitescan-hooks-{:016x}", rand::random::<u64>()));
+const HOOKS_BRIDGE: &str = include_str!("../../browser/hooks_bridge.js");
+/// In the isolated world: installs (once) and clears `window.__sitescanHooks`.
+pub(crate) static HOOKS_LISTEN: LazyLock<String> = LazyLock::new(|| wrap(&format!("const EVENT = '{}';\n{HOOKS_BRIDGE}", *HOOKS_EVENT)));
+/// In the main world: sends the listened elements to the isolated world; the flags as JSON text.
+pub(crate) static HOOKS_EXPORT: LazyLock<String> =
+    LazyLock::new(|| format!("(() => {{ const h = window.__sitescanHooks; return h && typeof h.exportTo === 'function' ? String(h.exportTo('{}')).toWellFormed() : ''; }})()", *HOOKS_EVENT));
 
 /// Init script: click/key listener tracking, CSP violations, deprecation reports.
 pub(crate) static HOOKS_INIT: LazyLock<String> = LazyLock::new(|| wrap(HOOKS));
 /// Init script: paint, LCP, layout-shift and long-task observers.
 pub(crate) static PERF_INIT: LazyLock<String> = LazyLock::new(|| wrap(PERF));
 /// Returns the DOM facts as JSON text.
-pub(crate) static COLLECT: LazyLock<String> = LazyLock::new(|| wrap(COLLECTOR));
+pub(crate) static COLLECT: LazyLock<String> = LazyLock::new(|| with_hooks(wrap(COLLECTOR)));
 /// Scrolls to the bottom and back; resolves to JSON text.
-pub(crate) static SCROLL_PAGE: LazyLock<String> = LazyLock::new(|| wrap_async(SCROLL));
+pub(crate) static SCROLL_PAGE: LazyLock<String> = LazyLock::new(|| with_hooks(wrap_async(SCROLL)));
 /// At `load`: starts loading native lazy images where nothing else is lazy; the count as text.
-pub(crate) static EAGER_AT_LOAD: LazyLock<String> = LazyLock::new(|| wrap(EAGER));
+pub(crate) static EAGER_AT_LOAD: LazyLock<String> = LazyLock::new(|| with_hooks(wrap(EAGER)));
 /// Installs the keyboard-walk probe; returns the focusable count as text.
-pub(crate) static KEYBOARD_INSTALL: LazyLock<String> = LazyLock::new(|| wrap(KEYBOARD));
+pub(crate) static KEYBOARD_INSTALL: LazyLock<String> = LazyLock::new(|| with_hooks(wrap(KEYBOARD)));
 /// Returns the barrier facts as JSON text (`barriers.js`).
-pub(crate) static BARRIERS_COLLECT: LazyLock<String> = LazyLock::new(|| wrap(BARRIERS));
+pub(crate) static BARRIERS_COLLECT: LazyLock<String> = LazyLock::new(|| with_hooks(wrap(BARRIERS)));
 /// The layout gatherer's pass `mode` (a JavaScript expression: `'desktop'`, `'reflow'`, or
 /// `'restore'` followed by `const SCROLL = [x, y];`); JSON text.
 pub(crate) fn layout_script(mode: &str) -> String {
@@ -95,7 +117,7 @@ pub(crate) const PERF_REPORT: &str = "window.__sitescanPerf ? window.__sitescanP
 /// Milliseconds since the last layout shift or long task as text, `-1` when none (`perf.js`).
 pub(crate) const PERF_QUIET: &str = "window.__sitescanPerf ? String(window.__sitescanPerf.quietFor()) : ''";
 /// `document.documentElement.outerHTML`.
-pub(crate) const RENDERED_HTML: &str = "document.documentElement ? document.documentElement.outerHTML : ''";
+pub(crate) const RENDERED_HTML: &str = "document.documentElement ? document.documentElement.outerHTML.toWellFormed() : ''";
 
 /// The version of the embedded axe-core.
 pub fn axe_version() -> &'static str {
@@ -175,6 +197,7 @@ mod tests {
         ] {
             assert!(s.contains("const __ss"), "helpers missing");
             assert!(s.trim_end().ends_with(")()"));
+            assert!(s.contains(".toWellFormed()"), "answers are made well-formed");
         }
     }
 }

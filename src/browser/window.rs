@@ -12,7 +12,7 @@ use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::browser::{Bounds, GetWindowForTargetParams, SetWindowBoundsParams, WindowId, WindowState};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::cdp::{STEP_TIMEOUT, eval_string, step};
+use super::cdp::{STEP_TIMEOUT, eval_main, step};
 use super::error::BrowserError;
 use super::instance::Instance;
 
@@ -56,7 +56,7 @@ impl PageWindow {
             return None;
         }
         if known == MINIMIZE_UNKNOWN {
-            let state = eval_string(instance, page, "visibility", "document.visibilityState", STEP_TIMEOUT).await;
+            let state = eval_main(instance, page, "visibility", "document.visibilityState", STEP_TIMEOUT).await;
             let hides = matches!(state.as_deref(), Ok("hidden"));
             instance.minimize_hides.store(if hides { MINIMIZE_HIDES } else { MINIMIZE_KEEPS_VISIBLE }, Ordering::SeqCst);
             if hides {

@@ -411,6 +411,10 @@ pub struct ScanArgs {
     /// severity (replaces --fail-on; without --baseline every finding is new).
     #[arg(long, env = "SITESCAN_FAIL_ON_NEW")]
     pub fail_on_new: Option<crate::model::Severity>,
+    /// Exit with status 0 (not 3) when some checks did not run on some pages; the report still
+    /// says which and why.
+    #[arg(long, env = "SITESCAN_ALLOW_INCOMPLETE")]
+    pub allow_incomplete: bool,
     /// A budget (JSON or YAML, Lighthouse CI-style assertions, e.g. `{"assertions":
     /// {"metrics.lcp-p75": ["error", {"maxNumericValue": 2500}]}}`): the report gains
     /// `summary.budget`, and a failed `error` assertion exits with status 1.

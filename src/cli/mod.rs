@@ -22,6 +22,10 @@ pub enum Exit {
     Clean = 0,
     Findings = 1,
     Failed = 2,
+    /// The scan completed, but some checks did not run on some pages (or on the site), and
+    /// nothing at or above `--fail-on` was found on what was judged: the report is not the whole
+    /// story. `--allow-incomplete` makes this 0.
+    Incomplete = 3,
 }
 
 /// How a person should type this binary in a hint: `sitescan` when that name on the PATH is this

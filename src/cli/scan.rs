@@ -267,9 +267,18 @@ async fn write_report(scan: &LocalScan, args: &ScanArgs, budget: Option<&Budget>
         Some(threshold) => exit_status_new(&report, threshold),
         None => exit_status(&report, args.fail_on),
     };
-    Ok(match (findings, verdict) {
+    let exit = match (findings, verdict) {
         (Exit::Clean, Some(v)) if !v.passed => Exit::Findings,
         (exit, _) => exit,
+    };
+    // Findings decide first (1); a clean result from an incomplete scan is no clean bill.
+    let incomplete = report.scan.status == ScanStatus::Completed && report.summary().is_some_and(|s| s.incomplete());
+    if incomplete && let Some(gaps) = report.summary().and_then(|s| s.checks_not_run.as_ref()) {
+        eprintln!("incomplete: {}", gaps.headline());
+    }
+    Ok(match exit {
+        Exit::Clean if incomplete && !args.allow_incomplete => Exit::Incomplete,
+        exit => exit,
     })
 }
 

@@ -47,7 +47,7 @@ pub use severity::{Severity, SeverityCounts, UnknownSeverity};
 pub use org::OrgId;
 pub use records::{ApiToken, FindingRow, PageRow, ScanRow};
 pub use progress::{ScanPhase, ScanProgressState};
-pub use report::{CappedCounts, ChangeCounts, ReportError, ReportSummary};
+pub use report::{CappedCounts, ChangeCounts, ChecksNotRun, NotRunReason, ReportError, ReportSummary};
 pub use robots::ParsedRobots;
 pub use role::{Role, UnknownRole};
 pub use scan_report::{Change, Report, ReportFinding, ReportPage, ScanInfo, ScanReport, StoredReport, json_number, report_numbers};

@@ -44,6 +44,94 @@ pub struct ReportSummary {
     /// not a pass.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub site_checks_not_run: Vec<super::CheckNotRun>,
+    /// Page checks that did not judge some pages, and why; absent when every check ran on
+    /// every page. A scan with it is incomplete: those pages were not found clean.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checks_not_run: Option<ChecksNotRun>,
+}
+
+/// `report.summary.checks_not_run`: how many page checks did not run on how many pages, by
+/// reason (a gatherer's failure names the gatherer and its error).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ChecksNotRun {
+    /// Pages on which at least one check did not run.
+    pub pages: u64,
+    /// Distinct checks that did not run on at least one page.
+    pub checks: u64,
+    /// One entry a reason, the most pages first (at most `MAX_REASONS`).
+    pub reasons: Vec<NotRunReason>,
+}
+
+/// Checks that did not run for one reason.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct NotRunReason {
+    pub reason: String,
+    /// Pages it happened on.
+    pub pages: u64,
+    /// The checks it kept from running (sorted).
+    pub check_ids: Vec<String>,
+    /// One page it happened on.
+    pub example_url: String,
+}
+
+impl ChecksNotRun {
+    /// Reasons kept in the summary (the rest are counted in `pages` and `checks`).
+    pub const MAX_REASONS: usize = 20;
+
+    /// The summary of pages' `checks_not_run` (`(page URL, its list)`); `None` when every check
+    /// ran. A journey's audit page (`*`: not re-judged by design) is no gap.
+    pub fn of<'a>(pages: impl IntoIterator<Item = (&'a str, &'a [super::CheckNotRun])>) -> Option<ChecksNotRun> {
+        use std::collections::{BTreeMap, BTreeSet};
+        let mut page_count = 0u64;
+        let mut checks = BTreeSet::new();
+        let mut by_reason: BTreeMap<&str, (u64, BTreeSet<&str>, &str)> = BTreeMap::new();
+        for (url, not_run) in pages {
+            let gaps: Vec<&super::CheckNotRun> = not_run.iter().filter(|n| n.check_id != "*").collect();
+            if gaps.is_empty() {
+                continue;
+            }
+            page_count += 1;
+            let mut reasons_here = BTreeSet::new();
+            for gap in gaps {
+                checks.insert(gap.check_id.as_str());
+                let entry = by_reason.entry(gap.reason.as_str()).or_insert((0, BTreeSet::new(), url));
+                entry.1.insert(gap.check_id.as_str());
+                if reasons_here.insert(gap.reason.as_str()) {
+                    entry.0 += 1;
+                }
+            }
+        }
+        if page_count == 0 {
+            return None;
+        }
+        let mut reasons: Vec<NotRunReason> = by_reason
+            .into_iter()
+            .map(|(reason, (pages, ids, url))| NotRunReason {
+                reason: reason.to_string(),
+                pages,
+                check_ids: ids.into_iter().map(str::to_string).collect(),
+                example_url: url.to_string(),
+            })
+            .collect();
+        reasons.sort_by(|a, b| b.pages.cmp(&a.pages).then(b.check_ids.len().cmp(&a.check_ids.len())).then(a.reason.cmp(&b.reason)));
+        reasons.truncate(Self::MAX_REASONS);
+        Some(ChecksNotRun { pages: page_count, checks: checks.len() as u64, reasons })
+    }
+
+    /// One line for the top of a report: `12 checks did not run on 3 pages: <reason> (3 pages)`.
+    pub fn headline(&self) -> String {
+        let plural = |n: u64, one: &str, many: &str| if n == 1 { format!("1 {one}") } else { format!("{n} {many}") };
+        let mut line = format!("{} did not run on {}", plural(self.checks, "check", "checks"), plural(self.pages, "page", "pages"));
+        if let Some(first) = self.reasons.first() {
+            line.push_str(&format!(": {} ({})", first.reason, plural(first.pages, "page", "pages")));
+            if self.reasons.len() > 1 {
+                line.push_str(&format!(", and {} more", plural(self.reasons.len() as u64 - 1, "reason", "reasons")));
+            }
+        }
+        line
+    }
 }
 
 /// `report.summary.capped`: what the report's budgets left out, so a reader knows the report is
@@ -109,7 +197,14 @@ impl ReportSummary {
             capped: None,
             budget: None,
             site_checks_not_run: Vec::new(),
+            checks_not_run: None,
         }
+    }
+
+    /// True when some check did not judge some page or the site: the report is not the whole
+    /// story, and its silence is no pass.
+    pub fn incomplete(&self) -> bool {
+        self.checks_not_run.is_some() || !self.site_checks_not_run.is_empty()
     }
 
     /// A summary with every category of `mode` at zero (active adds `journeys` and `repository`).
@@ -154,6 +249,29 @@ impl ReportSummary {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn checks_not_run_are_summed_by_reason() {
+        use super::super::CheckNotRun;
+        let gap = |id: &str, reason: &str| CheckNotRun { check_id: id.into(), reason: reason.into() };
+        let a = vec![gap("search.title-missing", "the dom gatherer failed: x"), gap("links.broken", "the dom gatherer failed: x"), gap("accessibility.color-contrast", "axe timed out")];
+        let b = vec![gap("search.title-missing", "the dom gatherer failed: x")];
+        let journey = vec![gap("*", "a journey's audit page")];
+        assert_eq!(ChecksNotRun::of([("https://e.com/j", &journey[..])]), None, "a journey's audit page is no gap");
+        let sum = ChecksNotRun::of([("https://e.com/a", &a[..]), ("https://e.com/b", &b[..]), ("https://e.com/c", &[][..])]).expect("gaps");
+        assert_eq!((sum.pages, sum.checks), (2, 3));
+        assert_eq!(sum.reasons[0].reason, "the dom gatherer failed: x");
+        assert_eq!(sum.reasons[0].pages, 2);
+        assert_eq!(sum.reasons[0].check_ids, ["links.broken", "search.title-missing"]);
+        assert_eq!(sum.reasons[1].example_url, "https://e.com/a");
+        assert_eq!(sum.headline(), "3 checks did not run on 2 pages: the dom gatherer failed: x (2 pages), and 1 more reason");
+        let mut summary = ReportSummary::empty();
+        assert!(!summary.incomplete());
+        summary.checks_not_run = Some(sum);
+        assert!(summary.incomplete());
+        let json = serde_json::to_value(&summary).unwrap();
+        assert_eq!(json["checks_not_run"]["pages"], 2);
+    }
 
     #[test]
     fn site_checks_not_run_are_in_the_summary_only_when_some_did_not_run() {

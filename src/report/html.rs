@@ -509,6 +509,24 @@ fn summary(o: &mut String, view: &ReportView<'_>) -> std::fmt::Result {
             ids.join(", ")
         )?;
     }
+    if let Some(gaps) = view.summary.as_ref().and_then(|s| s.raw.checks_not_run.as_ref()) {
+        // An incomplete scan says so before any total: those pages were not judged clean.
+        writeln!(o, "<div class=\"not-run\" role=\"alert\"><p><strong>Incomplete scan:</strong> {}.</p><ul>", escape(&gaps.headline()))?;
+        for reason in gaps.reasons.iter().take(5) {
+            let ids: Vec<String> = reason.check_ids.iter().take(12).map(|id| format!("<code>{}</code>", escape(id))).collect();
+            let more = reason.check_ids.len().saturating_sub(12);
+            writeln!(
+                o,
+                "<li>{} ({}, e.g. <code>{}</code>): {}{}</li>",
+                escape(&reason.reason),
+                plural(reason.pages as usize, "page", "pages"),
+                escape(&reason.example_url),
+                ids.join(", "),
+                if more > 0 { format!(" and {more} more") } else { String::new() }
+            )?;
+        }
+        writeln!(o, "</ul><p>Their absence of findings on those pages is not a pass.</p></div>")?;
+    }
 
     let mut totals = [0usize; 5];
     for f in &view.findings {

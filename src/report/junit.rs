@@ -167,9 +167,25 @@ fn write(w: &mut Writer<Vec<u8>>, view: &ReportView<'_>, fail_on: Option<Severit
         }
         _ => None,
     };
+    // The scan's errors, each a test case in the `scan` suite: the scan's own failure, and each
+    // reason some checks did not run (an incomplete scan fails a CI job as an error would).
+    let mut scan_errors: Vec<(String, String, String)> = Vec::new();
+    if let Some((code, message)) = scan_error {
+        scan_errors.push((view.scan.target_url.to_string(), code, format!("the scan failed: {message}")));
+    }
+    if let Some(gaps) = view.summary.as_ref().and_then(|s| s.raw.checks_not_run.as_ref()) {
+        for reason in &gaps.reasons {
+            let message = format!("{} checks did not run on {} pages: {} ({})", reason.check_ids.len(), reason.pages, reason.reason, reason.check_ids.join(", "));
+            scan_errors.push((reason.example_url.clone(), "checks_not_run".into(), message));
+        }
+    }
+    for n in view.summary.as_ref().map(|s| s.raw.site_checks_not_run.as_slice()).unwrap_or_default() {
+        scan_errors.push((view.scan.target_url.to_string(), "site_checks_not_run".into(), format!("the site check {} did not run: {}", n.check_id, n.reason)));
+    }
+    let scan_error = (!scan_errors.is_empty()).then_some(());
     let budget = view.summary.as_ref().and_then(|s| s.raw.budget.as_ref());
     let budget_failures = budget.map_or(0, |b| b.failed().count());
-    let tests: usize = suites.iter().map(|s| s.cases.len()).sum::<usize>() + usize::from(scan_error.is_some()) + budget.map_or(0, |b| b.assertions.len());
+    let tests: usize = suites.iter().map(|s| s.cases.len()).sum::<usize>() + scan_errors.len() + budget.map_or(0, |b| b.assertions.len());
     let failures: usize = suites.iter().map(|s| s.cases.iter().filter(|c| !c.failing.is_empty()).count()).sum::<usize>() + budget_failures;
     let seconds = format!("{:.3}", view.summary.as_ref().map_or(0, |s| s.duration_ms) as f64 / 1000.0);
     let stamp = timestamp(view.scan.started_at.as_deref().or(view.scan.created_at.as_deref()));
@@ -198,35 +214,37 @@ fn write(w: &mut Writer<Vec<u8>>, view: &ReportView<'_>, fail_on: Option<Severit
         .with_attribute(("name", format!("sitescan {target}").as_str()))
         .with_attribute(("tests", tests.to_string().as_str()))
         .with_attribute(("failures", failures.to_string().as_str()))
-        .with_attribute(("errors", usize::from(scan_error.is_some()).to_string().as_str()))
+        .with_attribute(("errors", scan_errors.len().to_string().as_str()))
         .with_attribute(("time", seconds.as_str()))
         .write_inner_content(|w| {
             let mut id = 0usize;
-            if let Some((code, message)) = &scan_error {
-                let (code, message) = (clean(code), clean(message));
+            if scan_error.is_some() {
                 w.create_element("testsuite")
                     .with_attribute(("name", "scan"))
                     .with_attribute(("package", "sitescan.scan"))
                     .with_attribute(("id", "0"))
                     .with_attribute(("timestamp", stamp.as_str()))
                     .with_attribute(("hostname", hostname))
-                    .with_attribute(("tests", "1"))
+                    .with_attribute(("tests", scan_errors.len().to_string().as_str()))
                     .with_attribute(("failures", "0"))
-                    .with_attribute(("errors", "1"))
+                    .with_attribute(("errors", scan_errors.len().to_string().as_str()))
                     .with_attribute(("time", seconds.as_str()))
                     .write_inner_content(|w| {
                         properties(w)?;
-                        w.create_element("testcase")
-                            .with_attribute(("name", target.as_str()))
-                            .with_attribute(("classname", "sitescan.scan"))
-                            .with_attribute(("time", seconds.as_str()))
-                            .write_inner_content(|w| {
-                                w.create_element("error")
-                                    .with_attribute(("message", one_line(&format!("the scan failed: {message}")).as_str()))
-                                    .with_attribute(("type", code.as_ref()))
-                                    .write_text_content(BytesText::new(&format!("{code}: {message}")))?;
-                                Ok(())
-                            })?;
+                        for (name, code, message) in &scan_errors {
+                            let (name, code, message) = (clean(name), clean(code), clean(message));
+                            w.create_element("testcase")
+                                .with_attribute(("name", name.as_ref()))
+                                .with_attribute(("classname", "sitescan.scan"))
+                                .with_attribute(("time", seconds.as_str()))
+                                .write_inner_content(|w| {
+                                    w.create_element("error")
+                                        .with_attribute(("message", one_line(&message).as_str()))
+                                        .with_attribute(("type", code.as_ref()))
+                                        .write_text_content(BytesText::new(&format!("{code}: {message}")))?;
+                                    Ok(())
+                                })?;
+                        }
                         w.create_element("system-out").write_empty()?;
                         w.create_element("system-err").write_empty()?;
                         Ok(())

@@ -338,6 +338,28 @@ fn invocation(view: &ReportView<'_>, omitted: usize) -> Value {
             "descriptor": {"id": "results_truncated"},
         }));
     }
+    // Checks that did not run: the run is incomplete, and its silence on those pages no pass.
+    if let Some(gaps) = view.summary.as_ref().and_then(|s| s.raw.checks_not_run.as_ref()) {
+        for reason in &gaps.reasons {
+            notifications.push(json!({
+                "level": "error",
+                "message": {"text": format!(
+                    "{} checks did not run on {} pages: {} (e.g. {}): {}",
+                    reason.check_ids.len(), reason.pages, reason.reason, reason.example_url, reason.check_ids.join(", ")
+                )},
+                "descriptor": {"id": "checks_not_run"},
+                "properties": {"reason": reason.reason, "pages": reason.pages, "checkIds": reason.check_ids, "exampleUrl": reason.example_url},
+            }));
+        }
+    }
+    for n in view.summary.as_ref().map(|s| s.raw.site_checks_not_run.as_slice()).unwrap_or_default() {
+        notifications.push(json!({
+            "level": "error",
+            "message": {"text": format!("The site check {} did not run: {}", n.check_id, n.reason)},
+            "descriptor": {"id": "site_checks_not_run"},
+            "associatedRule": {"id": n.check_id},
+        }));
+    }
     // A budget's failed assertions, each named: where a code-scanning run says what failed it.
     for a in view.summary.as_ref().and_then(|s| s.raw.budget.as_ref()).into_iter().flat_map(|b| &b.assertions).filter(|a| !a.passed) {
         let error = a.level == crate::model::budget::Level::Error;

@@ -9,6 +9,9 @@ use std::fmt::Write;
 const TOP_CHECKS: usize = 25;
 /// Example findings (page and selector) shown under each check.
 const EXAMPLES_PER_CHECK: usize = 3;
+/// Reasons, and check ids a reason, shown under an incomplete scan's headline.
+const SHOWN_REASONS: usize = 5;
+const SHOWN_IDS: usize = 8;
 
 fn paint(color: bool, code: &str, text: &str) -> String {
     if color { format!("\x1b[{code}m{text}\x1b[0m") } else { text.to_string() }
@@ -29,10 +32,12 @@ pub fn render(report: &ScanReport, color: bool) -> String {
     let scan = &report.scan;
     let summary = report.summary();
     let _ = writeln!(out, "{} {}", paint(color, "1", "sitescan"), scan.target_url);
+    let incomplete = summary.is_some_and(|s| s.incomplete());
     let _ = writeln!(
         out,
-        "status {}  pages {}  duration {:.1} s",
+        "status {}{}  pages {}  duration {:.1} s",
         scan.status,
+        if incomplete { paint(color, "1;33", " (incomplete)") } else { String::new() },
         summary.map_or("null".to_string(), |s| s.pages_scanned.to_string()),
         summary.map_or(0, |s| s.duration_ms) as f64 / 1000.0
     );
@@ -44,6 +49,18 @@ pub fn render(report: &ScanReport, color: bool) -> String {
         let ids: Vec<&str> = not_run.iter().map(|n| n.check_id.as_str()).collect();
         let head = format!("{} site check{} not run", ids.len(), if ids.len() == 1 { "" } else { "s" });
         let _ = writeln!(out, "{} ({}): {}", paint(color, "33", &head), reasons.into_iter().collect::<Vec<_>>().join("; "), ids.join(", "));
+    }
+    if let Some(gaps) = summary.and_then(|s| s.checks_not_run.as_ref()) {
+        let _ = writeln!(out, "{} {}", paint(color, "1;33", "incomplete:"), gaps.headline());
+        for reason in gaps.reasons.iter().take(SHOWN_REASONS) {
+            let ids = &reason.check_ids;
+            let more = ids.len().saturating_sub(SHOWN_IDS);
+            let listed = ids.iter().take(SHOWN_IDS).map(String::as_str).collect::<Vec<_>>().join(", ");
+            let tail = if more > 0 { format!(" and {more} more") } else { String::new() };
+            let pages = if reason.pages == 1 { "1 page".to_string() } else { format!("{} pages", reason.pages) };
+            let _ = writeln!(out, "  - {} ({pages}, e.g. {}): {listed}{tail}", reason.reason, reason.example_url);
+        }
+        let _ = writeln!(out, "  Those pages were not judged by those checks: their absence of findings is no pass.");
     }
     let _ = writeln!(out);
     let _ = writeln!(out, "{:<16} {:>8} {:>6} {:>7} {:>5} {:>5}", "category", "critical", "high", "medium", "low", "info");
@@ -229,5 +246,22 @@ mod tests {
                               "site_checks_not_run": [{"check_id": "crawlability.sitemap-invalid", "reason": "the sitemap could not be read"}]}}});
         let text = render(&ScanReport::from_body(&body).unwrap(), false);
         assert!(text.contains("1 site check not run (the sitemap could not be read): crawlability.sitemap-invalid"), "{text}");
+    }
+
+    #[test]
+    fn an_incomplete_scan_says_so_in_its_header() {
+        let body = json!({"scan": {"target_url": "https://blog.test/", "status": "completed"},
+                          "report": {"summary": {"pages_scanned": 3, "duration_ms": 10, "categories": {},
+                              "checks_not_run": {"pages": 3, "checks": 12, "reasons": [
+                                  {"reason": "the dom gatherer failed: boom", "pages": 3, "example_url": "https://blog.test/a",
+                                   "check_ids": ["a.one", "a.two", "a.three", "a.four", "a.five", "a.six", "a.seven", "a.eight", "a.nine"]}]}}}});
+        let text = render(&ScanReport::from_body(&body).unwrap(), false);
+        let header: Vec<&str> = text.lines().take(5).collect();
+        assert_eq!(header[1], "status completed (incomplete)  pages 3  duration 0.0 s", "{text}");
+        assert_eq!(header[2], "incomplete: 12 checks did not run on 3 pages: the dom gatherer failed: boom (3 pages)", "{text}");
+        assert!(header[3].starts_with("  - the dom gatherer failed: boom (3 pages, e.g. https://blog.test/a): a.one, "), "{text}");
+        assert!(header[3].ends_with(" and 1 more"), "{text}");
+        let complete = json!({"scan": {"target_url": "https://blog.test/", "status": "completed"}, "report": {"summary": {"pages_scanned": 1, "categories": {}}}});
+        assert!(!render(&ScanReport::from_body(&complete).unwrap(), false).contains("incomplete"));
     }
 }

@@ -273,6 +273,11 @@ pub async fn run_claimed(
             }
             summary.capped = capped.any();
             summary.site_checks_not_run = stats.site_checks_not_run.clone();
+            let not_run = store.scan_pages_not_run(scan.id).await?;
+            summary.checks_not_run = crate::model::ChecksNotRun::of(not_run.iter().map(|(url, list)| (url.as_str(), list.as_slice())));
+            if let Some(gaps) = &summary.checks_not_run {
+                tracing::warn!(pages = gaps.pages, checks = gaps.checks, "the scan is incomplete: {}", gaps.headline());
+            }
             let report = StoredReport { summary, fixed: Some(changes.fixed) };
             let completed = store.complete_scan(scan.id, owner, &report).await?;
             lease.stop().await;

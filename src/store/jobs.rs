@@ -218,6 +218,23 @@ impl Store {
         Ok(out)
     }
 
+    /// The scan's pages on which some check did not run: `(URL, checks_not_run)` (for the
+    /// summary's `checks_not_run`). A list that does not read is kept as one gap, never lost.
+    pub async fn scan_pages_not_run(&self, id: Uuid) -> StoreResult<Vec<(String, Vec<crate::model::CheckNotRun>)>> {
+        let stmt = self.stmt("SELECT url, checks_not_run FROM scan_pages WHERE scan_id = $1 AND checks_not_run IS NOT NULL ORDER BY seq", vec![id.into()]);
+        let mut out = Vec::new();
+        for row in self.conn().query_all_raw(stmt).await? {
+            let url: String = row.try_get("", "url")?;
+            let text: String = row.try_get("", "checks_not_run")?;
+            let list = serde_json::from_str::<Vec<crate::model::CheckNotRun>>(&text)
+                .unwrap_or_else(|e| vec![crate::model::CheckNotRun { check_id: "*unreadable".into(), reason: format!("the stored list of checks not run does not read: {e}") }]);
+            if !list.is_empty() {
+                out.push((url, list));
+            }
+        }
+        Ok(out)
+    }
+
     /// Number of queued scans and the age of the oldest, in seconds (for metrics).
     pub async fn queue_depth(&self) -> StoreResult<(u64, f64)> {
         let stmt = self.stmt("SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM scans WHERE status = 'queued'", vec![]);

@@ -12,4 +12,5 @@ mod interact;
 mod journeys;
 mod perf;
 mod reading;
+mod real_web;
 mod repository;

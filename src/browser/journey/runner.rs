@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::browser::capture::{CaptureSettings, Live, NETWORK_QUIET, artifacts, gather_in_page, redraw, wait_quiet};
-use crate::browser::cdp::{Budget, eval_string, eval_string_in, run, step};
+use crate::browser::cdp::{Budget, eval_main, eval_string_in, run, step};
 use crate::browser::error::BrowserError;
 use crate::browser::instance::Instance;
 use crate::model::journey::{
@@ -73,7 +73,7 @@ pub(super) struct Runner<'a> {
 
 impl Runner<'_> {
     async fn eval(&self, what: &'static str, expression: &str, limit: Duration) -> Result<String, BrowserError> {
-        eval_string(self.instance, self.page, what, expression, limit).await
+        eval_main(self.instance, self.page, what, expression, limit).await
     }
 
     pub(super) async fn current_url(&self) -> Option<String> {
