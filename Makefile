@@ -14,7 +14,7 @@ export CARGO_TARGET_DIR
 BENCH_ARGS ?=
 PEERS := bench/peers
 
-.PHONY: bench bench-build bench-peers bench-act bench-contrast bench-scale
+.PHONY: bench bench-build bench-peers bench-act bench-contrast bench-scale bench-real
 
 bench: bench-build bench-peers
 	-bash scripts/services.sh
@@ -50,6 +50,16 @@ SCALE_ARGS ?= --sites 10000,100000 --planners 2
 bench-scale:
 	-bash scripts/services.sh
 	cargo run --release --example scale -- $(SCALE_ARGS)
+
+# Saved real pages (bench/real/): one-page scans of about 200 pages of two public collections, served
+# on 127.0.0.1 with their outside hosts unreachable. The pages are rebuilt from the collections'
+# snapshots (git directories) named by REAL_POSTLIGHT and REAL_SCRAPINGHUB; see bench/real/corpus.py.
+#   make bench-real REAL_POSTLIGHT=/path/parser.git REAL_SCRAPINGHUB=/path/benchmark.git
+REAL_ARGS ?=
+bench-real:
+	cargo build --release --bin sitescan
+	@if [ ! -d bench/real/pages ]; then python3 bench/real/corpus.py --postlight "$(REAL_POSTLIGHT)" --scrapinghub "$(REAL_SCRAPINGHUB)" --out bench/real/pages; fi
+	python3 bench/real/run.py --sitescan $(CARGO_TARGET_DIR)/release/sitescan --pages bench/real/pages $(REAL_ARGS)
 
 bench-build:
 	bash scripts/setup.sh

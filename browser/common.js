@@ -43,7 +43,7 @@ const __ss = (() => {
     // Count ids once (for scripts that build many selectors at one moment).
     freezeIds() {
       idCounts = new Map();
-      for (const el of document.querySelectorAll('[id]')) idCounts.set(el.id, (idCounts.get(el.id) || 0) + 1);
+      for (const el of document.querySelectorAll('[id]')) { const id = getAttr.call(el, 'id'); idCounts.set(id, (idCounts.get(id) || 0) + 1); }
     },
     selector(el) {
       if (!el || el.nodeType !== 1) return '';

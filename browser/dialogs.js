@@ -9,7 +9,7 @@
 // MODE 'close' (INDEX): closes a dialog left open the way the page would (`close()` of a native
 // dialog), so that a later probe starts from the page.
 const MAX = 3;
-const reg = window.__sitescanDialogs || (() => {
+const reg = (Object.prototype.hasOwnProperty.call(window, '__sitescanDialogs') && window.__sitescanDialogs) || (() => {
   const r = { list: [] };
   Object.defineProperty(window, '__sitescanDialogs', { value: r, enumerable: false });
   return r;

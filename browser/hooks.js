@@ -8,10 +8,20 @@ if (window.__sitescanHooks) return;
 const report = window.__sitescanReport;
 const stringify = JSON.stringify;
 const send = (o) => { try { if (typeof report === 'function') report(stringify(o)); } catch (_) {} };
-const CLICK = new Set(['click', 'dblclick', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'touchstart', 'touchend']);
-const KEY = new Set(['keydown', 'keyup', 'keypress']);
-const FOCUS = new Set(['focus', 'blur', 'focusin', 'focusout']);
-const SCROLL = new Set(['scroll', 'scrollend', 'wheel']);
+// What this script calls later is taken now, before any page script can replace it.
+const setHas = Set.prototype.has;
+const weakHas = WeakSet.prototype.has;
+const weakAdd = WeakSet.prototype.add;
+const WeakRefCtor = WeakRef;
+const deref = WeakRef.prototype.deref;
+const lower = String.prototype.toLowerCase;
+const StringCtor = String;
+const set = (...names) => { const s = new Set(names); return { has: (n) => setHas.call(s, n) }; };
+const weak = () => { const s = new WeakSet(); return { has: (e) => weakHas.call(s, e), add: (e) => weakAdd.call(s, e) }; };
+const CLICK = set('click', 'dblclick', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'touchstart', 'touchend');
+const KEY = set('keydown', 'keyup', 'keypress');
+const FOCUS = set('focus', 'blur', 'focusin', 'focusout');
+const SCROLL = set('scroll', 'scrollend', 'wheel');
 let scrollWatched = false;
 let keyWatched = false;
 let focusWatched = false;
@@ -20,13 +30,13 @@ let focusWatched = false;
 let delegated = false;
 // A key listener on the document or the window: keys may be handled there for any element.
 let keyDelegated = false;
-const clickEls = new WeakSet();
-const keyEls = new WeakSet();
+const clickEls = weak();
+const keyEls = weak();
 // The same elements in the order they were first seen, for `exportTo` (bounded: past the bound
 // an element is still known here, but not to the gatherers' world).
 const MAX_LISTED = 50000;
 const listed = [];
-const list = (el, kind) => { if (listed.length < MAX_LISTED) listed.push([new WeakRef(el), kind]); };
+const list = (el, kind) => { if (listed.length < MAX_LISTED) listed[listed.length] = [new WeakRefCtor(el), kind]; };
 const proto = EventTarget.prototype;
 const desc = Object.getOwnPropertyDescriptor(proto, 'addEventListener');
 const orig = desc && desc.value;
@@ -34,7 +44,7 @@ if (typeof orig === 'function') {
   const wrapped = {
     addEventListener(type, listener, options) {
       try {
-        const t = String(type).toLowerCase();
+        const t = lower.call(StringCtor(type));
         if (SCROLL.has(t)) scrollWatched = true;
         else if (KEY.has(t)) keyWatched = true;
         else if (FOCUS.has(t)) focusWatched = true;
@@ -69,14 +79,14 @@ if (typeof observe === 'function') {
 // set, like listeners.
 const CLICK_PROPS = ['onclick', 'ondblclick', 'onmousedown', 'onmouseup', 'onpointerdown', 'onpointerup'];
 const KEY_PROPS = ['onkeydown', 'onkeyup', 'onkeypress'];
-for (const [names, set, kind] of [[CLICK_PROPS, clickEls, 'click'], [KEY_PROPS, keyEls, 'key']]) {
+for (const [names, els, kind] of [[CLICK_PROPS, clickEls, 'click'], [KEY_PROPS, keyEls, 'key']]) {
   for (const n of names) {
     const d = typeof HTMLElement === 'function' && Object.getOwnPropertyDescriptor(HTMLElement.prototype, n);
     if (!d || typeof d.set !== 'function') continue;
     const setter = d.set;
     const wrapped = {
       set [n](v) {
-        try { if (typeof v === 'function' && this && this.nodeType === 1 && !set.has(this)) { set.add(this); list(this, kind); } } catch (_) {}
+        try { if (typeof v === 'function' && this && this.nodeType === 1 && !els.has(this)) { els.add(this); list(this, kind); } } catch (_) {}
         return setter.call(this, v);
       },
     };
@@ -108,8 +118,9 @@ Object.defineProperty(window, '__sitescanHooks', {
     exportTo: (name) => {
       const n = String(name);
       const types = { click: n + ':click', key: n + ':key' };
-      for (const [ref, kind] of listed) {
-        const el = ref.deref();
+      for (let i = 0; i < listed.length; i++) {
+        const ref = listed[i][0], kind = listed[i][1];
+        const el = deref.call(ref);
         if (!el) continue;
         try { dispatch.call(el, new EventCtor(types[kind], { bubbles: false, composed: true })); } catch (_) {}
       }

@@ -3,7 +3,8 @@
 // is the event name the main world's `exportTo` sends each element with a listener; `flags(f)`
 // takes its page-wide flags. Each call forgets what the previous one was told, so the answer is
 // the page's as it is now.
-if (!window.__sitescanHooks) {
+// An element with `id=__sitescanHooks` is named on `window` too: only our own property counts.
+if (!Object.prototype.hasOwnProperty.call(window, '__sitescanHooks')) {
   let click = new WeakSet();
   let key = new WeakSet();
   let flags = null;

@@ -309,9 +309,13 @@ pub(crate) async fn open_page(
     if let Some(ua) = &settings.user_agent {
         run(instance, &page, "Emulation.setUserAgentOverride", limit, SetUserAgentOverrideParams::new(ua.clone())).await?;
     }
-    for script in [&*HOOKS_INIT, &*PERF_INIT] {
-        run(instance, &page, "Page.addScriptToEvaluateOnNewDocument", limit, AddScriptToEvaluateOnNewDocumentParams::new(script.clone())).await?;
-    }
+    // The listener hooks must meet the page's own `addEventListener`: the main world. The
+    // performance observers need nothing of the page's JavaScript: the gatherers' isolated
+    // world, where no page script can break what they read with.
+    run(instance, &page, "Page.addScriptToEvaluateOnNewDocument", limit, AddScriptToEvaluateOnNewDocumentParams::new(HOOKS_INIT.clone())).await?;
+    let mut perf = AddScriptToEvaluateOnNewDocumentParams::new(PERF_INIT.clone());
+    perf.world_name = Some(super::cdp::GATHER_WORLD.to_string());
+    run(instance, &page, "Page.addScriptToEvaluateOnNewDocument", limit, perf).await?;
     live.phases.end("open");
     Ok(page)
 }
@@ -395,7 +399,7 @@ async fn load_and_gather(
     wait_quiet(instance, log, budget, NETWORK_QUIET, NETWORK_QUIET_MAX).await?;
     live.phases.end("quiet");
     follow_self_navigation(instance, page, budget, nav_limit, snap, live).await?;
-    if main_from_proxy(log, live.loader_id.as_deref()) {
+    if main_from_proxy(event_log(&live.log)?, live.loader_id.as_deref()) {
         return Ok(()); // The proxy's own answer (refused, unreachable) is not the site.
     }
     gather_in_page(instance, page, settings, budget, snap, live).await
@@ -472,7 +476,7 @@ pub(crate) async fn gather_in_page(
             Ok(how) => {
                 tracing::debug!(how = %how, "lazy content loaded");
                 live.phases.end("scroll");
-                let how = serde_json::from_str::<serde_json::Value>(&how).unwrap_or_default();
+                let how = crate::browser::lenient::from_json::<serde_json::Value>(&how).unwrap_or_default();
                 let eager = how["mode"] == "eager";
                 // Every lazy image had loaded in the quiet after `load`: this step started nothing.
                 let started_nothing = eager && how["waited"] == 0;

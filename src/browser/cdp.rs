@@ -75,7 +75,7 @@ pub(crate) async fn eval_string_in(
 }
 
 /// The name of the gatherers' isolated world (one a document, kept by the instance).
-const GATHER_WORLD: &str = "sitescan";
+pub(crate) const GATHER_WORLD: &str = "sitescan";
 
 /// Evaluates `expression` in the gatherers' isolated world of the page's current document,
 /// awaiting a promise; the expression must produce a string (our scripts return JSON text),

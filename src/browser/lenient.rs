@@ -51,6 +51,20 @@ pub(crate) fn repair_surrogates(text: &str) -> Cow<'_, str> {
     }
 }
 
+/// `serde_json::from_str`, reading a lone surrogate's escape as U+FFFD when the text does not
+/// parse as it is (the gatherers' JSON answers: `JSON.stringify` writes a page's half emoji as
+/// such an escape). Text that parses is read as it is.
+pub(crate) fn from_json<'a, T: serde::Deserialize<'a>>(text: &'a str) -> serde_json::Result<T> {
+    match serde_json::from_str(text) {
+        Ok(v) => Ok(v),
+        Err(e) => match repair_surrogates(text) {
+            std::borrow::Cow::Borrowed(_) => Err(e),
+            // Owned data only: the repaired text does not outlive this call.
+            std::borrow::Cow::Owned(fixed) => serde_json::from_str::<serde_json::Value>(&fixed).and_then(T::deserialize).map_err(|_| e),
+        },
+    }
+}
+
 fn hex_unit(bytes: &[u8], at: usize) -> Option<u32> {
     let digits = bytes.get(at..at + 4)?;
     let text = std::str::from_utf8(digits).ok()?;
@@ -72,6 +86,17 @@ mod tests {
         assert_eq!(read(cut)["text"], "snow \u{FFFD}");
         assert_eq!(read(r#"{"t":"\ude00 tail"}"#)["t"], "\u{FFFD} tail", "a lone low half");
         assert_eq!(read(r#"{"t":"\ud83d\ud83d\ude00"}"#)["t"], "\u{FFFD}😀", "a high half before a whole pair");
+    }
+
+    #[test]
+    fn gatherer_answers_are_read_leniently() {
+        #[derive(serde::Deserialize)]
+        struct Facts {
+            text: String,
+        }
+        let facts: Facts = super::from_json(r#"{"text":"cut \ud83d"}"#).expect("read");
+        assert_eq!(facts.text, "cut \u{FFFD}");
+        assert!(super::from_json::<Facts>(r#"{"text": 1}"#).is_err(), "other errors stay errors");
     }
 
     #[test]

@@ -183,7 +183,7 @@ fn responses(events: &[RawEvent], kinds: &[&str]) -> Option<Vec<Response>> {
 /// The facts kept under `key`, when the scan knows them.
 pub(crate) fn given_back(shared: &SharedRegions, key: &str) -> Option<Facts> {
     let entry = shared.get(key)?;
-    serde_json::from_str(&entry).ok()
+    crate::browser::lenient::from_json(&entry).ok()
 }
 
 /// Keeps `facts` under `key` for the page's next scan, unless they are too large to keep.

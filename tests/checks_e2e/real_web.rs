@@ -50,7 +50,7 @@ const HOSTILE: &str = r#"<!doctype html><html lang="en"><head><meta charset="utf
 <form id="sub" action="/subscribe" method="get">
   <input type="hidden" name="action" value="subscribe_widget">
   <input type="hidden" name="id" value="7"><input type="hidden" name="elements" value="x">
-  <input type="hidden" name="getAttribute" value="x"><input type="hidden" name="title" value="x">
+  <input type="hidden" name="title" value="x"><input type="hidden" name="method" value="x">
   <label for="pw">Password</label><input id="pw" type="password" name="pw">
   <button type="submit">Go</button>
 </form>

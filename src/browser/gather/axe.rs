@@ -83,7 +83,7 @@ struct PixelsEntry {
 /// The whole results kept for the page with fingerprint `fp`, if any need no pixels.
 pub(crate) fn known(shared: &SharedRegions, fp: &str) -> Option<Known> {
     let key = page_key(fp);
-    let results = serde_json::from_str(&shared.get(&key)?).ok()?;
+    let results = crate::browser::lenient::from_json(&shared.get(&key)?).ok()?;
     Some(Known { results, seeded: shared.is_seeded(&key) })
 }
 
@@ -97,7 +97,7 @@ pub(crate) fn kept_from_pixels(shared: &SharedRegions, fp: &str) -> bool {
 /// the same `inputs`.
 pub(crate) fn known_from_pixels(shared: &SharedRegions, fp: &str, inputs: &str) -> Option<Known> {
     let key = pixels_key(fp);
-    let entry: PixelsEntry = serde_json::from_str(&shared.get(&key)?).ok()?;
+    let entry: PixelsEntry = crate::browser::lenient::from_json(&shared.get(&key)?).ok()?;
     (entry.inputs == inputs).then(|| Known { results: entry.results, seeded: shared.is_seeded(&key) })
 }
 
@@ -148,7 +148,7 @@ pub(crate) async fn gather(
     let text = eval_string(instance, page, "axe", &script, budget.cap(AXE_TIMEOUT)).await?;
     if let Some((shared, (_, reused, seeded))) = share {
         // What the regions judged here for the first time got, for the scan's next pages.
-        for fresh in serde_json::from_str::<Shared>(&text).map(|s| s.shared).unwrap_or_default() {
+        for fresh in crate::browser::lenient::from_json::<Shared>(&text).map(|s| s.shared).unwrap_or_default() {
             if let Some(region) = regions.get(fresh.index) {
                 shared.keep(&region.fp, fresh.entry);
             }
@@ -156,7 +156,7 @@ pub(crate) async fn gather(
         shared.note_reused(reused, seeded);
         tracing::debug!(regions = regions.len(), reused, regions_ms, run_ms = began.elapsed().as_millis() as u64, "axe with shared regions");
     }
-    let results: AxeResults = serde_json::from_str(&text).map_err(|e| BrowserError::Script { name: "axe", message: e.to_string() })?;
+    let results: AxeResults = crate::browser::lenient::from_json(&text).map_err(|e| BrowserError::Script { name: "axe", message: e.to_string() })?;
     // The whole page's results, for the next time it is seen unchanged; not when pixels must still
     // settle some contrast (that needs this page's elements) or axe reported an error.
     if let (Some(shared), Some(fp)) = (shared, &found.page)
@@ -173,7 +173,7 @@ pub(crate) async fn gather(
 pub(crate) async fn find_regions(instance: &Instance, page: &Page, budget: &Budget) -> Found {
     let began = std::time::Instant::now();
     let mut found = match eval_string(instance, page, "regions", &FIND_REGIONS, budget.cap(REGIONS_TIMEOUT)).await {
-        Ok(text) => serde_json::from_str(&text).unwrap_or_else(|e| {
+        Ok(text) => crate::browser::lenient::from_json(&text).unwrap_or_else(|e| {
             tracing::debug!(error = %e, "regions unreadable");
             Found::default()
         }),

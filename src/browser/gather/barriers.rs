@@ -15,7 +15,7 @@ pub const BARRIERS_TIMEOUT: Duration = Duration::from_secs(10);
 
 pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Budget) -> Result<BarrierFacts, BrowserError> {
     let text = eval_string(instance, page, "barriers", &BARRIERS_COLLECT, budget.cap(BARRIERS_TIMEOUT)).await?;
-    let mut facts: BarrierFacts = serde_json::from_str(&text).map_err(|e| BrowserError::Script { name: "barriers", message: e.to_string() })?;
+    let mut facts: BarrierFacts = crate::browser::lenient::from_json(&text).map_err(|e| BrowserError::Script { name: "barriers", message: e.to_string() })?;
     facts.bound();
     tracing::debug!(ms = facts.ms, links = facts.links.len(), "barrier facts gathered");
     Ok(facts)

@@ -113,7 +113,7 @@ pub(crate) async fn judge(instance: &Instance, page: &Page, budget: &Budget, axe
                 break;
             }
             let placed = eval(instance, page, budget, &format!("window.__sitescanContrast.place({i})")).await?;
-            let Ok(Some(run)) = serde_json::from_str::<Option<Run>>(&placed) else { continue };
+            let Ok(Some(run)) = crate::browser::lenient::from_json::<Option<Run>>(&placed) else { continue };
             // The page answers in its own world and may have changed what the script reads or
             // writes: nothing it says is taken beyond these bounds.
             let Some((clip, text)) = run.bounded() else { continue };

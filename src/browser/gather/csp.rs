@@ -32,7 +32,7 @@ pub(crate) fn binding_payloads(events: &[RawEvent]) -> impl Iterator<Item = &str
 pub(crate) fn gather(events: &[RawEvent]) -> Vec<CspViolation> {
     let mut out: Vec<CspViolation> = Vec::new();
     for payload in binding_payloads(events) {
-        let Ok(r) = serde_json::from_str::<Report>(payload) else { continue };
+        let Ok(r) = crate::browser::lenient::from_json::<Report>(payload) else { continue };
         if r.r#type != "csp" {
             continue;
         }

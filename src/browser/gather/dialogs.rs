@@ -77,7 +77,7 @@ async fn ask(instance: &Instance, page: &Page, budget: &Budget, mode: &str, inde
 
 async fn state(instance: &Instance, page: &Page, budget: &Budget, index: usize) -> Result<State, BrowserError> {
     let text = ask(instance, page, budget, "state", index).await?;
-    serde_json::from_str(&text).map_err(|e| BrowserError::Script { name: "dialogs", message: e.to_string() })
+    crate::browser::lenient::from_json(&text).map_err(|e| BrowserError::Script { name: "dialogs", message: e.to_string() })
 }
 
 async fn settle(budget: &Budget) {
@@ -87,7 +87,7 @@ async fn settle(budget: &Budget) {
 pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Budget, window: Option<&PageWindow>) -> Result<DialogFacts, BrowserError> {
     let started = Instant::now();
     let found = ask(instance, page, budget, "find", 0).await?;
-    let triggers: Vec<Trigger> = serde_json::from_str(&found).map_err(|e| BrowserError::Script { name: "dialogs", message: e.to_string() })?;
+    let triggers: Vec<Trigger> = crate::browser::lenient::from_json(&found).map_err(|e| BrowserError::Script { name: "dialogs", message: e.to_string() })?;
     let mut facts = DialogFacts::default();
     // A dialog may open with an animation frame or a transition: the page is drawn again first.
     if let (false, Some(window)) = (triggers.is_empty(), window) {

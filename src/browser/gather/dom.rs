@@ -11,5 +11,5 @@ use crate::browser::scripts::COLLECT;
 
 pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Budget) -> Result<DomFacts, BrowserError> {
     let text = eval_string(instance, page, "collector", &COLLECT, budget.cap(Duration::from_secs(20))).await?;
-    serde_json::from_str(&text).map_err(|e| BrowserError::Script { name: "collector", message: e.to_string() })
+    crate::browser::lenient::from_json(&text).map_err(|e| BrowserError::Script { name: "collector", message: e.to_string() })
 }

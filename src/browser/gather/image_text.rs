@@ -89,7 +89,7 @@ pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Budget) ->
     let binary = ocr::available().await?;
     let listed = eval_string(instance, page, "image-text", &IMAGE_TEXT_LIST, budget.cap(Duration::from_secs(10))).await;
     let listed: Listed = match listed {
-        Ok(text) => serde_json::from_str(&text).map_err(|e| BrowserError::Script { name: "image-text", message: e.to_string() }),
+        Ok(text) => crate::browser::lenient::from_json(&text).map_err(|e| BrowserError::Script { name: "image-text", message: e.to_string() }),
         Err(e) => Err(e),
     }
     .inspect_err(|_| tracing::debug!("image-text listing failed"))?;

@@ -79,7 +79,7 @@ fn truncate(s: &str, n: usize) -> String {
 }
 
 fn from_report(payload: &str) -> Option<BrowserIssue> {
-    let v: Value = serde_json::from_str(payload).ok()?;
+    let v: Value = crate::browser::lenient::from_json(payload).ok()?;
     if v.get("type")?.as_str()? != "report" {
         return None;
     }

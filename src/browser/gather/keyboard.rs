@@ -117,7 +117,7 @@ async fn tab_and_probe(instance: &Instance, page: &Page, budget: &Budget, shift:
         eval(instance, page, budget, "window.__sitescanFocus ? window.__sitescanFocus.probe() : '{\"none\":true}'")
     );
     up?;
-    serde_json::from_str(&probe?).map_err(|e| BrowserError::Script { name: "keyboard", message: e.to_string() })
+    crate::browser::lenient::from_json(&probe?).map_err(|e| BrowserError::Script { name: "keyboard", message: e.to_string() })
 }
 
 /// What the walk makes of a press that did not reach a new element.
@@ -257,7 +257,7 @@ pub(crate) async fn walk(instance: &Instance, page: &Page, budget: &Budget, wind
             break;
         }
         let shown = eval(instance, page, budget, &format!("window.__sitescanFocus.show({index})")).await?;
-        let shown: Probe = serde_json::from_str(&shown).map_err(|e| BrowserError::Script { name: "keyboard", message: e.to_string() })?;
+        let shown: Probe = crate::browser::lenient::from_json(&shown).map_err(|e| BrowserError::Script { name: "keyboard", message: e.to_string() })?;
         if shown.none || !shown.rect.in_view || shown.rect.width <= 0.0 || shown.rect.height <= 0.0 {
             continue;
         }
@@ -275,7 +275,7 @@ pub(crate) async fn walk(instance: &Instance, page: &Page, budget: &Budget, wind
 /// there (`keyboard.js`, `plan`), otherwise by pressing Tab (`press_through`).
 async fn walk_through(instance: &Instance, page: &Page, budget: &Budget) -> Result<(Walker, &'static str), BrowserError> {
     let plan = eval(instance, page, budget, "window.__sitescanFocus.plan()").await?;
-    let plan: Plan = serde_json::from_str(&plan).map_err(|e| BrowserError::Script { name: "keyboard", message: e.to_string() })?;
+    let plan: Plan = crate::browser::lenient::from_json(&plan).map_err(|e| BrowserError::Script { name: "keyboard", message: e.to_string() })?;
     if plan.count.is_some() {
         if let Some(walker) = focus_through(instance, page, budget).await? {
             return Ok((walker, "computed"));
@@ -294,7 +294,7 @@ async fn walk_through(instance: &Instance, page: &Page, budget: &Budget) -> Resu
 async fn focus_through(instance: &Instance, page: &Page, budget: &Budget) -> Result<Option<Walker>, BrowserError> {
     let mut walker = Walker::default();
     let probes = eval(instance, page, budget, &format!("window.__sitescanFocus.steps({MAX_TABS})")).await?;
-    let probes: Vec<Probe> = serde_json::from_str(&probes).map_err(|e| BrowserError::Script { name: "keyboard", message: e.to_string() })?;
+    let probes: Vec<Probe> = crate::browser::lenient::from_json(&probes).map_err(|e| BrowserError::Script { name: "keyboard", message: e.to_string() })?;
     for probe in probes {
         if probe.diverged {
             return Ok(None);
@@ -331,7 +331,7 @@ async fn press_through(instance: &Instance, page: &Page, budget: &Budget) -> Res
             pressed += presses;
             press_tabs(instance, page, budget, presses).await?;
             let log = eval(instance, page, budget, "window.__sitescanFocus.take()").await?;
-            let probes: Vec<Probe> = serde_json::from_str(&log).map_err(|e| BrowserError::Script { name: "keyboard", message: e.to_string() })?;
+            let probes: Vec<Probe> = crate::browser::lenient::from_json(&log).map_err(|e| BrowserError::Script { name: "keyboard", message: e.to_string() })?;
             if probes.len() != presses {
                 tracing::debug!(presses, logged = probes.len(), "the page's log missed Tab presses; walking one press at a time");
                 eval(instance, page, budget, "window.__sitescanFocus.record(false)").await?;

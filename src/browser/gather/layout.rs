@@ -80,7 +80,7 @@ struct Measured {
 }
 
 fn parse<T: for<'de> Deserialize<'de>>(text: &str) -> Result<T, BrowserError> {
-    serde_json::from_str(text).map_err(|e| BrowserError::Script { name: "layout", message: e.to_string() })
+    crate::browser::lenient::from_json(text).map_err(|e| BrowserError::Script { name: "layout", message: e.to_string() })
 }
 
 /// Steps 1 to 3; the layout facts and the images of step 3.

@@ -10,7 +10,7 @@ use chromiumoxide::Page;
 use serde::Deserialize;
 use std::time::Duration;
 
-use crate::browser::cdp::{Budget, eval_main};
+use crate::browser::cdp::{Budget, eval_string};
 use crate::browser::error::BrowserError;
 use crate::browser::instance::Instance;
 use crate::browser::scripts::{PERF_QUIET, PERF_REPORT};
@@ -33,11 +33,11 @@ pub(crate) struct PerfReport {
 }
 
 pub(crate) async fn read(instance: &Instance, page: &Page, budget: &Budget) -> Result<PerfReport, BrowserError> {
-    let text = eval_main(instance, page, "perf", PERF_REPORT, budget.cap(Duration::from_secs(10))).await?;
+    let text = eval_string(instance, page, "perf", PERF_REPORT, budget.cap(Duration::from_secs(10))).await?;
     if text.is_empty() {
         return Err(BrowserError::Script { name: "perf", message: "the performance observers were not installed".into() });
     }
-    serde_json::from_str(&text).map_err(|e| BrowserError::Script { name: "perf", message: e.to_string() })
+    crate::browser::lenient::from_json(&text).map_err(|e| BrowserError::Script { name: "perf", message: e.to_string() })
 }
 
 /// Waits until the page has neither shifted its layout nor run a long task for `quiet`, at most
@@ -46,7 +46,7 @@ pub(crate) async fn read(instance: &Instance, page: &Page, budget: &Budget) -> R
 pub(crate) async fn settle(instance: &Instance, page: &Page, budget: &Budget, quiet: Duration, max: Duration) -> Result<(), BrowserError> {
     let until = std::time::Instant::now() + budget.cap(max);
     loop {
-        let text = eval_main(instance, page, "perf", PERF_QUIET, budget.cap(Duration::from_secs(5))).await?;
+        let text = eval_string(instance, page, "perf", PERF_QUIET, budget.cap(Duration::from_secs(5))).await?;
         // Nothing shifted or blocked (`-1`), no observers, or an answer that is no duration (the
         // page's own doing): nothing to wait for.
         let since = match text.trim().parse::<f64>().ok().filter(|ms| *ms >= 0.0).map(|ms| Duration::try_from_secs_f64(ms / 1000.0)) {

@@ -12,5 +12,5 @@ use crate::browser::scripts::PAGE_TEXT_READ;
 
 pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Budget) -> Result<PageText, BrowserError> {
     let text = eval_string(instance, page, "page-text", &PAGE_TEXT_READ, budget.cap(Duration::from_secs(10))).await?;
-    serde_json::from_str(&text).map_err(|e| BrowserError::Script { name: "page-text", message: e.to_string() })
+    crate::browser::lenient::from_json(&text).map_err(|e| BrowserError::Script { name: "page-text", message: e.to_string() })
 }

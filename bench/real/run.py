@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""`make bench-real`: one-page scans of every saved real page (`corpus.py`), served on 127.0.0.1.
+
+Prints pages where any check did not run (grouped by reason), pages judged as another document
+(the report's title is empty where the saved page has one, or the page failed), seconds a page
+(median, p95, max), findings a page, and the check ids by share of pages; writes the whole run
+to bench/real/results-<timestamp>.json.
+
+  python3 bench/real/run.py --sitescan target/release/sitescan --pages bench/real/pages [--jobs 2]
+"""
+import argparse
+import collections
+import concurrent.futures
+import functools
+import http.server
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+TITLE = re.compile(rb'(?is)<title[^>]*>(.*?)</title>')
+
+
+def serve(directory):
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=directory)
+    handler.log_message = lambda *a: None
+    httpd = http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd
+
+
+def scan(binary, url):
+    began = time.monotonic()
+    out = subprocess.run(
+        [binary, 'scan', url, '--max-pages', '1', '--format', 'json', '--allow-target', '127.0.0.1/32', '--allow-incomplete', '--quiet'],
+        capture_output=True, timeout=300,
+    )
+    took = time.monotonic() - began
+    try:
+        body = json.loads(out.stdout)
+    except ValueError:
+        body = None
+    return took, out.returncode, body, out.stderr.decode(errors='replace')[-2000:]
+
+
+def pct(values, p):
+    values = sorted(values)
+    if not values:
+        return 0.0
+    k = min(len(values) - 1, max(0, round(p / 100 * (len(values) - 1))))
+    return values[k]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--sitescan', required=True)
+    ap.add_argument('--pages', default='bench/real/pages')
+    ap.add_argument('--jobs', type=int, default=2)
+    ap.add_argument('--limit', type=int, default=0)
+    a = ap.parse_args()
+    files = sorted(f for f in os.listdir(a.pages) if f.endswith('.html'))
+    if a.limit:
+        files = files[: a.limit]
+    httpd = serve(a.pages)
+    base = f'http://127.0.0.1:{httpd.server_address[1]}/'
+    results = {}
+    with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
+        futures = {pool.submit(scan, a.sitescan, base + f): f for f in files}
+        for fut in concurrent.futures.as_completed(futures):
+            f = futures[fut]
+            results[f] = fut.result()
+            print(f'  {len(results)}/{len(files)} {f} {results[f][0]:.1f} s', file=sys.stderr)
+    httpd.shutdown()
+
+    gaps = collections.defaultdict(list)
+    other_doc = []
+    failed = []
+    seconds = []
+    findings_per_page = []
+    share = collections.Counter()
+    for f, (took, code, body, stderr) in sorted(results.items()):
+        seconds.append(took)
+        if body is None or body.get('scan', {}).get('status') != 'completed':
+            failed.append((f, code, stderr.strip().splitlines()[-1:] if stderr else ''))
+            continue
+        report = body.get('report') or {}
+        pages = report.get('pages') or []
+        for p in pages:
+            for n in p.get('checks_not_run') or []:
+                gaps[n['reason']].append((f, n['check_id']))
+        saved = open(os.path.join(a.pages, f), 'rb').read()
+        m = TITLE.search(saved)
+        has_title = bool(m and m.group(1).strip())
+        page = pages[0] if pages else {}
+        if page.get('error') or (has_title and not (page.get('title') or '').strip()):
+            other_doc.append((f, page.get('final_url'), page.get('error')))
+        found = report.get('findings') or []
+        findings_per_page.append(len(found))
+        for cid in {x['check_id'] for x in found}:
+            share[cid] += 1
+
+    n = len(files)
+    print(f'\nreal pages: {n}')
+    gap_pages = {f for v in gaps.values() for f, _ in v}
+    print(f'pages where a check did not run: {len(gap_pages)}')
+    for reason, items in sorted(gaps.items(), key=lambda kv: -len({f for f, _ in kv[1]})):
+        pages = sorted({f for f, _ in items})
+        checks = sorted({c for _, c in items})
+        print(f'  {len(pages)} pages, {len(checks)} checks: {reason[:160]}  (e.g. {pages[0]})')
+    print(f'pages judged as another document or failed: {len(other_doc) + len(failed)}')
+    for f, final, err in other_doc:
+        print(f'  {f}: final {final} error {err}')
+    for f, code, err in failed:
+        print(f'  {f}: exit {code} {err}')
+    print(f'seconds a page: median {statistics.median(seconds):.2f}, p95 {pct(seconds, 95):.2f}, max {max(seconds):.2f}')
+    if findings_per_page:
+        print(f'findings a page: median {statistics.median(findings_per_page):.0f}, p95 {pct(findings_per_page, 95):.0f}, max {max(findings_per_page)}')
+    print('check ids by share of pages (top 25):')
+    for cid, c in share.most_common(25):
+        print(f'  {100 * c / n:5.1f}%  {cid}')
+    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), f'results-{time.strftime("%Y%m%d-%H%M%S")}.json')
+    with open(out, 'w') as fh:
+        json.dump({'pages': n, 'gaps': {k: v for k, v in gaps.items()}, 'other_document': other_doc, 'failed': failed,
+                   'seconds': seconds, 'findings': findings_per_page, 'share': dict(share)}, fh, indent=1)
+    print(f'wrote {out}')
+
+
+if __name__ == '__main__':
+    main()
