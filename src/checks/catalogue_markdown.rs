@@ -34,6 +34,20 @@ pub fn render() -> String {
         let n = checks.iter().filter(|m| m.category() == *category).count();
         let _ = writeln!(o, "- [{category}](#{category}) ({n})");
     }
+    let _ = writeln!(
+        o,
+        "\nOne barrier, one finding: where both checks of a pair below fire on a page (on the same element, \
+         for element pairs), the page gets the first one's finding, at the worse of the two severities, \
+         with the second id in `evidence.also_reported_as`; budgets and filters naming either id find it.\n"
+    );
+    let _ = writeln!(o, "| reported as | also answers to | same |\n|---|---|---|");
+    for (kept, alias, scope) in super::same_barrier::SAME_BARRIER {
+        let same = match scope {
+            super::same_barrier::Scope::Page => "page",
+            super::same_barrier::Scope::Element => "element",
+        };
+        let _ = writeln!(o, "| `{kept}` | `{alias}` | {same} |");
+    }
     for category in &categories {
         let _ = writeln!(o, "\n## {category}\n");
         let _ = writeln!(o, "| id | severity | title |\n|---|---|---|");

@@ -15,6 +15,7 @@ pub mod page_view;
 pub mod registry;
 pub mod repository;
 pub mod run;
+pub mod same_barrier;
 pub mod site_view;
 
 #[cfg(test)]

@@ -27,12 +27,17 @@ pub struct CheckRun {
 pub const PANICKED: &str = "the check failed with an internal error; its findings are left out";
 
 /// Runs every page check over one page.
+/// Where one of sitescan's checks and an axe-core rule found the same barrier, the page gets one
+/// finding (`same_barrier.rs`).
 pub fn run_page_checks(page: &PageSnapshot, thresholds: &Thresholds) -> CheckRun {
-    run_checks(&CHECKS, |check, sink| check.page(&PageView::new(page, check.meta()), thresholds, sink), |check| {
+    let mut run = run_checks(&CHECKS, |check, sink| check.page(&PageView::new(page, check.meta()), thresholds, sink), |check| {
         check.meta().requires.iter().find_map(|artifact| {
             page.artifact_error(*artifact).map(|e| format!("the {} gatherer failed: {}", e.gatherer, e.message))
         })
-    })
+    });
+    super::same_barrier::merge(&mut run.findings);
+    run.capped = CappedCounts::of_findings(&run.findings);
+    run
 }
 
 /// Runs every site check once the crawl has ended.

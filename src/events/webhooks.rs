@@ -188,6 +188,7 @@ pub async fn scan_finished(
     completed: bool,
     counts: Option<&crate::model::ChangeCounts>,
     new_severities: &[Severity],
+    gaps: Option<&crate::model::ChecksNotRun>,
     now: i64,
 ) -> Result<usize, WebhookError> {
     let endpoints: Vec<WebhookRow> = store.list_webhooks(&scan.org_id).await?.into_iter().filter(|e| e.enabled).collect();
@@ -196,7 +197,7 @@ pub async fn scan_finished(
     }
     let row = store.scan_any_org(scan.id).await?.unwrap_or_else(|| scan.clone());
     let findings_count: Value = row.findings_count.as_deref().and_then(|c| serde_json::from_str(c).ok()).unwrap_or(Value::Null);
-    let data = json!({
+    let mut data = json!({
         "scan_id": scan.id.to_string(),
         "target_url": scan.target_url,
         "mode": scan.mode,
@@ -204,6 +205,10 @@ pub async fn scan_finished(
         "findings_count": findings_count,
         "changes": counts,
     });
+    // Present only when some checks did not run on some pages (the report's summary says which).
+    if let Some(g) = gaps {
+        data["checks_not_run"] = json!({"pages": g.pages, "checks": g.checks, "reasons": g.reasons.iter().take(5).map(|r| json!({"reason": r.reason, "pages": r.pages})).collect::<Vec<_>>()});
+    }
     // Chat endpoints also get what their message shows: the top new findings, the new ones'
     // severities, why a scan failed (read once, only when a chat endpoint is there).
     let chat_data = if endpoints.iter().any(|e| !WebhookKind::from_stored(&e.kind).is_signed()) {

@@ -191,7 +191,8 @@ impl Budget {
         }
         let doc: Value = match serde_json::from_str(text) {
             Ok(v) => v,
-            Err(json) => serde_yaml::from_str(text).map_err(|yaml| vec![format!("neither JSON ({json}) nor YAML ({yaml})")])?,
+            // Anchors, aliases, deep nesting and too many values are refused before expanding.
+            Err(json) => super::tenant_yaml::parse(text, MAX_BUDGET_BYTES).map_err(|yaml| vec![format!("neither JSON ({json}) nor YAML ({yaml})")])?,
         };
         let map = match doc.get("assertions").unwrap_or(&doc) {
             Value::Object(m) => m.clone(),
@@ -230,7 +231,11 @@ fn judge_one(a: &Assertion, findings: &[ReportFinding], pages: &[ReportPage]) ->
     let count = |keep: &dyn Fn(&ReportFinding) -> bool| findings.iter().filter(at_least).filter(|f| keep(f)).map(instances).sum::<f64>();
     let severity = a.min_severity.map(|s| format!(" at or above {s}")).unwrap_or_default();
     let (actual, what) = match &a.subject {
-        Subject::Check(id) => (Some(count(&|f| f.check_id == *id)), format!("findings{severity} of {id}")),
+        // A finding merged with another check's (one barrier, one finding) answers to both ids.
+        Subject::Check(id) => (
+            Some(count(&|f| super::finding::answers_to(&f.check_id, f.evidence.as_ref()).any(|c| c == id))),
+            format!("findings{severity} of {id}"),
+        ),
         Subject::Category(c) => (Some(count(&|f| f.check_id.split_once('.').is_some_and(|(x, _)| x == c))), format!("{c} findings{severity}")),
         Subject::Findings => (Some(count(&|_| true)), format!("findings{severity}")),
         Subject::NewFindings => (Some(count(&|f| f.change != Some(Change::Persisting))), format!("new findings{severity}")),

@@ -4,6 +4,17 @@ use super::Severity;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+/// The evidence key naming the other checks that found the same barrier (one barrier, one
+/// finding: `checks::same_barrier`).
+pub const ALSO: &str = "also_reported_as";
+
+/// The ids a finding answers to: its own and those in `evidence.also_reported_as` (filters and
+/// budgets that name either find it).
+pub fn answers_to<'a>(check_id: &'a str, evidence: Option<&'a Map<String, Value>>) -> impl Iterator<Item = &'a str> {
+    let also = evidence.and_then(|e| e.get(ALSO)).and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str);
+    std::iter::once(check_id).chain(also)
+}
+
 /// What a check reports. Stored findings add ids, scan and creation time (see `store`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Finding {

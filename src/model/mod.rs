@@ -27,6 +27,7 @@ pub mod scan_state;
 pub mod secret_name;
 pub mod snapshot;
 pub mod target;
+pub mod tenant_yaml;
 pub mod time;
 
 pub use address_policy::{AddressPolicy, BlockedRange};

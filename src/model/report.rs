@@ -87,6 +87,16 @@ impl ChecksNotRun {
         let mut page_count = 0u64;
         let mut checks = BTreeSet::new();
         let mut by_reason: BTreeMap<&str, (u64, BTreeSet<&str>, &str)> = BTreeMap::new();
+        // A reason's first line, at most 300 bytes (a script's stack trace is for the page's own
+        // list, not the summary).
+        fn short_reason(reason: &str) -> &str {
+            let line = reason.lines().next().unwrap_or_default().trim_end();
+            let mut end = line.len().min(300);
+            while !line.is_char_boundary(end) {
+                end -= 1;
+            }
+            &line[..end]
+        }
         for (url, not_run) in pages {
             let gaps: Vec<&super::CheckNotRun> = not_run.iter().filter(|n| n.check_id != "*").collect();
             if gaps.is_empty() {
@@ -96,9 +106,9 @@ impl ChecksNotRun {
             let mut reasons_here = BTreeSet::new();
             for gap in gaps {
                 checks.insert(gap.check_id.as_str());
-                let entry = by_reason.entry(gap.reason.as_str()).or_insert((0, BTreeSet::new(), url));
+                let entry = by_reason.entry(short_reason(&gap.reason)).or_insert((0, BTreeSet::new(), url));
                 entry.1.insert(gap.check_id.as_str());
-                if reasons_here.insert(gap.reason.as_str()) {
+                if reasons_here.insert(short_reason(&gap.reason)) {
                     entry.0 += 1;
                 }
             }
@@ -127,7 +137,8 @@ impl ChecksNotRun {
         if let Some(first) = self.reasons.first() {
             line.push_str(&format!(": {} ({})", first.reason, plural(first.pages, "page", "pages")));
             if self.reasons.len() > 1 {
-                line.push_str(&format!(", and {} more", plural(self.reasons.len() as u64 - 1, "reason", "reasons")));
+                let more = self.reasons.len() - 1;
+                line.push_str(&format!(", and {more} more {}", if more == 1 { "reason" } else { "reasons" }));
             }
         }
         line

@@ -4,6 +4,7 @@
 //! proxies (`client_addr`, resolved once per request for the API and the dashboard alike).
 
 pub mod client_addr;
+mod dead_hosts;
 mod error;
 mod fetcher;
 mod guard;

@@ -63,6 +63,8 @@ struct BlockedLog {
     entries: Mutex<VecDeque<BlockedRequest>>,
     /// Connections that failed for network reasons: (host, port, Chromium net error).
     failures: Mutex<VecDeque<(String, u16, &'static str)>>,
+    /// Hosts that failed lately, answered at once (`dead_hosts.rs`).
+    dead: super::dead_hosts::DeadHosts,
 }
 
 impl BlockedLog {
@@ -222,7 +224,7 @@ async fn tunnel(req: Request<Incoming>, guard: &EgressGuard, log: &BlockedLog, c
     let Some((host, port)) = req.uri().authority().map(|a| (a.host().to_string(), a.port_u16().unwrap_or(443))) else {
         return text(StatusCode::BAD_REQUEST, "CONNECT needs host:port");
     };
-    let upstream = match guard.connect(&host, port).await {
+    let upstream = match log.dead.connect(guard, &host, port).await {
         Ok(s) => s,
         Err(e) => return refusal(e, format!("{host}:{port}"), &host, port, log),
     };
@@ -256,7 +258,7 @@ async fn forward(mut req: Request<Incoming>, guard: &EgressGuard, log: &BlockedL
         return Ok(text(StatusCode::BAD_REQUEST, "absolute-form URL without host"));
     };
     let (host, port) = (authority.host().to_string(), authority.port_u16().unwrap_or(80));
-    let upstream = match guard.connect(&host, port).await {
+    let upstream = match log.dead.connect(guard, &host, port).await {
         Ok(s) => s,
         Err(e) => return Ok(refusal(e, uri.to_string(), &host, port, log)),
     };

@@ -287,7 +287,7 @@ pub async fn run_claimed(
                 }
                 let now = crate::store::time::now_us();
                 if let Err(e) =
-                    crate::events::webhooks::scan_finished(store, &scan, true, Some(&changes.counts), &changes.new_severities, now).await
+                    crate::events::webhooks::scan_finished(store, &scan, true, Some(&changes.counts), &changes.new_severities, report.summary.checks_not_run.as_ref(), now).await
                 {
                     tracing::warn!(error = %e, "could not queue the webhook events of the scan");
                 }
@@ -327,7 +327,7 @@ pub async fn run_claimed(
             lease.stop().await;
             if failed {
                 let now = crate::store::time::now_us();
-                if let Err(e) = crate::events::webhooks::scan_finished(store, &scan, false, None, &[], now).await {
+                if let Err(e) = crate::events::webhooks::scan_finished(store, &scan, false, None, &[], None, now).await {
                     tracing::warn!(error = %e, "could not queue the webhook events of the scan");
                 }
             }

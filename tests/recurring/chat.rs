@@ -180,7 +180,7 @@ async fn a_refused_message_is_retried_on_schedule_and_the_log_shows_the_failure_
     let discord = Receiver::start_refusing(Platform::Discord, 1).await;
     let (slack_id, _) = add(&app, &slack.url, WebhookKind::Slack, &["scan.completed"], clock.now()).await;
     let (discord_id, _) = add(&app, &discord.url, WebhookKind::Discord, &["scan.completed"], clock.now()).await;
-    assert_eq!(webhooks::scan_finished(&app.store, &scan, true, None, &[], clock.now()).await.unwrap(), 2);
+    assert_eq!(webhooks::scan_finished(&app.store, &scan, true, None, &[], None, clock.now()).await.unwrap(), 2);
 
     let d = deliverer(&app.store, clock.clone());
     let first = d.run_once().await.unwrap();
@@ -220,7 +220,7 @@ async fn test_failed_and_unknown_events_arrive_as_valid_messages_on_every_platfo
         app.store.enqueue_webhook(id, &format!("msg_{}", Uuid::now_v7().simple()), "scan.exploded", &event.to_string(), now).await.unwrap();
         receivers.push(r);
     }
-    webhooks::scan_finished(&app.store, &scan, false, None, &[], now).await.unwrap();
+    webhooks::scan_finished(&app.store, &scan, false, None, &[], None, now).await.unwrap();
     let attempts = deliverer(&app.store, Arc::new(SystemClock)).run_once().await.unwrap();
     assert_eq!(attempts.len(), 12, "{attempts:?}");
     assert!(attempts.iter().all(|a| *a == Attempt::Delivered), "{attempts:?}");

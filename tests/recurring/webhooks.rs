@@ -89,7 +89,7 @@ async fn a_failing_receiver_gets_one_event_retried_on_schedule_with_one_id() {
     let stored = store.webhook(endpoint).await.unwrap().unwrap();
     assert!(!stored.secret_enc.contains(&secret[6..]), "the secret is stored encrypted");
 
-    let queued = webhooks::scan_finished(store, &scan, true, None, &[Severity::Critical], clock.now()).await.unwrap();
+    let queued = webhooks::scan_finished(store, &scan, true, None, &[Severity::Critical], None, clock.now()).await.unwrap();
     assert_eq!(queued, 1, "scan.completed only: the endpoint did not subscribe to scan.regressed");
     let d = deliverer(store, clock.clone(), "one", true);
     assert!(matches!(d.run_once().await.unwrap()[..], [Attempt::Retry { .. }]));
@@ -129,14 +129,14 @@ async fn two_instances_deliver_once_and_a_dead_claim_is_taken_over() {
     let (url, rec) = receiver(vec![200]).await;
     let events = vec!["scan.completed".to_string(), "scan.regressed".to_string()];
     webhooks::add_endpoint(store, &secrets(), "acme", &url, &events, Some(Severity::High), clock.now()).await.unwrap();
-    assert_eq!(webhooks::scan_finished(store, &scan, true, None, &[Severity::Low], clock.now()).await.unwrap(), 1, "low is below high: no regression");
+    assert_eq!(webhooks::scan_finished(store, &scan, true, None, &[Severity::Low], None, clock.now()).await.unwrap(), 1, "low is below high: no regression");
     let (a, b) = (deliverer(store, clock.clone(), "a", true), deliverer(store, clock.clone(), "b", true));
     let (ra, rb) = tokio::join!(a.run_once(), b.run_once());
     assert_eq!(ra.unwrap().len() + rb.unwrap().len(), 1, "one delivery between two instances");
     assert_eq!(rec.hits.lock().unwrap().len(), 1);
 
     // An instance claims a message and dies: after the claim's lease, another delivers it.
-    assert_eq!(webhooks::scan_finished(store, &scan, true, None, &[Severity::High], clock.now()).await.unwrap(), 2);
+    assert_eq!(webhooks::scan_finished(store, &scan, true, None, &[Severity::High], None, clock.now()).await.unwrap(), 2);
     let taken = store.claim_webhooks("dead", clock.now(), 60_000_000, 10).await.unwrap();
     assert_eq!(taken.len(), 2);
     assert!(a.run_once().await.unwrap().is_empty(), "held by the dead instance");
@@ -156,7 +156,7 @@ async fn gone_disables_and_a_blocked_address_is_never_contacted() {
 
     let (gone_url, gone) = receiver(vec![410]).await;
     let (gone_id, _) = webhooks::add_endpoint(store, &secrets(), "acme", &gone_url, &events, None, clock.now()).await.unwrap();
-    webhooks::scan_finished(store, &scan, false, None, &[], clock.now()).await.unwrap();
+    webhooks::scan_finished(store, &scan, false, None, &[], None, clock.now()).await.unwrap();
     let d = deliverer(store, clock.clone(), "one", true);
     assert!(matches!(d.run_once().await.unwrap()[..], [Attempt::GaveUp(_)]));
     assert_eq!(gone.hits.lock().unwrap().len(), 1);
@@ -166,7 +166,7 @@ async fn gone_disables_and_a_blocked_address_is_never_contacted() {
     // The default policy blocks loopback: the receiver never sees a connection.
     let (blocked_url, blocked) = receiver(vec![200]).await;
     let (blocked_id, _) = webhooks::add_endpoint(store, &secrets(), "acme", &blocked_url, &events, None, clock.now()).await.unwrap();
-    webhooks::scan_finished(store, &scan, false, None, &[], clock.now()).await.unwrap();
+    webhooks::scan_finished(store, &scan, false, None, &[], None, clock.now()).await.unwrap();
     let guarded = deliverer(store, clock.clone(), "guarded", false);
     for _ in 0..3 {
         guarded.run_once().await.unwrap();
@@ -186,7 +186,7 @@ async fn a_day_of_failures_disables_the_endpoint() {
     let (url, rec) = receiver(vec![500]).await;
     let events = vec!["scan.completed".to_string()];
     let (id, _) = webhooks::add_endpoint(store, &secrets(), "acme", &url, &events, None, clock.now()).await.unwrap();
-    webhooks::scan_finished(store, &scan, true, None, &[], clock.now()).await.unwrap();
+    webhooks::scan_finished(store, &scan, true, None, &[], None, clock.now()).await.unwrap();
     let d = deliverer(store, clock.clone(), "one", true);
     let mut outcomes = Vec::new();
     for wait in RETRY_SCHEDULE {

@@ -135,6 +135,11 @@ fn brief(f: &Finding) -> String {
     format!("  {} [{}] {}", f.check_id, f.severity, text)
 }
 
+/// `f` is `check`'s, or was merged with a finding of `check` (`evidence.also_reported_as`).
+fn answers(f: &Finding, check: &str) -> bool {
+    sitescan::model::finding::answers_to(&f.check_id, Some(&f.evidence)).any(|c| c == check)
+}
+
 impl Scan {
     /// The page record of `url` (requested or final URL).
     pub fn page(&self, url: &str) -> Option<&ReportPage> {
@@ -143,7 +148,8 @@ impl Scan {
 
     /// Findings of `check` whose evidence url is `url`.
     pub fn of<'a>(&'a self, check: &'a str, url: &'a str) -> impl Iterator<Item = &'a Finding> + 'a {
-        self.findings.iter().filter(move |f| f.check_id == check && f.url() == Some(url))
+        // A finding merged with another check's (one barrier, one finding) answers to both ids.
+        self.findings.iter().filter(move |f| answers(f, check) && f.url() == Some(url))
     }
 
     /// Every finding on `url`, for failure messages.
@@ -153,7 +159,7 @@ impl Scan {
     }
 
     fn describe_check(&self, check: &str) -> String {
-        let lines: Vec<String> = self.findings.iter().filter(|f| f.check_id == check).map(brief).collect();
+        let lines: Vec<String> = self.findings.iter().filter(|f| answers(f, check)).map(brief).collect();
         if lines.is_empty() { "  (none anywhere)".into() } else { lines.join("\n") }
     }
 
@@ -250,7 +256,7 @@ impl Scan {
 
     /// `check` reports nothing anywhere in this scan.
     pub fn quiet_everywhere(&self, expect: &mut Expect, check: &str) {
-        let found: Vec<String> = self.findings.iter().filter(|f| f.check_id == check).map(brief).collect();
+        let found: Vec<String> = self.findings.iter().filter(|f| answers(f, check)).map(brief).collect();
         expect.check(found.is_empty(), || {
             format!("expected no {check} in the scan of {}, found:\n{}", self.start, found.join("\n"))
         });

@@ -223,11 +223,18 @@ impl ChatMessage {
                     Some(all) => format!("The scan completed. Findings by severity: {all}."),
                     None => "The scan completed.".into(),
                 };
+                // An incomplete scan says so first: its silence on those pages is no pass.
+                let gaps = data.get("checks_not_run").filter(|g| g.is_object());
+                if let Some(g) = gaps {
+                    let (checks, pages) = (count(g, "checks"), count(g, "pages"));
+                    m.summary = format!("Incomplete: {} did not run on {}. {}", plural(checks, "check"), plural(pages, "page"), m.summary);
+                }
                 m.facts = scan_facts(data);
                 listed(&mut m, new);
                 m.tone = match (changes, new_worst) {
                     (Some(_), Some(s)) if new > 0 => Tone::Severity(s),
                     (Some(_), None) if new > 0 => Tone::Neutral,
+                    _ if gaps.is_some() => Tone::Neutral,
                     _ => Tone::Good,
                 };
                 m.link = scan_link(dashboard, data);
@@ -385,6 +392,18 @@ mod tests {
         assert_eq!(m.tone, Tone::Severity(Severity::High));
         assert!(m.facts.iter().any(|f| f.label == "Findings" && f.value == "1 high, 4 medium, 2 info"), "{:?}", m.facts);
         assert!(m.facts.iter().any(|f| f.label == "Changes" && f.value == "3 new, 1 fixed, 4 persisting"));
+    }
+
+    #[test]
+    fn an_incomplete_scan_says_so_before_its_counts() {
+        let e = json!({"type": "scan.completed", "timestamp": "2026-11-29T06:00:00Z", "data": {
+            "scan_id": "H", "target_url": "https://site.example/", "mode": "passive",
+            "findings_count": {"critical": 0, "high": 0, "medium": 0, "low": 0, "info": 0},
+            "changes": {"new": 0, "fixed": 0, "persisting": 0, "baseline_scan_id": "B"},
+            "checks_not_run": {"pages": 3, "checks": 12, "reasons": [{"reason": "the dom gatherer failed", "pages": 3}]}}});
+        let m = ChatMessage::from_envelope(&e, Some(&dashboard()));
+        assert!(m.summary.starts_with("Incomplete: 12 checks did not run on 3 pages. The scan completed."), "{}", m.summary);
+        assert_eq!(m.tone, Tone::Neutral, "an incomplete scan is not shown as all good");
     }
 
     #[test]

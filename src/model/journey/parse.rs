@@ -18,7 +18,7 @@ pub fn parse_journey(text: &str) -> Result<Journey, JourneyError> {
         Ok(v) => v,
         Err(json_error) if trimmed.starts_with('{') => return err("journey", format!("not valid JSON: {json_error}")),
         Err(_) => {
-            if let Some(what) = yaml_anchor_or_alias(text) {
+            if let Some(what) = crate::model::tenant_yaml::anchor_or_alias(text) {
                 return err("journey", format!("YAML {what} are not accepted (write each value out)"));
             }
             match serde_yaml::from_str::<Value>(text) {
@@ -30,62 +30,6 @@ pub fn parse_journey(text: &str) -> Result<Journey, JourneyError> {
     Journey::from_value(&value)
 }
 
-/// `Some("anchors")` / `Some("aliases")` when YAML text uses either, read with the YAML
-/// tokenizer's own rules for where `&name` and `*name` can start a node: after the start of a
-/// line's content, a `- `, a `key: `, a `[`, `{` or `,`, outside quoted scalars and comments.
-/// Anything that merely looks like one inside a plain scalar (`a*b`, `x & y`) is left alone.
-fn yaml_anchor_or_alias(text: &str) -> Option<&'static str> {
-    for line in text.lines() {
-        let mut quote: Option<char> = None;
-        // Whether the next non-space character starts a node.
-        let mut node_start = true;
-        let mut prev = ' ';
-        let chars: Vec<char> = line.chars().collect();
-        let mut i = 0;
-        while i < chars.len() {
-            let c = chars[i];
-            if let Some(q) = quote {
-                if c == q {
-                    if q == '\'' && chars.get(i + 1) == Some(&'\'') {
-                        i += 2;
-                        continue;
-                    }
-                    quote = None;
-                } else if q == '"' && c == '\\' {
-                    i += 1;
-                }
-                prev = c;
-                i += 1;
-                continue;
-            }
-            match c {
-                '#' if prev == ' ' || prev == '\t' || i == 0 => break,
-                ' ' | '\t' => {}
-                '"' | '\'' if node_start => quote = Some(c),
-                '!' if node_start => {
-                    // A tag (`!!str`, `!local`): the node it tags follows it.
-                    while i < chars.len() && !matches!(chars[i], ' ' | '\t') {
-                        i += 1;
-                    }
-                    prev = ' ';
-                    continue;
-                }
-                '&' if node_start => return Some("anchors"),
-                '*' if node_start => return Some("aliases"),
-                '-' | '?' if node_start && matches!(chars.get(i + 1), None | Some(' ') | Some('\t')) => {}
-                '[' | '{' | ',' => node_start = true,
-                ':' if matches!(chars.get(i + 1), None | Some(' ') | Some('\t')) => node_start = true,
-                _ => node_start = false,
-            }
-            if !matches!(c, ' ' | '\t' | '-' | '?' | '[' | '{' | ',' | ':') {
-                node_start = false;
-            }
-            prev = c;
-            i += 1;
-        }
-    }
-    None
-}
 fn string_of(v: &Value, path: &str, what: &str) -> Result<String, JourneyError> {
     match v {
         Value::String(s) if !s.trim().is_empty() => Ok(s.clone()),
