@@ -716,23 +716,27 @@ async fn run_gatherer(
             return;
         }
     };
-    if let Err(e) = gathered.and_then(|()| injected_failure(artifact)) {
+    if let Err(e) = gathered.and_then(|()| injected_failure(artifact, &snap.requested_url)) {
         gather_error(snap, artifact.gatherer(), &e);
     }
     live.phases.end(artifact.gatherer());
 }
 
-/// Debug builds only: the gatherers named in `SITESCAN_TEST_FAIL_GATHERERS` (comma-separated,
-/// e.g. `dom`) fail after they ran, so the tests can show how every output reports a gap that
-/// no page of theirs can cause any more. Release builds never read it.
-fn injected_failure(artifact: Artifact) -> Result<(), BrowserError> {
+/// Debug builds only: the gatherers named in `SITESCAN_TEST_FAIL_GATHERERS` fail after they ran,
+/// so the tests can show how every output reports a gap that no page of theirs can cause any
+/// more. Comma-separated entries: `dom` (every page) or `dom@URL` (the page asked for at URL).
+/// Release builds never read it.
+fn injected_failure(artifact: Artifact, url: &str) -> Result<(), BrowserError> {
     #[cfg(debug_assertions)]
     if let Ok(names) = std::env::var("SITESCAN_TEST_FAIL_GATHERERS")
-        && names.split(',').any(|n| n.trim() == artifact.gatherer())
+        && names.split(',').any(|n| match n.trim().split_once('@') {
+            Some((name, at)) => name == artifact.gatherer() && at == url,
+            None => n.trim() == artifact.gatherer(),
+        })
     {
         return Err(BrowserError::Script { name: "injected", message: "failure injected by SITESCAN_TEST_FAIL_GATHERERS".into() });
     }
-    let _ = artifact;
+    let _ = (artifact, url);
     Ok(())
 }
 
