@@ -89,7 +89,8 @@ dl.facts dt{font-weight:600}
 dl.facts dd{margin:0;overflow-wrap:anywhere}
 .failed{border-color:#b42318;background:#fdecec;color:#7a1212}
 .failed h2{color:#7a1212}
-.not-run{border-left:4px solid #8a4b00;background:#fff1d6;color:#7a4100;padding:.5rem .75rem;margin:.75rem 0}
+.not-run{border-left:4px solid #8a4b00;background:#fff1d6;color:#7a4100;padding:.5rem .75rem;margin:.75rem 0;overflow-wrap:anywhere}
+.not-run ul{padding-left:1.25rem}
 ul.totals{list-style:none;display:flex;flex-wrap:wrap;gap:.5rem;padding:0;margin:.75rem 0 1rem}
 .badge{display:inline-block;min-width:4.5rem;text-align:center;font-size:.8rem;font-weight:700;letter-spacing:.02em;padding:.1rem .5rem;border-radius:999px;color:#fff;text-transform:uppercase}
 .sev-critical{background:#7f1010}.sev-high{background:#b42318}.sev-medium{background:#8a4b00}.sev-low{background:#1d5f8c}.sev-info{background:#4a5560}
@@ -485,7 +486,8 @@ fn summary(o: &mut String, view: &ReportView<'_>) -> std::fmt::Result {
     writeln!(o, "<section class=\"block\" id=\"summary\" aria-labelledby=\"summary-h\">\n<h2 id=\"summary-h\">Summary</h2>")?;
     writeln!(o, "<dl class=\"facts\">")?;
     writeln!(o, "<dt>Target</dt><dd>{}</dd>", link(scan.target_url, scan.target_url))?;
-    writeln!(o, "<dt>Status</dt><dd>{}</dd>", escape(scan.status.as_str()))?;
+    let incomplete = view.summary.as_ref().is_some_and(|s| s.raw.incomplete());
+    writeln!(o, "<dt>Status</dt><dd>{}{}</dd>", escape(scan.status.as_str()), if incomplete { " (incomplete: some checks did not run)" } else { "" })?;
     if let Some(s) = &view.summary {
         writeln!(o, "<dt>Pages scanned</dt><dd>{}</dd>", s.pages_scanned)?;
         writeln!(o, "<dt>Duration</dt><dd>{}</dd>", escape(&ms(s.duration_ms as f64)))?;
