@@ -26,17 +26,26 @@ TITLE = re.compile(rb'(?is)<title[^>]*>(.*?)</title>')
 
 
 def serve(directory):
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=directory)
-    handler.log_message = lambda *a: None
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+    handler = functools.partial(Quiet, directory=directory)
     httpd = http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     return httpd
 
 
+@functools.lru_cache(maxsize=None)
+def extra_flags(binary):
+    # `--allow-incomplete` where the build has it (an older build, for a before/after run, has not).
+    help_text = subprocess.run([binary, 'scan', '--help'], capture_output=True).stdout.decode(errors='replace')
+    return ['--allow-incomplete'] if '--allow-incomplete' in help_text else []
+
+
 def scan(binary, url):
     began = time.monotonic()
     out = subprocess.run(
-        [binary, 'scan', url, '--max-pages', '1', '--format', 'json', '--allow-target', '127.0.0.1/32', '--allow-incomplete', '--quiet'],
+        [binary, 'scan', url, '--max-pages', '1', '--format', 'json', '--allow-target', '127.0.0.1/32', '--quiet', *extra_flags(binary)],
         capture_output=True, timeout=300,
     )
     took = time.monotonic() - began
@@ -79,6 +88,8 @@ def main():
     gaps = collections.defaultdict(list)
     other_doc = []
     failed = []
+    # Pages whose script sent the browser to an outside host (the corpus must hold none).
+    left = []
     seconds = []
     findings_per_page = []
     share = collections.Counter()
@@ -96,8 +107,12 @@ def main():
         m = TITLE.search(saved)
         has_title = bool(m and m.group(1).strip())
         page = pages[0] if pages else {}
+        final = page.get('final_url') or ''
+        host = final.split('/')[2].split(':')[0] if final.count('/') >= 2 else ''
+        if host and host != '127.0.0.1' and not host.endswith('.invalid'):
+            left.append((f, final))
         if page.get('error') or (has_title and not (page.get('title') or '').strip()):
-            other_doc.append((f, page.get('final_url'), page.get('error')))
+            other_doc.append((f, final, page.get('error')))
         found = report.get('findings') or []
         findings_per_page.append(len(found))
         for cid in {x['check_id'] for x in found}:
@@ -116,6 +131,10 @@ def main():
         print(f'  {f}: final {final} error {err}')
     for f, code, err in failed:
         print(f'  {f}: exit {code} {err}')
+    if left:
+        print(f'pages that sent the browser outside 127.0.0.1 (leave them out of the corpus): {len(left)}')
+        for f, final in left:
+            print(f'  {f}: {final}')
     print(f'seconds a page: median {statistics.median(seconds):.2f}, p95 {pct(seconds, 95):.2f}, max {max(seconds):.2f}')
     if findings_per_page:
         print(f'findings a page: median {statistics.median(findings_per_page):.0f}, p95 {pct(findings_per_page, 95):.0f}, max {max(findings_per_page)}')
