@@ -160,6 +160,27 @@ async fn the_dashboard_says_what_changed_since_the_last_scan_first() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_incomplete_scan_says_so_on_its_page() {
+    let app = crate::dashboard_client::app_with_owner().await;
+    let scan = app.seed_scan("acme", "https://shop.example.com/").await;
+    app.store.claim_scan("gaps-test", std::time::Duration::from_secs(60), 3).await.unwrap().expect("claimed");
+    let gaps = serde_json::json!({"pages": 3, "checks": 12, "reasons": [
+        {"reason": "the dom gatherer failed: boom", "pages": 3, "check_ids": ["search.title-missing", "semantics.h1-missing"], "example_url": "https://shop.example.com/cart"}]});
+    let summary = sitescan::model::ReportSummary { checks_not_run: Some(serde_json::from_value(gaps).unwrap()), ..sitescan::model::ReportSummary::empty() };
+    assert!(app.store.complete_scan(scan.id, "gaps-test", &sitescan::model::StoredReport::of(summary)).await.unwrap());
+    let mut web = crate::dashboard_client::owner(&app).await;
+    let r = web.get(&format!("/scans/{}", scan.id)).await;
+    crate::dashboard_client::page(&r, 200);
+    assert!(r.text.contains("Incomplete scan:</strong> 12 checks did not run on 3 pages: the dom gatherer failed: boom (3 pages)"), "{}", r.text);
+    assert!(r.text.contains("completed (incomplete: some checks did not run)"), "the status says so");
+    // Through the API, the summary carries the same counts.
+    let token = app.token("acme").await;
+    let api = app.get(&format!("/api/v1/scans/{}", scan.id), &token).await;
+    api.expect(200);
+    assert_eq!(api.json["report"]["summary"]["checks_not_run"]["checks"], 12, "{}", api.json);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_findings_explorer_filters_like_the_api_and_exports_the_filtered_set() {
     let app = app_with_owner().await;
     let mut web = owner(&app).await;

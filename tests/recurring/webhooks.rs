@@ -89,7 +89,13 @@ async fn a_failing_receiver_gets_one_event_retried_on_schedule_with_one_id() {
     let stored = store.webhook(endpoint).await.unwrap().unwrap();
     assert!(!stored.secret_enc.contains(&secret[6..]), "the secret is stored encrypted");
 
-    let queued = webhooks::scan_finished(store, &scan, true, None, &[Severity::Critical], None, clock.now()).await.unwrap();
+    // An incomplete scan: the payload says how many checks did not run on how many pages.
+    let gaps = sitescan::model::ChecksNotRun {
+        pages: 2,
+        checks: 7,
+        reasons: vec![sitescan::model::NotRunReason { reason: "the dom gatherer failed".into(), pages: 2, check_ids: vec!["search.title-missing".into()], example_url: "https://hooks.example.com/a".into() }],
+    };
+    let queued = webhooks::scan_finished(store, &scan, true, None, &[Severity::Critical], Some(&gaps), clock.now()).await.unwrap();
     assert_eq!(queued, 1, "scan.completed only: the endpoint did not subscribe to scan.regressed");
     let d = deliverer(store, clock.clone(), "one", true);
     assert!(matches!(d.run_once().await.unwrap()[..], [Attempt::Retry { .. }]));
@@ -112,6 +118,7 @@ async fn a_failing_receiver_gets_one_event_retried_on_schedule_with_one_id() {
         let v: serde_json::Value = serde_json::from_str(body).unwrap();
         assert_eq!(v["type"], "scan.completed");
         assert_eq!(v["data"]["scan_id"], scan.id.to_string());
+        assert_eq!(v["data"]["checks_not_run"], serde_json::json!({"pages": 2, "checks": 7, "reasons": [{"reason": "the dom gatherer failed", "pages": 2}]}));
     }
     assert!(!python_verifies("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", &hits[0].0, &hits[0].1), "another secret does not verify");
     let log = store.webhook_deliveries(endpoint).await.unwrap();
@@ -144,6 +151,8 @@ async fn two_instances_deliver_once_and_a_dead_claim_is_taken_over() {
     assert_eq!(b.run_once().await.unwrap(), [Attempt::Delivered, Attempt::Delivered]);
     let types: Vec<String> = rec.hits.lock().unwrap().iter().map(|(_, body)| serde_json::from_str::<serde_json::Value>(body).unwrap()["type"].as_str().unwrap().to_string()).collect();
     assert_eq!(types, ["scan.completed", "scan.completed", "scan.regressed"]);
+    let complete: serde_json::Value = serde_json::from_str(&rec.hits.lock().unwrap()[0].1).unwrap();
+    assert!(complete["data"].get("checks_not_run").is_none(), "a complete scan's payload has no gap: {complete}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
