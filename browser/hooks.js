@@ -137,6 +137,66 @@ Object.defineProperty(window, '__sitescanHooks', {
   }),
   enumerable: false,
 });
+// Console output, cut where the page makes it: each string argument (and an Error's message) to
+// MAX_CONSOLE_CHARS, and at most MAX_CONSOLE_CALLS calls a document, so a page that logs forty
+// 16 MB strings sends the scanner kilobytes through DevTools, not 640 MB. A page that puts its
+// own function in a console method's place still gets it called (with the cut arguments); when
+// that function calls the method it saved, the browser's own runs.
+const MAX_CONSOLE_CHARS = 8192;
+const MAX_CONSOLE_CALLS = 1000;
+let consoleCalls = 0;
+const sliceString = String.prototype.slice;
+const ErrorCtor = Error;
+const applyFn = Reflect.apply;
+const cutText = (t) => {
+  // Whole characters: an emoji across the cut is left out whole.
+  const c = t.charCodeAt(MAX_CONSOLE_CHARS - 1);
+  const end = c >= 0xD800 && c <= 0xDBFF ? MAX_CONSOLE_CHARS - 1 : MAX_CONSOLE_CHARS;
+  return applyFn(sliceString, t, [0, end]) + '… [cut by sitescan: ' + t.length + ' characters]';
+};
+const cutArg = (a) => {
+  try {
+    if (typeof a === 'string') return a.length > MAX_CONSOLE_CHARS ? cutText(a) : a;
+    if (a instanceof ErrorCtor) {
+      const m = a.message;
+      if (typeof m === 'string' && m.length > MAX_CONSOLE_CHARS) return 'Error: ' + cutText(m);
+    }
+  } catch (_) {}
+  return a;
+};
+if (typeof console === 'object' && console) {
+  for (const name of ['log', 'info', 'warn', 'error', 'debug', 'trace', 'dir', 'dirxml', 'table', 'assert', 'group', 'groupCollapsed', 'count', 'timeLog']) {
+    const d = Object.getOwnPropertyDescriptor(console, name);
+    if (!d || typeof d.value !== 'function') continue;
+    const native = d.value;
+    let replaced = null;
+    let depth = 0;
+    const guarded = {
+      [name](...args) {
+        consoleCalls++;
+        if (consoleCalls > MAX_CONSOLE_CALLS) {
+          if (consoleCalls === MAX_CONSOLE_CALLS + 1) applyFn(native, console, ['[sitescan] this document logged more than ' + MAX_CONSOLE_CALLS + ' console messages; the rest are not recorded']);
+          return undefined;
+        }
+        const cut = [];
+        for (let i = 0; i < args.length; i++) cut[i] = cutArg(args[i]);
+        if (replaced && depth === 0) {
+          depth++;
+          try { return applyFn(replaced, this, cut); } finally { depth--; }
+        }
+        return applyFn(native, this, cut);
+      },
+    }[name];
+    try {
+      Object.defineProperty(console, name, {
+        configurable: true,
+        enumerable: d.enumerable,
+        get: () => guarded,
+        set: (v) => { replaced = typeof v === 'function' ? v : null; },
+      });
+    } catch (_) {}
+  }
+}
 const add = typeof orig === 'function' ? orig : proto.addEventListener;
 add.call(document, 'securitypolicyviolation', (e) => send({
   type: 'csp',

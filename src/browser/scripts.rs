@@ -61,8 +61,12 @@ pub(crate) static HOOKS_LISTEN: LazyLock<String> = LazyLock::new(|| wrap(&format
 pub(crate) static HOOKS_EXPORT: LazyLock<String> =
     LazyLock::new(|| format!("(() => {{ const h = window.__sitescanHooks; return h && typeof h.exportTo === 'function' ? String(h.exportTo('{}')).toWellFormed() : ''; }})()", *HOOKS_EVENT));
 
-/// Init script: click/key listener tracking, CSP violations, deprecation reports.
-pub(crate) static HOOKS_INIT: LazyLock<String> = LazyLock::new(|| wrap(HOOKS));
+/// The name `hooks.js` runs under, so that the console gatherer can look past its frames (it
+/// stands between a page's `console.error` and the browser).
+pub(crate) const HOOKS_SOURCE_URL: &str = "sitescan-hooks.js";
+/// Init script: click/key listener tracking, console output cut to size, CSP violations,
+/// deprecation reports.
+pub(crate) static HOOKS_INIT: LazyLock<String> = LazyLock::new(|| format!("{}\n//# sourceURL={HOOKS_SOURCE_URL}", wrap(HOOKS)));
 /// Init script: paint, LCP, layout-shift and long-task observers.
 pub(crate) static PERF_INIT: LazyLock<String> = LazyLock::new(|| wrap(PERF));
 /// Returns the DOM facts as JSON text.
@@ -196,6 +200,7 @@ mod tests {
             &*BARRIERS_COLLECT, &layout_script("'desktop'"), &*PAGE_TEXT_READ, &*IMAGE_TEXT_LIST, &*PAGE_INPUTS,
         ] {
             assert!(s.contains("const __ss"), "helpers missing");
+            let s = s.split("\n//# sourceURL=").next().unwrap_or_default();
             assert!(s.trim_end().ends_with(")()"));
             assert!(s.contains(".toWellFormed()"), "answers are made well-formed");
         }

@@ -118,6 +118,40 @@ async fn a_sitemap_bomb_costs_a_bounded_process_and_one_short_finding_per_sitema
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_page_that_logs_forty_sixteen_megabyte_strings_costs_a_bounded_process() {
+    // The page's own script makes the bytes: nothing large crosses the wire from the server.
+    let site = HostileSite::start().await;
+    site.route(
+        "/",
+        Behaviour::html(
+            "<!doctype html><html lang=en><head><meta charset=utf-8><meta name=viewport content='width=device-width'><title>Loud page</title></head>\
+             <body><main><h1>Loud page</h1><p>Hello.</p></main><script>\
+             const big = 'x'.repeat(16 << 20);\
+             for (let i = 0; i < 20; i++) { console.log(big + i); console.error(big + i); }\
+             </script></body></html>",
+        ),
+    );
+    site.route("/robots.txt", Behaviour::typed("text/plain", "User-agent: *\nAllow: /\n"));
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report.json");
+    let start = site.url("/");
+    let (code, idle, peak, output) = scan_measured(&[
+        "scan", &start, "--allow-target", "127.0.0.1/32", "--max-pages", "1", "--format", "json", "--output", out.to_str().unwrap(),
+    ])
+    .await;
+    assert!(code == 0 || code == 1, "the scan ran to its end (exit {code}):\n{output}");
+    eprintln!("console flood: first reading {} MB, peak {} MB", idle >> 20, peak >> 20);
+    assert!(peak < MEMORY_BUDGET, "peak {} MB, over the {} MB budget", peak >> 20, MEMORY_BUDGET >> 20);
+    let (report_bytes, report) = read_report(&out);
+    assert!(report_bytes < 1 << 20, "the report is {report_bytes} bytes");
+    assert_eq!(report["scan"]["status"], "completed");
+    assert!(report["report"]["summary"].get("checks_not_run").is_none(), "every check ran: {:#}", report["report"]["summary"]);
+    let errors: Vec<Value> = findings(&report).into_iter().filter(|f| f["check_id"] == "runtime.console-error").collect();
+    assert!(!errors.is_empty(), "the console errors are still reported");
+    assert!(errors.iter().all(|f| serde_json::to_vec(f).unwrap().len() < 8192), "short findings: {errors:#?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_four_megabyte_title_is_a_two_kilobyte_finding_that_says_it_was_cut() {
     let site = HostileSite::start().await;
     let title = "T".repeat(4 << 20);

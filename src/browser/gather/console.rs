@@ -40,8 +40,10 @@ fn clip(s: String) -> String {
     if s.chars().count() > MAX_MESSAGE_CHARS { s.chars().take(MAX_MESSAGE_CHARS).collect() } else { s }
 }
 
+/// The page's own frame: the first that is not sitescan's console guard (`hooks.js`).
 fn top_frame(stack: Option<&Value>) -> (Option<String>, Option<u32>) {
-    let frame = stack.and_then(|s| s.get("callFrames")).and_then(Value::as_array).and_then(|f| f.first());
+    let ours = |f: &&Value| f.get("url").and_then(Value::as_str) == Some(crate::browser::scripts::HOOKS_SOURCE_URL);
+    let frame = stack.and_then(|s| s.get("callFrames")).and_then(Value::as_array).and_then(|f| f.iter().find(|f| !ours(f)));
     let url = frame.and_then(|f| f.get("url")).and_then(Value::as_str).filter(|u| !u.is_empty()).map(str::to_string);
     let line = frame.and_then(|f| f.get("lineNumber")).and_then(Value::as_u64).and_then(|l| u32::try_from(l + 1).ok());
     (url, line)
@@ -82,6 +84,18 @@ pub(crate) fn gather(events: &[RawEvent]) -> Vec<ConsoleMessage> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_page_frame_is_read_past_the_console_guard() {
+        let events = vec![RawEvent {
+            method: "Runtime.consoleAPICalled".into(),
+            params: json!({"type": "error", "args": [{"type": "string", "value": "bad"}], "stackTrace": {"callFrames": [
+                {"url": crate::browser::scripts::HOOKS_SOURCE_URL, "lineNumber": 160},
+                {"url": "http://a.test/app.js", "lineNumber": 9}]}}),
+        }];
+        let m = &gather(&events)[0];
+        assert_eq!((m.url.as_deref(), m.line), (Some("http://a.test/app.js"), Some(10)));
+    }
 
     #[test]
     fn console_calls_and_log_entries() {
