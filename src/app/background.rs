@@ -155,6 +155,14 @@ async fn purge_once(store: &Store, retention_days: u32) {
         Ok(_) => {}
         Err(e) => tracing::warn!(error = %e, "dropping unused region verdicts failed; retried at the next tick"),
     }
+    // The webhook delivery log: by age with the scans, and never more than a screenful of
+    // pages an endpoint whatever the retention (a failing endpoint logs every retry).
+    let log_cutoff = (retention_days > 0).then(|| now_us() - i64::from(retention_days) * 86_400_000_000);
+    match store.prune_webhook_log(log_cutoff, crate::events::webhooks::DELIVERY_LOG_KEEP).await {
+        Ok((attempts, messages)) if attempts + messages > 0 => tracing::info!(attempts, messages, "pruned the webhook delivery log"),
+        Ok(_) => {}
+        Err(e) => tracing::warn!(error = %e, "pruning the webhook delivery log failed; retried at the next tick"),
+    }
     if retention_days == 0 {
         return;
     }

@@ -35,11 +35,12 @@ impl App {
     }
 
     /// Seals again, bound to where they are stored, the site and webhook secrets sealed in the
-    /// first format; returns how many.
+    /// first format, and seals chat endpoints' URLs stored whole; returns how many.
     pub async fn reseal_legacy_secrets(&self) -> anyhow::Result<usize> {
         let Some(key) = &self.secrets else { return Ok(0) };
         let sites = self.sites.reseal_legacy_secrets().await?;
         let webhooks = crate::events::webhooks::reseal_legacy_secrets(&self.store, key).await?;
-        Ok(sites + webhooks)
+        let chat_urls = crate::events::webhooks::seal_chat_urls(&self.store, key).await?;
+        Ok(sites + webhooks + chat_urls)
     }
 }

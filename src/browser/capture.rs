@@ -35,7 +35,7 @@ use crate::net::EgressProxy;
 use super::cdp::{Budget, STEP_TIMEOUT, eval_main, eval_string, forget_world, run, step};
 use super::cores;
 use super::error::BrowserError;
-use super::events::{EVENT_LOG_FULL, EventLog, MAX_EVENTS};
+use super::events::{EVENT_LOG_FULL, EventLog, MAX_EVENT_BYTES, MAX_EVENTS};
 use super::gather::animation_memo::ImageAnimations;
 use super::gather::{axe, barriers, console, contrast, cookies, csp, dialogs, document, dom, exceptions, image_text, issues, keyboard, layout, metrics, network, page_text, screenshot};
 use super::instance::Instance;
@@ -107,6 +107,9 @@ pub(crate) struct Live {
     /// The images whose animation the layout gatherer read (kept with an unchanged page's facts).
     layout_images: Option<Vec<layout::Candidate>>,
     phases: Phases,
+    /// An owner's journey drives this page: the gatherers press no key of their own on it (the
+    /// dialog probe is left out), so nothing is pressed behind a login that the journey did not.
+    pub(crate) journey: bool,
 }
 
 /// Where a capture's time went, phase by phase (the debug log line `capture phases`; the
@@ -681,7 +684,7 @@ async fn run_gatherer(
         Artifact::Keyboard => settings.capture.keyboard_walk,
         Artifact::Screenshot => settings.capture.screenshot,
         Artifact::Layout => settings.capture.layout,
-        Artifact::Dialogs => settings.capture.keyboard_walk,
+        Artifact::Dialogs => settings.capture.keyboard_walk && !live.journey,
         Artifact::ImageText => settings.capture.ocr,
         _ => true,
     };
@@ -837,7 +840,7 @@ pub(crate) fn artifacts(
     snap.metrics = metrics::combine(live.perf_early.as_ref(), live.perf_late.as_ref(), &snap.requests);
     if events.last().is_some_and(|e| e.method == EVENT_LOG_FULL) {
         for artifact in Artifact::FROM_EVENTS {
-            let message = format!("the page's event log filled up at {MAX_EVENTS} events; later ones are missing");
+            let message = format!("the page's event log filled up ({MAX_EVENTS} events or {} MB); later ones are missing", MAX_EVENT_BYTES >> 20);
             snap.gather_errors.push(GatherError { gatherer: artifact.gatherer().to_string(), message });
         }
     }

@@ -23,6 +23,20 @@ use super::error::BrowserError;
 
 /// Events kept per page; a page that floods the console or the binding cannot exhaust memory.
 pub const MAX_EVENTS: usize = 200_000;
+/// Bytes of events kept per page (as [`approx_bytes`] counts them): a page whose script sends
+/// thirty thousand requests with long headers fills this long before [`MAX_EVENTS`].
+pub const MAX_EVENT_BYTES: usize = 64 << 20;
+
+/// About how many bytes `v` holds in memory (strings, keys and a word or so per node); cheap,
+/// and never less than its JSON text's length for strings and keys.
+pub(crate) fn approx_bytes(v: &Value) -> usize {
+    match v {
+        Value::String(s) => 24 + s.len(),
+        Value::Array(a) => 24 + a.iter().map(approx_bytes).sum::<usize>(),
+        Value::Object(m) => 48 + m.iter().map(|(k, x)| 32 + k.len() + approx_bytes(x)).sum::<usize>(),
+        _ => 16,
+    }
+}
 
 /// The method of the event that ends a log which filled up (`MAX_EVENTS`).
 pub const EVENT_LOG_FULL: &str = "sitescan.eventLogFull";
@@ -63,6 +77,10 @@ pub(crate) struct EventLog {
 #[derive(Default)]
 struct LogState {
     events: Vec<RawEvent>,
+    /// [`approx_bytes`] of `events`.
+    bytes: usize,
+    /// The log stopped taking events (count or bytes).
+    full: bool,
     inflight: HashSet<String>,
     /// Requests seen finishing (the streams are merged, so a finish may be seen before its request).
     done: HashSet<String>,
@@ -94,10 +112,29 @@ impl LogState {
         true
     }
 
+    /// Logs `ev` within the log's budgets; the first event past them ends the log with
+    /// [`EVENT_LOG_FULL`], and later ones are dropped.
+    fn append(&mut self, ev: RawEvent) {
+        if self.full {
+            return;
+        }
+        let bytes = self.bytes + approx_bytes(&ev.params) + ev.method.len();
+        if self.events.len() < MAX_EVENTS && bytes <= MAX_EVENT_BYTES {
+            self.bytes = bytes;
+            self.events.push(ev);
+        } else {
+            tracing::warn!(max_events = MAX_EVENTS, max_bytes = MAX_EVENT_BYTES, "page event log full; dropping further events");
+            self.full = true;
+            self.events.push(RawEvent { method: EVENT_LOG_FULL.into(), params: Value::Null });
+        }
+    }
+
     /// Forgets the events so far; what later comes from their loaders, requests and contexts
     /// is stale.
     fn reset(&mut self) {
         self.events.clear();
+        self.bytes = 0;
+        self.full = false;
         self.inflight.clear();
         self.done.clear();
         self.stale_loaders.extend(self.loaders.drain());
@@ -226,12 +263,7 @@ impl EventLog {
                     }
                     _ => {}
                 });
-                if st.events.len() < MAX_EVENTS {
-                    st.events.push(ev);
-                } else if st.events.len() == MAX_EVENTS {
-                    tracing::warn!(max = MAX_EVENTS, "page event log full; dropping further events");
-                    st.events.push(RawEvent { method: EVENT_LOG_FULL.into(), params: Value::Null });
-                }
+                st.append(ev);
             }
         });
         Ok(EventLog { state, signals, tx, pump })
@@ -308,6 +340,21 @@ mod tests {
     /// Feeds `events` through the pump's filter; what the log would keep.
     fn kept(st: &mut LogState, events: Vec<RawEvent>) -> Vec<String> {
         events.into_iter().filter(|e| !st.bookkeeping(e) && !st.is_stale(e)).map(|e| e.method).collect()
+    }
+
+    #[test]
+    fn the_log_ends_at_its_byte_budget_and_says_so() {
+        let mut st = LogState::default();
+        let big = json!({"request": {"url": "x".repeat(1 << 20)}});
+        for _ in 0..100 {
+            st.append(ev("Network.requestWillBeSent", big.clone()));
+        }
+        assert_eq!(st.events.len(), (MAX_EVENT_BYTES >> 20) - 1 + 1, "63 whole events and the end marker");
+        assert_eq!(st.events.last().unwrap().method, EVENT_LOG_FULL);
+        assert!(st.bytes <= MAX_EVENT_BYTES);
+        st.reset();
+        st.append(ev("Network.requestWillBeSent", big));
+        assert_eq!(st.events.len(), 1, "the next document starts a new budget");
     }
 
     #[test]

@@ -106,7 +106,7 @@ pub fn json_ld_page(blocks: &[&str]) -> PageSnapshot {
     let json_ld = blocks
         .iter()
         .enumerate()
-        .map(|(i, t)| JsonLdBlock { text: (*t).into(), selector: format!("script:nth-of-type({})", i + 1) })
+        .map(|(i, t)| JsonLdBlock { text: (*t).into(), selector: format!("script:nth-of-type({})", i + 1), length: None })
         .collect();
     page(DomFacts { json_ld, ..Default::default() })
 }

@@ -40,9 +40,7 @@ impl Webhooks {
     pub async fn list(&self, org: OrgId<'_>, log_lines: usize) -> Result<Vec<Endpoint>, WebhookError> {
         let mut out = Vec::new();
         for row in self.store.list_webhooks(org.as_str()).await? {
-            let mut deliveries = if log_lines == 0 { Vec::new() } else { self.store.webhook_deliveries(row.id).await? };
-            deliveries.reverse();
-            deliveries.truncate(log_lines);
+            let deliveries = if log_lines == 0 { Vec::new() } else { self.store.latest_webhook_deliveries(row.id, log_lines).await? };
             out.push(Endpoint { row, deliveries });
         }
         Ok(out)
@@ -75,7 +73,7 @@ impl Webhooks {
     pub async fn send_test_now(&self, id: Uuid, now: i64, deliverer: &Deliverer) -> Result<(String, Option<DeliveryRow>), WebhookError> {
         let message = webhooks::send_test_unlimited(&self.store, id, now).await?;
         deliverer.run_once().await?;
-        Ok((message, self.store.webhook_deliveries(id).await?.pop()))
+        Ok((message, self.store.latest_webhook_deliveries(id, 1).await?.pop()))
     }
 
     /// Removes an endpoint of `org` (`None`: of any organisation, the operator's CLI) and what it

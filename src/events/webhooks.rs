@@ -139,9 +139,15 @@ pub async fn add_endpoint_of_kind(
     let secret = SigningKey::generate().to_secret();
     let id = Uuid::now_v7();
     let row = id.to_string();
-    let sealed = secrets.seal(&secret, SealedAt { table: WEBHOOKS_TABLE, row: &row, name: SIGNING_SECRET });
+    // A chat kind's URL is its secret: sealed like one, and only its shown form stored in the
+    // clear. A signed kind's URL is no secret; its signing secret is.
+    let (stored_url, sealed) = if kind.is_signed() {
+        (parsed.to_string(), secrets.seal(&secret, SealedAt { table: WEBHOOKS_TABLE, row: &row, name: SIGNING_SECRET }))
+    } else {
+        (kind.shown_url(parsed.as_str()), secrets.seal(parsed.as_str(), SealedAt { table: WEBHOOKS_TABLE, row: &row, name: CHAT_URL }))
+    };
     let added = store
-        .add_webhook_within(id, org, parsed.as_str(), kind.as_str(), events, min_severity.map(|s| s.as_str()), &sealed, now, MAX_ENDPOINTS_PER_ORG)
+        .add_webhook_within(id, org, &stored_url, kind.as_str(), events, min_severity.map(|s| s.as_str()), &sealed, now, MAX_ENDPOINTS_PER_ORG)
         .await?;
     match added {
         Some(_) => Ok((id, kind.is_signed().then_some(secret))),
@@ -149,9 +155,54 @@ pub async fn add_endpoint_of_kind(
     }
 }
 
+/// The delivery attempts kept an endpoint (the newest); older ones are pruned on the purge timer.
+pub const DELIVERY_LOG_KEEP: usize = 1000;
+
 /// What an endpoint's signing secret is sealed for (its associated data).
 const WEBHOOKS_TABLE: &str = "webhook_endpoints";
 const SIGNING_SECRET: &str = "signing_secret";
+/// What a chat endpoint's URL is sealed for.
+const CHAT_URL: &str = "chat_url";
+
+/// True when a chat endpoint's stored URL is its shown form (the whole URL sealed); false for
+/// a row stored before chat URLs were sealed, whose `url` is still whole.
+fn chat_url_is_sealed(stored: &str) -> bool {
+    stored.ends_with('…')
+}
+
+/// Seals the whole URL of every chat endpoint stored before chat URLs were sealed, and keeps
+/// only its shown form in the clear; run at startup. Returns how many were sealed.
+pub async fn seal_chat_urls(store: &Store, secrets: &SecretBox) -> Result<usize, WebhookError> {
+    let mut done = 0;
+    for (id, kind, url) in store.chat_webhook_urls().await? {
+        let kind = WebhookKind::from_stored(&kind);
+        if kind.is_signed() || chat_url_is_sealed(&url) {
+            continue;
+        }
+        let row = id.to_string();
+        let sealed = secrets.seal(&url, SealedAt { table: WEBHOOKS_TABLE, row: &row, name: CHAT_URL });
+        if store.replace_webhook_url(id, &url, &kind.shown_url(&url), &sealed).await? {
+            done += 1;
+        }
+    }
+    Ok(done)
+}
+
+/// `error` with every form of the chat URL `url` in it replaced by its `shown` form: a
+/// transport error names the URL it failed on, and the delivery log must not hold the secret.
+fn redact_url(error: &str, url: &str, shown: &str) -> String {
+    let mut out = error.replace(url, shown);
+    if let Ok(u) = url::Url::parse(url) {
+        out = out.replace(u.as_str(), shown);
+        if u.path().len() > 1 {
+            out = out.replace(u.path(), "/…");
+        }
+        if let Some(query) = u.query().filter(|q| !q.is_empty()) {
+            out = out.replace(query, "…");
+        }
+    }
+    out
+}
 
 /// Seals every endpoint's signing secret of the first format again, bound to its endpoint; run
 /// at startup. Returns how many were sealed again.
@@ -512,11 +563,12 @@ impl Deliverer {
             return Ok(Attempt::GaveUp("the endpoint is disabled or gone".into()));
         };
         let (body, headers) = self.message(&ep, &msg, now)?;
+        let url = self.delivery_url(&ep)?;
         let started = std::time::Instant::now();
-        let resp = self.fetcher.post(&ep.url, &headers, body, DELIVERY_TIMEOUT).await;
+        let resp = self.fetcher.post(&url, &headers, body, DELIVERY_TIMEOUT).await;
         let latency = started.elapsed().as_millis() as i64;
         let status = resp.status.map(i32::from);
-        let error = resp.error.as_ref().map(|e| e.to_string());
+        let error = resp.error.as_ref().map(|e| if url == ep.url { e.to_string() } else { redact_url(&e.to_string(), &url, &ep.url) });
         self.store.log_webhook_delivery(msg.id, ep.id, attempt_no, status, latency, error.as_deref(), now).await?;
         tracing::info!(webhook = %ep.id, message = %msg.message_id, attempt = attempt_no, status = ?status, latency_ms = latency, "webhook attempt");
         let timed_out = resp.error.as_ref().is_some_and(|e| e.kind == crate::net::FetchErrorKind::Timeout);
@@ -554,6 +606,15 @@ impl Deliverer {
                 Ok(Attempt::GaveUp("retries exhausted".into()))
             }
         }
+    }
+
+    /// Where an endpoint's messages go: a signed kind's stored URL; a chat kind's sealed URL.
+    fn delivery_url(&self, ep: &WebhookRow) -> Result<String, WebhookError> {
+        if WebhookKind::from_stored(&ep.kind).is_signed() || !chat_url_is_sealed(&ep.url) {
+            return Ok(ep.url.clone());
+        }
+        let row = ep.id.to_string();
+        Ok(self.secrets.open(&ep.secret_enc, SealedAt { table: WEBHOOKS_TABLE, row: &row, name: CHAT_URL })?)
     }
 
     /// The body and headers of one attempt: a `standard` endpoint gets the event as queued,

@@ -370,11 +370,15 @@ pub struct Form {
     pub snippet: String,
 }
 
-/// A `<script type="application/ld+json">` block, exactly as written.
+/// A `<script type="application/ld+json">` block, exactly as written, unless it is over the
+/// collector's budget (a block, or all of a page's blocks): then only its start is read, and
+/// `length` says how long it is in the page (UTF-16 units).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JsonLdBlock {
     pub text: String,
     pub selector: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub length: Option<u64>,
 }
 
 /// A microdata item (`itemscope`), its type(s) and property names with their values.

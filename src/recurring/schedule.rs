@@ -29,6 +29,10 @@ pub const DEFAULT_TICK: Duration = Duration::from_secs(5);
 const TICK_BATCH: i64 = 200;
 /// Schedules of a batch planned at once (each is a few queries; the database overlaps them).
 const PLAN_AT_ONCE: usize = 8;
+/// Schedules a site may have (a few cadences and modes are plenty).
+pub const MAX_SCHEDULES_PER_SITE: i64 = 10;
+/// Schedules an organisation may have over all its sites.
+pub const MAX_SCHEDULES_PER_ORG: i64 = 100;
 /// How long a claimed batch is the claiming planner's (another takes it over after that).
 const CLAIM_FOR: Duration = Duration::from_secs(120);
 
@@ -138,7 +142,14 @@ pub async fn add_schedule(
         (ScanMode::Passive, _) => None,
     };
     let new = NewSchedule { org, site_id: site.id, cron: &cron, timezone, mode: mode.as_str(), next_due_at, attestation };
-    Ok(store.add_schedule(new, now).await?)
+    match store.add_schedule_within(new, now, MAX_SCHEDULES_PER_SITE, MAX_SCHEDULES_PER_ORG).await? {
+        Some(row) => Ok(row),
+        None if store.list_schedules(org, Some(site.id)).await?.len() as i64 >= MAX_SCHEDULES_PER_SITE => Err(RecurringError::TooMany(format!(
+            "the site {} has {MAX_SCHEDULES_PER_SITE} schedules, the most allowed; remove one first",
+            site.origin
+        ))),
+        None => Err(RecurringError::TooMany(format!("the organisation has {MAX_SCHEDULES_PER_ORG} schedules, the most allowed; remove one first"))),
+    }
 }
 
 /// The organisation's schedules, of one site (id or origin) when `site` is given.
@@ -425,6 +436,26 @@ mod tests {
         assert_eq!(attested.statement, crate::model::attestation_statement(&site.origin));
         let refused = add_schedule(&store, "acme", &site.origin, "0 * * * *", None, ScanMode::Active, None, clock.now_us()).await;
         assert!(matches!(&refused, Err(RecurringError::Invalid(m)) if m.contains("attestation")), "{refused:?}");
+    }
+
+    #[tokio::test]
+    async fn schedules_are_capped_per_site_and_claimed_in_turns_by_organisation() {
+        let (_dir, store, site) = store_with_site("acme", "https://shop.example.com").await;
+        for _ in 0..MAX_SCHEDULES_PER_SITE {
+            add_schedule(&store, "acme", &site.origin, "*/5 * * * *", None, ScanMode::Passive, None, 0).await.unwrap();
+        }
+        let refused = add_schedule(&store, "acme", &site.origin, "0 * * * *", None, ScanMode::Passive, None, 0).await;
+        assert!(matches!(&refused, Err(RecurringError::TooMany(m)) if m.contains("10 schedules")), "{refused:?}");
+        assert_eq!(list_schedules(&store, "acme", None).await.unwrap().len() as i64, MAX_SCHEDULES_PER_SITE, "nothing added");
+        // Another organisation's one schedule, due after all of acme's: claimed in the first two.
+        store.set_org("globex", None).await.unwrap();
+        let other = store.add_site("globex", "https://globex.example.com", "globex.example.com", "tok", "test", 0).await.unwrap().unwrap();
+        let theirs = add_schedule(&store, "globex", &other.origin, "*/7 * * * *", None, ScanMode::Passive, None, 60_000_000).await.unwrap();
+        let due = theirs.next_due_at + 1;
+        let claimed = store.claim_due_schedules(due, due + 1_000_000, 2).await.unwrap();
+        let orgs: Vec<&str> = claimed.iter().map(|s| s.org_id.as_str()).collect();
+        assert_eq!(orgs.len(), 2);
+        assert!(orgs.contains(&"acme") && orgs.contains(&"globex"), "one of each organisation first: {orgs:?}");
     }
 
     #[tokio::test]

@@ -47,12 +47,16 @@ const COLUMNS: &str = "id, site_id, org_id, cron, timezone, mode, next_due_at, l
 
 
 impl Store {
-    /// Adds a schedule; returns it.
-    pub async fn add_schedule(&self, new: NewSchedule<'_>, now: i64) -> StoreResult<ScheduleRow> {
+    /// Adds a schedule unless the site has `per_site` schedules or the organisation `per_org`
+    /// already (one statement, so two adds at once cannot both pass the count); returns it, or
+    /// `None` at a cap.
+    pub async fn add_schedule_within(&self, new: NewSchedule<'_>, now: i64, per_site: i64, per_org: i64) -> StoreResult<Option<ScheduleRow>> {
         let id = Uuid::now_v7();
         let stmt = self.stmt(
             "INSERT INTO schedules (id, site_id, org_id, cron, timezone, mode, next_due_at, attestation, created_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+             SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9 \
+             WHERE (SELECT COUNT(*) FROM schedules WHERE site_id = $2) < $10 \
+             AND (SELECT COUNT(*) FROM schedules WHERE org_id = $3) < $11",
             vec![
                 id.into(),
                 new.site_id.into(),
@@ -63,10 +67,14 @@ impl Store {
                 new.next_due_at.into(),
                 new.attestation.clone().into(),
                 now.into(),
+                per_site.into(),
+                per_org.into(),
             ],
         );
-        self.conn().execute_raw(stmt).await?;
-        Ok(ScheduleRow {
+        if self.conn().execute_raw(stmt).await?.rows_affected() != 1 {
+            return Ok(None);
+        }
+        Ok(Some(ScheduleRow {
             id,
             site_id: new.site_id,
             org_id: new.org.to_string(),
@@ -77,7 +85,7 @@ impl Store {
             last_due_at: None,
             attestation: new.attestation.clone(),
             created_at: now,
-        })
+        }))
     }
 
     /// One schedule of the organisation (`None` for another organisation's).
@@ -135,11 +143,14 @@ impl Store {
             sea_orm::DatabaseBackend::Postgres => " FOR UPDATE SKIP LOCKED",
             _ => "",
         };
+        // In turns by organisation: each organisation's most overdue schedule, then each one's
+        // second, and so on, so one organisation's rush of due schedules does not fill a batch.
         let stmt = self.stmt(
             &format!(
-                "UPDATE schedules SET claimed_until = $1 WHERE id IN (SELECT id FROM schedules \
-                 WHERE next_due_at <= $2 AND (claimed_until IS NULL OR claimed_until < $2) \
-                 ORDER BY next_due_at, id LIMIT $3{lock}) RETURNING {COLUMNS}"
+                "UPDATE schedules SET claimed_until = $1 WHERE id IN (SELECT id FROM schedules WHERE id IN \
+                 (SELECT id FROM (SELECT id, next_due_at, ROW_NUMBER() OVER (PARTITION BY org_id ORDER BY next_due_at, id) AS turn \
+                  FROM schedules WHERE next_due_at <= $2 AND (claimed_until IS NULL OR claimed_until < $2)) due \
+                  ORDER BY turn, next_due_at, id LIMIT $3){lock}) RETURNING {COLUMNS}"
             ),
             vec![until.into(), now.into(), limit.into()],
         );

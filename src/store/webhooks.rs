@@ -88,6 +88,26 @@ impl Store {
         self.conn().query_all_raw(stmt).await?.iter().map(|r| Ok((r.try_get("", "id")?, r.try_get("", "secret_enc")?))).collect()
     }
 
+    /// Every endpoint of a kind other than `standard`: (id, kind, stored URL).
+    pub async fn chat_webhook_urls(&self) -> StoreResult<Vec<(Uuid, String, String)>> {
+        let stmt = self.stmt("SELECT id, kind, url FROM webhook_endpoints WHERE kind <> 'standard' ORDER BY id", vec![]);
+        self.conn()
+            .query_all_raw(stmt)
+            .await?
+            .iter()
+            .map(|r| Ok((r.try_get("", "id")?, r.try_get("", "kind")?, r.try_get("", "url")?)))
+            .collect()
+    }
+
+    /// Replaces an endpoint's stored URL and sealed value, only if its URL is still `old_url`.
+    pub async fn replace_webhook_url(&self, id: Uuid, old_url: &str, url: &str, sealed: &str) -> StoreResult<bool> {
+        let stmt = self.stmt(
+            "UPDATE webhook_endpoints SET url = $1, secret_enc = $2 WHERE id = $3 AND url = $4",
+            vec![url.into(), sealed.into(), id.into(), old_url.into()],
+        );
+        Ok(self.conn().execute_raw(stmt).await?.rows_affected() == 1)
+    }
+
     /// Replaces an endpoint's sealed signing secret, only if it is still `old`.
     pub async fn replace_webhook_secret(&self, id: Uuid, old: &str, new: &str) -> StoreResult<bool> {
         let stmt = self.stmt(
@@ -192,7 +212,10 @@ impl Store {
             txn.rollback().await?;
             return Ok(false);
         }
-        let outbox = self.stmt("DELETE FROM webhook_outbox WHERE endpoint_id = $1 AND state = 'pending'", vec![id.into()]);
+        // Its log and its messages, delivered or not, go with it.
+        let log = self.stmt("DELETE FROM webhook_deliveries WHERE endpoint_id = $1", vec![id.into()]);
+        txn.execute_raw(log).await?;
+        let outbox = self.stmt("DELETE FROM webhook_outbox WHERE endpoint_id = $1", vec![id.into()]);
         txn.execute_raw(outbox).await?;
         txn.commit().await?;
         Ok(true)
@@ -395,6 +418,44 @@ impl Store {
     }
 
     /// An endpoint's delivery log, oldest first.
+    /// The newest `n` delivery attempts of an endpoint, newest first (what the dashboard shows:
+    /// read in one bounded query however long the log).
+    pub async fn latest_webhook_deliveries(&self, endpoint_id: Uuid, n: usize) -> StoreResult<Vec<DeliveryRow>> {
+        let stmt = self.stmt(
+            "SELECT outbox_id, attempt, status, latency_ms, error, created_at FROM webhook_deliveries \
+             WHERE endpoint_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2",
+            vec![endpoint_id.into(), (n.min(i64::MAX as usize) as i64).into()],
+        );
+        self.conn().query_all_raw(stmt).await?.iter().map(decode).collect()
+    }
+
+    /// Prunes the delivery log with the retention policy: attempts and finished messages
+    /// (delivered or given up) older than `cutoff_us` (`None`: kept whatever their age), and of
+    /// every endpoint all but its newest `keep` attempts. Returns the attempts and messages deleted.
+    pub async fn prune_webhook_log(&self, cutoff_us: Option<i64>, keep: usize) -> StoreResult<(u64, u64)> {
+        let (mut attempts, mut messages) = (0, 0);
+        if let Some(cutoff) = cutoff_us {
+            let old = self.stmt("DELETE FROM webhook_deliveries WHERE created_at < $1", vec![cutoff.into()]);
+            attempts += self.conn().execute_raw(old).await?.rows_affected();
+            let done = self.stmt("DELETE FROM webhook_outbox WHERE state IN ('delivered', 'failed') AND created_at < $1", vec![cutoff.into()]);
+            messages += self.conn().execute_raw(done).await?.rows_affected();
+        }
+        let endpoints = self.stmt(
+            "SELECT endpoint_id FROM webhook_deliveries GROUP BY endpoint_id HAVING COUNT(*) > $1",
+            vec![(keep.min(i64::MAX as usize) as i64).into()],
+        );
+        let over: Vec<Uuid> = self.conn().query_all_raw(endpoints).await?.iter().map(|r| r.try_get("", "endpoint_id")).collect::<Result<_, _>>()?;
+        for endpoint in over {
+            let trim = self.stmt(
+                "DELETE FROM webhook_deliveries WHERE endpoint_id = $1 AND id NOT IN \
+                 (SELECT id FROM webhook_deliveries WHERE endpoint_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2)",
+                vec![endpoint.into(), (keep.min(i64::MAX as usize) as i64).into()],
+            );
+            attempts += self.conn().execute_raw(trim).await?.rows_affected();
+        }
+        Ok((attempts, messages))
+    }
+
     pub async fn webhook_deliveries(&self, endpoint_id: Uuid) -> StoreResult<Vec<DeliveryRow>> {
         let stmt = self.stmt(
             "SELECT outbox_id, attempt, status, latency_ms, error, created_at FROM webhook_deliveries \
@@ -402,5 +463,38 @@ impl Store {
             vec![endpoint_id.into()],
         );
         self.conn().query_all_raw(stmt).await?.iter().map(decode).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_delivery_log_keeps_each_endpoints_newest_attempts_and_nothing_past_the_cutoff() {
+        let store = Store::open("sqlite::memory:", true).await.unwrap();
+        store.set_org("acme", None).await.unwrap();
+        let events = vec!["scan.completed".to_string()];
+        let (busy, quiet) = (Uuid::now_v7(), Uuid::now_v7());
+        for id in [busy, quiet] {
+            store.add_webhook_within(id, "acme", "http://127.0.0.1:9/", "standard", &events, None, "x2:unused", 0, 100).await.unwrap().unwrap();
+        }
+        for at in 1..=30 {
+            store.log_webhook_delivery(Uuid::now_v7(), busy, 1, Some(500), 1, Some("refused"), at).await.unwrap();
+        }
+        for at in [5, 25] {
+            store.log_webhook_delivery(Uuid::now_v7(), quiet, 1, Some(204), 1, None, at).await.unwrap();
+        }
+        // No age limit: only the cap.
+        assert_eq!(store.prune_webhook_log(None, 10).await.unwrap(), (20, 0));
+        let kept: Vec<i64> = store.webhook_deliveries(busy).await.unwrap().iter().map(|d| d.created_at).collect();
+        assert_eq!(kept, (21..=30).collect::<Vec<_>>(), "the newest ten");
+        assert_eq!(store.latest_webhook_deliveries(busy, 3).await.unwrap().iter().map(|d| d.created_at).collect::<Vec<_>>(), [30, 29, 28]);
+        // With the retention cutoff: older attempts go on every endpoint.
+        assert_eq!(store.prune_webhook_log(Some(24), 10).await.unwrap(), (4, 0));
+        assert_eq!(store.webhook_deliveries(quiet).await.unwrap().iter().map(|d| d.created_at).collect::<Vec<_>>(), [25]);
+        // Removing an endpoint removes its log.
+        assert!(store.remove_webhook(None, busy).await.unwrap());
+        assert!(store.webhook_deliveries(busy).await.unwrap().is_empty());
     }
 }

@@ -272,6 +272,19 @@ async fn a_sites_budget_is_set_refused_with_every_error_and_removed_over_owner_s
     let listed = c.list_sites(authed(pb::ListSitesRequest {}, &owner)).await.unwrap().into_inner();
     assert_eq!(listed.sites[0].budget, None, "nothing stored on error");
 
+    // A billion laughs (aliases that would expand to gigabytes) is refused before it expands.
+    let mut bomb = String::from("a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
+    for (i, name) in ["b", "c", "d", "e", "f", "g", "h", "i"].iter().enumerate() {
+        let prev = ["a", "b", "c", "d", "e", "f", "g", "h"][i];
+        bomb.push_str(&format!("{name}: &{name} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]\n"));
+    }
+    let started = std::time::Instant::now();
+    let err = c.set_budget(authed(pb::SetBudgetRequest { site_id: added.id.clone(), budget: bomb }, &owner)).await.expect_err("a bomb");
+    assert_eq!(err.code(), Code::InvalidArgument, "{err:?}");
+    let body: serde_json::Value = serde_json::from_slice(err.details()).expect("the API error object in the details");
+    assert!(body["issues"][0]["message"].as_str().is_some_and(|m| m.contains("alias") || m.contains("anchor")), "{body}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(20), "refused, not expanded");
+
     // A valid one (YAML) is kept as written; another organisation cannot see or set it.
     let yaml = "search.title-missing: [error, {maxCount: 0}]\nmetrics.lcp-p75: [warn, {maxNumericValue: 2500}]\n";
     let set = c.set_budget(authed(pb::SetBudgetRequest { site_id: added.id.clone(), budget: yaml.into() }, &owner)).await.expect("set").into_inner();

@@ -39,6 +39,8 @@ struct Shop {
     /// session id -> items in the cart.
     sessions: Mutex<HashMap<String, Vec<String>>>,
     requests: AtomicUsize,
+    /// Times the account page's "Close my account" control was pressed (by no journey here).
+    closed: AtomicUsize,
 }
 
 type S = State<Arc<Shop>>;
@@ -99,8 +101,14 @@ async fn account(State(shop): S, headers: HeaderMap) -> Response {
         return Redirect::to("/login").into_response();
     }
     // No meta description: the audit of this page has a finding to carry the journey.
-    page("Your account", r#"<p>Welcome back.</p><p><a href="/shop">Shop</a></p><form method="post" action="/logout"><button type="submit">Sign out</button></form>"#)
-        .into_response()
+    // A control that declares a dialog and acts when pressed: behind a login, the gatherers
+    // press nothing the journey did not.
+    page(
+        "Your account",
+        r#"<p>Welcome back.</p><p><a href="/shop">Shop</a></p><form method="post" action="/logout"><button type="submit">Sign out</button></form>
+        <button id="close-account" type="button" aria-haspopup="dialog" onclick="fetch('/close-account', {method: 'POST'})">Close my account</button>"#,
+    )
+    .into_response()
 }
 
 async fn shop_page(State(shop): S, headers: HeaderMap) -> Response {
@@ -173,6 +181,7 @@ async fn start_shop() -> (String, Arc<Shop>) {
             }),
         )
         .route("/account", get(account))
+        .route("/close-account", post(|State(shop): S| async move { shop.closed.fetch_add(1, Ordering::SeqCst); StatusCode::NO_CONTENT }))
         .route("/shop", get(shop_page))
         .route("/cart/add", post(cart_add))
         .route("/cart", get(cart))
@@ -305,6 +314,7 @@ async fn journeys_run_behind_a_login_and_every_journeys_check_fires() {
     );
     assert!(audited.iter().any(|f| f.url() == Some(format!("{start}cart").as_str()) && f.evidence["step"] == "audit \"cart\""), "{}", describe());
     assert!(scan.pages.iter().any(|p| p.url == account), "the audit page is recorded at the reached URL");
+    assert_eq!(shop.closed.load(Ordering::SeqCst), 0, "no gatherer pressed the account page's control behind the login");
     let audit_page = scan.pages.iter().find(|p| p.url == account).expect("audit page");
     assert!(audit_page.checks_not_run.iter().any(|c| c.check_id == "*"), "an audit page never counts crawl findings there as fixed");
     assert_eq!(audit_page.status, Some(200), "the audit's page is the account page after the login's redirect");

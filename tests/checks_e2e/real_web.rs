@@ -87,6 +87,35 @@ async fn the_page_cannot_reach_into_the_gatherers() {
     assert!(!ids(&body).iter().any(|id| id == "search.title-missing"), "the document's title is read, not the form named title");
 }
 
+/// The dialog probe presses Enter on a control that declares a dialog. A page that moves focus
+/// to its "Delete my account" submit button the moment that control is focused, and a control
+/// that acts when pressed without declaring a dialog, get nothing pressed.
+const FOCUS_SWAP: &str = r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Settings</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head><body><main><h1>Settings</h1>
+<form action="/deleted" method="get"><input type="hidden" name="really" value="yes">
+  <button id="delete" type="submit">Delete my account</button></form>
+<button id="open" type="button" aria-haspopup="dialog">Open the settings</button>
+<button id="act" type="button" onclick="fetch('/pressed')">Send the newsletter now</button>
+<dialog id="d"><p>Settings</p><button type="button" onclick="this.closest('dialog').close()">Close</button></dialog>
+</main><script>
+  const open = document.getElementById('open');
+  open.addEventListener('click', () => document.getElementById('d').showModal());
+  open.addEventListener('focus', () => setTimeout(() => document.getElementById('delete').focus(), 0));
+</script></body></html>"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_dialog_probe_presses_only_the_control_it_focused() {
+    let site = FixtureSite::start().await;
+    site.route("/", Route::html(FOCUS_SWAP));
+    site.route("/deleted", Route::html("<!doctype html><title>Deleted</title><p>Your account is gone.</p>"));
+    site.route("/pressed", Route::new(204));
+    let (_, body, stderr) = scan_json(&site.url("/"), &[]).await;
+    assert_eq!(body["report"]["pages"].as_array().map(Vec::len), Some(1), "{stderr}");
+    let hits: Vec<String> = site.hits().iter().map(|h| h.target.clone()).collect();
+    assert!(!hits.iter().any(|t| t.starts_with("/deleted") || t.starts_with("/pressed")), "nothing was pressed but the probe's own control: {hits:?}");
+    assert_eq!(page_gaps(&body), Vec::<String>::new(), "every check ran; stderr: {stderr}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn text_cut_inside_an_emoji_breaks_nothing() {
     // Each text is cut at 300 (link text, headings, snippets) or 150 (barrier texts) UTF-16

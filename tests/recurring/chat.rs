@@ -235,6 +235,58 @@ async fn test_failed_and_unknown_events_arrive_as_valid_messages_on_every_platfo
     }
 }
 
+/// A chat URL is the platform's secret: stored sealed, with only its shown form in the clear;
+/// a failed delivery's error in the log names only the shown form. An endpoint stored whole by
+/// an earlier version is sealed at startup and still delivers. And a scanned page's URL arrives
+/// on the Markdown platforms as text: it cannot become a link with other words.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_chat_url_is_sealed_kept_out_of_the_delivery_log_and_page_text_stays_inert() {
+    let app = app::spawn_app().await;
+    let hostile = "https://site.example/[Reset your password](https://evil.example/)";
+    let scan = app.seed_scan("acme", hostile).await;
+    let now = sitescan::store::time::now_us();
+    let closed = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let dead_url = format!("http://127.0.0.1:{closed}/api/webhooks/42/SECRET-TOKEN-dead");
+    let (dead, _) = add(&app, &dead_url, WebhookKind::Discord, &["scan.failed"], now).await;
+    let discord = Receiver::start(Platform::Discord).await;
+    let teams = Receiver::start(Platform::Teams).await;
+    add(&app, &discord.url, WebhookKind::Discord, &["scan.failed"], now).await;
+    add(&app, &teams.url, WebhookKind::Teams, &["scan.failed"], now).await;
+    // An endpoint stored by a version that kept chat URLs whole.
+    let legacy_url = format!("{}?legacy=SECRET-TOKEN-legacy", discord.url);
+    let legacy = Uuid::now_v7();
+    let events = vec!["scan.failed".to_string()];
+    app.store.add_webhook_within(legacy, "acme", &legacy_url, "discord", &events, None, "x2:unused", now, 100).await.unwrap().unwrap();
+    assert_eq!(webhooks::seal_chat_urls(&app.store, &secrets()).await.unwrap(), 1);
+    assert_eq!(webhooks::seal_chat_urls(&app.store, &secrets()).await.unwrap(), 0, "sealed once");
+
+    for row in app.store.list_webhooks("acme").await.unwrap() {
+        assert!(row.url.ends_with('…'), "only the shown form in the clear: {}", row.url);
+        assert!(!row.url.contains("SECRET-TOKEN") && !row.secret_enc.contains("SECRET-TOKEN") && !row.secret_enc.contains("127.0.0.1"), "{row:?}");
+    }
+    assert_eq!(app.store.webhook(dead).await.unwrap().unwrap().url, format!("http://127.0.0.1:{closed}/api/…"));
+
+    webhooks::scan_finished(&app.store, &scan, false, None, &[], None, now).await.unwrap();
+    let attempts = deliverer(&app.store, Arc::new(SystemClock)).run_once().await.unwrap();
+    assert_eq!(attempts.iter().filter(|a| **a == Attempt::Delivered).count(), 3, "{attempts:?}");
+    let log = app.store.webhook_deliveries(dead).await.unwrap();
+    let error = log[0].error.clone().expect("the refused connection is logged");
+    assert!(!error.contains("SECRET-TOKEN") && !error.contains("/webhooks/42"), "{error}");
+    assert!(error.contains(&format!("127.0.0.1:{closed}")), "the log still says where: {error}");
+    assert!(discord.hits().iter().any(|h| h.uri.contains("legacy=SECRET-TOKEN-legacy")), "the legacy endpoint delivers at its whole URL");
+
+    assert_unsigned_and_valid(&discord);
+    assert_unsigned_and_valid(&teams);
+    let description = discord.hits()[0].json()["embeds"][0]["description"].as_str().unwrap().to_string();
+    assert!(description.contains(r"\[Reset your password\]\(https://evil.example/\)"), "{description}");
+    assert!(!description.contains("[Reset your password]("), "{description}");
+    let card = teams.hits()[0].json().to_string();
+    assert!(card.contains("Reset your password") && !card.contains("[Reset your password]("), "{card}");
+}
+
 /// The receivers' validators refuse what the platforms refuse (so a pass above means something).
 #[test]
 fn the_validators_refuse_what_the_platforms_refuse() {

@@ -83,6 +83,8 @@ impl Platform {
 /// One message as received.
 #[derive(Debug, Clone)]
 pub struct Hit {
+    /// The path and query it was posted to.
+    pub uri: String,
     pub headers: HeaderMap,
     pub body: String,
     /// The verdict of the platform's validator.
@@ -114,7 +116,7 @@ impl Receiver {
         let state = hits.clone();
         let app = axum::Router::new().route(
             "/hook/{*rest}",
-            axum::routing::post(move |headers: HeaderMap, body: String| {
+            axum::routing::post(move |uri: axum::http::Uri, headers: HeaderMap, body: String| {
                 let state = state.clone();
                 async move {
                     let json_type = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| v.starts_with("application/json"));
@@ -126,7 +128,7 @@ impl Receiver {
                     };
                     let n = {
                         let mut hits = state.lock().unwrap();
-                        hits.push(Hit { headers, body, verdict: verdict.clone() });
+                        hits.push(Hit { uri: uri.to_string(), headers, body, verdict: verdict.clone() });
                         hits.len()
                     };
                     if n <= refuse_first {

@@ -52,7 +52,9 @@ pub(crate) async fn run_journey(
     let mask = |s: &str| spec.secrets.mask(s);
     let mut outcome = JourneyOutcome { name: mask(&journey.name), start_url: mask(start), ..JourneyOutcome::default() };
     let mut audits = Vec::new();
+    // The journey presses what its steps say, and the gatherers nothing more.
     let mut live = Live::default();
+    live.journey = true;
     let open_budget = Budget::new(settings.navigation_timeout);
     let page = match open_page(instance, context, settings, &open_budget, &mut live).await {
         Ok(p) => p,

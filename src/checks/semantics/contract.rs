@@ -79,6 +79,7 @@ fn a_clean_page_and_site_produce_no_findings() {
                     "offers": {"@type": "Offer", "price": "89.00", "priceCurrency": "EUR", "availability": "https://schema.org/InStock"}}"#
                     .into(),
                 selector: "script[type=\"application/ld+json\"]".into(),
+                length: None,
             }],
             ..Default::default()
         },

@@ -277,8 +277,20 @@ impl Walker<'_> {
 /// already bounds its nesting at 128).
 pub const MAX_JSON_LD_BYTES: usize = 1 << 20;
 
-/// Why a block larger than [`MAX_JSON_LD_BYTES`] was not parsed.
+/// The JSON-LD read of one page at most (`browser/collector.js` reads no more: a block past it
+/// is read only in part).
+pub const MAX_PAGE_JSON_LD_BYTES: usize = 4 << 20;
+
+/// Why a block larger than [`MAX_JSON_LD_BYTES`], or read only in part by the collector, was
+/// not parsed.
 pub fn json_ld_too_large(block: &JsonLdBlock) -> Option<String> {
+    if let Some(length) = block.length {
+        return Some(format!(
+            "the block is {length} characters; sitescan reads {} MB of JSON-LD a block and {} MB a page, so it was read only in part and not parsed",
+            MAX_JSON_LD_BYTES >> 20,
+            MAX_PAGE_JSON_LD_BYTES >> 20
+        ));
+    }
     let len = block.text.trim().len();
     (len > MAX_JSON_LD_BYTES).then(|| format!("the block is {len} bytes, over sitescan's limit of {} MB; not parsed", MAX_JSON_LD_BYTES >> 20))
 }
@@ -397,10 +409,7 @@ mod tests {
     use super::*;
 
     fn block(text: &str) -> JsonLdBlock {
-        JsonLdBlock {
-            text: text.into(),
-            selector: "script".into(),
-        }
+        JsonLdBlock { text: text.into(), selector: "script".into(), length: None }
     }
 
     #[test]

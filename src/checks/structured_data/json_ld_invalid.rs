@@ -62,6 +62,27 @@ mod tests {
         assert!(f[0].evidence["value"].as_str().is_some_and(|v| v.contains("over sitescan's limit of 1 MB")), "{f:?}");
     }
 
+    /// A block the collector read only in part (over its budget in the page) is said to be so,
+    /// and not judged as broken JSON.
+    #[test]
+    fn a_block_read_only_in_part_says_so() {
+        let mut p = json_ld_page(&["{\"@context\": \"https://schema.org\", \"name\": \"xxxx"]);
+        p.dom.json_ld[0].length = Some(4_194_330);
+        let f = findings(&p, "structured-data.json-ld-invalid");
+        assert_eq!(f.len(), 1);
+        let value = f[0].evidence["value"].as_str().unwrap();
+        assert!(value.contains("4194330 characters") && value.contains("read only in part"), "{value}");
+    }
+
+    /// The collector's budgets are the ones the check names.
+    #[test]
+    fn the_collectors_budgets_are_the_checks() {
+        let collector = include_str!("../../../browser/collector.js");
+        assert_eq!(super::super::items::MAX_JSON_LD_BYTES, 1 << 20);
+        assert_eq!(super::super::items::MAX_PAGE_JSON_LD_BYTES, 4 << 20);
+        assert!(collector.contains("jsonldBlock: 1 << 20, jsonldPage: 4 << 20"), "browser/collector.js budgets changed");
+    }
+
     #[test]
     fn fires_on_trailing_commas_and_empty_blocks() {
         let p = json_ld_page(&[

@@ -1,11 +1,13 @@
 //! Discord: a channel webhook's message with one embed (title at most 256 characters,
 //! description at most 4,096, at most 25 fields of name 256 and value 1,024, footer 2,048, and
 //! at most 6,000 characters over the whole embed). Mentions are switched off, so no page title
-//! can ping a channel.
+//! can ping a channel, and what a page controls is escaped where Discord reads Markdown
+//! (description and fields), so it cannot add a disguised link.
 //! <https://discord.com/developers/docs/resources/webhook#execute-webhook>,
 //! <https://discord.com/developers/docs/resources/message#embed-object-embed-limits>
 
 use super::clip::{clip, join_within, units};
+use super::markdown::clip_escape;
 use super::message::{ChatMessage, MORE_TEXT_MAX, more_text};
 use serde_json::{Value, json};
 
@@ -35,25 +37,22 @@ pub fn payload(m: &ChatMessage) -> Value {
         .iter()
         .filter(|f| !f.label.is_empty() && !f.value.is_empty())
         .take(FIELDS_MAX)
-        .map(|f| json!({"name": clip(&f.label, FACT_NAME_MAX), "value": clip(&f.value, FACT_VALUE_MAX), "inline": units(&f.value) <= 40}))
+        .map(|f| json!({"name": clip_escape(&f.label, FACT_NAME_MAX), "value": clip_escape(&f.value, FACT_VALUE_MAX), "inline": units(&f.value) <= 40}))
         .collect();
     let used = units(&title)
         + units(&footer)
         + fields.iter().map(|f| units(f["name"].as_str().unwrap_or("")) + units(f["value"].as_str().unwrap_or(""))).sum::<usize>();
     let room = DESCRIPTION_MAX.min(EMBED_TOTAL_MAX.saturating_sub(used));
-    let mut parts = Vec::new();
-    if !m.summary.is_empty() {
-        parts.push(m.summary.clone());
-    }
-    if let Some(link) = &m.link {
-        parts.push(format!("[{}]({})", link.label, link.url));
-    }
+    // The link is ours (the dashboard's URL); the summary may hold what a page controls.
+    let link = m.link.as_ref().map(|l| format!("[{}]({})", l.label, l.url));
+    let summary_room = (room / 2).saturating_sub(link.as_deref().map_or(0, |l| units(l) + 2));
+    let parts: Vec<String> = [(!m.summary.is_empty()).then(|| clip_escape(&m.summary, summary_room)), link].into_iter().flatten().collect();
     let head = clip(&parts.join("\n\n"), room / 2);
     let mut description = head.clone();
     if !m.findings.is_empty() {
         let heading = "**Top new findings**";
         let reserve = units(&head) + 2 + units(heading) + 1 + MORE_TEXT_MAX + 1;
-        let lines: Vec<String> = m.findings.iter().map(|f| clip(&format!("• {}", ChatMessage::finding_text(f)), LINE_MAX)).collect();
+        let lines: Vec<String> = m.findings.iter().map(|f| format!("• {}", clip_escape(&ChatMessage::finding_text(f), LINE_MAX - 2))).collect();
         let (list, dropped) = join_within(&lines, "\n", room.saturating_sub(reserve));
         let more = more_text(m.more_findings + dropped as u64);
         if !description.is_empty() {
@@ -117,6 +116,20 @@ mod tests {
         assert_eq!(e["timestamp"], "2026-11-29T06:00:00Z");
         assert!(e["url"].as_str().unwrap().starts_with("https://scan.example.com/compare?base="));
         assert_eq!(e["color"], 0xDC2626);
+    }
+
+    /// A scanned page's URL cannot become a link with other text, a heading or a code span.
+    #[test]
+    fn what_a_page_controls_is_inert_markdown() {
+        let hostile = "https://site.example/[Reset your password](https://evil.example/)`x`";
+        let e = serde_json::json!({"type": "scan.failed", "data": {"target_url": hostile, "error": "# Boom **now**"}});
+        let p = payload(&ChatMessage::from_envelope(&e, None));
+        let embed = &p["embeds"][0];
+        let description = embed["description"].as_str().unwrap();
+        assert!(!description.contains("](") && description.contains(r"\[Reset your password\]\(https://evil.example/\)"), "{description}");
+        assert!(description.contains(r"\# Boom \*\*now\*\*"), "{description}");
+        let target = embed["fields"][0]["value"].as_str().unwrap();
+        assert!(!target.contains("](") && target.contains(r"\`x\`"), "{target}");
     }
 
     #[test]

@@ -69,7 +69,8 @@ impl WebhookKind {
     /// `url` as lists show it: whole for `standard`; for a chat kind, whose URL holds the
     /// platform's secret, only the scheme, host and first path segment (`https://hooks.slack.com/services/…`).
     pub fn shown_url(self, url: &str) -> String {
-        if self.is_signed() {
+        // A parsed URL never ends in a raw ellipsis: one that does is shown already.
+        if self.is_signed() || url.ends_with('…') {
             return url.to_string();
         }
         match url::Url::parse(url) {
@@ -131,5 +132,8 @@ mod tests {
         assert_eq!(WebhookKind::Slack.shown_url(slack), "https://hooks.slack.com/services/…");
         assert_eq!(WebhookKind::Standard.shown_url(slack), slack);
         assert_eq!(WebhookKind::Discord.shown_url("http://127.0.0.1:8080/api/webhooks/1/tok"), "http://127.0.0.1:8080/api/…");
+        for shown in ["http://127.0.0.1:8080/…", "https://hooks.slack.com/services/…"] {
+            assert_eq!(WebhookKind::Teams.shown_url(shown), shown, "showing a shown URL changes nothing");
+        }
     }
 }

@@ -7,6 +7,7 @@ pub mod clip;
 pub mod discord;
 pub mod google_chat;
 pub mod kind;
+pub mod markdown;
 pub mod message;
 pub mod slack;
 pub mod teams;

@@ -1,11 +1,13 @@
 //! Microsoft Teams: a message with one Adaptive Card attachment (version 1.4), as Teams
 //! workflows ("Post to a channel when a webhook request is received") and incoming webhooks
 //! accept it: text blocks, a fact set, the top new findings and an `Action.OpenUrl` to the
-//! dashboard. Teams refuses a message over about 28 KB, so the whole payload is kept under
+//! dashboard. Text blocks and facts are Markdown in Teams: what a page controls is escaped, so it
+//! cannot add a disguised link. Teams refuses a message over about 28 KB, so the whole payload is kept under
 //! [`PAYLOAD_MAX`] bytes, dropping listed findings from the end when it would not fit.
 //! <https://learn.microsoft.com/en-us/microsoftteams/platform/webhooks-and-connectors/how-to/connectors-using>
 
 use super::clip::clip;
+use super::markdown::clip_escape;
 use super::message::ChatMessage;
 use serde_json::{Value, json};
 
@@ -31,28 +33,28 @@ fn text_block(text: String) -> Value {
 
 fn card(m: &ChatMessage, listed: usize) -> Value {
     let mut body = vec![json!({
-        "type": "TextBlock", "text": clip(&m.headline, HEADLINE_MAX), "wrap": true,
+        "type": "TextBlock", "text": clip_escape(&m.headline, HEADLINE_MAX), "wrap": true,
         "size": "Medium", "weight": "Bolder", "color": m.tone.card_color(),
     })];
     if !m.summary.is_empty() {
-        body.push(text_block(clip(&m.summary, SUMMARY_MAX)));
+        body.push(text_block(clip_escape(&m.summary, SUMMARY_MAX)));
     }
     if !m.facts.is_empty() {
         let facts: Vec<Value> =
-            m.facts.iter().map(|f| json!({"title": clip(&f.label, FACT_TITLE_MAX), "value": clip(&f.value, FACT_VALUE_MAX)})).collect();
+            m.facts.iter().map(|f| json!({"title": clip_escape(&f.label, FACT_TITLE_MAX), "value": clip_escape(&f.value, FACT_VALUE_MAX)})).collect();
         body.push(json!({"type": "FactSet", "facts": facts}));
     }
     if !m.findings.is_empty() {
         body.push(json!({"type": "TextBlock", "text": "Top new findings", "weight": "Bolder", "wrap": true, "spacing": "Medium"}));
         for f in m.findings.iter().take(listed) {
-            body.push(json!({"type": "TextBlock", "text": clip(&format!("- {}", ChatMessage::finding_text(f)), LINE_MAX), "wrap": true, "spacing": "None"}));
+            body.push(json!({"type": "TextBlock", "text": format!("- {}", clip_escape(&ChatMessage::finding_text(f), LINE_MAX - 2)), "wrap": true, "spacing": "None"}));
         }
         let more = m.more_findings + (m.findings.len() - listed.min(m.findings.len())) as u64;
         if more > 0 {
             body.push(json!({"type": "TextBlock", "text": format!("…and {more} more new findings"), "wrap": true, "isSubtle": true}));
         }
     }
-    body.push(json!({"type": "TextBlock", "text": format!("sitescan · {}", clip(&m.event, 100)), "wrap": true, "isSubtle": true, "size": "Small"}));
+    body.push(json!({"type": "TextBlock", "text": format!("sitescan · {}", clip_escape(&m.event, 100)), "wrap": true, "isSubtle": true, "size": "Small"}));
     let mut content = json!({
         "$schema": "http://adaptivecards.io/schemas/adaptive-card.json",
         "type": "AdaptiveCard",
@@ -94,6 +96,20 @@ mod tests {
         let action = &a["content"]["actions"][0];
         assert_eq!(action["type"], "Action.OpenUrl");
         assert!(action["url"].as_str().unwrap().starts_with("https://scan.example.com/compare?base="));
+    }
+
+    /// Text blocks and facts are Markdown in Teams: a page's URL cannot become a disguised link.
+    #[test]
+    fn what_a_page_controls_is_inert_markdown() {
+        let hostile = "https://site.example/[Reset your password](https://evil.example/)";
+        let e = serde_json::json!({"type": "scan.completed", "data": {"target_url": hostile, "changes": {"new": 1},
+            "new_findings": [{"check_id": "security.csp-missing", "severity": "high", "page": hostile, "title": "No CSP"}]}});
+        let p = payload(&ChatMessage::from_envelope(&e, None));
+        let content = &p["attachments"][0]["content"];
+        let mut texts: Vec<String> = content["body"].as_array().unwrap().iter().filter_map(|b| b["text"].as_str().map(str::to_string)).collect();
+        texts.extend(content["body"].as_array().unwrap().iter().filter_map(|b| b["facts"].as_array()).flatten().filter_map(|f| f["value"].as_str().map(str::to_string)));
+        assert!(texts.iter().any(|t| t.contains("Reset your password")), "{texts:?}");
+        assert!(texts.iter().all(|t| !t.contains("](") && (!t.contains("Reset") || t.contains(r"\[Reset your password\]"))), "{texts:?}");
     }
 
     #[test]
