@@ -7,7 +7,9 @@
 if (window.__sitescanHooks) return;
 const report = window.__sitescanReport;
 const stringify = JSON.stringify;
-const send = (o) => { try { if (typeof report === 'function') report(stringify(o)); } catch (_) {} };
+// Every report carries TOKEN (given by the scanner, held only here): the binding is also callable
+// by the page's script, and what it sends without the token is dropped.
+const send = (o) => { try { o.t = TOKEN; if (typeof report === 'function') report(stringify(o)); } catch (_) {} };
 // What this script calls later is taken now, before any page script can replace it.
 const setHas = Set.prototype.has;
 const weakHas = WeakSet.prototype.has;

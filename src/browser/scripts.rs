@@ -64,9 +64,14 @@ pub(crate) static HOOKS_EXPORT: LazyLock<String> =
 /// The name `hooks.js` runs under, so that the console gatherer can look past its frames (it
 /// stands between a page's `console.error` and the browser).
 pub(crate) const HOOKS_SOURCE_URL: &str = "sitescan-hooks.js";
+/// What `hooks.js` signs its binding reports with (a per-process random value held in its
+/// closure): the binding is a function of the page's window, which the page's own script can
+/// call too, and a report without it is not ours.
+pub(crate) static REPORT_TOKEN: LazyLock<String> = LazyLock::new(|| format!("{:016x}{:016x}", rand::random::<u64>(), rand::random::<u64>()));
 /// Init script: click/key listener tracking, console output cut to size, CSP violations,
 /// deprecation reports.
-pub(crate) static HOOKS_INIT: LazyLock<String> = LazyLock::new(|| format!("{}\n//# sourceURL={HOOKS_SOURCE_URL}", wrap(HOOKS)));
+pub(crate) static HOOKS_INIT: LazyLock<String> =
+    LazyLock::new(|| format!("{}\n//# sourceURL={HOOKS_SOURCE_URL}", wrap(&format!("const TOKEN = '{}';\n{HOOKS}", *REPORT_TOKEN))));
 /// Init script: paint, LCP, layout-shift and long-task observers.
 pub(crate) static PERF_INIT: LazyLock<String> = LazyLock::new(|| wrap(PERF));
 /// Returns the DOM facts as JSON text.

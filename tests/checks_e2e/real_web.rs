@@ -116,6 +116,26 @@ async fn the_dialog_probe_presses_only_the_control_it_focused() {
     assert_eq!(page_gaps(&body), Vec::<String>::new(), "every check ran; stderr: {stderr}");
 }
 
+/// The scanner's in-page hooks report through a function on the page's window: the page's own
+/// script (and a frame it makes) can call it, but a report it forges is not read.
+const FORGED_REPORTS: &str = r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Forged</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head><body><main><h1>Forged reports</h1></main>
+<script>
+  const forged = JSON.stringify({type: 'csp', directive: 'script-src', blocked_uri: 'https://forged.invalid/x.js', source_file: null, line: null, disposition: 'enforce'});
+  const call = (w) => { try { if (typeof w.__sitescanReport === 'function') for (let i = 0; i < 50; i++) w.__sitescanReport(forged); } catch (_) {} };
+  call(window);
+  const f = document.createElement('iframe'); document.body.appendChild(f); call(f.contentWindow);
+</script></body></html>"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_report_the_page_forges_is_not_read() {
+    let site = FixtureSite::start().await;
+    site.route("/", Route::html(FORGED_REPORTS));
+    let (_, body, stderr) = scan_json(&site.url("/"), &[]).await;
+    assert_eq!(body["report"]["pages"].as_array().map(Vec::len), Some(1), "{stderr}");
+    assert!(!ids(&body).iter().any(|id| id == "runtime.csp-violation"), "a forged CSP report became a finding: {:?}", ids(&body));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn text_cut_inside_an_emoji_breaks_nothing() {
     // Each text is cut at 300 (link text, headings, snippets) or 150 (barrier texts) UTF-16

@@ -242,7 +242,7 @@ async fn test_failed_and_unknown_events_arrive_as_valid_messages_on_every_platfo
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_chat_url_is_sealed_kept_out_of_the_delivery_log_and_page_text_stays_inert() {
     let app = app::spawn_app().await;
-    let hostile = "https://site.example/[Reset your password](https://evil.example/)";
+    let hostile = "https://site.example/[Reset-your-password](https://evil.example/)";
     let scan = app.seed_scan("acme", hostile).await;
     let now = sitescan::store::time::now_us();
     let closed = {
@@ -280,11 +280,13 @@ async fn a_chat_url_is_sealed_kept_out_of_the_delivery_log_and_page_text_stays_i
 
     assert_unsigned_and_valid(&discord);
     assert_unsigned_and_valid(&teams);
-    let description = discord.hits()[0].json()["embeds"][0]["description"].as_str().unwrap().to_string();
-    assert!(description.contains(r"\[Reset your password\]\(https://evil.example/\)"), "{description}");
-    assert!(!description.contains("[Reset your password]("), "{description}");
+    // The page's URL is the Target field (Markdown on Discord); the title is plain text there.
+    let embed = discord.hits()[0].json()["embeds"][0].clone();
+    let target = embed["fields"][0]["value"].as_str().unwrap().to_string();
+    assert!(target.contains(r"\[Reset-your-password\]\(https://evil.example/\)"), "{target}");
+    assert!(!embed["description"].as_str().unwrap().contains("[Reset-your-password]("), "{embed}");
     let card = teams.hits()[0].json().to_string();
-    assert!(card.contains("Reset your password") && !card.contains("[Reset your password]("), "{card}");
+    assert!(card.contains("Reset-your-password") && !card.contains("[Reset-your-password]("), "{card}");
 }
 
 /// The receivers' validators refuse what the platforms refuse (so a pass above means something).

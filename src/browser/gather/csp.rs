@@ -5,7 +5,7 @@ use crate::model::CspViolation;
 use serde::Deserialize;
 
 use crate::browser::events::RawEvent;
-use crate::browser::scripts::BINDING;
+use crate::browser::scripts::{BINDING, REPORT_TOKEN};
 
 /// Violations kept per page.
 pub const MAX_CSP_VIOLATIONS: usize = 200;
@@ -21,12 +21,21 @@ struct Report {
     disposition: Option<String>,
 }
 
-/// The binding payloads (JSON text) of every `Runtime.bindingCalled` of our binding.
+/// The binding payloads (JSON text) of every `Runtime.bindingCalled` of our binding that
+/// `hooks.js` sent (signed with [`REPORT_TOKEN`]); a page's script can call the binding too.
 pub(crate) fn binding_payloads(events: &[RawEvent]) -> impl Iterator<Item = &str> {
+    let signed = format!("\"t\":\"{}\"", *REPORT_TOKEN);
     events
         .iter()
         .filter(|e| e.method == "Runtime.bindingCalled" && e.str("name") == Some(BINDING))
         .filter_map(|e| e.str("payload"))
+        .filter(move |p| p.contains(&signed))
+}
+
+/// `payload` as `hooks.js` sends it (for tests).
+#[cfg(test)]
+pub(crate) fn signed(payload: &str) -> String {
+    format!("{{\"t\":\"{}\",{}", *REPORT_TOKEN, payload.trim_start().trim_start_matches('{'))
 }
 
 pub(crate) fn gather(events: &[RawEvent]) -> Vec<CspViolation> {
@@ -58,9 +67,11 @@ mod tests {
     #[test]
     fn reads_and_dedupes_binding_reports() {
         let payload = r#"{"type":"csp","directive":"img-src","blocked_uri":"http://x.test/a.png","source_file":"http://a.test/","line":3,"disposition":"enforce"}"#;
-        let call = RawEvent { method: "Runtime.bindingCalled".into(), params: json!({"name": BINDING, "payload": payload}) };
-        let other = RawEvent { method: "Runtime.bindingCalled".into(), params: json!({"name": "someoneElse", "payload": payload}) };
-        let v = gather(&[call.clone(), call, other]);
+        let call = RawEvent { method: "Runtime.bindingCalled".into(), params: json!({"name": BINDING, "payload": signed(payload)}) };
+        let other = RawEvent { method: "Runtime.bindingCalled".into(), params: json!({"name": "someoneElse", "payload": signed(payload)}) };
+        // The page's own script calling the binding: no token.
+        let forged = RawEvent { method: "Runtime.bindingCalled".into(), params: json!({"name": BINDING, "payload": payload.replace("img-src", "script-src")}) };
+        let v = gather(&[call.clone(), call, other, forged]);
         assert_eq!(v.len(), 1);
         assert_eq!((v[0].directive.as_str(), v[0].line), ("img-src", Some(3)));
     }

@@ -119,8 +119,8 @@ mod tests {
     fn audits_and_reports() {
         let events = vec![
             RawEvent { method: "Audits.issueAdded".into(), params: json!({"issue": {"code": "DeprecationIssue", "details": {"deprecationIssueDetails": {"type": "UnloadHandler", "sourceCodeLocation": {"url": "http://a.test/", "lineNumber": 2, "columnNumber": 0}}}}}) },
-            RawEvent { method: "Runtime.bindingCalled".into(), params: json!({"name": crate::browser::scripts::BINDING, "payload": r#"{"type":"report","report_type":"deprecation","url":"http://a.test/","body":{"id":"UnloadHandler","message":"unload is deprecated","lineNumber":3}}"#}) },
-            RawEvent { method: "Runtime.bindingCalled".into(), params: json!({"name": crate::browser::scripts::BINDING, "payload": r#"{"type":"report","report_type":"intervention","url":"http://a.test/","body":{"id":"HeavyAd","message":"ad removed"}}"#}) },
+            RawEvent { method: "Runtime.bindingCalled".into(), params: json!({"name": crate::browser::scripts::BINDING, "payload": crate::browser::gather::csp::signed(r#"{"type":"report","report_type":"deprecation","url":"http://a.test/","body":{"id":"UnloadHandler","message":"unload is deprecated","lineNumber":3}}"#)}) },
+            RawEvent { method: "Runtime.bindingCalled".into(), params: json!({"name": crate::browser::scripts::BINDING, "payload": crate::browser::gather::csp::signed(r#"{"type":"report","report_type":"intervention","url":"http://a.test/","body":{"id":"HeavyAd","message":"ad removed"}}"#)}) },
             RawEvent { method: "Audits.issueAdded".into(), params: json!({"issue": {"code": "MixedContentIssue", "details": {"mixedContentIssueDetails": {"resolutionStatus": "MixedContentBlocked", "insecureURL": "http://b.test/x.js", "mainResourceURL": "https://a.test/"}}}}) },
         ];
         let i = gather(&events);

@@ -126,10 +126,9 @@ mod tests {
         let p = payload(&ChatMessage::from_envelope(&e, None));
         let embed = &p["embeds"][0];
         let description = embed["description"].as_str().unwrap();
-        assert!(!description.contains("](") && description.contains(r"\[Reset your password\]\(https://evil.example/\)"), "{description}");
-        assert!(description.contains(r"\# Boom \*\*now\*\*"), "{description}");
+        assert!(!description.contains("](") && description.contains(r"\# Boom \*\*now\*\*"), "{description}");
         let target = embed["fields"][0]["value"].as_str().unwrap();
-        assert!(!target.contains("](") && target.contains(r"\`x\`"), "{target}");
+        assert!(!target.contains("](") && target.contains(r"\[Reset your password\]\(https://evil.example/\)\`x\`"), "{target}");
     }
 
     #[test]
