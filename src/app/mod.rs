@@ -105,6 +105,11 @@ impl App {
         &self.webhooks
     }
 
+    /// The database every service works on.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
     /// The address policy the services hold targets to.
     pub fn policy(&self) -> &AddressPolicy {
         &self.policy

@@ -224,6 +224,13 @@ impl ChromiumProcess {
                 if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
                     return Err(std::io::Error::last_os_error());
                 }
+                // The data memory limit `serve` sets on its worker process is for the scanner:
+                // Chromium gets it back (its renderers have limits of their own).
+                let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+                if libc::getrlimit(libc::RLIMIT_DATA, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max {
+                    limit.rlim_cur = limit.rlim_max;
+                    libc::setrlimit(libc::RLIMIT_DATA, &limit);
+                }
                 Ok(())
             });
         }

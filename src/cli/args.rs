@@ -329,6 +329,17 @@ pub struct ServeArgs {
     /// Run the API only (workers run elsewhere with `sitescan worker`).
     #[arg(long, env = "SITESCAN_NO_WORKERS")]
     pub no_workers: bool,
+    /// The data memory of the scan worker process `serve` starts (MB): a worker that needs more
+    /// stops, its scan is retried once and then fails, and another process starts.
+    #[arg(long, env = "SITESCAN_WORKER_MEMORY_MB", default_value_t = super::worker_process::DEFAULT_MEMORY_MB, value_parser = clap::value_parser!(u64).range(64..))]
+    pub worker_memory_mb: u64,
+    /// Run the scan workers inside the API's process (no memory limit; for debugging). By
+    /// default they run in a process of their own.
+    #[arg(long, env = "SITESCAN_WORKERS_IN_PROCESS", conflicts_with = "no_workers")]
+    pub workers_in_process: bool,
+    /// This process is the worker process of a `serve` (set by `serve` itself).
+    #[arg(long = "worker-process", hide = true)]
+    pub worker_process: bool,
     #[command(flatten)]
     pub policy: PolicyArgs,
     /// Burst rate limit per token (requests per second).

@@ -1,13 +1,24 @@
-//! `sitescan serve`: the API on one port and, unless `--no-workers`, scan workers in-process.
+//! `sitescan serve`: the API on one port and, unless `--no-workers`, scan workers in a process
+//! of their own that it supervises (`worker_process.rs`), or in its own process with
+//! `--workers-in-process`.
 
 use super::args::ServeArgs;
 use super::admin::redact;
 use crate::api::{ApiSettings, Application, RateWindow};
 use anyhow::Context;
 
+/// Where `serve`'s scan workers run.
+enum ScanWorkers {
+    Process(super::worker_process::Supervisor),
+    InProcess(crate::scan::Workers),
+}
+
 pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let shutdown = super::signals::Shutdown::listen();
     let app = super::engine::open_app(&args.db, super::engine::app_config(&args.policy, &args.engine.key)?).await?;
+    if args.worker_process {
+        return run_worker_process(args, app, shutdown).await;
+    }
     // Secrets stored in the first format (not bound to their row) are sealed again, bound.
     let sealed = app.reseal_legacy_secrets().await.context("sealing stored secrets again")?;
     if sealed > 0 {
@@ -43,10 +54,14 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let cleanup = app.start_cleanup(args.cleanup_interval_secs, args.retention_days);
     let deliveries = app.start_delivery(public_url)?;
     let recurring = super::recurring::start(&args.engine.recurring, &app)?;
+    // An in-memory database is this process's alone: its workers must share the process.
+    let memory_db = args.db.database.contains(":memory:") || args.db.database.contains("mode=memory");
     let workers = if args.no_workers {
         None
+    } else if args.workers_in_process || memory_db {
+        Some(ScanWorkers::InProcess(super::worker::start(&args.engine, args.workers, &app).await?))
     } else {
-        Some(super::worker::start(&args.engine, args.workers, &app).await?)
+        Some(ScanWorkers::Process(super::worker_process::Supervisor::start(app.store().clone(), args.worker_memory_mb)))
     };
     let (tx, rx) = tokio::sync::watch::channel(false);
     let mut server_rx = rx.clone();
@@ -57,8 +72,10 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     tracing::info!("shutting down: draining requests, releasing scans, closing browsers");
     let _ = tx.send(true);
     cleanup.stop();
-    if let Some(workers) = workers {
-        workers.shutdown().await;
+    match workers {
+        Some(ScanWorkers::Process(supervisor)) => supervisor.stop().await,
+        Some(ScanWorkers::InProcess(workers)) => workers.shutdown().await,
+        None => {}
     }
     if let Some(deliveries) = deliveries {
         deliveries.stop().await;
@@ -67,5 +84,16 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         recurring.stop().await;
     }
     server.await.context("server task")?.context("serving")?;
+    Ok(())
+}
+
+/// The worker process `serve` started (`--worker-process`): only the scan workers, under the
+/// memory limit `serve` set, until SIGTERM (sent by `serve` when it stops or dies).
+async fn run_worker_process(args: ServeArgs, app: crate::app::App, shutdown: super::signals::Shutdown) -> anyhow::Result<()> {
+    let workers = super::worker::start(&args.engine, args.workers, &app).await?;
+    tracing::info!(pid = std::process::id(), workers = args.workers.max(1), memory_mb = args.worker_memory_mb, "scan worker process running");
+    shutdown.wait().await;
+    tracing::info!("worker process stopping: releasing scans, closing browsers");
+    workers.shutdown().await;
     Ok(())
 }

@@ -11,7 +11,8 @@ use std::collections::BTreeMap;
 #[serde(default)]
 pub struct ReportError {
     /// `target_unreachable`, `target_blocked`, `target_timeout`, `ownership_unverified` (active
-    /// scans), `retries_exhausted`, `internal`.
+    /// scans), `retries_exhausted`, `worker_stopped` (its worker process stopped twice while
+    /// scanning it: the message names the memory limit), `internal`.
     pub code: String,
     pub message: String,
 }

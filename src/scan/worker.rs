@@ -151,8 +151,13 @@ pub enum Outcome {
 
 /// A unique owner id for leases: host, process, worker index.
 pub fn owner_id(index: usize) -> String {
+    format!("{}{}-{}", owner_prefix(std::process::id()), index, &Uuid::new_v4().simple().to_string()[..8])
+}
+
+/// What the owner ids of the workers of process `pid` on this host start with.
+pub fn owner_prefix(pid: u32) -> String {
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
-    format!("{}-{}-{}-{}", host.trim(), std::process::id(), index, &Uuid::new_v4().simple().to_string()[..8])
+    format!("{}-{pid}-", host.trim())
 }
 
 /// `report.summary.trigger`: why a schedule or monitor started the scan (absent otherwise).
@@ -190,6 +195,20 @@ async fn help_one(store: &Store, scanner: &dyn SiteScanner, owner: &str, config:
     Ok(judged)
 }
 
+/// Debug builds only, for the tests of the worker process's memory limit: a scan whose target
+/// contains `SITESCAN_TEST_WORKER_BALLOON` makes its worker take memory until it cannot, as a
+/// page that floods it would.
+#[cfg(debug_assertions)]
+fn balloon(target: &str) {
+    if std::env::var("SITESCAN_TEST_WORKER_BALLOON").is_ok_and(|m| !m.is_empty() && target.contains(&m)) {
+        tracing::warn!(target, "SITESCAN_TEST_WORKER_BALLOON: taking memory until none is left");
+        let mut held: Vec<Vec<u8>> = Vec::new();
+        loop {
+            held.push(vec![1u8; 16 << 20]);
+        }
+    }
+}
+
 /// Runs one claimed scan to its end.
 pub async fn run_claimed(
     store: &Store,
@@ -202,6 +221,8 @@ pub async fn run_claimed(
 ) -> Result<Outcome, ScanError> {
     let span = tracing::info_span!("scan", scan_id = %scan.id, target = %scan.target_url, attempt = scan.attempts);
     let _enter = span.enter();
+    #[cfg(debug_assertions)]
+    balloon(&scan.target_url);
     let began = Instant::now();
     let resume = config.page_sharing && store.crawl_context(scan.id).await?.is_some();
     if !resume {

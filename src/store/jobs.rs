@@ -179,6 +179,31 @@ impl Store {
         Ok(self.conn().execute_raw(stmt).await?.rows_affected() == 1)
     }
 
+    /// The running scans whose lease owner starts with `prefix` (the workers of one process):
+    /// (id, lease owner, attempts).
+    pub async fn running_scans_of(&self, prefix: &str) -> StoreResult<Vec<(Uuid, String, i32)>> {
+        let stmt = self.stmt(
+            "SELECT id, lease_owner, attempts FROM scans WHERE status = 'running' AND SUBSTR(lease_owner, 1, $2) = $1 ORDER BY id",
+            vec![prefix.into(), (prefix.chars().count() as i64).into()],
+        );
+        self.conn()
+            .query_all_raw(stmt)
+            .await?
+            .iter()
+            .map(|r| Ok((r.try_get("", "id")?, r.try_get("", "lease_owner")?, r.try_get("", "attempts")?)))
+            .collect()
+    }
+
+    /// Puts a running scan of a worker that died back in the queue at once, its attempt
+    /// counted (unlike [`Store::release_scan`]); `false` when `owner` no longer holds it.
+    pub async fn requeue_scan(&self, id: Uuid, owner: &str) -> StoreResult<bool> {
+        let stmt = self.stmt(
+            "UPDATE scans SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL WHERE id = $1 AND lease_owner = $2 AND status = 'running'",
+            vec![id.into(), owner.into()],
+        );
+        Ok(self.conn().execute_raw(stmt).await?.rows_affected() == 1)
+    }
+
     /// Puts a running scan back in the queue (graceful shutdown before it finished). Its partial
     /// results are removed when it is claimed again.
     pub async fn release_scan(&self, id: Uuid, owner: &str) -> StoreResult<bool> {

@@ -9,3 +9,4 @@ mod load;
 mod pg_outage;
 mod signals;
 mod target_budgets;
+mod worker_process;
