@@ -51,6 +51,13 @@ impl FindingCeiling {
         FindingCeiling { count, ..FindingCeiling::default() }
     }
 
+    /// Counts what every worker of a shared crawl has stored (`stored`, ours included) before
+    /// the next batch: the ceiling holds for the scan, not for each worker that serves it.
+    /// (Bytes are this worker's only: the store counts rows.)
+    pub fn sync(&mut self, stored: usize) {
+        self.count = self.count.max(stored);
+    }
+
     /// The findings of `batch` that fit, in order (most serious first, as they come sorted);
     /// the others are counted in [`FindingCeiling::omitted`].
     pub fn admit(&mut self, batch: Vec<Finding>, source: Source) -> Vec<Finding> {
@@ -104,6 +111,21 @@ mod tests {
         let kept = c.admit((0..30).map(finding).collect(), Source::Site);
         assert_eq!(kept.len(), 10);
         assert_eq!(c.omitted(), 80);
+    }
+
+    /// Two workers of one shared crawl, each seeing what the other stored: together they stop
+    /// at the pages' share, not at twice it.
+    #[test]
+    fn the_ceiling_holds_across_the_workers_of_a_scan() {
+        let (mut a, mut b) = (FindingCeiling::new(100, usize::MAX), FindingCeiling::new(100, usize::MAX));
+        let mut stored = 0;
+        for round in 0..20 {
+            let worker = if round % 2 == 0 { &mut a } else { &mut b };
+            worker.sync(stored);
+            stored += worker.admit((0..10).map(finding).collect(), Source::Page).len();
+        }
+        assert_eq!(stored, 90, "the pages' share of the scan's ceiling");
+        assert_eq!(a.omitted() + b.omitted(), 200 - 90);
     }
 
     #[test]

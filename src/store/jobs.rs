@@ -179,6 +179,17 @@ impl Store {
         Ok(self.conn().execute_raw(stmt).await?.rows_affected() == 1)
     }
 
+    /// True when a scan of an organisation other than `org` waits for a worker (queued, or
+    /// running under a lease that expired): a worker helping `org`'s scan then goes back to the
+    /// queue.
+    pub async fn scan_waits_beside(&self, org: &str) -> StoreResult<bool> {
+        let stmt = self.stmt(
+            "SELECT 1 AS x FROM scans WHERE org_id <> $1 AND (status = 'queued' OR (status = 'running' AND lease_expires_at < $2)) LIMIT 1",
+            vec![org.into(), now_us().into()],
+        );
+        Ok(self.conn().query_one_raw(stmt).await?.is_some())
+    }
+
     /// The running scans whose lease owner starts with `prefix` (the workers of one process):
     /// (id, lease owner, attempts).
     pub async fn running_scans_of(&self, prefix: &str) -> StoreResult<Vec<(Uuid, String, i32)>> {

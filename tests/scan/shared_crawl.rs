@@ -492,3 +492,50 @@ async fn a_start_that_redirects_to_another_host_is_crawled_there() {
         assert_eq!(urls, vec![site.url("/"), there("/a"), there("/b")], "sharing {sharing}: the redirect's host is crawled");
     }
 }
+
+/// A helper serves another organisation's scan only while no other organisation's scan waits
+/// for a worker: with one queued it judges nothing more and returns (its worker then claims the
+/// waiting scan); once none waits, it helps again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_helper_goes_back_to_the_queue_while_another_organisations_scan_waits() {
+    use sitescan::model::{AddressPolicy, ScanMode, Target, TriggeredBy};
+    let app = spawn_app().await;
+    let store = app.store.clone();
+    let site = site_with(Duration::from_millis(300)).await;
+    let scanner = EngineSpec::default().scanner().await;
+    let lease = Duration::from_secs(30);
+    let scan = seed(&store, &site.url("/p0")).await;
+    let owner = {
+        let (store, scanner) = (store.clone(), scanner.clone());
+        tokio::spawn(async move { run_as(&store, &scanner, "owner", &config(true, lease), &CancellationToken::new()).await })
+    };
+    // Another organisation's scan waits in the queue (no worker here claims it).
+    store.set_org("globex", None).await.unwrap();
+    let target = Target::parse(&site.url("/p3"), &AddressPolicy::new(vec!["127.0.0.1/32".parse().unwrap()])).unwrap();
+    let waiting = match store.create_scan("globex", &target, ScanMode::Passive, TriggeredBy::Api, None).await.unwrap() {
+        sitescan::store::CreateOutcome::Created(row) => row,
+        other => panic!("{other:?}"),
+    };
+    let began = Instant::now();
+    loop {
+        if let Some((text, _)) = store.crawl_context(scan.id).await.unwrap()
+            && serde_json::from_str::<CrawlContext>(&text).unwrap().start_done
+        {
+            break;
+        }
+        assert!(began.elapsed() < Duration::from_secs(60), "the crawl never opened to other workers");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let options = config(true, lease).options;
+    let crawl = SharedCrawl { store: &store, scan_id: scan.id, org: "acme", holder: "helper", lease };
+    let judged = scanner.help(crawl, &options, &CancellationToken::new()).await.unwrap();
+    assert_eq!(judged, 0, "with globex's scan waiting, the helper goes back to the queue");
+
+    // globex's scan is taken (by a worker elsewhere): nothing waits, and the helper helps.
+    assert!(store.claim_scan("elsewhere", lease, 3).await.unwrap().is_some_and(|s| s.id == waiting.id));
+    let judged = scanner.help(crawl, &options, &CancellationToken::new()).await.unwrap();
+    let outcome = owner.await.unwrap();
+    assert!(matches!(outcome, Outcome::Completed(_)), "{outcome:?}");
+    assert!(judged > 0, "with nothing waiting, the helper took a share of the pages");
+    every_page_judged_once(&store, scan.id, PAGES).await;
+}
