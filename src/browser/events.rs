@@ -25,7 +25,7 @@ use super::error::BrowserError;
 pub const MAX_EVENTS: usize = 200_000;
 /// Bytes of events kept per page (as [`approx_bytes`] counts them): a page whose script sends
 /// thirty thousand requests with long headers fills this long before [`MAX_EVENTS`].
-pub const MAX_EVENT_BYTES: usize = 64 << 20;
+pub const MAX_EVENT_BYTES: usize = 32 << 20;
 
 /// About how many bytes `v` holds in memory (strings, keys and a word or so per node); cheap,
 /// and never less than its JSON text's length for strings and keys.
@@ -349,7 +349,7 @@ mod tests {
         for _ in 0..100 {
             st.append(ev("Network.requestWillBeSent", big.clone()));
         }
-        assert_eq!(st.events.len(), (MAX_EVENT_BYTES >> 20) - 1 + 1, "63 whole events and the end marker");
+        assert_eq!(st.events.len(), (MAX_EVENT_BYTES >> 20) - 1 + 1, "all the whole events that fit, and the end marker");
         assert_eq!(st.events.last().unwrap().method, EVENT_LOG_FULL);
         assert!(st.bytes <= MAX_EVENT_BYTES);
         st.reset();

@@ -126,7 +126,12 @@ pub(crate) const PERF_REPORT: &str = "window.__sitescanPerf ? window.__sitescanP
 /// Milliseconds since the last layout shift or long task as text, `-1` when none (`perf.js`).
 pub(crate) const PERF_QUIET: &str = "window.__sitescanPerf ? String(window.__sitescanPerf.quietFor()) : ''";
 /// `document.documentElement.outerHTML`.
-pub(crate) const RENDERED_HTML: &str = "document.documentElement ? document.documentElement.outerHTML.toWellFormed() : ''";
+/// The rendered document, cut in the page to as many UTF-16 units as the gatherer keeps bytes
+/// (a script can make it far larger than what was served: only what is kept crosses over).
+pub(crate) static RENDERED_HTML: LazyLock<String> = LazyLock::new(|| {
+    let max = super::gather::document::MAX_HTML_BYTES;
+    format!("(() => {{ const d = document.documentElement; if (!d) return ''; const h = d.outerHTML; return (h.length > {max} ? h.slice(0, {max}) : h).toWellFormed(); }})()")
+});
 
 /// The version of the embedded axe-core.
 pub fn axe_version() -> &'static str {

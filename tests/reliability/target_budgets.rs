@@ -151,6 +151,73 @@ async fn a_page_that_logs_forty_sixteen_megabyte_strings_costs_a_bounded_process
     assert!(errors.iter().all(|f| serde_json::to_vec(f).unwrap().len() < 8192), "short findings: {errors:#?}");
 }
 
+/// The page's script inserts twenty 4 MB JSON-LD blocks: the collector reads 1 MB a block and
+/// 4 MB a page, and says of the others that they were read only in part.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_page_that_writes_eighty_megabytes_of_json_ld_costs_a_bounded_process() {
+    let site = HostileSite::start().await;
+    site.route(
+        "/",
+        Behaviour::html(
+            "<!doctype html><html lang=en><head><meta charset=utf-8><meta name=viewport content='width=device-width'><title>Structured page</title></head>\
+             <body><main><h1>Structured page</h1><p>Hello.</p></main><script>\
+             const name = 'x'.repeat(4 << 20);\
+             for (let i = 0; i < 20; i++) { const s = document.createElement('script'); s.type = 'application/ld+json';\
+               s.textContent = JSON.stringify({'@context': 'https://schema.org', '@type': 'Thing', name: name + i}); document.head.appendChild(s); }\
+             </script></body></html>",
+        ),
+    );
+    site.route("/robots.txt", Behaviour::typed("text/plain", "User-agent: *\nAllow: /\n"));
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report.json");
+    let start = site.url("/");
+    let (code, idle, peak, output) = scan_measured(&[
+        "scan", &start, "--allow-target", "127.0.0.1/32", "--max-pages", "1", "--format", "json", "--output", out.to_str().unwrap(),
+    ])
+    .await;
+    assert!(code == 0 || code == 1, "the scan ran to its end (exit {code}):\n{output}");
+    eprintln!("JSON-LD flood: first reading {} MB, peak {} MB", idle >> 20, peak >> 20);
+    assert!(peak < MEMORY_BUDGET, "peak {} MB, over the {} MB budget", peak >> 20, MEMORY_BUDGET >> 20);
+    let (_, report) = read_report(&out);
+    let cut: Vec<Value> = findings(&report).into_iter().filter(|f| f["check_id"] == "structured-data.json-ld-invalid").collect();
+    assert!(!cut.is_empty(), "the blocks over the budget are reported");
+    assert!(
+        cut.iter().all(|f| f["evidence"]["value"].as_str().is_some_and(|v| v.contains("read only in part"))),
+        "each says it was read only in part, none is called broken JSON: {cut:#?}"
+    );
+}
+
+/// The page's script sends 30,000 requests: the page's event log stops at its byte budget, and
+/// the checks that read it say they did not run rather than judge part of it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_page_that_sends_thirty_thousand_requests_costs_a_bounded_process() {
+    let site = HostileSite::start().await;
+    site.route(
+        "/",
+        Behaviour::html(
+            "<!doctype html><html lang=en><head><meta charset=utf-8><meta name=viewport content='width=device-width'><title>Busy page</title></head>\
+             <body><main><h1>Busy page</h1><p>Hello.</p></main><script>\
+             const pad = 'p'.repeat(2000);\
+             for (let i = 0; i < 30000; i++) fetch('/api/' + i + '?' + pad).catch(() => {});\
+             </script></body></html>",
+        ),
+    );
+    site.prefix("/api/", Behaviour::typed("application/json", "{}"));
+    site.route("/robots.txt", Behaviour::typed("text/plain", "User-agent: *\nAllow: /\n"));
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report.json");
+    let start = site.url("/");
+    let (code, idle, peak, output) = scan_measured(&[
+        "scan", &start, "--allow-target", "127.0.0.1/32", "--max-pages", "1", "--format", "json", "--output", out.to_str().unwrap(), "--allow-incomplete",
+    ])
+    .await;
+    assert!(code == 0 || code == 1, "the scan ran to its end (exit {code}):\n{output}");
+    eprintln!("request flood: first reading {} MB, peak {} MB", idle >> 20, peak >> 20);
+    assert!(peak < MEMORY_BUDGET, "peak {} MB, over the {} MB budget", peak >> 20, MEMORY_BUDGET >> 20);
+    let (_, report) = read_report(&out);
+    assert_eq!(report["scan"]["status"], "completed", "{output}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_four_megabyte_title_is_a_two_kilobyte_finding_that_says_it_was_cut() {
     let site = HostileSite::start().await;

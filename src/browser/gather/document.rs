@@ -36,7 +36,7 @@ pub(crate) async fn served(instance: &Instance, page: &Page, budget: &Budget, re
 
 /// `document.documentElement.outerHTML`, capped.
 pub(crate) async fn rendered(instance: &Instance, page: &Page, budget: &Budget) -> Result<String, BrowserError> {
-    let html = eval_string(instance, page, "rendered-html", RENDERED_HTML, budget.cap(Duration::from_secs(15))).await?;
+    let html = eval_string(instance, page, "rendered-html", &RENDERED_HTML, budget.cap(Duration::from_secs(15))).await?;
     Ok(cap_text(html))
 }
 
