@@ -182,7 +182,9 @@ fn options_for(config: &WorkerConfig, scan: &ScanRow) -> ScanOptions {
 /// Takes a share of the pages of another worker's scan, if one wants help (fairly across
 /// organisations); how many pages this worker judged.
 async fn help_one(store: &Store, scanner: &dyn SiteScanner, owner: &str, config: &WorkerConfig, shutdown: &CancellationToken) -> Result<usize, ScanError> {
-    let Some(wanted) = store.help_wanted().await? else { return Ok(0) };
+    // A helper counts against the organisation of the scan it helps, as a scan of its own would.
+    let cap = if config.max_running_per_org == 0 { i64::MAX } else { i64::try_from(config.max_running_per_org).unwrap_or(i64::MAX) };
+    let Some(wanted) = store.help_wanted(cap).await? else { return Ok(0) };
     let Some(scan) = store.scan_any_org(wanted.scan_id).await? else { return Ok(0) };
     let span = tracing::info_span!("help", scan_id = %scan.id, target = %scan.target_url);
     let _enter = span.enter();

@@ -582,8 +582,10 @@ impl Store {
     /// The running scan whose pages an idle worker should help with, fairly across
     /// organisations: the organisation with the fewest pages being rendered now first, then the
     /// scan that started first. Only scans whose crawl is open (not yet in the post-crawl phase)
-    /// with a claimable page, and whose own worker still holds them.
-    pub async fn help_wanted(&self) -> StoreResult<Option<HelpWanted>> {
+    /// with a claimable page, and whose own worker still holds them. Helpers count against
+    /// their scan's organisation: an organisation whose running scans and helpers (workers
+    /// holding its pages that do not hold its scans) reach `cap` gets no more.
+    pub async fn help_wanted(&self, cap: i64) -> StoreResult<Option<HelpWanted>> {
         let now = now_us();
         let rows = self
             .conn()
@@ -595,8 +597,12 @@ impl Store {
                  WHERE s.status = 'running' AND s.lease_expires_at >= $1 AND c.site_phase_at IS NULL \
                    AND EXISTS (SELECT 1 FROM crawl_pages p WHERE p.scan_id = c.scan_id \
                      AND (p.state = 'queued' OR (p.state = 'claimed' AND p.lease_expires_at < $1))) \
+                   AND (SELECT COUNT(*) FROM scans r WHERE r.org_id = s.org_id AND r.status = 'running' AND r.lease_expires_at >= $1) \
+                     + (SELECT COUNT(DISTINCT h.holder) FROM crawl_pages h JOIN scans u ON u.id = h.scan_id \
+                        WHERE u.org_id = s.org_id AND h.state = 'claimed' AND h.lease_expires_at >= $1 \
+                          AND h.holder NOT IN (SELECT q.lease_owner FROM scans q WHERE q.org_id = s.org_id AND q.status = 'running' AND q.lease_owner IS NOT NULL)) < $2 \
                  ORDER BY busy, s.started_at, c.scan_id LIMIT 1",
-                vec![now.into()],
+                vec![now.into(), cap.into()],
             ))
             .await?;
         let Some(row) = rows.into_iter().next() else { return Ok(None) };

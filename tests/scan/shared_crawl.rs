@@ -539,3 +539,36 @@ async fn a_helper_goes_back_to_the_queue_while_another_organisations_scan_waits(
     assert!(judged > 0, "with nothing waiting, the helper took a share of the pages");
     every_page_judged_once(&store, scan.id, PAGES).await;
 }
+
+/// Helpers count against the organisation of the scan they help, as its own scans do: with a
+/// cap of one running scan an organisation gets no helper; with two, one helper, not more.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn helpers_count_against_their_organisations_cap() {
+    let app = spawn_app().await;
+    let store = app.store.clone();
+    let site = site_with(Duration::from_millis(300)).await;
+    let scanner = EngineSpec::default().scanner().await;
+    let lease = Duration::from_secs(30);
+    let scan = seed(&store, &site.url("/p0")).await;
+    let owner = {
+        let (store, scanner) = (store.clone(), scanner.clone());
+        tokio::spawn(async move { run_as(&store, &scanner, "owner", &config(true, lease), &CancellationToken::new()).await })
+    };
+    let began = Instant::now();
+    while store.help_wanted(i64::MAX).await.unwrap().is_none() {
+        assert!(began.elapsed() < Duration::from_secs(60), "the crawl never opened to other workers");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // Plenty to claim, whatever the owner holds.
+    let more: Vec<(String, u32)> = (6..PAGES).map(|i| (site.url(&format!("/p{i}")), 1)).collect();
+    store.enqueue_pages(scan.id, &more, 40).await.unwrap();
+    assert!(store.help_wanted(1).await.unwrap().is_none(), "at a cap of one, the running scan is all acme gets");
+    assert_eq!(store.help_wanted(2).await.unwrap().map(|w| w.scan_id), Some(scan.id));
+    let held = store.claim_pages(scan.id, "helper-1", lease, 1).await.unwrap();
+    assert_eq!(held.len(), 1);
+    assert!(store.help_wanted(2).await.unwrap().is_none(), "the scan and one helper make two");
+    assert!(store.help_wanted(3).await.unwrap().is_some(), "pages are left to help with");
+    store.release_pages(scan.id, "helper-1").await.unwrap();
+    let outcome = owner.await.unwrap();
+    assert!(matches!(outcome, Outcome::Completed(_)), "{outcome:?}");
+}
