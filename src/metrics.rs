@@ -96,9 +96,80 @@ pub fn metrics() -> &'static Metrics {
     M.get_or_init(|| build().expect("metric definitions are valid"))
 }
 
-/// The registry in Prometheus text format.
-pub fn render() -> String {
+/// The families the scan workers write to: a worker process (`serve`'s) reports them to the
+/// process that serves `/metrics` through [`worker_file`].
+pub const ENGINE_FAMILIES: [&str; 8] = [
+    "sitescan_pages_scanned_total",
+    "sitescan_page_duration_seconds",
+    "sitescan_scans_finished_total",
+    "sitescan_browser_pool_size",
+    "sitescan_browser_busy_pages",
+    "sitescan_browser_crashes",
+    "sitescan_browser_restarts",
+    "sitescan_check_panics_total",
+];
+
+/// The environment variable naming the file a worker process writes its engine metrics to.
+pub const WORKER_FILE_ENV: &str = "SITESCAN_WORKER_METRICS_FILE";
+
+/// Where this process reads its worker process's engine metrics (set by `serve` when its
+/// workers run in a process of their own).
+pub fn worker_file() -> &'static OnceLock<std::path::PathBuf> {
+    static F: OnceLock<std::path::PathBuf> = OnceLock::new();
+    &F
+}
+
+fn encode(families: &[prometheus::proto::MetricFamily]) -> String {
     let mut buf = Vec::new();
-    let _ = TextEncoder::new().encode(&metrics().registry.gather(), &mut buf);
+    let _ = TextEncoder::new().encode(families, &mut buf);
     String::from_utf8(buf).unwrap_or_default()
+}
+
+/// The registry in Prometheus text format; with a worker process, its engine families in place
+/// of this process's (which stay at zero: no scan runs here).
+pub fn render() -> String {
+    let families = metrics().registry.gather();
+    let worker = worker_file().get().and_then(|p| std::fs::read_to_string(p).ok()).unwrap_or_default();
+    if worker.is_empty() {
+        return encode(&families);
+    }
+    let theirs: std::collections::BTreeSet<&str> = worker.lines().filter_map(|l| l.strip_prefix("# TYPE ")?.split_whitespace().next()).collect();
+    let ours: Vec<_> = families.into_iter().filter(|f| !theirs.contains(f.name())).collect();
+    let mut out = encode(&ours);
+    out.push_str(&worker);
+    out
+}
+
+/// This process's engine families in Prometheus text format (what a worker process reports).
+pub fn render_engine() -> String {
+    let families: Vec<_> = metrics().registry.gather().into_iter().filter(|f| ENGINE_FAMILIES.contains(&f.name())).collect();
+    encode(&families)
+}
+
+/// Writes [`render_engine`] to `path` whole (a temporary file renamed over it).
+pub fn write_engine(path: &std::path::Path) -> std::io::Result<()> {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, render_engine())?;
+    std::fs::rename(tmp, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_worker_process_engine_families_replace_ours_once() {
+        metrics().pages_scanned.inc();
+        let engine = render_engine();
+        assert!(engine.contains("# TYPE sitescan_pages_scanned_total counter"), "{engine}");
+        assert!(!engine.contains("sitescan_http_requests_total"), "only the engine's families: {engine}");
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("worker.prom");
+        std::fs::write(&file, "# HELP sitescan_pages_scanned_total Pages rendered and checked\n# TYPE sitescan_pages_scanned_total counter\nsitescan_pages_scanned_total 41\n").unwrap();
+        let _ = worker_file().set(file);
+        let all = render();
+        assert_eq!(all.matches("# TYPE sitescan_pages_scanned_total").count(), 1, "{all}");
+        assert!(all.contains("sitescan_pages_scanned_total 41"), "the worker's value: {all}");
+        assert!(all.contains("# TYPE sitescan_queue_depth"), "ours stay: {all}");
+    }
 }

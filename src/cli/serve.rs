@@ -92,7 +92,21 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
 async fn run_worker_process(args: ServeArgs, app: crate::app::App, shutdown: super::signals::Shutdown) -> anyhow::Result<()> {
     let workers = super::worker::start(&args.engine, args.workers, &app).await?;
     tracing::info!(pid = std::process::id(), workers = args.workers.max(1), memory_mb = args.worker_memory_mb, "scan worker process running");
+    // The engine's metrics, for `serve`'s `/metrics`.
+    let report = std::env::var_os(crate::metrics::WORKER_FILE_ENV).map(std::path::PathBuf::from).map(|file| {
+        tokio::spawn(async move {
+            loop {
+                if let Err(e) = crate::metrics::write_engine(&file) {
+                    tracing::debug!(error = %e, "could not write the engine metrics for serve");
+                }
+                tokio::time::sleep(super::worker_process::METRICS_EVERY).await;
+            }
+        })
+    });
     shutdown.wait().await;
+    if let Some(report) = report {
+        report.abort();
+    }
     tracing::info!("worker process stopping: releasing scans, closing browsers");
     workers.shutdown().await;
     Ok(())

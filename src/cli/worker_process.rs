@@ -37,18 +37,28 @@ const LONGEST_PAUSE: Duration = Duration::from_secs(30);
 /// A process that ran this long before stopping resets the pause.
 const STEADY: Duration = Duration::from_secs(60);
 
+/// How often the worker process writes its engine metrics for `serve`'s `/metrics`.
+pub const METRICS_EVERY: Duration = Duration::from_secs(2);
+
 /// The supervisor of the worker process.
 pub struct Supervisor {
     stop: CancellationToken,
     task: JoinHandle<()>,
+    /// Where the worker process writes its engine metrics (`/metrics` reads them).
+    _metrics_dir: Option<tempfile::TempDir>,
 }
 
 impl Supervisor {
     /// Starts the worker process and keeps one running until [`Supervisor::stop`].
     pub fn start(store: Store, memory_mb: u64) -> Supervisor {
         let stop = CancellationToken::new();
-        let task = tokio::spawn(supervise(store, memory_mb, stop.clone()));
-        Supervisor { stop, task }
+        let metrics_dir = tempfile::Builder::new().prefix("sitescan-worker-metrics-").tempdir().ok();
+        let metrics_file = metrics_dir.as_ref().map(|d| d.path().join("engine.prom"));
+        if let Some(file) = &metrics_file {
+            let _ = crate::metrics::worker_file().set(file.clone());
+        }
+        let task = tokio::spawn(supervise(store, memory_mb, metrics_file, stop.clone()));
+        Supervisor { stop, task, _metrics_dir: metrics_dir }
     }
 
     /// Asks the worker process to stop (its scans are released) and waits for it.
@@ -58,10 +68,13 @@ impl Supervisor {
     }
 }
 
-fn spawn(memory_mb: u64) -> std::io::Result<tokio::process::Child> {
+fn spawn(memory_mb: u64, metrics_file: Option<&std::path::Path>) -> std::io::Result<tokio::process::Child> {
     let exe = std::env::current_exe()?;
     let mut cmd = std::process::Command::new(exe);
     cmd.args(std::env::args_os().skip(1)).arg(CHILD_FLAG).stdin(std::process::Stdio::null());
+    if let Some(file) = metrics_file {
+        cmd.env(crate::metrics::WORKER_FILE_ENV, file);
+    }
     let bytes = memory_mb.saturating_mul(1024 * 1024);
     // SAFETY: getrlimit, setrlimit and prctl are async-signal-safe; the closure touches no
     // memory of the parent but its own copy of `bytes`.
@@ -103,10 +116,10 @@ fn describe(status: std::process::ExitStatus) -> String {
     }
 }
 
-async fn supervise(store: Store, memory_mb: u64, stop: CancellationToken) {
+async fn supervise(store: Store, memory_mb: u64, metrics_file: Option<std::path::PathBuf>, stop: CancellationToken) {
     let mut pause = FIRST_PAUSE;
     while !stop.is_cancelled() {
-        let mut child = match spawn(memory_mb) {
+        let mut child = match spawn(memory_mb, metrics_file.as_deref()) {
             Ok(c) => c,
             Err(e) => {
                 tracing::error!(error = %e, "could not start a scan worker process; trying again");

@@ -86,5 +86,17 @@ async fn a_scan_that_exhausts_its_worker_takes_only_itself_down() {
         assert!(Instant::now() < deadline, "the next scan did not complete: {scan}; server log:\n{}", server.tail());
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
+    // The worker process's counters are in serve's /metrics (written every 2 s).
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let text = client.get(format!("{base}/metrics")).send().await.unwrap().text().await.unwrap();
+        let completed = text.lines().any(|l| l.starts_with("sitescan_scans_finished_total{outcome=\"completed\"}") && !l.ends_with(" 0"));
+        if completed {
+            assert_eq!(text.matches("# TYPE sitescan_pages_scanned_total").count(), 1, "{text}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "the worker's finished scan is not in /metrics:\n{text}");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
     drop(server);
 }
