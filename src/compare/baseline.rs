@@ -49,9 +49,11 @@ pub async fn compare_with_baseline(store: &Store, scan: &ScanRow, site_not_run: 
         let counts = ChangeCounts { new: new_severities.len() as u64, ..ChangeCounts::default() };
         return Ok(ScanChanges { counts, fixed: Vec::new(), new_severities });
     };
-    let current = store.scan_findings(scan.id).await?;
+    // What identifies each finding, a batch of whole rows at a time; the fixed ones are read
+    // whole afterwards (the report lists them).
+    let current = store.scan_findings_slim(scan.id).await?;
     let current_fp = fingerprints(&current);
-    let previous = store.scan_findings(baseline.id).await?;
+    let previous = store.scan_findings_slim(baseline.id).await?;
     let previous_fp = fingerprints(&previous);
     let (previous_pages, _) = Coverage::pages_of(&report_pages(&store.scan_pages(baseline.id).await?));
     let pages_now = report_pages(&store.scan_pages(scan.id).await?);
@@ -68,11 +70,8 @@ pub async fn compare_with_baseline(store: &Store, scan: &ScanRow, site_not_run: 
         .map(|(r, _)| r.id)
         .collect();
     store.set_finding_changes(scan.id, &persisting).await?;
-    let fixed = comparison
-        .fixed
-        .iter()
-        .map(|&i| ReportFinding { change: None, ..ReportFinding::from(&previous[i]) })
-        .collect();
+    let fixed_ids: Vec<uuid::Uuid> = comparison.fixed.iter().filter_map(|&i| previous.get(i).map(|r| r.id)).collect();
+    let fixed = store.findings_by_ids(&fixed_ids).await?.iter().map(|r| ReportFinding { change: None, ..ReportFinding::from(r) }).collect();
     let new_severities = current
         .iter()
         .zip(&comparison.current)

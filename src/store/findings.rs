@@ -16,6 +16,9 @@ use uuid::Uuid;
 
 pub use crate::model::{FindingRow, PageRow};
 
+/// Whole finding rows read at once by [`Store::scan_findings_slim`].
+pub const SLIM_BATCH: u64 = 1000;
+
 /// Rows per INSERT statement (well under SQLite's bound-variable limit).
 pub(crate) const INSERT_CHUNK: usize = 500;
 
@@ -309,6 +312,60 @@ impl Store {
             .collect())
     }
 
+    /// A scan's findings as a comparison needs them, read [`SLIM_BATCH`] rows at a time so that
+    /// at most one batch of whole rows is in memory: each row keeps its id, check, severity and
+    /// page, and of its evidence only what identifies it (`url`, `resource`, `selector`,
+    /// `journey`); title, description and remediation are left out. In report order.
+    pub async fn scan_findings_slim(&self, scan_id: Uuid) -> StoreResult<Vec<FindingRow>> {
+        use sea_orm::Condition;
+        let mut out = Vec::new();
+        let mut after: Option<(i64, Uuid)> = None;
+        loop {
+            let mut query = finding::Entity::find().filter(finding::Column::ScanId.eq(scan_id));
+            if let Some((at, id)) = after {
+                query = query.filter(
+                    Condition::any()
+                        .add(finding::Column::CreatedAt.gt(at))
+                        .add(Condition::all().add(finding::Column::CreatedAt.eq(at)).add(finding::Column::Id.gt(id))),
+                );
+            }
+            let batch = query
+                .order_by_asc(finding::Column::CreatedAt)
+                .order_by_asc(finding::Column::Id)
+                .limit(SLIM_BATCH)
+                .all(self.conn())
+                .await?;
+            let full = batch.len() as u64 == SLIM_BATCH;
+            for model in batch {
+                let mut row: FindingRow = model.into();
+                after = Some((row.created_at, row.id));
+                row.evidence = row.evidence_json().and_then(|e| {
+                    let kept: serde_json::Map<String, serde_json::Value> =
+                        ["url", "resource", "selector", "journey"].iter().filter_map(|k| e.get(*k).map(|v| (k.to_string(), v.clone()))).collect();
+                    serde_json::to_string(&kept).ok()
+                });
+                (row.title, row.description, row.remediation) = (None, None, None);
+                out.push(row);
+            }
+            if !full {
+                return Ok(out);
+            }
+        }
+    }
+
+    /// The findings of `ids` whole, in the order of `ids` (those that exist), read
+    /// [`INSERT_CHUNK`] at a time.
+    pub async fn findings_by_ids(&self, ids: &[Uuid]) -> StoreResult<Vec<FindingRow>> {
+        let mut found: std::collections::HashMap<Uuid, FindingRow> = std::collections::HashMap::with_capacity(ids.len());
+        for chunk in ids.chunks(INSERT_CHUNK) {
+            for model in finding::Entity::find().filter(finding::Column::Id.is_in(chunk.iter().copied())).all(self.conn()).await? {
+                let row: FindingRow = model.into();
+                found.insert(row.id, row);
+            }
+        }
+        Ok(ids.iter().filter_map(|id| found.remove(id)).collect())
+    }
+
     /// Up to `limit` pages of one scan after sequence number `seq`, in crawl order.
     pub async fn scan_pages_after(&self, scan_id: Uuid, seq: i32, limit: u64) -> StoreResult<Vec<PageRow>> {
         Ok(scan_page::Entity::find()
@@ -333,5 +390,44 @@ impl Store {
             .into_iter()
             .map(Into::into)
             .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{AddressPolicy, ScanMode, Target, TriggeredBy};
+
+    #[tokio::test]
+    async fn slim_findings_are_every_finding_in_order_with_only_what_identifies_it() {
+        let store = Store::open("sqlite::memory:", true).await.unwrap();
+        store.set_org("acme", None).await.unwrap();
+        let target = Target::parse("https://a.test/", &AddressPolicy::default()).unwrap();
+        let scan = match store.create_scan("acme", &target, ScanMode::Passive, TriggeredBy::Api, None).await.unwrap() {
+            crate::store::CreateOutcome::Created(row) => row.id,
+            other => panic!("{other:?}"),
+        };
+        let n = SLIM_BATCH as usize * 2 + 500;
+        let findings: Vec<Finding> = (0..n)
+            .map(|i| Finding {
+                check_id: "search.title-missing".into(),
+                severity: Severity::Low,
+                title: "t".into(),
+                description: "d".repeat(100),
+                remediation: "r".into(),
+                cwe_id: None,
+                evidence: serde_json::json!({"url": format!("https://a.test/{i}"), "selector": "title", "snippet": "x".repeat(2000)})
+                    .as_object()
+                    .cloned()
+                    .unwrap(),
+            })
+            .collect();
+        store.insert_findings(scan, "acme", &findings).await.unwrap();
+        let whole = store.scan_findings(scan).await.unwrap();
+        let slim = store.scan_findings_slim(scan).await.unwrap();
+        assert_eq!(slim.iter().map(|r| r.id).collect::<Vec<_>>(), whole.iter().map(|r| r.id).collect::<Vec<_>>(), "all of them, in report order");
+        let e = slim[7].evidence_json().unwrap();
+        assert_eq!(e, serde_json::json!({"url": whole[7].evidence_json().unwrap()["url"], "selector": "title"}));
+        assert!(slim.iter().all(|r| r.title.is_none() && r.description.is_none()));
     }
 }
