@@ -696,10 +696,23 @@ async fn run_gatherer(
     }
     let gathered = match artifact {
         Artifact::Dom => dom::gather(instance, page, budget).await.map(|d| snap.dom = d),
-        Artifact::ServedHtml => document::served(instance, page, budget, live.loader_id.as_deref().unwrap_or_default()).await.map(|(html, offset)| {
-            snap.served_html = Some(html);
-            snap.meta_charset_offset = offset;
-        }),
+        Artifact::ServedHtml => {
+            let id = live.loader_id.as_deref().unwrap_or_default();
+            // A served document over the budget is not read: Chromium would send it whole.
+            let size = live.log.as_ref().map_or(0, |l| l.bytes_received(id));
+            if size > document::MAX_HTML_BYTES as u64 {
+                Err(BrowserError::OverBudget(format!(
+                    "the served document is {} MB, over sitescan's {} MB budget for reading it: not read",
+                    size >> 20,
+                    document::MAX_HTML_BYTES >> 20
+                )))
+            } else {
+                document::served(instance, page, budget, id).await.map(|(html, offset)| {
+                    snap.served_html = Some(html);
+                    snap.meta_charset_offset = offset;
+                })
+            }
+        }
         Artifact::RenderedHtml => document::rendered(instance, page, budget).await.map(|html| snap.rendered_html = Some(html)),
         Artifact::Barriers => barriers::gather(instance, page, budget).await.map(|b| snap.barriers = Some(b)),
         // Run by `read_page`, with the regions it found.

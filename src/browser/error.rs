@@ -31,6 +31,9 @@ pub enum BrowserError {
     /// An in-page script threw or returned something unexpected.
     #[error("script {name} failed: {message}")]
     Script { name: &'static str, message: String },
+    /// What the page sent is over a budget: it was not read.
+    #[error("{0}")]
+    OverBudget(String),
     /// Text recognition (Tesseract) is missing or failed.
     #[error("text recognition: {0}")]
     Ocr(String),

@@ -287,6 +287,21 @@ impl EventLog {
         self.state.lock().map(|s| s.events.clone()).unwrap_or_default()
     }
 
+    /// The bytes received so far for `request_id` (`Network.dataReceived`, decoded), read in
+    /// place.
+    pub(crate) fn bytes_received(&self, request_id: &str) -> u64 {
+        self.state
+            .lock()
+            .map(|s| {
+                s.events
+                    .iter()
+                    .filter(|e| e.method == "Network.dataReceived" && e.str("requestId") == Some(request_id))
+                    .filter_map(|e| e.params.get("dataLength").and_then(Value::as_u64))
+                    .sum()
+            })
+            .unwrap_or_default()
+    }
+
     /// How many events were logged so far.
     pub(crate) fn len(&self) -> usize {
         self.state.lock().map(|s| s.events.len()).unwrap_or_default()

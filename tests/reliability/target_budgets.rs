@@ -218,6 +218,35 @@ async fn a_page_that_sends_thirty_thousand_requests_costs_a_bounded_process() {
     assert_eq!(report["scan"]["status"], "completed", "{output}");
 }
 
+/// A 40 MB document (a comment makes it cheap to render): its served bytes are not read over
+/// the channel (Chromium would send them whole), and the report says which checks that left out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_forty_megabyte_document_is_not_read_whole() {
+    let site = HostileSite::start().await;
+    let comment = "x".repeat(40 << 20);
+    site.route(
+        "/",
+        Behaviour::html(format!(
+            "<!doctype html><html lang=en><head><meta charset=utf-8><meta name=viewport content='width=device-width'><title>Heavy page</title></head>\
+             <body><main><h1>Heavy page</h1><p>Hello.</p></main><!-- {comment} --></body></html>"
+        )),
+    );
+    site.route("/robots.txt", Behaviour::typed("text/plain", "User-agent: *\nAllow: /\n"));
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report.json");
+    let start = site.url("/");
+    let (code, idle, peak, output) = scan_measured(&[
+        "scan", &start, "--allow-target", "127.0.0.1/32", "--max-pages", "1", "--format", "json", "--output", out.to_str().unwrap(), "--allow-incomplete",
+    ])
+    .await;
+    assert!(code == 0 || code == 1, "the scan ran to its end (exit {code}):\n{output}");
+    eprintln!("heavy document: first reading {} MB, peak {} MB", idle >> 20, peak >> 20);
+    assert!(peak < MEMORY_BUDGET, "peak {} MB, over the {} MB budget", peak >> 20, MEMORY_BUDGET >> 20);
+    let (_, report) = read_report(&out);
+    let gaps = report["report"]["summary"]["checks_not_run"].to_string();
+    assert!(gaps.contains("semantics.parse-error") && gaps.contains("over sitescan's 5 MB budget"), "the served HTML's checks say why they did not run: {gaps}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_four_megabyte_title_is_a_two_kilobyte_finding_that_says_it_was_cut() {
     let site = HostileSite::start().await;
