@@ -7,6 +7,7 @@
 pub mod background;
 pub mod local;
 pub mod operations;
+pub mod worker_process;
 
 use crate::accounts::Accounts;
 use crate::events::Webhooks;
@@ -18,6 +19,7 @@ use std::sync::Arc;
 
 pub use background::{Cleanup, RecurringLoops};
 pub use local::LocalScan;
+pub use worker_process::WorkerProcess;
 
 /// How a process's services are set up.
 #[derive(Debug, Clone, Default)]
@@ -103,11 +105,6 @@ impl App {
     /// An organisation's webhook endpoints.
     pub fn webhooks(&self) -> &Webhooks {
         &self.webhooks
-    }
-
-    /// The database every service works on.
-    pub fn store(&self) -> &Store {
-        &self.store
     }
 
     /// The address policy the services hold targets to.

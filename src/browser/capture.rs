@@ -700,11 +700,11 @@ async fn run_gatherer(
             let id = live.loader_id.as_deref().unwrap_or_default();
             // A served document over the budget is not read: Chromium would send it whole.
             let size = live.log.as_ref().map_or(0, |l| l.bytes_received(id));
-            if size > document::MAX_HTML_BYTES as u64 {
+            if size > document::MAX_SERVED_READ_BYTES as u64 {
                 Err(BrowserError::OverBudget(format!(
                     "the served document is {} MB, over sitescan's {} MB budget for reading it: not read",
                     size >> 20,
-                    document::MAX_HTML_BYTES >> 20
+                    document::MAX_SERVED_READ_BYTES >> 20
                 )))
             } else {
                 document::served(instance, page, budget, id).await.map(|(html, offset)| {

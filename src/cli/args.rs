@@ -331,7 +331,7 @@ pub struct ServeArgs {
     pub no_workers: bool,
     /// The data memory of the scan worker process `serve` starts (MB): a worker that needs more
     /// stops, its scan is retried once and then fails, and another process starts.
-    #[arg(long, env = "SITESCAN_WORKER_MEMORY_MB", default_value_t = super::worker_process::DEFAULT_MEMORY_MB, value_parser = clap::value_parser!(u64).range(64..))]
+    #[arg(long, env = "SITESCAN_WORKER_MEMORY_MB", default_value_t = crate::app::worker_process::DEFAULT_MEMORY_MB, value_parser = clap::value_parser!(u64).range(64..))]
     pub worker_memory_mb: u64,
     /// Run the scan workers inside the API's process (no memory limit; for debugging). By
     /// default they run in a process of their own.

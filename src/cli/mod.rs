@@ -12,7 +12,6 @@ pub mod site;
 pub mod version;
 pub mod webhook;
 pub mod worker;
-pub mod worker_process;
 
 pub use args::Cli;
 

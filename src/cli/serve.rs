@@ -1,5 +1,5 @@
 //! `sitescan serve`: the API on one port and, unless `--no-workers`, scan workers in a process
-//! of their own that it supervises (`worker_process.rs`), or in its own process with
+//! of their own that it supervises (`app/worker_process.rs`), or in its own process with
 //! `--workers-in-process`.
 
 use super::args::ServeArgs;
@@ -9,7 +9,7 @@ use anyhow::Context;
 
 /// Where `serve`'s scan workers run.
 enum ScanWorkers {
-    Process(super::worker_process::Supervisor),
+    Process(crate::app::WorkerProcess),
     InProcess(crate::scan::Workers),
 }
 
@@ -61,7 +61,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     } else if args.workers_in_process || memory_db {
         Some(ScanWorkers::InProcess(super::worker::start(&args.engine, args.workers, &app).await?))
     } else {
-        Some(ScanWorkers::Process(super::worker_process::Supervisor::start(app.store().clone(), args.worker_memory_mb)))
+        Some(ScanWorkers::Process(crate::app::WorkerProcess::start(&app, args.worker_memory_mb)))
     };
     let (tx, rx) = tokio::sync::watch::channel(false);
     let mut server_rx = rx.clone();
@@ -99,7 +99,7 @@ async fn run_worker_process(args: ServeArgs, app: crate::app::App, shutdown: sup
                 if let Err(e) = crate::metrics::write_engine(&file) {
                     tracing::debug!(error = %e, "could not write the engine metrics for serve");
                 }
-                tokio::time::sleep(super::worker_process::METRICS_EVERY).await;
+                tokio::time::sleep(crate::app::worker_process::METRICS_EVERY).await;
             }
         })
     });

@@ -15,6 +15,9 @@ use crate::browser::scripts::RENDERED_HTML;
 
 /// Served and rendered HTML are cut at this many bytes.
 pub const MAX_HTML_BYTES: usize = 5 * 1024 * 1024;
+/// A served document larger than this is not read at all: Chromium sends a response body whole,
+/// in one message (base64 when binary), and this is what one page may make the scanner hold.
+pub const MAX_SERVED_READ_BYTES: usize = 32 * 1024 * 1024;
 
 static META_CHARSET: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r#"(?i)<meta\s[^>]*?(?:charset\s*=|http-equiv\s*=\s*["']?\s*content-type)"#).ok());

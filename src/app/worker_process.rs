@@ -40,17 +40,19 @@ const STEADY: Duration = Duration::from_secs(60);
 /// How often the worker process writes its engine metrics for `serve`'s `/metrics`.
 pub const METRICS_EVERY: Duration = Duration::from_secs(2);
 
-/// The supervisor of the worker process.
-pub struct Supervisor {
+/// The supervisor of `serve`'s worker process.
+pub struct WorkerProcess {
     stop: CancellationToken,
     task: JoinHandle<()>,
     /// Where the worker process writes its engine metrics (`/metrics` reads them).
     _metrics_dir: Option<tempfile::TempDir>,
 }
 
-impl Supervisor {
-    /// Starts the worker process and keeps one running until [`Supervisor::stop`].
-    pub fn start(store: Store, memory_mb: u64) -> Supervisor {
+impl WorkerProcess {
+    /// Starts the worker process of `app`'s database and keeps one running until
+    /// [`WorkerProcess::stop`].
+    pub fn start(app: &super::App, memory_mb: u64) -> WorkerProcess {
+        let store = app.store.clone();
         let stop = CancellationToken::new();
         let metrics_dir = tempfile::Builder::new().prefix("sitescan-worker-metrics-").tempdir().ok();
         let metrics_file = metrics_dir.as_ref().map(|d| d.path().join("engine.prom"));
@@ -58,7 +60,7 @@ impl Supervisor {
             let _ = crate::metrics::worker_file().set(file.clone());
         }
         let task = tokio::spawn(supervise(store, memory_mb, metrics_file, stop.clone()));
-        Supervisor { stop, task, _metrics_dir: metrics_dir }
+        WorkerProcess { stop, task, _metrics_dir: metrics_dir }
     }
 
     /// Asks the worker process to stop (its scans are released) and waits for it.
