@@ -29,8 +29,8 @@ pub const DEFAULT_TICK: Duration = Duration::from_secs(5);
 const TICK_BATCH: i64 = 200;
 /// Schedules of a batch planned at once (each is a few queries; the database overlaps them).
 const PLAN_AT_ONCE: usize = 8;
-/// Schedules a site may have (a few cadences and modes are plenty).
-pub const MAX_SCHEDULES_PER_SITE: i64 = 10;
+/// Schedules a site may have (cadences and modes; a fleet's test plans twenty on one site).
+pub const MAX_SCHEDULES_PER_SITE: i64 = 20;
 /// Schedules an organisation may have over all its sites.
 pub const MAX_SCHEDULES_PER_ORG: i64 = 100;
 /// How long a claimed batch is the claiming planner's (another takes it over after that).
@@ -445,7 +445,7 @@ mod tests {
             add_schedule(&store, "acme", &site.origin, "*/5 * * * *", None, ScanMode::Passive, None, 0).await.unwrap();
         }
         let refused = add_schedule(&store, "acme", &site.origin, "0 * * * *", None, ScanMode::Passive, None, 0).await;
-        assert!(matches!(&refused, Err(RecurringError::TooMany(m)) if m.contains("10 schedules")), "{refused:?}");
+        assert!(matches!(&refused, Err(RecurringError::TooMany(m)) if m.contains(&format!("{MAX_SCHEDULES_PER_SITE} schedules"))), "{refused:?}");
         assert_eq!(list_schedules(&store, "acme", None).await.unwrap().len() as i64, MAX_SCHEDULES_PER_SITE, "nothing added");
         // Another organisation's one schedule, due after all of acme's: claimed in the first two.
         store.set_org("globex", None).await.unwrap();

@@ -193,16 +193,17 @@ impl Store {
     /// The running scans whose lease owner starts with `prefix` (the workers of one process):
     /// (id, lease owner, attempts).
     pub async fn running_scans_of(&self, prefix: &str) -> StoreResult<Vec<(Uuid, String, i32)>> {
-        let stmt = self.stmt(
-            "SELECT id, lease_owner, attempts FROM scans WHERE status = 'running' AND SUBSTR(lease_owner, 1, $2) = $1 ORDER BY id",
-            vec![prefix.into(), (prefix.chars().count() as i64).into()],
-        );
-        self.conn()
-            .query_all_raw(stmt)
-            .await?
-            .iter()
-            .map(|r| Ok((r.try_get("", "id")?, r.try_get("", "lease_owner")?, r.try_get("", "attempts")?)))
-            .collect()
+        // Running scans are few (one a worker): the prefix is matched here, the same on every
+        // backend (no LIKE wildcards in a host name to escape, no SUBSTR argument types).
+        let stmt = self.stmt("SELECT id, lease_owner, attempts FROM scans WHERE status = 'running' AND lease_owner IS NOT NULL ORDER BY id", vec![]);
+        let mut out = Vec::new();
+        for r in self.conn().query_all_raw(stmt).await? {
+            let owner: String = r.try_get("", "lease_owner")?;
+            if owner.starts_with(prefix) {
+                out.push((r.try_get("", "id")?, owner, r.try_get("", "attempts")?));
+            }
+        }
+        Ok(out)
     }
 
     /// Puts a running scan of a worker that died back in the queue at once, its attempt
