@@ -116,9 +116,13 @@ pub fn generate(out_dir: &Path) {
         let remediation = format!(
             "{help}. Fix each element listed in the finding (its selector and failure summary say what is wrong); axe-core's rule page (help_url) explains the accepted techniques."
         );
+        let level_code = match wcag_level(tags.split(',')) {
+            Some(level) => format!("Some(crate::model::Level::{level})"),
+            None => "None".to_string(),
+        };
         let help_url_code = if help_url.is_empty() { "None".to_string() } else { format!("Some({help_url:?})") };
         code.push_str(&format!(
-            "    AxeRuleMeta {{\n        rule_id: {id:?},\n        impact: {impact_code},\n        enabled_by_default: {enabled},\n        tags: &[{tags}],\n        meta: CheckMeta {{\n            id: {check_id:?},\n            severity: Severity::{severity},\n            title: {help:?},\n            fires_when: {fires_when:?},\n            description: {description:?},\n            remediation: {remediation:?},\n            cwe_id: None,\n            evidence_keys: AXE_EVIDENCE_KEYS,\n            help_url: {help_url_code},\n            requires: &[crate::model::Artifact::Axe],\n            site_requires: &[],\n            act_ids: &[{acts}],\n        }},\n    }},\n",
+            "    AxeRuleMeta {{\n        rule_id: {id:?},\n        impact: {impact_code},\n        enabled_by_default: {enabled},\n        tags: &[{tags}],\n        meta: CheckMeta {{\n            id: {check_id:?},\n            severity: Severity::{severity},\n            title: {help:?},\n            fires_when: {fires_when:?},\n            description: {description:?},\n            remediation: {remediation:?},\n            cwe_id: None,\n            evidence_keys: AXE_EVIDENCE_KEYS,\n            help_url: {help_url_code},\n            requires: &[crate::model::Artifact::Axe],\n            site_requires: &[],\n            act_ids: &[{acts}],\n            level: {level_code},\n        }},\n    }},\n",
             enabled = enabled == "true",
             tags = tag_list.join(", "),
             acts = act_code.join(", "),
@@ -128,4 +132,18 @@ pub fn generate(out_dir: &Path) {
     code.push_str("];\n");
     assert!(count > 0, "axe-core reported no rules");
     std::fs::write(out_dir.join("axe_rules.rs"), code).expect("write axe_rules.rs");
+}
+
+/// The lowest WCAG conformance level among a rule's level tags (`wcag2a` -> A, `wcag21aa` -> AA,
+/// `wcag2aaa` -> AAA); criterion tags (`wcag111`) name none. Mirrors `model::Level::of_axe_tags`,
+/// which a build script cannot call.
+fn wcag_level<'a>(tags: impl Iterator<Item = &'a str>) -> Option<&'static str> {
+    tags.filter_map(|tag| match tag.strip_prefix("wcag")?.trim_start_matches(|c: char| c.is_ascii_digit()) {
+        "a" => Some((1, "A")),
+        "aa" => Some((2, "AA")),
+        "aaa" => Some((3, "AAA")),
+        _ => None,
+    })
+    .min()
+    .map(|(_, level)| level)
 }

@@ -105,7 +105,8 @@ for (const [c, ids] of opts.extraMap) sitescanMap.set(c, [...new Set([...(sitesc
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'sitescan-act-'));
 const pages = new Map(); // url -> page (the case was scanned and listed as a page)
 const sitescanFailed = new Map(); // url -> Set(check ids)
-const scanArgs = (url, out, extra) => ['scan', url, '--allow-target', '127.0.0.1/32', '--format', 'json', '--quiet', ...(opts.ocr ? ['--ocr'] : []), ...extra,
+// At AAA: the ACT rules include AAA criteria (enhanced contrast, timed refresh), which the default AA leaves out.
+const scanArgs = (url, out, extra) => ['scan', url, '--allow-target', '127.0.0.1/32', '--format', 'json', '--quiet', '--level', 'AAA', ...(opts.ocr ? ['--ocr'] : []), ...extra,
   '--chromium', opts.chromium, '--output', out];
 const t0 = Date.now();
 if (opts.mode === 'crawl') {

@@ -19,6 +19,7 @@ mod m20261129_000005_region_verdicts;
 mod m20261129_000006_shared_crawl;
 mod m20261202_000001_politeness_unlogged;
 mod m20261202_000002_page_numbers;
+mod m20261205_000001_conformance_level;
 
 /// Runs sitescan's migrations in order.
 pub struct Migrator;
@@ -44,6 +45,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261129_000006_shared_crawl::Migration),
             Box::new(m20261202_000001_politeness_unlogged::Migration),
             Box::new(m20261202_000002_page_numbers::Migration),
+            Box::new(m20261205_000001_conformance_level::Migration),
         ]
     }
 }

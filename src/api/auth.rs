@@ -34,6 +34,7 @@ pub const RPC_SCOPES: &[(&str, &str)] = &[
     ("sitescan.v1.OwnerService/ListMonitors", SCOPE_ACTIVE),
     ("sitescan.v1.OwnerService/RemoveMonitor", SCOPE_ACTIVE),
     ("sitescan.v1.OwnerService/SetBudget", SCOPE_ACTIVE),
+    ("sitescan.v1.OwnerService/SetLevel", SCOPE_ACTIVE),
 ];
 
 /// The scope an RPC (`package.Service/Method`) needs; `None` for a name not in the table.

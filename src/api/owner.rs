@@ -113,6 +113,7 @@ fn site_to_proto(s: &SiteRow) -> pb::Site {
         created_at: Some(timestamp(s.created_at)),
         attestation_statement: attestation_statement(&s.origin),
         budget: s.budget.clone(),
+        level: s.level().map(|l| l.as_str().to_string()),
     }
 }
 
@@ -314,6 +315,13 @@ impl OwnerService for OwnerApi {
         let who = self.admit(&req, "SetBudget").await?;
         let site = self.site(&who, &req.get_ref().site_id).await?;
         let site = self.sites().set_budget(who.org(), site.id, &req.get_ref().budget).await.map_err(site_status)?;
+        Ok(Response::new(site_to_proto(&site)))
+    }
+
+    async fn set_level(&self, req: Request<pb::SetLevelRequest>) -> Result<Response<pb::Site>, Status> {
+        let who = self.admit(&req, "SetLevel").await?;
+        let site = self.site(&who, &req.get_ref().site_id).await?;
+        let site = self.sites().set_level(who.org(), site.id, &req.get_ref().level).await.map_err(site_status)?;
         Ok(Response::new(site_to_proto(&site)))
     }
 }

@@ -41,7 +41,7 @@ impl ScanApi {
     }
 
     async fn create(&self, who: &Admitted, req: pb::CreateScanRequest) -> Result<pb::CreateScanResponse, ApiError> {
-        let row = self.state.scans().create(who.org(), &req.target, TriggeredBy::Api).await?;
+        let row = self.state.scans().create(who.org(), &req.target, req.level.as_deref(), TriggeredBy::Api).await?;
         Ok(created_to_proto(&row))
     }
 

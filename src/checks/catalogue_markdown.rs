@@ -4,6 +4,7 @@
 
 use super::check::CheckMeta;
 use super::registry::catalogue;
+use crate::model::Level;
 use std::fmt::Write;
 
 /// The generated document.
@@ -26,7 +27,7 @@ pub fn render() -> String {
         "{} checks in {} categories. Ids are public contract (`<category>.<subject>-<defect>`); the team's \
          catalogue they implement is `docs/contract/CHECKS.md`. A check that needs a gathered fact (DOM, axe, \
          keyboard walk, ...) does not run on a page where gathering it failed: the page's `checks_not_run` \
-         in the report says so.\n",
+         in the report says so. Which checks run at each WCAG conformance level: [Conformance levels](#conformance-levels).\n",
         checks.len(),
         categories.len()
     );
@@ -48,17 +49,41 @@ pub fn render() -> String {
         };
         let _ = writeln!(o, "| `{kept}` | `{alias}` | {same} |");
     }
+    levels(&mut o, &checks);
     for category in &categories {
         let _ = writeln!(o, "\n## {category}\n");
-        let _ = writeln!(o, "| id | severity | title |\n|---|---|---|");
+        let _ = writeln!(o, "| id | severity | WCAG level | title |\n|---|---|---|---|");
         for m in checks.iter().filter(|m| m.category() == *category) {
-            let _ = writeln!(o, "| [`{}`](#{}) | {} | {} |", m.id, anchor(m.id), m.severity.as_str(), cell(m.title));
+            let level = m.level.map_or("", |l| l.as_str());
+            let _ = writeln!(o, "| [`{}`](#{}) | {} | {level} | {} |", m.id, anchor(m.id), m.severity.as_str(), cell(m.title));
         }
         for m in checks.iter().filter(|m| m.category() == *category) {
             entry(&mut o, m);
         }
     }
     o
+}
+
+/// Which checks each conformance level adds (`--level`, a site's level, the API's `level`).
+fn levels(o: &mut String, checks: &[&'static CheckMeta]) {
+    let _ = writeln!(o, "\n## Conformance levels\n");
+    let _ = writeln!(
+        o,
+        "A scan judges against a WCAG 2.2 conformance level: AA unless `--level`, the site's level or the API's \
+         `level` says otherwise. A check tied to success criteria above the level does not run (by choice: it is not \
+         counted as not run). Checks tied to no level (best practices, search, performance, ...) run at every level. \
+         A check judging criteria of several levels belongs to the lowest.\n"
+    );
+    for level in Level::ALL {
+        let ids: Vec<String> =
+            checks.iter().filter(|m| m.level == Some(level)).map(|m| format!("[`{}`](#{})", m.id, anchor(m.id))).collect();
+        let lead = match level {
+            Level::A => "Level A checks (run at every level)",
+            Level::AA => "AA adds (the default)",
+            Level::AAA => "AAA adds",
+        };
+        let _ = writeln!(o, "- {lead}, {}: {}", ids.len(), ids.join(", "));
+    }
 }
 
 fn entry(o: &mut String, m: &CheckMeta) {
@@ -74,6 +99,9 @@ fn entry(o: &mut String, m: &CheckMeta) {
     if !m.requires.is_empty() {
         let needs: Vec<&str> = m.requires.iter().map(|a| a.gatherer()).collect();
         let _ = writeln!(o, "- Needs: {}", needs.join(", "));
+    }
+    if let Some(level) = m.level {
+        let _ = writeln!(o, "- WCAG level: {level} (runs when the scan's level is {level} or above)");
     }
     if !m.act_ids.is_empty() {
         let rules: Vec<String> =

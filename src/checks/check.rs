@@ -2,7 +2,7 @@
 
 use super::page_view::PageView;
 use super::site_view::SiteView;
-use crate::model::{Artifact, Finding, Severity, SiteArtifact};
+use crate::model::{Artifact, Finding, Level, Severity, SiteArtifact};
 use serde_json::{Map, Value};
 
 /// At most this many findings per check per page; the rest are counted in the last one's
@@ -40,6 +40,10 @@ pub struct CheckMeta {
     /// check implements, so an ACT harness can map its findings: a finding on a test case means
     /// the check failed it.
     pub act_ids: &'static [&'static str],
+    /// The WCAG conformance level of the success criteria the check judges (the lowest, where it
+    /// judges several): a scan whose target (`Thresholds::level`) is below it does not run it.
+    /// `None`: not tied to a level (best practice, search, performance, ...): runs at every level.
+    pub level: Option<Level>,
 }
 
 impl CheckMeta {
@@ -81,6 +85,8 @@ pub struct Thresholds {
     /// Below-the-fold distance, in viewport heights, beyond which an eager image is flagged.
     pub lazy_viewports: f64,
     pub redirect_max_hops: usize,
+    /// The WCAG conformance target: checks whose criteria sit above it do not run.
+    pub level: Level,
 }
 
 impl Default for Thresholds {
@@ -113,6 +119,7 @@ impl Default for Thresholds {
             image_heavy_bytes: 100 * 1024,
             lazy_viewports: 2.0,
             redirect_max_hops: 10,
+            level: Level::AA,
         }
     }
 }
@@ -245,7 +252,8 @@ macro_rules! declare_check {
             help_url: $help:expr
             $(, requires: [$($req:ident),* $(,)?])?
             $(, site_requires: [$($sreq:ident),* $(,)?])?
-            $(, act_ids: [$($act:literal),* $(,)?])? $(,)?
+            $(, act_ids: [$($act:literal),* $(,)?])?
+            $(, level: $level:ident)? $(,)?
         }
     ) => {
         $(#[$attr])*
@@ -267,9 +275,18 @@ macro_rules! declare_check {
                 requires: &[$($($crate::model::Artifact::$req),*)?],
                 site_requires: &[$($($crate::model::SiteArtifact::$sreq),*)?],
                 act_ids: &[$($($act),*)?],
+                level: $crate::checks::level_of(&[$($crate::model::Level::$level)?]),
             };
         }
     };
+}
+
+/// The level a check's declaration names, if any (`declare_check!`'s optional `level: AA`).
+pub const fn level_of(declared: &[Level]) -> Option<Level> {
+    match declared {
+        [level, ..] => Some(*level),
+        [] => None,
+    }
 }
 
 /// Registers a category's checks, in catalogue order: each line is a check's file (its module)
@@ -312,6 +329,7 @@ mod tests {
         requires: &[],
         site_requires: &[],
         act_ids: &[],
+        level: None,
     };
 
     #[test]

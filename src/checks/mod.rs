@@ -26,7 +26,7 @@ pub mod structured_data;
 #[cfg(test)]
 pub(crate) mod test_kit;
 
-pub use check::{Check, CheckMeta, Findings, MAX_FINDINGS_PER_CHECK_PER_PAGE, Thresholds};
+pub use check::{Check, CheckMeta, Findings, MAX_FINDINGS_PER_CHECK_PER_PAGE, Thresholds, level_of};
 pub use page_view::PageView;
 pub use site_view::SiteView;
 pub use registry::{CHECKS, catalogue, find};

@@ -200,6 +200,7 @@ mod tests {
         requires: &[Artifact::Dom],
         site_requires: &[],
         act_ids: &[],
+        level: None,
     };
 
     #[test]

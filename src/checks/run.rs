@@ -30,7 +30,7 @@ pub const PANICKED: &str = "the check failed with an internal error; its finding
 /// Where one of sitescan's checks and an axe-core rule found the same barrier, the page gets one
 /// finding (`same_barrier.rs`).
 pub fn run_page_checks(page: &PageSnapshot, thresholds: &Thresholds) -> CheckRun {
-    let mut run = run_checks(&CHECKS, |check, sink| check.page(&PageView::new(page, check.meta()), thresholds, sink), |check| {
+    let mut run = run_checks(&at_level(thresholds), |check, sink| check.page(&PageView::new(page, check.meta()), thresholds, sink), |check| {
         check.meta().requires.iter().find_map(|artifact| {
             page.artifact_error(*artifact).map(|e| format!("the {} gatherer failed: {}", e.gatherer, e.message))
         })
@@ -42,11 +42,17 @@ pub fn run_page_checks(page: &PageSnapshot, thresholds: &Thresholds) -> CheckRun
 
 /// Runs every site check once the crawl has ended.
 pub fn run_site_checks(site: &SiteSnapshot, thresholds: &Thresholds) -> CheckRun {
-    run_checks(&CHECKS, |check, sink| check.site(&SiteView::new(site, check.meta()), thresholds, sink), |check| {
+    run_checks(&at_level(thresholds), |check, sink| check.site(&SiteView::new(site, check.meta()), thresholds, sink), |check| {
         check.meta().site_requires.iter().find_map(|artifact| {
             site.artifact_error(*artifact).map(|e| format!("the {} gatherer failed: {}", e.gatherer, e.message))
         })
     })
+}
+
+/// The checks a scan at `thresholds.level` runs: those tied to no level or to one at or below
+/// it. The others are left out by choice, not reported as not run.
+fn at_level(thresholds: &Thresholds) -> Vec<&'static dyn Check> {
+    CHECKS.iter().copied().filter(|check| thresholds.level.runs(check.meta().level)).collect()
 }
 
 fn run_checks(
@@ -196,5 +202,63 @@ mod tests {
         let run = run_page_checks(&p, &Thresholds::default());
         assert!(run.findings.iter().any(|f| f.check_id == "search.title-missing"));
         assert!(run.not_run.is_empty(), "{:?}", run.not_run);
+    }
+
+    #[test]
+    fn a_scan_runs_the_checks_of_its_level_and_below_only() {
+        use crate::model::{AxeNode, AxeResults, AxeRule, Level, LayoutFacts, Reading, TextRun};
+        let rule = |id: &str, tags: &[&str]| AxeRule {
+            id: id.into(),
+            impact: Some("serious".into()),
+            tags: tags.iter().map(|t| t.to_string()).collect(),
+            nodes: vec![AxeNode { target: "#x".into(), html: "<p id=x>".into(), ..Default::default() }],
+            ..Default::default()
+        };
+        let mut p = page();
+        p.axe = Some(AxeResults {
+            violations: vec![
+                rule("color-contrast-enhanced", &["wcag2aaa", "wcag146"]),
+                rule("color-contrast", &["wcag2aa", "wcag143"]),
+                rule("image-alt", &["wcag2a", "wcag111"]),
+                rule("region", &["best-practice"]),
+            ],
+            ..Default::default()
+        });
+        let long = TextRun { selector: "#wide".into(), chars_per_line: 160, lines: 4, chars: 640, ..Default::default() };
+        p.layout = Some(LayoutFacts { reading: Reading { long_lines: vec![long], ..Default::default() }, ..Default::default() });
+        let ids = |level: Level| {
+            let run = run_page_checks(&p, &Thresholds { level, ..Thresholds::default() });
+            assert!(run.not_run.is_empty(), "a check left out by level is not a gap: {:?}", run.not_run);
+            let mut ids: Vec<String> = run.findings.iter().map(|f| f.check_id.clone()).filter(|id| id.starts_with("accessibility.")).collect();
+            ids.sort();
+            ids.dedup();
+            ids
+        };
+        let at_aa = ids(Level::AA);
+        assert_eq!(Thresholds::default().level, Level::AA, "AA is the default");
+        assert!(at_aa.contains(&"accessibility.color-contrast".to_string()), "{at_aa:?}");
+        assert!(at_aa.contains(&"accessibility.image-alt".to_string()) && at_aa.contains(&"accessibility.region".to_string()), "{at_aa:?}");
+        for aaa in ["accessibility.color-contrast-enhanced", "accessibility.line-too-long"] {
+            assert!(!at_aa.contains(&aaa.to_string()), "{aaa} is AAA: {at_aa:?}");
+        }
+        let at_aaa = ids(Level::AAA);
+        for id in ["accessibility.color-contrast-enhanced", "accessibility.line-too-long", "accessibility.color-contrast", "accessibility.region"] {
+            assert!(at_aaa.contains(&id.to_string()), "{id} at AAA: {at_aaa:?}");
+        }
+        let at_a = ids(Level::A);
+        assert!(!at_a.contains(&"accessibility.color-contrast".to_string()), "contrast is AA: {at_a:?}");
+        assert!(at_a.contains(&"accessibility.image-alt".to_string()) && at_a.contains(&"accessibility.region".to_string()), "{at_a:?}");
+    }
+
+    #[test]
+    fn every_axe_rule_has_the_level_of_its_tags() {
+        // The build script computes each rule's level on its own (it cannot call the crate).
+        for rule in crate::checks::accessibility::axe_catalogue() {
+            assert_eq!(rule.meta.level, crate::model::Level::of_axe_tags(rule.tags.iter().copied()), "{}", rule.rule_id);
+        }
+        let level = |id: &str| crate::checks::accessibility::axe_catalogue().iter().find(|r| r.rule_id == id).and_then(|r| r.meta.level);
+        assert_eq!(level("color-contrast-enhanced"), Some(crate::model::Level::AAA));
+        assert_eq!(level("color-contrast"), Some(crate::model::Level::AA));
+        assert_eq!(level("region"), None);
     }
 }

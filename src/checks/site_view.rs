@@ -129,6 +129,7 @@ mod tests {
         requires: &[],
         site_requires: &[SiteArtifact::Robots],
         act_ids: &[],
+        level: None,
     };
 
     #[test]

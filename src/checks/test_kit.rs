@@ -69,6 +69,7 @@ static READS_EVERYTHING: CheckMeta = CheckMeta {
     requires: &crate::model::Artifact::ALL,
     site_requires: &crate::model::SiteArtifact::ALL,
     act_ids: &[],
+    level: None,
 };
 
 /// `page` as a helper shared by several checks reads it (every artifact declared).

@@ -274,6 +274,11 @@ pub struct CrawlArgs {
     /// your own big site to let more workers render its pages side by side.
     #[arg(long, env = "SITESCAN_HOST_CONCURRENCY", value_name = "N")]
     pub host_concurrency: Option<usize>,
+    /// The WCAG conformance target: A, AA or AAA. Checks of success criteria above it do not
+    /// run (AA leaves out the AAA checks; A also the AA ones). For `serve`, the level of scans
+    /// that name none (a site's level, or the API's `level`, comes first).
+    #[arg(long, env = "SITESCAN_LEVEL", default_value = "AA", value_name = "A|AA|AAA")]
+    pub level: crate::model::Level,
 }
 
 #[derive(Debug, Clone, Args)]

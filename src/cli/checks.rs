@@ -22,6 +22,7 @@ pub fn run(args: ChecksArgs) -> anyhow::Result<()> {
                         "help_url": m.help_url,
                         "requires": m.requires.iter().map(|a| a.gatherer()).collect::<Vec<_>>(),
                         "act_ids": m.act_ids,
+                        "level": m.level,
                     })
                 })
                 .collect();
@@ -35,7 +36,7 @@ pub fn run(args: ChecksArgs) -> anyhow::Result<()> {
                     category = m.category();
                     println!("\n{category}");
                 }
-                println!("  {:<48} {:<8} {}", m.id, m.severity.as_str(), m.title);
+                println!("  {:<48} {:<8} {:<4} {}", m.id, m.severity.as_str(), m.level.map_or("", |l| l.as_str()), m.title);
             }
         }
     }

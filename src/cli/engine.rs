@@ -41,6 +41,7 @@ pub fn scan_options(crawl: &CrawlArgs, browser: &BrowserArgs) -> anyhow::Result<
         // A page holds a host slot while it renders: an operator who gives a scan more pages at
         // once gives the host as many slots (the default stays the polite 4).
         host_concurrency: crawl.host_concurrency.unwrap_or(page_concurrency.max(DEFAULT_HOST_CONCURRENCY)),
+        thresholds: crate::checks::Thresholds { level: crawl.level, ..Default::default() },
         ..ScanOptions::default()
     })
 }

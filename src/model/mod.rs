@@ -18,6 +18,7 @@ pub mod page_text;
 pub mod percentile;
 pub mod progress;
 pub mod records;
+pub mod level;
 pub mod severity;
 pub mod report;
 pub mod robots;
@@ -44,6 +45,7 @@ pub use journey::{
     Journey, JourneyError, JourneyOutcome, JourneySecrets, JourneySpec, StepResult, StepStatus, parse_journey, validate_secrets,
 };
 pub use layout::{AnimatedImage, ClipTest, ClippedText, LayoutFacts, Overflow, Reading, Reflow, TextRun};
+pub use level::{Level, LevelError};
 pub use severity::{Severity, SeverityCounts, UnknownSeverity};
 pub use org::OrgId;
 pub use records::{ApiToken, FindingRow, PageRow, ScanRow};

@@ -31,6 +31,8 @@ pub struct ScanRow {
     pub trigger: Option<String>,
     /// The worker's progress while it runs, JSON.
     pub progress: Option<String>,
+    /// The WCAG conformance level it judges against; `None`: the default (AA).
+    pub level: Option<super::Level>,
 }
 
 impl ScanRow {

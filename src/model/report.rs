@@ -49,6 +49,11 @@ pub struct ReportSummary {
     /// every page. A scan with it is incomplete: those pages were not found clean.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checks_not_run: Option<ChecksNotRun>,
+    /// The WCAG conformance level the scan judged against (`A`, `AA`, `AAA`): the checks of
+    /// criteria above it did not run, by choice. Absent in reports of older versions (AAA checks
+    /// ran then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<super::Level>,
 }
 
 /// `report.summary.checks_not_run`: how many page checks did not run on how many pages, by
@@ -210,6 +215,7 @@ impl ReportSummary {
             budget: None,
             site_checks_not_run: Vec::new(),
             checks_not_run: None,
+            level: None,
         }
     }
 

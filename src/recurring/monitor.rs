@@ -422,7 +422,7 @@ impl MonitorRunner {
             "detected_at": to_rfc3339(now),
             "changes": changes,
         });
-        let extras = ScanExtras { site_id: Some(site.id), trigger: Some(trigger.to_string()), attestation: None, schedule_due: None };
+        let extras = ScanExtras { site_id: Some(site.id), trigger: Some(trigger.to_string()), attestation: None, schedule_due: None, level: site.level() };
         match self.store.create_scan_with(&row.org_id, &target, mode, TriggeredBy::Monitor, None, extras).await? {
             Some(CreateOutcome::Created(scan)) => {
                 tracing::info!(monitor = %row.id, scan_id = %scan.id, "monitor: scan started");

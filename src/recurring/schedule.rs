@@ -290,6 +290,7 @@ impl Scheduler {
             trigger: Some(trigger.to_string()),
             attestation,
             schedule_due: Some((row.id, due_at)),
+            level: site.level(),
         };
         match self.store.create_scan_with(&row.org_id, &target, mode, TriggeredBy::Schedule, None, extras).await? {
             None => Ok(Tick::AlreadyCreated { schedule_id: row.id, due_at }),

@@ -491,6 +491,9 @@ fn summary(o: &mut String, view: &ReportView<'_>) -> std::fmt::Result {
     if let Some(s) = &view.summary {
         writeln!(o, "<dt>Pages scanned</dt><dd>{}</dd>", s.pages_scanned)?;
         writeln!(o, "<dt>Duration</dt><dd>{}</dd>", escape(&ms(s.duration_ms as f64)))?;
+        if let Some(level) = s.raw.level {
+            writeln!(o, "<dt>Conformance target</dt><dd>WCAG 2.2 {level} (checks of criteria above it did not run)</dd>")?;
+        }
     }
     if let Some(t) = when(scan.started_at.as_deref()) {
         writeln!(o, "<dt>Started</dt><dd>{}</dd>", escape(&t))?;

@@ -35,11 +35,12 @@ pub fn render(report: &ScanReport, color: bool) -> String {
     let incomplete = summary.is_some_and(|s| s.incomplete());
     let _ = writeln!(
         out,
-        "status {}{}  pages {}  duration {:.1} s",
+        "status {}{}  pages {}  duration {:.1} s{}",
         scan.status,
         if incomplete { paint(color, "1;33", " (incomplete)") } else { String::new() },
         summary.map_or("null".to_string(), |s| s.pages_scanned.to_string()),
-        summary.map_or(0, |s| s.duration_ms) as f64 / 1000.0
+        summary.map_or(0, |s| s.duration_ms) as f64 / 1000.0,
+        summary.and_then(|s| s.level).map(|l| format!("  level WCAG 2.2 {l}")).unwrap_or_default()
     );
     if let Some(err) = summary.and_then(|s| s.error.as_ref()) {
         let _ = writeln!(out, "{} {}: {}", paint(color, "1;31", "scan failed"), err.code, err.message);

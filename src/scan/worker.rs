@@ -173,6 +173,9 @@ fn options_for(config: &WorkerConfig, scan: &ScanRow) -> ScanOptions {
         options.max_pages = options.max_pages.min(max as usize);
     }
     options.active = scan.mode == ScanMode::Active;
+    if let Some(level) = scan.level {
+        options.thresholds.level = level;
+    }
     if let Ok(start) = Url::parse(&scan.target_url) {
         options.region_cache = options.region_cache.map(|cache| cache.for_site(&scan.org_id, &start));
     }
@@ -282,6 +285,7 @@ pub async fn run_claimed(
                 summary.count(&check, severity, n);
             }
             summary.pages_scanned = stats.pages as u64;
+            summary.level = Some(options.thresholds.level);
             summary.duration_ms = began.elapsed().as_millis() as u64;
             let counts = summary.totals();
             let changes = crate::compare::compare_with_baseline(store, &scan, &stats.site_checks_not_run).await?;

@@ -4,7 +4,7 @@ use super::query::{self, FINDINGS_LIMIT, FindingsQuery, Issue, ListQuery, SCANS_
 use super::streams::{StreamCaps, StreamGate, StreamLimits, StreamPermit, StreamRefusal};
 use crate::events::ScanProgress;
 use crate::model::{AddressPolicy, OrgId, ScanMode, ScanReport, Target, TriggeredBy};
-use crate::store::{CreateOutcome, CursorKind, FindingRow, LiveScan, Page, QuotaExceeded, ScanRow, ScreenshotRow, Store, StoreError, StoreResult};
+use crate::store::{CreateOutcome, CursorKind, FindingRow, LiveScan, Page, QuotaExceeded, ScanExtras, ScanRow, ScreenshotRow, Store, StoreError, StoreResult};
 use std::time::Duration;
 use tokio::sync::mpsc;
 use uuid::Uuid;
@@ -96,10 +96,22 @@ impl ScanService {
     }
 
     /// Queues a passive scan of `target` (held to the address policy), within the
-    /// organisation's monthly quota.
-    pub async fn create(&self, org: OrgId<'_>, target: &str, triggered_by: TriggeredBy) -> Result<ScanRow, ScanServiceError> {
+    /// organisation's monthly quota, judged against `level` (`A`, `AA` or `AAA`, any case);
+    /// without one, against the level of the organisation's site of the target's origin, else
+    /// the service's default.
+    pub async fn create(&self, org: OrgId<'_>, target: &str, level: Option<&str>, triggered_by: TriggeredBy) -> Result<ScanRow, ScanServiceError> {
+        let level = match level.map(str::trim).filter(|l| !l.is_empty()) {
+            Some(l) => Some(l.parse::<crate::model::Level>().map_err(|e| ScanServiceError::invalid("level", e.to_string()))?),
+            None => None,
+        };
         let target = Target::parse(target, &self.policy).map_err(|e| ScanServiceError::invalid("target", e.to_string()))?;
-        match self.store.create_scan(org.as_str(), &target, ScanMode::Passive, triggered_by, None).await? {
+        let level = match level {
+            Some(l) => Some(l),
+            None => self.store.site_by_origin(org.as_str(), &target.url().origin().ascii_serialization()).await?.and_then(|site| site.level()),
+        };
+        let extras = ScanExtras { level, ..ScanExtras::default() };
+        let created = self.store.create_scan_with(org.as_str(), &target, ScanMode::Passive, triggered_by, None, extras).await?;
+        match created.ok_or(StoreError::NotFound("scan"))? {
             CreateOutcome::Created(row) => Ok(row),
             CreateOutcome::QuotaExceeded(q) => {
                 crate::metrics::metrics().quota_exceeded.inc();

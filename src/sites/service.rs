@@ -217,6 +217,7 @@ impl SiteService {
                 client_addr: attestation.attester().client_addr.clone(),
                 statement: attestation.statement().to_string(),
             }),
+            level: site.level(),
             ..ScanExtras::default()
         };
         let created = self
@@ -242,6 +243,21 @@ impl SiteService {
             return Err(SiteError::NotFound);
         }
         tracing::info!(site_id = %site.id, removed = budget.is_none(), "site budget set");
+        self.owned(org, site.id).await
+    }
+
+    /// Sets the conformance level the site's scans judge against (`A`, `AA` or `AAA`; empty:
+    /// back to the default, AA). Anything else is refused and nothing changes.
+    pub async fn set_level(&self, org: OrgId<'_>, site_id: Uuid, text: &str) -> Result<SiteRow, SiteError> {
+        let site = self.owned(org, site_id).await?;
+        let level = match text.trim() {
+            "" => None,
+            t => Some(t.parse::<crate::model::Level>().map_err(|e| SiteError::Invalid(format!("level: {e}")))?),
+        };
+        if !self.store.set_site_level(org.as_str(), site.id, level).await? {
+            return Err(SiteError::NotFound);
+        }
+        tracing::info!(site_id = %site.id, level = level.map_or("default", |l| l.as_str()), "site level set");
         self.owned(org, site.id).await
     }
 

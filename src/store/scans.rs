@@ -41,6 +41,8 @@ pub struct ScanExtras {
     /// A schedule's due moment (schedule id, due time in µs): the scan is created only if no
     /// other instance created one for that moment (the key is unique), in the same transaction.
     pub schedule_due: Option<(Uuid, i64)>,
+    /// The WCAG conformance level it judges against (`None`: the default, AA).
+    pub level: Option<crate::model::Level>,
 }
 
 /// Who confirmed they may test a site, when, from where, and what they confirmed.
@@ -146,6 +148,7 @@ impl Store {
             site_id: Set(extras.site_id),
             trigger: Set(extras.trigger),
             progress: Set(None),
+            level: Set(extras.level.map(|l| l.as_str().to_string())),
         };
         let row = scan::Entity::insert(model).exec_with_returning(&txn).await?;
         if let Some(a) = extras.attestation {

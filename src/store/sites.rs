@@ -26,11 +26,19 @@ pub struct SiteRow {
     pub created_at: i64,
     /// The budget document as its owner wrote it (validated when set); `None`: no budget.
     pub budget: Option<String>,
+    /// The WCAG conformance level its scans judge against (`A`, `AA`, `AAA`); `None`: the
+    /// default, AA.
+    pub level: Option<String>,
 }
 
 impl SiteRow {
     pub fn verified(&self) -> bool {
         self.verified_at.is_some()
+    }
+
+    /// The conformance level its scans take (`None`: the default).
+    pub fn level(&self) -> Option<crate::model::Level> {
+        self.level.as_deref().and_then(|l| l.parse().ok())
     }
 }
 
@@ -63,7 +71,7 @@ pub struct AttestationRow {
 }
 
 const SITE_COLUMNS: &str = "id, org_id, origin, hostname, verification_token, verified_at, verified_method, \
-     last_checked_at, last_error, created_by, created_at, budget";
+     last_checked_at, last_error, created_by, created_at, budget, level";
 
 
 
@@ -153,6 +161,16 @@ impl Store {
         let stmt = self.stmt(
             "UPDATE sites SET budget = $1 WHERE id = $2 AND org_id = $3",
             vec![budget.map(str::to_string).into(), id.into(), org.into()],
+        );
+        Ok(self.conn().execute_raw(stmt).await?.rows_affected() == 1)
+    }
+
+    /// Sets the organisation's site's conformance level (`None`: back to the default); `false`
+    /// when the organisation has no such site.
+    pub async fn set_site_level(&self, org: &str, id: Uuid, level: Option<crate::model::Level>) -> StoreResult<bool> {
+        let stmt = self.stmt(
+            "UPDATE sites SET level = $1 WHERE id = $2 AND org_id = $3",
+            vec![level.map(|l| l.as_str().to_string()).into(), id.into(), org.into()],
         );
         Ok(self.conn().execute_raw(stmt).await?.rows_affected() == 1)
     }

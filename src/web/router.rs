@@ -41,6 +41,7 @@ pub fn routes(state: WebState) -> Router {
         .route("/sites/{id}/monitors", post(sites::add_monitor))
         .route("/sites/{id}/monitors/remove", post(sites::remove_monitor))
         .route("/sites/{id}/budget", post(sites::set_budget))
+        .route("/sites/{id}/level", post(sites::set_level))
         .route("/settings/webhooks", get(webhooks::list).post(webhooks::add))
         .route("/settings/webhooks/{id}/test", post(webhooks::test))
         .route("/settings/webhooks/{id}/remove", post(webhooks::remove))

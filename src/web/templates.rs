@@ -104,9 +104,14 @@ pub struct DashboardPage {
     pub chrome: Chrome,
     pub scans: Vec<ScanLine>,
     pub target: String,
+    /// The conformance level chosen in the form (`""`: the site's, else the default).
+    pub level: String,
     pub error: Option<String>,
     pub notice: Option<String>,
 }
+
+/// The conformance levels a form offers: value and label (`""`: the default).
+pub const LEVEL_CHOICES: &[(&str, &str)] = &[("A", "WCAG 2.2 A"), ("AA", "WCAG 2.2 AA"), ("AAA", "WCAG 2.2 AAA")];
 
 /// `/scans/{id}`: one scan, live while it runs, its report once it ended.
 #[derive(Template)]
@@ -307,6 +312,8 @@ pub struct SiteLine {
     /// `file`, `meta` or `dns` when verified.
     pub method: String,
     pub checked: String,
+    /// The conformance level its scans take (`""`: the default, AA).
+    pub level: String,
 }
 
 #[derive(Template)]

@@ -41,7 +41,7 @@ async fn grpc_calls_answer_like_rest() {
     let app = spawn_app().await;
     let token = app.token("acme").await;
     let mut c = client(&app).await;
-    let created = c.create_scan(authed(pb::CreateScanRequest { target: "Example.com".into() }, &token)).await.unwrap();
+    let created = c.create_scan(authed(pb::CreateScanRequest { target: "Example.com".into(), level: None }, &token)).await.unwrap();
     for h in ["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"] {
         assert!(created.metadata().get(h).is_some(), "gRPC response metadata lacks {h}");
     }
@@ -75,7 +75,7 @@ async fn grpc_calls_answer_like_rest() {
     assert!(got.report.is_none(), "no report while queued");
 
     // Another scan, then list with paging.
-    c.create_scan(authed(pb::CreateScanRequest { target: "example.org".into() }, &token)).await.unwrap();
+    c.create_scan(authed(pb::CreateScanRequest { target: "example.org".into(), level: None }, &token)).await.unwrap();
     let page = c
         .list_scans(authed(pb::ListScansRequest { limit: Some(1), cursor: None }, &token))
         .await
@@ -130,7 +130,7 @@ async fn grpc_status_codes_carry_the_error_object() {
     let (writer, _) = app.token_with("acme", &["scans:write"]).await;
     let other = app.token("globex").await;
     let mut c = client(&app).await;
-    let theirs = c.create_scan(authed(pb::CreateScanRequest { target: "globex.com".into() }, &other)).await.unwrap();
+    let theirs = c.create_scan(authed(pb::CreateScanRequest { target: "globex.com".into(), level: None }, &other)).await.unwrap();
     let theirs = theirs.into_inner().id;
 
     // UNAUTHENTICATED: no token, malformed, unknown, wrong scheme.
@@ -141,13 +141,13 @@ async fn grpc_status_codes_carry_the_error_object() {
         assert_status(c.list_scans(req).await, Code::Unauthenticated, "invalid_token");
     }
     assert_status(
-        c.create_scan(Request::new(pb::CreateScanRequest { target: "example.com".into() })).await,
+        c.create_scan(Request::new(pb::CreateScanRequest { target: "example.com".into(), level: None })).await,
         Code::Unauthenticated,
         "invalid_token",
     );
     // PERMISSION_DENIED.
     assert_status(
-        c.create_scan(authed(pb::CreateScanRequest { target: "example.com".into() }, &reader)).await,
+        c.create_scan(authed(pb::CreateScanRequest { target: "example.com".into(), level: None }, &reader)).await,
         Code::PermissionDenied,
         "forbidden",
     );
@@ -173,7 +173,7 @@ async fn grpc_status_codes_carry_the_error_object() {
     // INVALID_ARGUMENT, with issues naming the field.
     for target in ["http://127.0.0.1/", "localhost", "ftp://example.com/", "", "http://2130706433/"] {
         let d = assert_status(
-            c.create_scan(authed(pb::CreateScanRequest { target: target.into() }, &token)).await,
+            c.create_scan(authed(pb::CreateScanRequest { target: target.into(), level: None }, &token)).await,
             Code::InvalidArgument,
             "invalid_input",
         );
@@ -234,9 +234,9 @@ async fn grpc_rate_limit_and_quota_are_resource_exhausted() {
     app.store.set_org("small", Some(1)).await.unwrap();
     let t1 = app.token("small").await;
     let t2 = app.token("small").await;
-    c.create_scan(authed(pb::CreateScanRequest { target: "example.com".into() }, &t1)).await.unwrap();
+    c.create_scan(authed(pb::CreateScanRequest { target: "example.com".into(), level: None }, &t1)).await.unwrap();
     let d = assert_status(
-        c.create_scan(authed(pb::CreateScanRequest { target: "example.com".into() }, &t2)).await,
+        c.create_scan(authed(pb::CreateScanRequest { target: "example.com".into(), level: None }, &t2)).await,
         Code::ResourceExhausted,
         "quota_exceeded",
     );
@@ -299,7 +299,7 @@ async fn grpc_web_over_http1() {
     let app = spawn_app().await;
     let token = app.token("acme").await;
     let (_, body) =
-        grpc_web(&app, "CreateScan", Some(&token), frame(&pb::CreateScanRequest { target: "Example.com".into() })).await;
+        grpc_web(&app, "CreateScan", Some(&token), frame(&pb::CreateScanRequest { target: "Example.com".into(), level: None })).await;
     let (data, trailers) = grpc_web_frames(&body);
     assert_eq!(data.len(), 1);
     let created = pb::CreateScanResponse::decode(&data[0][..]).unwrap();

@@ -548,3 +548,47 @@ fn assert_ordered(items: &[Value]) {
         assert!(a > b, "not in descending (created_at, id) order: {a:?} then {b:?}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_scan_takes_the_level_asked_for_else_its_sites_else_the_default() {
+    use sitescan::model::Level;
+    let app = spawn_app().await;
+    let token = app.token("acme").await;
+    let level_of = |body: Value| {
+        let store = app.store.clone();
+        async move {
+            let id: uuid::Uuid = body["id"].as_str().expect("id").parse().expect("uuid");
+            store.scan("acme", id).await.expect("read").expect("the scan").level
+        }
+    };
+    // Asked for, in any case: the create body stays the four fields of the contract.
+    let r = app.post(SCANS, &token, r#"{"target": "https://a.example/", "level": "aaa"}"#).await;
+    r.expect(201);
+    assert_eq!(keys(&r.json), ["id", "mode", "status", "target"], "body: {}", r.text);
+    assert_eq!(level_of(r.json.clone()).await, Some(Level::AAA));
+    let r = app.post(SCANS, &token, r#"{"target": "https://a.example/", "level": "A"}"#).await;
+    assert_eq!(level_of(r.json.clone()).await, Some(Level::A));
+    // Not asked for: the default, decided by the worker.
+    let r = app.post(SCANS, &token, r#"{"target": "https://a.example/", "level": null}"#).await;
+    assert_eq!(level_of(r.json.clone()).await, None);
+
+    // Refused, with the field named, and nothing created.
+    let before = app.count_scans().await;
+    for body in [r#"{"target": "https://a.example/", "level": "AAAA"}"#, r#"{"target": "https://a.example/", "level": "2.2"}"#, r#"{"target": "https://a.example/", "level": 3}"#, r#"{"target": "https://a.example/", "level": ["AA"]}"#] {
+        app.post(SCANS, &token, body).await.expect_invalid("level");
+    }
+    assert_eq!(app.count_scans().await, before, "a refused level creates nothing");
+
+    // The organisation's site of the target's origin has a level: its scans take it.
+    let site = app.store.add_site("acme", "https://shop.example", "shop.example", "tok", "owner@acme", 1).await.expect("add").expect("site");
+    assert!(app.store.set_site_level("acme", site.id, Some(Level::AAA)).await.expect("set"));
+    let r = app.post(SCANS, &token, r#"{"target": "https://shop.example/cart"}"#).await;
+    assert_eq!(level_of(r.json.clone()).await, Some(Level::AAA), "the site's level");
+    let r = app.post(SCANS, &token, r#"{"target": "https://shop.example/", "level": "A"}"#).await;
+    assert_eq!(level_of(r.json.clone()).await, Some(Level::A), "asked for beats the site's");
+    // Another organisation's site with that origin changes nothing for this one.
+    let other = app.token("globex").await;
+    let r = app.post(SCANS, &other, r#"{"target": "https://shop.example/"}"#).await;
+    let id: uuid::Uuid = r.json["id"].as_str().expect("id").parse().expect("uuid");
+    assert_eq!(app.store.scan("globex", id).await.expect("read").expect("scan").level, None);
+}

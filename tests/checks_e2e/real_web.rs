@@ -276,3 +276,52 @@ async fn saved_real_pages_are_judged_whole() {
         assert_eq!(p["url"], p["final_url"], "no saved page moves itself on 127.0.0.1: {p}");
     }
 }
+
+/// A page with a barrier at each WCAG level: an image without alt (A), grey text on white at
+/// 2.85:1 (AA), and at 4.54:1 with long justified lines (AAA).
+const LEVELS: &str = r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Levels of conformance</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>#wide { text-align: justify; max-width: none; font-size: 14px; }</style></head><body>
+<main><h1>Levels</h1>
+<p><img src="/a.png" width="10" height="10"></p>
+<p id="grey" style="color:#999999;background:#ffffff">Light grey text on white, under three to one.</p>
+<p id="mid" style="color:#767676;background:#ffffff">Grey text on white, just over four and a half to one.</p>
+<p id="wide">WORDS"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_conformance_level_adds_and_removes_checks() {
+    let site = FixtureSite::start().await;
+    let words = "a line of running text that goes on and on across the whole width of the desktop window ".repeat(12);
+    site.route("/", Route::html(&format!("{}{words}</p></main></body></html>", LEVELS.replace("WORDS", ""))));
+    site.route("/a.png", Route::typed("image/png", crate::media_gen::png(10, 10)));
+    let url = site.url("/");
+    let has = |body: &Value, id: &str| ids(body).iter().any(|i| i == id);
+
+    let (code, aa, stderr) = scan_json(&url, &[]).await;
+    assert!(matches!(code, Some(0) | Some(1)), "exit {code:?}: {stderr}");
+    assert_eq!(aa["report"]["summary"]["level"], "AA", "AA is the default: {}", aa["report"]["summary"]);
+    assert!(has(&aa, "accessibility.color-contrast"), "AA contrast at AA: {:?}", ids(&aa));
+    for aaa in ["accessibility.line-too-long", "accessibility.text-justified", "accessibility.color-contrast-enhanced"] {
+        assert!(!has(&aa, aaa), "{aaa} is AAA, off by default: {:?}", ids(&aa));
+    }
+    assert!(page_gaps(&aa).is_empty(), "a check left out by level is no gap: {:?}", page_gaps(&aa));
+
+    let (_, aaa, _) = scan_json(&url, &["--level", "aaa"]).await;
+    assert_eq!(aaa["report"]["summary"]["level"], "AAA");
+    for id in ["accessibility.line-too-long", "accessibility.text-justified", "accessibility.color-contrast-enhanced", "accessibility.color-contrast"] {
+        assert!(has(&aaa, id), "{id} at AAA: {:?}", ids(&aaa));
+    }
+
+    let (_, a, _) = scan_json(&url, &["--level", "A"]).await;
+    assert_eq!(a["report"]["summary"]["level"], "A");
+    assert!(!has(&a, "accessibility.color-contrast"), "contrast is AA: {:?}", ids(&a));
+    let alt = |body: &Value| ids(body).into_iter().any(|i| i == "accessibility.image-alt" || i == "media.image-alt-missing");
+    assert!(alt(&a) && alt(&aa) && alt(&aaa), "a missing alt is level A: {:?}", ids(&a));
+
+    // The text report says the target; a level that is none is refused before anything runs.
+    let (_, text, _) = sitescan(&["scan", &url, "--allow-target", "127.0.0.1/32", "--max-pages", "1", "--level", "AAA"], &[]).await;
+    assert!(text.lines().nth(1).is_some_and(|l| l.ends_with("level WCAG 2.2 AAA")), "{text}");
+    let (code, _, stderr) = sitescan(&["scan", &url, "--allow-target", "127.0.0.1/32", "--level", "AAAA"], &[]).await;
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("`AAAA` is not a conformance level: use A, AA or AAA"), "{stderr}");
+}

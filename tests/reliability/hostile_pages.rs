@@ -173,7 +173,7 @@ async fn hostile_pages_end_within_budget_with_bounded_memory_and_the_server_stay
     let paragraphs: String = (0..many).map(|_| format!("<p>{passage}</p>")).collect();
     site.route(
         "/reading-bait",
-        html("Reading bait", &format!("<style>p{{text-align:justify;font-style:italic;font-size:9px}}</style>{paragraphs}")),
+        html("Reading bait", &format!("<style>p{{text-align:justify;font-style:italic;font-size:8px}}</style>{paragraphs}")),
     );
 
     // Sites whose robots.txt and sitemaps are enormous or malicious.
@@ -248,7 +248,7 @@ async fn hostile_pages_end_within_budget_with_bounded_memory_and_the_server_stay
         Case { name: "tab-crashing allocation", start: site.url("/crash"), expect: Expect::PageError(&["crashed", "timeout"]) },
         Case { name: "malformed HTML", start: site.url("/malformed"), expect: Expect::Rendered },
         Case { name: "barrier bait", start: site.url("/barrier-bait"), expect: Expect::Finding("accessibility.control-not-focusable") },
-        Case { name: "reading bait", start: site.url("/reading-bait"), expect: Expect::Finding("accessibility.text-justified") },
+        Case { name: "reading bait", start: site.url("/reading-bait"), expect: Expect::Finding("accessibility.text-too-small") },
         Case { name: "enormous robots.txt and sitemap", start: robots_big.url("/"), expect: Expect::Finding("crawlability.sitemap-invalid") },
         Case { name: "malicious robots.txt, XML bombs, sitemap loops", start: robots_evil.url("/"), expect: Expect::Finding("crawlability.sitemap-invalid") },
     ];

@@ -113,12 +113,12 @@ async fn an_oversized_grpc_message_is_refused_cleanly() {
     let mut s = serve(&[], &[]).await;
     let mut client = ScanServiceClient::connect(s.base.clone()).await.expect("gRPC connects");
     // Over the limit: refused before the call is authenticated or run.
-    let big = pb::CreateScanRequest { target: "a".repeat(sitescan::api::router::MAX_GRPC_MESSAGE + 1024) };
+    let big = pb::CreateScanRequest { target: "a".repeat(sitescan::api::router::MAX_GRPC_MESSAGE + 1024), level: None };
     let status = client.create_scan(big).await.expect_err("an oversized message is refused");
     assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
     assert!(status.message().contains(&sitescan::api::router::MAX_GRPC_MESSAGE.to_string()), "names the limit: {status:?}");
     // Under it: decoded and answered by the service (no token: UNAUTHENTICATED).
-    let under = pb::CreateScanRequest { target: "a".repeat(sitescan::api::router::MAX_GRPC_MESSAGE - 1024) };
+    let under = pb::CreateScanRequest { target: "a".repeat(sitescan::api::router::MAX_GRPC_MESSAGE - 1024), level: None };
     let status = client.create_scan(under).await.expect_err("no token");
     assert_eq!(status.code(), Code::Unauthenticated, "{status:?}");
     // The server lives on and answers.

@@ -13,7 +13,7 @@
 #![allow(dead_code)]
 
 use sitescan::cli::args::BrowserArgs;
-use sitescan::model::{AddressPolicy, Finding, Severity};
+use sitescan::model::{AddressPolicy, Finding, Level, Severity};
 use sitescan::scan::{ScanOptions, Scanner};
 use sitescan::model::ReportPage;
 use std::path::PathBuf;
@@ -61,6 +61,13 @@ impl Engine {
             ScanOptions { max_pages: 60, max_depth: 3, page_concurrency: 4, ..ScanOptions::default() },
         )
         .await
+    }
+
+    /// [`Engine::scan`] at a WCAG conformance target other than the default AA.
+    pub async fn scan_at(&self, start: impl Into<String>, level: Level) -> Scan {
+        let thresholds = sitescan::checks::Thresholds { level, ..Default::default() };
+        self.scan_with(&start.into(), ScanOptions { max_pages: 60, max_depth: 3, page_concurrency: 4, thresholds, ..ScanOptions::default() })
+            .await
     }
 
     pub async fn scan_with(&self, start: &str, options: ScanOptions) -> Scan {

@@ -54,7 +54,7 @@ fn reply_report(result: Result<ScanReport, ScanServiceError>) -> Response {
 
 /// `POST /api/v1/scans`
 pub async fn create_scan(State(api): State<ScanApi>, Extension(who): Extension<Admitted>, body: Body) -> Response {
-    let object = match json_object(body, &["target"]).await {
+    let object = match json_object(body, &["target", "level"]).await {
         Ok(o) => o,
         Err(e) => return e.into_response(),
     };
@@ -63,7 +63,12 @@ pub async fn create_scan(State(api): State<ScanApi>, Extension(who): Extension<A
         Some(Value::Null) | None => return ApiError::invalid("target", "is required").into_response(),
         Some(_) => return ApiError::invalid("target", "must be a string").into_response(),
     };
-    let result = api.state().scans().create(who.org(), &target, TriggeredBy::Api).await;
+    let level = match object.get("level") {
+        Some(Value::String(s)) => Some(s.as_str()),
+        Some(Value::Null) | None => None,
+        Some(_) => return ApiError::invalid("level", "must be a string: A, AA or AAA").into_response(),
+    };
+    let result = api.state().scans().create(who.org(), &target, level, TriggeredBy::Api).await;
     reply(StatusCode::CREATED, result, created_to_proto)
 }
 

@@ -26,6 +26,7 @@ declare_check! {
         evidence: ["url", "selector", "snippet", "text", "value", "needs_review"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/visual-presentation.html"),
         requires: [Layout],
+        level: AAA,
     }
 }
 

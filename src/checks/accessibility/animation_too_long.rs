@@ -29,6 +29,7 @@ declare_check! {
         evidence: ["url", "selector", "snippet", "resource", "value", "limit", "needs_review"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/pause-stop-hide.html"),
         requires: [Layout],
+        level: A,
     }
 }
 

@@ -3,7 +3,7 @@ use super::super::check::{Check, CheckMeta, Findings, MAX_FINDINGS_PER_CHECK_PER
 use super::axe_catalogue::{axe_rule, fixed_severity, severity_from_impact};
 use super::axe_overlap::covered_on_page;
 use crate::declare_check;
-use crate::model::{AxeRule, Finding, Severity};
+use crate::model::{AxeRule, Finding, Level, Severity};
 use serde_json::{Map, Value};
 
 declare_check! {
@@ -20,7 +20,7 @@ declare_check! {
         id: "accessibility.axe",
         severity: Medium,
         title: "axe-core rule violations",
-        fires_when: "axe-core reports a violation of a WCAG 2.0/2.1/2.2 A or AA rule or a best practice; each axe rule is its own check id, accessibility.<axe-rule-id>",
+        fires_when: "axe-core reports a violation of a WCAG 2.0/2.1/2.2 rule at or below the scan's conformance level (AA by default) or of a best practice; each axe rule is its own check id, accessibility.<axe-rule-id>",
         description: "axe-core tests the rendered page against WCAG success criteria and accessibility best practices; each violation is a barrier for people using screen readers, keyboards, magnifiers or other assistive technology.",
         remediation: "Fix each element listed in the finding as its failure summary says; the help_url explains the rule and the accepted techniques.",
         cwe: None,
@@ -111,6 +111,14 @@ fn rule_findings(page: &PageView<'_>, rule: &AxeRule) -> Vec<Finding> {
     out
 }
 
+/// The conformance level of a violated rule: the catalogue's, else from the tags axe sent.
+fn rule_level(rule: &AxeRule) -> Option<Level> {
+    match axe_rule(&rule.id) {
+        Some(known) => known.meta.level,
+        None => Level::of_axe_tags(rule.tags.iter().map(String::as_str)),
+    }
+}
+
 /// True for HTML and XHTML documents (or an unknown type). Text, JSON, XML or images that a link
 /// opened are shown by Chromium in a viewer of its own: axe would judge that viewer (no title, no
 /// lang, no landmarks), not the site.
@@ -126,13 +134,13 @@ impl Check for AxeViolations {
         &Self::META
     }
 
-    fn page(&self, page: &PageView<'_>, _thresholds: &Thresholds, out: &mut Findings<'_>) {
+    fn page(&self, page: &PageView<'_>, thresholds: &Thresholds, out: &mut Findings<'_>) {
         if !page.rendered() || !is_markup(page) {
             return;
         }
         let Some(axe) = &page.axe() else { return };
         for rule in &axe.violations {
-            if rule.id.trim().is_empty() || covered_on_page(&rule.id, page).is_some() {
+            if rule.id.trim().is_empty() || covered_on_page(&rule.id, page).is_some() || !thresholds.level.runs(rule_level(rule)) {
                 continue;
             }
             for finding in rule_findings(page, rule) {
@@ -209,7 +217,9 @@ mod tests {
     #[test]
     fn enhanced_contrast_is_reported_at_low_whatever_its_impact() {
         let p = with_axe(vec![rule("color-contrast-enhanced", "serious", vec![node("p.grey", Some("serious"))])], vec![]);
-        let f = run(&AxeViolations, &p);
+        assert!(run(&AxeViolations, &p).is_empty(), "AAA: left out at the default AA");
+        let aaa = Thresholds { level: crate::model::Level::AAA, ..Thresholds::default() };
+        let f = crate::checks::test_kit::run_with(&AxeViolations, &p, &aaa);
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].check_id, "accessibility.color-contrast-enhanced");
         assert_eq!(f[0].severity, Severity::Low);

@@ -24,6 +24,7 @@ declare_check! {
         evidence: ["url", "selector", "snippet", "role", "name", "needs_review"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Techniques/failures/F54"),
         requires: [Barriers],
+        level: A,
     }
 }
 

@@ -19,6 +19,7 @@ declare_check! {
         evidence: ["url", "selector", "trigger"],
         help_url: Some("https://www.w3.org/WAI/ARIA/apg/patterns/dialog-modal/"),
         requires: [Dialogs],
+        level: A,
     }
 }
 

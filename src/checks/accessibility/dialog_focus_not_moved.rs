@@ -21,6 +21,7 @@ declare_check! {
         evidence: ["url", "selector", "trigger", "modal"],
         help_url: Some("https://www.w3.org/WAI/ARIA/apg/patterns/dialog-modal/"),
         requires: [Dialogs],
+        level: A,
     }
 }
 

@@ -24,6 +24,7 @@ declare_check! {
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/focus-visible.html"),
         requires: [Keyboard],
         act_ids: ["oj04fd"],
+        level: AA,
     }
 }
 

@@ -24,6 +24,7 @@ declare_check! {
         evidence: ["url", "selector", "snippet", "text", "font_size_px", "font_weight", "body_font_size_px", "body_font_weight", "needs_review"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Techniques/failures/F2"),
         requires: [Barriers],
+        level: A,
     }
 }
 

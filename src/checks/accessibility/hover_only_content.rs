@@ -25,6 +25,7 @@ declare_check! {
         evidence: ["url", "selector", "snippet", "rule", "revealed", "revealed_text", "needs_review"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/content-on-hover-or-focus.html"),
         requires: [Barriers],
+        level: A,
     }
 }
 

@@ -26,6 +26,7 @@ declare_check! {
         evidence: ["url", "selector", "snippet", "alt", "reason"],
         help_url: Some("https://www.w3.org/WAI/tutorials/images/"),
         requires: [Barriers],
+        level: A,
     }
 }
 

@@ -22,6 +22,7 @@ declare_check! {
         evidence: ["url", "selector", "snippet", "alt"],
         help_url: Some("https://www.w3.org/WAI/tutorials/images/informative/"),
         requires: [Barriers],
+        level: A,
     }
 }
 

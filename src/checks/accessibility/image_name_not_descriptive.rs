@@ -35,6 +35,7 @@ declare_check! {
         evidence: ["url", "selector", "snippet", "name", "reason", "recognised_text", "same_as", "needs_review"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/non-text-content.html"),
         requires: [ImageText],
+        level: A,
     }
 }
 

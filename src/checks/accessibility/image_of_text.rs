@@ -31,6 +31,7 @@ declare_check! {
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/images-of-text.html"),
         requires: [ImageText],
         act_ids: ["0va7u6"],
+        level: AA,
     }
 }
 

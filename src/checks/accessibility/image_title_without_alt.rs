@@ -21,6 +21,7 @@ declare_check! {
         evidence: ["url", "selector", "snippet", "title"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Techniques/html/H37"),
         requires: [Barriers],
+        level: A,
     }
 }
 

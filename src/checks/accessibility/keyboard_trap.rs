@@ -25,6 +25,7 @@ declare_check! {
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/no-keyboard-trap.html"),
         requires: [Keyboard],
         act_ids: ["80af7b"],
+        level: A,
     }
 }
 

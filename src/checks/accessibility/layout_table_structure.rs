@@ -23,6 +23,7 @@ declare_check! {
         evidence: ["url", "selector", "snippet", "markup", "layout", "needs_review"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Techniques/failures/F46"),
         requires: [Barriers],
+        level: A,
     }
 }
 

@@ -22,6 +22,7 @@ declare_check! {
         evidence: ["url", "selector", "snippet", "text", "format", "href"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Techniques/general/G197"),
         requires: [Barriers],
+        level: A,
     }
 }
 

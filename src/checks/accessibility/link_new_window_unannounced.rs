@@ -22,6 +22,7 @@ declare_check! {
         evidence: ["url", "selector", "snippet", "text", "needs_review"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Techniques/general/G201"),
         requires: [Barriers],
+        level: AAA,
     }
 }
 

@@ -29,6 +29,7 @@ declare_check! {
         evidence: ["url", "selector", "snippet", "text", "hrefs", "count", "needs_review"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/link-purpose-in-context.html"),
         requires: [Barriers],
+        level: A,
     }
 }
 

@@ -21,6 +21,7 @@ declare_check! {
         evidence: ["url", "selector", "snippet", "items", "marker", "text", "needs_review"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Techniques/failures/F2"),
         requires: [Barriers],
+        level: A,
     }
 }
 

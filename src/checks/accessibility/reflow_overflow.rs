@@ -24,6 +24,7 @@ declare_check! {
         evidence: ["url", "selector", "snippet", "text", "value", "limit", "scroll_width"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/reflow.html"),
         requires: [Layout],
+        level: AA,
     }
 }
 

@@ -24,6 +24,7 @@ declare_check! {
         evidence: ["url", "selector", "snippet", "text", "axis", "value", "limit", "needs_review"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/resize-text.html"),
         requires: [Layout],
+        level: AA,
     }
 }
 

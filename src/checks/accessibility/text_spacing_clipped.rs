@@ -24,6 +24,7 @@ declare_check! {
         evidence: ["url", "selector", "snippet", "text", "axis", "value", "limit"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/text-spacing.html"),
         requires: [Layout],
+        level: AA,
     }
 }
 

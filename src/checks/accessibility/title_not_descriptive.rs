@@ -36,6 +36,7 @@ declare_check! {
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/page-titled.html"),
         requires: [Dom, PageText],
         act_ids: ["c4a8a4"],
+        level: A,
     }
 }
 

@@ -25,6 +25,7 @@ declare_check! {
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/resize-text.html"),
         requires: [Dom],
         act_ids: ["b4f0c3"],
+        level: AA,
     }
 }
 

@@ -26,6 +26,7 @@ declare_check! {
         evidence: ["url", "selector", "snippet", "value", "expected", "purpose"],
         help_url: Some("https://html.spec.whatwg.org/multipage/form-control-infrastructure.html#autofill"),
         requires: [Dom],
+        level: AA,
     }
 }
 

@@ -23,6 +23,7 @@ declare_check! {
         evidence: ["url", "selector", "snippet", "name", "type", "count"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Techniques/html/H71"),
         requires: [Barriers],
+        level: A,
     }
 }
 

@@ -22,6 +22,7 @@ declare_check! {
         evidence: ["url", "selector", "snippet", "hint", "hint_selector", "needs_review"],
         help_url: Some("https://www.w3.org/WAI/tutorials/forms/instructions/"),
         requires: [Barriers],
+        level: A,
     }
 }
 

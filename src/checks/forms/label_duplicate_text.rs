@@ -23,6 +23,7 @@ declare_check! {
         evidence: ["url", "selector", "snippet", "label", "other_selector"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/headings-and-labels.html"),
         requires: [Barriers],
+        level: A,
     }
 }
 

@@ -27,6 +27,7 @@ declare_check! {
         help_url: Some("https://www.w3.org/WAI/tutorials/forms/labels/"),
         requires: [Dom],
         act_ids: ["e086e5"],
+        level: A,
     }
 }
 

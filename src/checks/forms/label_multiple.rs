@@ -20,6 +20,7 @@ declare_check! {
         evidence: ["url", "selector", "snippet", "labels"],
         help_url: Some("https://www.w3.org/WAI/tutorials/forms/labels/"),
         requires: [Barriers],
+        level: A,
     }
 }
 

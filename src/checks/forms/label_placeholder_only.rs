@@ -22,6 +22,7 @@ declare_check! {
         evidence: ["url", "selector", "snippet", "placeholder"],
         help_url: Some("https://www.w3.org/WAI/tutorials/forms/instructions/#placeholder-text"),
         requires: [Barriers],
+        level: A,
     }
 }
 

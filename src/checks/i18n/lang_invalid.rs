@@ -23,6 +23,7 @@ declare_check! {
         help_url: Some("https://www.w3.org/International/articles/language-tags/"),
         requires: [Dom],
         act_ids: ["bf051a"],
+        level: A,
     }
 }
 

@@ -16,6 +16,7 @@ declare_check! {
         evidence: ["url", "selector"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/language-of-page.html"),
         requires: [Dom],
+        level: A,
     }
 }
 

@@ -25,6 +25,7 @@ declare_check! {
         evidence: ["url", "selector", "snippet", "resource", "value"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/audio-control.html"),
         requires: [Dom],
+        level: A,
     }
 }
 

@@ -22,6 +22,7 @@ declare_check! {
         evidence: ["url", "selector", "snippet", "resource", "tracks"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/captions-prerecorded.html"),
         requires: [Dom],
+        level: A,
     }
 }
 

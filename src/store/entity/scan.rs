@@ -31,6 +31,8 @@ pub struct Model {
     pub trigger: Option<String>,
     /// JSON `ScanProgressState` while the scan runs (phase, pages done and found).
     pub progress: Option<String>,
+    /// The WCAG conformance level it judges against (`A`, `AA`, `AAA`); `None`: the default.
+    pub level: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
@@ -60,6 +62,8 @@ impl From<Model> for crate::model::ScanRow {
             site_id: m.site_id,
             trigger: m.trigger,
             progress: m.progress,
+            // A value this version cannot read is the default, as `NULL` is.
+            level: m.level.as_deref().and_then(|l| l.parse().ok()),
         }
     }
 }

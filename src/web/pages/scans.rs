@@ -63,7 +63,7 @@ async fn dashboard_page(state: &WebState, s: &Session, target: String, error: Op
             }
         })
         .collect();
-    Ok(DashboardPage { chrome: Chrome::new("Scans", Some(s), "scans"), scans, target, error, notice })
+    Ok(DashboardPage { chrome: Chrome::new("Scans", Some(s), "scans"), scans, target, level: String::new(), error, notice })
 }
 
 /// `GET /`
@@ -78,15 +78,17 @@ pub async fn create(State(state): State<WebState>, s: Session, form: FormData) -
     form.check_session(&s)?;
     let raw = form.text("target");
     let shown: String = raw.chars().take(MAX_TARGET_LEN).collect();
+    let level = form.text("level").chars().take(8).collect::<String>();
     let target = match bounded(raw, MAX_TARGET_LEN, "The address") {
         Ok(t) => t,
-        Err(e) => return refused(&state, &s, shown, e, StatusCode::BAD_REQUEST).await,
+        Err(e) => return refused(&state, &s, (shown, level), e, StatusCode::BAD_REQUEST).await,
     };
-    match state.scans().create(s.org(), target, TriggeredBy::Manual).await {
+    match state.scans().create(s.org(), target, Some(&level), TriggeredBy::Manual).await {
         Ok(row) => Ok(see_other(&format!("/scans/{}", row.id), &[])),
         Err(ScanServiceError::Invalid(issues)) => {
             let why = issues.iter().map(|i| i.message.as_str()).collect::<Vec<_>>().join("; ");
-            refused(&state, &s, shown, format!("This address cannot be scanned: {why}."), StatusCode::BAD_REQUEST).await
+            let what = if issues.iter().any(|i| i.path == "level") { "This conformance target cannot be used" } else { "This address cannot be scanned" };
+            refused(&state, &s, (shown, level), format!("{what}: {why}."), StatusCode::BAD_REQUEST).await
         }
         Err(ScanServiceError::QuotaExceeded(q)) => {
             let msg = format!(
@@ -94,15 +96,17 @@ pub async fn create(State(state): State<WebState>, s: Session, form: FormData) -
                 q.limit,
                 q.resets_at.format("%Y-%m-%d %H:%M UTC")
             );
-            refused(&state, &s, shown, msg, StatusCode::TOO_MANY_REQUESTS).await
+            refused(&state, &s, (shown, level), msg, StatusCode::TOO_MANY_REQUESTS).await
         }
         Err(e) => Err(PageError::internal(e)),
     }
 }
 
 /// The dashboard again, with the address as typed and why it was refused.
-async fn refused(state: &WebState, s: &Session, shown: String, message: String, status: StatusCode) -> Result<Response, PageError> {
-    let page = dashboard_page(state, s, shown, Some(message), None).await?;
+/// The dashboard again, the form as it was sent (address and level) and why it was refused.
+async fn refused(state: &WebState, s: &Session, (shown, level): (String, String), message: String, status: StatusCode) -> Result<Response, PageError> {
+    let mut page = dashboard_page(state, s, shown, Some(message), None).await?;
+    page.level = level;
     Ok(render_status(status, &page))
 }
 

@@ -25,6 +25,7 @@ fn line(s: &SiteRow) -> SiteLine {
         verified: s.verified(),
         method: s.verified_method.clone().unwrap_or_default(),
         checked: s.last_checked_at.map_or_else(|| "never".into(), when),
+        level: s.level().map(|l| l.as_str().to_string()).unwrap_or_default(),
     }
 }
 
@@ -245,6 +246,7 @@ pub async fn show(State(state): State<WebState>, s: Session, Path(id): Path<Stri
         ("monitor-removed", "The monitor was removed."),
         ("budget", "The budget was stored; it judges every scan of the site from now on."),
         ("budget-removed", "The budget was removed."),
+        ("level", "The conformance target was saved; the site's next scans judge against it."),
     ]);
     Ok(render(&site_page(&state, &s, site, Flash { notice, ..Flash::default() }).await?))
 }
@@ -340,6 +342,20 @@ pub async fn set_budget(State(state): State<WebState>, OwnerSession(s): OwnerSes
         }
         Err(e) => {
             let message = format!("The budget was not stored: {}", site_error(e)?);
+            refused(&state, &s, site, message, String::new()).await
+        }
+    }
+}
+
+/// `POST /sites/{id}/level`: sets the conformance level the site's scans judge against (empty:
+/// the default). Refused: the reason shown, nothing changed.
+pub async fn set_level(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
+    form.check_session(&s)?;
+    let site = owned_site(&state, &s, &id).await?;
+    match state.sites().set_level(s.org(), site.id, form.text("level")).await {
+        Ok(site) => Ok(see_other(&format!("/sites/{}?done=level#level", site.id), &[])),
+        Err(e) => {
+            let message = format!("The conformance target was not saved: {}", site_error(e)?);
             refused(&state, &s, site, message, String::new()).await
         }
     }
