@@ -14,7 +14,7 @@ const vis = (el) => __ss.visible(el);
 const attr = __ss.attr;
 const byIds = (ids) => String(ids || '').split(/\s+/).filter(Boolean).map((id) => document.getElementById(id)).filter(Boolean).map((e) => collapse(e.textContent)).join(' ').trim();
 const hooks = window.__sitescanHooks || null;
-const out = { ms: 0, body_font_size_px: 0, body_font_weight: 0, click_delegation: null, styled_headings: [], visual_lists: [], links: [], links_omitted: 0, images: [], fields: [], tables: [], controls: [], key_delegation: null, hover_only: [], focus_watched: null };
+const out = { ms: 0, body_font_size_px: 0, body_font_weight: 0, click_delegation: null, styled_headings: [], visual_lists: [], links: [], links_omitted: 0, images: [], fields: [], tables: [], controls: [], key_delegation: null, hover_only: [], focus_watched: null, sampled: [] };
 const body = document.body;
 if (!body) return JSON.stringify(out);
 
@@ -93,7 +93,8 @@ if (bodySize > 0) {
   const all = body.querySelectorAll('p,div,span,strong,b,font');
   let n = 0;
   for (const el of all) {
-    if (out.styled_headings.length >= LIMIT.headings || ++n > LIMIT.scan) break;
+    if (out.styled_headings.length >= LIMIT.headings) break;
+    if (++n > LIMIT.scan) { out.sampled.push({ what: 'elements that may be text styled as a heading', read: LIMIT.scan, total: all.length }); break; }
     if (el.closest(EXEMPT) || el.querySelector(INNER_EXEMPT)) continue;
     if (!isBlock(el) || !vis(el)) continue;
     const text = collapse(el.textContent);
@@ -155,7 +156,8 @@ const LIST_EXEMPT = 'ul,ol,[role="list"],[role="listbox"],[role="menu"],[role="t
   const blocks = body.querySelectorAll('p,div,span,td,section,article,main,aside,blockquote');
   let n = 0;
   for (const el of blocks) {
-    if (out.visual_lists.length >= LIMIT.lists || ++n > LIMIT.scan) break;
+    if (out.visual_lists.length >= LIMIT.lists) break;
+    if (++n > LIMIT.scan) { out.sampled.push({ what: 'blocks that may be lists set out by hand', read: LIMIT.scan, total: blocks.length }); break; }
     if (el.closest(LIST_EXEMPT) || !vis(el)) continue;
     // <br>-separated lines in one block of text only.
     if (el.querySelector('br') && !el.querySelector('p,div,ul,ol,table,li,h1,h2,h3,h4,h5,h6')) {

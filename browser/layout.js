@@ -345,4 +345,6 @@ return out({
   images,
   scroll,
   truncated,
+  // What was read of a page over the budget (model::Sample): its checks say they judged a part.
+  sampled: truncated ? { what: 'elements', read: elements.length, total: root.getElementsByTagName('*').length + 1 } : null,
 });

@@ -7,7 +7,7 @@ use super::check::{Check, Findings, Thresholds};
 use super::page_view::PageView;
 use super::site_view::SiteView;
 use super::registry::CHECKS;
-use crate::model::{CappedCounts, CheckNotRun, Finding, PageSnapshot, SiteSnapshot, sort_findings};
+use crate::model::{Artifact, CappedCounts, CheckNotRun, Finding, PageSnapshot, SiteSnapshot, sort_findings};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 /// What the checks made of one snapshot.
@@ -30,11 +30,13 @@ pub const PANICKED: &str = "the check failed with an internal error; its finding
 /// Where one of sitescan's checks and an axe-core rule found the same barrier, the page gets one
 /// finding (`same_barrier.rs`).
 pub fn run_page_checks(page: &PageSnapshot, thresholds: &Thresholds) -> CheckRun {
-    let mut run = run_checks(&at_level(thresholds), |check, sink| check.page(&PageView::new(page, check.meta()), thresholds, sink), |check| {
+    let judge = |check: &dyn Check, sink: &mut Findings<'_>| check.page(&PageView::new(page, check.meta()), thresholds, sink);
+    let mut run = run_checks(&at_level(thresholds), judge, |check| {
         check.meta().requires.iter().find_map(|artifact| {
             page.artifact_error(*artifact).map(|e| format!("the {} gatherer failed: {}", e.gatherer, e.message))
         })
     });
+    mark_sampled(page, &mut run.findings);
     super::same_barrier::merge(&mut run.findings);
     run.capped = CappedCounts::of_findings(&run.findings);
     run
@@ -47,6 +49,27 @@ pub fn run_site_checks(site: &SiteSnapshot, thresholds: &Thresholds) -> CheckRun
             site.artifact_error(*artifact).map(|e| format!("the {} gatherer failed: {}", e.gatherer, e.message))
         })
     })
+}
+
+/// Findings of checks whose gathered facts cover only part of a page larger than the gatherer's
+/// budget say so: `evidence.sampled: true` and `evidence.sampled_read` (`layout: the first 4000
+/// of 25113 elements`), so their silence elsewhere on the page is not read as a pass.
+fn mark_sampled(page: &PageSnapshot, findings: &mut [Finding]) {
+    let sampled: Vec<(Artifact, String)> = Artifact::ALL
+        .iter()
+        .flat_map(|a| page.samples(*a).into_iter().map(move |s| (*a, format!("{}: {s}", a.gatherer()))))
+        .collect();
+    if sampled.is_empty() {
+        return;
+    }
+    for finding in findings {
+        let Some(meta) = super::registry::find(&finding.check_id) else { continue };
+        let read: Vec<&str> = sampled.iter().filter(|(a, _)| meta.requires.contains(a)).map(|(_, s)| s.as_str()).collect();
+        if !read.is_empty() {
+            finding.evidence.insert("sampled".into(), serde_json::Value::Bool(true));
+            finding.evidence.insert("sampled_read".into(), serde_json::Value::from(read.join("; ")));
+        }
+    }
 }
 
 /// The checks a scan at `thresholds.level` runs: those tied to no level or to one at or below
@@ -260,5 +283,25 @@ mod tests {
         assert_eq!(level("color-contrast-enhanced"), Some(crate::model::Level::AAA));
         assert_eq!(level("color-contrast"), Some(crate::model::Level::AA));
         assert_eq!(level("region"), None);
+    }
+
+    #[test]
+    fn findings_judged_on_part_of_a_long_page_say_how_much_was_read() {
+        use crate::model::{LayoutFacts, Level, Reading, Sample, TextRun};
+        let mut p = page();
+        let long = TextRun { selector: "#wide".into(), chars_per_line: 160, lines: 4, chars: 640, ..Default::default() };
+        p.layout = Some(LayoutFacts {
+            reading: Reading { long_lines: vec![long], ..Default::default() },
+            truncated: true,
+            sampled: Some(Sample::new("elements", 4000, 25_113)),
+            ..Default::default()
+        });
+        let run = run_page_checks(&p, &Thresholds { level: Level::AAA, ..Thresholds::default() });
+        let long = run.findings.iter().find(|f| f.check_id == "accessibility.line-too-long").expect("judged on the part read");
+        assert_eq!(long.evidence["sampled"], true);
+        assert_eq!(long.evidence["sampled_read"], "layout: the first 4000 of 25113 elements");
+        let title = run.findings.iter().find(|f| f.check_id == "search.title-missing").expect("the DOM check");
+        assert!(title.evidence.get("sampled").is_none(), "the DOM was read whole: {:?}", title.evidence);
+        assert!(run.not_run.is_empty(), "a sampled page is judged, not skipped: {:?}", run.not_run);
     }
 }

@@ -246,6 +246,8 @@ pub struct BarrierFacts {
     /// Whether any script listens to focus or blur (it may reveal hover content on focus);
     /// `None` when unknown.
     pub focus_watched: Option<bool>,
+    /// The scans the script cut at its budget (elements read for styled headings and lists).
+    pub sampled: Vec<super::Sample>,
 }
 
 impl BarrierFacts {
@@ -262,6 +264,20 @@ impl BarrierFacts {
         self.controls.truncate(MAX_BARRIER_CONTROLS);
         self.hover_only.truncate(MAX_BARRIER_HOVER);
         self.fields.truncate(MAX_BARRIER_FIELDS);
+        self.sampled.truncate(4);
+        for sample in &mut self.sampled {
+            *sample = std::mem::take(sample).bounded();
+        }
+    }
+
+    /// What the gatherer read in part: its scans cut at the budget, and the links past
+    /// `MAX_BARRIER_LINKS`.
+    pub fn samples(&self) -> Vec<super::Sample> {
+        let mut all = self.sampled.clone();
+        if self.links_omitted > 0 {
+            all.push(super::Sample::new("links", self.links.len(), self.links.len() + self.links_omitted));
+        }
+        all
     }
 }
 

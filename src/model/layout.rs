@@ -141,6 +141,8 @@ pub struct LayoutFacts {
     pub images_unread: usize,
     /// More elements than the gatherer reads: the page was read in part.
     pub truncated: bool,
+    /// How much of the page was read when it was read in part (`truncated`).
+    pub sampled: Option<super::Sample>,
     /// Time spent in the page, in ms.
     pub ms: u64,
 }

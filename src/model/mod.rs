@@ -19,6 +19,7 @@ pub mod percentile;
 pub mod progress;
 pub mod records;
 pub mod level;
+pub mod sample;
 pub mod severity;
 pub mod report;
 pub mod robots;
@@ -46,6 +47,7 @@ pub use journey::{
 };
 pub use layout::{AnimatedImage, ClipTest, ClippedText, LayoutFacts, Overflow, Reading, Reflow, TextRun};
 pub use level::{Level, LevelError};
+pub use sample::Sample;
 pub use severity::{Severity, SeverityCounts, UnknownSeverity};
 pub use org::OrgId;
 pub use records::{ApiToken, FindingRow, PageRow, ScanRow};

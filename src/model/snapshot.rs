@@ -517,6 +517,8 @@ pub struct KeyboardWalk {
     pub trapped_snippet: Option<String>,
     /// Number of focusable elements in the document.
     pub focusable_count: usize,
+    /// How much of the tab order was walked when the walk stopped at its budget.
+    pub sampled: Option<super::Sample>,
 }
 
 /// Everything the browser saw while loading one page.
@@ -759,6 +761,17 @@ impl PageSnapshot {
     /// True when the page rendered a document (a response arrived and nothing fatal happened).
     pub fn rendered(&self) -> bool {
         self.error.is_none() && self.status.is_some()
+    }
+
+    /// What `artifact`'s gatherer read of this page when the page was larger than its budget
+    /// (empty: it read all it looks at).
+    pub fn samples(&self, artifact: Artifact) -> Vec<super::Sample> {
+        match artifact {
+            Artifact::Layout => self.layout.as_ref().and_then(|l| l.sampled.clone()).into_iter().collect(),
+            Artifact::Keyboard => self.keyboard.as_ref().and_then(|k| k.sampled.clone()).into_iter().collect(),
+            Artifact::Barriers => self.barriers.as_ref().map(|b| b.samples()).unwrap_or_default(),
+            _ => Vec::new(),
+        }
     }
 }
 

@@ -325,3 +325,36 @@ async fn the_conformance_level_adds_and_removes_checks() {
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("`AAAA` is not a conformance level: use A, AA or AAA"), "{stderr}");
 }
+
+/// The very long page: more elements than the layout gatherer reads and more tab stops than the
+/// keyboard walk takes. Every check runs, on the part its gatherer could afford, and its
+/// findings say how much that was.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_very_long_page_is_judged_in_part_and_says_so() {
+    let site = FixtureSite::start().await;
+    let links: String = (0..120).map(|i| format!("<a href=\"/story/{i}\">Story {i}</a> ")).collect();
+    let stories: String = (0..6_000).map(|i| format!("<p>Story {i}: a reader wrote in to say what happened that day.</p>")).collect();
+    site.route(
+        "/",
+        Route::html(&format!(
+            "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Readers' stories, the archive</title>\
+             <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+             <style>a:focus {{ outline: none }} p {{ font-size: 8px }}</style></head>\
+             <body><main><h1>Readers' stories</h1><nav>{links}</nav>{stories}</main></body></html>"
+        )),
+    );
+    let started = std::time::Instant::now();
+    let (code, body, stderr) = scan_json(&site.url("/"), &[]).await;
+    eprintln!("a page of {} elements scanned in {:?}", 6_000 + 120 + 10, started.elapsed());
+    assert!(matches!(code, Some(0) | Some(1)), "exit {code:?}: {stderr}");
+    assert_eq!(body["scan"]["status"], "completed", "{}", body["report"]["summary"]);
+    assert!(page_gaps(&body).is_empty(), "every check ran: {:?}", page_gaps(&body));
+    let findings = body["report"]["findings"].as_array().cloned().unwrap_or_default();
+    let sampled = |id: &str| findings.iter().filter(|f| f["check_id"] == id).map(|f| f["evidence"]["sampled_read"].as_str().unwrap_or("").to_string()).collect::<Vec<_>>();
+    let small = sampled("accessibility.text-too-small");
+    assert!(!small.is_empty() && small.iter().all(|s| s.starts_with("layout: the first ") && s.ends_with(" elements")), "{small:?}");
+    let focus = sampled("accessibility.focus-not-visible");
+    assert!(!focus.is_empty() && focus.iter().all(|s| s.starts_with("keyboard: the first ") && s.contains(" tab stops")), "{focus:?}");
+    let title = findings.iter().find(|f| f["check_id"].as_str().is_some_and(|id| id.starts_with("search."))).expect("a search finding");
+    assert!(title["evidence"].get("sampled").is_none(), "the DOM was read whole: {title}");
+}

@@ -186,6 +186,8 @@ struct Walker {
     empty: usize,
     /// Steps the styles call invisible, to compare in pixels: (step, in-page index).
     pixel_checks: Vec<(usize, usize)>,
+    /// The walk came back round (or focus left the page): every tab stop was seen.
+    ended: bool,
 }
 
 impl Walker {
@@ -268,7 +270,12 @@ pub(crate) async fn walk(instance: &Instance, page: &Page, budget: &Budget, wind
     }
     let _ = eval(instance, page, budget, "window.__sitescanFocus.finish()").await;
     tracing::debug!(steps = walker.walk.steps.len(), order, walk_ms, pixel_checks, pixels_ms = pixels_started.elapsed().as_millis(), "keyboard walk");
-    Ok(KeyboardWalk { focusable_count, ..walker.walk })
+    // A walk that neither came round nor was trapped stopped at its budget (tab stops or time):
+    // it judged the first part of the page's tab order.
+    let seen = walker.walk.steps.len();
+    let sampled = (!walker.ended && walker.walk.trapped_at.is_none() && focusable_count > seen)
+        .then(|| crate::model::Sample::new("tab stops", seen, focusable_count));
+    Ok(KeyboardWalk { focusable_count, sampled, ..walker.walk })
 }
 
 /// Walks the page by the Tab order computed in the page when no script can change what Tab does
@@ -344,7 +351,10 @@ async fn press_through(instance: &Instance, page: &Page, budget: &Budget) -> Res
         for probe in probes {
             match walker.take(probe) {
                 Next::Continue => {}
-                Next::Stop => break 'walk,
+                Next::Stop => {
+                    walker.ended = true;
+                    break 'walk;
+                }
                 Next::Suspect { region, modal, snippet } => {
                     eval(instance, page, budget, "window.__sitescanFocus.record(false)").await?;
                     // Held by a modal, or Shift+Tab gets out: not a trap. Either way Tab cannot

@@ -53,6 +53,7 @@ struct Desktop {
     images: Vec<Candidate>,
     scroll: [f64; 2],
     truncated: bool,
+    sampled: Option<crate::model::Sample>,
     ms: u64,
 }
 
@@ -92,6 +93,7 @@ pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Budget, lo
         text_resize: desktop.text_resize,
         text_spacing: desktop.text_spacing,
         truncated: desktop.truncated,
+        sampled: desktop.sampled.map(crate::model::Sample::bounded),
         ..LayoutFacts::default()
     };
     let mut in_page = desktop.ms;
