@@ -2,7 +2,14 @@
 //! to the addresses it checked (no window for DNS rebinding between check and connect).
 
 use crate::model::AddressPolicy;
+use hickory_resolver::config::{LookupIpStrategy, NameServerConfig, ResolverConfig};
+use hickory_resolver::name_server::TokioConnectionProvider;
+use hickory_resolver::proto::xfer::Protocol;
+use hickory_resolver::{ResolverBuilder, TokioResolver};
+use hickory_resolver::proto::ProtoErrorKind;
+use hickory_resolver::proto::rr::RecordType;
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 use tokio::net::TcpStream;
@@ -14,18 +21,64 @@ pub const DEFAULT_RESOLVE_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long one TCP connect attempt may take.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// One try of a DNS query: a lost UDP answer costs this, not the C library's five seconds (real
+/// answers, cold caches included, come within a few hundred milliseconds).
+pub const DNS_TRY_TIMEOUT: Duration = Duration::from_secs(1);
+/// Tries per name server before the lookup fails.
+pub const DNS_TRIES: usize = 2;
+/// Names (and their failures) the resolver keeps answers for, within their TTLs.
+const DNS_CACHE: usize = 4096;
+/// Lookups in flight at once: a page naming sixty hosts sends its queries in turns, since name
+/// servers (and the NATs before them) drop bursts; an answered query takes a millisecond.
+pub const DNS_IN_FLIGHT: usize = 12;
+
 /// The one egress policy for every request a scan makes (fetcher and Chromium's proxy alike).
 #[derive(Debug, Clone, Default)]
 pub struct EgressGuard {
     policy: AddressPolicy,
     overrides: HashMap<String, Vec<IpAddr>>,
     connect_timeout: Option<Duration>,
+    /// The system's name servers and hosts file, asked by hickory (`DNS_TRY_TIMEOUT`,
+    /// `DNS_TRIES`); `None` where the system's configuration cannot be read: the C library's
+    /// resolver answers then.
+    resolver: Option<Arc<TokioResolver>>,
+    /// `DNS_IN_FLIGHT` lookups at once, for every clone of the guard.
+    lookups: Option<Arc<tokio::sync::Semaphore>>,
+    /// Names DNS said do not exist, and what lies under them (`nx_cuts.rs`).
+    nx: Arc<super::nx_cuts::NxCuts>,
+}
+
+/// A resolver of the system's configuration with short tries and a cache.
+fn system_resolver() -> Option<Arc<TokioResolver>> {
+    match TokioResolver::builder_tokio() {
+        Ok(builder) => Some(tuned(builder)),
+        Err(e) => {
+            tracing::warn!(error = %e, "the system's DNS configuration could not be read; names are resolved by the C library");
+            None
+        }
+    }
+}
+
+fn tuned(mut builder: ResolverBuilder<TokioConnectionProvider>) -> Arc<TokioResolver> {
+    let opts = builder.options_mut();
+    opts.timeout = DNS_TRY_TIMEOUT;
+    opts.attempts = DNS_TRIES;
+    opts.cache_size = DNS_CACHE;
+    opts.ip_strategy = LookupIpStrategy::Ipv4AndIpv6;
+    Arc::new(builder.build())
 }
 
 impl EgressGuard {
-    /// A guard enforcing `policy`, resolving names with the system resolver.
+    /// A guard enforcing `policy`, resolving names with the system's name servers.
     pub fn new(policy: AddressPolicy) -> Self {
-        EgressGuard { policy, overrides: HashMap::new(), connect_timeout: None }
+        EgressGuard {
+            policy,
+            overrides: HashMap::new(),
+            connect_timeout: None,
+            resolver: system_resolver(),
+            lookups: Some(Arc::new(tokio::sync::Semaphore::new(DNS_IN_FLIGHT))),
+            nx: Arc::default(),
+        }
     }
 
     /// Host names answered from this table instead of DNS (like `/etc/hosts`; names are
@@ -43,6 +96,16 @@ impl EgressGuard {
         let mut guard = self.clone();
         guard.overrides.insert(normalise_host(host), addrs);
         guard
+    }
+
+    /// Asks the name server at `addr` (UDP, then TCP) instead of the system's: for a fleet with a
+    /// resolver of its own, and for the tests' DNS servers.
+    pub fn with_name_server(mut self, addr: SocketAddr) -> Self {
+        let servers = vec![NameServerConfig::new(addr, Protocol::Udp), NameServerConfig::new(addr, Protocol::Tcp)];
+        let config = ResolverConfig::from_parts(None, Vec::new(), servers);
+        self.resolver = Some(tuned(TokioResolver::builder_with_config(config, TokioConnectionProvider::default())));
+        self.nx = Arc::default();
+        self
     }
 
     /// Overrides the TCP connect timeout (default `DEFAULT_CONNECT_TIMEOUT`).
@@ -73,12 +136,7 @@ impl EgressGuard {
         } else if let Some(ips) = self.overrides.get(&name) {
             ips.clone()
         } else {
-            let lookup = tokio::net::lookup_host((name.clone(), port));
-            match tokio::time::timeout(DEFAULT_RESOLVE_TIMEOUT, lookup).await {
-                Err(_) => return Err(NetError::Timeout { what: "resolving", host: name, port }),
-                Ok(Err(e)) => return Err(NetError::Resolve { host: name, message: e.to_string() }),
-                Ok(Ok(addrs)) => addrs.map(|a| a.ip()).collect(),
-            }
+            self.lookup(&name, port).await?
         };
         if ips.is_empty() {
             return Err(NetError::NoAddress { host: name });
@@ -94,6 +152,72 @@ impl EgressGuard {
             }
         }
         Ok(out)
+    }
+
+    /// The addresses of a name: asked of the system's name servers by hickory, or of the C
+    /// library where hickory has no configuration or fails for a reason of its own (not an
+    /// answer of the name servers).
+    async fn lookup(&self, name: &str, port: u16) -> Result<Vec<IpAddr>, NetError> {
+        if let Some(resolver) = &self.resolver {
+            if let Some(cut) = self.nx.covering(name) {
+                return Err(NetError::Resolve { host: name.to_string(), message: format!("nothing exists under {cut} in DNS") });
+            }
+            let turn = match &self.lookups {
+                Some(lookups) => lookups.acquire().await.ok(),
+                None => None,
+            };
+            let answer = tokio::time::timeout(DEFAULT_RESOLVE_TIMEOUT, resolver.lookup_ip(name)).await;
+            drop(turn);
+            match answer {
+                Err(_) => return Err(NetError::Timeout { what: "resolving", host: name.to_string(), port }),
+                Ok(Ok(found)) => return Ok(found.iter().collect()),
+                Ok(Err(e)) if e.is_nx_domain() => {
+                    self.nx.cut(name);
+                    self.probe_ancestors(resolver, name);
+                    return Err(NetError::Resolve { host: name.to_string(), message: "the name does not exist in DNS".into() });
+                }
+                Ok(Err(e)) if e.is_no_records_found() => {
+                    return Err(NetError::Resolve { host: name.to_string(), message: "DNS has no address for the name".into() });
+                }
+                Ok(Err(e)) if matches!(e.proto().map(|p| p.kind()), Some(ProtoErrorKind::Timeout)) => {
+                    return Err(NetError::Timeout { what: "resolving", host: name.to_string(), port });
+                }
+                Ok(Err(e)) => tracing::debug!(host = name, error = %e, "hickory could not resolve; asking the C library"),
+            }
+        }
+        let lookup = tokio::net::lookup_host((name.to_string(), port));
+        match tokio::time::timeout(DEFAULT_RESOLVE_TIMEOUT, lookup).await {
+            Err(_) => Err(NetError::Timeout { what: "resolving", host: name.to_string(), port }),
+            Ok(Err(e)) => Err(NetError::Resolve { host: name.to_string(), message: e.to_string() }),
+            Ok(Ok(addrs)) => Ok(addrs.map(|a| a.ip()).collect()),
+        }
+    }
+
+    /// After `name`'s NXDOMAIN, asks (in the background, in turn with the other lookups) whether
+    /// its top-level label or its last two labels exist: one that does not cuts every name under
+    /// it (`nx_cuts.rs`).
+    fn probe_ancestors(&self, resolver: &Arc<TokioResolver>, name: &str) {
+        let probes = self.nx.probes(name);
+        if probes.is_empty() || tokio::runtime::Handle::try_current().is_err() {
+            return;
+        }
+        let (resolver, nx, lookups) = (resolver.clone(), self.nx.clone(), self.lookups.clone());
+        tokio::spawn(async move {
+            for ancestor in probes {
+                let _turn = match &lookups {
+                    Some(l) => l.acquire().await.ok(),
+                    None => None,
+                };
+                let answer = tokio::time::timeout(DEFAULT_RESOLVE_TIMEOUT, resolver.lookup(ancestor.as_str(), RecordType::A)).await;
+                if let Ok(Err(e)) = answer
+                    && e.is_nx_domain()
+                {
+                    tracing::debug!(domain = %ancestor, "nothing exists under this name in DNS");
+                    nx.cut(&ancestor);
+                    break;
+                }
+            }
+        });
     }
 
     /// Resolves and checks `host`, then connects to the first checked address that answers.

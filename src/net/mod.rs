@@ -5,6 +5,7 @@
 
 pub mod client_addr;
 mod dead_hosts;
+mod nx_cuts;
 mod error;
 mod fetcher;
 mod guard;

@@ -358,3 +358,28 @@ async fn a_very_long_page_is_judged_in_part_and_says_so() {
     let title = findings.iter().find(|f| f["check_id"].as_str().is_some_and(|id| id.starts_with("search."))).expect("a search finding");
     assert!(title["evidence"].get("sampled").is_none(), "the DOM was read whole: {title}");
 }
+
+/// The dead-host page: a page whose images sit on hosts that do not resolve (`.invalid` never
+/// does), five on each of four hosts. The scan ends as usual, and each dead host is one
+/// `runtime.failed-request` saying how many of the page's requests it failed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dead_host_is_one_failure_however_many_requests() {
+    let site = FixtureSite::start().await;
+    let images: String = (0..20).map(|i| format!("<img src=\"http://cdn{}.dead-cdn.invalid/photo{i}.jpg\" width=\"40\" height=\"40\" alt=\"Photo {i}\">", i % 4)).collect();
+    site.route(
+        "/",
+        Route::html(&format!(
+            "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>A gallery on a dead CDN</title>\
+             <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"></head><body><main><h1>Gallery</h1>{images}</main></body></html>"
+        )),
+    );
+    let (code, body, stderr) = scan_json(&site.url("/"), &[]).await;
+    assert!(matches!(code, Some(0) | Some(1)), "exit {code:?}: {stderr}");
+    assert_eq!(body["scan"]["status"], "completed", "{}", body["report"]["summary"]);
+    assert!(page_gaps(&body).is_empty(), "every check ran: {:?}", page_gaps(&body));
+    let failed: Vec<Value> = body["report"]["findings"].as_array().into_iter().flatten().filter(|f| f["check_id"] == "runtime.failed-request").cloned().collect();
+    let mut hosts: Vec<(String, u64)> = failed.iter().map(|f| (f["evidence"]["host"].as_str().unwrap_or("?").to_string(), f["evidence"]["requests"].as_u64().unwrap_or(0))).collect();
+    hosts.sort();
+    let expected: Vec<(String, u64)> = (0..4).map(|i| (format!("cdn{i}.dead-cdn.invalid"), 5)).collect();
+    assert_eq!(hosts, expected, "{failed:?}");
+}

@@ -7,6 +7,7 @@ mod browser_egress;
 mod browser_pool;
 mod e2e;
 mod image_animations;
+mod net_dns;
 mod net_egress;
 mod net_fetcher;
 mod ownership;
