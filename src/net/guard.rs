@@ -64,7 +64,9 @@ fn tuned(mut builder: ResolverBuilder<TokioConnectionProvider>) -> Arc<TokioReso
     opts.timeout = DNS_TRY_TIMEOUT;
     opts.attempts = DNS_TRIES;
     opts.cache_size = DNS_CACHE;
-    opts.ip_strategy = LookupIpStrategy::Ipv4AndIpv6;
+    // IPv4 first, IPv6 when a name has no IPv4 address: as the C library answers on hosts without
+    // IPv6 (`localhost` is 127.0.0.1, not also ::1, which an allowed 127.0.0.0/8 would refuse).
+    opts.ip_strategy = LookupIpStrategy::Ipv4thenIpv6;
     Arc::new(builder.build())
 }
 
