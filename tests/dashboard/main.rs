@@ -12,6 +12,7 @@ mod budget;
 mod chat_kinds;
 mod cli;
 mod forms;
+mod level;
 mod live;
 mod members;
 mod pages;
