@@ -36,7 +36,7 @@ pub fn run_page_checks(page: &PageSnapshot, thresholds: &Thresholds) -> CheckRun
             page.artifact_error(*artifact).map(|e| format!("the {} gatherer failed: {}", e.gatherer, e.message))
         })
     });
-    mark_sampled(page, &mut run.findings);
+    annotate(page, &mut run.findings);
     super::same_barrier::merge(&mut run.findings);
     run.capped = CappedCounts::of_findings(&run.findings);
     run
@@ -51,19 +51,24 @@ pub fn run_site_checks(site: &SiteSnapshot, thresholds: &Thresholds) -> CheckRun
     })
 }
 
-/// Findings of checks whose gathered facts cover only part of a page larger than the gatherer's
-/// budget say so: `evidence.sampled: true` and `evidence.sampled_read` (`layout: the first 4000
-/// of 25113 elements`), so their silence elsewhere on the page is not read as a pass.
-fn mark_sampled(page: &PageSnapshot, findings: &mut [Finding]) {
+/// What the registry knows of each finding, written into its evidence:
+/// - `wcag_level` (`A`, `AA`, `AAA`): the conformance level of the criteria its check judges,
+///   for the checks tied to one;
+/// - `sampled: true` and `sampled_read` (`layout: the first 4000 of 25113 elements`) when the
+///   facts its check judged cover only part of a page larger than the gatherer's budget, so
+///   its silence about the rest of the page is not read as a pass.
+fn annotate(page: &PageSnapshot, findings: &mut [Finding]) {
     let sampled: Vec<(Artifact, String)> = Artifact::ALL
         .iter()
         .flat_map(|a| page.samples(*a).into_iter().map(move |s| (*a, format!("{}: {s}", a.gatherer()))))
         .collect();
-    if sampled.is_empty() {
-        return;
-    }
+    let mut metas: std::collections::HashMap<String, Option<&'static super::CheckMeta>> = std::collections::HashMap::new();
     for finding in findings {
-        let Some(meta) = super::registry::find(&finding.check_id) else { continue };
+        let meta = *metas.entry(finding.check_id.clone()).or_insert_with(|| super::registry::find(&finding.check_id));
+        let Some(meta) = meta else { continue };
+        if let Some(level) = meta.level {
+            finding.evidence.insert("wcag_level".into(), serde_json::Value::from(level.as_str()));
+        }
         let read: Vec<&str> = sampled.iter().filter(|(a, _)| meta.requires.contains(a)).map(|(_, s)| s.as_str()).collect();
         if !read.is_empty() {
             finding.evidence.insert("sampled".into(), serde_json::Value::Bool(true));
@@ -300,8 +305,10 @@ mod tests {
         let long = run.findings.iter().find(|f| f.check_id == "accessibility.line-too-long").expect("judged on the part read");
         assert_eq!(long.evidence["sampled"], true);
         assert_eq!(long.evidence["sampled_read"], "layout: the first 4000 of 25113 elements");
+        assert_eq!(long.evidence["wcag_level"], "AAA");
         let title = run.findings.iter().find(|f| f.check_id == "search.title-missing").expect("the DOM check");
         assert!(title.evidence.get("sampled").is_none(), "the DOM was read whole: {:?}", title.evidence);
+        assert!(title.evidence.get("wcag_level").is_none(), "not a conformance check: {:?}", title.evidence);
         assert!(run.not_run.is_empty(), "a sampled page is judged, not skipped: {:?}", run.not_run);
     }
 }
