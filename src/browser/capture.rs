@@ -927,6 +927,9 @@ fn finish(snap: &mut PageSnapshot, live: &Live, failure: Option<BrowserError>, o
 /// Closes the page. After a timeout the renderer may be stuck in a script: if it does not answer
 /// within a second it is crashed (`Page.crash`), so the scan's next pages get a fresh process.
 pub(crate) async fn close(instance: &Instance, live: &mut Live, timed_out: bool) {
+    // A renderer that stopped answering is crashed as after a timeout: its window is not reused.
+    let stalled = live.session_id.as_ref().is_some_and(|s| instance.stalled(s).is_some());
+    let timed_out = timed_out || stalled;
     if let Some(session) = &live.session_id {
         instance.unroute(session);
     }

@@ -50,15 +50,39 @@ where
     }
 }
 
-/// Sends one CDP command under `step`.
+/// Sends one CDP command under `step`. The page's renderer answers most of them: when one
+/// times out, a trivial script asks whether the renderer still answers. A command that was only
+/// slow (a gatherer on a big page) leaves it answering; a page whose own script never yields (a
+/// busy loop, millions of elements being laid out) does not, and every later command of the page
+/// then fails at once (`BrowserError::RendererStalled`) instead of waiting out a limit of its own.
 pub(crate) async fn run<C>(instance: &Instance, page: &Page, what: &'static str, limit: Duration, cmd: C) -> Result<C::Response, BrowserError>
 where
     C: Command,
 {
-    step(instance, what, limit, async {
+    let session = page.session_id().as_ref();
+    if let Some(after) = instance.stalled(session) {
+        return Err(BrowserError::RendererStalled(after));
+    }
+    let result = step(instance, what, limit, async {
         page.execute(cmd).await.map(|r| r.result).map_err(|e| BrowserError::Cdp { what, message: e.to_string() })
     })
-    .await
+    .await;
+    if matches!(result, Err(BrowserError::Timeout { .. })) && !renderer_answers(instance, page).await {
+        tracing::warn!(step = what, "the page's renderer stopped answering: its later commands are not sent");
+        instance.mark_stalled(session, what);
+    }
+    result
+}
+
+/// How long a renderer that let a command time out gets to answer a trivial script.
+pub const STALL_PROBE: Duration = Duration::from_secs(2);
+
+/// True when the page's renderer evaluates `1` within `STALL_PROBE`.
+async fn renderer_answers(instance: &Instance, page: &Page) -> bool {
+    let Ok(params) = EvaluateParams::builder().expression("1").return_by_value(true).build() else { return true };
+    step(instance, "probe", STALL_PROBE, async { page.execute(params).await.map_err(|e| BrowserError::Cdp { what: "probe", message: e.to_string() }) })
+        .await
+        .is_ok()
 }
 
 /// Evaluates `expression` in an execution context of the page (an isolated world: its own

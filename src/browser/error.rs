@@ -31,6 +31,11 @@ pub enum BrowserError {
     /// An in-page script threw or returned something unexpected.
     #[error("script {name} failed: {message}")]
     Script { name: &'static str, message: String },
+    /// The page's renderer stopped answering: after the named step timed out, a trivial script
+    /// got no answer either, so the page's later in-page steps are not run (each would wait out
+    /// its own timeout for nothing).
+    #[error("not run: the page's renderer stopped answering ({0} timed out, then a trivial script got no answer within 2 s)")]
+    RendererStalled(&'static str),
     /// What the page sent is over a budget: it was not read.
     #[error("{0}")]
     OverBudget(String),

@@ -49,6 +49,8 @@ pub(crate) struct Instance {
     /// Session id -> the isolated world the gatherers' scripts run in for the page's current
     /// document (`cdp::eval_string`); forgotten when the page navigates or closes.
     worlds: Mutex<HashMap<String, chromiumoxide::cdp::js_protocol::runtime::ExecutionContextId>>,
+    /// Pages whose renderer stopped answering, by session: the step that found it (`cdp.rs`).
+    stalled: Mutex<HashMap<String, &'static str>>,
     handler: JoinHandle<()>,
     watcher: Option<JoinHandle<()>>,
 }
@@ -136,6 +138,7 @@ impl Instance {
             started: AtomicUsize::new(0),
             raw_routes,
             worlds: Mutex::default(),
+            stalled: Mutex::default(),
             handler,
             watcher,
         };
@@ -228,6 +231,9 @@ impl Instance {
             routes.remove(session_id);
         }
         self.forget_world(session_id);
+        if let Ok(mut stalled) = self.stalled.lock() {
+            stalled.remove(session_id);
+        }
     }
 
     /// The isolated world kept for `session_id`'s current document, if any.
@@ -245,6 +251,17 @@ impl Instance {
     pub(crate) fn forget_world(&self, session_id: &str) {
         if let Ok(mut worlds) = self.worlds.lock() {
             worlds.remove(session_id);
+        }
+    }
+
+    /// The step after which `session_id`'s renderer stopped answering, if it did.
+    pub(crate) fn stalled(&self, session_id: &str) -> Option<&'static str> {
+        self.stalled.lock().ok().and_then(|s| s.get(session_id).copied())
+    }
+
+    pub(crate) fn mark_stalled(&self, session_id: &str, step: &'static str) {
+        if let Ok(mut stalled) = self.stalled.lock() {
+            stalled.entry(session_id.to_string()).or_insert(step);
         }
     }
 

@@ -383,3 +383,26 @@ async fn a_dead_host_is_one_failure_however_many_requests() {
     let expected: Vec<(String, u64)> = (0..4).map(|i| (format!("cdn{i}.dead-cdn.invalid"), 5)).collect();
     assert_eq!(hosts, expected, "{failed:?}");
 }
+
+/// A page whose own script never yields after load (a busy loop; millions of elements being
+/// laid out block the renderer the same way): the first command that times out finds the
+/// renderer silent, and the page's later steps are not sent at all. The scan ends with the gap
+/// said, and why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_that_never_yields_is_reported_not_waited_on() {
+    let site = FixtureSite::start().await;
+    site.route(
+        "/",
+        Route::html(
+            "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Busy</title></head><body><main><h1>Busy</h1></main>\
+             <script>addEventListener('load', () => setTimeout(() => { const t = Date.now(); while (Date.now() - t < 45000); }, 300));</script></body></html>",
+        ),
+    );
+    let (code, body, stderr) = scan_json(&site.url("/"), &[]).await;
+    assert_eq!(code, Some(3), "an incomplete scan: {stderr}");
+    assert_eq!(body["scan"]["status"], "completed");
+    let gaps = &body["report"]["summary"]["checks_not_run"];
+    let reasons: Vec<&str> = gaps["reasons"].as_array().into_iter().flatten().filter_map(|r| r["reason"].as_str()).collect();
+    assert!(reasons.iter().any(|r| r.contains("the page's renderer stopped answering")), "{reasons:?}");
+    assert!(gaps["checks"].as_u64().unwrap_or(0) > 50, "{gaps}");
+}
