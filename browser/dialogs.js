@@ -1,7 +1,8 @@
 // The dialog probe (`src/browser/gather/dialogs.rs`), asked between the key presses the gatherer
 // sends. MODE 'find': the controls that open a dialog (`aria-haspopup="dialog"`, or
 // `aria-controls` naming a `<dialog>` or a `role=dialog|alertdialog` that is hidden now; never a
-// form's submit button or a link to another document), at most `MAX` of them, kept for the other modes; JSON `[{trigger, dialog}]`. MODE 'focus' (INDEX):
+// form's submit button or a link to another document), at most `MAX` of them, kept for the other modes; JSON
+// `{triggers: [{trigger, dialog}], total}` (`total`: how many such controls the page has). MODE 'focus' (INDEX):
 // focuses the INDEX-th control, notes the dialogs open before and arms a guard that lets the
 // next Enter act on that control only; `focused` or `missing`.
 // MODE 'state' (INDEX): the dialog it opened (the named one, or one newly shown), whether it is
@@ -28,8 +29,12 @@ const inside = (d, el) => {
 };
 if (MODE === 'find') {
   reg.list = [];
+  // Controls past the first MAX are counted (the facts say how many were probed of how many),
+  // among the first SCAN candidates.
+  const SCAN = 2000;
+  let total = 0, scanned = 0;
   for (const t of document.querySelectorAll('button, a[href], [role="button" i], input[type="button" i], summary')) {
-    if (reg.list.length >= MAX) break;
+    if (++scanned > SCAN) break;
     if (t.disabled || !__ss.visible(t)) continue;
     // A passive scan submits nothing and goes nowhere: no submit button of a form, no link to
     // another document.
@@ -44,9 +49,10 @@ if (MODE === 'find') {
     const pops = (t.getAttribute('aria-haspopup') || '').trim().toLowerCase() === 'dialog';
     if (!named && !pops) continue;
     if (named && __ss.visible(named)) continue;
-    reg.list.push({ trigger: t, dialog: named, before: [] });
+    total++;
+    if (reg.list.length < MAX) reg.list.push({ trigger: t, dialog: named, before: [] });
   }
-  return JSON.stringify(reg.list.map((x) => ({ trigger: __ss.selector(x.trigger), dialog: x.dialog ? __ss.selector(x.dialog) : null })));
+  return JSON.stringify({ triggers: reg.list.map((x) => ({ trigger: __ss.selector(x.trigger), dialog: x.dialog ? __ss.selector(x.dialog) : null })), total });
 }
 const entry = reg.list[INDEX];
 if (!entry || !entry.trigger.isConnected) return MODE === 'state' ? JSON.stringify({ open: false }) : 'missing';

@@ -32,7 +32,7 @@ use tokio::sync::mpsc;
 use crate::model::{Artifact, GatherError, PageError, PageSnapshot};
 use crate::net::EgressProxy;
 
-use super::cdp::{Budget, STEP_TIMEOUT, eval_main, eval_string, forget_world, run, step};
+use super::cdp::{Budget, STEP_TIMEOUT, eval_main, eval_string, forget_world, renderer_answers, run, run_in_document, step};
 use super::cores;
 use super::error::BrowserError;
 use super::events::{EVENT_LOG_FULL, EventLog, MAX_EVENT_BYTES, MAX_EVENTS};
@@ -427,7 +427,7 @@ async fn follow_self_navigation(
 ) -> Result<(), BrowserError> {
     let log = event_log(&live.log)?;
     for hop in 0..=MAX_SELF_NAVIGATIONS {
-        let Ok(tree) = run(instance, page, "Page.getFrameTree", budget.cap(STEP_TIMEOUT), GetFrameTreeParams::default()).await else { return Ok(()) };
+        let Ok(tree) = run_in_document(instance, page, "Page.getFrameTree", budget.cap(STEP_TIMEOUT), GetFrameTreeParams::default()).await else { return Ok(()) };
         let frame = tree.frame_tree.frame;
         let loader = frame.loader_id.as_ref().to_string();
         if live.loader_id.as_deref().is_none_or(|l| l == loader) {
@@ -938,7 +938,7 @@ pub(crate) async fn close(instance: &Instance, live: &mut Live, timed_out: bool)
         && instance.is_alive()
     {
         if timed_out {
-            let alive = eval_main(instance, &page, "liveness", "'ok'", Duration::from_secs(1)).await.is_ok();
+            let alive = !stalled && renderer_answers(instance, &page, Duration::from_secs(1)).await;
             if !alive {
                 tracing::info!("renderer unresponsive after a timeout; crashing it");
                 let _ = run(instance, &page, "Page.crash", Duration::from_secs(2), CrashParams::default()).await;

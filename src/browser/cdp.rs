@@ -50,26 +50,36 @@ where
     }
 }
 
-/// Sends one CDP command under `step`. The page's renderer answers most of them: when one
-/// times out, a trivial script asks whether the renderer still answers. A command that was only
-/// slow (a gatherer on a big page) leaves it answering; a page whose own script never yields (a
-/// busy loop, millions of elements being laid out) does not, and every later command of the page
-/// then fails at once (`BrowserError::RendererStalled`) instead of waiting out a limit of its own.
+/// Sends one CDP command under `step`; at once `RendererStalled` when the page's renderer
+/// stopped answering (`run_in_document`).
 pub(crate) async fn run<C>(instance: &Instance, page: &Page, what: &'static str, limit: Duration, cmd: C) -> Result<C::Response, BrowserError>
 where
     C: Command,
 {
-    let session = page.session_id().as_ref();
-    if let Some(after) = instance.stalled(session) {
+    if let Some(after) = instance.stalled(page.session_id().as_ref()) {
         return Err(BrowserError::RendererStalled(after));
     }
-    let result = step(instance, what, limit, async {
+    step(instance, what, limit, async {
         page.execute(cmd).await.map(|r| r.result).map_err(|e| BrowserError::Cdp { what, message: e.to_string() })
     })
-    .await;
-    if matches!(result, Err(BrowserError::Timeout { .. })) && !renderer_answers(instance, page).await {
+    .await
+}
+
+/// `run` for a command the loaded document's renderer must answer (a script, an isolated world,
+/// the frame tree). When one times out, a trivial script asks whether the renderer still
+/// answers: a command that was only slow (a gatherer on a big page) leaves it answering; a page
+/// whose own script never yields (a busy loop, millions of elements being laid out) does not,
+/// and every later command of the page then fails at once (`BrowserError::RendererStalled`)
+/// instead of waiting out a limit of its own. Not for navigation: a document still loading
+/// answers no script either.
+pub(crate) async fn run_in_document<C>(instance: &Instance, page: &Page, what: &'static str, limit: Duration, cmd: C) -> Result<C::Response, BrowserError>
+where
+    C: Command,
+{
+    let result = run(instance, page, what, limit, cmd).await;
+    if matches!(result, Err(BrowserError::Timeout { .. })) && !renderer_answers(instance, page, STALL_PROBE).await {
         tracing::warn!(step = what, "the page's renderer stopped answering: its later commands are not sent");
-        instance.mark_stalled(session, what);
+        instance.mark_stalled(page.session_id().as_ref(), what);
     }
     result
 }
@@ -77,10 +87,10 @@ where
 /// How long a renderer that let a command time out gets to answer a trivial script.
 pub const STALL_PROBE: Duration = Duration::from_secs(2);
 
-/// True when the page's renderer evaluates `1` within `STALL_PROBE`.
-async fn renderer_answers(instance: &Instance, page: &Page) -> bool {
+/// True when the page's renderer evaluates `1` within `limit` (no stall is recorded either way).
+pub(crate) async fn renderer_answers(instance: &Instance, page: &Page, limit: Duration) -> bool {
     let Ok(params) = EvaluateParams::builder().expression("1").return_by_value(true).build() else { return true };
-    step(instance, "probe", STALL_PROBE, async { page.execute(params).await.map_err(|e| BrowserError::Cdp { what: "probe", message: e.to_string() }) })
+    step(instance, "probe", limit, async { page.execute(params).await.map_err(|e| BrowserError::Cdp { what: "probe", message: e.to_string() }) })
         .await
         .is_ok()
 }
@@ -162,7 +172,7 @@ async fn create_world(instance: &Instance, page: &Page, session: &str, limit: Du
     // A page target's main frame has the target's id.
     let frame = FrameId::new(page.target_id().as_ref().to_string());
     let params = CreateIsolatedWorldParams { frame_id: frame, world_name: Some(GATHER_WORLD.into()), grant_univeral_access: Some(false) };
-    let world = run(instance, page, "Page.createIsolatedWorld", limit, params).await?.execution_context_id;
+    let world = run_in_document(instance, page, "Page.createIsolatedWorld", limit, params).await?.execution_context_id;
     instance.keep_world(session, world);
     Ok(world)
 }
@@ -208,7 +218,7 @@ async fn evaluate(
         .build()
         .map_err(|e| BrowserError::Script { name, message: e })?;
     params.context_id = context;
-    let ret = run(instance, page, name, limit, params).await?;
+    let ret = run_in_document(instance, page, name, limit, params).await?;
     if let Some(ex) = ret.exception_details {
         let detail = ex.exception.and_then(|e| e.description).unwrap_or(ex.text);
         return Err(BrowserError::Script { name, message: detail });

@@ -40,4 +40,6 @@ pub struct DialogFacts {
     pub probes: Vec<DialogProbe>,
     /// Time the probes took, in ms.
     pub ms: u64,
+    /// How many of the page's controls that open a dialog were probed, when not all were.
+    pub sampled: Option<super::Sample>,
 }

@@ -770,6 +770,7 @@ impl PageSnapshot {
             Artifact::Layout => self.layout.as_ref().and_then(|l| l.sampled.clone()).into_iter().collect(),
             Artifact::Keyboard => self.keyboard.as_ref().and_then(|k| k.sampled.clone()).into_iter().collect(),
             Artifact::Barriers => self.barriers.as_ref().map(|b| b.samples()).unwrap_or_default(),
+            Artifact::Dialogs => self.dialogs.as_ref().and_then(|d| d.sampled.clone()).into_iter().collect(),
             _ => Vec::new(),
         }
     }

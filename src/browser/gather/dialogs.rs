@@ -80,6 +80,14 @@ async fn state(instance: &Instance, page: &Page, budget: &Budget, index: usize) 
     crate::browser::lenient::from_json(&text).map_err(|e| BrowserError::Script { name: "dialogs", message: e.to_string() })
 }
 
+/// What `find` answers: the controls kept for the probes, and how many the page has.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Found {
+    triggers: Vec<Trigger>,
+    total: usize,
+}
+
 async fn settle(budget: &Budget) {
     tokio::time::sleep(budget.cap(SETTLE)).await;
 }
@@ -87,8 +95,12 @@ async fn settle(budget: &Budget) {
 pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Budget, window: Option<&PageWindow>) -> Result<DialogFacts, BrowserError> {
     let started = Instant::now();
     let found = ask(instance, page, budget, "find", 0).await?;
-    let triggers: Vec<Trigger> = crate::browser::lenient::from_json(&found).map_err(|e| BrowserError::Script { name: "dialogs", message: e.to_string() })?;
+    let Found { triggers, total } = crate::browser::lenient::from_json(&found).map_err(|e| BrowserError::Script { name: "dialogs", message: e.to_string() })?;
     let mut facts = DialogFacts::default();
+    let probed = triggers.len().min(MAX_DIALOG_PROBES);
+    if total > probed {
+        facts.sampled = Some(crate::model::Sample::new("controls that open a dialog", probed, total));
+    }
     // A dialog may open with an animation frame or a transition: the page is drawn again first.
     if let (false, Some(window)) = (triggers.is_empty(), window) {
         window.restore(instance).await;

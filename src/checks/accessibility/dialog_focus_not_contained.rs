@@ -58,7 +58,7 @@ mod tests {
     use crate::model::{DialogFacts, DomFacts, PageSnapshot};
 
     fn probed(probes: Vec<DialogProbe>) -> PageSnapshot {
-        PageSnapshot { dialogs: Some(DialogFacts { probes, ms: 1 }), ..page(DomFacts::default()) }
+        PageSnapshot { dialogs: Some(DialogFacts { probes, ms: 1, sampled: None }), ..page(DomFacts::default()) }
     }
 
     fn opened(trigger: &str) -> DialogProbe {
