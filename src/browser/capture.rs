@@ -29,7 +29,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
-use crate::model::{Artifact, GatherError, PageError, PageSnapshot};
+use crate::model::{Artifact, GatherError, PageError, PageSnapshot, Sample};
 use crate::net::EgressProxy;
 
 use super::cdp::{Budget, STEP_TIMEOUT, eval_main, eval_string, forget_world, renderer_answers, run, run_in_document, step};
@@ -851,11 +851,13 @@ pub(crate) fn artifacts(
         gather(snap, events);
     }
     snap.metrics = metrics::combine(live.perf_early.as_ref(), live.perf_late.as_ref(), &snap.requests);
-    if events.last().is_some_and(|e| e.method == EVENT_LOG_FULL) {
-        for artifact in Artifact::FROM_EVENTS {
-            let message = format!("the page's event log filled up ({MAX_EVENTS} events or {} MB); later ones are missing", MAX_EVENT_BYTES >> 20);
-            snap.gather_errors.push(GatherError { gatherer: artifact.gatherer().to_string(), message });
-        }
+    if let Some(full) = events.last().filter(|e| e.method == EVENT_LOG_FULL) {
+        // A page whose script floods the channel (an image whose error handler reloads it
+        // forever, a console in a loop) is judged on what the budget held, and says so.
+        let kept = events.len() - 1;
+        let dropped = full.params.get("dropped").and_then(serde_json::Value::as_u64).unwrap_or(1) as usize;
+        tracing::info!(kept, dropped, max_events = MAX_EVENTS, max_mb = MAX_EVENT_BYTES >> 20, "the page's event log reached its budget; judging the part recorded");
+        snap.events_sampled = Some(Sample::new("browser events", kept, kept + dropped));
     }
     facts.main
 }

@@ -81,6 +81,8 @@ struct LogState {
     bytes: usize,
     /// The log stopped taking events (count or bytes).
     full: bool,
+    /// Events that arrived after the log was full (not kept).
+    dropped: usize,
     inflight: HashSet<String>,
     /// Requests seen finishing (the streams are merged, so a finish may be seen before its request).
     done: HashSet<String>,
@@ -116,6 +118,7 @@ impl LogState {
     /// [`EVENT_LOG_FULL`], and later ones are dropped.
     fn append(&mut self, ev: RawEvent) {
         if self.full {
+            self.dropped += 1;
             return;
         }
         let bytes = self.bytes + approx_bytes(&ev.params) + ev.method.len();
@@ -125,6 +128,7 @@ impl LogState {
         } else {
             tracing::warn!(max_events = MAX_EVENTS, max_bytes = MAX_EVENT_BYTES, "page event log full; dropping further events");
             self.full = true;
+            self.dropped = 1;
             self.events.push(RawEvent { method: EVENT_LOG_FULL.into(), params: Value::Null });
         }
     }
@@ -135,6 +139,7 @@ impl LogState {
         self.events.clear();
         self.bytes = 0;
         self.full = false;
+        self.dropped = 0;
         self.inflight.clear();
         self.done.clear();
         self.stale_loaders.extend(self.loaders.drain());
@@ -282,9 +287,19 @@ impl EventLog {
         });
     }
 
-    /// A copy of every event so far.
+    /// A copy of every event so far; a full log's last event ([`EVENT_LOG_FULL`]) says how many
+    /// were dropped so far (`{"dropped": n}`).
     pub(crate) fn snapshot(&self) -> Vec<RawEvent> {
-        self.state.lock().map(|s| s.events.clone()).unwrap_or_default()
+        self.state
+            .lock()
+            .map(|s| {
+                let mut events = s.events.clone();
+                if let Some(last) = events.last_mut().filter(|e| e.method == EVENT_LOG_FULL) {
+                    last.params = serde_json::json!({ "dropped": s.dropped });
+                }
+                events
+            })
+            .unwrap_or_default()
     }
 
     /// The bytes received so far for `request_id` (`Network.dataReceived`, decoded), read in
@@ -367,7 +382,9 @@ mod tests {
         assert_eq!(st.events.len(), (MAX_EVENT_BYTES >> 20) - 1 + 1, "all the whole events that fit, and the end marker");
         assert_eq!(st.events.last().unwrap().method, EVENT_LOG_FULL);
         assert!(st.bytes <= MAX_EVENT_BYTES);
+        assert_eq!(st.dropped, 100 - ((MAX_EVENT_BYTES >> 20) - 1), "every event past the budget is counted, not kept");
         st.reset();
+        assert_eq!(st.dropped, 0);
         st.append(ev("Network.requestWillBeSent", big));
         assert_eq!(st.events.len(), 1, "the next document starts a new budget");
     }

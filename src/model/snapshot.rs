@@ -565,6 +565,9 @@ pub struct PageSnapshot {
     pub image_text: Option<crate::model::ImageText>,
     /// What the keyboard met in the dialogs the page's controls open (`model::dialogs`).
     pub dialogs: Option<crate::model::DialogFacts>,
+    /// How much of the page's browser events (requests, console, exceptions, ...) was recorded
+    /// when their log reached its budget: the checks that read them judge that part.
+    pub events_sampled: Option<super::Sample>,
     /// Gatherers that failed, with why (their checks are skipped).
     pub gather_errors: Vec<GatherError>,
     /// How long capture took, in ms.
@@ -771,6 +774,7 @@ impl PageSnapshot {
             Artifact::Keyboard => self.keyboard.as_ref().and_then(|k| k.sampled.clone()).into_iter().collect(),
             Artifact::Barriers => self.barriers.as_ref().map(|b| b.samples()).unwrap_or_default(),
             Artifact::Dialogs => self.dialogs.as_ref().and_then(|d| d.sampled.clone()).into_iter().collect(),
+            a if Artifact::FROM_EVENTS.contains(&a) => self.events_sampled.clone().into_iter().collect(),
             _ => Vec::new(),
         }
     }
