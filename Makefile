@@ -14,7 +14,7 @@ export CARGO_TARGET_DIR
 BENCH_ARGS ?=
 PEERS := bench/peers
 
-.PHONY: bench bench-build bench-peers bench-act bench-contrast bench-scale bench-real
+.PHONY: bench bench-build bench-peers bench-act bench-contrast bench-scale bench-real bench-audit
 
 bench: bench-build bench-peers
 	-bash scripts/services.sh
@@ -60,6 +60,14 @@ bench-real:
 	cargo build --release --bin sitescan
 	@if [ ! -d bench/real/pages ]; then python3 bench/real/corpus.py --postlight "$(REAL_POSTLIGHT)" --scrapinghub "$(REAL_SCRAPINGHUB)" --out bench/real/pages; fi
 	python3 bench/real/run.py --sitescan $(CARGO_TARGET_DIR)/release/sitescan --pages bench/real/pages $(REAL_ARGS)
+
+# The GDS accessibility tool audit (142 pages, one barrier each), from a checkout or a fetched git
+# directory of alphagov/accessibility-tool-audit:
+#   make bench-audit AUDIT=/path/accessibility-tool-audit [AUDIT_ARGS="--level AAA"]
+AUDIT_ARGS ?=
+bench-audit:
+	cargo build --release --bin sitescan
+	python3 bench/audit/run.py --sitescan $(CARGO_TARGET_DIR)/release/sitescan --audit "$(AUDIT)" $(AUDIT_ARGS)
 
 bench-build:
 	bash scripts/setup.sh

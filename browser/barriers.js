@@ -4,7 +4,7 @@
 // (`LIMIT`) and every text cut (`TEXT`), since pages are hostile; the time it took is in `ms`.
 const started = performance.now();
 __ss.freezeIds();
-const LIMIT = { headings: 40, lists: 40, links: 400, images: 200, fields: 200, tables: 40, rows: 200, controls: 60, hover: 30, rules: 5000, scan: 6000 };
+const LIMIT = { headings: 40, lists: 40, links: 400, images: 200, fields: 200, tables: 40, rows: 200, controls: 60, hover: 30, rules: 5000, scan: 6000, generated: 30, accesskeys: 30, fieldsets: 30, idle: 30 };
 const TEXT = 200;
 const collapse = __ss.collapse;
 const cut = (s) => { const t = collapse(s); return t.length > TEXT ? __ss.cut(t, TEXT - 1) + '…' : t; };
@@ -14,7 +14,7 @@ const vis = (el) => __ss.visible(el);
 const attr = __ss.attr;
 const byIds = (ids) => String(ids || '').split(/\s+/).filter(Boolean).map((id) => document.getElementById(id)).filter(Boolean).map((e) => collapse(e.textContent)).join(' ').trim();
 const hooks = window.__sitescanHooks || null;
-const out = { ms: 0, body_font_size_px: 0, body_font_weight: 0, click_delegation: null, styled_headings: [], visual_lists: [], links: [], links_omitted: 0, images: [], fields: [], tables: [], controls: [], key_delegation: null, hover_only: [], focus_watched: null, sampled: [] };
+const out = { ms: 0, body_font_size_px: 0, body_font_weight: 0, click_delegation: null, styled_headings: [], visual_lists: [], links: [], links_omitted: 0, images: [], fields: [], tables: [], controls: [], key_delegation: null, hover_only: [], generated_text: [], access_keys: [], fieldsets: [], idle_stops: [], focus_watched: null, sampled: [] };
 const body = document.body;
 if (!body) return JSON.stringify(out);
 
@@ -418,12 +418,9 @@ function nearbyHint(el) {
     });
   }
 }
-// 14. Content a style sheet shows on hover only: a `:hover` rule that reveals something hidden
-// now (display, visibility or opacity), with no `:focus`, `:focus-within` or `:focus-visible`
-// twin of the same selector anywhere in the page's style sheets. Menus whose sub-items open on
-// hover and tooltips are the usual cases. Style sheets of another origin cannot be read.
+// The page's style rules (those of grouping rules included), for sections 14 and 15.
+const rules = [];
 {
-  const rules = [];
   const walk = (list) => {
     for (const r of list) {
       if (rules.length >= LIMIT.rules) return;
@@ -434,6 +431,12 @@ function nearbyHint(el) {
   for (const sheet of Array.from(document.styleSheets)) {
     try { walk(sheet.cssRules); } catch (_) {}
   }
+}
+// 14. Content a style sheet shows on hover only: a `:hover` rule that reveals something hidden
+// now (display, visibility or opacity), with no `:focus`, `:focus-within` or `:focus-visible`
+// twin of the same selector anywhere in the page's style sheets. Menus whose sub-items open on
+// hover and tooltips are the usual cases. Style sheets of another origin cannot be read.
+{
   const norm = (x) => x.replace(/\s+/g, '').replace(/::?(hover|focus-within|focus-visible|focus)\b/g, ':@');
   const focusTwins = new Set();
   for (const r of rules) for (const one of r.selectorText.split(',')) if (/:focus/.test(one)) focusTwins.add(norm(one));
@@ -474,6 +477,83 @@ function nearbyHint(el) {
         trigger_focusable: found.t.matches('a[href],button,input,select,textarea,summary,[tabindex]') || focusableIn(found.t),
       });
     }
+  }
+}
+
+// 15. Words a style sheet writes into the page: a `::before` or `::after` whose `content` holds
+// a string with letters or digits, shown on a visible element. Such text is not in the document:
+// it cannot be selected, copied, translated or restyled by the reader, and assistive technologies
+// differ on reading it. Quotation marks, arrows, bullets, icon-font glyphs (private-use
+// characters), counters and `attr()` are left alone. Rules are read from the style sheets, then
+// confirmed on the element's computed style (a print-only rule is never shown).
+{
+  const WORDY = /[\p{L}\p{N}]{2,}/u;
+  const strings = (value) => (String(value).match(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g) || []).map((q) => q.slice(1, -1).replace(/\\(.)/g, '$1')).join('');
+  const seen = new Set();
+  for (const r of rules) {
+    if (out.generated_text.length >= LIMIT.generated) break;
+    const declared = r.style.getPropertyValue('content');
+    if (!declared || !WORDY.test(strings(declared))) continue;
+    for (const one of r.selectorText.split(',')) {
+      const m = /::?(before|after)\s*$/i.exec(one);
+      if (!m) continue;
+      const pseudo = '::' + m[1].toLowerCase();
+      let els = [];
+      try { els = Array.from(document.querySelectorAll(one.slice(0, m.index).trim() || '*')).slice(0, 20); } catch (_) { continue; }
+      for (const el of els) {
+        if (out.generated_text.length >= LIMIT.generated) break;
+        const key = sel(el) + pseudo;
+        if (seen.has(key) || !vis(el)) continue;
+        const cs = getComputedStyle(el, pseudo);
+        const text = collapse(strings(cs.content));
+        if (!WORDY.test(text) || cs.display === 'none' || cs.visibility === 'hidden' || parseFloat(cs.fontSize) < 2) continue;
+        seen.add(key);
+        out.generated_text.push({ selector: sel(el), snippet: snip(el), pseudo, text: cut(text), rule: cut(one.trim()) });
+      }
+    }
+  }
+}
+
+// 16. Elements that declare a keyboard shortcut (`accesskey`).
+for (const el of body.querySelectorAll('[accesskey]')) {
+  if (out.access_keys.length >= LIMIT.accesskeys) break;
+  const key = (attr(el, 'accesskey') || '').trim();
+  if (key) out.access_keys.push({ selector: sel(el), snippet: snip(el), key: __ss.cut(key, 20) });
+}
+
+// 17. Visible fieldsets that hold no radio button or check box (those are judged with their
+// group, section 3-5) and whether anything names them.
+for (const fs of body.querySelectorAll('fieldset')) {
+  if (out.fieldsets.length >= LIMIT.fieldsets) break;
+  if (!vis(fs) || fs.querySelector('input[type="radio" i],input[type="checkbox" i]')) continue;
+  const lg = fs.querySelector(':scope > legend');
+  out.fieldsets.push({
+    selector: sel(fs),
+    snippet: snip(fs),
+    has_legend: !!lg,
+    name: cut(lg ? collapse(lg.textContent) || accessibleNameOfGroup(fs) : accessibleNameOfGroup(fs)),
+    controls: fs.querySelectorAll('input:not([type="hidden" i]),select,textarea').length,
+  });
+}
+
+// 18. Tab stops that do nothing: an element put in the tab order (`tabindex` >= 0) that is no
+// control: not native, no widget or region role, no click or key listener of its own or above it
+// (`hooks.js`), not a scrollable box (the keyboard needs the stop to scroll it), holding no
+// control and describing nothing (a tooltip's trigger). Read only where the listener record is.
+if (hooks && typeof hooks.hasClick === 'function' && typeof hooks.hasKey === 'function') {
+  const NATIVE = 'a[href],button,input,select,textarea,summary,label,option,area[href],iframe,video,audio,details,[contenteditable=""],[contenteditable="true"]';
+  const WIDGET = /^(button|link|checkbox|radio|switch|tab|tablist|tabpanel|menu|menubar|menuitem|menuitemcheckbox|menuitemradio|option|listbox|slider|spinbutton|textbox|searchbox|combobox|tree|treeitem|treegrid|grid|gridcell|row|scrollbar|radiogroup|dialog|alertdialog|application|region|img|figure|document|article|log|status|marquee|feed|separator)$/;
+  for (const el of body.querySelectorAll('[tabindex]')) {
+    if (out.idle_stops.length >= LIMIT.idle) break;
+    if (el.tabIndex < 0 || el.matches(NATIVE) || el.closest('[aria-activedescendant],[role="application"],[inert]') || !vis(el)) continue;
+    const role = (attr(el, 'role') || '').trim().split(/\s+/)[0].toLowerCase();
+    if ((role && WIDGET.test(role)) || attr(el, 'aria-describedby') || el.querySelector(NATIVE)) continue;
+    let handled = false;
+    for (let e = el; e && e !== document.documentElement; e = e.parentElement) if (hooks.hasClick(e) || hooks.hasKey(e)) { handled = true; break; }
+    if (handled) continue;
+    const cs = getComputedStyle(el);
+    if (/(auto|scroll)/.test(cs.overflowX + ' ' + cs.overflowY) && (el.scrollHeight > el.clientHeight + 1 || el.scrollWidth > el.clientWidth + 1)) continue;
+    out.idle_stops.push({ selector: sel(el), snippet: snip(el), tabindex: attr(el, 'tabindex'), role: role || null, text: cut(el.textContent) });
   }
 }
 

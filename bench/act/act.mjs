@@ -52,6 +52,26 @@ const cases = list.filter((t) => t.approved && (!opts.rules.length || opts.rules
 const ruleNames = new Map();
 for (const t of cases) if (!ruleNames.has(t.ruleId)) ruleNames.set(t.ruleId, t.ruleName);
 
+// The WCAG level each rule is judged at: the lowest level among the success criteria it maps for
+// conformance (a failure of the rule fails each of them); a rule that maps none (a best practice,
+// an ARIA requirement) runs at sitescan's default, AA. `--level X` runs every rule at X instead.
+const SC_LEVEL = { '1.1.1': 'A', '1.2.1': 'A', '1.2.2': 'A', '1.2.3': 'A', '1.2.5': 'AA', '1.3.1': 'A', '1.3.4': 'AA', '1.3.5': 'AA', '1.4.2': 'A',
+  '1.4.3': 'AA', '1.4.4': 'AA', '1.4.5': 'AA', '1.4.6': 'AAA', '1.4.8': 'AAA', '1.4.9': 'AAA', '1.4.10': 'AA', '1.4.12': 'AA', '2.1.1': 'A',
+  '2.1.3': 'AAA', '2.2.1': 'A', '2.2.2': 'A', '2.2.4': 'AAA', '2.4.1': 'A', '2.4.2': 'A', '2.4.4': 'A', '2.4.7': 'AA', '2.4.9': 'AAA',
+  '2.5.3': 'A', '3.1.1': 'A', '3.1.2': 'AA', '3.2.5': 'AAA', '3.3.2': 'A', '4.1.2': 'A' };
+const RANK = { A: 1, AA: 2, AAA: 3 };
+const levelArg = arg('level', '');
+const ruleLevel = new Map();
+for (const t of cases) {
+  if (ruleLevel.has(t.ruleId)) continue;
+  const levels = Object.entries(t.ruleAccessibilityRequirements || {})
+    .filter(([k, v]) => /^wcag2\d:/.test(k) && v && v.forConformance)
+    .map(([k]) => SC_LEVEL[k.split(':')[1]])
+    .filter(Boolean)
+    .sort((a, b) => RANK[a] - RANK[b]);
+  ruleLevel.set(t.ruleId, levelArg || levels[0] || 'AA');
+}
+
 // --- the server -------------------------------------------------------------------------------
 const TYPES = { html: 'text/html; charset=utf-8', htm: 'text/html; charset=utf-8', svg: 'image/svg+xml', xml: 'application/xml', xhtml: 'application/xhtml+xml',
   js: 'text/javascript', css: 'text/css', png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp',
@@ -105,8 +125,8 @@ for (const [c, ids] of opts.extraMap) sitescanMap.set(c, [...new Set([...(sitesc
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'sitescan-act-'));
 const pages = new Map(); // url -> page (the case was scanned and listed as a page)
 const sitescanFailed = new Map(); // url -> Set(check ids)
-// At AAA: the ACT rules include AAA criteria (enhanced contrast, timed refresh), which the default AA leaves out.
-const scanArgs = (url, out, extra) => ['scan', url, '--allow-target', '127.0.0.1/32', '--format', 'json', '--quiet', '--level', 'AAA', ...(opts.ocr ? ['--ocr'] : []), ...extra,
+// Each case at its rule's level (`ruleLevel`); the one crawl of every case at AAA, the highest.
+const scanArgs = (url, out, extra, level = 'AAA') => ['scan', url, '--allow-target', '127.0.0.1/32', '--format', 'json', '--quiet', '--level', level, ...(opts.ocr ? ['--ocr'] : []), ...extra,
   '--chromium', opts.chromium, '--output', out];
 const t0 = Date.now();
 if (opts.mode === 'crawl') {
@@ -132,7 +152,7 @@ if (opts.mode === 'crawl') {
   const scanCase = async (t) => {
     const url = caseUrl(t);
     const reportFile = path.join(work, `report-${t.testcaseId}.json`);
-    const scan = await run(opts.sitescan, scanArgs(url, reportFile, ['--max-pages', '1', '--max-depth', '0', '--browsers', '1', '--pages-per-browser', '1']), { RUST_LOG: 'error' });
+    const scan = await run(opts.sitescan, scanArgs(url, reportFile, ['--max-pages', '1', '--max-depth', '0', '--browsers', '1', '--pages-per-browser', '1'], ruleLevel.get(t.ruleId)), { RUST_LOG: 'error' });
     if (!fs.existsSync(reportFile)) { console.log(`act: sitescan scan of ${t.testcaseId} failed (${scan.code}): ${scan.err.slice(-300)}`); return; }
     const report = JSON.parse(fs.readFileSync(reportFile, 'utf8'));
     if (!(report.report.pages || []).some((p) => p.url === url)) return; // not a page sitescan lists (SVG, XML)
@@ -246,8 +266,9 @@ for (const rule of rules) {
   detail.push(rule);
 }
 const cell = (v) => v ? `${v.verdict}${v.verdict === 'untested' ? '' : ` ${v.caught}/${v.failed}${v.false_alarms ? ` fp${v.false_alarms}` : ''}`}` : '';
-console.log(`\n${'rule'.padEnd(8)} ${'sitescan'.padEnd(24)} ${'axe-core'.padEnd(24)} name`);
-for (const rule of rules) console.log(`${rule.padEnd(8)} ${cell(verdicts[rule].sitescan).padEnd(24)} ${cell(verdicts[rule]['axe-core']).padEnd(24)} ${ruleNames.get(rule)}`);
+const levelOf = (rule) => (opts.mode === 'crawl' ? 'AAA' : ruleLevel.get(rule));
+console.log(`\n${'rule'.padEnd(8)} ${'level'.padEnd(6)} ${'sitescan'.padEnd(24)} ${'axe-core'.padEnd(24)} name`);
+for (const rule of rules) console.log(`${rule.padEnd(8)} ${levelOf(rule).padEnd(6)} ${cell(verdicts[rule].sitescan).padEnd(24)} ${cell(verdicts[rule]['axe-core']).padEnd(24)} ${ruleNames.get(rule)}`);
 const totals = {};
 for (const tool of tools) {
   totals[tool] = {};
@@ -255,7 +276,7 @@ for (const tool of tools) {
   console.log(`act: ${tool}: ${totals[tool].consistent || 0} consistent, ${totals[tool].partial || 0} partial, ${totals[tool].inconsistent || 0} inconsistent, ${totals[tool].untested || 0} untested (of ${rules.length} rules)`);
 }
 fs.writeFileSync(opts.out, JSON.stringify({ label: opts.label, mode: opts.mode, started: new Date(t0).toISOString(), sitescan: opts.sitescan, act_rules: opts.actRules, cases: cases.length,
-  sitescan_seconds: sitescanSeconds, axe_seconds: axeSeconds, totals, verdicts }, null, 1));
+  sitescan_seconds: sitescanSeconds, axe_seconds: axeSeconds, levels: Object.fromEntries(rules.map((r) => [r, levelOf(r)])), totals, verdicts }, null, 1));
 console.log(`act: results written to ${opts.out}`);
 server.close();
 try { fs.rmSync(work, { recursive: true, force: true }); } catch { /* Chromium may still be writing its profile */ }

@@ -1,7 +1,8 @@
-//! One barrier, one finding: where one of sitescan's own checks and an axe-core rule judge the
-//! same thing on a page, the page gets one finding. The axe-core rule's id is kept (the WCAG
-//! mapping people filter by), at the worse of the two severities, and the other id stands in its
-//! `evidence.also_reported_as`, so that a filter or a budget naming either id still finds it.
+//! One barrier, one finding: where one of sitescan's own checks and an axe-core rule (or two of
+//! sitescan's own checks) judge the same thing on a page, the page gets one finding. The
+//! accessibility id is kept (the WCAG mapping people filter by), at the worse of the two
+//! severities, and the other id stands in its `evidence.also_reported_as`, so that a filter or a
+//! budget naming either id still finds it.
 //! When only one of the two fires, it is reported as it is.
 
 use crate::model::Finding;
@@ -23,6 +24,7 @@ pub const SAME_BARRIER: &[(&str, &str, Scope)] = &[
     ("accessibility.html-has-lang", "i18n.lang-missing", Scope::Page),
     ("accessibility.heading-order", "semantics.heading-skip", Scope::Element),
     ("accessibility.label", "forms.label-missing", Scope::Element),
+    ("accessibility.link-text-generic", "search.link-text-generic", Scope::Element),
 ];
 
 pub use crate::model::finding::{ALSO, answers_to};

@@ -27,6 +27,9 @@ pub const MAX_BARRIER_TABLES: usize = 40;
 pub const MAX_BARRIER_HOVER: usize = 30;
 /// Click-only controls per page.
 pub const MAX_BARRIER_CONTROLS: usize = 60;
+/// Elements with words written by a style sheet kept (`LIMIT.generated`), and elements with an
+/// `accesskey` (`LIMIT.accesskeys`), fieldsets (`LIMIT.fieldsets`) and idle tab stops (`LIMIT.idle`).
+pub const MAX_BARRIER_GENERATED: usize = 30;
 
 /// A block of text styled bigger or bolder than the page's body text, short and followed by
 /// content, that is no heading.
@@ -217,6 +220,56 @@ pub struct HoverOnly {
     pub trigger_focusable: bool,
 }
 
+/// Words a style sheet writes into a visible element (`::before` / `::after` content).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct GeneratedText {
+    pub selector: String,
+    pub snippet: String,
+    /// `::before` or `::after`.
+    pub pseudo: String,
+    /// The text shown, as computed.
+    pub text: String,
+    /// The selector of the style rule that writes it, as written.
+    pub rule: String,
+}
+
+/// An element that declares a keyboard shortcut (`accesskey`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AccessKey {
+    pub selector: String,
+    pub snippet: String,
+    /// The attribute's value, trimmed.
+    pub key: String,
+}
+
+/// A visible fieldset with no radio button or check box in it (those are judged as groups).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct BarrierFieldset {
+    pub selector: String,
+    pub snippet: String,
+    /// It has a `<legend>` child (maybe empty).
+    pub has_legend: bool,
+    /// Its name: the legend's text, else aria-labelledby or aria-label; empty when none.
+    pub name: String,
+    /// Form controls inside (inputs, selects, text areas).
+    pub controls: usize,
+}
+
+/// An element in the tab order that does nothing (no control, no listener, nothing to scroll).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct IdleTabStop {
+    pub selector: String,
+    pub snippet: String,
+    /// The `tabindex` attribute, as written.
+    pub tabindex: Option<String>,
+    pub role: Option<String>,
+    pub text: String,
+}
+
 /// Everything `browser/barriers.js` gathered on one page.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -243,6 +296,11 @@ pub struct BarrierFacts {
     /// element); `None` when unknown.
     pub key_delegation: Option<bool>,
     pub hover_only: Vec<HoverOnly>,
+    pub generated_text: Vec<GeneratedText>,
+    pub access_keys: Vec<AccessKey>,
+    pub fieldsets: Vec<BarrierFieldset>,
+    /// Read only where the listener record is there (`hooks.js`).
+    pub idle_stops: Vec<IdleTabStop>,
     /// Whether any script listens to focus or blur (it may reveal hover content on focus);
     /// `None` when unknown.
     pub focus_watched: Option<bool>,
@@ -263,6 +321,10 @@ impl BarrierFacts {
         self.tables.truncate(MAX_BARRIER_TABLES);
         self.controls.truncate(MAX_BARRIER_CONTROLS);
         self.hover_only.truncate(MAX_BARRIER_HOVER);
+        self.generated_text.truncate(MAX_BARRIER_GENERATED);
+        self.access_keys.truncate(MAX_BARRIER_GENERATED);
+        self.fieldsets.truncate(MAX_BARRIER_GENERATED);
+        self.idle_stops.truncate(MAX_BARRIER_GENERATED);
         self.fields.truncate(MAX_BARRIER_FIELDS);
         self.sampled.truncate(4);
         for sample in &mut self.sampled {

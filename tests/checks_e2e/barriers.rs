@@ -21,6 +21,11 @@ const BARRIER_CHECKS: &[&str] = &[
     "accessibility.link-adjacent-duplicate",
     "accessibility.link-new-window-unannounced",
     "accessibility.link-file-format-unstated",
+    "accessibility.link-text-generic",
+    "accessibility.accesskey-used",
+    "accessibility.css-generated-content",
+    "accessibility.focus-stop-idle",
+    "media.transcript-missing",
     "accessibility.image-alt-meaningless",
     "accessibility.image-alt-repeats-caption",
     "accessibility.image-title-without-alt",
@@ -37,6 +42,7 @@ const BARRIER_CHECKS: &[&str] = &[
     "forms.label-duplicate-text",
     "forms.hint-not-described",
     "forms.choice-group-unnamed",
+    "forms.fieldset-legend-missing",
 ];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -65,12 +71,19 @@ async fn barrier_checks_fire_on_their_fixtures_and_not_on_twins_or_widgets() {
     scan.fires_with(&mut e, "accessibility.link-adjacent-duplicate", &links, Low, Some("#product-name"), "previous_selector", "#product-image".into());
     scan.fires(&mut e, "accessibility.link-new-window-unannounced", &links, Low, Some("#new-window"));
     scan.fires_with(&mut e, "accessibility.link-file-format-unstated", &links, Low, Some("#pdf-silent"), "format", "pdf".into());
+    scan.fires_with(&mut e, "accessibility.link-text-generic", &links, Low, Some("#more-one"), "also_reported_as", serde_json::json!(["search.link-text-generic"]));
+    scan.fires_with(&mut e, "accessibility.link-text-generic", &links, Medium, Some("#only-dot"), "needs_review", false.into());
+    scan.fires_with(&mut e, "accessibility.link-text-generic", &links, Low, Some("#click-here"), "needs_review", true.into());
+    scan.fires_with(&mut e, "media.transcript-missing", &links, Medium, Some("#interview"), "kind", "audio".into());
+    scan.fires_with(&mut e, "accessibility.accesskey-used", &links, Low, Some("#shortcut"), "value", "h".into());
+    scan.fires_with(&mut e, "accessibility.css-generated-content", &links, Low, Some("#favourite-food"), "value", "Pizza".into());
 
     let images = u("/images-bad.html");
     scan.fires_with(&mut e, "accessibility.image-alt-meaningless", &images, Medium, Some("#alt-file"), "reason", "file-name".into());
     scan.fires_with(&mut e, "accessibility.image-alt-meaningless", &images, Medium, Some("#alt-generic"), "reason", "generic-word".into());
     scan.fires(&mut e, "accessibility.image-alt-repeats-caption", &images, Low, Some("#alt-caption"));
     scan.fires_with(&mut e, "accessibility.image-title-without-alt", &images, Low, Some("#title-only"), "title", "Map of the campus".into());
+    scan.fires_with(&mut e, "accessibility.image-title-without-alt", &images, Low, Some("#empty-alt-title"), "reason", "empty-alt".into());
 
     let keyboard = u("/keyboard-bad.html");
     scan.fires_with(&mut e, "accessibility.control-not-focusable", &keyboard, Medium, Some("#div-button"), "name", "Save basket".into());
@@ -78,6 +91,7 @@ async fn barrier_checks_fire_on_their_fixtures_and_not_on_twins_or_widgets() {
     scan.quiet_selector(&mut e, "accessibility.control-not-focusable", &keyboard, "#role-button");
     scan.fires_with(&mut e, "accessibility.hover-only-content", &keyboard, Medium, Some("#menu-shop"), "revealed_text", "Shoes Boots".into());
     scan.fires_with(&mut e, "accessibility.hover-only-content", &keyboard, Low, Some("#tip"), "needs_review", false.into());
+    scan.fires(&mut e, "accessibility.focus-stop-idle", &keyboard, Low, Some("#idle-stop"));
 
     let dialogs = u("/dialogs-bad.html");
     scan.fires_with(&mut e, "accessibility.dialog-focus-not-contained", &dialogs, Medium, Some("#leaky"), "left_to", "#open-leaky".into());
@@ -103,6 +117,7 @@ async fn barrier_checks_fire_on_their_fixtures_and_not_on_twins_or_widgets() {
     scan.fires(&mut e, "forms.label-multiple", &forms, Low, Some("#phone"));
     scan.fires_with(&mut e, "forms.label-duplicate-text", &forms, Medium, Some("#contact-2"), "other_selector", "#contact-1".into());
     scan.fires_with(&mut e, "forms.hint-not-described", &forms, Low, Some("#password"), "hint_selector", "#password-hint".into());
+    scan.fires_with(&mut e, "forms.fieldset-legend-missing", &forms, Medium, Some("#address-unnamed"), "reason", "empty-legend".into());
 
     // The passing twins: the same content, marked up and said.
     for page in ["/structure-good.html", "/links-good.html", "/images-good.html", "/forms-good.html", "/tables-good.html", "/keyboard-good.html", "/dialogs-good.html", "/widgets.html", "/"] {

@@ -9,16 +9,19 @@ declare_check! {
     /// `title` and no `alt` attribute, named neither by aria-label nor aria-labelledby. The
     /// accessible name computation takes the title as the name, so axe-core's `image-alt` and
     /// the ACT rule pass such an image; the tooltip shows only on mouse hover, so the text is
-    /// missing for keyboard, touch and many magnifier users, and when images fail to load.
+    /// missing for keyboard, touch and many magnifier users, and when images fail to load. Also a
+    /// visible image with an empty `alt` and a non-empty `title`: the empty alt hides it from
+    /// assistive technologies as decoration while the tooltip says it means something, so one of
+    /// the two is wrong (`reason: empty-alt`).
     pub struct ImageTitleWithoutAlt {
         id: "accessibility.image-title-without-alt",
         severity: Low,
         title: "Image has a title but no alt text",
-        fires_when: "a visible image has a title attribute and no alt attribute (nor aria-label or aria-labelledby)",
+        fires_when: "a visible image has a title attribute and no alt attribute or an empty one (nor aria-label or aria-labelledby)",
         description: "The title shows only as a mouse-hover tooltip: keyboard, touch-screen and many screen-magnifier users never see it, some assistive technologies ignore it, and nothing replaces the image when it fails to load: WCAG 2.2 success criterion 1.1.1 (Non-text Content), technique H37.",
         remediation: "Put the text alternative in `alt` (`<img src=\"map.png\" alt=\"Map of the campus\">`); keep `title` only for extra advisory information, never as the only text.",
         cwe: None,
-        evidence: ["url", "selector", "snippet", "title"],
+        evidence: ["url", "selector", "snippet", "title", "reason"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Techniques/html/H37"),
         requires: [Barriers],
         level: A,
@@ -37,7 +40,12 @@ impl Check for ImageTitleWithoutAlt {
         let Some(facts) = page.barriers() else { return };
         for image in &facts.images {
             let Some(title) = image.title.as_deref().filter(|t| !t.trim().is_empty()) else { continue };
-            if image.alt.is_some() || image.aria_name {
+            let reason = match image.alt.as_deref() {
+                None => "no-alt",
+                Some(alt) if alt.trim().is_empty() => "empty-alt",
+                Some(_) => continue,
+            };
+            if image.aria_name {
                 continue;
             }
             out.report(evidence! {
@@ -45,6 +53,7 @@ impl Check for ImageTitleWithoutAlt {
                 "selector" => image.selector,
                 "snippet" => image.snippet,
                 "title" => title,
+                "reason" => reason,
             });
         }
     }
@@ -65,11 +74,18 @@ mod tests {
             ..Default::default()
         };
         let facts = BarrierFacts {
-            images: vec![img("#title-only", None, Some("Campus map")), img("#both", Some("Campus map"), Some("Campus map")), img("#none", None, None)],
+            images: vec![
+                img("#title-only", None, Some("Campus map")),
+                img("#both", Some("Campus map"), Some("Campus map")),
+                img("#none", None, None),
+                img("#empty-alt", Some(" "), Some("BBC")),
+                img("#decorative", Some(""), None),
+            ],
             ..Default::default()
         };
         let f = run(&ImageTitleWithoutAlt, &barrier_page(facts));
-        assert_eq!(f.len(), 1);
-        assert_eq!((f[0].evidence["selector"].as_str(), f[0].evidence["title"].as_str()), (Some("#title-only"), Some("Campus map")));
+        let got: Vec<_> = f.iter().map(|f| (f.evidence["selector"].as_str().unwrap_or_default(), f.evidence["reason"].as_str().unwrap_or_default())).collect();
+        assert_eq!(got, [("#title-only", "no-alt"), ("#empty-alt", "empty-alt")]);
+        assert_eq!(f[0].evidence["title"], "Campus map");
     }
 }

@@ -21,4 +21,5 @@ crate::category_checks! {
     label_duplicate_text::LabelDuplicateText,
     hint_not_described::HintNotDescribed,
     choice_group_unnamed::ChoiceGroupUnnamed,
+    fieldset_legend_missing::FieldsetLegendMissing,
 }

@@ -16,5 +16,6 @@ crate::category_checks! {
     image_not_lazy::ImageNotLazy,
     lcp_image_lazy::LcpImageLazy,
     video_no_captions::VideoNoCaptions,
+    transcript_missing::TranscriptMissing,
     autoplay_audio::AutoplayAudio,
 }
