@@ -70,6 +70,7 @@ def main():
     ap.add_argument('--pages', default='bench/real/pages')
     ap.add_argument('--jobs', type=int, default=2)
     ap.add_argument('--limit', type=int, default=0)
+    ap.add_argument('--keep', default='', help='check ids (comma-separated) whose findings are written to the results, to be looked at')
     a = ap.parse_args()
     files = sorted(f for f in os.listdir(a.pages) if f.endswith('.html'))
     if a.limit:
@@ -93,6 +94,9 @@ def main():
     seconds = []
     findings_per_page = []
     share = collections.Counter()
+    keep = set(filter(None, a.keep.split(',')))
+    kept = collections.defaultdict(list)
+    by_page = {}
     for f, (took, code, body, stderr) in sorted(results.items()):
         seconds.append(took)
         if body is None or body.get('scan', {}).get('status') != 'completed':
@@ -117,6 +121,12 @@ def main():
         findings_per_page.append(len(found))
         for cid in {x['check_id'] for x in found}:
             share[cid] += 1
+        by_page[f] = sorted({x['check_id'] for x in found})
+        for x in found:
+            if x['check_id'] in keep:
+                ev = x.get('evidence') or {}
+                kept[x['check_id']].append({'page': f, 'severity': x.get('severity'), 'title': x.get('title'),
+                                            **{k: ev.get(k) for k in ('selector', 'snippet', 'text', 'value', 'resource', 'reason', 'needs_review') if k in ev}})
 
     n = len(files)
     print(f'\nreal pages: {n}')
@@ -144,7 +154,8 @@ def main():
     out = os.path.join(os.path.dirname(os.path.abspath(__file__)), f'results-{time.strftime("%Y%m%d-%H%M%S")}.json')
     with open(out, 'w') as fh:
         json.dump({'pages': n, 'gaps': {k: v for k, v in gaps.items()}, 'other_document': other_doc, 'failed': failed,
-                   'seconds': seconds, 'findings': findings_per_page, 'share': dict(share)}, fh, indent=1)
+                   'seconds': seconds, 'findings': findings_per_page, 'share': dict(share),
+                   'by_page': by_page, 'kept': kept}, fh, indent=1)
     print(f'wrote {out}')
 
 

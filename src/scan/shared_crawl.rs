@@ -56,6 +56,10 @@ pub struct SharedCrawl<'a> {
     /// The worker's lease owner id (page claims and host slots are held under it).
     pub holder: &'a str,
     pub lease: Duration,
+    /// The scans an organisation may have running (`--max-running-per-org`; `i64::MAX` for no
+    /// cap): a helper leaves for another organisation's waiting scan only when that one could
+    /// be claimed.
+    pub org_cap: i64,
 }
 
 /// What every worker of a crawl judges its pages with, kept with the crawl.
@@ -334,7 +338,7 @@ impl<'a> PageLoop<'a> {
             let room = concurrency;
             if until == Until::NothingClaimable && !yielding && yield_checked.is_none_or(|t| t.elapsed() >= HELPER_YIELD_CHECK) {
                 yield_checked = Some(Instant::now());
-                yielding = pending.meanwhile(self.crawl.store.scan_waits_beside(self.crawl.org)).await?;
+                yielding = pending.meanwhile(self.crawl.store.scan_waits_beside(self.crawl.org, self.crawl.org_cap)).await?;
                 if yielding {
                     tracing::info!("another organisation's scan waits: this helper finishes its pages and goes back to the queue");
                 }

@@ -182,17 +182,22 @@ fn options_for(config: &WorkerConfig, scan: &ScanRow) -> ScanOptions {
     options
 }
 
+/// The scans an organisation may have running, for the store's queries (`i64::MAX`: no cap).
+fn org_cap(config: &WorkerConfig) -> i64 {
+    if config.max_running_per_org == 0 { i64::MAX } else { i64::try_from(config.max_running_per_org).unwrap_or(i64::MAX) }
+}
+
 /// Takes a share of the pages of another worker's scan, if one wants help (fairly across
 /// organisations); how many pages this worker judged.
 async fn help_one(store: &Store, scanner: &dyn SiteScanner, owner: &str, config: &WorkerConfig, shutdown: &CancellationToken) -> Result<usize, ScanError> {
     // A helper counts against the organisation of the scan it helps, as a scan of its own would.
-    let cap = if config.max_running_per_org == 0 { i64::MAX } else { i64::try_from(config.max_running_per_org).unwrap_or(i64::MAX) };
+    let cap = org_cap(config);
     let Some(wanted) = store.help_wanted(cap).await? else { return Ok(0) };
     let Some(scan) = store.scan_any_org(wanted.scan_id).await? else { return Ok(0) };
     let span = tracing::info_span!("help", scan_id = %scan.id, target = %scan.target_url);
     let _enter = span.enter();
     let options = options_for(config, &scan);
-    let crawl = SharedCrawl { store, scan_id: scan.id, org: &scan.org_id, holder: owner, lease: config.lease };
+    let crawl = SharedCrawl { store, scan_id: scan.id, org: &scan.org_id, holder: owner, lease: config.lease, org_cap: cap };
     let judged = scanner.help(crawl, &options, shutdown).await?;
     if judged > 0 {
         tracing::info!(pages = judged, "helped with another worker's scan");
@@ -258,7 +263,7 @@ pub async fn run_claimed(
         (Err(e), _) => Err(e),
         (Ok(()), Ok(start)) => {
             if config.page_sharing {
-                let crawl = SharedCrawl { store, scan_id: scan.id, org: &scan.org_id, holder: owner, lease: config.lease };
+                let crawl = SharedCrawl { store, scan_id: scan.id, org: &scan.org_id, holder: owner, lease: config.lease, org_cap: org_cap(config) };
                 scanner.run_shared(crawl, &start, &options, &mut sink, Some(progress), cancel.clone()).await
             } else {
                 scanner.run(&start, &options, &mut sink, Some(progress), cancel.clone()).await

@@ -180,12 +180,15 @@ impl Store {
     }
 
     /// True when a scan of an organisation other than `org` waits for a worker (queued, or
-    /// running under a lease that expired): a worker helping `org`'s scan then goes back to the
-    /// queue.
-    pub async fn scan_waits_beside(&self, org: &str) -> StoreResult<bool> {
+    /// running under a lease that expired) and could be claimed: its organisation has fewer
+    /// than `cap` scans running (the claim's own test, [`Store::claim_scan_fair`]). A worker
+    /// helping `org`'s scan then goes back to the queue; a scan its organisation's cap holds
+    /// back is no reason to, since no worker could take it.
+    pub async fn scan_waits_beside(&self, org: &str, cap: i64) -> StoreResult<bool> {
         let stmt = self.stmt(
-            "SELECT 1 AS x FROM scans WHERE org_id <> $1 AND (status = 'queued' OR (status = 'running' AND lease_expires_at < $2)) LIMIT 1",
-            vec![org.into(), now_us().into()],
+            "SELECT 1 AS x FROM scans s WHERE s.org_id <> $1 AND (s.status = 'queued' OR (s.status = 'running' AND s.lease_expires_at < $2)) \
+             AND (SELECT COUNT(*) FROM scans r WHERE r.org_id = s.org_id AND r.status = 'running' AND r.lease_expires_at >= $2) < $3 LIMIT 1",
+            vec![org.into(), now_us().into(), cap.into()],
         );
         Ok(self.conn().query_one_raw(stmt).await?.is_some())
     }

@@ -121,7 +121,7 @@ fn helper(store: Store, scanner: Arc<Scanner>, scan: Uuid, options: ScanOptions,
             if sitescan::scan::worker::is_finished(&row) {
                 return judged;
             }
-            let crawl = SharedCrawl { store: &store, scan_id: scan, org: "acme", holder: "helper", lease };
+            let crawl = SharedCrawl { store: &store, scan_id: scan, org: "acme", holder: "helper", lease, org_cap: i64::MAX };
             judged += scanner.help(crawl, &options, &cancel).await.expect("the helper's share");
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
@@ -315,7 +315,7 @@ async fn a_hosts_politeness_holds_across_workers() {
     for worker in ["w1", "w2"] {
         let (store, context, spans) = (store.clone(), context.clone(), spans.clone());
         tasks.push(tokio::spawn(async move {
-            let crawl = SharedCrawl { store: &store, scan_id: Uuid::nil(), org: "acme", holder: worker, lease: Duration::from_secs(30) };
+            let crawl = SharedCrawl { store: &store, scan_id: Uuid::nil(), org: "acme", holder: worker, lease: Duration::from_secs(30), org_cap: i64::MAX };
             let gate = context.gate(crawl);
             let cancel = CancellationToken::new();
             for _ in 0..4 {
@@ -527,7 +527,7 @@ async fn a_helper_goes_back_to_the_queue_while_another_organisations_scan_waits(
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     let options = config(true, lease).options;
-    let crawl = SharedCrawl { store: &store, scan_id: scan.id, org: "acme", holder: "helper", lease };
+    let crawl = SharedCrawl { store: &store, scan_id: scan.id, org: "acme", holder: "helper", lease, org_cap: i64::MAX };
     let judged = scanner.help(crawl, &options, &CancellationToken::new()).await.unwrap();
     assert_eq!(judged, 0, "with globex's scan waiting, the helper goes back to the queue");
 
@@ -538,6 +538,26 @@ async fn a_helper_goes_back_to_the_queue_while_another_organisations_scan_waits(
     assert!(matches!(outcome, Outcome::Completed(_)), "{outcome:?}");
     assert!(judged > 0, "with nothing waiting, the helper took a share of the pages");
     every_page_judged_once(&store, scan.id, PAGES).await;
+}
+
+/// A scan of another organisation that no worker could claim (its organisation is at its cap of
+/// running scans) sends no helper back to the queue; one under the cap does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_scan_its_organisations_cap_holds_back_sends_no_helper_back() {
+    use sitescan::model::{AddressPolicy, ScanMode, Target, TriggeredBy};
+    let app = spawn_app().await;
+    let store = app.store.clone();
+    store.set_org("globex", None).await.unwrap();
+    let target = Target::parse("http://127.0.0.1:9/a", &AddressPolicy::new(vec!["127.0.0.1/32".parse().unwrap()])).unwrap();
+    for _ in 0..2 {
+        assert!(matches!(store.create_scan("globex", &target, ScanMode::Passive, TriggeredBy::Api, None).await.unwrap(), sitescan::store::CreateOutcome::Created(_)));
+    }
+    assert!(store.scan_waits_beside("acme", 1).await.unwrap(), "nothing of globex runs: its scan could be claimed");
+    assert!(store.claim_scan("elsewhere", Duration::from_secs(30), 3).await.unwrap().is_some());
+    assert!(!store.scan_waits_beside("acme", 1).await.unwrap(), "globex runs one scan of its cap of one: its other scan cannot be claimed");
+    assert!(store.scan_waits_beside("acme", 2).await.unwrap(), "under a cap of two it can");
+    assert!(store.scan_waits_beside("acme", i64::MAX).await.unwrap(), "and with no cap");
+    assert!(!store.scan_waits_beside("globex", i64::MAX).await.unwrap(), "an organisation's own scans never send its helpers back");
 }
 
 /// Helpers count against the organisation of the scan they help, as its own scans do: with a
