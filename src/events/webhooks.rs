@@ -294,7 +294,7 @@ pub async fn scan_finished(
 }
 
 /// `data` with what a chat message of the scan shows beyond the standard event: the top
-/// [`TOP_FINDINGS`] new findings (check, severity, title, page), the count of new findings per
+/// [`TOP_FINDINGS`] new findings (check, severity, title, page, resource), the count of new findings per
 /// severity, and for a failed scan the reason (`summary.error.message`).
 async fn chat_data(store: &Store, scan: &ScanRow, mut data: Value, completed: bool, new_severities: &[Severity]) -> Result<Value, WebhookError> {
     if completed {
@@ -306,7 +306,7 @@ async fn chat_data(store: &Store, scan: &ScanRow, mut data: Value, completed: bo
         let top = store.top_new_findings(scan.id, TOP_FINDINGS as i64).await?;
         data["new_findings"] = top
             .into_iter()
-            .map(|f| json!({"check_id": f.check_id, "severity": f.severity, "title": f.title, "page": f.page}))
+            .map(|f| json!({"check_id": f.check_id, "severity": f.severity, "title": f.title, "page": f.page, "resource": f.resource}))
             .collect();
     } else {
         let report: Option<Value> = scan.report.as_deref().and_then(|r| serde_json::from_str(r).ok());

@@ -122,6 +122,7 @@ section.check.top-critical{border-left-color:#7f1010}section.check.top-high{bord
 p.meta{margin:.25rem 0;font-size:.9rem}
 p.meta code{font-size:.85rem}
 p.fix{margin:.5rem 0}
+p.finding-title{margin:.25rem 0 0}
 ol.items{list-style:none;padding:0;margin:.5rem 0 0}
 li.finding{border:1px solid #d0d7de;border-radius:6px;padding:.6rem .75rem;margin:.5rem 0;background:#fff}
 li.finding dl{display:grid;grid-template-columns:max-content 1fr;gap:.15rem .75rem;margin:.4rem 0 0}
@@ -439,10 +440,11 @@ fn budget(o: &mut String, view: &ReportView<'_>) -> std::fmt::Result {
 fn changes(o: &mut String, view: &ReportView<'_>) -> std::fmt::Result {
     let Some(c) = view.summary.as_ref().and_then(|s| s.changes) else { return Ok(()) };
     writeln!(o, "<section class=\"block\" id=\"changes\" aria-labelledby=\"changes-h\">\n<h2 id=\"changes-h\">Changes since the previous scan</h2>")?;
+    // A first scan has nothing to compare with: its findings are simply there, not new.
     let Some(baseline) = c.baseline_scan_id else {
         return writeln!(
             o,
-            "<p>No earlier completed scan of this target to compare with: every finding is new ({}).</p>\n</section>",
+            "<p>The first completed scan of this target: nothing to compare with yet ({}).</p>\n</section>",
             plural(c.new as usize, "finding", "findings")
         );
     };
@@ -672,7 +674,14 @@ fn evidence_value(v: &Value) -> String {
 
 fn finding_item(o: &mut String, view: &ReportView<'_>, f: &FindingView<'_>, rule: &RuleView) -> std::fmt::Result {
     writeln!(o, "<li class=\"finding\" data-severity=\"{}\">{}", f.severity.as_str(), badge(f.severity))?;
-    if f.change == Some(Change::New) {
+    // A title that names its thing (a header, a cookie) comes first: what this one is about.
+    let own = f.title.trim();
+    if !own.is_empty() && own != rule.title.trim() {
+        let shown = own.strip_prefix(rule.title.trim()).and_then(|r| r.strip_prefix(": ")).unwrap_or(own);
+        writeln!(o, "<p class=\"finding-title\"><strong>{}</strong></p>", escape(shown))?;
+    }
+    let compared = view.summary.as_ref().and_then(|s| s.changes).is_some_and(|c| c.baseline_scan_id.is_some());
+    if compared && f.change == Some(Change::New) {
         writeln!(o, "<p class=\"change-new\"><strong>New</strong> since the previous scan</p>")?;
     }
     let url = view.finding_url(f);
@@ -882,5 +891,25 @@ mod tests {
         let html = render(&ScanReport::from_body(&body).unwrap()).unwrap();
         assert!(html.contains(&csp));
         assert!(html.contains("This scan has not finished"));
+    }
+
+    #[test]
+    fn a_first_scan_says_findings_not_new_ones() {
+        let body = |baseline: serde_json::Value| {
+            json!({
+                "scan": {"id": "s", "target_url": "https://a.test/", "status": "completed"},
+                "report": {"summary": {"pages_scanned": 1, "duration_ms": 1, "categories": {}, "error": null,
+                    "changes": {"new": 2, "fixed": 0, "persisting": 0, "baseline_scan_id": baseline}},
+                    "findings": [
+                        {"check_id": "search.title-missing", "severity": "medium", "title": "Title missing", "change": "new", "evidence": {"url": "https://a.test/"}},
+                        {"check_id": "search.meta-description-missing", "severity": "low", "title": "No description", "change": "new", "evidence": {"url": "https://a.test/"}}]}
+            })
+        };
+        let first = render(&ScanReport::from_body(&body(serde_json::Value::Null)).unwrap()).unwrap();
+        assert!(first.contains("The first completed scan of this target: nothing to compare with yet (2 findings)."), "{first}");
+        assert!(!first.contains("every finding is new") && !first.contains("since the previous scan</p>"), "{first}");
+        let later = render(&ScanReport::from_body(&body(json!("b"))).unwrap()).unwrap();
+        assert!(later.contains("<strong>2 new</strong>"), "{later}");
+        assert_eq!(later.matches("<strong>New</strong> since the previous scan").count(), 2);
     }
 }
