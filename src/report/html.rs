@@ -70,7 +70,7 @@ header.top{background:#1b2a3a;color:#fff;padding:1.25rem 1.5rem}
 header.top .brand{margin:0;font-size:.85rem;letter-spacing:.08em;text-transform:uppercase;color:#c9d4df}
 header.top h1{margin:.25rem 0 0;font-size:1.6rem;line-height:1.25;overflow-wrap:anywhere}
 main{max-width:78rem;margin:0 auto;padding:1rem 1.5rem 2rem}
-footer.bottom{max-width:78rem;margin:0 auto;padding:0 1.5rem 2rem;font-size:.875rem;color:#4a5560}
+footer.bottom{max-width:78rem;margin:0 auto;padding:0 1.5rem 2rem;font-size:.875rem;color:#4a5560;overflow-wrap:anywhere}
 @media (max-width:600px){header.top{padding:1rem}header.top h1{font-size:1.25rem}main{padding:.5rem .75rem 1.5rem}}
 @media print{.skip{display:none}body{background:#fff}}
 "#;
@@ -133,6 +133,9 @@ code{background:#f1f3f5;color:#1b1f24;padding:0 .2rem;border-radius:3px}
 ul.changes li{overflow-wrap:anywhere}
 pre.snippet{background:#f1f3f5;color:#1b1f24;padding:.5rem .75rem;border-radius:6px;overflow-x:auto;white-space:pre-wrap;overflow-wrap:anywhere;margin:.5rem 0 0}
 pre.snippet code{padding:0;background:none}
+pre{max-width:100%;overflow-x:auto}
+section.block,nav.sections{overflow-wrap:anywhere}
+section.block table{overflow-wrap:normal}
 [hidden]{display:none!important}
 @media (max-width:600px){nav.sections{padding:.5rem 1rem}section.block{padding:.75rem}section.check{padding-left:.6rem}th,td{padding:.35rem .45rem}}
 @media print{nav.sections,fieldset.filters{display:none}section.block{border:0;padding:0}}
