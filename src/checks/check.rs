@@ -159,6 +159,30 @@ impl<'a> Findings<'a> {
         );
     }
 
+    /// Reports a finding at the check's default severity whose title names the thing it is about
+    /// (`Security header missing: Content-Security-Policy`): a page with several such findings
+    /// lists them apart, in reports and chat alike. The check's own title stays the catalogue's.
+    pub fn report_titled(&mut self, title: String, evidence: Map<String, Value>) {
+        self.report_finding(self.meta.severity, title, self.meta.cwe_id.map(str::to_string), evidence);
+    }
+
+    /// Reports a finding at `severity` with its own title and CWE (the check's description and
+    /// remediation).
+    pub fn report_finding(&mut self, severity: Severity, title: String, cwe_id: Option<String>, evidence: Map<String, Value>) {
+        self.push(
+            Finding {
+                check_id: self.meta.id.to_string(),
+                severity,
+                title,
+                description: self.meta.description.to_string(),
+                remediation: self.meta.remediation.to_string(),
+                cwe_id,
+                evidence,
+            },
+            MAX_FINDINGS_PER_CHECK_PER_PAGE,
+        );
+    }
+
     /// Reports a finding whose id is generated (axe rules: `accessibility.<rule>`), with its own
     /// title, description and help. The cap covers the whole family on a page.
     pub fn report_dynamic(&mut self, finding: Finding) {

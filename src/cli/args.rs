@@ -124,7 +124,8 @@ pub struct RecurringArgs {
 #[derive(Debug, Clone, Args)]
 pub struct SecretKeyArgs {
     /// A file holding the key that encrypts stored secrets (32 bytes as base64 or hex); else
-    /// `SITESCAN_SECRET_KEY`.
+    /// `SITESCAN_SECRET_KEY`; else, on SQLite, the key file beside the database (`serve` makes
+    /// it on its first start).
     #[arg(long, env = "SITESCAN_SECRET_KEY_FILE")]
     pub secret_key_file: Option<PathBuf>,
 }

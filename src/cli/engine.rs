@@ -8,6 +8,7 @@ use crate::scan::worker::Ownership;
 use crate::scan::{DEFAULT_HOST_CONCURRENCY, MAX_PAGES_LIMIT, ScanOptions, Scanner, WorkerConfig};
 use crate::app::{App, AppConfig};
 use crate::events::{SecretBox, SecretError};
+use crate::events::key_file;
 use anyhow::Context;
 use std::sync::Arc;
 use std::time::Duration;
@@ -65,22 +66,50 @@ pub fn worker_config(
     })
 }
 
-/// The key that opens stored secrets: `None` when none is configured (the features that need
-/// it say so when asked), an error when one is configured but unusable.
-pub fn secret_box(key: &SecretKeyArgs) -> anyhow::Result<Option<SecretBox>> {
+/// Whether a missing key file beside an SQLite database is made (`serve`) or only read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyBeside {
+    Create,
+    ReadIfThere,
+}
+
+/// The key that opens stored secrets: `--secret-key-file`, else `SITESCAN_SECRET_KEY`, else the
+/// key file beside an SQLite `database` (made first by `serve`). `None` when there is none (the
+/// features that need it say so when asked), an error when one is configured but unusable.
+pub fn secret_box(key: &SecretKeyArgs, database: &str, beside: KeyBeside) -> anyhow::Result<Option<SecretBox>> {
     match SecretBox::from_env_or_file(key.secret_key_file.as_deref()) {
-        Ok(b) => Ok(Some(b)),
-        Err(SecretError::Missing) => Ok(None),
-        Err(e) => Err(e.into()),
+        Ok(b) => return Ok(Some(b)),
+        Err(SecretError::Missing) => {}
+        Err(e) => return Err(e.into()),
     }
+    let Some(path) = key_file::beside(database) else {
+        return Ok(None);
+    };
+    let found = match beside {
+        KeyBeside::Create => Some(key_file::read_or_create(&path)?),
+        KeyBeside::ReadIfThere => key_file::read(&path)?,
+    };
+    Ok(found.map(|f| {
+        if f.created {
+            tracing::info!(path = %f.path.display(), "created the secret key file");
+            eprintln!(
+                "created the secret key file {} (owner-only): it seals webhook, chat and site secrets; keep it with the database and back it up with it",
+                f.path.display()
+            );
+        } else {
+            tracing::info!(path = %f.path.display(), "secret key from the file beside the database");
+        }
+        f.key
+    }))
 }
 
 /// The application's settings from the policy and key flags: targets, webhooks and ownership
-/// proofs held to the policy, proofs asking the configured DNS server, secrets sealed with the key.
-pub fn app_config(policy: &PolicyArgs, key: &SecretKeyArgs) -> anyhow::Result<AppConfig> {
+/// proofs held to the policy, proofs asking the configured DNS server, secrets sealed with the
+/// key of [`secret_box`].
+pub fn app_config(policy: &PolicyArgs, key: &SecretKeyArgs, db: &DatabaseArgs, beside: KeyBeside) -> anyhow::Result<AppConfig> {
     Ok(AppConfig {
         policy: AddressPolicy::new(policy.allow_target.clone()),
-        secrets: secret_box(key)?,
+        secrets: secret_box(key, &db.database, beside)?,
         dns_server: policy.dns_server,
         ..AppConfig::default()
     })

@@ -15,7 +15,7 @@ enum ScanWorkers {
 
 pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let shutdown = super::signals::Shutdown::listen();
-    let app = super::engine::open_app(&args.db, super::engine::app_config(&args.policy, &args.engine.key)?).await?;
+    let app = super::engine::open_app(&args.db, super::engine::app_config(&args.policy, &args.engine.key, &args.db, super::engine::KeyBeside::Create)?).await?;
     if args.worker_process {
         return run_worker_process(args, app, shutdown).await;
     }

@@ -17,7 +17,7 @@ fn publish_instructions(token: &str) -> String {
 
 async fn service(policy: &PolicyArgs, key: Option<&SecretKeyArgs>, db: &DatabaseArgs) -> anyhow::Result<SiteService> {
     let none = SecretKeyArgs { secret_key_file: None };
-    let app = super::engine::open_app(db, super::engine::app_config(policy, key.unwrap_or(&none))?).await?;
+    let app = super::engine::open_app(db, super::engine::app_config(policy, key.unwrap_or(&none), db, super::engine::KeyBeside::ReadIfThere)?).await?;
     Ok(app.sites().clone())
 }
 

@@ -2,17 +2,21 @@
 
 use super::Exit;
 use super::args::{DatabaseArgs, IdArgs, OrgArgs, SecretKeyArgs, WebhookCommand};
-use super::engine::{open_app, secret_box};
+use super::engine::{KeyBeside, open_app, secret_box};
 use crate::app::{App, AppConfig};
 use crate::events::{NewEndpoint, WebhookKind};
 use crate::model::time::{now_us, to_rfc3339};
 use crate::model::{AddressPolicy, OrgId};
 
-/// Opens `--database` with the key of `--secret-key-file` (or `SITESCAN_SECRET_KEY`), which
-/// must be configured: `what` says what needs it.
+/// Opens `--database` with the key of `--secret-key-file` (or `SITESCAN_SECRET_KEY`, or the key
+/// file `serve` made beside an SQLite database), which must be there: `what` says what needs it.
 async fn open_keyed(db: &DatabaseArgs, key: &SecretKeyArgs, policy: AddressPolicy, what: &str) -> anyhow::Result<App> {
-    let secrets = secret_box(key).map_err(|e| anyhow::anyhow!("{what}: {e}"))?;
-    anyhow::ensure!(secrets.is_some(), "{what}: no secret key: set {} or --secret-key-file", crate::events::SECRET_KEY_ENV);
+    let secrets = secret_box(key, &db.database, KeyBeside::ReadIfThere).map_err(|e| anyhow::anyhow!("{what}: {e}"))?;
+    anyhow::ensure!(
+        secrets.is_some(),
+        "{what}: no secret key: set {} or --secret-key-file (on SQLite, `serve` makes one beside the database on its first start)",
+        crate::events::SECRET_KEY_ENV
+    );
     open_app(db, AppConfig { policy, secrets, ..AppConfig::default() }).await
 }
 

@@ -14,7 +14,7 @@ pub async fn start(args: &EngineArgs, count: usize, app: &App) -> anyhow::Result
 
 pub async fn run(args: WorkerArgs) -> anyhow::Result<()> {
     let shutdown = super::signals::Shutdown::listen();
-    let app = engine::open_app(&args.db, engine::app_config(&args.policy, &args.engine.key)?).await?;
+    let app = engine::open_app(&args.db, engine::app_config(&args.policy, &args.engine.key, &args.db, engine::KeyBeside::ReadIfThere)?).await?;
     let public_url = crate::web::WebSettings::parse(args.public_url.as_deref()).map_err(anyhow::Error::msg)?.public_url;
     let deliveries = app.start_delivery(public_url)?;
     let recurring = super::recurring::start(&args.engine.recurring, &app)?;

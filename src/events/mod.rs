@@ -4,11 +4,12 @@
 pub mod breaker;
 pub mod chat;
 pub mod endpoints;
+pub mod retry_after;
 pub mod signing;
 pub mod watch;
 pub mod webhooks;
 
-pub use crate::store::{SECRET_KEY_ENV, SecretBox, SecretError};
+pub use crate::store::{SECRET_KEY_ENV, SecretBox, SecretError, key_file};
 pub use breaker::BreakerRule;
 pub use endpoints::{Endpoint, Webhooks};
 pub use crate::store::{DeliveryRow, WebhookRow};

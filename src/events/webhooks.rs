@@ -1,5 +1,6 @@
 //! Webhooks: which endpoints an event goes to (the outbox), and the delivery loop that signs
-//! and POSTs each message through the egress guard, retrying on the schedule below.
+//! and POSTs each message through the egress guard, retrying on the schedule below (or later,
+//! when a 429 or 503 says `Retry-After`: `retry_after.rs`).
 //!
 //! An endpoint's kind ([`WebhookKind`]) decides what it receives: `standard` endpoints get the
 //! event as queued, signed; chat endpoints (Slack, Teams, Discord, Google Chat) get the
@@ -21,6 +22,7 @@ pub use crate::store::{Clock, ManualClock, SystemClock};
 use crate::background::{Drained, spawn_logged};
 use crate::store::{SealedAt, SecretBox, SecretError};
 use super::breaker::BreakerRule;
+use super::retry_after;
 use super::chat::{ChatMessage, TOP_FINDINGS, WebhookKind};
 use super::signing::SigningKey;
 use crate::model::{OrgSlots, Severity};
@@ -292,7 +294,7 @@ pub async fn scan_finished(
 }
 
 /// `data` with what a chat message of the scan shows beyond the standard event: the top
-/// [`TOP_FINDINGS`] new findings (check, severity, title, page), the count of new findings per
+/// [`TOP_FINDINGS`] new findings (check, severity, title, page, resource), the count of new findings per
 /// severity, and for a failed scan the reason (`summary.error.message`).
 async fn chat_data(store: &Store, scan: &ScanRow, mut data: Value, completed: bool, new_severities: &[Severity]) -> Result<Value, WebhookError> {
     if completed {
@@ -304,7 +306,7 @@ async fn chat_data(store: &Store, scan: &ScanRow, mut data: Value, completed: bo
         let top = store.top_new_findings(scan.id, TOP_FINDINGS as i64).await?;
         data["new_findings"] = top
             .into_iter()
-            .map(|f| json!({"check_id": f.check_id, "severity": f.severity, "title": f.title, "page": f.page}))
+            .map(|f| json!({"check_id": f.check_id, "severity": f.severity, "title": f.title, "page": f.page, "resource": f.resource}))
             .collect();
     } else {
         let report: Option<Value> = scan.report.as_deref().and_then(|r| serde_json::from_str(r).ok());
@@ -569,6 +571,9 @@ impl Deliverer {
         let latency = started.elapsed().as_millis() as i64;
         let status = resp.status.map(i32::from);
         let error = resp.error.as_ref().map(|e| if url == ep.url { e.to_string() } else { redact_url(&e.to_string(), &url, &ep.url) });
+        // A 429 or 503 may say when to come back: the log says what was asked and waited.
+        let retry_after = retry_after::of_answer(resp.status, resp.header("retry-after"), now);
+        let error = error.or_else(|| retry_after.map(|r| r.note()));
         self.store.log_webhook_delivery(msg.id, ep.id, attempt_no, status, latency, error.as_deref(), now).await?;
         tracing::info!(webhook = %ep.id, message = %msg.message_id, attempt = attempt_no, status = ?status, latency_ms = latency, "webhook attempt");
         let timed_out = resp.error.as_ref().is_some_and(|e| e.kind == crate::net::FetchErrorKind::Timeout);
@@ -597,6 +602,7 @@ impl Deliverer {
         }
         match RETRY_SCHEDULE.get(msg.attempts as usize) {
             Some(wait) => {
+                let wait = retry_after.map_or(*wait, |r| r.wait.max(*wait));
                 let at = now + wait.as_micros() as i64;
                 self.store.finish_webhook(msg.id, &self.owner, "pending", Some(at), now).await?;
                 Ok(Attempt::Retry { at })

@@ -201,6 +201,8 @@ impl Fetcher {
         };
         let mut out = out;
         out.status = Some(resp.status().as_u16());
+        // The receiver's headers: a webhook delivery reads `Retry-After`.
+        out.headers = headers_of(&resp);
         self.read_body(resp, &mut out, 64 * 1024).await;
         out
     }
@@ -274,11 +276,7 @@ impl Fetcher {
                 continue;
             }
             out.status = Some(status.as_u16());
-            out.headers = resp
-                .headers()
-                .iter()
-                .map(|(k, v)| Header { name: k.as_str().to_ascii_lowercase(), value: String::from_utf8_lossy(v.as_bytes()).into_owned() })
-                .collect();
+            out.headers = headers_of(&resp);
             if let BodyMode::Read(max) = body {
                 self.read_body(resp, &mut out, max).await;
             }
@@ -353,4 +351,12 @@ fn error_chain(e: &dyn std::error::Error) -> String {
         source = err.source();
     }
     s
+}
+
+/// A response's headers, names lowercased.
+fn headers_of(resp: &reqwest::Response) -> Vec<Header> {
+    resp.headers()
+        .iter()
+        .map(|(k, v)| Header { name: k.as_str().to_ascii_lowercase(), value: String::from_utf8_lossy(v.as_bytes()).into_owned() })
+        .collect()
 }

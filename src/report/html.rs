@@ -70,7 +70,7 @@ header.top{background:#1b2a3a;color:#fff;padding:1.25rem 1.5rem}
 header.top .brand{margin:0;font-size:.85rem;letter-spacing:.08em;text-transform:uppercase;color:#c9d4df}
 header.top h1{margin:.25rem 0 0;font-size:1.6rem;line-height:1.25;overflow-wrap:anywhere}
 main{max-width:78rem;margin:0 auto;padding:1rem 1.5rem 2rem}
-footer.bottom{max-width:78rem;margin:0 auto;padding:0 1.5rem 2rem;font-size:.875rem;color:#4a5560}
+footer.bottom{max-width:78rem;margin:0 auto;padding:0 1.5rem 2rem;font-size:.875rem;color:#4a5560;overflow-wrap:anywhere}
 @media (max-width:600px){header.top{padding:1rem}header.top h1{font-size:1.25rem}main{padding:.5rem .75rem 1.5rem}}
 @media print{.skip{display:none}body{background:#fff}}
 "#;
@@ -122,6 +122,7 @@ section.check.top-critical{border-left-color:#7f1010}section.check.top-high{bord
 p.meta{margin:.25rem 0;font-size:.9rem}
 p.meta code{font-size:.85rem}
 p.fix{margin:.5rem 0}
+p.finding-title{margin:.25rem 0 0}
 ol.items{list-style:none;padding:0;margin:.5rem 0 0}
 li.finding{border:1px solid #d0d7de;border-radius:6px;padding:.6rem .75rem;margin:.5rem 0;background:#fff}
 li.finding dl{display:grid;grid-template-columns:max-content 1fr;gap:.15rem .75rem;margin:.4rem 0 0}
@@ -132,6 +133,9 @@ code{background:#f1f3f5;color:#1b1f24;padding:0 .2rem;border-radius:3px}
 ul.changes li{overflow-wrap:anywhere}
 pre.snippet{background:#f1f3f5;color:#1b1f24;padding:.5rem .75rem;border-radius:6px;overflow-x:auto;white-space:pre-wrap;overflow-wrap:anywhere;margin:.5rem 0 0}
 pre.snippet code{padding:0;background:none}
+pre{max-width:100%;overflow-x:auto}
+section.block,nav.sections{overflow-wrap:anywhere}
+section.block table{overflow-wrap:normal}
 [hidden]{display:none!important}
 @media (max-width:600px){nav.sections{padding:.5rem 1rem}section.block{padding:.75rem}section.check{padding-left:.6rem}th,td{padding:.35rem .45rem}}
 @media print{nav.sections,fieldset.filters{display:none}section.block{border:0;padding:0}}
@@ -439,10 +443,11 @@ fn budget(o: &mut String, view: &ReportView<'_>) -> std::fmt::Result {
 fn changes(o: &mut String, view: &ReportView<'_>) -> std::fmt::Result {
     let Some(c) = view.summary.as_ref().and_then(|s| s.changes) else { return Ok(()) };
     writeln!(o, "<section class=\"block\" id=\"changes\" aria-labelledby=\"changes-h\">\n<h2 id=\"changes-h\">Changes since the previous scan</h2>")?;
+    // A first scan has nothing to compare with: its findings are simply there, not new.
     let Some(baseline) = c.baseline_scan_id else {
         return writeln!(
             o,
-            "<p>No earlier completed scan of this target to compare with: every finding is new ({}).</p>\n</section>",
+            "<p>The first completed scan of this target: nothing to compare with yet ({}).</p>\n</section>",
             plural(c.new as usize, "finding", "findings")
         );
     };
@@ -672,7 +677,14 @@ fn evidence_value(v: &Value) -> String {
 
 fn finding_item(o: &mut String, view: &ReportView<'_>, f: &FindingView<'_>, rule: &RuleView) -> std::fmt::Result {
     writeln!(o, "<li class=\"finding\" data-severity=\"{}\">{}", f.severity.as_str(), badge(f.severity))?;
-    if f.change == Some(Change::New) {
+    // A title that names its thing (a header, a cookie) comes first: what this one is about.
+    let own = f.title.trim();
+    if !own.is_empty() && own != rule.title.trim() {
+        let shown = own.strip_prefix(rule.title.trim()).and_then(|r| r.strip_prefix(": ")).unwrap_or(own);
+        writeln!(o, "<p class=\"finding-title\"><strong>{}</strong></p>", escape(shown))?;
+    }
+    let compared = view.summary.as_ref().and_then(|s| s.changes).is_some_and(|c| c.baseline_scan_id.is_some());
+    if compared && f.change == Some(Change::New) {
         writeln!(o, "<p class=\"change-new\"><strong>New</strong> since the previous scan</p>")?;
     }
     let url = view.finding_url(f);
@@ -882,5 +894,25 @@ mod tests {
         let html = render(&ScanReport::from_body(&body).unwrap()).unwrap();
         assert!(html.contains(&csp));
         assert!(html.contains("This scan has not finished"));
+    }
+
+    #[test]
+    fn a_first_scan_says_findings_not_new_ones() {
+        let body = |baseline: serde_json::Value| {
+            json!({
+                "scan": {"id": "s", "target_url": "https://a.test/", "status": "completed"},
+                "report": {"summary": {"pages_scanned": 1, "duration_ms": 1, "categories": {}, "error": null,
+                    "changes": {"new": 2, "fixed": 0, "persisting": 0, "baseline_scan_id": baseline}},
+                    "findings": [
+                        {"check_id": "search.title-missing", "severity": "medium", "title": "Title missing", "change": "new", "evidence": {"url": "https://a.test/"}},
+                        {"check_id": "search.meta-description-missing", "severity": "low", "title": "No description", "change": "new", "evidence": {"url": "https://a.test/"}}]}
+            })
+        };
+        let first = render(&ScanReport::from_body(&body(serde_json::Value::Null)).unwrap()).unwrap();
+        assert!(first.contains("The first completed scan of this target: nothing to compare with yet (2 findings)."), "{first}");
+        assert!(!first.contains("every finding is new") && !first.contains("since the previous scan</p>"), "{first}");
+        let later = render(&ScanReport::from_body(&body(json!("b"))).unwrap()).unwrap();
+        assert!(later.contains("<strong>2 new</strong>"), "{later}");
+        assert_eq!(later.matches("<strong>New</strong> since the previous scan").count(), 2);
     }
 }

@@ -126,8 +126,15 @@ pub fn render(report: &ScanReport, color: bool) -> String {
         );
         for f in group.findings.iter().take(EXAMPLES_PER_CHECK) {
             let place = place(f);
-            if !place.is_empty() {
-                let _ = writeln!(out, "           {}", paint(color, "2", &place));
+            // A finding whose title names its thing (a header, a cookie) says which.
+            let own = group.own_title(f);
+            let line = match (place.is_empty(), own) {
+                (_, None) => place,
+                (true, Some(own)) => own.to_string(),
+                (false, Some(own)) => format!("{place} — {own}"),
+            };
+            if !line.is_empty() {
+                let _ = writeln!(out, "           {}", paint(color, "2", &line));
             }
         }
         if group.findings.len() > EXAMPLES_PER_CHECK {
@@ -155,6 +162,16 @@ struct CheckGroup<'a> {
 }
 
 impl CheckGroup<'_> {
+    /// What a finding's own title adds to the group's (the part after `Group title: `), or its
+    /// whole title when it differs otherwise; `None` when it is the group's.
+    fn own_title<'f>(&self, f: &'f ReportFinding) -> Option<&'f str> {
+        let title = f.title.as_deref().unwrap_or_default();
+        if title.is_empty() || title == self.title {
+            return None;
+        }
+        Some(title.strip_prefix(self.title).and_then(|rest| rest.strip_prefix(": ")).unwrap_or(title))
+    }
+
     fn pages(&self) -> usize {
         self.findings.iter().filter_map(|f| f.evidence_str("url")).collect::<std::collections::BTreeSet<_>>().len().max(1)
     }
@@ -177,6 +194,12 @@ fn group_by_check<'a>(findings: &[&'a ReportFinding]) -> Vec<CheckGroup<'a>> {
     }
     let mut groups: Vec<CheckGroup<'a>> = by_id.into_values().collect();
     for g in &mut groups {
+        // Titles that name their thing differ: the group goes by the check's catalogue title.
+        if g.findings.iter().any(|f| f.title.as_deref().unwrap_or_default() != g.title)
+            && let Some(meta) = crate::checks::registry::find(g.check_id)
+        {
+            g.title = meta.title;
+        }
         g.findings.sort_by(|a, b| {
             b.severity.cmp(&a.severity).then_with(|| place(a).cmp(&place(b)))
         });
@@ -217,6 +240,22 @@ mod tests {
     fn finding(check: &str, severity: &str, url: &str, selector: &str) -> Value {
         json!({"check_id": check, "severity": severity, "title": "A title",
                "evidence": {"url": url, "selector": selector}})
+    }
+
+    #[test]
+    fn findings_whose_titles_name_their_thing_are_told_apart() {
+        let findings: Vec<Value> = ["Content-Security-Policy", "X-Content-Type-Options", "X-Frame-Options"]
+            .iter()
+            .map(|h| json!({"check_id": "runtime.missing-security-header", "severity": "low", "title": format!("Security header missing: {h}"),
+                            "evidence": {"url": "https://blog.test/", "header": h.to_ascii_lowercase(), "value": null}}))
+            .collect();
+        let body = json!({"scan": {"target_url": "https://blog.test/", "status": "completed"},
+                          "report": {"summary": {"pages_scanned": 1, "duration_ms": 1, "categories": {}}, "findings": findings}});
+        let text = render(&ScanReport::from_body(&body).unwrap(), false);
+        assert!(text.contains("runtime.missing-security-header  Security header missing  (3 on 1 page)"), "the check's title heads the group:\n{text}");
+        for h in ["Content-Security-Policy", "X-Content-Type-Options", "X-Frame-Options"] {
+            assert!(text.contains(&format!("https://blog.test/ — {h}\n")), "each line names its header:\n{text}");
+        }
     }
 
     #[test]

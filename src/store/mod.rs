@@ -14,6 +14,7 @@ pub mod findings;
 pub mod history;
 pub mod invites;
 pub mod jobs;
+pub mod key_file;
 pub mod live;
 pub mod monitors;
 pub mod orgs;

@@ -1,6 +1,6 @@
 //! Secrets at rest: XChaCha20-Poly1305 under the key of `SITESCAN_SECRET_KEY` or
-//! `--secret-key-file` (32 bytes, as base64 or 64 hex digits). Features that store secrets
-//! refuse to start without it.
+//! `--secret-key-file` (32 bytes, as base64 or 64 hex digits), else of the key file beside an
+//! SQLite database (`key_file.rs`). Features that store secrets refuse to start without one.
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
@@ -50,6 +50,9 @@ pub enum SecretError {
     /// `--secret-key-file` names a file that cannot be read.
     #[error("the secret key file {path} cannot be read: {error}")]
     Unreadable { path: String, error: String },
+    /// The key file beside an SQLite database could not be made (`key_file.rs`).
+    #[error("the secret key file {path} cannot be created: {error}")]
+    Uncreatable { path: String, error: String },
 }
 
 /// The key that seals and opens stored secrets.

@@ -74,6 +74,8 @@ pub struct NewFindingLine {
     pub title: Option<String>,
     /// The page it is on (`page_url`, else the evidence's `url`).
     pub page: Option<String>,
+    /// The resource it is about (the evidence's `resource`), when not the page itself.
+    pub resource: Option<String>,
 }
 
 const ENDPOINT_COLUMNS: &str = "id, org_id, url, events, min_severity, secret_enc, enabled, disabled_reason, failing_since, created_at, \
@@ -408,11 +410,17 @@ impl Store {
         for row in self.conn().query_all_raw(stmt).await? {
             let page_url: Option<String> = row.try_get("", "page_url")?;
             let evidence: Option<String> = row.try_get("", "evidence")?;
-            let page = page_url.or_else(|| {
-                let v: serde_json::Value = serde_json::from_str(evidence.as_deref()?).ok()?;
-                v.get("url")?.as_str().map(str::to_string)
+            let evidence: Option<serde_json::Value> = evidence.as_deref().and_then(|e| serde_json::from_str(e).ok());
+            let field = |key: &str| evidence.as_ref().and_then(|v| v.get(key)?.as_str().map(str::to_string));
+            let page = page_url.or_else(|| field("url"));
+            let resource = field("resource").filter(|r| Some(r) != page.as_ref());
+            out.push(NewFindingLine {
+                check_id: row.try_get("", "check_id")?,
+                severity: row.try_get("", "severity")?,
+                title: row.try_get("", "title")?,
+                page,
+                resource,
             });
-            out.push(NewFindingLine { check_id: row.try_get("", "check_id")?, severity: row.try_get("", "severity")?, title: row.try_get("", "title")?, page });
         }
         Ok(out)
     }

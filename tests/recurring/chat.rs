@@ -4,7 +4,8 @@
 //! (`chat_receivers.rs`), with no Standard Webhooks headers, while a `standard` endpoint beside
 //! them still gets the signed event. A platform that refuses a message (Slack's `400
 //! invalid_blocks`, Discord's `429`) gets it again on the retry schedule, and the delivery log
-//! shows both attempts. The test event and an event type sitescan's chat messages do not know
+//! shows both attempts; a `429` or `503` with `Retry-After` (seconds or an HTTP-date) is not
+//! tried again before then, an hour at most, and the log says so. The test event and an event type sitescan's chat messages do not know
 //! arrive as valid generic messages.
 
 use super::app::{self, AppOptions, TestApp};
@@ -147,7 +148,12 @@ async fn every_platform_gets_a_valid_unsigned_message_for_a_real_scan_and_standa
     for r in &receivers {
         assert_unsigned_and_valid(r);
         let bodies: Vec<String> = r.hits().iter().map(|h| h.body.clone()).collect();
-        assert!(bodies.iter().any(|b| b.contains(&format!("{DASHBOARD}scans/{first}"))), "{:?}: the first scan links its page", r.platform);
+        let first_scan: Vec<&String> = bodies.iter().filter(|b| b.contains(&format!("{DASHBOARD}scans/{first}"))).collect();
+        assert!(!first_scan.is_empty(), "{:?}: the first scan links its page", r.platform);
+        for b in first_scan {
+            // Nothing to compare a site's first scan with: its findings are not "new".
+            assert!(b.contains("finding") && !b.contains("new finding"), "{:?}: a first scan counts findings, never new ones: {b}", r.platform);
+        }
         let latest = bodies.iter().find(|b| b.contains(&compare)).unwrap_or_else(|| panic!("{:?}: a compare link in {bodies:#?}", r.platform));
         assert!(latest.contains("new finding") && latest.contains(&site.url("/")), "{:?}: what happened: {latest}", r.platform);
         assert!(new_checks.iter().any(|c| latest.contains(c.as_str())), "{:?}: the top new findings ({new_checks:?}) in {latest}", r.platform);
@@ -202,6 +208,56 @@ async fn a_refused_message_is_retried_on_schedule_and_the_log_shows_the_failure_
         assert_eq!(hits[0].body, hits[1].body, "the retry carries the same message");
     }
     assert!(slack.hits()[0].json()["text"].as_str().unwrap().contains("https://site.example/"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_429_or_503_with_retry_after_is_not_tried_again_before_the_receiver_asked() {
+    let app = app::spawn_app().await;
+    let scan = app.seed_scan("acme", "https://site.example/").await;
+    let clock = Arc::new(ManualClock::at(sitescan::store::time::now_us()));
+    let start = clock.now();
+    // Slack rate limits for 120 s; Teams is down until two hours from now (an HTTP-date), more
+    // than the longest wait a receiver may impose.
+    let slack = Receiver::start_rate_limited(Platform::Slack, 1, 429, "120".into()).await;
+    let two_hours = std::time::UNIX_EPOCH + Duration::from_micros(start as u64) + Duration::from_secs(7200);
+    let teams = Receiver::start_rate_limited(Platform::Teams, 1, 503, httpdate::fmt_http_date(two_hours)).await;
+    let (slack_id, _) = add(&app, &slack.url, WebhookKind::Slack, &["scan.completed"], start).await;
+    let (teams_id, _) = add(&app, &teams.url, WebhookKind::Teams, &["scan.completed"], start).await;
+    assert_eq!(webhooks::scan_finished(&app.store, &scan, true, None, &[], None, start).await.unwrap(), 2);
+
+    let d = deliverer(&app.store, clock.clone());
+    let mut first: Vec<i64> = d.run_once().await.unwrap().into_iter().map(|a| match a {
+        Attempt::Retry { at } => at - start,
+        other => panic!("{other:?}"),
+    }).collect();
+    first.sort();
+    let max = sitescan::events::retry_after::RETRY_AFTER_MAX;
+    assert_eq!(first, [120_000_000, max.as_micros() as i64], "Retry-After, bounded; never the schedule's 5 s");
+    clock.advance(RETRY_SCHEDULE[0]);
+    assert!(d.run_once().await.unwrap().is_empty(), "the schedule alone would retry now");
+    clock.advance(Duration::from_secs(115) - Duration::from_micros(1));
+    assert!(d.run_once().await.unwrap().is_empty(), "a microsecond before Slack's 120 s");
+    clock.advance(Duration::from_micros(1));
+    assert_eq!(d.run_once().await.unwrap(), [Attempt::Delivered]);
+    assert_eq!(teams.hits().len(), 1, "Teams waits");
+    clock.set(start + max.as_micros() as i64);
+    assert_eq!(d.run_once().await.unwrap(), [Attempt::Delivered]);
+
+    let log = |id| {
+        let store = app.store.clone();
+        async move { store.webhook_deliveries(id).await.unwrap() }
+    };
+    let slack_log = log(slack_id).await;
+    assert_eq!(slack_log.iter().map(|l| l.status).collect::<Vec<_>>(), [Some(429), Some(200)]);
+    let note = slack_log[0].error.as_deref().unwrap_or_default();
+    assert!(note.contains("Retry-After") && note.contains("120 s"), "the log says what was asked: {note}");
+    let teams_log = log(teams_id).await;
+    assert_eq!(teams_log.iter().map(|l| l.status).collect::<Vec<_>>(), [Some(503), Some(202)]);
+    let note = teams_log[0].error.as_deref().unwrap_or_default();
+    assert!(note.contains("Retry-After") && note.contains("3600 s") && note.contains("longest"), "the log says the wait was bounded: {note}");
+    for r in [&slack, &teams] {
+        assert_unsigned_and_valid(r);
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -112,12 +112,23 @@ impl Receiver {
 
     /// A receiver that refuses its first `refuse_first` messages, then accepts valid ones.
     pub async fn start_refusing(platform: Platform, refuse_first: usize) -> Receiver {
+        Receiver::start_with(platform, refuse_first, None).await
+    }
+
+    /// A receiver that answers its first `refuse_first` messages `status` with `Retry-After:
+    /// retry_after` (a platform that is rate limiting or down), then accepts valid ones.
+    pub async fn start_rate_limited(platform: Platform, refuse_first: usize, status: u16, retry_after: String) -> Receiver {
+        Receiver::start_with(platform, refuse_first, Some((status, retry_after))).await
+    }
+
+    async fn start_with(platform: Platform, refuse_first: usize, limited: Option<(u16, String)>) -> Receiver {
         let hits: Arc<Mutex<Vec<Hit>>> = Arc::default();
         let state = hits.clone();
         let app = axum::Router::new().route(
             "/hook/{*rest}",
             axum::routing::post(move |uri: axum::http::Uri, headers: HeaderMap, body: String| {
                 let state = state.clone();
+                let limited = limited.clone();
                 async move {
                     let json_type = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| v.starts_with("application/json"));
                     let parsed: Result<Value, String> = serde_json::from_str(&body).map_err(|e| format!("not JSON: {e}"));
@@ -132,7 +143,12 @@ impl Receiver {
                         hits.len()
                     };
                     if n <= refuse_first {
-                        return platform.scripted_refusal();
+                        return match limited {
+                            Some((status, retry_after)) => {
+                                (StatusCode::from_u16(status).unwrap(), [(header::RETRY_AFTER, retry_after)], "not now").into_response()
+                            }
+                            None => platform.scripted_refusal(),
+                        };
                     }
                     match verdict {
                         Ok(()) => platform.accepted(),

@@ -13,3 +13,4 @@ mod webhooks;
 mod schedules;
 mod monitors;
 mod retention;
+mod embedded_key;

@@ -55,7 +55,7 @@ fn deliverer(store: &sitescan::store::Store, clock: Arc<ManualClock>, owner: &st
 }
 
 /// Verifies a Standard Webhooks signature with Python's hmac, not with our code.
-fn python_verifies(secret: &str, headers: &HeaderMap, body: &str) -> bool {
+pub(crate) fn python_verifies(secret: &str, headers: &HeaderMap, body: &str) -> bool {
     let h = |k: &str| headers.get(k).unwrap().to_str().unwrap().to_string();
     let script = r#"
 import base64, hashlib, hmac, sys

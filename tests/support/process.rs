@@ -66,7 +66,21 @@ impl Proc {
     /// Starts `sitescan args...` with `envs` (no `RUST_LOG` but theirs), capturing stderr and
     /// stdout lines. The process is killed when dropped.
     pub fn spawn(args: &[&str], envs: &[(&str, &str)]) -> Proc {
+        Proc::spawn_cmd(Command::new(bin()), args, envs)
+    }
+
+    /// `spawn` in the working directory `dir`, with none of the `unset` variables of this
+    /// process's environment (a start exactly as a script in `dir` makes it).
+    pub fn spawn_in(dir: &std::path::Path, args: &[&str], envs: &[(&str, &str)], unset: &[&str]) -> Proc {
         let mut cmd = Command::new(bin());
+        cmd.current_dir(dir);
+        for k in unset {
+            cmd.env_remove(k);
+        }
+        Proc::spawn_cmd(cmd, args, envs)
+    }
+
+    fn spawn_cmd(mut cmd: Command, args: &[&str], envs: &[(&str, &str)]) -> Proc {
         cmd.args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true);
         cmd.env_remove("RUST_LOG");
         for (k, v) in envs {

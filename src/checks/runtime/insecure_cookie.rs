@@ -1,6 +1,6 @@
 use super::super::page_view::PageView;
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
-use crate::model::{CookieSet, Finding};
+use crate::model::CookieSet;
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -16,7 +16,8 @@ declare_check! {
     ///   `laravel_session`, `_<app>_session`, `wordpress_logged_in_*`). CSRF tokens (`csrftoken`,
     ///   `XSRF-TOKEN`, `_csrf`) are exempt: double-submit protection needs scripts to read them.
     ///
-    /// A cookie that lacks both gets two findings (two defects, two CWEs).
+    /// A cookie that lacks both gets two findings (two defects, two CWEs). Each finding's title
+    /// names its cookie (`Cookie without Secure: sid`).
     pub struct InsecureCookie {
         id: "runtime.insecure-cookie",
         severity: Medium,
@@ -30,6 +31,9 @@ declare_check! {
         requires: [Cookies],
     }
 }
+
+/// The most characters of a cookie's name its finding's title repeats.
+const COOKIE_NAME_IN_TITLE: usize = 80;
 
 /// CWE of a session cookie readable by scripts.
 const CWE_HTTPONLY: &str = "CWE-1004";
@@ -97,20 +101,18 @@ impl Check for InsecureCookie {
                     "snippet" => c.raw_masked,
                 }
             };
+            // The title names the cookie: a page's cookies are told apart in any report.
+            let name: String = if cookie.name.chars().count() > COOKIE_NAME_IN_TITLE {
+                cookie.name.chars().take(COOKIE_NAME_IN_TITLE).chain(['…']).collect()
+            } else {
+                cookie.name.clone()
+            };
             if cookie.set_over_https && !cookie.secure {
-                out.report(base("secure", cookie));
+                out.report_titled(format!("Cookie without Secure: {name}"), base("secure", cookie));
             }
             if !cookie.http_only && is_session_cookie(&cookie.name) {
-                let meta = &Self::META;
-                out.report_dynamic(Finding {
-                    check_id: meta.id.to_string(),
-                    severity: meta.severity,
-                    title: meta.title.to_string(),
-                    description: meta.description.to_string(),
-                    remediation: meta.remediation.to_string(),
-                    cwe_id: Some(CWE_HTTPONLY.to_string()),
-                    evidence: base("httponly", cookie),
-                });
+                let title = format!("Session cookie without HttpOnly: {name}");
+                out.report_finding(Self::META.severity, title, Some(CWE_HTTPONLY.to_string()), base("httponly", cookie));
             }
         }
     }
@@ -165,6 +167,16 @@ mod tests {
             ]
         );
         assert!(f.iter().all(|f| f.check_id == "runtime.insecure-cookie"));
+        let titles: Vec<&str> = f.iter().map(|f| f.title.as_str()).collect();
+        assert_eq!(
+            titles,
+            [
+                "Cookie without Secure: PHPSESSID",
+                "Session cookie without HttpOnly: PHPSESSID",
+                "Cookie without Secure: prefs",
+                "Session cookie without HttpOnly: __Host-auth_token"
+            ]
+        );
     }
 
     #[test]

@@ -6,6 +6,8 @@ use crate::{declare_check, evidence};
 declare_check! {
     /// The page's response lacks a basic security header.
     ///
+    /// Each finding's title names its header (`Security header missing: X-Frame-Options`).
+    ///
     /// Judged on the final document response of HTML pages (a page whose snapshot has no response
     /// headers at all is skipped: nothing was captured). One finding per missing header, named in
     /// `header`:
@@ -28,6 +30,17 @@ declare_check! {
         help_url: Some("https://owasp.org/www-project-secure-headers/"),
         requires: [Dom],
     }
+}
+
+/// A header as people write it (`Content-Security-Policy`), for the finding's title.
+fn display_name(name: &str) -> String {
+    name.split('-')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
+        })
+        .collect::<Vec<_>>()
+        .join("-")
 }
 
 /// The `max-age` of an HSTS value, if it parses.
@@ -61,7 +74,7 @@ impl Check for MissingSecurityHeader {
         }
         let headers = &page.response_headers;
         let mut report = |name: &str, value: Option<&str>, expected: &str| {
-            out.report(evidence! {
+            out.report_titled(format!("{}: {}", Self::META.title, display_name(name)), evidence! {
                 "url" => page.final_url,
                 "header" => name,
                 "value" => value,
@@ -134,6 +147,17 @@ mod tests {
             vec!["strict-transport-security", "content-security-policy", "x-content-type-options", "x-frame-options"]
         );
         assert!(f.iter().all(|f| f.cwe_id.as_deref() == Some("CWE-693")));
+        // Each names its header in its title: a page's findings are told apart in any report.
+        let titles: Vec<&str> = f.iter().map(|f| f.title.as_str()).collect();
+        assert_eq!(
+            titles,
+            [
+                "Security header missing: Strict-Transport-Security",
+                "Security header missing: Content-Security-Policy",
+                "Security header missing: X-Content-Type-Options",
+                "Security header missing: X-Frame-Options"
+            ]
+        );
     }
 
     #[test]

@@ -50,15 +50,15 @@ pub fn payload(m: &ChatMessage) -> Value {
     let head = clip(&parts.join("\n\n"), room / 2);
     let mut description = head.clone();
     if !m.findings.is_empty() {
-        let heading = "**Top new findings**";
-        let reserve = units(&head) + 2 + units(heading) + 1 + MORE_TEXT_MAX + 1;
+        let heading = format!("**{}**", m.findings_heading());
+        let reserve = units(&head) + 2 + units(&heading) + 1 + MORE_TEXT_MAX + 1;
         let lines: Vec<String> = m.findings.iter().map(|f| format!("• {}", clip_escape(&ChatMessage::finding_text(f), LINE_MAX - 2))).collect();
         let (list, dropped) = join_within(&lines, "\n", room.saturating_sub(reserve));
-        let more = more_text(m.more_findings + dropped as u64);
+        let more = more_text(m.more_findings + dropped as u64, m.first_scan);
         if !description.is_empty() {
             description.push_str("\n\n");
         }
-        description.push_str(heading);
+        description.push_str(&heading);
         description.push('\n');
         description.push_str(&list);
         if let Some(more) = more {

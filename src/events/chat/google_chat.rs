@@ -7,7 +7,7 @@
 //! <https://developers.google.com/workspace/chat/api/reference/rest/v1/cards>
 
 use super::clip::{clip, clip_escaped, escape};
-use super::message::ChatMessage;
+use super::message::{ChatMessage, more_text};
 use serde_json::{Value, json};
 
 /// The most bytes of a whole message (Google Chat's limit is 32,000).
@@ -51,10 +51,10 @@ fn card(m: &ChatMessage, listed: usize) -> Value {
             .map(|f| json!({"textParagraph": {"text": clip_escaped(&escape(&ChatMessage::finding_text(f)), LINE_MAX)}}))
             .collect();
         let more = m.more_findings + (m.findings.len() - listed.min(m.findings.len())) as u64;
-        if more > 0 {
-            widgets.push(json!({"textParagraph": {"text": format!("…and {more} more new findings")}}));
+        if let Some(more) = more_text(more, m.first_scan) {
+            widgets.push(json!({"textParagraph": {"text": more}}));
         }
-        sections.push(json!({"header": "Top new findings", "collapsible": false, "widgets": widgets}));
+        sections.push(json!({"header": m.findings_heading(), "collapsible": false, "widgets": widgets}));
     }
     if let Some(link) = &m.link {
         sections.push(json!({"widgets": [{"buttonList": {"buttons": [{"text": clip(&link.label, 100), "onClick": {"openLink": {"url": link.url}}}]}}]}));

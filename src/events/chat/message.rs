@@ -1,6 +1,8 @@
 //! The platform-neutral chat message of one queued event: what happened (the headline), a
 //! sentence or two, labelled facts (counts by severity, changes), the top new findings, and a
 //! link to the dashboard (the compare page when the scan has a baseline, else the scan page).
+//! A site's first scan has nothing to compare with: its findings are not "new", they are
+//! simply there, and the message counts and lists them as findings.
 //!
 //! Built from the event exactly as it was queued (the Standard Webhooks envelope: `type`,
 //! `timestamp`, `data`), plus what `scan_finished` adds for chat endpoints (`new_findings`,
@@ -29,6 +31,8 @@ pub struct FindingLine {
     pub check_id: String,
     /// The page it was found on (may be empty).
     pub page: String,
+    /// The resource it is about, when not the page (may be empty).
+    pub resource: String,
     /// The check's title (may be empty).
     pub title: String,
 }
@@ -87,6 +91,8 @@ pub struct ChatMessage {
     pub findings: Vec<FindingLine>,
     /// New findings beyond those listed.
     pub more_findings: u64,
+    /// The scan is the site's first (no previous scan to compare with): nothing is "new".
+    pub first_scan: bool,
     pub link: Option<Link>,
     /// When the event happened (RFC 3339), if the event says.
     pub timestamp: Option<String>,
@@ -130,7 +136,13 @@ fn findings(data: &Value) -> Vec<FindingLine> {
     let Some(list) = data.get("new_findings").and_then(Value::as_array) else { return Vec::new() };
     list.iter()
         .take(TOP_FINDINGS)
-        .map(|f| FindingLine { severity: text(f, "severity"), check_id: text(f, "check_id"), page: text(f, "page"), title: text(f, "title") })
+        .map(|f| FindingLine {
+            severity: text(f, "severity"),
+            check_id: text(f, "check_id"),
+            page: text(f, "page"),
+            resource: text(f, "resource"),
+            title: text(f, "title"),
+        })
         .collect()
 }
 
@@ -153,17 +165,26 @@ fn scan_link(base: Option<&url::Url>, data: &Value) -> Option<Link> {
     }
 }
 
+/// True when the event's `changes` say there was no previous scan to compare with.
+fn is_first_scan(data: &Value) -> bool {
+    data.get("changes").filter(|c| c.is_object()).is_some_and(|c| text(c, "baseline_scan_id").is_empty())
+}
+
 fn scan_facts(data: &Value) -> Vec<Fact> {
     let mut facts = vec![Fact { label: "Target".into(), value: text(data, "target_url") }];
     if let Some(all) = by_severity(data.get("findings_count")) {
         facts.push(Fact { label: "Findings".into(), value: all });
     }
-    if let Some(c) = data.get("changes").filter(|c| c.is_object()) {
-        let value = format!("{} new, {} fixed, {} persisting", count(c, "new"), count(c, "fixed"), count(c, "persisting"));
-        facts.push(Fact { label: "Changes".into(), value });
-    }
-    if let Some(new) = by_severity(data.get("new_by_severity")) {
-        facts.push(Fact { label: "New by severity".into(), value: new });
+    if is_first_scan(data) {
+        facts.push(Fact { label: "Changes".into(), value: "first scan: nothing to compare with".into() });
+    } else {
+        if let Some(c) = data.get("changes").filter(|c| c.is_object()) {
+            let value = format!("{} new, {} fixed, {} persisting", count(c, "new"), count(c, "fixed"), count(c, "persisting"));
+            facts.push(Fact { label: "Changes".into(), value });
+        }
+        if let Some(new) = by_severity(data.get("new_by_severity")) {
+            facts.push(Fact { label: "New by severity".into(), value: new });
+        }
     }
     let mode = text(data, "mode");
     if !mode.is_empty() {
@@ -192,6 +213,9 @@ impl ChatMessage {
         let target = text(data, "target_url");
         let new_worst = worst(data.get("new_by_severity"));
         let new_split = by_severity(data.get("new_by_severity")).filter(|s| s != "none");
+        let first_scan = is_first_scan(data);
+        // What the counted findings are called: on a first scan, nothing is new.
+        let found = if first_scan { "finding" } else { "new finding" };
         let mut m = ChatMessage {
             event: event.clone(),
             headline: String::new(),
@@ -199,6 +223,7 @@ impl ChatMessage {
             facts: Vec::new(),
             findings: Vec::new(),
             more_findings: 0,
+            first_scan,
             link: None,
             timestamp,
             tone: Tone::Neutral,
@@ -213,10 +238,10 @@ impl ChatMessage {
                 let new = changes.map(|c| count(c, "new")).unwrap_or(0);
                 m.headline = match (changes, new) {
                     (None, _) => format!("Scan of {target} completed"),
-                    (Some(_), 0) => format!("Scan of {target} completed: no new findings"),
+                    (Some(_), 0) => format!("Scan of {target} completed: no {found}s"),
                     (Some(_), n) => match &new_split {
-                        Some(split) => format!("{} on {target} — {split}", plural(n, "new finding")),
-                        None => format!("{} on {target}", plural(n, "new finding")),
+                        Some(split) => format!("{} on {target} — {split}", plural(n, found)),
+                        None => format!("{} on {target}", plural(n, found)),
                     },
                 };
                 m.summary = match by_severity(data.get("findings_count")) {
@@ -243,10 +268,14 @@ impl ChatMessage {
                 let n = count(data, "new_at_or_above");
                 let min = text(data, "min_severity");
                 m.headline = match &new_split {
-                    Some(split) => format!("{} at {min} or above on {target} — {split}", plural(n, "new finding")),
-                    None => format!("{} at {min} or above on {target}", plural(n, "new finding")),
+                    Some(split) => format!("{} at {min} or above on {target} — {split}", plural(n, found)),
+                    None => format!("{} at {min} or above on {target}", plural(n, found)),
                 };
-                m.summary = format!("The latest scan of {target} found new problems at or above {min} since the previous scan.");
+                m.summary = if first_scan {
+                    format!("The first scan of {target} found problems at or above {min}.")
+                } else {
+                    format!("The latest scan of {target} found new problems at or above {min} since the previous scan.")
+                };
                 m.facts = scan_facts(data);
                 let new = data.get("changes").map(|c| count(c, "new")).unwrap_or(n);
                 listed(&mut m, new);
@@ -310,12 +339,17 @@ impl ChatMessage {
         m
     }
 
-    /// One line for a finding: `high · check.id — page` (and the title when there is one).
+    /// One line for a finding: `high · check.id — page` (then the resource it is about, and the
+    /// title, which names a header or a cookie, when there are).
     pub fn finding_text(f: &FindingLine) -> String {
         let mut s = format!("{} · {}", f.severity, f.check_id);
         if !f.page.is_empty() {
             s.push_str(" — ");
             s.push_str(&f.page);
+        }
+        if !f.resource.is_empty() {
+            s.push_str(": ");
+            s.push_str(&f.resource);
         }
         if !f.title.is_empty() {
             s.push_str(" (");
@@ -327,19 +361,26 @@ impl ChatMessage {
 
     /// `…and 9990 more new findings`, when there are more than listed.
     pub fn more_text(&self) -> Option<String> {
-        more_text(self.more_findings)
+        more_text(self.more_findings, self.first_scan)
+    }
+
+    /// The heading of the listed findings: `Top new findings`, or on a first scan `Top findings`.
+    pub fn findings_heading(&self) -> &'static str {
+        if self.first_scan { "Top findings" } else { "Top new findings" }
     }
 }
 
 /// The room [`more_text`] takes at most.
 pub const MORE_TEXT_MAX: usize = 48;
 
-/// `…and N more new findings` for `n` > 0 findings not listed.
-pub fn more_text(n: u64) -> Option<String> {
+/// `…and N more new findings` for `n` > 0 findings not listed (`…and N more findings` on a
+/// first scan).
+pub fn more_text(n: u64, first_scan: bool) -> Option<String> {
+    let found = if first_scan { "finding" } else { "new finding" };
     match n {
         0 => None,
-        1 => Some("…and 1 more new finding".to_string()),
-        n => Some(format!("…and {n} more new findings")),
+        1 => Some(format!("…and 1 more {found}")),
+        n => Some(format!("…and {n} more {found}s")),
     }
 }
 
@@ -441,9 +482,49 @@ mod tests {
     #[test]
     fn a_huge_event_lists_the_top_findings_and_counts_the_rest() {
         let m = ChatMessage::from_envelope(&huge_event(10_000), Some(&dashboard()));
-        assert!(more_text(u64::MAX).unwrap().chars().count() <= MORE_TEXT_MAX);
+        assert!(more_text(u64::MAX, false).unwrap().chars().count() <= MORE_TEXT_MAX);
         assert_eq!(m.findings.len(), TOP_FINDINGS);
         assert_eq!(m.more_findings, 10_000 - TOP_FINDINGS as u64);
         assert_eq!(m.more_text().unwrap(), "…and 9990 more new findings");
+    }
+
+    #[test]
+    fn a_first_scan_counts_findings_never_new_ones() {
+        let e = json!({"type": "scan.completed", "timestamp": "2026-11-29T06:00:00Z", "data": {
+            "scan_id": "H", "target_url": "https://site.example/", "mode": "passive",
+            "findings_count": {"critical": 0, "high": 2, "medium": 24, "low": 0, "info": 0},
+            "changes": {"new": 26, "fixed": 0, "persisting": 0, "baseline_scan_id": null},
+            "new_by_severity": {"critical": 0, "high": 2, "medium": 24, "low": 0, "info": 0},
+            "new_findings": [{"check_id": "security.csp-missing", "severity": "high", "page": "https://site.example/", "title": "No CSP"}]}});
+        let m = ChatMessage::from_envelope(&e, Some(&dashboard()));
+        assert!(m.first_scan);
+        assert_eq!(m.headline, "26 findings on https://site.example/ — 2 high, 24 medium");
+        assert_eq!(m.more_text().unwrap(), "…and 25 more findings");
+        assert_eq!(m.findings_heading(), "Top findings");
+        assert_eq!(m.link.as_ref().unwrap().url, "https://scan.example.com/scans/H", "nothing to compare with");
+        assert!(m.facts.iter().any(|f| f.label == "Changes" && f.value.contains("first scan")), "{:?}", m.facts);
+        assert!(m.facts.iter().all(|f| f.label != "New by severity"), "{:?}", m.facts);
+        let mut clean = e.clone();
+        clean["data"]["changes"]["new"] = json!(0);
+        assert_eq!(ChatMessage::from_envelope(&clean, None).headline, "Scan of https://site.example/ completed: no findings");
+        let mut regressed = e.clone();
+        regressed["type"] = json!("scan.regressed");
+        regressed["data"]["min_severity"] = json!("high");
+        regressed["data"]["new_at_or_above"] = json!(2);
+        let r = ChatMessage::from_envelope(&regressed, None);
+        assert_eq!(r.headline, "2 findings at high or above on https://site.example/ — 2 high, 24 medium");
+        assert!(r.summary.starts_with("The first scan of"), "{}", r.summary);
+        // Every platform's message says the same: no "new" anywhere.
+        for kind in [super::super::WebhookKind::Slack, super::super::WebhookKind::Teams, super::super::WebhookKind::Discord, super::super::WebhookKind::GoogleChat] {
+            let body = kind.payload(&m).expect("a chat kind").to_string();
+            assert!(!body.to_lowercase().contains("new finding"), "{kind}: {body}");
+            assert!(body.contains("26 findings") && body.contains("Top findings"), "{kind}: {body}");
+        }
+        // A later scan still says "new".
+        let mut later = e.clone();
+        later["data"]["changes"]["baseline_scan_id"] = json!("B");
+        let l = ChatMessage::from_envelope(&later, None);
+        assert_eq!(l.headline, "26 new findings on https://site.example/ — 2 high, 24 medium");
+        assert_eq!(l.findings_heading(), "Top new findings");
     }
 }

@@ -52,11 +52,11 @@ pub fn payload(m: &ChatMessage) -> Value {
             .iter()
             .map(|f| clip_escaped(&format!("• {}", escape(&ChatMessage::finding_text(f))), LINE_MAX))
             .collect();
-        let heading = "*Top new findings*";
-        let room = SECTION_MAX - units(heading) - 1 - MORE_TEXT_MAX - 1;
+        let heading = format!("*{}*", m.findings_heading());
+        let room = SECTION_MAX - units(&heading) - 1 - MORE_TEXT_MAX - 1;
         let (list, dropped) = join_within(&lines, "\n", room);
         let mut text = format!("{heading}\n{list}");
-        if let Some(more) = more_text(m.more_findings + dropped as u64) {
+        if let Some(more) = more_text(m.more_findings + dropped as u64, m.first_scan) {
             text.push('\n');
             text.push_str(&more);
         }

@@ -8,7 +8,7 @@
 
 use super::clip::clip;
 use super::markdown::clip_escape;
-use super::message::ChatMessage;
+use super::message::{ChatMessage, more_text};
 use serde_json::{Value, json};
 
 /// The card's schema version.
@@ -45,13 +45,13 @@ fn card(m: &ChatMessage, listed: usize) -> Value {
         body.push(json!({"type": "FactSet", "facts": facts}));
     }
     if !m.findings.is_empty() {
-        body.push(json!({"type": "TextBlock", "text": "Top new findings", "weight": "Bolder", "wrap": true, "spacing": "Medium"}));
+        body.push(json!({"type": "TextBlock", "text": m.findings_heading(), "weight": "Bolder", "wrap": true, "spacing": "Medium"}));
         for f in m.findings.iter().take(listed) {
             body.push(json!({"type": "TextBlock", "text": format!("- {}", clip_escape(&ChatMessage::finding_text(f), LINE_MAX - 2)), "wrap": true, "spacing": "None"}));
         }
         let more = m.more_findings + (m.findings.len() - listed.min(m.findings.len())) as u64;
-        if more > 0 {
-            body.push(json!({"type": "TextBlock", "text": format!("…and {more} more new findings"), "wrap": true, "isSubtle": true}));
+        if let Some(more) = more_text(more, m.first_scan) {
+            body.push(json!({"type": "TextBlock", "text": more, "wrap": true, "isSubtle": true}));
         }
     }
     body.push(json!({"type": "TextBlock", "text": format!("sitescan · {}", clip_escape(&m.event, 100)), "wrap": true, "isSubtle": true, "size": "Small"}));
