@@ -539,10 +539,17 @@ for (const fs of body.querySelectorAll('fieldset')) {
 // 18. Tab stops that do nothing: an element put in the tab order (`tabindex` >= 0) that is no
 // control: not native, no widget or region role, no click or key listener of its own or above it
 // (`hooks.js`), not a scrollable box (the keyboard needs the stop to scroll it), holding no
-// control and describing nothing (a tooltip's trigger). Read only where the listener record is.
+// control, describing nothing and styled by no `:focus` rule (a tooltip's trigger). Read only where the listener record is.
 if (hooks && typeof hooks.hasClick === 'function' && typeof hooks.hasKey === 'function') {
   const NATIVE = 'a[href],button,input,select,textarea,summary,label,option,area[href],iframe,video,audio,details,[contenteditable=""],[contenteditable="true"]';
   const WIDGET = /^(button|link|checkbox|radio|switch|tab|tablist|tabpanel|menu|menubar|menuitem|menuitemcheckbox|menuitemradio|option|listbox|slider|spinbutton|textbox|searchbox|combobox|tree|treeitem|treegrid|grid|gridcell|row|scrollbar|radiogroup|dialog|alertdialog|application|region|img|figure|document|article|log|status|marquee|feed|separator)$/;
+  // What a `:focus` rule styles is doing something (a tooltip trigger that shows its tip).
+  const focusStyled = [];
+  for (const r of rules) for (const one of r.selectorText.split(',')) {
+    const at = one.search(/:focus/);
+    if (at > 0) focusStyled.push(one.slice(0, at).trim());
+  }
+  const styledOnFocus = (el) => focusStyled.some((s) => { try { return s && el.matches(s); } catch (_) { return false; } });
   for (const el of body.querySelectorAll('[tabindex]')) {
     if (out.idle_stops.length >= LIMIT.idle) break;
     if (el.tabIndex < 0 || el.matches(NATIVE) || el.closest('[aria-activedescendant],[role="application"],[inert]') || !vis(el)) continue;
@@ -550,7 +557,9 @@ if (hooks && typeof hooks.hasClick === 'function' && typeof hooks.hasKey === 'fu
     if ((role && WIDGET.test(role)) || attr(el, 'aria-describedby') || el.querySelector(NATIVE)) continue;
     let handled = false;
     for (let e = el; e && e !== document.documentElement; e = e.parentElement) if (hooks.hasClick(e) || hooks.hasKey(e)) { handled = true; break; }
-    if (handled) continue;
+    // Styled on focus, or holding something hidden that focus may show (its style sheet can be
+    // of another origin, unread).
+    if (handled || styledOnFocus(el) || Array.from(el.children).some((c) => !vis(c))) continue;
     const cs = getComputedStyle(el);
     if (/(auto|scroll)/.test(cs.overflowX + ' ' + cs.overflowY) && (el.scrollHeight > el.clientHeight + 1 || el.scrollWidth > el.clientWidth + 1)) continue;
     out.idle_stops.push({ selector: sel(el), snippet: snip(el), tabindex: attr(el, 'tabindex'), role: role || null, text: cut(el.textContent) });

@@ -8,9 +8,10 @@ declare_check! {
     /// Judged from the barrier facts' links (`browser/barriers.js`), the DOM's media elements and
     /// the page's rendered text: a visible link to an audio or video file (by the extension of its
     /// path: `.mp3`, `.wav`, `.m4a`, `.ogg`, `.mp4`, `.mov`, `.webm`, ...) or an `<audio>` element
-    /// with a source, on a page where no link and no text names a transcript (`transcript`,
-    /// `transcription`, and the same word in a few other languages). A transcript on another
-    /// page reached by a link whose text or URL says so counts. Videos embedded with `<video>`
+    /// on a page that offers no transcript: no link whose text, title or URL names one
+    /// (`transcript`, `transcription`, and the same word in a few other languages), no heading
+    /// that names one, and no text that introduces one (`Transcript:`). A page that only says
+    /// the word ("no transcript yet") offers none. Videos embedded with `<video>`
     /// are judged by `media.video-no-captions`; media in frames (YouTube, Vimeo) are not seen.
     /// A page can describe its media in words this check does not know, so the finding asks for
     /// review.
@@ -35,7 +36,7 @@ const AUDIO: &[&str] = &["mp3", "wav", "m4a", "aac", "oga", "ogg", "opus", "flac
 const VIDEO: &[&str] = &["mp4", "m4v", "mov", "webm", "ogv", "avi", "wmv", "mkv", "mpg", "mpeg", "3gp"];
 
 /// Words that name a transcript (matched at the start of a word, any case).
-const TRANSCRIPT: &[&str] = &["transcript", "transkript", "transcripción", "transcripcion", "trascrizione", "retranscription", "textversion", "text version"];
+const TRANSCRIPT: &[&str] = &["transcript", "transkript", "transcripción", "transcripcion", "trascrizione", "retranscription", "textversion"];
 
 /// `audio` or `video` when `url`'s path ends in a media file's extension.
 fn media_kind(url: &str) -> Option<&'static str> {
@@ -52,12 +53,25 @@ fn media_kind(url: &str) -> Option<&'static str> {
     }
 }
 
+/// Where in `text` (lowercased) a word naming a transcript starts and ends, at word starts.
+fn transcript_words(text: &str) -> Vec<(usize, usize)> {
+    TRANSCRIPT
+        .iter()
+        .flat_map(|w| text.match_indices(w).map(|(at, m)| (at, at + m.len())))
+        .filter(|(at, _)| *at == 0 || !text[..*at].chars().next_back().is_some_and(char::is_alphanumeric))
+        .collect()
+}
+
 /// True when `text` names a transcript.
 fn names_transcript(text: &str) -> bool {
+    !transcript_words(&text.to_lowercase()).is_empty()
+}
+
+/// True when `text` introduces a transcript: the word, its ending (`transcripts`, `-ion`), then
+/// a colon.
+fn introduces_transcript(text: &str) -> bool {
     let text = text.to_lowercase();
-    TRANSCRIPT.iter().any(|w| {
-        text.match_indices(w).any(|(at, _)| at == 0 || !text[..at].chars().next_back().is_some_and(char::is_alphanumeric))
-    })
+    transcript_words(&text).into_iter().any(|(_, end)| text[end..].trim_start_matches(char::is_alphabetic).trim_start().starts_with(':'))
 }
 
 impl Check for TranscriptMissing {
@@ -72,7 +86,8 @@ impl Check for TranscriptMissing {
         let Some(facts) = page.barriers() else { return };
         let text = page.page_text().map(|t| t.text.as_str()).unwrap_or_default();
         let linked = facts.links.iter().any(|l| names_transcript(&l.name) || names_transcript(&l.href) || l.title.as_deref().is_some_and(names_transcript));
-        if linked || names_transcript(text) {
+        let headed = page.dom().headings.iter().any(|h| names_transcript(&h.text));
+        if linked || headed || introduces_transcript(text) {
             return;
         }
         let mut seen = std::collections::HashSet::new();
@@ -148,6 +163,10 @@ mod tests {
         linked.push(link("#t", "Read it", "/interview-transcript.html"));
         assert!(run(&TranscriptMissing, &with(linked, Vec::new(), "Listen to the interview Read it")).is_empty());
         assert!(run(&TranscriptMissing, &with(media.clone(), Vec::new(), "Listen. Transcript: Hello, I am ...")).is_empty());
-        assert_eq!(run(&TranscriptMissing, &with(media, Vec::new(), "Nontranscripts are not it")).len(), 1, "a word that only contains it is not it");
+        let mut headed = with(media.clone(), Vec::new(), "Listen to the interview");
+        headed.dom.headings.push(crate::model::Heading { level: 2, text: "Interview transcript".into(), ..Default::default() });
+        assert!(run(&TranscriptMissing, &headed).is_empty(), "a heading names it");
+        assert_eq!(run(&TranscriptMissing, &with(media.clone(), Vec::new(), "Link to a multimedia file, no transcript")).len(), 1, "saying the word offers none");
+        assert_eq!(run(&TranscriptMissing, &with(media, Vec::new(), "Nontranscripts: are not it")).len(), 1, "a word that only contains it is not it");
     }
 }
