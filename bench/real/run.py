@@ -88,6 +88,7 @@ def main():
 
     gaps = collections.defaultdict(list)
     other_doc = []
+    unservable = []
     failed = []
     # Pages whose script sent the browser to an outside host (the corpus must hold none).
     left = []
@@ -115,7 +116,17 @@ def main():
         host = final.split('/')[2].split(':')[0] if final.count('/') >= 2 else ''
         if host and host != '127.0.0.1' and not host.endswith('.invalid'):
             left.append((f, final))
-        if page.get('error') or (has_title and not (page.get('title') or '').strip()):
+        err = page.get('error') or {}
+        requested = page.get('url') or ''
+        if final.startswith('https://127.0.0.1') and 'ERR_SSL' in (err.get('message') or ''):
+            # The page sends itself to https, which it is followed to; the corpus is served over
+            # http only, so that address cannot answer here (on the real site it would).
+            unservable.append((f, final, 'moved itself to https; the corpus server speaks http only'))
+        elif not err and has_title and not (page.get('title') or '').strip() and final.split('#')[0] == requested.split('#')[0]:
+            # The same document, emptied by its own script after load: judged as a visitor is
+            # left with it.
+            unservable.append((f, final, 'its own script emptied the document after load'))
+        elif err or (has_title and not (page.get('title') or '').strip()):
             other_doc.append((f, final, page.get('error')))
         found = report.get('findings') or []
         findings_per_page.append(len(found))
@@ -141,6 +152,10 @@ def main():
         print(f'  {f}: final {final} error {err}')
     for f, code, err in failed:
         print(f'  {f}: exit {code} {err}')
+    if unservable:
+        print(f'pages followed or judged as a visitor meets them, which the corpus cannot show whole: {len(unservable)}')
+        for f, final, why in unservable:
+            print(f'  {f}: {why} ({final})')
     if left:
         print(f'pages that sent the browser outside 127.0.0.1 (leave them out of the corpus): {len(left)}')
         for f, final in left:
@@ -153,7 +168,7 @@ def main():
         print(f'  {100 * c / n:5.1f}%  {cid}')
     out = os.path.join(os.path.dirname(os.path.abspath(__file__)), f'results-{time.strftime("%Y%m%d-%H%M%S")}.json')
     with open(out, 'w') as fh:
-        json.dump({'pages': n, 'gaps': {k: v for k, v in gaps.items()}, 'other_document': other_doc, 'failed': failed,
+        json.dump({'pages': n, 'gaps': {k: v for k, v in gaps.items()}, 'other_document': other_doc, 'unservable': unservable, 'failed': failed,
                    'seconds': seconds, 'findings': findings_per_page, 'share': dict(share),
                    'by_page': by_page, 'kept': kept}, fh, indent=1)
     print(f'wrote {out}')

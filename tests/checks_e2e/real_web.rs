@@ -406,3 +406,32 @@ async fn a_page_that_never_yields_is_reported_not_waited_on() {
     assert!(reasons.iter().any(|r| r.contains("the page's renderer stopped answering")), "{reasons:?}");
     assert!(gaps["checks"].as_u64().unwrap_or(0) > 50, "{gaps}");
 }
+
+/// An image whose error handler loads it again, forever (a real page's fallback pointing at the
+/// same dead address): the page's event log reaches its budget within seconds. The checks that
+/// read it judge the part recorded and say so, rather than not run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_image_that_reloads_itself_forever_is_judged_on_what_was_recorded() {
+    let site = FixtureSite::start().await;
+    site.route(
+        "/",
+        Route::html(
+            "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>A logo that never loads</title>\
+             <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"></head><body><main><h1>Welcome</h1>\
+             <img src=\"/missing-logo.png\" width=\"40\" height=\"40\" alt=\"Logo\" onerror=\"this.src = '/missing-logo.png?' + 'x'.repeat(4000) + Math.random()\">\
+             </main></body></html>",
+        ),
+    );
+    let (code, body, stderr) = scan_json(&site.url("/"), &[]).await;
+    assert!(matches!(code, Some(0) | Some(1)), "exit {code:?}: {stderr}");
+    assert_eq!(body["scan"]["status"], "completed", "{}", body["report"]["summary"]);
+    assert!(page_gaps(&body).is_empty(), "every check ran: {:?}", page_gaps(&body));
+    let findings: Vec<Value> = body["report"]["findings"].as_array().into_iter().flatten().cloned().collect();
+    let sampled: Vec<&Value> = findings.iter().filter(|f| f["evidence"]["sampled"] == true).collect();
+    assert!(!sampled.is_empty(), "the event checks say they judged a part: {findings:#?}");
+    for f in &sampled {
+        let read = f["evidence"]["sampled_read"].as_str().unwrap_or_default();
+        assert!(read.contains("browser events"), "{}: {read}", f["check_id"]);
+    }
+    assert!(sampled.iter().any(|f| f["check_id"] == "performance.request-count" || f["check_id"] == "runtime.failed-request"), "{sampled:#?}");
+}
