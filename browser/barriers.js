@@ -536,12 +536,17 @@ for (const fs of body.querySelectorAll('fieldset')) {
   });
 }
 
-// 18. Tab stops that do nothing: an element put in the tab order (`tabindex` >= 0) that is no
-// control: not native, no widget or region role, no click or key listener of its own or above it
-// (`hooks.js`), not a scrollable box (the keyboard needs the stop to scroll it), holding no
-// control, describing nothing and styled by no `:focus` rule (a tooltip's trigger). Read only where the listener record is.
+// 18. Tab stops that do nothing: content (a paragraph, a heading, a caption) put in the tab order
+// (`tabindex` >= 0) that is no control: not native, no widget or region role, no click or key
+// listener of its own or above it (`hooks.js`), not a scrollable box (the keyboard needs the stop
+// to scroll it), holding no control, describing nothing, styled by no `:focus` rule (a tooltip's
+// trigger), and carrying nothing that says it is meant to act (below). Read only where the listener record is.
 if (hooks && typeof hooks.hasClick === 'function' && typeof hooks.hasKey === 'function') {
   const NATIVE = 'a[href],button,input,select,textarea,summary,label,option,area[href],iframe,video,audio,details,[contenteditable=""],[contenteditable="true"]';
+  const IN_CHROME = 'nav,[role="navigation"],[role="menu"],[role="menubar"],[role="toolbar"],header,[role="banner"],[role="dialog"]';
+  const CONTROL_ATTR = /^(aria-(label|labelledby|haspopup|expanded|controls|pressed|selected|checked)|data-.*|on[a-z]+)$/;
+  const CONTROL_WORDS = /(btn|button|toggle|share|search|menu|popup|modal|icon|tip|close|open|drop|slide|carousel|tab|edition|sign|login|nav)/i;
+  const CONTROL_TEXT = /^(sign (in|up|out)|log ?(in|out)|register|search|menu|close|open|share|subscribe|print|copy|e-?mail|more|less|show|hide|next|previous|prev|back|top)$/i;
   const WIDGET = /^(button|link|checkbox|radio|switch|tab|tablist|tabpanel|menu|menubar|menuitem|menuitemcheckbox|menuitemradio|option|listbox|slider|spinbutton|textbox|searchbox|combobox|tree|treeitem|treegrid|grid|gridcell|row|scrollbar|radiogroup|dialog|alertdialog|application|region|img|figure|document|article|log|status|marquee|feed|separator)$/;
   // What a `:focus` rule styles is doing something (a tooltip trigger that shows its tip).
   const focusStyled = [];
@@ -555,6 +560,12 @@ if (hooks && typeof hooks.hasClick === 'function' && typeof hooks.hasKey === 'fu
     if (el.tabIndex < 0 || el.matches(NATIVE) || el.closest('[aria-activedescendant],[role="application"],[inert]') || !vis(el)) continue;
     const role = (attr(el, 'role') || '').trim().split(/\s+/)[0].toLowerCase();
     if ((role && WIDGET.test(role)) || attr(el, 'aria-describedby') || el.querySelector(NATIVE)) continue;
+    // What says it is a control whose script did not attach (or attached where the record
+    // cannot see: a framework's root, a script of another origin that failed to load): a name
+    // or state for assistive technologies, data for a script, a control's class or words, a
+    // place in navigation or a header. Only content put in the tab order is judged.
+    if (el.closest(IN_CHROME) || Array.from(el.attributes).some((a) => CONTROL_ATTR.test(a.name))) continue;
+    if (CONTROL_WORDS.test(String(el.id || '') + ' ' + (typeof el.className === 'string' ? el.className : '')) || CONTROL_TEXT.test(collapse(el.textContent))) continue;
     let handled = false;
     for (let e = el; e && e !== document.documentElement; e = e.parentElement) if (hooks.hasClick(e) || hooks.hasKey(e)) { handled = true; break; }
     // Styled on focus, or holding something hidden that focus may show (its style sheet can be

@@ -58,8 +58,23 @@ impl BrowserError {
     pub fn page_error_kind(&self) -> &'static str {
         match self {
             BrowserError::Timeout { .. } => "timeout",
+            // chromiumoxide's own deadline on a command (a page too busy to commit a navigation).
+            BrowserError::Cdp { message, .. } if message.contains("timed out") => "timeout",
             BrowserError::BrowserGone | BrowserError::PageCrashed => "crashed",
             _ => "internal",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_command_the_browser_gave_up_on_is_a_timeout() {
+        let e = BrowserError::Cdp { what: "Page.navigate", message: "Request timed out.".into() };
+        assert_eq!(e.page_error_kind(), "timeout");
+        assert_eq!(BrowserError::Cdp { what: "Page.navigate", message: "net::ERR_ABORTED".into() }.page_error_kind(), "internal");
+        assert_eq!(BrowserError::PageCrashed.page_error_kind(), "crashed");
     }
 }

@@ -10,7 +10,8 @@ declare_check! {
     /// `<legend>` child is missing or empty and that no aria-labelledby or aria-label names.
     /// Fieldsets that hold radio buttons or check boxes are left to `forms.choice-group-unnamed`,
     /// which judges the group as its users meet it: one barrier, one finding. Medium when the
-    /// fieldset holds form controls, low when it holds none (a fieldset used for its border).
+    /// fieldset groups two or more form controls, low when it holds one or none (a fieldset used
+    /// for its border around a search box).
     pub struct FieldsetLegendMissing {
         id: "forms.fieldset-legend-missing",
         severity: Low,
@@ -44,7 +45,7 @@ impl Check for FieldsetLegendMissing {
                 "reason" => if fieldset.has_legend { "empty-legend" } else { "no-legend" },
                 "controls" => fieldset.controls,
             };
-            if fieldset.controls > 0 {
+            if fieldset.controls >= 2 {
                 out.report_with(Severity::Medium, finding);
             } else {
                 out.report(finding);
@@ -64,11 +65,11 @@ mod tests {
         let set = |selector: &str, has_legend: bool, name: &str, controls: usize| BarrierFieldset { selector: selector.into(), has_legend, name: name.into(), controls, ..Default::default() };
         let mut page = html_page(URL);
         page.barriers = Some(BarrierFacts {
-            fieldsets: vec![set("#bare", false, "", 0), set("#empty", true, " ", 2), set("#named", true, "Delivery address", 3), set("#aria", false, "Billing", 2)],
+            fieldsets: vec![set("#bare", false, "", 0), set("#empty", true, " ", 2), set("#named", true, "Delivery address", 3), set("#aria", false, "Billing", 2), set("#search", false, "", 1)],
             ..Default::default()
         });
         let f = run(&FieldsetLegendMissing, &page);
         let got: Vec<_> = f.iter().map(|f| (f.evidence["selector"].as_str().unwrap_or_default(), f.evidence["reason"].as_str().unwrap_or_default(), f.severity)).collect();
-        assert_eq!(got, [("#bare", "no-legend", Severity::Low), ("#empty", "empty-legend", Severity::Medium)]);
+        assert_eq!(got, [("#bare", "no-legend", Severity::Low), ("#empty", "empty-legend", Severity::Medium), ("#search", "no-legend", Severity::Low)]);
     }
 }
