@@ -532,7 +532,7 @@ for (const fs of body.querySelectorAll('fieldset')) {
     snippet: snip(fs),
     has_legend: !!lg,
     name: cut(lg ? collapse(lg.textContent) || accessibleNameOfGroup(fs) : accessibleNameOfGroup(fs)),
-    controls: fs.querySelectorAll('input:not([type="hidden" i]),select,textarea').length,
+    controls: fs.querySelectorAll('input:not([type="hidden" i]):not([type="submit" i]):not([type="button" i]):not([type="image" i]):not([type="reset" i]),select,textarea').length,
   });
 }
 

@@ -254,7 +254,7 @@ pub struct BarrierFieldset {
     pub has_legend: bool,
     /// Its name: the legend's text, else aria-labelledby or aria-label; empty when none.
     pub name: String,
-    /// Form controls inside (inputs, selects, text areas).
+    /// Fields inside (inputs that take a value, selects, text areas; not buttons).
     pub controls: usize,
 }
 
