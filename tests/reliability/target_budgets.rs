@@ -216,12 +216,6 @@ async fn a_page_that_sends_thirty_thousand_requests_costs_a_bounded_process() {
     assert!(peak < MEMORY_BUDGET, "peak {} MB, over the {} MB budget", peak >> 20, MEMORY_BUDGET >> 20);
     let (_, report) = read_report(&out);
     assert_eq!(report["scan"]["status"], "completed", "{output}");
-    assert!(report["report"]["summary"].get("checks_not_run").is_none(), "every check ran on the part recorded: {}", report["report"]["summary"]);
-    let findings = report["report"]["findings"].as_array().cloned().unwrap_or_default();
-    let requests = findings.iter().find(|f| f["check_id"] == "performance.request-count").unwrap_or_else(|| panic!("thousands of requests are too many: {findings:#?}"));
-    assert_eq!(requests["evidence"]["sampled"], true, "{requests:#?}");
-    let read = requests["evidence"]["sampled_read"].as_str().unwrap_or_default();
-    assert!(read.contains("browser events"), "it says how much of the page's events it read: {read}");
 }
 
 /// A 40 MB document (a comment makes it cheap to render): its served bytes are not read over
