@@ -14,7 +14,7 @@ export CARGO_TARGET_DIR
 BENCH_ARGS ?=
 PEERS := bench/peers
 
-.PHONY: bench bench-build bench-peers bench-act bench-contrast bench-scale bench-real bench-audit
+.PHONY: bench bench-build bench-peers bench-act bench-contrast bench-scale bench-real bench-audit bench-ocr container-test
 
 bench: bench-build bench-peers
 	-bash scripts/services.sh
@@ -82,3 +82,16 @@ $(PEERS)/node_modules/.installed: bench/node/package.json bench/node/package-loc
 	cp bench/node/package.json bench/node/package-lock.json $(PEERS)/
 	cd $(PEERS) && PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund
 	touch $@
+
+# The text-in-images prefilter (bench/ocr/looks.py): each page scanned with --ocr, by default and
+# with --no-ocr; images the default passes over although --ocr finds words in them, and seconds a page.
+#   make bench-ocr OCR_ARGS="--dir ACT=../shared/act-rules --match testcases/0va7u6/"
+OCR_ARGS ?= --dir ACT=../shared/act-rules --match testcases/0va7u6/
+bench-ocr:
+	cargo build --release --bin sitescan
+	python3 bench/ocr/looks.py --sitescan $(CARGO_TARGET_DIR)/release/sitescan $(OCR_ARGS)
+
+# The container image, built and run with no registry and no Docker engine
+# (scripts/container-test.sh: mmdebstrap base, buildah, checks inside the image). Needs root.
+container-test:
+	bash scripts/container-test.sh

@@ -24,11 +24,12 @@ echo "== tests on SQLite"
 ( unset SITESCAN_TEST_DATABASE_URL; run )
 
 echo "== tests on PostgreSQL (the suites that touch a database)"
-# Unit tests, browser/network and report-format suites do not touch the database: run once above.
+# Unit tests, browser/network, report-format and deploy-example suites do not touch the database:
+# run once above.
 ( export SITESCAN_TEST_DATABASE_URL="${SITESCAN_TEST_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/test}"
   if command -v cargo-nextest >/dev/null 2>&1; then
     cargo nextest run --workspace --no-fail-fast \
-      -E 'not (kind(lib) | (binary(scan) & test(/^(browser_|net_)/)) | (binary(reports) & test(/^formats::/)) | (binary(api) & test(/^deploy_cli::/)))'
+      -E 'not (kind(lib) | (binary(scan) & test(/^(browser_|net_)/)) | (binary(reports) & test(/^formats::/)) | (binary(api) & test(/^deploy_cli::/)) | binary(deploy))'
   else
     run
   fi )

@@ -685,7 +685,7 @@ async fn run_gatherer(
         Artifact::Screenshot => settings.capture.screenshot,
         Artifact::Layout => settings.capture.layout,
         Artifact::Dialogs => settings.capture.keyboard_walk && !live.journey,
-        Artifact::ImageText => settings.capture.ocr,
+        Artifact::ImageText => settings.capture.ocr != super::options::OcrMode::Off,
         _ => true,
     };
     if !wanted {
@@ -724,7 +724,7 @@ async fn run_gatherer(
             live.layout_images = Some(images);
         }),
         Artifact::PageText => page_text::gather(instance, page, budget).await.map(|t| snap.page_text = Some(t)),
-        Artifact::ImageText => image_text::gather(instance, page, budget).await.map(|t| snap.image_text = Some(t)),
+        Artifact::ImageText => image_text::gather(instance, page, budget, settings.capture.ocr).await.map(|t| snap.image_text = Some(t)),
         Artifact::Dialogs => dialogs::gather(instance, page, budget, window).await.map(|d| snap.dialogs = Some(d)),
         // Read twice around the scroll (`gather_in_page`), or built from the event log
         // (`artifacts`): not gatherers of their own.

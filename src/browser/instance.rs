@@ -57,8 +57,8 @@ pub(crate) struct Instance {
 
 impl Instance {
     /// Launches a local Chromium routed through `proxy_server` and connects to it.
-    pub(crate) async fn launch(id: u64, exe: &Path, proxy_server: &str, request_timeout: Duration) -> Result<Arc<Instance>, BrowserError> {
-        let process = ChromiumProcess::spawn(exe, proxy_server).await?;
+    pub(crate) async fn launch(id: u64, exe: &Path, proxy_server: &str, request_timeout: Duration, no_sandbox: bool) -> Result<Arc<Instance>, BrowserError> {
+        let process = ChromiumProcess::spawn(exe, proxy_server, no_sandbox).await?;
         let ws = process.ws_url().to_string();
         Instance::attach(id, ws, Some(process), request_timeout).await
     }

@@ -184,8 +184,8 @@ pub(crate) struct ChromiumProcess {
 impl ChromiumProcess {
     /// Starts `exe` with our flags and `proxy_server` (`http://IP:PORT`) as its proxy for
     /// everything outside the scan's browser contexts (which carry their own), and waits for its
-    /// DevTools endpoint.
-    pub(crate) async fn spawn(exe: &Path, proxy_server: &str) -> Result<ChromiumProcess, BrowserError> {
+    /// DevTools endpoint. `no_sandbox`: without Chromium's sandbox (always so as root).
+    pub(crate) async fn spawn(exe: &Path, proxy_server: &str, no_sandbox: bool) -> Result<ChromiumProcess, BrowserError> {
         let launch_err = |message: String| BrowserError::Launch { path: exe.display().to_string(), message };
         let dir = tempfile::Builder::new()
             .prefix(&format!("{TEMP_PREFIX}{}-", std::process::id()))
@@ -204,7 +204,7 @@ impl ChromiumProcess {
             .arg(format!("--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE {proxy_host}"))
             .arg(format!("--window-size={VIEWPORT_WIDTH},{VIEWPORT_HEIGHT}"))
             .arg(format!("--user-data-dir={}", profile.display()));
-        if running_as_root() || std::env::var_os("SITESCAN_CHROMIUM_NO_SANDBOX").is_some() {
+        if no_sandbox || running_as_root() {
             cmd.arg("--no-sandbox");
         }
         // A clean environment: nothing of the service's (database URL, secret key file,

@@ -12,6 +12,7 @@ mod journey;
 mod lenient;
 mod launch;
 mod options;
+pub mod image_look;
 pub mod pixel_contrast;
 mod pool;
 mod scripts;
@@ -25,7 +26,7 @@ pub use error::BrowserError;
 pub use events::RawEvent;
 pub use launch::{CHROMIUM_ENV, CHROMIUM_FLAGS, find_chromium};
 pub use options::{
-    BrowserOptions, CaptureOptions, DEFAULT_BROWSERS, DEFAULT_NAVIGATION_TIMEOUT, DEFAULT_PAGE_TIMEOUT,
+    BrowserOptions, CaptureOptions, OcrMode, DEFAULT_BROWSERS, DEFAULT_NAVIGATION_TIMEOUT, DEFAULT_PAGE_TIMEOUT,
     DEFAULT_PAGES_PER_BROWSER, DEFAULT_PROXY_LISTEN, DEFAULT_RECYCLE_AFTER_PAGES, VIEWPORT_HEIGHT, VIEWPORT_WIDTH,
 };
 pub use pool::{BrowserPool, PoolStats};

@@ -34,9 +34,9 @@ pub struct CaptureOptions {
     pub layout: bool,
     /// Keep a PNG of the first viewport.
     pub screenshot: bool,
-    /// Read the text in the page's images (Tesseract, when installed: image of text, image
-    /// names that contradict the image).
-    pub ocr: bool,
+    /// Which of the page's images are read for text (Tesseract: image of text, image names that
+    /// contradict the image).
+    pub ocr: OcrMode,
     /// Scroll to the bottom and back once after load (lazy content, layout shifts).
     pub scroll: bool,
     /// Judge a region the site's pages repeat (header, navigation, footer) once per scan and give
@@ -45,9 +45,22 @@ pub struct CaptureOptions {
     pub share: bool,
 }
 
+/// Which images a page's text recognition reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OcrMode {
+    /// None: the image text checks do not run (`--no-ocr`).
+    Off,
+    /// Those whose pixels look like they hold text (`image_look`), and each image once a process
+    /// (the default).
+    #[default]
+    Likely,
+    /// Every candidate image (`--ocr`).
+    All,
+}
+
 impl Default for CaptureOptions {
     fn default() -> Self {
-        CaptureOptions { axe: true, keyboard_walk: true, layout: true, screenshot: false, ocr: false, scroll: true, share: true }
+        CaptureOptions { axe: true, keyboard_walk: true, layout: true, screenshot: false, ocr: OcrMode::Likely, scroll: true, share: true }
     }
 }
 
@@ -55,7 +68,7 @@ impl CaptureOptions {
     /// Navigation, network, console and metrics only: no scrolling, axe, keyboard, screenshot or
     /// text recognition.
     pub fn bare() -> Self {
-        CaptureOptions { axe: false, keyboard_walk: false, layout: false, screenshot: false, ocr: false, scroll: false, share: false }
+        CaptureOptions { axe: false, keyboard_walk: false, layout: false, screenshot: false, ocr: OcrMode::Off, scroll: false, share: false }
     }
 }
 
@@ -75,6 +88,9 @@ pub struct BrowserOptions {
     pub capture: CaptureOptions,
     /// Where the egress proxy listens. Remote browsers must be able to reach this address.
     pub proxy_listen: SocketAddr,
+    /// Start Chromium with `--no-sandbox` (always so as root): inside a container that is the
+    /// sandbox and does not allow the user namespaces Chromium's own needs.
+    pub no_sandbox: bool,
 }
 
 impl Default for BrowserOptions {
@@ -89,6 +105,7 @@ impl Default for BrowserOptions {
             recycle_after_pages: DEFAULT_RECYCLE_AFTER_PAGES,
             capture: CaptureOptions::default(),
             proxy_listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            no_sandbox: false,
         }
     }
 }

@@ -219,7 +219,7 @@ impl BrowserPool {
                 // announces DevTools) is tried again before the pool gives up on the slot.
                 let mut attempt = 1;
                 loop {
-                    match Instance::launch(id, exe, &self.browser_proxy_server(), timeout).await {
+                    match Instance::launch(id, exe, &self.browser_proxy_server(), timeout, self.options.no_sandbox).await {
                         Err(BrowserError::Launch { message, .. }) if attempt < LAUNCH_ATTEMPTS => {
                             tracing::warn!(attempt, %message, "Chromium did not start; trying again");
                             tokio::time::sleep(Duration::from_millis(250 * attempt as u64)).await;

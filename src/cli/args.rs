@@ -114,7 +114,7 @@ pub enum MonitorCommand {
 #[derive(Debug, Clone, Args)]
 pub struct RecurringArgs {
     /// Do not run schedules and monitors in this process (another instance of the fleet does).
-    #[arg(long, env = "SITESCAN_NO_RECURRING")]
+    #[arg(long, env = "SITESCAN_NO_RECURRING", value_parser = clap::builder::BoolishValueParser::new())]
     pub no_recurring: bool,
     /// How often schedules and monitors are looked at (milliseconds).
     #[arg(long, env = "SITESCAN_RECURRING_POLL_MS", default_value_t = crate::recurring::schedule::DEFAULT_TICK.as_millis() as u64)]
@@ -233,6 +233,11 @@ pub struct BrowserArgs {
     /// google-chrome).
     #[arg(long, env = "SITESCAN_CHROMIUM")]
     pub chromium: Option<PathBuf>,
+    /// Start Chromium without its own sandbox, as it always is when sitescan runs as root: for a
+    /// container, which is then the sandbox, where the user namespaces Chromium's sandbox needs
+    /// are not allowed (the image sets it).
+    #[arg(long, env = "SITESCAN_CHROMIUM_NO_SANDBOX", value_parser = clap::builder::BoolishValueParser::new())]
+    pub chromium_no_sandbox: bool,
     /// Where the egress proxy Chromium must use listens. Remote Chromium (`--cdp`) must be able
     /// to reach it: e.g. `0.0.0.0:8099` with the worker's address reachable from the container.
     #[arg(long, env = "SITESCAN_PROXY_LISTEN", default_value = "127.0.0.1:0")]
@@ -240,21 +245,34 @@ pub struct BrowserArgs {
     /// Judge every page in full: by default a region the site repeats unchanged (header,
     /// navigation, footer) is judged once per scan and its findings given back on the other
     /// pages, which gives the same findings in less time.
-    #[arg(long, env = "SITESCAN_NO_SHARE")]
+    #[arg(long, env = "SITESCAN_NO_SHARE", value_parser = clap::builder::BoolishValueParser::new())]
     pub no_share: bool,
     /// Judge every page in full, reusing nothing: no region judged once per scan (as
     /// `--no-share`) and no verdict kept from an earlier scan of the site, and none kept for the
     /// next. By default a re-scan gives back what an unchanged region of the site got last time.
-    #[arg(long, env = "SITESCAN_NO_CACHE")]
+    #[arg(long, env = "SITESCAN_NO_CACHE", value_parser = clap::builder::BoolishValueParser::new())]
     pub no_cache: bool,
-    /// Read the text in each page's images with Tesseract (`tesseract-ocr`, installed by
-    /// `scripts/setup.sh`): images of text and image names the image contradicts. Costs about
-    /// 0.5-2 s per image read (8 per page at most), so it is off unless asked for.
-    #[arg(long, env = "SITESCAN_OCR")]
+    /// Read the text in every candidate image of each page with Tesseract (8 a page at most,
+    /// about 0.5-2 s each). By default only images whose pixels look like they hold text are
+    /// read, each once a process (images of text, image names the image contradicts; needs
+    /// `tesseract-ocr`, installed by `scripts/setup.sh`).
+    #[arg(long, env = "SITESCAN_OCR", conflicts_with = "no_ocr", value_parser = clap::builder::BoolishValueParser::new())]
     pub ocr: bool,
+    /// Read no image's text (the image text checks do not run).
+    #[arg(long, env = "SITESCAN_NO_OCR", value_parser = clap::builder::BoolishValueParser::new())]
+    pub no_ocr: bool,
 }
 
 impl BrowserArgs {
+    /// Which images are read for text.
+    pub fn ocr_mode(&self) -> crate::browser::OcrMode {
+        match (self.ocr, self.no_ocr) {
+            (_, true) => crate::browser::OcrMode::Off,
+            (true, false) => crate::browser::OcrMode::All,
+            (false, false) => crate::browser::OcrMode::Likely,
+        }
+    }
+
     /// Whether regions may be judged once and their findings given back (within a scan and
     /// across scans).
     pub fn shares(&self) -> bool {
@@ -333,7 +351,7 @@ pub struct ServeArgs {
     #[arg(long, env = "SITESCAN_WORKERS", default_value_t = 1, conflicts_with = "no_workers")]
     pub workers: usize,
     /// Run the API only (workers run elsewhere with `sitescan worker`).
-    #[arg(long, env = "SITESCAN_NO_WORKERS")]
+    #[arg(long, env = "SITESCAN_NO_WORKERS", value_parser = clap::builder::BoolishValueParser::new())]
     pub no_workers: bool,
     /// The data memory of the scan worker process `serve` starts (MB): a worker that needs more
     /// stops, its scan is retried once and then fails, and another process starts.
@@ -341,7 +359,7 @@ pub struct ServeArgs {
     pub worker_memory_mb: u64,
     /// Run the scan workers inside the API's process (no memory limit; for debugging). By
     /// default they run in a process of their own.
-    #[arg(long, env = "SITESCAN_WORKERS_IN_PROCESS", conflicts_with = "no_workers")]
+    #[arg(long, env = "SITESCAN_WORKERS_IN_PROCESS", conflicts_with = "no_workers", value_parser = clap::builder::BoolishValueParser::new())]
     pub workers_in_process: bool,
     /// This process is the worker process of a `serve` (set by `serve` itself).
     #[arg(long = "worker-process", hide = true)]
@@ -430,7 +448,7 @@ pub struct ScanArgs {
     pub fail_on_new: Option<crate::model::Severity>,
     /// Exit with status 0 (not 3) when some checks did not run on some pages; the report still
     /// says which and why.
-    #[arg(long, env = "SITESCAN_ALLOW_INCOMPLETE")]
+    #[arg(long, env = "SITESCAN_ALLOW_INCOMPLETE", value_parser = clap::builder::BoolishValueParser::new())]
     pub allow_incomplete: bool,
     /// A budget (JSON or YAML, Lighthouse CI-style assertions, e.g. `{"assertions":
     /// {"metrics.lcp-p75": ["error", {"maxNumericValue": 2500}]}}`): the report gains
@@ -448,7 +466,7 @@ pub struct ScanArgs {
     #[command(flatten)]
     pub crawl: CrawlArgs,
     /// No progress bar on stderr.
-    #[arg(long, env = "SITESCAN_QUIET")]
+    #[arg(long, env = "SITESCAN_QUIET", value_parser = clap::builder::BoolishValueParser::new())]
     pub quiet: bool,
     /// An active owner-depth scan: prove ownership of the site first (refused with exit 2 and
     /// `ownership_unverified` otherwise), then also run the repository probes.

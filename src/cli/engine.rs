@@ -23,7 +23,8 @@ pub async fn scanner(browser: &BrowserArgs, policy: AddressPolicy) -> anyhow::Re
         browsers: browser.browsers.max(1),
         pages_per_browser: browser.pages_per_browser.max(1),
         proxy_listen: browser.proxy_listen,
-        capture: CaptureOptions { share: browser.shares(), ocr: browser.ocr, ..CaptureOptions::default() },
+        no_sandbox: browser.chromium_no_sandbox,
+        capture: CaptureOptions { share: browser.shares(), ocr: browser.ocr_mode(), ..CaptureOptions::default() },
         ..BrowserOptions::default()
     };
     let pool = BrowserPool::start(options, guard).await.context("starting the browser pool")?;

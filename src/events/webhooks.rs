@@ -233,8 +233,9 @@ fn envelope(event: &str, now: i64, data: Value) -> String {
 }
 
 /// Queues the events of a scan that ended: `scan.completed` or `scan.failed`, and
-/// `scan.regressed` for endpoints whose minimum severity a new finding reaches. Payloads are
-/// small: ids and counts, never the report.
+/// `scan.regressed` for endpoints whose minimum severity a new finding reaches, when the scan
+/// was compared with a baseline (`counts` names one): a first scan's findings are all new, but
+/// nothing regressed. Payloads are small: ids and counts, never the report.
 pub async fn scan_finished(
     store: &Store,
     scan: &ScanRow,
@@ -269,6 +270,7 @@ pub async fn scan_finished(
     } else {
         None
     };
+    let compared = counts.is_some_and(|c| c.baseline_scan_id.is_some());
     let mut queued = 0;
     for ep in &endpoints {
         let data = match &chat_data {
@@ -282,7 +284,7 @@ pub async fn scan_finished(
         }
         let min = ep.min_severity.as_deref().and_then(|s| s.parse().ok()).unwrap_or(DEFAULT_MIN_SEVERITY);
         let reached = new_severities.iter().filter(|s| **s >= min).count();
-        if completed && reached > 0 && ep.subscribes("scan.regressed") {
+        if completed && compared && reached > 0 && ep.subscribes("scan.regressed") {
             let mut d = data.clone();
             d["min_severity"] = json!(min.as_str());
             d["new_at_or_above"] = json!(reached);

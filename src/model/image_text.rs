@@ -45,6 +45,11 @@ pub struct ImageText {
     pub images: Vec<ImageReading>,
     /// Candidates beyond the per-page cap or the time budget, not read.
     pub omitted: usize,
+    /// Candidates not read because their pixels do not look like text (the default; `--ocr`
+    /// reads them too).
+    pub passed_over: usize,
+    /// Images whose words were remembered from an identical capture read before.
+    pub recalled: usize,
     /// Time spent in screenshots and recognition, in ms.
     pub ocr_ms: u64,
 }

@@ -526,7 +526,7 @@ async fn journeys_stay_behind_the_egress_guard_and_share_no_cookies() {
     let outside_origin = outside_url.trim_end_matches('/').to_string();
     tokio::spawn(async move { axum::serve(listener, outside).await.expect("serve") });
 
-    let browser = sitescan::cli::args::BrowserArgs { browsers: 1, pages_per_browser: 2, cdp: vec![], chromium: None, proxy_listen: "127.0.0.1:0".parse().expect("addr"), no_share: false, no_cache: false, ocr: false };
+    let browser = sitescan::cli::args::BrowserArgs { browsers: 1, pages_per_browser: 2, cdp: vec![], chromium: None, proxy_listen: "127.0.0.1:0".parse().expect("addr"), no_share: false, no_cache: false, ocr: false, no_ocr: false, chromium_no_sandbox: false };
     let policy = sitescan::model::AddressPolicy::new(vec!["127.0.0.1/32".parse().expect("cidr")]);
     let scanner = sitescan::cli::engine::scanner(&browser, policy).await.expect("start the browser pool");
     let journeys = vec![
@@ -563,7 +563,7 @@ async fn journeys_stay_behind_the_egress_guard_and_share_no_cookies() {
 async fn screenshots_hide_typed_secrets() {
     init_test_log();
     let (start, _shop) = start_shop().await;
-    let browser = sitescan::cli::args::BrowserArgs { browsers: 1, pages_per_browser: 1, cdp: vec![], chromium: None, proxy_listen: "127.0.0.1:0".parse().expect("addr"), no_share: false, no_cache: false, ocr: false };
+    let browser = sitescan::cli::args::BrowserArgs { browsers: 1, pages_per_browser: 1, cdp: vec![], chromium: None, proxy_listen: "127.0.0.1:0".parse().expect("addr"), no_share: false, no_cache: false, ocr: false, no_ocr: false, chromium_no_sandbox: false };
     let policy = sitescan::model::AddressPolicy::new(vec!["127.0.0.1/32".parse().expect("cidr")]);
     let scanner = sitescan::cli::engine::scanner(&browser, policy).await.expect("start the browser pool");
     let session = scanner.pool().session().await.expect("session");
@@ -629,7 +629,7 @@ async fn a_stored_journey_runs_in_an_active_scan_started_from_the_service() {
         .await
         .expect("queued");
 
-    let browser = sitescan::cli::args::BrowserArgs { browsers: 1, pages_per_browser: 2, cdp: vec![], chromium: None, proxy_listen: "127.0.0.1:0".parse().unwrap(), no_share: false, no_cache: false, ocr: false };
+    let browser = sitescan::cli::args::BrowserArgs { browsers: 1, pages_per_browser: 2, cdp: vec![], chromium: None, proxy_listen: "127.0.0.1:0".parse().unwrap(), no_share: false, no_cache: false, ocr: false, no_ocr: false, chromium_no_sandbox: false };
     let scanner = sitescan::cli::engine::scanner(&browser, policy.clone()).await.expect("browser pool");
     let config = WorkerConfig {
         lease: std::time::Duration::from_secs(60),

@@ -31,6 +31,8 @@ async fn scan_engine() -> std::sync::Arc<sitescan::scan::Scanner> {
         no_share: false,
         no_cache: false,
         ocr: false,
+        no_ocr: false,
+        chromium_no_sandbox: false,
     };
     let policy = sitescan::model::AddressPolicy::new(vec!["127.0.0.0/8".parse().unwrap()]);
     sitescan::cli::engine::scanner(&browser, policy).await.expect("start the browser pool")

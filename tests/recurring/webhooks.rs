@@ -136,14 +136,16 @@ async fn two_instances_deliver_once_and_a_dead_claim_is_taken_over() {
     let (url, rec) = receiver(vec![200]).await;
     let events = vec!["scan.completed".to_string(), "scan.regressed".to_string()];
     webhooks::add_endpoint(store, &secrets(), "acme", &url, &events, Some(Severity::High), clock.now()).await.unwrap();
-    assert_eq!(webhooks::scan_finished(store, &scan, true, None, &[Severity::Low], None, clock.now()).await.unwrap(), 1, "low is below high: no regression");
+    // Compared with a baseline (a first scan, whose findings are all new, regresses nothing).
+    let compared = sitescan::model::ChangeCounts { new: 1, baseline_scan_id: Some(uuid::Uuid::now_v7().to_string()), ..Default::default() };
+    assert_eq!(webhooks::scan_finished(store, &scan, true, Some(&compared), &[Severity::Low], None, clock.now()).await.unwrap(), 1, "low is below high: no regression");
     let (a, b) = (deliverer(store, clock.clone(), "a", true), deliverer(store, clock.clone(), "b", true));
     let (ra, rb) = tokio::join!(a.run_once(), b.run_once());
     assert_eq!(ra.unwrap().len() + rb.unwrap().len(), 1, "one delivery between two instances");
     assert_eq!(rec.hits.lock().unwrap().len(), 1);
 
     // An instance claims a message and dies: after the claim's lease, another delivers it.
-    assert_eq!(webhooks::scan_finished(store, &scan, true, None, &[Severity::High], None, clock.now()).await.unwrap(), 2);
+    assert_eq!(webhooks::scan_finished(store, &scan, true, Some(&compared), &[Severity::High], None, clock.now()).await.unwrap(), 2);
     let taken = store.claim_webhooks("dead", clock.now(), 60_000_000, 10).await.unwrap();
     assert_eq!(taken.len(), 2);
     assert!(a.run_once().await.unwrap().is_empty(), "held by the dead instance");

@@ -177,7 +177,7 @@ async fn a_malformed_token_is_refused_before_any_request() {
 async fn reverifying_workers(app: &crate::app::TestApp) -> sitescan::scan::Workers {
     use sitescan::cli::args::BrowserArgs;
     use sitescan::scan::{ScanOptions, WorkerConfig, Workers, worker::Ownership};
-    let browser = BrowserArgs { browsers: 1, pages_per_browser: 2, cdp: vec![], chromium: None, proxy_listen: "127.0.0.1:0".parse().unwrap(), no_share: false, no_cache: false, ocr: false };
+    let browser = BrowserArgs { browsers: 1, pages_per_browser: 2, cdp: vec![], chromium: None, proxy_listen: "127.0.0.1:0".parse().unwrap(), no_share: false, no_cache: false, ocr: false, no_ocr: false, chromium_no_sandbox: false };
     let policy = AddressPolicy::new(vec!["127.0.0.0/8".parse().unwrap()]);
     let scanner = sitescan::cli::engine::scanner(&browser, policy.clone()).await.expect("start the browser pool");
     let config = WorkerConfig {

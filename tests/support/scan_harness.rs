@@ -48,7 +48,7 @@ impl Engine {
     }
 
     async fn launch(pages: usize, chromium: Option<PathBuf>, no_share: bool, ocr: bool) -> Engine {
-        let browser = BrowserArgs { browsers: 1, pages_per_browser: pages, cdp: vec![], chromium, proxy_listen: "127.0.0.1:0".parse().expect("addr"), no_share, no_cache: false, ocr };
+        let browser = BrowserArgs { browsers: 1, pages_per_browser: pages, cdp: vec![], chromium, proxy_listen: "127.0.0.1:0".parse().expect("addr"), no_share, no_cache: false, ocr, no_ocr: false, chromium_no_sandbox: false };
         let policy = AddressPolicy::new(vec!["127.0.0.0/8".parse().unwrap()]);
         let scanner = sitescan::cli::engine::scanner(&browser, policy).await.expect("start the browser pool");
         Engine { scanner }

@@ -1,8 +1,10 @@
 //! Image text gatherer: `browser/image_text.js` lists the page's images (bounded in count and
 //! size) and hides the page's own text; each image's box is captured (`Page.captureScreenshot`
 //! clipped to it, scaled up so small text is legible), the text is shown again, and Tesseract
-//! (`ocr`) reads every capture. Fails, so that its checks are reported as not run, when
-//! Tesseract is not installed.
+//! (`ocr`) reads the captures: every one (`OcrMode::All`), or by default those whose pixels look
+//! like they hold text (`image_look`) and that this process has not read before (the same
+//! capture, byte for byte: a site's logo on every page is read once). Fails, so that its checks
+//! are reported as not run, when Tesseract is not installed.
 
 use crate::model::{ImageReading, ImageText, OcrWord};
 use base64::Engine as _;
@@ -12,6 +14,11 @@ use serde::Deserialize;
 use std::time::{Duration, Instant};
 
 use super::ocr::{self, Layout};
+use crate::browser::image_look::Look;
+use crate::browser::options::OcrMode;
+use sha2::{Digest, Sha256};
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Mutex, OnceLock};
 use crate::browser::cdp::{Budget, STEP_TIMEOUT, eval_string, run};
 use crate::browser::cores;
 use crate::browser::error::BrowserError;
@@ -69,6 +76,50 @@ fn sure(words: &[OcrWord]) -> usize {
     words.iter().filter(|w| w.confidence >= SURE && w.text.chars().filter(|c| c.is_alphanumeric()).count() >= 3).map(|w| w.text.len()).sum()
 }
 
+/// Captures whose words this process keeps (each a few words: well under a megabyte).
+const REMEMBERED: usize = 2048;
+
+/// The words read in captures this process has seen, by the capture's SHA-256, oldest first out.
+#[derive(Default)]
+struct Remembered {
+    words: HashMap<[u8; 32], Vec<OcrWord>>,
+    order: VecDeque<[u8; 32]>,
+}
+
+fn remembered() -> &'static Mutex<Remembered> {
+    static R: OnceLock<Mutex<Remembered>> = OnceLock::new();
+    R.get_or_init(Mutex::default)
+}
+
+fn recall(key: &[u8; 32]) -> Option<Vec<OcrWord>> {
+    remembered().lock().unwrap_or_else(|e| e.into_inner()).words.get(key).cloned()
+}
+
+fn remember(key: [u8; 32], words: &[OcrWord]) {
+    let mut r = remembered().lock().unwrap_or_else(|e| e.into_inner());
+    if r.words.insert(key, words.to_vec()).is_none() {
+        r.order.push_back(key);
+        while r.order.len() > REMEMBERED {
+            if let Some(old) = r.order.pop_front() {
+                r.words.remove(&old);
+            }
+        }
+    }
+}
+
+/// Reads one capture: the sparse layout, then one line for a wide image where that read
+/// nothing sure.
+async fn read(binary: &str, png: &[u8], c: &Candidate, deadline: Instant) -> Result<Vec<OcrWord>, BrowserError> {
+    let mut words = ocr::recognise(binary, png, Layout::Sparse).await?;
+    if c.width >= LINE_ASPECT * c.height && sure(&words) == 0 && Instant::now() < deadline {
+        let line = ocr::recognise(binary, png, Layout::Line).await?;
+        if sure(&line) > 0 {
+            words = line;
+        }
+    }
+    Ok(words)
+}
+
 async fn capture(instance: &Instance, page: &Page, budget: &Budget, c: &Candidate) -> Result<Vec<u8>, BrowserError> {
     let clip = Viewport { x: c.x.max(0.0), y: c.y.max(0.0), width: c.width, height: c.height, scale: scale_for(c.width, c.height) };
     let params = CaptureScreenshotParams {
@@ -84,7 +135,7 @@ async fn capture(instance: &Instance, page: &Page, budget: &Budget, c: &Candidat
     base64::engine::general_purpose::STANDARD.decode(data.as_bytes()).map_err(|e| BrowserError::Cdp { what: "Page.captureScreenshot", message: e.to_string() })
 }
 
-pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Budget) -> Result<ImageText, BrowserError> {
+pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Budget, mode: OcrMode) -> Result<ImageText, BrowserError> {
     let started = Instant::now();
     let binary = ocr::available().await?;
     let listed = eval_string(instance, page, "image-text", &IMAGE_TEXT_LIST, budget.cap(Duration::from_secs(10))).await;
@@ -114,18 +165,39 @@ pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Budget) ->
     let _core = cores::core().await;
     let deadline = Instant::now() + budget.cap(OCR_PAGE_BUDGET);
     for (c, png) in listed.candidates.into_iter().zip(shots) {
-        if Instant::now() >= deadline {
-            out.omitted += 1;
-            continue;
-        }
-        let mut words = ocr::recognise(&binary, &png, Layout::Sparse).await?;
-        if c.width >= LINE_ASPECT * c.height && sure(&words) == 0 && Instant::now() < deadline {
-            let line = ocr::recognise(&binary, &png, Layout::Line).await?;
-            if sure(&line) > 0 {
-                words = line;
+        let key: [u8; 32] = Sha256::digest(&png).into();
+        let look = Look::of_png(&png, scale_for(c.width, c.height));
+        let likely = look.is_none_or(|l| l.may_hold_text());
+        let known = if mode == OcrMode::All { None } else { recall(&key) };
+        let words = match known {
+            Some(words) => {
+                out.recalled += 1;
+                words
             }
-        }
-        tracing::debug!(selector = %c.selector, words = ?words.iter().map(|w| format!("{}:{:.0}", w.text, w.confidence)).collect::<Vec<_>>(), "image read");
+            None if mode == OcrMode::Likely && !likely => {
+                out.passed_over += 1;
+                tracing::debug!(target: "sitescan::image_look", selector = %c.selector, worth_reading = false, look = ?look, "image looked at");
+                continue;
+            }
+            None if Instant::now() >= deadline => {
+                out.omitted += 1;
+                continue;
+            }
+            None => {
+                let words = read(&binary, &png, &c, deadline).await?;
+                remember(key, &words);
+                words
+            }
+        };
+        tracing::debug!(
+            target: "sitescan::image_look",
+            selector = %c.selector,
+            worth_reading = likely,
+            sure = sure(&words),
+            look = ?look,
+            words = ?words.iter().map(|w| format!("{}:{:.0}", w.text, w.confidence)).collect::<Vec<_>>(),
+            "image looked at"
+        );
         out.images.push(ImageReading {
             kind: c.kind,
             selector: c.selector,
@@ -140,7 +212,7 @@ pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Budget) ->
         });
     }
     out.ocr_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-    tracing::debug!(images = out.images.len(), omitted = out.omitted, ms = out.ocr_ms, "images read");
+    tracing::debug!(images = out.images.len(), passed_over = out.passed_over, recalled = out.recalled, omitted = out.omitted, ms = out.ocr_ms, "images read");
     Ok(out)
 }
 
