@@ -33,9 +33,9 @@ const opts = {
   concurrency: Number(arg('concurrency', '4')),
   out: arg('out', path.join(root, 'bench', `act-results-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, 'Z')}.json`)),
   skipAxe: process.argv.includes('--skip-axe'),
-  // sitescan reads the text in images (images of text, 0va7u6) only with `--ocr`; --no-ocr
-  // measures the default scan.
-  ocr: !process.argv.includes('--no-ocr'),
+  // Text in images (images of text, 0va7u6): by default as a scan reads it (images that look like
+  // text); --ocr reads every image, --no-ocr none.
+  ocr: process.argv.includes('--ocr') ? ['--ocr'] : process.argv.includes('--no-ocr') ? ['--no-ocr'] : [],
   label: arg('label', ''),
   // alone (default, strict): one `sitescan scan` per case; crawl: one crawl of an index of all cases.
   mode: arg('mode', 'alone'),
@@ -126,7 +126,7 @@ const work = fs.mkdtempSync(path.join(os.tmpdir(), 'sitescan-act-'));
 const pages = new Map(); // url -> page (the case was scanned and listed as a page)
 const sitescanFailed = new Map(); // url -> Set(check ids)
 // Each case at its rule's level (`ruleLevel`); the one crawl of every case at AAA, the highest.
-const scanArgs = (url, out, extra, level = 'AAA') => ['scan', url, '--allow-target', '127.0.0.1/32', '--format', 'json', '--quiet', '--level', level, ...(opts.ocr ? ['--ocr'] : []), ...extra,
+const scanArgs = (url, out, extra, level = 'AAA') => ['scan', url, '--allow-target', '127.0.0.1/32', '--format', 'json', '--quiet', '--level', level, ...opts.ocr, ...extra,
   '--chromium', opts.chromium, '--output', out];
 const t0 = Date.now();
 if (opts.mode === 'crawl') {

@@ -15,8 +15,8 @@ declare_check! {
     /// short marks (`W3C`) and the unsure fragments photos give do not. Left out, as the
     /// success criterion's exceptions: logos (`logo` in the name, the file name, the element's
     /// or a close ancestor's id or class, or an image in a link to the start page) and images
-    /// whose name describes the lettering itself (`letters`, `font`, `typeface`, `calligraphy`:
-    /// the presentation is the point), and images where most of what was recognised is unsure
+    /// whose name describes the lettering itself (`letters`, `font`, `typeface`, `calligraphy`)
+    /// or says it is a screenshot (the presentation is the point), and images where most of what was recognised is unsure
     /// (a photo whose book spines or signs hold a few legible words). A heuristic:
     /// `needs_review: true`.
     pub struct ImageOfText {
@@ -47,10 +47,11 @@ pub const MIN_LONGEST_WORD: usize = 4;
 /// text with few.
 pub const MIN_SURE_SHARE: f64 = 0.5;
 
-/// Words of a name that say the lettering itself is shown (essential presentation).
+/// Words of a name that say the presentation itself is shown (essential presentation): the
+/// lettering, or a screen as it looked (a screenshot's text is the screen's, not the author's).
 const LETTERING: &[&str] = &[
     "letter", "letters", "lettering", "font", "fonts", "typeface", "typefaces", "typography", "calligraphy", "handwriting", "handwritten",
-    "glyph", "glyphs", "wordmark", "logotype",
+    "glyph", "glyphs", "wordmark", "logotype", "screenshot", "screenshots", "screengrab", "screencap",
 ];
 
 /// The words an image holds, read with confidence (letters and digits only).
@@ -81,7 +82,8 @@ fn exempt(image: &ImageReading) -> bool {
         return true;
     }
     let name = image.name.to_lowercase();
-    name.split(|c: char| !c.is_alphanumeric()).any(|w| LETTERING.contains(&w)) || name.contains("written in")
+    name.split(|c: char| !c.is_alphanumeric()).any(|w| LETTERING.contains(&w))
+        || ["written in", "screen shot", "screen capture"].iter().any(|p| name.contains(p))
 }
 
 impl Check for ImageOfText {
@@ -171,6 +173,9 @@ mod tests {
             image("#chart", "Sales chart", vec![w("2023", 90.0), w("2024", 92.0), w("%%", 90.0)]),
             // The lettering is the point, and the name says so.
             image("#ivanhoe", "The word Ivanhoe written in a style that resembles old medieval letters", vec![w("Ivanhoe", 90.0)]),
+            // A screen as it looked: its text is the screen's.
+            image("#shot", "Screenshot \"after login\" of the journey \"sign in\", step 5", vec![w("account", 90.0), w("back", 91.0), w("shop", 92.0)]),
+            image("#capture", "Screen capture of the checkout", vec![w("Checkout", 90.0), w("total", 91.0)]),
         ]);
         assert!(run(&ImageOfText, &p).is_empty(), "{:?}", run(&ImageOfText, &p));
         // Nothing read (the gatherer did not run): nothing judged.
