@@ -150,10 +150,10 @@ let consoleCalls = 0;
 const sliceString = String.prototype.slice;
 const ErrorCtor = Error;
 const applyFn = Reflect.apply;
-const cutText = (t) => {
+const cutText = (t, max = MAX_CONSOLE_CHARS) => {
   // Whole characters: an emoji across the cut is left out whole.
-  const c = t.charCodeAt(MAX_CONSOLE_CHARS - 1);
-  const end = c >= 0xD800 && c <= 0xDBFF ? MAX_CONSOLE_CHARS - 1 : MAX_CONSOLE_CHARS;
+  const c = t.charCodeAt(max - 1);
+  const end = c >= 0xD800 && c <= 0xDBFF ? max - 1 : max;
   return applyFn(sliceString, t, [0, end]) + '… [cut by sitescan: ' + t.length + ' characters]';
 };
 const cutArg = (a) => {
@@ -219,3 +219,46 @@ if (typeof ReportingObserver === 'function') {
     }, { types: ['deprecation', 'intervention'], buffered: true }).observe();
   } catch (_) {}
 }
+// Uncaught errors and unhandled rejections whose text is longer than MAX_CONSOLE_CHARS: the
+// browser's own report would carry the whole text over DevTools, and building it holds the
+// page's renderer (about half a second for 16 MB, so forty of them kept a page from loading).
+// Such an error is cancelled, which keeps the browser from reporting it, and reported here cut,
+// with where it was thrown (at most MAX_CONSOLE_CALLS a document), to MAX_ERROR_CHARS so that
+// the note of the cut stays within what a finding shows of a message. Shorter ones are left to
+// the browser. This listener is the first on the window: no page script runs before this one.
+const ErrorEventCtor = ErrorEvent;
+const MAX_ERROR_CHARS = 600;
+const indexOfString = String.prototype.indexOf;
+let errorsCut = 0;
+const longText = (v) => {
+  try {
+    if (typeof v === 'string') return v.length > MAX_CONSOLE_CHARS ? v : null;
+    if (v instanceof ErrorCtor) {
+      const m = v.message;
+      return typeof m === 'string' && m.length > MAX_CONSOLE_CHARS ? m : null;
+    }
+  } catch (_) {}
+  return null;
+};
+const framesOf = (error) => {
+  try {
+    const s = error instanceof ErrorCtor ? error.stack : null;
+    if (typeof s !== 'string') return null;
+    const at = applyFn(indexOfString, s, ['\n    at ']);
+    return at < 0 ? null : applyFn(sliceString, s, [at + 1, at + 1 + MAX_CONSOLE_CHARS]);
+  } catch (_) { return null; }
+};
+const cutError = (e, kind, value, where) => {
+  const text = longText(value);
+  if (text === null) return;
+  try { e.preventDefault(); } catch (_) {}
+  errorsCut++;
+  if (errorsCut > MAX_CONSOLE_CALLS) return;
+  const prefix = value instanceof ErrorCtor ? (StringCtor(value.name || 'Error') + ': ') : '';
+  send({ type: 'exception', kind, message: prefix + cutText(text, MAX_ERROR_CHARS), stack: framesOf(value), chars: text.length, ...where });
+};
+add.call(window, 'error', (e) => {
+  if (!(e instanceof ErrorEventCtor)) return;
+  cutError(e, 'exception', e.error !== undefined && e.error !== null ? e.error : e.message, { url: e.filename || null, line: e.lineno || null, column: e.colno || null });
+}, true);
+add.call(window, 'unhandledrejection', (e) => cutError(e, 'unhandled-rejection', e.reason, {}), true);

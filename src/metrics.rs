@@ -27,6 +27,7 @@ pub struct Metrics {
     pub browser_crashes: IntGauge,
     pub browser_restarts: IntGauge,
     pub check_panics: IntCounter,
+    pub devtools_messages_dropped: IntCounter,
 }
 
 fn build() -> Result<Metrics, prometheus::Error> {
@@ -68,6 +69,10 @@ fn build() -> Result<Metrics, prometheus::Error> {
         browser_crashes: IntGauge::new("browser_crashes", "Chromium crashes detected since start")?,
         browser_restarts: IntGauge::new("browser_restarts", "Chromium processes replaced since start")?,
         check_panics: IntCounter::new("check_panics_total", "Checks that panicked on a page or site (their findings are left out)")?,
+        devtools_messages_dropped: IntCounter::new(
+            "devtools_messages_dropped_total",
+            "Messages from Chromium over their byte budget, not read (each replaced by a short one that says so)",
+        )?,
         registry,
     };
     m.registry.register(Box::new(m.http_requests.clone()))?;
@@ -87,6 +92,7 @@ fn build() -> Result<Metrics, prometheus::Error> {
     m.registry.register(Box::new(m.browser_crashes.clone()))?;
     m.registry.register(Box::new(m.browser_restarts.clone()))?;
     m.registry.register(Box::new(m.check_panics.clone()))?;
+    m.registry.register(Box::new(m.devtools_messages_dropped.clone()))?;
     Ok(m)
 }
 
@@ -98,7 +104,7 @@ pub fn metrics() -> &'static Metrics {
 
 /// The families the scan workers write to: a worker process (`serve`'s) reports them to the
 /// process that serves `/metrics` through [`worker_file`].
-pub const ENGINE_FAMILIES: [&str; 8] = [
+pub const ENGINE_FAMILIES: [&str; 9] = [
     "sitescan_pages_scanned_total",
     "sitescan_page_duration_seconds",
     "sitescan_scans_finished_total",
@@ -107,6 +113,7 @@ pub const ENGINE_FAMILIES: [&str; 8] = [
     "sitescan_browser_crashes",
     "sitescan_browser_restarts",
     "sitescan_check_panics_total",
+    "sitescan_devtools_messages_dropped_total",
 ];
 
 /// The environment variable naming the file a worker process writes its engine metrics to.

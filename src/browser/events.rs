@@ -5,13 +5,13 @@
 //! activity for the capture's waits.
 
 use chromiumoxide::Page;
-use chromiumoxide::cdp::IntoEventKind;
+use chromiumoxide::cdp::{CustomEvent, IntoEventKind};
 use chromiumoxide::cdp::browser_protocol::{audits, inspector, log, network, page as cdp_page};
 use chromiumoxide::cdp::js_protocol::runtime;
-use chromiumoxide::types::MethodType;
+use chromiumoxide::types::{MethodId, MethodType};
 use futures::StreamExt;
 use futures::stream::BoxStream;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
@@ -19,6 +19,7 @@ use std::time::Instant;
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
+use super::devtools_relay::DROPPED_METHOD;
 use super::error::BrowserError;
 
 /// Events kept per page; a page that floods the console or the binding cannot exhaust memory.
@@ -185,6 +186,24 @@ fn event_context(ev: &RawEvent) -> Option<i64> {
     params.get("executionContextId").and_then(Value::as_i64)
 }
 
+/// An event Chromium sent over its budget, as the DevTools relay names it in its place.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct MessageDropped {
+    method: String,
+    bytes: u64,
+    budget: u64,
+    #[serde(default)]
+    head: String,
+}
+
+impl MethodType for MessageDropped {
+    fn method_id() -> MethodId {
+        DROPPED_METHOD.into()
+    }
+}
+
+impl CustomEvent for MessageDropped {}
+
 async fn typed<T>(page: &Page) -> Result<BoxStream<'static, RawEvent>, BrowserError>
 where
     T: IntoEventKind + MethodType + Serialize + Unpin + Send + Sync + 'static,
@@ -225,6 +244,7 @@ impl EventLog {
             typed::<cdp_page::EventLoadEventFired>(page).await?,
             typed::<cdp_page::EventDomContentEventFired>(page).await?,
             typed::<inspector::EventTargetCrashed>(page).await?,
+            typed::<MessageDropped>(page).await?,
             futures::stream::unfold(raw, |mut rx| async move { rx.recv().await.map(|ev| (ev, rx)) }).boxed(),
         ];
         let mut merged = futures::stream::select_all(streams);

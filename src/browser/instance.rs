@@ -17,6 +17,7 @@ use std::time::Duration;
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
+use super::devtools_relay::Relay;
 use super::error::BrowserError;
 use super::events::RawEvent;
 use super::launch::ChromiumProcess;
@@ -46,6 +47,9 @@ pub(crate) struct Instance {
     /// Pages started over the instance's life.
     pub(crate) started: AtomicUsize,
     raw_routes: RawRoutes,
+    /// The relay that holds Chromium's messages to their budgets (`devtools_relay`); `None`
+    /// for a `wss://` endpoint. Kept for its life (dropping it ends the relay).
+    _relay: Option<Relay>,
     /// Session id -> the isolated world the gatherers' scripts run in for the page's current
     /// document (`cdp::eval_string`); forgotten when the page navigates or closes.
     worlds: Mutex<HashMap<String, chromiumoxide::cdp::js_protocol::runtime::ExecutionContextId>>,
@@ -53,6 +57,27 @@ pub(crate) struct Instance {
     stalled: Mutex<HashMap<String, &'static str>>,
     handler: JoinHandle<()>,
     watcher: Option<JoinHandle<()>>,
+}
+
+/// The browser's WebSocket address: `endpoint` itself, or for `http://host:port` the one its
+/// `/json/version` names.
+async fn devtools_ws_url(endpoint: &str) -> Result<String, String> {
+    if endpoint.starts_with("ws://") || endpoint.starts_with("wss://") {
+        return Ok(endpoint.to_string());
+    }
+    let url = format!("{}/json/version", endpoint.trim_end_matches('/'));
+    let client = reqwest::Client::builder().no_proxy().timeout(Duration::from_secs(10)).build().map_err(|e| e.to_string())?;
+    let body = client
+        .get(&url)
+        .send()
+        .await
+        .and_then(reqwest::Response::error_for_status)
+        .map_err(|e| format!("{url}: {e}"))?
+        .bytes()
+        .await
+        .map_err(|e| format!("{url}: {e}"))?;
+    let version: serde_json::Value = serde_json::from_slice(&body).map_err(|e| format!("{url}: {e}"))?;
+    version["webSocketDebuggerUrl"].as_str().map(str::to_string).ok_or_else(|| format!("{url} names no webSocketDebuggerUrl"))
 }
 
 impl Instance {
@@ -87,7 +112,18 @@ impl Instance {
             request_intercept: false,
             cache_enabled: true,
         };
-        let connect = Browser::connect_with_config(endpoint.clone(), config);
+        let relay = match devtools_ws_url(&endpoint).await {
+            Ok(ws) if ws.starts_with("ws://") => {
+                Some(Relay::start(&ws).await.map_err(|e| BrowserError::Connect { endpoint: endpoint.clone(), message: e.to_string() })?)
+            }
+            Ok(_) => {
+                tracing::warn!(%endpoint, "a wss:// DevTools endpoint is connected without sitescan's message budget");
+                None
+            }
+            Err(message) => return Err(BrowserError::Connect { endpoint, message }),
+        };
+        let target = relay.as_ref().map_or_else(|| endpoint.clone(), |r| r.url.clone());
+        let connect = Browser::connect_with_config(target, config);
         let (browser, mut handler) = match tokio::time::timeout(Duration::from_secs(20), connect).await {
             Ok(Ok(pair)) => pair,
             Ok(Err(e)) => {
@@ -137,6 +173,7 @@ impl Instance {
             active: AtomicUsize::new(0),
             started: AtomicUsize::new(0),
             raw_routes,
+            _relay: relay,
             worlds: Mutex::default(),
             stalled: Mutex::default(),
             handler,

@@ -4,6 +4,7 @@
 mod capture;
 mod cdp;
 mod cores;
+mod devtools_relay;
 mod error;
 mod events;
 mod gather;

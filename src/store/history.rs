@@ -9,6 +9,7 @@ use super::error::StoreResult;
 use super::paging::{Keyset, Page};
 pub use crate::model::percentile::p75;
 use crate::model::SeverityCounts;
+use futures::TryStreamExt;
 use sea_orm::{ColumnTrait, Condition, EntityTrait, QueryFilter, QuerySelect};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -66,28 +67,31 @@ impl Store {
         Ok(Page { rows: self.history_points(rows).await?, next_cursor: page.next_cursor })
     }
 
-    /// Each scan with its counts and its pages' vitals at the 75th percentile.
+    /// Each scan with its counts and its pages' vitals at the 75th percentile. A scan's pages
+    /// (up to 10,000) are read one scan at a time as a stream of rows, keeping only the three
+    /// numbers of each: the memory is the numbers of one scan, not every page's metrics text of
+    /// the whole page of history.
     async fn history_points(&self, rows: Vec<scan::Model>) -> StoreResult<Vec<HistoryPoint>> {
-        let ids: Vec<Uuid> = rows.iter().map(|r| r.id).collect();
         let mut vitals: BTreeMap<Uuid, [Vec<f64>; 3]> = BTreeMap::new();
-        if !ids.is_empty() {
-            let pages = scan_page::Entity::find()
-                .filter(scan_page::Column::ScanId.is_in(ids.iter().copied()))
+        for row in &rows {
+            let mut pages = scan_page::Entity::find()
+                .filter(scan_page::Column::ScanId.eq(row.id))
+                .filter(scan_page::Column::Metrics.is_not_null())
                 .select_only()
-                .column(scan_page::Column::ScanId)
                 .column(scan_page::Column::Metrics)
-                .into_tuple::<(Uuid, Option<String>)>()
-                .all(self.conn())
+                .into_tuple::<Option<String>>()
+                .stream(self.conn())
                 .await?;
-            for (scan_id, metrics) in pages {
+            let mut values: [Vec<f64>; 3] = Default::default();
+            while let Some(metrics) = pages.try_next().await? {
                 let Some(m) = metrics.and_then(|m| serde_json::from_str::<Value>(&m).ok()) else { continue };
-                let entry = vitals.entry(scan_id).or_default();
                 for (i, key) in ["lcp_ms", "cls", "tbt_ms"].iter().enumerate() {
                     if let Some(v) = m.get(*key).and_then(Value::as_f64).filter(|v| v.is_finite()) {
-                        entry[i].push(v);
+                        values[i].push(v);
                     }
                 }
             }
+            vitals.insert(row.id, values);
         }
         Ok(rows
             .into_iter()

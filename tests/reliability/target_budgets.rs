@@ -289,3 +289,55 @@ async fn a_four_megabyte_title_is_a_two_kilobyte_finding_that_says_it_was_cut() 
     let capped = &report["report"]["summary"]["capped"];
     assert!(capped["findings_truncated"].as_u64().is_some_and(|n| n >= 1), "the summary says findings were cut: {:#}", report["report"]["summary"]);
 }
+
+/// What the console guard does not see: forty uncaught exceptions and rejections of 16 MB each
+/// (the browser's own report of each would cross DevTools whole, and building it holds the
+/// renderer half a second), and a worker, where no sitescan script runs, that logs forty 16 MB
+/// strings (each crosses the channel as one message). The errors are cut in the page; the
+/// worker's messages are measured from their frame headers and streamed past unread. The
+/// findings still say the page threw and logged errors, and what was cut.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_page_that_throws_forty_sixteen_megabyte_errors_costs_a_bounded_process() {
+    let site = HostileSite::start().await;
+    site.route(
+        "/",
+        Behaviour::html(
+            "<!doctype html><html lang=en><head><meta charset=utf-8><meta name=viewport content='width=device-width'><title>Throwing page</title></head>\
+             <body><main><h1>Throwing page</h1><p>Hello.</p></main><script>\
+             const big = 'x'.repeat(16 << 20);\
+             for (let i = 0; i < 20; i++) { setTimeout(() => { throw new Error(big + i); }, 0); Promise.reject(big + i); }\
+             const src = \"const big = 'x'.repeat(16 << 20); for (let i = 0; i < 20; i++) { console.log(big + i); console.error(big + i); }\";\
+             new Worker(URL.createObjectURL(new Blob([src], {type: 'text/javascript'})));\
+             </script></body></html>",
+        ),
+    );
+    site.route("/robots.txt", Behaviour::typed("text/plain", "User-agent: *\nAllow: /\n"));
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report.json");
+    let start = site.url("/");
+    let (code, idle, peak, output) = scan_measured(&[
+        "scan", &start, "--allow-target", "127.0.0.1/32", "--max-pages", "1", "--format", "json", "--output", out.to_str().unwrap(),
+    ])
+    .await;
+    assert!(code == 0 || code == 1, "the scan ran to its end (exit {code}):\n{output}");
+    eprintln!("exception flood: first reading {} MB, peak {} MB", idle >> 20, peak >> 20);
+    assert!(peak < MEMORY_BUDGET, "peak {} MB, over the {} MB budget", peak >> 20, MEMORY_BUDGET >> 20);
+    let (report_bytes, report) = read_report(&out);
+    assert!(report_bytes < 1 << 20, "the report is {report_bytes} bytes");
+    assert_eq!(report["scan"]["status"], "completed");
+    assert!(report["report"]["summary"].get("checks_not_run").is_none(), "every check ran: {:#}", report["report"]["summary"]);
+    let all = findings(&report);
+    let first = |id: &str| all.iter().find(|f| f["check_id"] == id).unwrap_or_else(|| panic!("{id} is reported: {all:#?}")).clone();
+    for id in ["runtime.uncaught-exception", "runtime.unhandled-rejection"] {
+        let f = first(id);
+        let message = f["evidence"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains("[cut by sitescan: 16777218 characters]") || message.contains("[cut by sitescan: 16777217 characters]"), "{id} says it was cut: {message}");
+        let thrown: u64 = all.iter().filter(|g| g["check_id"] == id).filter_map(|g| g["evidence"]["count"].as_u64()).sum();
+        assert_eq!(thrown, 20, "{id}: each of the twenty is counted: {all:#?}");
+        assert!(serde_json::to_vec(&f).unwrap().len() < 8192, "a short finding: {f:#}");
+    }
+    assert_eq!(first("runtime.uncaught-exception")["evidence"]["line"], 1, "where it was thrown");
+    let logged = first("runtime.console-error");
+    let message = logged["evidence"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("did not read this console message: Chromium sent 16.0 MB, over sitescan's budget of 4 MB"), "the worker's messages were not read, and it says so: {message}");
+}

@@ -4,6 +4,7 @@
 use crate::model::ConsoleMessage;
 use serde_json::Value;
 
+use crate::browser::devtools_relay::DROPPED_METHOD;
 use crate::browser::events::RawEvent;
 
 /// Messages kept per page.
@@ -36,8 +37,31 @@ fn arg_text(arg: &Value) -> String {
     arg.get("type").and_then(Value::as_str).unwrap_or("undefined").to_string()
 }
 
-fn clip(s: String) -> String {
-    if s.chars().count() > MAX_MESSAGE_CHARS { s.chars().take(MAX_MESSAGE_CHARS).collect() } else { s }
+/// `s` cut to [`MAX_MESSAGE_CHARS`] characters.
+pub(crate) fn clip(s: String) -> String {
+    match s.char_indices().nth(MAX_MESSAGE_CHARS) {
+        Some((cut, _)) => s[..cut].to_string(),
+        None => s,
+    }
+}
+
+/// What a gatherer says of a message the DevTools relay did not read (`what`: "exception's
+/// report", "console message").
+pub(crate) fn dropped_note(what: &str, dropped: &Value) -> String {
+    let mb = |k: &str| dropped.get(k).and_then(Value::as_u64).unwrap_or(0) as f64 / f64::from(1u32 << 20);
+    format!(
+        "[sitescan did not read this {what}: Chromium sent {:.1} MB, over sitescan's budget of {:.0} MB a DevTools message]",
+        mb("bytes"),
+        mb("budget")
+    )
+}
+
+/// A string field of a dropped message's start (`"key":"value"`), when it is whole there.
+pub(crate) fn dropped_field(head: &str, key: &str) -> Option<String> {
+    let start = head.find(&format!("\"{key}\":\""))? + key.len() + 4;
+    let rest = &head[start..];
+    let end = rest.find('"')?;
+    Some(rest[..end].to_string()).filter(|v| !v.is_empty() && !v.contains('\\'))
 }
 
 /// The page's own frame: the first that is not sitescan's console guard (`hooks.js`).
@@ -62,6 +86,17 @@ pub(crate) fn gather(events: &[RawEvent]) -> Vec<ConsoleMessage> {
                 let text = args.iter().map(arg_text).collect::<Vec<_>>().join(" ");
                 let (url, line) = top_frame(ev.params.get("stackTrace"));
                 out.push(ConsoleMessage { level: level_of(kind).into(), source: "console".into(), text: clip(text), url, line });
+            }
+            DROPPED_METHOD if matches!(ev.str("method"), Some("Runtime.consoleAPICalled" | "Log.entryAdded")) => {
+                let head = ev.str("head").unwrap_or("");
+                let (level, source) = match ev.str("method") {
+                    Some("Log.entryAdded") => (
+                        dropped_field(head, "level").unwrap_or_else(|| "info".into()),
+                        dropped_field(head, "source").unwrap_or_else(|| "other".into()),
+                    ),
+                    _ => (level_of(&dropped_field(head, "type").unwrap_or_default()).to_string(), "console".into()),
+                };
+                out.push(ConsoleMessage { level, source, text: dropped_note("console message", &ev.params), url: dropped_field(head, "url"), line: None });
             }
             "Log.entryAdded" => {
                 let Some(entry) = ev.params.get("entry") else { continue };
@@ -95,6 +130,19 @@ mod tests {
         }];
         let m = &gather(&events)[0];
         assert_eq!((m.url.as_deref(), m.line), (Some("http://a.test/app.js"), Some(10)));
+    }
+
+    #[test]
+    fn a_message_over_the_channel_budget_is_a_short_note_at_its_level() {
+        let events = vec![RawEvent {
+            method: DROPPED_METHOD.into(),
+            params: json!({"method": "Runtime.consoleAPICalled", "bytes": 16u64 << 20, "budget": 4u64 << 20,
+                "head": "{\"method\":\"Runtime.consoleAPICalled\",\"params\":{\"type\":\"error\",\"args\":[{\"type\":\"string\",\"value\":\"xxxx"}),
+        }];
+        let m = &gather(&events)[0];
+        assert_eq!(m.level, "error");
+        assert_eq!(m.text, "[sitescan did not read this console message: Chromium sent 16.0 MB, over sitescan's budget of 4 MB a DevTools message]");
+        assert_eq!(clip("é".repeat(MAX_MESSAGE_CHARS + 5)).chars().count(), MAX_MESSAGE_CHARS);
     }
 
     #[test]

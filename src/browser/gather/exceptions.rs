@@ -4,19 +4,67 @@
 use crate::model::JsError;
 use serde_json::Value;
 
+use super::console::{clip, dropped_field, dropped_note};
+use crate::browser::devtools_relay::DROPPED_METHOD;
 use crate::browser::events::RawEvent;
+use crate::browser::scripts::{BINDING, REPORT_TOKEN};
+use serde::Deserialize;
 
 /// Errors kept per page.
 pub const MAX_JS_ERRORS: usize = 200;
 
 pub(crate) fn gather(events: &[RawEvent]) -> Vec<JsError> {
+    let signed = format!("\"t\":\"{}\"", *REPORT_TOKEN);
     events
         .iter()
-        .filter(|e| e.method == "Runtime.exceptionThrown")
-        .filter_map(|e| e.params.get("exceptionDetails"))
+        .filter_map(|e| match e.method.as_str() {
+            "Runtime.exceptionThrown" => e.params.get("exceptionDetails").map(js_error),
+            "Runtime.bindingCalled" if e.str("name") == Some(BINDING) => {
+                e.str("payload").filter(|p| p.contains(&signed)).and_then(cut_in_page)
+            }
+            DROPPED_METHOD if e.str("method") == Some("Runtime.exceptionThrown") => Some(not_read(&e.params)),
+            _ => None,
+        })
         .take(MAX_JS_ERRORS)
-        .map(js_error)
         .collect()
+}
+
+/// An error or rejection whose text was too long for the browser's own report: `hooks.js`
+/// cancelled it and sent it cut, with where it was thrown.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct CutError {
+    r#type: String,
+    kind: String,
+    message: String,
+    stack: Option<String>,
+    url: Option<String>,
+    line: Option<u32>,
+    column: Option<u32>,
+}
+
+fn cut_in_page(payload: &str) -> Option<JsError> {
+    let r: CutError = crate::browser::lenient::from_json(payload).ok()?;
+    if r.r#type != "exception" {
+        return None;
+    }
+    let kind = if r.kind == "unhandled-rejection" { "unhandled-rejection" } else { "exception" };
+    Some(JsError {
+        kind: kind.into(),
+        message: clip(r.message),
+        stack: r.stack.map(clip),
+        url: r.url.filter(|u| !u.is_empty()),
+        line: r.line,
+        column: r.column,
+    })
+}
+
+/// An exception whose report was over the DevTools channel's budget: the page threw, and what
+/// the start of the report says (rejection or exception, the script).
+fn not_read(dropped: &Value) -> JsError {
+    let head = dropped.get("head").and_then(Value::as_str).unwrap_or("");
+    let kind = if head.contains("\"text\":\"Uncaught (in promise)") { "unhandled-rejection" } else { "exception" };
+    JsError { kind: kind.into(), message: dropped_note("exception's report", dropped), stack: None, url: dropped_field(head, "url"), line: None, column: None }
 }
 
 fn js_error(d: &Value) -> JsError {
@@ -33,9 +81,9 @@ fn js_error(d: &Value) -> JsError {
         .map(|d| d.lines().next().unwrap_or("").to_string())
         .or(value.clone())
         .filter(|m| !m.is_empty())
-        .unwrap_or_else(|| text.to_string());
+        .map_or_else(|| clip(text.to_string()), clip);
     let stack = match description {
-        Some(d) if d.contains("\n    at ") => Some(d.to_string()),
+        Some(d) if d.contains("\n    at ") => Some(clip(d.to_string())),
         _ if !frames.is_empty() => Some(
             frames
                 .iter()
@@ -65,6 +113,30 @@ fn js_error(d: &Value) -> JsError {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn an_exception_over_the_channel_budget_is_still_an_exception() {
+        let head = "{\"method\":\"Runtime.exceptionThrown\",\"params\":{\"timestamp\":1,\"exceptionDetails\":{\"exceptionId\":1,\"text\":\"Uncaught (in promise)\",\"lineNumber\":2,\"url\":\"http://a.test/app.js\",\"exception\":{\"value\":\"xxx";
+        let events = vec![RawEvent { method: DROPPED_METHOD.into(), params: json!({"method": "Runtime.exceptionThrown", "bytes": 16u64 << 20, "budget": 4u64 << 20, "head": head}) }];
+        let e = &gather(&events)[0];
+        assert_eq!(e.kind, "unhandled-rejection");
+        assert!(e.message.contains("sent 16.0 MB, over sitescan's budget of 4 MB"), "{}", e.message);
+        assert_eq!(e.url.as_deref(), Some("http://a.test/app.js"));
+        let long = vec![RawEvent { method: "Runtime.exceptionThrown".into(), params: json!({"exceptionDetails": {"text": "Uncaught", "exception": {"description": format!("Error: {}", "x".repeat(100_000))}}}) }];
+        assert!(gather(&long)[0].message.len() <= super::super::console::MAX_MESSAGE_CHARS);
+    }
+
+    #[test]
+    fn an_error_cut_in_the_page_is_an_exception_where_it_was_thrown() {
+        let signed = crate::browser::gather::csp::signed;
+        let payload = r#"{"type":"exception","kind":"exception","message":"Error: xxx… [cut by sitescan: 16777216 characters]","stack":"    at boom (http://a.test/app.js:3:9)","chars":16777216,"url":"http://a.test/app.js","line":3,"column":9}"#;
+        let call = |p: String| RawEvent { method: "Runtime.bindingCalled".into(), params: json!({"name": BINDING, "payload": p}) };
+        let e = gather(&[call(signed(payload)), call(payload.to_string())]);
+        assert_eq!(e.len(), 1, "a report without the token is the page's, not ours: {e:?}");
+        assert_eq!((e[0].kind.as_str(), e[0].url.as_deref(), e[0].line, e[0].column), ("exception", Some("http://a.test/app.js"), Some(3), Some(9)));
+        assert!(e[0].message.ends_with("[cut by sitescan: 16777216 characters]"));
+        assert_eq!(e[0].stack.as_deref(), Some("    at boom (http://a.test/app.js:3:9)"));
+    }
 
     #[test]
     fn exceptions_and_rejections() {
