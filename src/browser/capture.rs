@@ -32,7 +32,7 @@ use tokio::sync::mpsc;
 use crate::model::{Artifact, GatherError, PageError, PageSnapshot, Sample};
 use crate::net::EgressProxy;
 
-use super::cdp::{Budget, STALL_PROBE, STEP_TIMEOUT, eval_main, eval_string, forget_world, renderer_answers, run, run_in_document, step};
+use super::cdp::{Budget, STEP_TIMEOUT, eval_main, eval_string, forget_world, renderer_answers, run, run_in_document, step};
 use super::cores;
 use super::error::BrowserError;
 use super::events::{EVENT_LOG_FULL, EventLog, MAX_EVENT_BYTES, MAX_EVENTS};
@@ -390,7 +390,6 @@ async fn load_and_gather(
     }
     if !loaded {
         gather_error(snap, "load", &BrowserError::Timeout { what: "load event", after: nav_limit });
-        wait_for_renderer(instance, page, budget).await;
     }
     live.phases.end("load");
     if settings.capture.scroll && loaded {
@@ -407,31 +406,6 @@ async fn load_and_gather(
         return Ok(()); // The proxy's own answer (refused, unreachable) is not the site.
     }
     gather_in_page(instance, page, settings, budget, snap, live).await
-}
-
-/// Time kept for the gatherers when a page's renderer is waited for (`wait_for_renderer`).
-const GATHER_RESERVE: Duration = Duration::from_secs(20);
-
-/// A page that did not load in time may only be busy: its own script or its layout holding the
-/// renderer (a script building millions of elements). It is waited for, a trivial script every
-/// `STALL_PROBE`, while the page's budget still leaves its gatherers `GATHER_RESERVE`; one that
-/// answers is then read as far as the gatherers' own budgets go (they sample a page too large
-/// to read whole, and say so). One that does not gets no more commands: its checks say the
-/// renderer stopped answering at once, instead of each waiting out a limit of its own.
-async fn wait_for_renderer(instance: &Instance, page: &Page, budget: &Budget) {
-    loop {
-        let began = Instant::now();
-        if renderer_answers(instance, page, STALL_PROBE).await {
-            return;
-        }
-        if budget.left() <= GATHER_RESERVE + STALL_PROBE {
-            tracing::warn!(step = "load", "the page's renderer stopped answering: its later commands are not sent");
-            instance.mark_stalled(page.session_id().as_ref(), "the load event");
-            return;
-        }
-        // A probe that failed at once (not by its time limit) is not retried in a busy loop.
-        tokio::time::sleep(STALL_PROBE.saturating_sub(began.elapsed())).await;
-    }
 }
 
 /// Documents a page that moves itself (a script's `location` change, a meta refresh, a consent
