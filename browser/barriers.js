@@ -4,7 +4,7 @@
 // (`LIMIT`) and every text cut (`TEXT`), since pages are hostile; the time it took is in `ms`.
 const started = performance.now();
 __ss.freezeIds();
-const LIMIT = { headings: 40, lists: 40, links: 400, images: 200, fields: 200, tables: 40, rows: 200, controls: 60, hover: 30, rules: 5000, scan: 6000, generated: 30, accesskeys: 30, fieldsets: 30, idle: 30 };
+const LIMIT = { headings: 40, lists: 40, links: 400, images: 200, fields: 200, tables: 40, rows: 200, controls: 60, hover: 30, rules: 5000, scan: 6000, generated: 30, accesskeys: 30, fieldsets: 30, idle: 30, passages: 40, passageNodes: 20000, reordered: 20, orderParents: 4000 };
 const TEXT = 200;
 const collapse = __ss.collapse;
 const cut = (s) => { const t = collapse(s); return t.length > TEXT ? __ss.cut(t, TEXT - 1) + '…' : t; };
@@ -14,7 +14,7 @@ const vis = (el) => __ss.visible(el);
 const attr = __ss.attr;
 const byIds = (ids) => String(ids || '').split(/\s+/).filter(Boolean).map((id) => document.getElementById(id)).filter(Boolean).map((e) => collapse(e.textContent)).join(' ').trim();
 const hooks = window.__sitescanHooks || null;
-const out = { ms: 0, body_font_size_px: 0, body_font_weight: 0, click_delegation: null, styled_headings: [], visual_lists: [], links: [], links_omitted: 0, images: [], fields: [], tables: [], controls: [], key_delegation: null, hover_only: [], generated_text: [], access_keys: [], fieldsets: [], idle_stops: [], focus_watched: null, sampled: [] };
+const out = { ms: 0, body_font_size_px: 0, body_font_weight: 0, click_delegation: null, styled_headings: [], visual_lists: [], links: [], links_omitted: 0, images: [], fields: [], tables: [], controls: [], key_delegation: null, hover_only: [], generated_text: [], access_keys: [], fieldsets: [], idle_stops: [], passages: [], reordered: [], focus_watched: null, sampled: [] };
 const body = document.body;
 if (!body) return JSON.stringify(out);
 
@@ -340,6 +340,7 @@ if (hooks && typeof hooks.keyDelegated === 'function') {
       caption: cap ? cut(cap) : null,
       summary: (attr(t, 'summary') || '').trim() ? cut(attr(t, 'summary')) : null,
       contains_table: !!t.querySelector('table'),
+      holds_data_table: (() => { const inner = Array.from(t.querySelectorAll('table')).find((x) => x.querySelector('th,caption') || /^(table|grid|treegrid)$/i.test(attr(x, 'role') || '')); return inner ? sel(inner) : null; })(),
       inside_table: !!(t.parentElement && t.parentElement.closest('table')),
       layout_content: !!t.querySelector('h1,h2,h3,h4,h5,h6,[role="heading"],nav,[role="navigation"],main,header,footer,article,p + p,iframe,video'),
       controls: !!t.querySelector('input:not([type="hidden"]),select,textarea,button'),
@@ -574,6 +575,129 @@ if (hooks && typeof hooks.hasClick === 'function' && typeof hooks.hasKey === 'fu
     const cs = getComputedStyle(el);
     if (/(auto|scroll)/.test(cs.overflowX + ' ' + cs.overflowY) && (el.scrollHeight > el.clientHeight + 1 || el.scrollWidth > el.clientWidth + 1)) continue;
     out.idle_stops.push({ selector: sel(el), snippet: snip(el), tabindex: attr(el, 'tabindex'), role: role || null, text: cut(el.textContent) });
+  }
+}
+
+// 19. Passages whose script or direction may not match what the page declares: the text of each
+// block (or of an element with its own `lang` or `dir`) that holds a letter of a script other than
+// Latin, or that is laid out right to left, with the language it inherits and its direction. The
+// checks judge which scripts the declared language writes.
+{
+  const PASSAGE = 'p,li,td,th,dd,dt,h1,h2,h3,h4,h5,h6,blockquote,figcaption,caption,label,legend,button,a,q,cite,bdi,div,section,article,main,aside,header,footer,nav,[lang],[dir]';
+  const NOT_LATIN = /(?!\p{Script=Latin})\p{L}/u;
+  // Right to left is set by `dir` (or, rarely, by CSS on the body): without either, no block's
+  // direction needs reading.
+  const rtlPossible = !!body.querySelector('[dir]') || document.documentElement.hasAttribute('dir') || getComputedStyle(body).direction === 'rtl';
+  // The first words of a block, read node by node (a block can be the whole page).
+  const head = (block) => {
+    const w = document.createTreeWalker(block, NodeFilter.SHOW_TEXT);
+    let s = '';
+    while (w.nextNode() && s.length < TEXT * 2) {
+      const e = w.currentNode.parentElement;
+      if (e && !e.closest('script,style,noscript,template')) s += ' ' + w.currentNode.textContent.slice(0, TEXT * 2);
+    }
+    return cut(s);
+  };
+  const seen = new Set(), read = new Set();
+  const tw = document.createTreeWalker(body, NodeFilter.SHOW_TEXT);
+  let n = 0;
+  while (tw.nextNode() && out.passages.length < LIMIT.passages) {
+    const text = collapse(tw.currentNode.textContent);
+    if (!text) continue;
+    if (++n > LIMIT.passageNodes) { out.sampled.push({ what: 'text nodes read for their script and direction', read: LIMIT.passageNodes, total: LIMIT.passageNodes + 1 }); break; }
+    const p = tw.currentNode.parentElement;
+    if (!p || p.closest('script,style,noscript,template,textarea,code,pre,kbd,samp,svg,math')) continue;
+    const block = p.closest(PASSAGE) || body;
+    if (seen.has(block)) continue;
+    const foreign = NOT_LATIN.test(text);
+    if (!foreign && (!rtlPossible || read.has(block))) continue;
+    read.add(block);
+    const cs = getComputedStyle(block);
+    if (!foreign && cs.direction !== 'rtl') continue;
+    seen.add(block);
+    if (!vis(block)) continue;
+    const langEl = block.closest('[lang]');
+    const dirEl = block.closest('[dir]');
+    out.passages.push({
+      selector: sel(block),
+      snippet: snip(block),
+      text: head(block),
+      run: foreign ? cut(text) : null,
+      lang: langEl ? attr(langEl, 'lang') : null,
+      lang_own: langEl === block,
+      direction: cs.direction,
+      // `<bdi>` is `dir="auto"` unless it says otherwise.
+      dir_attr: block.localName === 'bdi' && !block.hasAttribute('dir') ? 'auto' : (dirEl ? attr(dirEl, 'dir') : null),
+      plaintext: cs.unicodeBidi === 'plaintext',
+      inline: cs.display.startsWith('inline'),
+    });
+  }
+}
+
+// 20. Siblings shown in another order than the source's: among the visible children of an element
+// that stand on one line, one that comes later in the source but stands before an earlier one
+// (left of it, in a left-to-right container): `float: right`, `row-reverse`, `order`, a grid's
+// placement. Screen readers read, and Tab moves, in the source's order. Geometry first (cheap);
+// styles only for the pairs found.
+{
+  const FOCUSABLE = 'a[href],button,input:not([type="hidden" i]),select,textarea,summary,[tabindex]:not([tabindex^="-"])';
+  const SKIP = /^(script|style|template|svg|math|select|datalist|option|optgroup|head|picture|video|audio|canvas|iframe|map)$/;
+  const docWidth = Math.max(document.documentElement.scrollWidth, innerWidth);
+  const textOf = (el) => cut(__ss.cut(el.innerText || '', 400));
+  // Items of a line (links, steps, offers), not the columns of a page: a sidebar shown left of
+  // the content it follows is a layout choice, seldom a change of meaning.
+  const item = (el, r) => r.height <= innerHeight / 2 && collapse(__ss.cut(el.innerText || '', 1000)).length <= 400;
+  const tw = document.createTreeWalker(body, NodeFilter.SHOW_ELEMENT);
+  let n = 0;
+  while (tw.nextNode() && out.reordered.length < LIMIT.reordered) {
+    const parent = tw.currentNode;
+    if (parent.childElementCount < 3 || SKIP.test(parent.localName)) continue;
+    if (++n > LIMIT.orderParents) { out.sampled.push({ what: 'elements read for the order their children are shown in', read: LIMIT.orderParents, total: LIMIT.orderParents + 1 }); break; }
+    const kids = [];
+    for (const c of parent.children) {
+      if (kids.length >= 60) break;
+      if (SKIP.test(c.localName) || c.getAttribute('aria-hidden') === 'true') continue;
+      const r = c.getBoundingClientRect();
+      if (r.width < 4 || r.height < 4 || r.right <= 0 || r.left >= docWidth) continue;
+      kids.push({ el: c, r });
+    }
+    if (kids.length < 3) continue;
+    const sameLine = (a, b) => Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) >= 0.5 * Math.min(a.height, b.height);
+    let rtl = null;
+    for (let i = 0; i + 1 < kids.length; i++) {
+      const a = kids[i], b = kids[i + 1];
+      if (!sameLine(a.r, b.r)) continue;
+      if (rtl === null) rtl = getComputedStyle(parent).direction === 'rtl';
+      const before = rtl ? b.r.left >= a.r.right - 1 : b.r.right <= a.r.left + 1;
+      if (!before) continue;
+      // Three or more on the line, both in the flow and with something to read or focus.
+      if (kids.filter((k) => sameLine(k.r, a.r)).length < 3) continue;
+      const sa = getComputedStyle(a.el), sb = getComputedStyle(b.el);
+      if (/^(absolute|fixed)$/.test(sa.position) || /^(absolute|fixed)$/.test(sb.position)) continue;
+      if (!vis(a.el) || !vis(b.el)) continue;
+      if (!item(a.el, a.r) || !item(b.el, b.r)) continue;
+      const ta = textOf(a.el), tb = textOf(b.el);
+      const fa = a.el.matches(FOCUSABLE) || !!a.el.querySelector(FOCUSABLE), fb = b.el.matches(FOCUSABLE) || !!b.el.querySelector(FOCUSABLE);
+      if (!(ta || fa) || !(tb || fb)) continue;
+      const ps = getComputedStyle(parent);
+      const cause = /reverse/.test(ps.flexDirection) && /flex/.test(ps.display) ? 'flex-direction: ' + ps.flexDirection
+        : (sa.order !== '0' || sb.order !== '0') && /flex|grid/.test(ps.display) ? 'order'
+        : (sa.float === 'right' || sb.float === 'right') ? 'float: right'
+        : /grid/.test(ps.display) ? 'grid placement'
+        : (sa.position === 'relative' || sb.position === 'relative') ? 'position: relative'
+        : 'layout';
+      out.reordered.push({
+        selector: sel(parent),
+        snippet: snip(parent),
+        first_selector: sel(a.el),
+        first_text: ta,
+        second_selector: sel(b.el),
+        second_text: tb,
+        focusable: fa && fb,
+        cause,
+      });
+      break;
+    }
   }
 }
 

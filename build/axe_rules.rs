@@ -122,7 +122,7 @@ pub fn generate(out_dir: &Path) {
         };
         let help_url_code = if help_url.is_empty() { "None".to_string() } else { format!("Some({help_url:?})") };
         code.push_str(&format!(
-            "    AxeRuleMeta {{\n        rule_id: {id:?},\n        impact: {impact_code},\n        enabled_by_default: {enabled},\n        tags: &[{tags}],\n        meta: CheckMeta {{\n            id: {check_id:?},\n            severity: Severity::{severity},\n            title: {help:?},\n            fires_when: {fires_when:?},\n            description: {description:?},\n            remediation: {remediation:?},\n            cwe_id: None,\n            evidence_keys: AXE_EVIDENCE_KEYS,\n            help_url: {help_url_code},\n            requires: &[crate::model::Artifact::Axe],\n            site_requires: &[],\n            act_ids: &[{acts}],\n            level: {level_code},\n        }},\n    }},\n",
+            "    AxeRuleMeta {{\n        rule_id: {id:?},\n        impact: {impact_code},\n        enabled_by_default: {enabled},\n        tags: &[{tags}],\n        meta: CheckMeta {{\n            id: {check_id:?},\n            severity: Severity::{severity},\n            title: {help:?},\n            fires_when: {fires_when:?},\n            description: {description:?},\n            remediation: {remediation:?},\n            cwe_id: None,\n            evidence_keys: AXE_EVIDENCE_KEYS,\n            help_url: {help_url_code},\n            requires: &[crate::model::Artifact::Axe],\n            site_requires: &[],\n            act_ids: &[{acts}],\n            level: {level_code},\n            wcag: &[],\n        }},\n    }},\n",
             enabled = enabled == "true",
             tags = tag_list.join(", "),
             acts = act_code.join(", "),

@@ -103,6 +103,9 @@ fn entry(o: &mut String, m: &CheckMeta) {
     if let Some(level) = m.level {
         let _ = writeln!(o, "- WCAG level: {level} (runs when the scan's level is {level} or above)");
     }
+    if !m.wcag.is_empty() {
+        let _ = writeln!(o, "- WCAG 2.2 success criteria: {} (findings carry them as `evidence.wcag`)", m.wcag.join(", "));
+    }
     if !m.act_ids.is_empty() {
         let rules: Vec<String> =
             m.act_ids.iter().map(|id| format!("[{id}](https://www.w3.org/WAI/standards-guidelines/act/rules/{id}/)")).collect();

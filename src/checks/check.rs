@@ -44,12 +44,31 @@ pub struct CheckMeta {
     /// judges several): a scan whose target (`Thresholds::level`) is below it does not run it.
     /// `None`: not tied to a level (best practice, search, performance, ...): runs at every level.
     pub level: Option<Level>,
+    /// The WCAG 2.2 success criteria the check judges (`1.3.1`), the first the one its findings
+    /// fail; empty for checks not tied to a criterion. Findings carry them as `evidence.wcag`, in
+    /// axe-core's tag form (`wcag2a`, `wcag131`), so every accessibility finding names its
+    /// criterion and level the same way.
+    pub wcag: &'static [&'static str],
 }
 
 impl CheckMeta {
     /// The category: the id's prefix.
     pub fn category(&self) -> &'static str {
         self.id.split_once('.').map_or(self.id, |(c, _)| c)
+    }
+
+    /// The WCAG tags of the check's findings: its level (`wcag2a`, `wcag2aa`, `wcag2aaa`), then
+    /// each criterion (`wcag131`); empty when it names no criterion.
+    pub fn wcag_tags(&self) -> Vec<String> {
+        if self.wcag.is_empty() {
+            return Vec::new();
+        }
+        let level = match self.level {
+            Some(Level::AAA) => "wcag2aaa",
+            Some(Level::AA) => "wcag2aa",
+            _ => "wcag2a",
+        };
+        std::iter::once(level.to_string()).chain(self.wcag.iter().map(|sc| format!("wcag{}", sc.replace('.', "")))).collect()
     }
 }
 
@@ -277,7 +296,8 @@ macro_rules! declare_check {
             $(, requires: [$($req:ident),* $(,)?])?
             $(, site_requires: [$($sreq:ident),* $(,)?])?
             $(, act_ids: [$($act:literal),* $(,)?])?
-            $(, level: $level:ident)? $(,)?
+            $(, level: $level:ident)?
+            $(, wcag: [$($sc:literal),* $(,)?])? $(,)?
         }
     ) => {
         $(#[$attr])*
@@ -300,6 +320,7 @@ macro_rules! declare_check {
                 site_requires: &[$($($crate::model::SiteArtifact::$sreq),*)?],
                 act_ids: &[$($($act),*)?],
                 level: $crate::checks::level_of(&[$($crate::model::Level::$level)?]),
+                wcag: &[$($($sc),*)?],
             };
         }
     };
@@ -354,6 +375,7 @@ mod tests {
         site_requires: &[],
         act_ids: &[],
         level: None,
+        wcag: &[],
     };
 
     #[test]

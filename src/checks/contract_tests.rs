@@ -18,6 +18,10 @@ const ADDITIONS: &[&str] = &[
     // Barriers of the GDS accessibility audit no rule reported.
     "forms.fieldset-legend-missing",
     "media.transcript-missing",
+    // Language of parts and text direction, judged per passage.
+    "i18n.lang-wrong",
+    "i18n.lang-part-missing",
+    "i18n.text-direction-wrong",
 ];
 
 /// Active-only ids CHECKS.md lists that are not built yet; they must not be registered as

@@ -201,6 +201,7 @@ mod tests {
         site_requires: &[],
         act_ids: &[],
         level: None,
+        wcag: &[],
     };
 
     #[test]

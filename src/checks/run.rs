@@ -54,6 +54,8 @@ pub fn run_site_checks(site: &SiteSnapshot, thresholds: &Thresholds) -> CheckRun
 /// What the registry knows of each finding, written into its evidence:
 /// - `wcag_level` (`A`, `AA`, `AAA`): the conformance level of the criteria its check judges,
 ///   for the checks tied to one;
+/// - `wcag`: the level and success criteria in axe-core's tag form (`["wcag2a", "wcag131"]`),
+///   for the checks that name their criteria (axe-core's own findings carry axe's tags);
 /// - `sampled: true` and `sampled_read` (`layout: the first 4000 of 25113 elements`) when the
 ///   facts its check judged cover only part of a page larger than the gatherer's budget, so
 ///   its silence about the rest of the page is not read as a pass.
@@ -68,6 +70,9 @@ fn annotate(page: &PageSnapshot, findings: &mut [Finding]) {
         let Some(meta) = meta else { continue };
         if let Some(level) = meta.level {
             finding.evidence.insert("wcag_level".into(), serde_json::Value::from(level.as_str()));
+        }
+        if !meta.wcag.is_empty() && !finding.evidence.contains_key("wcag") {
+            finding.evidence.insert("wcag".into(), serde_json::Value::from(meta.wcag_tags()));
         }
         let read: Vec<&str> = sampled.iter().filter(|(a, _)| meta.requires.contains(a)).map(|(_, s)| s.as_str()).collect();
         if !read.is_empty() {
@@ -306,6 +311,7 @@ mod tests {
         assert_eq!(long.evidence["sampled"], true);
         assert_eq!(long.evidence["sampled_read"], "layout: the first 4000 of 25113 elements");
         assert_eq!(long.evidence["wcag_level"], "AAA");
+        assert_eq!(long.evidence["wcag"], serde_json::json!(["wcag2aaa", "wcag148"]));
         let title = run.findings.iter().find(|f| f.check_id == "search.title-missing").expect("the DOM check");
         assert!(title.evidence.get("sampled").is_none(), "the DOM was read whole: {:?}", title.evidence);
         assert!(title.evidence.get("wcag_level").is_none(), "not a conformance check: {:?}", title.evidence);

@@ -130,6 +130,7 @@ mod tests {
         site_requires: &[SiteArtifact::Robots],
         act_ids: &[],
         level: None,
+        wcag: &[],
     };
 
     #[test]

@@ -70,6 +70,7 @@ static READS_EVERYTHING: CheckMeta = CheckMeta {
     site_requires: &crate::model::SiteArtifact::ALL,
     act_ids: &[],
     level: None,
+    wcag: &[],
 };
 
 /// `page` as a helper shared by several checks reads it (every artifact declared).

@@ -23,6 +23,7 @@ pub fn run(args: ChecksArgs) -> anyhow::Result<()> {
                         "requires": m.requires.iter().map(|a| a.gatherer()).collect::<Vec<_>>(),
                         "act_ids": m.act_ids,
                         "level": m.level,
+                        "wcag": m.wcag,
                     })
                 })
                 .collect();

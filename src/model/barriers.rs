@@ -31,6 +31,60 @@ pub const MAX_BARRIER_CONTROLS: usize = 60;
 /// `accesskey` (`LIMIT.accesskeys`), fieldsets (`LIMIT.fieldsets`) and idle tab stops (`LIMIT.idle`).
 pub const MAX_BARRIER_GENERATED: usize = 30;
 
+/// Passages per page (`LIMIT.passages`).
+pub const MAX_BARRIER_PASSAGES: usize = 40;
+
+/// A block of text (or an element with its own `lang` or `dir`) that holds a letter of a script
+/// other than Latin, or that is laid out right to left: what a reader of the language it declares,
+/// and the direction it is laid out in, would meet.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TextPassage {
+    pub selector: String,
+    pub snippet: String,
+    /// The block's first words.
+    pub text: String,
+    /// The first text node in another script than Latin, when there is one.
+    pub run: Option<String>,
+    /// The `lang` the block inherits (its own or its nearest ancestor's, `<html>` included).
+    pub lang: Option<String>,
+    /// The `lang` is the block's own.
+    pub lang_own: bool,
+    /// The computed `direction`: `ltr` or `rtl`.
+    pub direction: String,
+    /// The nearest `dir` attribute, as written.
+    pub dir_attr: Option<String>,
+    /// `unicode-bidi: plaintext`: each paragraph takes its direction from its text.
+    pub plaintext: bool,
+    /// Laid out inline (a link or span in a line), not as a block of its own.
+    pub inline: bool,
+}
+
+/// Elements with children shown out of the source's order, per page (`LIMIT.reordered`).
+pub const MAX_BARRIER_REORDERED: usize = 20;
+
+/// Two neighbouring children of an element, on one line, the later in the source shown first
+/// (left of the earlier in a left-to-right container, right of it in a right-to-left one), with
+/// three or more of its children on that line.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ReorderedSiblings {
+    /// The parent.
+    pub selector: String,
+    pub snippet: String,
+    /// The child first in the source, and its text.
+    pub first_selector: String,
+    pub first_text: String,
+    /// The child next in the source, shown before it.
+    pub second_selector: String,
+    pub second_text: String,
+    /// Both are (or hold) something Tab stops on: the focus order leaves the visual order.
+    pub focusable: bool,
+    /// What moved them, as far as the styles say: `float: right`, `flex-direction: row-reverse`,
+    /// `order`, `grid placement`, `position: relative`, or `layout`.
+    pub cause: String,
+}
+
 /// A block of text styled bigger or bolder than the page's body text, short and followed by
 /// content, that is no heading.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -162,6 +216,9 @@ pub struct BarrierTable {
     pub summary: Option<String>,
     /// Holds another table (the outer one lays out the page).
     pub contains_table: bool,
+    /// The first table it holds that is marked up as data (header cells, a caption, or
+    /// `role=table|grid|treegrid`): tables of data nested in this one's cells.
+    pub holds_data_table: Option<String>,
     /// Sits inside another table.
     pub inside_table: bool,
     /// Holds headings, navigation, landmarks, paragraphs one after another, frames or video:
@@ -301,6 +358,12 @@ pub struct BarrierFacts {
     pub fieldsets: Vec<BarrierFieldset>,
     /// Read only where the listener record is there (`hooks.js`).
     pub idle_stops: Vec<IdleTabStop>,
+    /// Passages in a script other than Latin, or laid out right to left (at most
+    /// `MAX_BARRIER_PASSAGES`).
+    pub passages: Vec<TextPassage>,
+    /// Elements whose children are shown on a line in another order than the source's (at most
+    /// `MAX_BARRIER_REORDERED`).
+    pub reordered: Vec<ReorderedSiblings>,
     /// Whether any script listens to focus or blur (it may reveal hover content on focus);
     /// `None` when unknown.
     pub focus_watched: Option<bool>,
@@ -325,6 +388,8 @@ impl BarrierFacts {
         self.access_keys.truncate(MAX_BARRIER_GENERATED);
         self.fieldsets.truncate(MAX_BARRIER_GENERATED);
         self.idle_stops.truncate(MAX_BARRIER_GENERATED);
+        self.passages.truncate(MAX_BARRIER_PASSAGES);
+        self.reordered.truncate(MAX_BARRIER_REORDERED);
         self.fields.truncate(MAX_BARRIER_FIELDS);
         self.sampled.truncate(4);
         for sample in &mut self.sampled {

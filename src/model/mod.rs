@@ -33,7 +33,7 @@ pub mod tenant_yaml;
 pub mod time;
 
 pub use address_policy::{AddressPolicy, BlockedRange};
-pub use barriers::{AccessKey, BarrierControl, BarrierFacts, BarrierField, BarrierFieldset, BarrierImage, BarrierLink, BarrierTable, GeneratedText, HoverOnly, IdleTabStop, StyledHeading, VisualList};
+pub use barriers::{AccessKey, BarrierControl, BarrierFacts, BarrierField, BarrierFieldset, BarrierImage, BarrierLink, BarrierTable, GeneratedText, HoverOnly, IdleTabStop, ReorderedSiblings, StyledHeading, TextPassage, VisualList};
 pub use budget::{AssertionResult, Budget, BudgetResult};
 pub use attestation::{Attestation, AttestationRefused, Attester, Confirmation, attestation_statement};
 pub use category::{ACTIVE_ONLY_CATEGORIES, PASSIVE_CATEGORIES};

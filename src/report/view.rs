@@ -264,7 +264,7 @@ impl<'a> ReportView<'a> {
                 cwe_id: m.cwe_id.map(str::to_string),
                 help_url: m.help_url.map(str::to_string),
                 severity: m.severity,
-                wcag: Vec::new(),
+                wcag: m.wcag_tags(),
                 registered: true,
             })
             .collect();

@@ -25,6 +25,7 @@ const BARRIER_CHECKS: &[&str] = &[
     "accessibility.accesskey-used",
     "accessibility.css-generated-content",
     "accessibility.focus-stop-idle",
+    "accessibility.reading-order-mismatch",
     "media.transcript-missing",
     "accessibility.image-alt-meaningless",
     "accessibility.image-alt-repeats-caption",
@@ -37,12 +38,17 @@ const BARRIER_CHECKS: &[&str] = &[
     "accessibility.dialog-escape-not-closing",
     "accessibility.table-header-missing",
     "accessibility.layout-table-structure",
+    "accessibility.table-nested",
+    "accessibility.table-headers-only",
     "forms.label-placeholder-only",
     "forms.label-multiple",
     "forms.label-duplicate-text",
     "forms.hint-not-described",
     "forms.choice-group-unnamed",
     "forms.fieldset-legend-missing",
+    "i18n.lang-part-missing",
+    "i18n.text-direction-wrong",
+    "i18n.lang-wrong",
 ];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -63,6 +69,9 @@ async fn barrier_checks_fire_on_their_fixtures_and_not_on_twins_or_widgets() {
     scan.fires_with(&mut e, "accessibility.heading-not-marked-up", &structure, Medium, Some("#fake-heading"), "needs_review", true.into());
     scan.fires_with(&mut e, "accessibility.list-not-marked-up", &structure, Medium, Some("#first-bullet"), "items", 3.into());
     scan.fires_with(&mut e, "accessibility.list-not-marked-up", &structure, Medium, Some("#fake-list-br"), "marker", "1.".into());
+
+    scan.fires_with(&mut e, "accessibility.reading-order-mismatch", &structure, Low, Some("#steps-floated"), "cause", "float: right".into());
+    scan.fires_with(&mut e, "accessibility.reading-order-mismatch", &structure, Medium, Some("#links-reordered"), "cause", "flex-direction: row-reverse".into());
 
     let links = u("/links-bad.html");
     scan.fires(&mut e, "accessibility.link-does-nothing", &links, Medium, Some("#dead-hash"));
@@ -107,6 +116,10 @@ async fn barrier_checks_fire_on_their_fixtures_and_not_on_twins_or_widgets() {
     scan.fires_with(&mut e, "accessibility.table-header-missing", &tables, Medium, Some("#ruled-prices"), "needs_review", true.into());
     scan.fires_with(&mut e, "accessibility.layout-table-structure", &tables, Low, Some("#layout-with-headers"), "layout", "holds-a-table".into());
     scan.fires_with(&mut e, "accessibility.layout-table-structure", &tables, Medium, Some("#presentation-with-th"), "needs_review", false.into());
+    scan.fires_with(&mut e, "accessibility.table-headers-only", &tables, Low, Some("#headers-only"), "header_cells", 4.into());
+    scan.fires_with(&mut e, "accessibility.table-nested", &tables, Medium, Some("#costs-nested"), "nested_selector", "#holiday-items".into());
+    // A table of data holding a table of data is nested data, not page layout.
+    scan.quiet_selector(&mut e, "accessibility.layout-table-structure", &tables, "#costs-nested");
     // The menu table inside the layout table is neither data nor data markup.
     scan.quiet_selector(&mut e, "accessibility.table-header-missing", &tables, "#layout-with-headers");
 
@@ -119,8 +132,17 @@ async fn barrier_checks_fire_on_their_fixtures_and_not_on_twins_or_widgets() {
     scan.fires_with(&mut e, "forms.hint-not-described", &forms, Low, Some("#password"), "hint_selector", "#password-hint".into());
     scan.fires_with(&mut e, "forms.fieldset-legend-missing", &forms, Medium, Some("#address-unnamed"), "reason", "empty-legend".into());
 
+    let language = u("/language-bad.html");
+    scan.fires_with(&mut e, "i18n.lang-part-missing", &language, Medium, Some("#arabic-no-lang"), "script", "Arab".into());
+    scan.fires_with(&mut e, "i18n.lang-part-missing", &language, Medium, Some("#greek-as-spanish"), "lang_declared_here", true.into());
+    scan.fires_with(&mut e, "i18n.lang-part-missing", &language, Low, Some("#switch-ja"), "needs_review", true.into());
+    scan.fires_with(&mut e, "i18n.text-direction-wrong", &language, Medium, Some("#arabic-ltr"), "expected", "rtl".into());
+    scan.fires_with(&mut e, "i18n.text-direction-wrong", &language, Medium, Some("#english-rtl"), "expected", "ltr".into());
+    scan.quiet_selector(&mut e, "i18n.text-direction-wrong", &language, "#arabic-no-lang");
+    scan.fires_with(&mut e, "i18n.lang-wrong", &u("/language-page-bad.html"), Medium, Some("html"), "detected", "de".into());
+
     // The passing twins: the same content, marked up and said.
-    for page in ["/structure-good.html", "/links-good.html", "/images-good.html", "/forms-good.html", "/tables-good.html", "/keyboard-good.html", "/dialogs-good.html", "/widgets.html", "/"] {
+    for page in ["/structure-good.html", "/links-good.html", "/images-good.html", "/forms-good.html", "/tables-good.html", "/keyboard-good.html", "/dialogs-good.html", "/language-good.html", "/language-page-good.html", "/widgets.html", "/"] {
         for check in BARRIER_CHECKS {
             scan.quiet(&mut e, check, &u(page));
         }

@@ -23,10 +23,11 @@ declare_check! {
         description: "Capitals take away the word shapes readers rely on: long passages in capitals are slow to read, especially for people with dyslexia or low vision, and screen readers may spell typed capitals out letter by letter. WCAG 2.2 advisory technique under 1.4.8 (Visual Presentation).",
         remediation: "Write running text in sentence case; keep capitals for short labels, and when capitals are wanted for style, type the text normally and use `text-transform: uppercase` on short runs only.",
         cwe: None,
-        evidence: ["url", "selector", "snippet", "text", "value", "needs_review"],
+        evidence: ["url", "selector", "snippet", "text", "value", "needs_review", "wcag"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/visual-presentation.html"),
         requires: [Layout],
         level: AAA,
+        wcag: ["1.4.8"],
     }
 }
 

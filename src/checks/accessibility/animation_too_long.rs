@@ -26,10 +26,11 @@ declare_check! {
         description: "Moving content that goes on for more than five seconds distracts people with attention or reading difficulties and can make the rest of the page unusable for them; they must be able to pause, stop or hide it: WCAG 2.2 success criterion 2.2.2 (Pause, Stop, Hide).",
         remediation: "Make the animation stop within 5 seconds (a finite loop count), or offer a pause button next to it (swap in a still image), or show a still image under `prefers-reduced-motion: reduce` with `<picture><source media=\"(prefers-reduced-motion: reduce)\" srcset=\"still.png\">`; better still, use a `<video>` with controls.",
         cwe: None,
-        evidence: ["url", "selector", "snippet", "resource", "value", "limit", "needs_review"],
+        evidence: ["url", "selector", "snippet", "resource", "value", "limit", "needs_review", "wcag"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/pause-stop-hide.html"),
         requires: [Layout],
         level: A,
+        wcag: ["2.2.2"],
     }
 }
 

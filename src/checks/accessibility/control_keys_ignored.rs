@@ -21,10 +21,11 @@ declare_check! {
         description: "Keyboard users activate controls with Enter and Space. Browsers do that for native buttons and links only: a `div` or `span` given a role and a tabindex takes focus and is announced as a button, but pressing a key on it does nothing, so whatever it does is out of keyboard users' reach: WCAG 2.2 success criterion 2.1.1 (Keyboard).",
         remediation: "Use `<button type=\"button\">` (or `<a href>` for navigation), which answers Enter and Space by itself. If the custom element must stay, handle `keydown` for Enter and Space and run the same action as the click.",
         cwe: None,
-        evidence: ["url", "selector", "snippet", "role", "name", "needs_review"],
+        evidence: ["url", "selector", "snippet", "role", "name", "needs_review", "wcag"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Techniques/failures/F54"),
         requires: [Barriers],
         level: A,
+        wcag: ["2.1.1"],
     }
 }
 

@@ -21,10 +21,11 @@ declare_check! {
         description: "People who use a keyboard, a switch or voice control move by focus: an element that only listens for clicks and cannot take focus is out of their reach, and screen readers do not announce it as something to activate: WCAG 2.2 success criteria 2.1.1 (Keyboard) and 4.1.2 (Name, Role, Value).",
         remediation: "Use a native control: `<button type=\"button\">` for an action, `<a href>` for navigation; both take focus and answer Enter (and Space) by themselves. If a custom element must stay, give it `tabindex=\"0\"`, a role, and key handlers for Enter and Space.",
         cwe: None,
-        evidence: ["url", "selector", "snippet", "role", "name", "needs_review"],
+        evidence: ["url", "selector", "snippet", "role", "name", "needs_review", "wcag"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/keyboard.html"),
         requires: [Barriers],
         level: A,
+        wcag: ["2.1.1", "4.1.2"],
     }
 }
 

@@ -20,10 +20,11 @@ declare_check! {
         description: "Text written by CSS is not part of the document: screen readers differ on whether they read it, it cannot be selected, copied or translated, and it disappears when a reader turns styles off or applies their own. Meaning carried only there is lost for some people: WCAG 2.2 success criterion 1.3.1 (Info and Relationships), failure F87.",
         remediation: "Put words that carry meaning in the HTML (`<p>My favourite food is pizza</p>`), and keep CSS-generated content for decoration (quotation marks, icons with a text alternative in the markup).",
         cwe: None,
-        evidence: ["url", "selector", "snippet", "value", "pseudo", "rule", "needs_review"],
+        evidence: ["url", "selector", "snippet", "value", "pseudo", "rule", "needs_review", "wcag"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Techniques/failures/F87"),
         requires: [Barriers],
         level: A,
+        wcag: ["1.3.1"],
     }
 }
 

@@ -16,10 +16,11 @@ declare_check! {
         description: "Escape is how keyboard users expect to leave a dialog, and the way out when its close button is hard to reach or to find: the WAI-ARIA dialog pattern requires it, and without it a dialog is a dead end for some (WCAG 2.2 success criterion 2.1.1, Keyboard, where no other key closes it).",
         remediation: "Close the dialog on Escape: a native `<dialog>` shown with `showModal()` does it by itself; otherwise handle `keydown` for Escape on the dialog, close it, and send focus back to the control that opened it.",
         cwe: None,
-        evidence: ["url", "selector", "trigger"],
+        evidence: ["url", "selector", "trigger", "wcag"],
         help_url: Some("https://www.w3.org/WAI/ARIA/apg/patterns/dialog-modal/"),
         requires: [Dialogs],
         level: A,
+        wcag: ["2.1.1"],
     }
 }
 

@@ -18,10 +18,11 @@ declare_check! {
         description: "A modal dialog says the page behind it is out of use until it closes. When Tab walks out of it, keyboard users land on controls they cannot see under the dialog, and screen-reader users lose the dialog they were in: WCAG 2.2 success criteria 2.4.3 (Focus Order) and 2.4.11 (Focus Not Obscured).",
         remediation: "Use `<dialog>` with `showModal()`, which makes the rest of the page inert, or set `inert` on everything outside the dialog while it is open; a focus trap in script must also cover Shift+Tab.",
         cwe: None,
-        evidence: ["url", "selector", "trigger", "left_to"],
+        evidence: ["url", "selector", "trigger", "left_to", "wcag"],
         help_url: Some("https://www.w3.org/WAI/ARIA/apg/patterns/dialog-modal/"),
         requires: [Dialogs],
         level: A,
+        wcag: ["2.4.3", "2.4.11"],
     }
 }
 

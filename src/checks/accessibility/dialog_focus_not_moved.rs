@@ -18,10 +18,11 @@ declare_check! {
         description: "When a dialog opens, keyboard and screen-reader users need focus inside it: otherwise they go on reading and tabbing through the page behind it, often hidden or inert under the dialog, and may never learn the dialog is there: WCAG 2.2 success criteria 2.4.3 (Focus Order) and 2.4.11 (Focus Not Obscured).",
         remediation: "Open the dialog with `dialog.showModal()`, which moves focus into it, or move focus yourself when it opens: to its first control, or to the dialog itself (`tabindex=\"-1\"`) when the first control is far down; send focus back to the control that opened it when it closes.",
         cwe: None,
-        evidence: ["url", "selector", "trigger", "modal"],
+        evidence: ["url", "selector", "trigger", "modal", "wcag"],
         help_url: Some("https://www.w3.org/WAI/ARIA/apg/patterns/dialog-modal/"),
         requires: [Dialogs],
         level: A,
+        wcag: ["2.4.3", "2.4.11"],
     }
 }
 

@@ -20,11 +20,12 @@ declare_check! {
         description: "Keyboard users (and many screen-magnifier and switch users) follow the focus indicator to know where they are. Without one they cannot tell which link or button Enter will activate: WCAG 2.2 success criterion 2.4.7 (Focus Visible).",
         remediation: "Do not remove the focus outline without a replacement: drop `outline: none`/`outline: 0` on :focus, or give :focus-visible a clearly visible style, e.g. `:focus-visible { outline: 3px solid #1a5fb4; outline-offset: 2px; }`.",
         cwe: None,
-        evidence: ["url", "selector", "snippet", "method"],
+        evidence: ["url", "selector", "snippet", "method", "wcag"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/focus-visible.html"),
         requires: [Keyboard],
         act_ids: ["oj04fd"],
         level: AA,
+        wcag: ["2.4.7"],
     }
 }
 

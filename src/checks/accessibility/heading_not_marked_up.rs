@@ -21,10 +21,11 @@ declare_check! {
         description: "Sighted visitors see the section titles and skim by them; screen-reader users jump from heading to heading, and text that is only styled big or bold is not among them, so the page's structure is lost to them: WCAG 2.2 success criterion 1.3.1 (Info and Relationships).",
         remediation: "Mark section titles up as headings of the right level (`<h2>Delivery</h2>`) and style the heading, instead of styling a paragraph or div (`<p class=\"big-bold\">`).",
         cwe: None,
-        evidence: ["url", "selector", "snippet", "text", "font_size_px", "font_weight", "body_font_size_px", "body_font_weight", "needs_review"],
+        evidence: ["url", "selector", "snippet", "text", "font_size_px", "font_weight", "body_font_size_px", "body_font_weight", "needs_review", "wcag"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Techniques/failures/F2"),
         requires: [Barriers],
         level: A,
+        wcag: ["1.3.1"],
     }
 }
 

@@ -22,10 +22,11 @@ declare_check! {
         description: "Keyboard, switch and many screen-reader users never hover: a submenu that opens only on hover keeps its links out of their reach, and a tooltip that shows only on hover keeps its text from them: WCAG 2.2 success criteria 2.1.1 (Keyboard) and 1.4.13 (Content on Hover or Focus).",
         remediation: "Reveal the same content on keyboard focus: add the `:focus-within` selector to the rule (`li:hover > ul, li:focus-within > ul { display: block }`), or use a disclosure button (`aria-expanded`) that opens the submenu on Enter; for tooltips, also show them on `:focus` and let Escape dismiss them.",
         cwe: None,
-        evidence: ["url", "selector", "snippet", "rule", "revealed", "revealed_text", "needs_review"],
+        evidence: ["url", "selector", "snippet", "rule", "revealed", "revealed_text", "needs_review", "wcag"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/content-on-hover-or-focus.html"),
         requires: [Barriers],
         level: A,
+        wcag: ["2.1.1", "1.4.13"],
     }
 }
 

@@ -23,10 +23,11 @@ declare_check! {
         description: "Screen-reader users hear the alt text instead of seeing the image: \"IMG underscore 0234 dot jpg\" or \"image\" tells them nothing about what sighted visitors see (a decorative spacer should be silent instead): WCAG 2.2 success criterion 1.1.1 (Non-text Content).",
         remediation: "Write what the image shows or does in context (`alt=\"Volunteers planting trees in the city park\"`); give decorative images an empty alt (`alt=\"\"`).",
         cwe: None,
-        evidence: ["url", "selector", "snippet", "alt", "reason"],
+        evidence: ["url", "selector", "snippet", "alt", "reason", "wcag"],
         help_url: Some("https://www.w3.org/WAI/tutorials/images/"),
         requires: [Barriers],
         level: A,
+        wcag: ["1.1.1"],
     }
 }
 

@@ -19,10 +19,11 @@ declare_check! {
         description: "Screen-reader users hear the same words twice, once as the image and once as its caption, and still learn nothing about what the image shows that the caption does not say: WCAG 2.2 success criterion 1.1.1 (Non-text Content), technique H86 and failure-avoiding advice of the W3C images tutorial.",
         remediation: "Let the caption carry the shared text and make the alt describe what the image shows beyond it, or, when the caption already says all of it, give the image an empty alt (`alt=\"\"`).",
         cwe: None,
-        evidence: ["url", "selector", "snippet", "alt"],
+        evidence: ["url", "selector", "snippet", "alt", "wcag"],
         help_url: Some("https://www.w3.org/WAI/tutorials/images/informative/"),
         requires: [Barriers],
         level: A,
+        wcag: ["1.1.1"],
     }
 }
 

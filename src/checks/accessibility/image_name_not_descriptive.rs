@@ -32,10 +32,11 @@ declare_check! {
         description: "A screen reader reads an image's name in place of the image. A file name, a word such as \"image\", a name copied onto different images, or a name that contradicts the text the image shows gives blind users nothing or the wrong thing: WCAG 2.2 success criterion 1.1.1 (Non-text Content).",
         remediation: "Name each image for what it shows or does in its context: the words of a logo or button (`alt=\"W3C\"` on the W3C logo), the content of a photo. Mark purely decorative images with `alt=\"\"` instead of a placeholder name.",
         cwe: None,
-        evidence: ["url", "selector", "snippet", "name", "reason", "recognised_text", "same_as", "needs_review"],
+        evidence: ["url", "selector", "snippet", "name", "reason", "recognised_text", "same_as", "needs_review", "wcag"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/non-text-content.html"),
         requires: [ImageText],
         level: A,
+        wcag: ["1.1.1"],
     }
 }
 

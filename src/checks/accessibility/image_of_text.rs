@@ -27,11 +27,12 @@ declare_check! {
         description: "Text in an image cannot be resized without blurring, restyled (colours, spacing, fonts) or reflowed, and is lost to translation and search. WCAG 2.2 success criterion 1.4.5 (Images of Text) asks for real text wherever the technology can present it, logos and essential presentation excepted.",
         remediation: "Set the text as HTML text styled with CSS (web fonts, colours, backgrounds, shadows) instead of an image; for a button, a <button> with text. Where the image must stay, its alternative text must carry the same words.",
         cwe: None,
-        evidence: ["url", "selector", "snippet", "kind", "recognised_text", "name", "needs_review"],
+        evidence: ["url", "selector", "snippet", "kind", "recognised_text", "name", "needs_review", "wcag"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/images-of-text.html"),
         requires: [ImageText],
         act_ids: ["0va7u6"],
         level: AA,
+        wcag: ["1.4.5"],
     }
 }
 

@@ -21,10 +21,11 @@ declare_check! {
         description: "The title shows only as a mouse-hover tooltip: keyboard, touch-screen and many screen-magnifier users never see it, some assistive technologies ignore it, and nothing replaces the image when it fails to load: WCAG 2.2 success criterion 1.1.1 (Non-text Content), technique H37.",
         remediation: "Put the text alternative in `alt` (`<img src=\"map.png\" alt=\"Map of the campus\">`); keep `title` only for extra advisory information, never as the only text.",
         cwe: None,
-        evidence: ["url", "selector", "snippet", "title", "reason"],
+        evidence: ["url", "selector", "snippet", "title", "reason", "wcag"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Techniques/html/H37"),
         requires: [Barriers],
         level: A,
+        wcag: ["1.1.1"],
     }
 }
 

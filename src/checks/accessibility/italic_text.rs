@@ -21,10 +21,11 @@ declare_check! {
         description: "Italic letter forms are harder to read in long passages, above all for people with dyslexia or low vision. WCAG 2.2 advisory technique under 1.4.8 (Visual Presentation).",
         remediation: "Keep italics for short emphasis and titles; set quotations and notes upright and mark them another way (indentation, a border, a label).",
         cwe: None,
-        evidence: ["url", "selector", "snippet", "text", "value", "needs_review"],
+        evidence: ["url", "selector", "snippet", "text", "value", "needs_review", "wcag"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/visual-presentation.html"),
         requires: [Layout],
         level: AAA,
+        wcag: ["1.4.8"],
     }
 }
 

@@ -21,11 +21,12 @@ declare_check! {
         description: "A keyboard user whose focus cannot leave an element (a widget that swallows Tab, a script that refocuses on blur) cannot reach the rest of the page at all: WCAG 2.2 success criterion 2.1.2 (No Keyboard Trap), a blocker for keyboard and switch users.",
         remediation: "Let Tab and Shift+Tab leave the element: do not call preventDefault() on Tab keydown or refocus the element on blur. Modal dialogs may keep focus inside them only while open, and must close on Escape and via a visible close button.",
         cwe: None,
-        evidence: ["url", "selector", "snippet", "value"],
+        evidence: ["url", "selector", "snippet", "value", "wcag"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/no-keyboard-trap.html"),
         requires: [Keyboard],
         act_ids: ["80af7b"],
         level: A,
+        wcag: ["2.1.2"],
     }
 }
 

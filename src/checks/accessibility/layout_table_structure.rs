@@ -20,10 +20,11 @@ declare_check! {
         description: "Header cells, captions and summaries tell assistive technologies that a table holds data to be read by row and column. On a table that only places content on the page, they make screen readers announce table dimensions and headings that mean nothing, in the middle of the content: WCAG 2.2 success criterion 1.3.1 (Info and Relationships), failure F46.",
         remediation: "Lay the page out with CSS (grid or flexbox). Where a layout table must stay, give it `role=\"presentation\"` and remove its `<th>`, `<caption>` and `summary`; keep data-table markup for tables of data.",
         cwe: None,
-        evidence: ["url", "selector", "snippet", "markup", "layout", "needs_review"],
+        evidence: ["url", "selector", "snippet", "markup", "layout", "needs_review", "wcag"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Techniques/failures/F46"),
         requires: [Barriers],
         level: A,
+        wcag: ["1.3.1"],
     }
 }
 

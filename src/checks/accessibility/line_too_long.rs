@@ -22,10 +22,11 @@ declare_check! {
         description: "Long lines make it hard to find the start of the next line, above all for people with reading or visual-tracking difficulties: WCAG 2.2 success criterion 1.4.8 (Visual Presentation, AAA) asks for lines of at most 80 characters.",
         remediation: "Limit the measure of running text, e.g. `max-width: 70ch` on paragraphs or their container.",
         cwe: None,
-        evidence: ["url", "selector", "snippet", "text", "value", "limit"],
+        evidence: ["url", "selector", "snippet", "text", "value", "limit", "wcag"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/visual-presentation.html"),
         requires: [Layout],
         level: AAA,
+        wcag: ["1.4.8"],
     }
 }
 

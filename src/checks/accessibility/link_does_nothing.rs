@@ -22,10 +22,11 @@ declare_check! {
         description: "A link promises to go somewhere or do something. One that does nothing leaves every visitor stuck, and keyboard and screen-reader users, who cannot see a hover effect or a nearby alternative, cannot tell why: WCAG 2.2 success criteria 2.4.4 (Link Purpose) and 4.1.2 (Name, Role, Value).",
         remediation: "Give the link the URL it should open (`<a href=\"/offers\">`), or, if it should run an action, make it a `<button type=\"button\">` with the handler; remove links that do nothing.",
         cwe: None,
-        evidence: ["url", "selector", "snippet", "href"],
+        evidence: ["url", "selector", "snippet", "href", "wcag"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/link-purpose-in-context.html"),
         requires: [Barriers],
         level: A,
+        wcag: ["2.4.4", "4.1.2"],
     }
 }
 

@@ -19,10 +19,11 @@ declare_check! {
         description: "A link that silently opens a PDF or starts a download surprises everyone, and costs most for screen-reader users, for whom an unexpected viewer or a file without accessible structure is hard to leave or use; users on slow or metered connections cannot judge the cost: WCAG technique G197 (for 2.4.4 Link Purpose).",
         remediation: "Name the format, and ideally the size, in the link: `<a href=\"report.pdf\">Annual report (PDF, 2 MB)</a>`.",
         cwe: None,
-        evidence: ["url", "selector", "snippet", "text", "format", "href"],
+        evidence: ["url", "selector", "snippet", "text", "format", "href", "wcag"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Techniques/general/G197"),
         requires: [Barriers],
         level: A,
+        wcag: ["2.4.4"],
     }
 }
 

@@ -19,10 +19,11 @@ declare_check! {
         description: "A new window or tab that opens unannounced disorients screen-reader, magnifier and cognitively impaired users: the Back button no longer works and they may not notice they are elsewhere: WCAG technique G201 (advisory for success criterion 3.2.5 Change on Request).",
         remediation: "Say it in the link: visible text or an icon with a text alternative, e.g. `<a href=\"...\" target=\"_blank\">Annual report <span class=\"visually-hidden\">(opens in a new tab)</span></a>`; or open the link in the same window.",
         cwe: None,
-        evidence: ["url", "selector", "snippet", "text", "needs_review"],
+        evidence: ["url", "selector", "snippet", "text", "needs_review", "wcag"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Techniques/general/G201"),
         requires: [Barriers],
         level: AAA,
+        wcag: ["3.2.5"],
     }
 }
 

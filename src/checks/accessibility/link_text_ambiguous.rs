@@ -26,10 +26,11 @@ declare_check! {
         description: "Screen-reader users often list a page's links out of context; a list of \"Read more\", \"Read more\", \"Read more\" going to different pages tells them nothing, and voice users cannot say which one to follow: WCAG 2.2 success criterion 2.4.4 (Link Purpose (In Context)).",
         remediation: "Make each link's text say where it goes (\"Read more about the 2026 budget\"), or add the distinguishing words as visually hidden text or with `aria-describedby` pointing at the item's heading.",
         cwe: None,
-        evidence: ["url", "selector", "snippet", "text", "hrefs", "count", "needs_review"],
+        evidence: ["url", "selector", "snippet", "text", "hrefs", "count", "needs_review", "wcag"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/link-purpose-in-context.html"),
         requires: [Barriers],
         level: A,
+        wcag: ["2.4.4"],
     }
 }
 

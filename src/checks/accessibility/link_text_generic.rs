@@ -26,10 +26,11 @@ declare_check! {
         description: "People who move through a page by its links (a screen reader's links list, voice control, a quick scan of the page) meet each link without the text around it; \"click here\" or \"read more\" tells them nothing, and a link that is only a full stop is nearly impossible to notice or to name: WCAG 2.2 success criterion 2.4.4 (Link Purpose (In Context)).",
         remediation: "Make the link's own words name its destination: write `<a href=\"/rockies\">more about the Rocky Mountains</a>` rather than `<a href=\"/rockies\">Click here</a> for more on the Rocky Mountains`. Where a design needs a short visible text, add the rest as visually hidden text inside the link.",
         cwe: None,
-        evidence: ["url", "selector", "snippet", "text", "href", "reason", "needs_review"],
+        evidence: ["url", "selector", "snippet", "text", "href", "reason", "needs_review", "wcag"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/link-purpose-in-context.html"),
         requires: [Barriers],
         level: A,
+        wcag: ["2.4.4"],
     }
 }
 

@@ -18,10 +18,11 @@ declare_check! {
         description: "Screen readers announce a list and its length (\"list, 4 items\") and let users skip it; typed bullets and numbers are read as stray characters in running text, and the grouping is lost: WCAG 2.2 success criterion 1.3.1 (Info and Relationships).",
         remediation: "Use `<ul>` with `<li>` items for bullets and `<ol>` for numbered steps, and style the markers with CSS (`list-style`) instead of typing them.",
         cwe: None,
-        evidence: ["url", "selector", "snippet", "items", "marker", "text", "needs_review"],
+        evidence: ["url", "selector", "snippet", "items", "marker", "text", "needs_review", "wcag"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Techniques/failures/F2"),
         requires: [Barriers],
         level: A,
+        wcag: ["1.3.1"],
     }
 }
 

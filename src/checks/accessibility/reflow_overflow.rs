@@ -21,10 +21,11 @@ declare_check! {
         description: "People who zoom to 400% read the page in a window 320 CSS px wide. Text that does not wrap to that width has to be read by scrolling sideways for every line, or is cut off: WCAG 2.2 success criterion 1.4.10 (Reflow).",
         remediation: "Let the box shrink and its text wrap: use max-width instead of width in px, flexible grids (`minmax(0, 1fr)`, `flex-wrap: wrap`), `overflow-wrap: anywhere` for long words and URLs, and media queries that stack columns on narrow screens. Test at 320 px wide (or 400% zoom).",
         cwe: None,
-        evidence: ["url", "selector", "snippet", "text", "value", "limit", "scroll_width"],
+        evidence: ["url", "selector", "snippet", "text", "value", "limit", "scroll_width", "wcag"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/reflow.html"),
         requires: [Layout],
         level: AA,
+        wcag: ["1.4.10"],
     }
 }
 

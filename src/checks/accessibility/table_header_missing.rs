@@ -21,10 +21,11 @@ declare_check! {
         description: "Sighted visitors read a cell against the row and column headings they see; a screen reader can only announce those headings when they are marked up as header cells. Without them every cell is read as a bare value, out of context: WCAG 2.2 success criterion 1.3.1 (Info and Relationships), technique H51 and failure F91.",
         remediation: "Mark the heading cells up as `<th>` (`<th scope=\"col\">Price</th>` for a column, `scope=\"row\"` for a row), put the heading row in `<thead>`, and give the table a `<caption>` that says what it holds.",
         cwe: None,
-        evidence: ["url", "selector", "snippet", "rows", "columns", "signal", "needs_review"],
+        evidence: ["url", "selector", "snippet", "rows", "columns", "signal", "needs_review", "wcag"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Techniques/failures/F91"),
         requires: [Barriers],
         level: A,
+        wcag: ["1.3.1"],
     }
 }
 

@@ -87,7 +87,8 @@ pub fn layout_despite_markup(table: &BarrierTable) -> Option<&'static str> {
     if role_is(table, &["table", "grid", "treegrid"]) {
         return None;
     }
-    if table.contains_table {
+    // A table of data holding only tables of data nests data (`accessibility.table-nested`).
+    if table.contains_table && (table.holds_data_table.is_none() || table.layout_content) {
         Some("holds-a-table")
     } else if table.layout_content {
         Some("holds-page-content")
@@ -117,5 +118,9 @@ mod tests {
         assert_eq!(kind(&BarrierTable { first_row_distinct: true, ..grid(1, 3) }), TableKind::LooksLikeLayout { why: "one-row-or-column" });
         assert_eq!(kind(&BarrierTable { first_row_distinct: true, controls: true, ..grid(4, 2) }), TableKind::Unclear, "a form in a grid");
         assert_eq!(kind(&BarrierTable { first_row_distinct: true, avg_chars: 200, ..grid(4, 2) }), TableKind::Unclear, "prose cells");
+        let nests_data = BarrierTable { th: 2, contains_table: true, holds_data_table: Some("td table".into()), ..grid(3, 2) };
+        assert_eq!(layout_despite_markup(&nests_data), None, "nested data, not layout");
+        assert_eq!(layout_despite_markup(&BarrierTable { layout_content: true, ..nests_data.clone() }), Some("holds-a-table"));
+        assert_eq!(layout_despite_markup(&BarrierTable { holds_data_table: None, ..nests_data }), Some("holds-a-table"));
     }
 }

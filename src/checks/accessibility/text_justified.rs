@@ -20,10 +20,11 @@ declare_check! {
         description: "Justified text spreads words unevenly; the 'rivers' of white space it makes are hard to read for people with dyslexia and cognitive disabilities: WCAG 2.2 success criterion 1.4.8 (Visual Presentation, AAA).",
         remediation: "Align running text to the start (`text-align: start`) and let lines end ragged.",
         cwe: None,
-        evidence: ["url", "selector", "snippet", "text", "value"],
+        evidence: ["url", "selector", "snippet", "text", "value", "wcag"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/visual-presentation.html"),
         requires: [Layout],
         level: AAA,
+        wcag: ["1.4.8"],
     }
 }
 

@@ -21,10 +21,11 @@ declare_check! {
         description: "People with low vision enlarge text to 200%. A box of fixed height or width that hides its overflow then cuts off the text it holds: WCAG 2.2 success criterion 1.4.4 (Resize Text).",
         remediation: "Size boxes that hold text so they grow with it: min-height instead of height, sizes in em or rem rather than px, no overflow: hidden on text containers. Check the page with text-only zoom and with browser zoom at 200%.",
         cwe: None,
-        evidence: ["url", "selector", "snippet", "text", "axis", "value", "limit", "needs_review"],
+        evidence: ["url", "selector", "snippet", "text", "axis", "value", "limit", "needs_review", "wcag"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/resize-text.html"),
         requires: [Layout],
         level: AA,
+        wcag: ["1.4.4"],
     }
 }
 

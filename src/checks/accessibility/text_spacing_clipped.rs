@@ -21,10 +21,11 @@ declare_check! {
         description: "People with dyslexia or low vision override line, letter, word and paragraph spacing to read. A box sized for the original spacing then hides part of its text: WCAG 2.2 success criterion 1.4.12 (Text Spacing).",
         remediation: "Let boxes holding text grow with it: use min-height instead of height, avoid overflow: hidden on text containers (or size them in em/lh so they grow with the spacing), and let lines wrap. Test with the text spacing bookmarklet.",
         cwe: None,
-        evidence: ["url", "selector", "snippet", "text", "axis", "value", "limit"],
+        evidence: ["url", "selector", "snippet", "text", "axis", "value", "limit", "wcag"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/text-spacing.html"),
         requires: [Layout],
         level: AA,
+        wcag: ["1.4.12"],
     }
 }
 

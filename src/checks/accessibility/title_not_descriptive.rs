@@ -32,11 +32,12 @@ declare_check! {
         description: "The title is the first thing a screen reader announces and what identifies a tab, a bookmark and a search result. A title that does not describe the page's topic or purpose fails WCAG 2.2 success criterion 2.4.2 (Page Titled): people who navigate between pages and windows cannot tell where they are.",
         remediation: "Give every page a title that names its own content first, then the site: `<title>Search results for \"accessibility\" – University of Arkham</title>`. Replace template defaults (`Untitled Document`, `React App`) and file names.",
         cwe: None,
-        evidence: ["url", "selector", "value", "reason", "expected", "needs_review"],
+        evidence: ["url", "selector", "value", "reason", "expected", "needs_review", "wcag"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/page-titled.html"),
         requires: [Dom, PageText],
         act_ids: ["c4a8a4"],
         level: A,
+        wcag: ["2.4.2"],
     }
 }
 

@@ -21,11 +21,12 @@ declare_check! {
         description: "People with low vision zoom to read. A viewport that disables or caps pinch-zoom below 200% fails WCAG 2.2 success criterion 1.4.4 (Resize text) and leaves them with text they cannot read on phones.",
         remediation: "Remove user-scalable=no and maximum-scale from the viewport meta (or set maximum-scale to at least 2, better 5): `<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">`. If zoom breaks a layout, fix the layout rather than the zoom.",
         cwe: None,
-        evidence: ["url", "selector", "snippet", "value", "expected"],
+        evidence: ["url", "selector", "snippet", "value", "expected", "wcag"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/resize-text.html"),
         requires: [Dom],
         act_ids: ["b4f0c3"],
         level: AA,
+        wcag: ["1.4.4"],
     }
 }
 

@@ -23,10 +23,11 @@ declare_check! {
         description: "With the right autocomplete token browsers and password managers fill the field correctly in one tap; without it people with motor or cognitive impairments, and everyone on a phone, must type it all. WCAG 2.2 success criterion 1.3.5 (Identify Input Purpose) requires the token for fields about the user.",
         remediation: "Add the autofill token the evidence's `expected` lists, e.g. `<input type=\"email\" name=\"email\" autocomplete=\"email\">`, `autocomplete=\"given-name\"`, `\"tel\"`, `\"postal-code\"`, `\"cc-number\"`; prefix `shipping`/`billing` where a form has both addresses. Do not use autocomplete=\"off\" on such fields.",
         cwe: None,
-        evidence: ["url", "selector", "snippet", "value", "expected", "purpose"],
+        evidence: ["url", "selector", "snippet", "value", "expected", "purpose", "wcag"],
         help_url: Some("https://html.spec.whatwg.org/multipage/form-control-infrastructure.html#autofill"),
         requires: [Dom],
         level: AA,
+        wcag: ["1.3.5"],
     }
 }
 

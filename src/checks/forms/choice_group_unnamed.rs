@@ -20,10 +20,11 @@ declare_check! {
         description: "Each option's label (\"Yes\", \"No\", \"Email\") makes sense only with the question it answers. Sighted visitors see the question above the options; screen-reader users tabbing into the group hear only \"Yes, radio button, 1 of 2\" unless the group carries the question as its name: WCAG 2.2 success criterion 1.3.1 (Info and Relationships), technique H71.",
         remediation: "Wrap the options in `<fieldset>` with the question as `<legend>` (`<fieldset><legend>Send me the newsletter</legend>...</fieldset>`), or give a container `role=\"radiogroup\"` (`role=\"group\"` for check boxes) and `aria-labelledby` pointing at the question.",
         cwe: None,
-        evidence: ["url", "selector", "snippet", "name", "type", "count"],
+        evidence: ["url", "selector", "snippet", "name", "type", "count", "wcag"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Techniques/html/H71"),
         requires: [Barriers],
         level: A,
+        wcag: ["1.3.1"],
     }
 }
 

@@ -20,10 +20,11 @@ declare_check! {
         description: "A fieldset tells assistive technologies that its fields belong together, and its legend is what they announce on entering it (\"Delivery address\"); without one the group is announced with no name, or the border groups fields for sighted users only: WCAG 2.2 success criterion 1.3.1 (Info and Relationships), technique H71.",
         remediation: "Give the fieldset a first child `<legend>` that names the group (`<fieldset><legend>Delivery address</legend>...`), or, if the fields are not a group, use a `<div>` and draw the border with CSS.",
         cwe: None,
-        evidence: ["url", "selector", "snippet", "reason", "controls"],
+        evidence: ["url", "selector", "snippet", "reason", "controls", "wcag"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Techniques/html/H71"),
         requires: [Barriers],
         level: A,
+        wcag: ["1.3.1"],
     }
 }
 

@@ -19,10 +19,11 @@ declare_check! {
         description: "Sighted visitors read the hint beside the field; screen-reader users tabbing from field to field hear only the label and meet the rule (\"at least 12 characters\") only when their input is rejected: WCAG 2.2 success criteria 1.3.1 (Info and Relationships) and 3.3.2 (Labels or Instructions).",
         remediation: "Give the hint an id and reference it from the field: `<input id=\"pw\" aria-describedby=\"pw-hint\"> <p id=\"pw-hint\">At least 12 characters.</p>`.",
         cwe: None,
-        evidence: ["url", "selector", "snippet", "hint", "hint_selector", "needs_review"],
+        evidence: ["url", "selector", "snippet", "hint", "hint_selector", "needs_review", "wcag"],
         help_url: Some("https://www.w3.org/WAI/tutorials/forms/instructions/"),
         requires: [Barriers],
         level: A,
+        wcag: ["1.3.1", "3.3.2"],
     }
 }
 

@@ -20,10 +20,11 @@ declare_check! {
         description: "Screen-reader and voice-control users reach fields by their labels: two fields both called \"Name\" or \"Phone\" cannot be told apart out of the visual layout, and a voice command matches both: WCAG 2.2 success criteria 2.4.6 (Headings and Labels) and 1.3.1 (Info and Relationships).",
         remediation: "Make each label say what its field is for (\"First name\", \"Last name\"; \"Daytime phone\", \"Mobile phone\"), or group related fields in fieldsets whose legends tell them apart.",
         cwe: None,
-        evidence: ["url", "selector", "snippet", "label", "other_selector"],
+        evidence: ["url", "selector", "snippet", "label", "other_selector", "wcag"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/headings-and-labels.html"),
         requires: [Barriers],
         level: A,
+        wcag: ["2.4.6", "1.3.1"],
     }
 }
 

@@ -23,11 +23,12 @@ declare_check! {
         description: "Screen readers announce a field by its label; without one, blind visitors hear only \"edit text\" and must guess what to enter. A placeholder is not a label: it vanishes once typing starts, so everyone loses the hint, and it is often too faint to read (WCAG 2.2 success criteria 1.3.1, 3.3.2 and 4.1.2).",
         remediation: "Give each field a visible `<label for=\"field-id\">` (or wrap the field in its label); where the design has no room for visible text, use `aria-label` or `aria-labelledby` pointing at nearby text. Keep placeholders for examples only.",
         cwe: None,
-        evidence: ["url", "selector", "snippet"],
+        evidence: ["url", "selector", "snippet", "wcag"],
         help_url: Some("https://www.w3.org/WAI/tutorials/forms/labels/"),
         requires: [Dom],
         act_ids: ["e086e5"],
         level: A,
+        wcag: ["1.3.1", "3.3.2", "4.1.2"],
     }
 }
 

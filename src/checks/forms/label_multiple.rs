@@ -17,10 +17,11 @@ declare_check! {
         description: "Browsers and screen readers combine several labels differently: some read only the first, some all of them, and voice-control users do not know which words to say to reach the field: WCAG 2.2 success criteria 1.3.1 (Info and Relationships) and 2.5.3 (Label in Name).",
         remediation: "Keep one `<label>` per field and tie any additional text (a hint, a unit, an error) with `aria-describedby` instead.",
         cwe: None,
-        evidence: ["url", "selector", "snippet", "labels"],
+        evidence: ["url", "selector", "snippet", "labels", "wcag"],
         help_url: Some("https://www.w3.org/WAI/tutorials/forms/labels/"),
         requires: [Barriers],
         level: A,
+        wcag: ["1.3.1", "2.5.3"],
     }
 }
 

@@ -19,10 +19,11 @@ declare_check! {
         description: "The placeholder vanishes as soon as typing starts, so visitors with limited short-term memory, and anyone checking a filled-in form, no longer know what a field was for; placeholder text is also often too faint to read: WCAG 2.2 success criterion 3.3.2 (Labels or Instructions).",
         remediation: "Add a visible `<label for=\"field-id\">` that stays when the field is filled, and keep the placeholder for an example value at most.",
         cwe: None,
-        evidence: ["url", "selector", "snippet", "placeholder"],
+        evidence: ["url", "selector", "snippet", "placeholder", "wcag"],
         help_url: Some("https://www.w3.org/WAI/tutorials/forms/instructions/#placeholder-text"),
         requires: [Barriers],
         level: A,
+        wcag: ["3.3.2"],
     }
 }
 

@@ -19,11 +19,12 @@ declare_check! {
         description: "Browsers, screen readers and search engines only understand registered language tags: an invalid one is treated like no language at all, so text is read with the wrong pronunciation and may be mis-targeted in search.",
         remediation: "Use a registered tag: language (ISO 639-1 where one exists) optionally followed by region (ISO 3166-1), e.g. `en`, `en-GB` (not en-UK), `pt-BR`, `zh-Hant`.",
         cwe: None,
-        evidence: ["url", "selector", "value", "expected"],
+        evidence: ["url", "selector", "value", "expected", "wcag"],
         help_url: Some("https://www.w3.org/International/articles/language-tags/"),
         requires: [Dom],
         act_ids: ["bf051a"],
         level: A,
+        wcag: ["3.1.1"],
     }
 }
 

@@ -13,10 +13,11 @@ declare_check! {
         description: "Screen readers choose their voice and pronunciation rules from the page language; without it they read the page with the user's default language. Browsers also use it for translation prompts, hyphenation, quotes and font selection (WCAG 3.1.1, level A).",
         remediation: "Declare the language of the content on the root element, e.g. `<html lang=\"en\">` or `<html lang=\"pt-BR\">`, and mark passages in other languages with their own lang attribute.",
         cwe: None,
-        evidence: ["url", "selector"],
+        evidence: ["url", "selector", "wcag"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/language-of-page.html"),
         requires: [Dom],
         level: A,
+        wcag: ["3.1.1"],
     }
 }
 

@@ -89,6 +89,11 @@ const RTL_LANGUAGES: &[&str] = &[
     "mzn", "nqo", "pnb", "prs", "ps", "sd", "sdh", "skr", "syr", "ug", "ur", "yi",
 ];
 
+/// True when a script (an ISO 15924 code, any case) is written right to left.
+pub fn is_rtl_script(script: &str) -> bool {
+    RTL_SCRIPTS.contains(&script.to_ascii_lowercase().as_str())
+}
+
 /// True when text in this language is written right to left: by its script subtag when there is
 /// one (`az-Arab` yes, `ku-Latn` no), else by the language's usual script.
 pub fn is_rtl(tag: &str) -> bool {
@@ -96,7 +101,7 @@ pub fn is_rtl(tag: &str) -> bool {
         return false;
     };
     if let Some(script) = parsed.script() {
-        return RTL_SCRIPTS.contains(&script.to_ascii_lowercase().as_str());
+        return is_rtl_script(script);
     }
     RTL_LANGUAGES.contains(&parsed.primary_language().to_ascii_lowercase().as_str())
 }

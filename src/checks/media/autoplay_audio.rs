@@ -22,10 +22,11 @@ declare_check! {
         description: "Sound that starts on its own talks over screen readers, so blind visitors cannot hear the page to find the control that stops it (WCAG 2.2 success criterion 1.4.2, Audio Control), and it startles everyone else; browsers increasingly block it, leaving a video that silently fails to start.",
         remediation: "Do not autoplay with sound: start media muted (`<video autoplay muted playsinline loop>`) or only on a user's click, and give audio a visible pause/stop control.",
         cwe: None,
-        evidence: ["url", "selector", "snippet", "resource", "value"],
+        evidence: ["url", "selector", "snippet", "resource", "value", "wcag"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/audio-control.html"),
         requires: [Dom],
         level: A,
+        wcag: ["1.4.2"],
     }
 }
 

@@ -23,10 +23,11 @@ declare_check! {
         description: "Deaf and hard-of-hearing visitors cannot hear a recording, and a blind visitor cannot see what a video without narration shows; a text transcript serves both, and everyone who cannot play sound where they are. WCAG 2.2 success criteria 1.2.1 (Audio-only and Video-only, prerecorded) and 1.2.3 (Audio Description or Media Alternative) ask for one.",
         remediation: "Publish a transcript of what is said and shown, on the page or one link away, and link it next to the media: `<a href=\"interview.mp3\">Listen to the interview (MP3, 12 MB)</a> · <a href=\"interview-transcript.html\">Read the transcript</a>`.",
         cwe: None,
-        evidence: ["url", "selector", "snippet", "resource", "kind", "needs_review"],
+        evidence: ["url", "selector", "snippet", "resource", "kind", "needs_review", "wcag"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/audio-only-and-video-only-prerecorded.html"),
         requires: [Dom, Barriers, PageText],
         level: A,
+        wcag: ["1.2.1", "1.2.3"],
     }
 }
 

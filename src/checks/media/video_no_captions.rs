@@ -19,10 +19,11 @@ declare_check! {
         description: "Deaf and hard-of-hearing visitors, and everyone watching without sound, miss whatever is said in a video without captions: WCAG 2.2 success criterion 1.2.2 (Captions, prerecorded) requires them for prerecorded audio content in synchronised media.",
         remediation: "Add a WebVTT captions track: `<video controls src=\"intro.mp4\"><track kind=\"captions\" srclang=\"en\" label=\"English\" src=\"intro.en.vtt\" default></video>`. Caption speech and meaningful sounds; if the video really has no audio, strip the audio track from the file (or add `muted`).",
         cwe: None,
-        evidence: ["url", "selector", "snippet", "resource", "tracks"],
+        evidence: ["url", "selector", "snippet", "resource", "tracks", "wcag"],
         help_url: Some("https://www.w3.org/WAI/WCAG22/Understanding/captions-prerecorded.html"),
         requires: [Dom],
         level: A,
+        wcag: ["1.2.2"],
     }
 }
 
