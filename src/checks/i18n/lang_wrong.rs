@@ -1,6 +1,7 @@
 use super::super::check::{Check, CheckMeta, Findings, Thresholds};
 use super::super::page_view::PageView;
 use super::super::semantics::html_document::is_html_document;
+use super::scripts::{letters_by_script, scripts_of_language};
 use crate::{declare_check, evidence};
 
 declare_check! {
@@ -14,7 +15,9 @@ declare_check! {
     /// (Danish, Norwegian and Swedish; Czech and Slovak; Serbian, Croatian, Bosnian, Slovenian and
     /// Macedonian; Malay and Indonesian; Spanish, Portuguese, Galician and Catalan; Russian,
     /// Ukrainian, Belarusian and Bulgarian; Hindi, Marathi and Nepali; Afrikaans and Dutch;
-    /// Arabic, Persian and Urdu; Chinese and Japanese). A statistical reading: `needs_review`.
+    /// Arabic, Persian and Urdu; Chinese and Japanese). A detection of a language of another
+    /// script is set aside while two letters in five are in the declared language's own scripts
+    /// (Japanese with English menus). A statistical reading: `needs_review`.
     pub struct LangWrong {
         id: "i18n.lang-wrong",
         severity: Medium,
@@ -87,6 +90,21 @@ fn close(a: &str, b: &str) -> bool {
     a == b || CLOSE.iter().any(|group| group.contains(&a) && group.contains(&b))
 }
 
+/// True when the detection names a language of another script than the declared one while the
+/// text is largely (two letters in five or more) in the declared language's scripts: a Japanese
+/// page with English menus, whose Latin letters outnumber each of Han, Hiragana and Katakana
+/// alone (which is how whatlang picks a script), is a Japanese page.
+fn written_largely_as_declared(text: &str, declared: &str, detected: &str) -> bool {
+    let (Some(own), Some(other)) = (scripts_of_language(declared), scripts_of_language(detected)) else { return false };
+    if own.iter().any(|s| other.contains(s)) {
+        return false;
+    }
+    let counts = letters_by_script(text);
+    let all: usize = counts.iter().map(|(_, n)| n).sum();
+    let mine: usize = counts.iter().filter(|(s, _)| own.contains(s)).map(|(_, n)| n).sum();
+    mine * 5 >= all * 2
+}
+
 impl Check for LangWrong {
     fn meta(&self) -> &'static CheckMeta {
         &Self::META
@@ -111,7 +129,7 @@ impl Check for LangWrong {
             return;
         }
         let Some((_, detected)) = SUBTAGS.iter().find(|(code, _)| *code == info.lang().code()) else { return };
-        if close(&declared, detected) {
+        if close(&declared, detected) || written_largely_as_declared(text, &declared, detected) {
             return;
         }
         out.report(evidence! {
@@ -158,5 +176,10 @@ mod tests {
         assert!(findings(&with("cy", ENGLISH), "i18n.lang-wrong").is_empty(), "Welsh is not a language whatlang knows");
         assert!(findings(&with("", ENGLISH), "i18n.lang-wrong").is_empty(), "no lang: i18n.lang-missing");
         assert!(super::close(&super::primary("nn"), "da"));
+        // Japanese with English menus: more Latin letters than any one Japanese script, yet Japanese.
+        let japanese = "Raspberry Pi競合 Ubuntuが動く「UP Core」を見る ZDNet Japan menu search login category Japan Edition ZDNet is available in the following editions Australia Asia China France Germany United Kingdom USA Blog News Reviews Downloads ベトナムでビジネス 日本株展望 企業決算 アップル15の大失態を振り返る 折れ曲がり疑惑から ドコモ 2019年度は新料金プランで大幅な減収減益に 出資も ニコニコ超会議2019 会場来場者は今回も16万人超え ネット来場者も増加 小児眼科医に聞く 子どもが使ってもいい年齢 日本のニュースと技術情報を毎日お届けします ";
+        assert!(super::written_largely_as_declared(japanese, "ja", "en"));
+        assert!(!super::written_largely_as_declared(ENGLISH, "ja", "en"));
+        assert!(!super::written_largely_as_declared(GERMAN, "en", "de"), "one script: whatlang decides");
     }
 }
