@@ -377,18 +377,24 @@ function accessibleNameOfGroup(g) {
   const al = attr(g, 'aria-label');
   return al && al.trim() ? collapse(al) : '';
 }
-// Text right after the field (or after the label that wraps it), in an element of its own that
-// no control or label is: a hint a sighted visitor reads with the field.
+// Text right after the field (or after the label that wraps it), or between the field and the
+// label just before it (label, hint, field: the GOV.UK pattern), in an element of its own that no
+// control or label is: a hint a sighted visitor reads with the field.
 function nearbyHint(el) {
   let anchor = el;
   const wrap = el.closest('label');
   if (wrap) anchor = wrap;
-  let s = anchor.nextElementSibling;
-  while (s && (s.localName === 'br' || !vis(s))) s = s.nextElementSibling;
-  if (!s || s.matches('label,input,select,textarea,button,a,fieldset,form,h1,h2,h3,h4,h5,h6') || s.querySelector('input,select,textarea,button,label')) return null;
-  const t = collapse(s.textContent);
-  if (!t || t.length > 150 || !HINT.test(t)) return null;
-  return { el: s, text: t };
+  const skip = (s, step) => { while (s && (s.localName === 'br' || !vis(s))) s = s[step]; return s; };
+  const hintIn = (s) => {
+    if (!s || s.matches('label,input,select,textarea,button,a,fieldset,form,h1,h2,h3,h4,h5,h6') || s.querySelector('input,select,textarea,button,label')) return null;
+    const t = collapse(s.textContent);
+    return t && t.length <= 150 && HINT.test(t) ? { el: s, text: t } : null;
+  };
+  const after = hintIn(skip(anchor.nextElementSibling, 'nextElementSibling'));
+  if (after || wrap) return after;
+  const before = skip(anchor.previousElementSibling, 'previousElementSibling');
+  const label = before && skip(before.previousElementSibling, 'previousElementSibling');
+  return label && label.localName === 'label' && el.id && attr(label, 'for') === el.id ? hintIn(before) : null;
 }
 {
   const controls = body.querySelectorAll('input,select,textarea');

@@ -130,6 +130,7 @@ async fn barrier_checks_fire_on_their_fixtures_and_not_on_twins_or_widgets() {
     scan.fires(&mut e, "forms.label-multiple", &forms, Low, Some("#phone"));
     scan.fires_with(&mut e, "forms.label-duplicate-text", &forms, Medium, Some("#contact-2"), "other_selector", "#contact-1".into());
     scan.fires_with(&mut e, "forms.hint-not-described", &forms, Low, Some("#password"), "hint_selector", "#password-hint".into());
+    scan.fires_with(&mut e, "forms.hint-not-described", &forms, Low, Some("#ni-number"), "hint_selector", "#ni-hint".into());
     scan.fires_with(&mut e, "forms.fieldset-legend-missing", &forms, Medium, Some("#address-unnamed"), "reason", "empty-legend".into());
 
     let language = u("/language-bad.html");
