@@ -1,4 +1,4 @@
-// Collects the raw facts of the barrier checks (`src/model/barriers.rs`, `BarrierFacts`): text
+// Collects the raw facts of the barrier checks (`crates/model/src/barriers.rs`, `BarrierFacts`): text
 // styled as a heading, lines that look like a list, links, images and form fields with what is
 // said about them. Reads only: it moves no focus and changes nothing. Every list is capped
 // (`LIMIT`) and every text cut (`TEXT`), since pages are hostile; the time it took is in `ms`.

@@ -1,6 +1,6 @@
 // Text whose contrast axe could not judge from styles (over a background image or gradient,
 // under a text shadow, behind pseudo content or an overlapping element) is judged from rendered
-// pixels (src/browser/gather/contrast.rs). `axe_run.js` keeps those elements in
+// pixels (crates/engine/src/browser/gather/contrast.rs). `axe_run.js` keeps those elements in
 // `window.__sitescanContrastCandidates`; this script installs `window.__sitescanContrast`:
 // - `place(i)`: scrolls candidate i into view and returns, as JSON text, the box around its own
 //   text (document coordinates, CSS pixels), its text colour with the opacity of the element

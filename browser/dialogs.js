@@ -1,4 +1,4 @@
-// The dialog probe (`src/browser/gather/dialogs.rs`), asked between the key presses the gatherer
+// The dialog probe (`crates/engine/src/browser/gather/dialogs.rs`), asked between the key presses the gatherer
 // sends. MODE 'find': the controls that open a dialog (`aria-haspopup="dialog"`, or
 // `aria-controls` naming a `<dialog>` or a `role=dialog|alertdialog` that is hidden now; never a
 // form's submit button or a link to another document), at most `MAX` of them, kept for the other modes; JSON

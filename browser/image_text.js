@@ -1,4 +1,4 @@
-// Lists the images whose pixels `ImageText` reads (src/browser/gather/image_text.rs), and hides
+// Lists the images whose pixels `ImageText` reads (crates/engine/src/browser/gather/image_text.rs), and hides
 // the page's own text while their screenshots are taken, so that text laid over an image is
 // never read as the image's. Installs `window.__sitescanImageText` with `restore()`, which shows
 // the text again (transitions the change would start are finished at once, so later gatherers

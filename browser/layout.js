@@ -1,4 +1,4 @@
-// Layout gatherer (`src/browser/gather/layout.rs`): reading and layout facts a browser can
+// Layout gatherer (`crates/engine/src/browser/gather/layout.rs`): reading and layout facts a browser can
 // measure. `MODE` (prepended by the Rust side) picks the pass:
 //   'desktop': at the page's own viewport, the reading facts (small text, long lines, justified,
 //              capitals, italics), the text clipped at 200% text size and with the WCAG 1.4.12

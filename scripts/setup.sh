@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
-# Scans run in the headless shell when it is installed (src/browser/launch.rs, find_chromium);
+# Scans run in the headless shell when it is installed (crates/engine/src/browser/launch.rs, find_chromium);
 # the full browser stays for `--chromium /usr/bin/chromium` and the dashboard's browser tests.
 command -v chromium-headless-shell >/dev/null 2>&1 || need+=(chromium-headless-shell)
 command -v protoc >/dev/null 2>&1 || need+=(protobuf-compiler)

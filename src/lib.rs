@@ -1,51 +1,53 @@
 //! sitescan: scans live websites for quality problems in a real headless Chromium.
 //!
-//! The library is the engine; `main.rs` is a thin CLI over it. The modules, and what each may
-//! import (arrows point down; a test of the crate's imports keeps this map true):
+//! The library holds the store, the services, the crawl and the edges; `main.rs` is a thin CLI
+//! over it. Below it sit crates Cargo keeps apart (`docs/architecture.md`, "Crates"): the plain
+//! model (`sitescan-model`, re-exported as `model`), the pure checks (`sitescan-checks`, as
+//! `checks`) and the engine that reads the web (`sitescan-engine`: `net`, `browser`, `metrics`);
+//! none of them can reach the store. The modules of this crate, and what each may import (arrows
+//! point down; a test of the crate's imports keeps this map true):
 //!
 //! | module | job | imports |
 //! |---|---|---|
 //! | `cli` | one function per subcommand; flags become options | everything below but `store` |
-//! | `api` | REST + gRPC on one router (the dashboard's pages mounted beside), auth, limits, the error object: adapters over the `app`'s services | `app`, `web`, `scans`, `sites`, `scan`, `recurring`, `accounts`, `report`, `checks`, `net`, `model`, `proto`, `metrics` |
-//! | `web` | the dashboard: pages, sessions, CSRF, forms, templates, over the same services | `app`, `scans`, `sites`, `recurring`, `compare`, `events`, `accounts`, `report`, `net`, `model` |
-//! | `app` | the one door to the data: every service over one database, and the background work over it | `scans`, `sites`, `accounts`, `events`, `recurring`, `scan`, `store`, `net`, `model` |
+//! | `api` | REST + gRPC on one router (the dashboard's pages mounted beside), auth, limits, the error object: adapters over the `app`'s services | `client_addr`, `app`, `web`, `scans`, `sites`, `crawl`, `recurring`, `accounts`, `report`, `checks`, `net`, `model`, `proto`, `metrics` |
+//! | `web` | the dashboard: pages, sessions, CSRF, forms, templates, over the same services | `client_addr`, `app`, `scans`, `sites`, `recurring`, `compare`, `events`, `accounts`, `report`, `net`, `model` |
+//! | `app` | the one door to the data: every service over one database, and the background work over it | `scans`, `sites`, `accounts`, `events`, `recurring`, `crawl`, `store`, `net`, `model` |
 //! | `scans` | the scan service every edge calls: create, list, report, findings (one set of input rules), watch | `events`, `store`, `model`, `metrics` |
 //! | `accounts` | users, roles, passwords, invites, token issuing shared with the CLI | `store`, `model` |
-//! | `scan` | the crawl, the worker loop, the lease guard, site facts, repository probes; ownership re-proved before an active scan; at completion, the comparison and the events | `browser`, `net`, `compare`, `events`, `sites`, `store`, `checks`, `model`, `metrics` |
+//! | `crawl` | the crawl, the worker loop, the lease guard, site facts, repository probes; ownership re-proved before an active scan; at completion, the comparison and the events | `browser`, `net`, `compare`, `events`, `sites`, `store`, `checks`, `model`, `metrics` |
 //! | `sites` | sites, ownership verification (file, meta tag, DNS TXT), journeys and secrets stored per site, starting active scans with their attestation, the site's schedules and monitors | `recurring`, `net`, `store`, `model` |
-//! | `recurring` | schedules (cron) and monitors that start scans of a site | `store`, `net`, `model`, `background` |
+//! | `recurring` | schedules (cron) and monitors that start scans of a site | `store`, `net`, `model`, `tasks` |
 //! | `compare` | scans compared: new, fixed and persisting findings, the comparison stored at completion, two scans side by side | `store`, `model` |
-//! | `events` | the webhook outbox, signing, delivery, WatchScan | `net`, `store`, `model`, `background` |
+//! | `events` | the webhook outbox, signing, delivery, WatchScan | `net`, `store`, `model`, `tasks` |
 //! | `report` | HTML, SARIF, JUnit and text renderers | `checks`, `model` |
-//! | `browser` | Chromium pool, capture, gatherers (the only CDP code) | `net` (its egress proxy), `model` |
-//! | `net` | the egress guard and the fetcher (the only HTTP client) | `model` |
 //! | `store` | sea-orm entities and queries; secrets sealed at rest | `model` |
-//! | `checks` | the registry and pure checks over snapshots | `model` |
-//! | `model` | plain data: targets, severities, findings, snapshots, robots.txt | nothing |
+//! | `client_addr` | who a request came from behind trusted proxies (the API's and the dashboard's middleware) | nothing |
 //!
 //! The edges (`cli`, `api`, `web`) never name the store or a database type: the layering test
 //! below forbids `crate::store` and `sea_orm` in them.
 //!
 //! `proto` (generated gRPC types), `metrics` (Prometheus), `telemetry` (the log subscriber) and
-//! `background` (periodic rounds, long-running loops and drains of claimed work) are leaves any
+//! `tasks` (periodic rounds, long-running loops and drains of claimed work) are leaves any
 //! layer above `model` may use.
 
 pub mod accounts;
 pub mod api;
 pub mod app;
-pub mod background;
-pub mod browser;
-pub mod checks;
+pub mod tasks;
+pub use sitescan_engine::browser;
+pub use sitescan_checks as checks;
+pub mod client_addr;
 pub mod cli;
 pub mod compare;
 pub mod events;
-pub mod metrics;
-pub mod model;
-pub mod net;
+pub use sitescan_engine::metrics;
+pub use sitescan_model as model;
+pub use sitescan_engine::net;
 pub mod proto;
 pub mod recurring;
 pub mod report;
-pub mod scan;
+pub mod crawl;
 pub mod scans;
 pub mod sites;
 pub mod store;
@@ -82,32 +84,28 @@ mod layering_tests {
     #[test]
     fn the_module_map_in_lib_rs_holds() {
         let allowed: &[(&str, &[&str])] = &[
-            ("model", &[]),
-            ("background", &[]),
-            ("checks", &["model", "declare_check", "evidence", "category_checks"]),
-            ("net", &["model", "metrics"]),
+            ("tasks", &[]),
             ("store", &["model", "metrics"]),
-            ("browser", &["net", "model", "metrics"]),
             ("report", &["checks", "model"]),
-            ("scan", &["browser", "net", "compare", "events", "sites", "store", "checks", "model", "metrics"]),
-            ("recurring", &["store", "model", "net", "background"]),
+            ("crawl", &["browser", "net", "compare", "events", "sites", "store", "checks", "model", "metrics"]),
+            ("recurring", &["store", "model", "net", "tasks"]),
             ("compare", &["store", "model"]),
-            ("events", &["net", "store", "model", "metrics", "background"]),
+            ("events", &["net", "store", "model", "metrics", "tasks"]),
             ("accounts", &["store", "model"]),
             ("sites", &["recurring", "net", "store", "checks", "model"]),
             ("scans", &["compare", "events", "store", "model", "metrics"]),
-            ("app", &["scans", "sites", "accounts", "events", "recurring", "scan", "store", "net", "model", "metrics"]),
-            ("web", &["app", "scans", "sites", "recurring", "compare", "events", "accounts", "report", "net", "model", "metrics"]),
+            ("app", &["scans", "sites", "accounts", "events", "recurring", "crawl", "store", "net", "model", "metrics"]),
+            ("web", &["client_addr", "app", "scans", "sites", "recurring", "compare", "events", "accounts", "report", "net", "model", "metrics"]),
             (
                 "cli",
                 &[
-                    "app", "api", "web", "scans", "sites", "scan", "recurring", "compare", "events", "accounts", "report", "browser", "checks",
+                    "app", "api", "web", "scans", "sites", "crawl", "recurring", "compare", "events", "accounts", "report", "browser", "checks",
                     "net", "model", "proto", "metrics", "telemetry",
                 ],
             ),
             (
                 "api",
-                &["app", "web", "scans", "sites", "scan", "recurring", "compare", "accounts", "report", "checks", "net", "model", "proto", "metrics"],
+                &["client_addr", "app", "web", "scans", "sites", "crawl", "recurring", "compare", "accounts", "report", "checks", "net", "model", "proto", "metrics"],
             ),
         ];
         for (module, may) in allowed {

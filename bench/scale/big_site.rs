@@ -7,10 +7,10 @@
 //! page exactly once.
 
 use sitescan::model::{Anchor, PageSnapshot, ScanMode, ScanStatus, Target, TriggeredBy};
-use sitescan::scan::frontier::Site;
-use sitescan::scan::shared_crawl::{self, CrawlContext, PageRender, SharedCrawl, Until};
-use sitescan::scan::site_gather::{RobotsRules, SiteFacts};
-use sitescan::scan::{ProgressFn, ScanError, ScanOptions, ScanSink, ScanStats, SiteScanner, WorkerConfig, Workers};
+use sitescan::crawl::frontier::Site;
+use sitescan::crawl::shared_crawl::{self, CrawlContext, PageRender, SharedCrawl, Until};
+use sitescan::crawl::site_gather::{RobotsRules, SiteFacts};
+use sitescan::crawl::{ProgressFn, ScanError, ScanOptions, ScanSink, ScanStats, SiteScanner, WorkerConfig, Workers};
 use sitescan::store::{CreateOutcome, Store};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -95,7 +95,7 @@ impl SiteScanner for BigSiteScanner {
         cancel: CancellationToken,
     ) -> Result<ScanStats, ScanError> {
         let began = Instant::now();
-        let notify = sitescan::scan::scanner::notifier(&progress);
+        let notify = sitescan::crawl::scanner::notifier(&progress);
         let context = CrawlContext {
             start: start.to_string(),
             site: Site::new(start),
@@ -160,7 +160,7 @@ pub async fn measure(url: &str, pages: usize, page_time: Duration, loops: usize,
             sitemap_url_budget: 0,
             ..ScanOptions::default()
         },
-        ownership: sitescan::scan::worker::Ownership::ProvedByCaller(None),
+        ownership: sitescan::crawl::worker::Ownership::ProvedByCaller(None),
         max_running_per_org: 0,
         page_sharing: true,
     };

@@ -7,7 +7,7 @@
 use sea_orm::ConnectionTrait;
 use serde_json::json;
 use sitescan::model::{Finding, ScanMode, Severity, Target, TriggeredBy};
-use sitescan::scan::{Progress, ProgressFn, ScanError, ScanOptions, ScanSink, ScanStats, SiteScanner, WorkerConfig, Workers};
+use sitescan::crawl::{Progress, ProgressFn, ScanError, ScanOptions, ScanSink, ScanStats, SiteScanner, WorkerConfig, Workers};
 use sitescan::model::ReportPage;
 use sitescan::store::{CreateOutcome, Store};
 use std::sync::Arc;
@@ -105,8 +105,8 @@ pub async fn measure(url: &str, scans: usize, workers: usize, model: SimScanner)
         max_attempts: 3,
         poll: Duration::from_millis(200),
         options: ScanOptions::default(),
-        ownership: sitescan::scan::worker::Ownership::ProvedByCaller(None),
-        max_running_per_org: sitescan::scan::DEFAULT_MAX_RUNNING_PER_ORG,
+        ownership: sitescan::crawl::worker::Ownership::ProvedByCaller(None),
+        max_running_per_org: sitescan::crawl::DEFAULT_MAX_RUNNING_PER_ORG,
         page_sharing: false,
     };
     let began = Instant::now();
@@ -174,7 +174,7 @@ pub async fn noisy_neighbour(url: &str, backlog: usize, workers: usize, b_scans:
         max_attempts: 3,
         poll: Duration::from_millis(100),
         options: ScanOptions::default(),
-        ownership: sitescan::scan::worker::Ownership::ProvedByCaller(None),
+        ownership: sitescan::crawl::worker::Ownership::ProvedByCaller(None),
         max_running_per_org: 0,
         page_sharing: false,
     };

@@ -171,9 +171,9 @@ mod tests {
 
     #[test]
     fn each_workers_share_is_read_from_the_owners_line() {
-        let owner = "INFO sitescan::scan::worker: worker started worker=h-1-0-aa\nINFO scan{...}: sitescan::scan::shared_crawl: crawl drained; finishing the site pages=60 own=33 workers=2 shares=h-1-0-aa=33,h-2-0-bb=27\n";
-        let helper = "INFO sitescan::scan::worker: worker started worker=h-2-0-bb\n";
-        let idle = "INFO sitescan::scan::worker: worker started worker=h-3-0-cc\n";
+        let owner = "INFO sitescan::crawl::worker: worker started worker=h-1-0-aa\nINFO scan{...}: sitescan::crawl::shared_crawl: crawl drained; finishing the site pages=60 own=33 workers=2 shares=h-1-0-aa=33,h-2-0-bb=27\n";
+        let helper = "INFO sitescan::crawl::worker: worker started worker=h-2-0-bb\n";
+        let idle = "INFO sitescan::crawl::worker: worker started worker=h-3-0-cc\n";
         assert_eq!(shares_in_logs(&[owner.into(), helper.into(), idle.into()]), vec![33, 27, 0]);
     }
 }

@@ -71,10 +71,10 @@ fn actor_of(who: &Admitted) -> String {
     }
 }
 
-/// The client's address: the one `crate::net::client_addr` resolved (the peer, or the client a
+/// The client's address: the one `crate::client_addr` resolved (the peer, or the client a
 /// trusted proxy names), else the connection's peer.
 fn client_addr<T>(req: &Request<T>) -> Option<String> {
-    if let Some(c) = req.extensions().get::<crate::net::client_addr::Client>() {
+    if let Some(c) = req.extensions().get::<crate::client_addr::Client>() {
         return Some(c.ip.to_string());
     }
     req.remote_addr()

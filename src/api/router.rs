@@ -104,7 +104,7 @@ pub fn build_with(api: ScanApi, web: crate::web::WebSettings) -> Router {
         .layer(middleware::from_fn(track))
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(panic_response))
         .layer(middleware::from_fn(request_id))
-        .layer(middleware::from_fn_with_state(trusted, crate::net::client_addr::resolve))
+        .layer(middleware::from_fn_with_state(trusted, crate::client_addr::resolve))
 }
 
 /// Unknown paths: the JSON error object, except for a browser asking for a page outside

@@ -7,7 +7,7 @@ use crate::model::AddressPolicy;
 use crate::model::time::now_us;
 use crate::net::{EgressGuard, Fetcher, FetcherOptions};
 use crate::recurring::{self, MonitorRunner, Scheduler, SystemClock, TriggerHook};
-use crate::scan::{SiteScanner, WorkerConfig, Workers};
+use crate::crawl::{SiteScanner, WorkerConfig, Workers};
 use crate::store::Store;
 use crate::store::expiry::Lifetimes;
 use std::sync::Arc;
@@ -80,7 +80,7 @@ impl App {
     /// kept in this database.
     pub fn spawn_workers(&self, scanner: Arc<dyn SiteScanner>, count: usize, mut config: WorkerConfig, share_regions: bool) -> Workers {
         if share_regions {
-            config.options.region_cache = Some(crate::scan::RegionCache::new(self.store.clone()));
+            config.options.region_cache = Some(crate::crawl::RegionCache::new(self.store.clone()));
         }
         Workers::spawn(self.store.clone(), scanner, count, config)
     }
@@ -108,7 +108,7 @@ impl App {
     /// Starts delivering webhooks when a secret key is configured (without one no endpoint can
     /// have been added, so there is nothing to deliver). Chat messages link to `dashboard`.
     pub fn start_delivery(&self, dashboard: Option<url::Url>) -> Result<Option<Delivery>, crate::net::NetError> {
-        let Some(deliverer) = self.webhooks.deliverer(self.policy.clone(), dashboard, crate::scan::worker::owner_id(0))? else {
+        let Some(deliverer) = self.webhooks.deliverer(self.policy.clone(), dashboard, crate::crawl::worker::owner_id(0))? else {
             tracing::info!("no secret key: webhook delivery is off");
             return Ok(None);
         };
@@ -135,7 +135,7 @@ impl App {
     /// A deliverer for the operator's `webhook test` (posting under `policy`).
     pub fn deliverer(&self, policy: AddressPolicy) -> anyhow::Result<crate::events::Deliverer> {
         self.webhooks
-            .deliverer(policy, None, crate::scan::worker::owner_id(0))?
+            .deliverer(policy, None, crate::crawl::worker::owner_id(0))?
             .ok_or_else(|| anyhow::anyhow!("cannot send: no secret key is configured"))
     }
 }
@@ -149,7 +149,7 @@ async fn purge_once(store: &Store, retention_days: u32) {
         Err(e) => tracing::warn!(error = %e, "purging expired rows failed; retried at the next tick"),
     }
     // Region verdicts of sites no longer scanned (a scanned site prunes its own).
-    let unused_since = now_us() - crate::scan::region_cache::BOUNDS.expiry_us;
+    let unused_since = now_us() - crate::crawl::region_cache::BOUNDS.expiry_us;
     match store.expire_region_verdicts(unused_since).await {
         Ok(n) if n > 0 => tracing::info!(rows = n, "dropped region verdicts unused for 30 days"),
         Ok(_) => {}

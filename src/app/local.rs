@@ -2,7 +2,7 @@
 //! code as the service, on an in-memory database of its own.
 
 use crate::model::{ReportSummary, ScanMode, ScanReport, ScanRow, StoredReport, Target, TriggeredBy};
-use crate::scan::{Outcome, ProgressFn, RegionCache, ScanError, SiteScanner, WorkerConfig, run_claimed};
+use crate::crawl::{Outcome, ProgressFn, RegionCache, ScanError, SiteScanner, WorkerConfig, run_claimed};
 use crate::store::{CreateOutcome, Store, StoreError};
 use tokio_util::sync::CancellationToken;
 
@@ -34,7 +34,7 @@ impl LocalScan {
             CreateOutcome::Created(row) => row,
             CreateOutcome::QuotaExceeded(_) => return Err(StoreError::Invalid("unexpected quota refusal".into())),
         };
-        let owner = crate::scan::worker::owner_id(0);
+        let owner = crate::crawl::worker::owner_id(0);
         let claimed = store.claim_scan(&owner, lease, 1).await?.ok_or(StoreError::NotFound("scan"))?;
         debug_assert_eq!(claimed.id, scan.id);
         Ok(LocalScan { store, claimed, owner })

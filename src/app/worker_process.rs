@@ -166,7 +166,7 @@ async fn supervise(store: Store, memory_mb: u64, metrics_file: Option<std::path:
 /// Puts the running scans of the stopped process `pid` back in the queue, failing those that
 /// were in a stopped worker before; returns (requeued, failed).
 async fn recover(store: &Store, pid: u32, how: &str, memory_mb: u64) -> crate::store::StoreResult<(usize, usize)> {
-    let prefix = crate::scan::worker::owner_prefix(pid);
+    let prefix = crate::crawl::worker::owner_prefix(pid);
     let (mut requeued, mut failed) = (0, 0);
     for (id, owner, attempts) in store.running_scans_of(&prefix).await? {
         if attempts >= STOPS_PER_SCAN {

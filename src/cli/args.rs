@@ -1,4 +1,4 @@
-//! The command line (DESIGN.md "The command line"): every flag has a `SITESCAN_*` fallback.
+//! The command line (the README's "Command line"): every flag has a `SITESCAN_*` fallback.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -283,10 +283,10 @@ impl BrowserArgs {
 #[derive(Debug, Clone, Args)]
 pub struct CrawlArgs {
     /// Pages to render per scan.
-    #[arg(long, env = "SITESCAN_MAX_PAGES", default_value_t = crate::scan::DEFAULT_MAX_PAGES)]
+    #[arg(long, env = "SITESCAN_MAX_PAGES", default_value_t = crate::crawl::DEFAULT_MAX_PAGES)]
     pub max_pages: usize,
     /// Link depth from the start page.
-    #[arg(long, env = "SITESCAN_MAX_DEPTH", default_value_t = crate::scan::DEFAULT_MAX_DEPTH)]
+    #[arg(long, env = "SITESCAN_MAX_DEPTH", default_value_t = crate::crawl::DEFAULT_MAX_DEPTH)]
     pub max_depth: u32,
     /// Requests to a scanned site's host at once, for every worker of the fleet together when
     /// pages are shared (default: the pages one worker renders at once, at least 4). Raise it for
@@ -304,17 +304,17 @@ pub struct CrawlArgs {
 pub struct WorkerPoolArgs {
     /// How long a claimed scan's lease lasts before another worker may take it over (seconds);
     /// renewed while the scan runs.
-    #[arg(long, env = "SITESCAN_LEASE_SECONDS", default_value_t = crate::scan::DEFAULT_LEASE_SECONDS)]
+    #[arg(long, env = "SITESCAN_LEASE_SECONDS", default_value_t = crate::crawl::DEFAULT_LEASE_SECONDS)]
     pub lease_seconds: u64,
     /// Claims after which a scan that keeps losing its worker is failed.
     #[arg(long, env = "SITESCAN_MAX_ATTEMPTS", default_value_t = crate::app::defaults::MAX_ATTEMPTS)]
     pub max_attempts: i32,
     /// How often an idle worker looks for queued scans (milliseconds).
-    #[arg(long, env = "SITESCAN_POLL_MS", default_value_t = crate::scan::DEFAULT_POLL_MS)]
+    #[arg(long, env = "SITESCAN_POLL_MS", default_value_t = crate::crawl::DEFAULT_POLL_MS)]
     pub poll_ms: u64,
     /// Scans of one organisation running at once across the whole fleet (every worker on the
     /// same database); its other scans wait while other organisations' are claimed. 0: no cap.
-    #[arg(long, env = "SITESCAN_MAX_RUNNING_PER_ORG", default_value_t = crate::scan::DEFAULT_MAX_RUNNING_PER_ORG)]
+    #[arg(long, env = "SITESCAN_MAX_RUNNING_PER_ORG", default_value_t = crate::crawl::DEFAULT_MAX_RUNNING_PER_ORG)]
     pub max_running_per_org: usize,
     /// Share each scan's pages with every worker of the fleet: its crawl lives in the database,
     /// idle workers render batches of its pages (per-host politeness holds for the fleet
@@ -477,7 +477,7 @@ pub struct ScanArgs {
     #[arg(long, env = "SITESCAN_VERIFICATION_TOKEN", hide_env_values = true)]
     pub verification_token: Option<String>,
     /// Requests the repository probes of an active scan may make (calibration included).
-    #[arg(long, env = "SITESCAN_PROBE_BUDGET", default_value_t = crate::scan::probes::DEFAULT_PROBE_BUDGET)]
+    #[arg(long, env = "SITESCAN_PROBE_BUDGET", default_value_t = crate::crawl::probes::DEFAULT_PROBE_BUDGET)]
     pub probe_budget: usize,
     /// A journey (JSON or YAML file) to run after the crawl of an active scan; repeatable.
     /// Every journey is validated before anything runs.

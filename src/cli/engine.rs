@@ -4,8 +4,8 @@ use super::args::{BrowserArgs, CrawlArgs, DatabaseArgs, PolicyArgs, SecretKeyArg
 use crate::browser::{BrowserOptions, BrowserPool, CaptureOptions};
 use crate::model::AddressPolicy;
 use crate::net::{EgressGuard, Fetcher, FetcherOptions};
-use crate::scan::worker::Ownership;
-use crate::scan::{DEFAULT_HOST_CONCURRENCY, MAX_PAGES_LIMIT, ScanOptions, Scanner, WorkerConfig};
+use crate::crawl::worker::Ownership;
+use crate::crawl::{DEFAULT_HOST_CONCURRENCY, MAX_PAGES_LIMIT, ScanOptions, Scanner, WorkerConfig};
 use crate::app::{App, AppConfig};
 use crate::events::{SecretBox, SecretError};
 use crate::events::key_file;

@@ -15,7 +15,7 @@ pub mod worker;
 
 pub use args::Cli;
 
-/// Exit statuses (DESIGN.md): 0 clean, 1 a finding at or above `--fail-on`, 2 the scan failed or
+/// Exit statuses (the README, "In a CI pipeline"): 0 clean, 1 a finding at or above `--fail-on`, 2 the scan failed or
 /// bad usage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {

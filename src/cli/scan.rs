@@ -9,10 +9,10 @@ use crate::model::{
     parse_journey, validate_secrets,
 };
 use crate::net::{EgressGuard, Fetcher, FetcherOptions};
-use crate::scan::ScanError;
+use crate::crawl::ScanError;
 use crate::sites::{DnsServer, Verified, VerifyError, Verifier};
 use crate::app::LocalScan;
-use crate::scan::{Outcome, Progress, ProgressFn};
+use crate::crawl::{Outcome, Progress, ProgressFn};
 use anyhow::Context;
 use std::io::{IsTerminal, Write};
 use std::sync::Arc;
@@ -60,7 +60,7 @@ pub async fn run(args: ScanArgs) -> anyhow::Result<Exit> {
         &args.crawl,
         &args.browser,
         // Ownership is proved below, moments before the scan runs in this process.
-        crate::scan::worker::Ownership::ProvedByCaller(None),
+        crate::crawl::worker::Ownership::ProvedByCaller(None),
     )?;
     config.options.probe_budget = args.probe_budget;
     if let Some(file) = args.cache.as_ref().filter(|_| args.browser.shares()) {
@@ -95,7 +95,7 @@ pub async fn run(args: ScanArgs) -> anyhow::Result<Exit> {
             // The probes and journeys connect only where ownership was just proved.
             Ok(verified) => {
                 let recheck = CliRecheck { target: target.url().clone(), token, dns: args.policy.dns_server, policy: policy.clone() };
-                config.ownership = crate::scan::worker::Ownership::ProvedByCaller(Some(crate::scan::OwnershipPin {
+                config.ownership = crate::crawl::worker::Ownership::ProvedByCaller(Some(crate::crawl::OwnershipPin {
                     host: verified.host,
                     addrs: verified.addresses,
                     recheck: Arc::new(recheck),
@@ -192,7 +192,7 @@ struct CliRecheck {
 }
 
 #[async_trait::async_trait]
-impl crate::scan::OwnershipRecheck for CliRecheck {
+impl crate::crawl::OwnershipRecheck for CliRecheck {
     async fn recheck(&self, addrs: &[std::net::IpAddr]) -> Result<(), String> {
         let fetcher = Fetcher::new(Arc::new(EgressGuard::new(self.policy.clone())), FetcherOptions::default()).map_err(|e| e.to_string())?;
         let dns = self.dns.map_or(DnsServer::System, DnsServer::At);

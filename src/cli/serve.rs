@@ -10,7 +10,7 @@ use anyhow::Context;
 /// Where `serve`'s scan workers run.
 enum ScanWorkers {
     Process(crate::app::WorkerProcess),
-    InProcess(crate::scan::Workers),
+    InProcess(crate::crawl::Workers),
 }
 
 pub async fn run(args: ServeArgs) -> anyhow::Result<()> {

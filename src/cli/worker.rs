@@ -3,11 +3,11 @@
 use super::args::{EngineArgs, WorkerArgs};
 use super::engine;
 use crate::app::App;
-use crate::scan::Workers;
+use crate::crawl::Workers;
 
 /// Starts `count` workers over `app`'s database.
 pub async fn start(args: &EngineArgs, count: usize, app: &App) -> anyhow::Result<Workers> {
-    let config = engine::worker_config(&args.jobs, &args.crawl, &args.browser, crate::scan::worker::Ownership::Reverify(app.sites().clone()))?;
+    let config = engine::worker_config(&args.jobs, &args.crawl, &args.browser, crate::crawl::worker::Ownership::Reverify(app.sites().clone()))?;
     let scanner = engine::scanner(&args.browser, app.policy().clone()).await?;
     Ok(app.spawn_workers(scanner, count, config, args.browser.shares()))
 }

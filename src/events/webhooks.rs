@@ -19,7 +19,7 @@
 //! organisation.
 
 pub use crate::store::{Clock, ManualClock, SystemClock};
-use crate::background::{Drained, spawn_logged};
+use crate::tasks::{Drained, spawn_logged};
 use crate::store::{SealedAt, SecretBox, SecretError};
 use super::breaker::BreakerRule;
 use super::retry_after;
@@ -308,7 +308,7 @@ async fn chat_data(store: &Store, scan: &ScanRow, mut data: Value, completed: bo
         let top = store.top_new_findings(scan.id, TOP_FINDINGS as i64).await?;
         data["new_findings"] = top
             .into_iter()
-            .map(|f| json!({"check_id": f.check_id, "severity": f.severity, "title": f.title, "page": f.page, "resource": f.resource}))
+            .map(|f| json!({"check_id": f.check_id, "severity": f.severity, "title": f.title, "page_url": f.page, "resource": f.resource}))
             .collect();
     } else {
         let report: Option<Value> = scan.report.as_deref().and_then(|r| serde_json::from_str(r).ok());

@@ -19,7 +19,7 @@
 //! recorded by compare-and-set on the previous state; only the instance whose record succeeded
 //! creates the scan.
 
-use crate::background::{Drained, spawn_rounds};
+use crate::tasks::{Drained, spawn_rounds};
 use crate::store::Clock;
 use super::error::RecurringError;
 use super::sites::resolve_site;

@@ -306,7 +306,7 @@ impl Scheduler {
 
     /// Runs until `stop`: a tick every `every`.
     pub fn spawn(self, every: Duration, stop: CancellationToken) -> tokio::task::JoinHandle<()> {
-        crate::background::spawn_rounds(self, every, stop, "schedule tick failed", |scheduler| async move { scheduler.run_once().await })
+        crate::tasks::spawn_rounds(self, every, stop, "schedule tick failed", |scheduler| async move { scheduler.run_once().await })
     }
 }
 

@@ -8,7 +8,7 @@
 //!   a testcase of its own for that URL.
 //! - A testcase fails when it has findings at or above `fail_on`. **Without `fail_on` (no
 //!   `--fail-on`) every finding is a failure**, info included: the file then lists every defect,
-//!   while the exit status (DESIGN.md: "default: none fails") stays 0. Findings below the
+//!   while the exit status (`docs/ci.md`, JUnit: "default: none fails") stays 0. Findings below the
 //!   threshold do not fail; they are listed in their suite's `system-out`.
 //! - A testcase has at most one `failure` (the Ant schema allows no more): its `message` counts
 //!   the findings and names the check, its `type` is the most serious severity among them, its

@@ -24,6 +24,7 @@ impl Store {
     pub async fn open(url: &str, migrate: bool) -> StoreResult<Store> {
         let db = connect(url).await?;
         if migrate {
+            sitescan_migrations::renumber_applied(&db).await?;
             Migrator::up(&db, None).await?;
         }
         let cursors = load_cursor_key(&db).await?;
@@ -119,6 +120,7 @@ pub async fn connect(url: &str) -> StoreResult<DatabaseConnection> {
 /// Runs pending migrations.
 pub async fn migrate(url: &str) -> StoreResult<usize> {
     let db = connect(url).await?;
+    sitescan_migrations::renumber_applied(&db).await?;
     let pending = Migrator::get_pending_migrations(&db).await?.len();
     Migrator::up(&db, None).await?;
     db.close().await?;

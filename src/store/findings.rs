@@ -38,7 +38,7 @@ fn finding_values(scan_id: Uuid, org: &str, created_at: i64, f: &Finding, change
         scan_id.into(),
         org.into(),
         f.check_id.clone().into(),
-        f.severity.into(),
+        f.severity.as_str().into(),
         Some(f.title.clone()).into(),
         Some(f.description.clone()).into(),
         Some(serde_json::Value::Object(f.evidence.clone()).to_string()).into(),

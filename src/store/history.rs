@@ -113,7 +113,7 @@ impl Store {
                     scan_id: r.id,
                     target: r.target_url,
                     completed_at: r.completed_at.unwrap_or(r.created_at),
-                    mode: r.mode,
+                    mode: r.mode.0,
                     counts,
                     categories,
                     lcp_p75_ms: p75(&mut v[0]),

@@ -2,6 +2,7 @@
 
 use super::Store;
 use super::cursor::{CursorKind, Position};
+use super::entity::values::Text;
 use super::entity::{organisation, scan};
 use super::error::{StoreError, StoreResult};
 use super::paging::{Keyset, Page};
@@ -133,9 +134,9 @@ impl Store {
             org_id: Set(org.to_string()),
             target_url: Set(target.to_string()),
             target_hostname: Set(target.hostname()),
-            mode: Set(mode),
-            status: Set(ScanStatus::Queued),
-            triggered_by: Set(triggered_by),
+            mode: Set(Text(mode)),
+            status: Set(Text(ScanStatus::Queued)),
+            triggered_by: Set(Text(triggered_by)),
             created_at: Set(now),
             started_at: Set(None),
             completed_at: Set(None),

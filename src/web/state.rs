@@ -12,7 +12,7 @@ pub struct WebSettings {
     pub public_url: Option<url::Url>,
     /// `--trusted-proxy`: peers whose `X-Forwarded-For` / `Forwarded` / `X-Forwarded-Proto`
     /// name the client and its scheme.
-    pub trusted_proxies: crate::net::client_addr::TrustedProxies,
+    pub trusted_proxies: crate::client_addr::TrustedProxies,
 }
 
 impl WebSettings {
@@ -28,7 +28,7 @@ impl WebSettings {
 
     /// These settings with `--trusted-proxy` CIDRs.
     pub fn with_trusted_proxies(mut self, nets: Vec<ipnet::IpNet>) -> Self {
-        self.trusted_proxies = crate::net::client_addr::TrustedProxies::new(nets);
+        self.trusted_proxies = crate::client_addr::TrustedProxies::new(nets);
         self
     }
 
@@ -39,7 +39,7 @@ impl WebSettings {
 
     /// True when this request's cookies must be `Secure`: the public URL is https, or a trusted
     /// proxy says the client reached it over https.
-    pub fn secure_cookies_for(&self, client: Option<&crate::net::client_addr::Client>) -> bool {
+    pub fn secure_cookies_for(&self, client: Option<&crate::client_addr::Client>) -> bool {
         self.secure_cookies() || client.is_some_and(|c| c.forwarded_https)
     }
 

@@ -57,7 +57,7 @@ async fn seeded() -> Seeded {
         scan_id: Set(acme_scan),
         org_id: Set("acme".into()),
         check_id: Set("i18n.lang-missing".into()),
-        severity: Set(sitescan::model::Severity::Info),
+        severity: Set(sitescan::store::entity::values::Text(sitescan::model::Severity::Info)),
         title: Set(None),
         description: Set(None),
         evidence: Set(None),

@@ -14,7 +14,7 @@ use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use serde_json::Value;
 use sitescan::model::{Finding, JourneySecrets, JourneySpec, SiteArtifact, parse_journey};
-use sitescan::scan::ScanOptions;
+use sitescan::crawl::ScanOptions;
 use std::collections::HashMap;
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -598,7 +598,7 @@ async fn screenshots_hide_typed_secrets() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stored_journey_runs_in_an_active_scan_started_from_the_service() {
     use sitescan::model::AddressPolicy;
-    use sitescan::scan::{WorkerConfig, Workers, worker::Ownership};
+    use sitescan::crawl::{WorkerConfig, Workers, worker::Ownership};
     init_test_log();
     let (start, _shop) = start_shop().await;
     let app = crate::app::spawn_app_with(crate::app::AppOptions::default().allow_target("127.0.0.0/8")).await;
@@ -637,7 +637,7 @@ async fn a_stored_journey_runs_in_an_active_scan_started_from_the_service() {
         poll: std::time::Duration::from_millis(100),
         options: ScanOptions { max_pages: 3, ..ScanOptions::default() },
         ownership: Ownership::Reverify(crate::app::site_service(&app.store, policy, None)),
-        max_running_per_org: sitescan::scan::DEFAULT_MAX_RUNNING_PER_ORG,
+        max_running_per_org: sitescan::crawl::DEFAULT_MAX_RUNNING_PER_ORG,
         page_sharing: false,
     };
     let workers = Workers::spawn(app.store.clone(), scanner, 1, config);

@@ -10,7 +10,7 @@ use crate::fixture_site::{FixtureSite, Route, init_test_log};
 use crate::scan_harness::{Engine, Scan};
 use serde_json::Value;
 use sitescan::model::SiteArtifact;
-use sitescan::scan::ScanOptions;
+use sitescan::crawl::ScanOptions;
 use std::path::Path;
 use std::process::Command;
 
@@ -164,7 +164,7 @@ async fn soft_404_and_forbidden_sites_stay_quiet_within_the_budget() {
     let crawl_paths = ["/", "/robots.txt", "/sitemap.xml", "/favicon.ico", "/static/app.js", "/docs/guide.html"];
     let probes = |site: &FixtureSite| site.hits().iter().filter(|h| h.method == "GET" && !crawl_paths.contains(&h.path.as_str())).count();
     let soft_probes = probes(&soft);
-    assert!(soft_probes > 20 && soft_probes <= sitescan::scan::probes::DEFAULT_PROBE_BUDGET, "probe requests: {soft_probes}");
+    assert!(soft_probes > 20 && soft_probes <= sitescan::crawl::probes::DEFAULT_PROBE_BUDGET, "probe requests: {soft_probes}");
     assert!(probes(&small) <= 5, "budget of 5: {:?}", small.hits().iter().map(|h| h.path.clone()).collect::<Vec<_>>());
     assert!(forbidden.hits().iter().filter(|h| h.path == "/.git/HEAD").count() == 1, "probed once in active mode, never in passive");
     drop(c);

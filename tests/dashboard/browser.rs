@@ -12,7 +12,7 @@ use chromiumoxide::page::ScreenshotParams;
 use futures::StreamExt;
 use serde_json::Value;
 use sitescan::model::{AddressPolicy, ScanMode, Severity, Target, TriggeredBy};
-use sitescan::scan::ScanOptions;
+use sitescan::crawl::ScanOptions;
 use std::path::Path;
 use std::time::Duration;
 
@@ -254,7 +254,7 @@ async fn in_chromium_sign_in_make_a_token_see_it_once_revoke_it_and_every_page_p
     assert!(bad.is_empty(), "findings at medium or above on dashboard pages:\n{}", bad.join("\n"));
 }
 
-async fn engine_scan(engine: &sitescan::scan::Scanner, url: &str) -> Vec<sitescan::model::Finding> {
+async fn engine_scan(engine: &sitescan::crawl::Scanner, url: &str) -> Vec<sitescan::model::Finding> {
     let options = ScanOptions { max_pages: 1, max_depth: 0, page_concurrency: 1, ..ScanOptions::default() };
     let mut sink = crate::sink::Collect::default();
     let u = url::Url::parse(url).unwrap();

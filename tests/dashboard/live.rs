@@ -180,16 +180,16 @@ async fn in_chromium_a_scans_page_follows_it_from_queued_to_its_report_without_a
     .await;
 
     let scanner = crate::scan_engine().await;
-    let config = sitescan::scan::WorkerConfig {
+    let config = sitescan::crawl::WorkerConfig {
         lease: Duration::from_secs(30),
         max_attempts: 3,
         poll: Duration::from_millis(100),
-        options: sitescan::scan::ScanOptions { max_pages: 10, ..sitescan::scan::ScanOptions::default() },
-        ownership: sitescan::scan::worker::Ownership::ProvedByCaller(None),
-        max_running_per_org: sitescan::scan::DEFAULT_MAX_RUNNING_PER_ORG,
+        options: sitescan::crawl::ScanOptions { max_pages: 10, ..sitescan::crawl::ScanOptions::default() },
+        ownership: sitescan::crawl::worker::Ownership::ProvedByCaller(None),
+        max_running_per_org: sitescan::crawl::DEFAULT_MAX_RUNNING_PER_ORG,
         page_sharing: false,
     };
-    let workers = sitescan::scan::Workers::spawn(app.store.clone(), scanner, 1, config);
+    let workers = sitescan::crawl::Workers::spawn(app.store.clone(), scanner, 1, config);
     let mut shots = Vec::new();
     let mut shot_running = false;
     let began = Instant::now();

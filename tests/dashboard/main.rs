@@ -21,7 +21,7 @@ mod tokens;
 mod webhooks;
 
 /// The scan engine as `sitescan worker` builds it, allowed to reach loopback.
-async fn scan_engine() -> std::sync::Arc<sitescan::scan::Scanner> {
+async fn scan_engine() -> std::sync::Arc<sitescan::crawl::Scanner> {
     let browser = sitescan::cli::args::BrowserArgs {
         browsers: 1,
         pages_per_browser: 2,

@@ -7,7 +7,7 @@ use super::fixture_site::{FixtureSite, Route};
 use serde_json::Value;
 use sitescan::cli::args::BrowserArgs;
 use sitescan::model::AddressPolicy;
-use sitescan::scan::{ScanOptions, WorkerConfig, Workers};
+use sitescan::crawl::{ScanOptions, WorkerConfig, Workers};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
@@ -43,8 +43,8 @@ async fn start_workers(store: sitescan::store::Store, page_sharing: bool) -> Wor
         max_attempts: 3,
         poll: Duration::from_millis(100),
         options: ScanOptions { max_pages: 10, ..ScanOptions::default() },
-        ownership: sitescan::scan::worker::Ownership::ProvedByCaller(None),
-        max_running_per_org: sitescan::scan::DEFAULT_MAX_RUNNING_PER_ORG,
+        ownership: sitescan::crawl::worker::Ownership::ProvedByCaller(None),
+        max_running_per_org: sitescan::crawl::DEFAULT_MAX_RUNNING_PER_ORG,
         page_sharing,
     };
     Workers::spawn(store, scanner, 1, config)

@@ -387,11 +387,11 @@ async fn a_large_valid_sitemap_is_read_whole_and_an_oversized_one_is_reported() 
     site.route("/huge.xml", Behaviour::wrapped("application/xml", head, 60 << 20, entry, "</urlset>"));
     let spec = EngineSpec::default();
     let fetcher = sitescan::net::Fetcher::new(spec.guard(), sitescan::net::FetcherOptions::default()).unwrap();
-    let gate = sitescan::scan::politeness::HostGate::new(2, Duration::ZERO);
+    let gate = sitescan::crawl::politeness::HostGate::new(2, Duration::ZERO);
     let start = url::Url::parse(&site.url("/")).unwrap();
     let listed = vec![site.url("/big.xml"), site.url("/huge.xml")];
     let mut errors = Vec::new();
-    let maps = sitescan::scan::site_gather::fetch_sitemaps(&fetcher, &gate, &start, &listed, &mut errors).await;
+    let maps = sitescan::crawl::site_gather::fetch_sitemaps(&fetcher, &gate, &start, &listed, &mut errors).await;
     assert!(errors.is_empty(), "the parser held: {errors:?}");
     let big = maps.iter().find(|m| m.url.ends_with("/big.xml")).unwrap();
     assert_eq!(big.parse_error, None, "a 12 MB sitemap is within the protocol's limit");

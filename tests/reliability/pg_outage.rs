@@ -67,7 +67,7 @@ async fn postgres_stopped_under_load_gives_503_then_everything_recovers() {
     site.route("/b", Route::html("<!doctype html><html lang=en><title>B</title><h1>B</h1>"));
     let app = app::spawn_app_with(app::AppOptions::default().allow_target("127.0.0.1/32")).await;
     let scanner = engine::EngineSpec::default().scanner().await;
-    let workers = sitescan::scan::Workers::spawn(app.store.clone(), scanner, 2, engine::worker_config(2, Duration::from_secs(5)));
+    let workers = sitescan::crawl::Workers::spawn(app.store.clone(), scanner, 2, engine::worker_config(2, Duration::from_secs(5)));
     let mut tokens = Vec::new();
     for i in 0..5 {
         tokens.push(app.token(&format!("org{}", i % 2)).await);

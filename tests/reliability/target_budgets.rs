@@ -275,7 +275,7 @@ async fn a_four_megabyte_title_is_a_two_kilobyte_finding_that_says_it_was_cut() 
     let all = findings(&report);
     for f in &all {
         let size = serde_json::to_vec(&f["evidence"]).unwrap().len();
-        assert!(size <= sitescan::model::finding_budget::MAX_FINDING_BYTES, "{} evidence is {size} bytes", f["check_id"]);
+        assert!(size <= sitescan::model::finding_size::MAX_FINDING_BYTES, "{} evidence is {size} bytes", f["check_id"]);
     }
     let long_title = all.iter().find(|f| f["check_id"] == "search.title-length").unwrap_or_else(|| panic!("the long title is reported: {all:#?}"));
     let evidence = &long_title["evidence"];
@@ -283,9 +283,9 @@ async fn a_four_megabyte_title_is_a_two_kilobyte_finding_that_says_it_was_cut() 
     let original = evidence["original_lengths"].as_object().and_then(|m| m.values().filter_map(Value::as_u64).max()).unwrap_or(0);
     assert!(original >= 4 << 20, "the original length is kept: {evidence:#}");
     let cut: Vec<&str> = evidence.as_object().unwrap().values().filter_map(Value::as_str).collect();
-    assert!(cut.iter().all(|v| v.len() <= sitescan::model::finding_budget::MAX_VALUE_BYTES), "every value is within 2 KiB");
+    assert!(cut.iter().all(|v| v.len() <= sitescan::model::finding_size::MAX_VALUE_BYTES), "every value is within 2 KiB");
     let page_title = report["report"]["pages"][0]["title"].as_str().unwrap_or_default();
-    assert!(page_title.len() <= sitescan::model::finding_budget::MAX_VALUE_BYTES && page_title.starts_with("TTT"), "the page entry's title: {} bytes", page_title.len());
+    assert!(page_title.len() <= sitescan::model::finding_size::MAX_VALUE_BYTES && page_title.starts_with("TTT"), "the page entry's title: {} bytes", page_title.len());
     let capped = &report["report"]["summary"]["capped"];
     assert!(capped["findings_truncated"].as_u64().is_some_and(|n| n >= 1), "the summary says findings were cut: {:#}", report["report"]["summary"]);
 }

@@ -21,7 +21,7 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// As `src/browser/scripts.rs` composes it for a page judged in full: the helpers, the
+/// As `crates/engine/src/browser/scripts.rs` composes it for a page judged in full: the helpers, the
 /// derivation, the sharing (with nothing to share), the run.
 fn script(derived: bool) -> String {
     assert!(RUN.contains(INSTALL), "axe_run.js no longer installs the derivation with `{INSTALL}`");

@@ -8,7 +8,7 @@ use fixture_site::{FixtureSite, Route};
 use serde_json::Value;
 use sitescan::cli::args::BrowserArgs;
 use sitescan::model::AddressPolicy;
-use sitescan::scan::{ScanOptions, WorkerConfig, Workers};
+use sitescan::crawl::{ScanOptions, WorkerConfig, Workers};
 use std::time::{Duration, Instant};
 
 fn page(title: &str, body: &str) -> Route {
@@ -55,8 +55,8 @@ fn worker_config() -> WorkerConfig {
         max_attempts: 3,
         poll: Duration::from_millis(100),
         options: ScanOptions { max_pages: 20, ..ScanOptions::default() },
-        ownership: sitescan::scan::worker::Ownership::ProvedByCaller(None),
-        max_running_per_org: sitescan::scan::DEFAULT_MAX_RUNNING_PER_ORG,
+        ownership: sitescan::crawl::worker::Ownership::ProvedByCaller(None),
+        max_running_per_org: sitescan::crawl::DEFAULT_MAX_RUNNING_PER_ORG,
         page_sharing: false,
     }
 }

@@ -6,7 +6,7 @@
 
 use crate::fixture_site::{FixtureSite, Route};
 use crate::shared_regions::findings;
-use sitescan::scan::ScanOptions;
+use sitescan::crawl::ScanOptions;
 use sitescan_test_support::media_gen::gif;
 use sitescan_test_support::scan_harness::{Engine, Scan};
 use std::sync::Arc;

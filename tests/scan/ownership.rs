@@ -174,9 +174,9 @@ async fn a_malformed_token_is_refused_before_any_request() {
 }
 
 /// Runs queued scans with workers that prove ownership again right before each active scan.
-async fn reverifying_workers(app: &crate::app::TestApp) -> sitescan::scan::Workers {
+async fn reverifying_workers(app: &crate::app::TestApp) -> sitescan::crawl::Workers {
     use sitescan::cli::args::BrowserArgs;
-    use sitescan::scan::{ScanOptions, WorkerConfig, Workers, worker::Ownership};
+    use sitescan::crawl::{ScanOptions, WorkerConfig, Workers, worker::Ownership};
     let browser = BrowserArgs { browsers: 1, pages_per_browser: 2, cdp: vec![], chromium: None, proxy_listen: "127.0.0.1:0".parse().unwrap(), no_share: false, no_cache: false, ocr: false, no_ocr: false, chromium_no_sandbox: false };
     let policy = AddressPolicy::new(vec!["127.0.0.0/8".parse().unwrap()]);
     let scanner = sitescan::cli::engine::scanner(&browser, policy.clone()).await.expect("start the browser pool");
@@ -186,7 +186,7 @@ async fn reverifying_workers(app: &crate::app::TestApp) -> sitescan::scan::Worke
         poll: std::time::Duration::from_millis(100),
         options: ScanOptions { max_pages: 2, ..ScanOptions::default() },
         ownership: Ownership::Reverify(crate::app::site_service(&app.store, policy, None)),
-        max_running_per_org: sitescan::scan::DEFAULT_MAX_RUNNING_PER_ORG,
+        max_running_per_org: sitescan::crawl::DEFAULT_MAX_RUNNING_PER_ORG,
         page_sharing: false,
     };
     Workers::spawn(app.store.clone(), scanner, 1, config)

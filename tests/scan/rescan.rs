@@ -12,7 +12,7 @@ use super::shared_regions::{findings, footer, header};
 use crate::app::spawn_app;
 use crate::fixture_site::{FixtureSite, Route};
 use sea_orm::ConnectionTrait;
-use sitescan::scan::{RegionCache, ScanOptions};
+use sitescan::crawl::{RegionCache, ScanOptions};
 use sitescan_test_support::scan_harness::{Engine, Scan};
 
 const PAGES: usize = 7;

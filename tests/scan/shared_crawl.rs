@@ -6,9 +6,9 @@
 
 use crate::app::spawn_app;
 use crate::fixture_site::{FixtureSite, Route};
-use sitescan::scan::shared_crawl::{CrawlContext, SharedCrawl};
-use sitescan::scan::worker::{Outcome, Ownership, run_claimed};
-use sitescan::scan::{ScanOptions, Scanner, WorkerConfig};
+use sitescan::crawl::shared_crawl::{CrawlContext, SharedCrawl};
+use sitescan::crawl::worker::{Outcome, Ownership, run_claimed};
+use sitescan::crawl::{ScanOptions, Scanner, WorkerConfig};
 use sitescan::store::Store;
 use sitescan_test_support::engine::EngineSpec;
 use std::sync::Arc;
@@ -118,7 +118,7 @@ fn helper(store: Store, scanner: Arc<Scanner>, scan: Uuid, options: ScanOptions,
         let mut judged = 0;
         loop {
             let row = store.scan_any_org(scan).await.unwrap().unwrap();
-            if sitescan::scan::worker::is_finished(&row) {
+            if sitescan::crawl::worker::is_finished(&row) {
                 return judged;
             }
             let crawl = SharedCrawl { store: &store, scan_id: scan, org: "acme", holder: "helper", lease, org_cap: i64::MAX };
@@ -300,7 +300,7 @@ async fn a_hosts_politeness_holds_across_workers() {
     // Two workers' gates (each its own holder) on one host: one request at a time, 80 ms apart.
     let context = CrawlContext {
         start: format!("http://{host}/"),
-        site: sitescan::scan::frontier::Site::new(&url::Url::parse(&format!("http://{host}/")).unwrap()),
+        site: sitescan::crawl::frontier::Site::new(&url::Url::parse(&format!("http://{host}/")).unwrap()),
         robots: None,
         host: host.clone(),
         host_concurrency: 1,

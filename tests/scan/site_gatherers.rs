@@ -7,7 +7,7 @@
 
 use crate::fixture_site::{FixtureSite, Route};
 use sitescan::model::SiteArtifact;
-use sitescan::scan::ScanOptions;
+use sitescan::crawl::ScanOptions;
 use sitescan_test_support::scan_harness::{Engine, Scan};
 use std::collections::BTreeSet;
 

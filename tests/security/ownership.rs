@@ -9,7 +9,7 @@ use crate::engine::EngineSpec;
 use crate::fixture_site::{FixtureSite, Route, init_test_log};
 use sitescan::model::{AddressPolicy, JourneySecrets, JourneySpec, parse_journey};
 use sitescan::net::{EgressGuard, Fetcher, FetcherOptions};
-use sitescan::scan::{OwnershipPin, OwnershipRecheck, ScanError, ScanOptions};
+use sitescan::crawl::{OwnershipPin, OwnershipRecheck, ScanError, ScanOptions};
 use sitescan::sites::{DnsServer, MethodFailure, OwnershipMethod, VerifyError, Verifier};
 use std::collections::HashMap;
 use std::net::IpAddr;

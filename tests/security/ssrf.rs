@@ -13,7 +13,7 @@ use crate::trap;
 
 use engine::{Collect, EngineSpec, scan_options};
 use fixture_site::{FixtureSite, Route};
-use sitescan::scan::ScanError;
+use sitescan::crawl::ScanError;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 use trap::Trap;

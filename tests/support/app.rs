@@ -463,11 +463,11 @@ impl TestApp {
         let changes = sitescan::compare::compare_with_baseline(&self.store, &scan, &[]).await.expect("compare at completion");
         summary.changes = Some(changes.counts);
         // The site's budget, judged and announced as the worker does at completion.
-        let verdict = sitescan::scan::site_budget::judge_site_budget(&self.store, &scan).await.expect("judge the site's budget");
+        let verdict = sitescan::crawl::site_budget::judge_site_budget(&self.store, &scan).await.expect("judge the site's budget");
         summary.budget = verdict.as_ref().map(|v| v.result.clone());
         assert!(self.store.complete_scan(row.id, owner, &sitescan::model::StoredReport::of(summary)).await.expect("complete"));
         if let Some(verdict) = &verdict {
-            sitescan::scan::site_budget::announce_verdict(&self.store, &scan, verdict, sitescan::store::time::now_us()).await.expect("announce the verdict");
+            sitescan::crawl::site_budget::announce_verdict(&self.store, &scan, verdict, sitescan::store::time::now_us()).await.expect("announce the verdict");
         }
         row.id
     }

@@ -9,7 +9,7 @@
 use sitescan::browser::{BrowserOptions, BrowserPool, CaptureOptions};
 use sitescan::model::AddressPolicy;
 use sitescan::net::{EgressGuard, Fetcher, FetcherOptions};
-use sitescan::scan::{ScanOptions, Scanner, WorkerConfig, Workers};
+use sitescan::crawl::{ScanOptions, Scanner, WorkerConfig, Workers};
 
 pub use crate::sink::Collect;
 use sitescan::store::Store;
@@ -84,8 +84,8 @@ pub fn worker_config(max_pages: usize, lease: Duration) -> WorkerConfig {
         max_attempts: 3,
         poll: Duration::from_millis(100),
         options: scan_options(max_pages),
-        ownership: sitescan::scan::worker::Ownership::ProvedByCaller(None),
-        max_running_per_org: sitescan::scan::DEFAULT_MAX_RUNNING_PER_ORG,
+        ownership: sitescan::crawl::worker::Ownership::ProvedByCaller(None),
+        max_running_per_org: sitescan::crawl::DEFAULT_MAX_RUNNING_PER_ORG,
         page_sharing: false,
     }
 }

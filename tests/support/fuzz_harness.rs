@@ -6,8 +6,8 @@
 #![allow(dead_code)]
 
 use sitescan::model::{AddressPolicy, MAX_TARGET_LEN, Target};
-use sitescan::scan::site_gather::RobotsRules;
-use sitescan::scan::sitemap_parse::{MAX_URLS_KEPT, parse_sitemap};
+use sitescan::crawl::site_gather::RobotsRules;
+use sitescan::crawl::sitemap_parse::{MAX_URLS_KEPT, parse_sitemap};
 use sitescan::store::{CursorCodec, CursorKind, Position};
 
 /// `Target::parse`: anything accepted is http(s), without credentials, at most 2048 characters,

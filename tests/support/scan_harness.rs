@@ -14,7 +14,7 @@
 
 use sitescan::cli::args::BrowserArgs;
 use sitescan::model::{AddressPolicy, Finding, Level, Severity};
-use sitescan::scan::{ScanOptions, Scanner};
+use sitescan::crawl::{ScanOptions, Scanner};
 use sitescan::model::ReportPage;
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -1,7 +1,7 @@
 //! The one in-memory scan sink: what a scan run in the test's own process stored.
 
 use sitescan::model::{Finding, ReportPage};
-use sitescan::scan::{ScanError, ScanSink};
+use sitescan::crawl::{ScanError, ScanSink};
 
 /// Keeps every page record and finding a scan hands over, in order.
 #[derive(Default)]

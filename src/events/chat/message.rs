@@ -139,7 +139,8 @@ fn findings(data: &Value) -> Vec<FindingLine> {
         .map(|f| FindingLine {
             severity: text(f, "severity"),
             check_id: text(f, "check_id"),
-            page: text(f, "page"),
+            // `page` is what payloads queued by an older sitescan call it.
+            page: Some(text(f, "page_url")).filter(|p| !p.is_empty()).unwrap_or_else(|| text(f, "page")),
             resource: text(f, "resource"),
             title: text(f, "title"),
         })
@@ -390,7 +391,7 @@ pub fn more_text(n: u64, first_scan: bool) -> Option<String> {
 pub fn huge_event(n: usize) -> Value {
     let long = "Ä".repeat(5000);
     let list: Vec<Value> = (0..n.min(TOP_FINDINGS))
-        .map(|i| serde_json::json!({"check_id": format!("security.{}-missing", "x".repeat(300)), "severity": "high", "title": long, "page": format!("https://site.example/{}/{i}?q=<&>", "p".repeat(3000))}))
+        .map(|i| serde_json::json!({"check_id": format!("security.{}-missing", "x".repeat(300)), "severity": "high", "title": long, "page_url": format!("https://site.example/{}/{i}?q=<&>", "p".repeat(3000))}))
         .collect();
     serde_json::json!({
         "type": "scan.completed",
@@ -424,7 +425,7 @@ mod tests {
             "findings_count": {"critical": 0, "high": 1, "medium": 4, "low": 0, "info": 2},
             "changes": {"new": 3, "fixed": 1, "persisting": 4, "baseline_scan_id": "B"},
             "new_by_severity": {"critical": 0, "high": 1, "medium": 2, "low": 0, "info": 0},
-            "new_findings": [{"check_id": "security.csp-missing", "severity": "high", "page": "https://site.example/", "title": "No CSP"}]}});
+            "new_findings": [{"check_id": "security.csp-missing", "severity": "high", "page_url": "https://site.example/", "title": "No CSP"}]}});
         let m = ChatMessage::from_envelope(&e, Some(&dashboard()));
         assert_eq!(m.headline, "3 new findings on https://site.example/ — 1 high, 2 medium");
         assert_eq!(m.link.unwrap().url, "https://scan.example.com/compare?base=B&head=H");
@@ -495,7 +496,7 @@ mod tests {
             "findings_count": {"critical": 0, "high": 2, "medium": 24, "low": 0, "info": 0},
             "changes": {"new": 26, "fixed": 0, "persisting": 0, "baseline_scan_id": null},
             "new_by_severity": {"critical": 0, "high": 2, "medium": 24, "low": 0, "info": 0},
-            "new_findings": [{"check_id": "security.csp-missing", "severity": "high", "page": "https://site.example/", "title": "No CSP"}]}});
+            "new_findings": [{"check_id": "security.csp-missing", "severity": "high", "page_url": "https://site.example/", "title": "No CSP"}]}});
         let m = ChatMessage::from_envelope(&e, Some(&dashboard()));
         assert!(m.first_scan);
         assert_eq!(m.headline, "26 findings on https://site.example/ — 2 high, 24 medium");

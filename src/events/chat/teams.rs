@@ -103,7 +103,7 @@ mod tests {
     fn what_a_page_controls_is_inert_markdown() {
         let hostile = "https://site.example/[Reset your password](https://evil.example/)";
         let e = serde_json::json!({"type": "scan.completed", "data": {"target_url": hostile, "changes": {"new": 1},
-            "new_findings": [{"check_id": "security.csp-missing", "severity": "high", "page": hostile, "title": "No CSP"}]}});
+            "new_findings": [{"check_id": "security.csp-missing", "severity": "high", "page_url": hostile, "title": "No CSP"}]}});
         let p = payload(&ChatMessage::from_envelope(&e, None));
         let content = &p["attachments"][0]["content"];
         let mut texts: Vec<String> = content["body"].as_array().unwrap().iter().filter_map(|b| b["text"].as_str().map(str::to_string)).collect();

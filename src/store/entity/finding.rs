@@ -1,5 +1,6 @@
 //! `findings`: what checks reported, scoped by organisation for keyset listing.
 
+use super::values::Text;
 use crate::model::Severity;
 use sea_orm::entity::prelude::*;
 
@@ -11,7 +12,7 @@ pub struct Model {
     pub scan_id: Uuid,
     pub org_id: String,
     pub check_id: String,
-    pub severity: Severity,
+    pub severity: Text<Severity>,
     pub title: Option<String>,
     pub description: Option<String>,
     /// JSON object.
@@ -36,7 +37,7 @@ impl From<Model> for crate::model::FindingRow {
             scan_id: m.scan_id,
             org_id: m.org_id,
             check_id: m.check_id,
-            severity: m.severity,
+            severity: m.severity.0,
             title: m.title,
             description: m.description,
             evidence: m.evidence,

@@ -1,5 +1,6 @@
 //! `scans`: one row per scan; also the job queue (status, lease owner and expiry, attempts).
 
+use super::values::Text;
 use crate::model::{ScanMode, ScanStatus, TriggeredBy};
 use sea_orm::entity::prelude::*;
 
@@ -11,9 +12,9 @@ pub struct Model {
     pub org_id: String,
     pub target_url: String,
     pub target_hostname: String,
-    pub mode: ScanMode,
-    pub status: ScanStatus,
-    pub triggered_by: TriggeredBy,
+    pub mode: Text<ScanMode>,
+    pub status: Text<ScanStatus>,
+    pub triggered_by: Text<TriggeredBy>,
     pub created_at: i64,
     pub started_at: Option<i64>,
     pub completed_at: Option<i64>,
@@ -47,9 +48,9 @@ impl From<Model> for crate::model::ScanRow {
             org_id: m.org_id,
             target_url: m.target_url,
             target_hostname: m.target_hostname,
-            mode: m.mode,
-            status: m.status,
-            triggered_by: m.triggered_by,
+            mode: m.mode.0,
+            status: m.status.0,
+            triggered_by: m.triggered_by.0,
             created_at: m.created_at,
             started_at: m.started_at,
             completed_at: m.completed_at,

@@ -3,7 +3,7 @@
 
 use super::see_other;
 use crate::accounts::throttle::{ACCOUNT_THRESHOLD, ADDRESS_THRESHOLD, account_key, address_key, pair_key};
-use crate::net::client_addr::Client;
+use crate::client_addr::Client;
 use crate::accounts::{MAX_EMAIL_LEN, MAX_PASSWORD_LEN, invites, password, secret};
 use crate::web::error::PageError;
 use crate::web::forms::FormData;
@@ -18,7 +18,7 @@ use axum::response::Response;
 use std::net::SocketAddr;
 
 /// The client of the request: the connection's peer, or the client a trusted proxy names
-/// (`--trusted-proxy`, resolved once per request by `crate::net::client_addr`).
+/// (`--trusted-proxy`, resolved once per request by `crate::client_addr`).
 #[derive(Debug, Clone)]
 pub struct ClientAddr(pub String, pub Option<Client>);
 
