@@ -12,6 +12,6 @@ fn main() {
     config.enable_type_names();
     tonic_prost_build::configure()
         .file_descriptor_set_path(out_dir.join("sitescan_descriptor.bin"))
-        .compile_with_config(config, &["proto/sitescan/v1/scan_service.proto", "proto/sitescan/v1/owner_service.proto"], &["proto"])
+        .compile_with_config(config, &["proto/sitescan/v1/scan_service.proto", "proto/sitescan/v1/owner_service.proto", "proto/sitescan/v1/webhooks.proto"], &["proto"])
         .expect("compile protos (is protoc installed? apt-get install -y protobuf-compiler)");
 }

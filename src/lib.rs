@@ -19,7 +19,7 @@
 //! | `sites` | sites, ownership verification (file, meta tag, DNS TXT), journeys and secrets stored per site, starting active scans with their attestation, the site's schedules and monitors | `recurring`, `net`, `store`, `model` |
 //! | `recurring` | schedules (cron) and monitors that start scans of a site | `store`, `net`, `model`, `tasks` |
 //! | `compare` | scans compared: new, fixed and persisting findings, the comparison stored at completion, two scans side by side | `store`, `model` |
-//! | `events` | the webhook outbox, signing, delivery, WatchScan | `net`, `store`, `model`, `tasks` |
+//! | `events` | the webhook outbox, signing, delivery (bodies are the `proto`'s webhook messages), WatchScan | `net`, `store`, `model`, `tasks`, `proto` |
 //! | `report` | HTML, SARIF, JUnit and text renderers | `checks`, `model` |
 //! | `store` | sea-orm entities and queries; secrets sealed at rest | `model` |
 //! | `client_addr` | who a request came from behind trusted proxies (the API's and the dashboard's middleware) | nothing |
@@ -87,10 +87,10 @@ mod layering_tests {
             ("tasks", &[]),
             ("store", &["model", "metrics"]),
             ("report", &["checks", "model"]),
-            ("crawl", &["browser", "net", "compare", "events", "sites", "store", "checks", "model", "metrics"]),
+            ("crawl", &["browser", "net", "compare", "events", "sites", "store", "checks", "model", "metrics", "proto"]),
             ("recurring", &["store", "model", "net", "tasks"]),
             ("compare", &["store", "model"]),
-            ("events", &["net", "store", "model", "metrics", "tasks"]),
+            ("events", &["net", "store", "model", "metrics", "tasks", "proto"]),
             ("accounts", &["store", "model"]),
             ("sites", &["recurring", "net", "store", "checks", "model"]),
             ("scans", &["compare", "events", "store", "model", "metrics"]),

@@ -116,7 +116,8 @@ pub async fn webhooks(url: &str, endpoints: usize, messages: usize, runners: usi
         add_endpoint(&store, &secrets, &org, &format!("{base}/hook"), &events, None, now).await?;
     }
     for m in 0..messages {
-        org_event(&store, &format!("hook-{}", m % endpoints), "monitor.triggered", serde_json::json!({"n": m}), now).await?;
+        let event = sitescan::events::payloads::test_event(now, uuid::Uuid::nil(), &format!("message {m}"));
+        org_event(&store, &format!("hook-{}", m % endpoints), "monitor.triggered", &event, now).await?;
     }
     let mut instances = Vec::new();
     for i in 0..runners {

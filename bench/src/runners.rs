@@ -23,7 +23,7 @@ pub struct Ctx {
 }
 
 /// The log filter of measured scans: the engine's info lines plus each page's capture time.
-pub const SCAN_LOG: &str = "info,sitescan::browser::capture=debug,sitescan::browser::session=debug,chromiumoxide=off,sqlx=warn,sea_orm=warn,hyper=warn,h2=warn,tower=warn";
+pub const SCAN_LOG: &str = "info,sitescan_engine::browser::capture=debug,sitescan_engine::browser::session=debug,chromiumoxide=off,sqlx=warn,sea_orm=warn,hyper=warn,h2=warn,tower=warn";
 
 /// One `sitescan scan`.
 #[derive(Debug, Clone, Default, Serialize)]

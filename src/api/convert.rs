@@ -1,58 +1,21 @@
 //! Stored rows and the typed report to protobuf messages, protobuf enums to the model's, and
 //! JSON to and from `google.protobuf.Struct`.
 
-use crate::model::{Report, ReportFinding, ScanInfo, ScanMode, ScanReport, ScanStatus, Severity, TriggeredBy, json_number};
+use crate::model::{Report, ReportFinding, ScanInfo, ScanReport};
+use crate::proto::from_model::{counts_to_proto, mode_to_proto, severity_to_proto, status_to_proto, timestamp, timestamp_us, triggered_to_proto};
 use crate::proto::v1 as pb;
 use crate::model::time::to_datetime;
 use crate::model::{FindingRow, ScanRow};
 use crate::scans::Page;
 use chrono::{DateTime, Utc};
 use prost_types::value::Kind;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-pub fn timestamp(us: i64) -> prost_types::Timestamp {
-    prost_types::Timestamp { seconds: us.div_euclid(1_000_000), nanos: (us.rem_euclid(1_000_000) * 1000) as i32 }
-}
 
-/// Microseconds since the epoch of a protobuf timestamp.
-pub fn timestamp_us(ts: &prost_types::Timestamp) -> i64 {
-    ts.seconds * 1_000_000 + i64::from(ts.nanos) / 1000
-}
 
-pub fn status_to_proto(status: ScanStatus) -> pb::ScanStatus {
-    match status {
-        ScanStatus::Queued => pb::ScanStatus::Queued,
-        ScanStatus::Running => pb::ScanStatus::Running,
-        ScanStatus::Completed => pb::ScanStatus::Completed,
-        ScanStatus::Failed => pb::ScanStatus::Failed,
-    }
-}
 
-pub fn mode_to_proto(mode: ScanMode) -> pb::ScanMode {
-    match mode {
-        ScanMode::Passive => pb::ScanMode::Passive,
-        ScanMode::Active => pb::ScanMode::Active,
-    }
-}
 
-fn triggered_to_proto(t: TriggeredBy) -> pb::TriggeredBy {
-    match t {
-        TriggeredBy::Manual => pb::TriggeredBy::Manual,
-        TriggeredBy::Api => pb::TriggeredBy::Api,
-        TriggeredBy::Schedule => pb::TriggeredBy::Schedule,
-        TriggeredBy::Monitor => pb::TriggeredBy::Monitor,
-    }
-}
 
-pub fn severity_to_proto(s: Severity) -> pb::Severity {
-    match s {
-        Severity::Critical => pb::Severity::Critical,
-        Severity::High => pb::Severity::High,
-        Severity::Medium => pb::Severity::Medium,
-        Severity::Low => pb::Severity::Low,
-        Severity::Info => pb::Severity::Info,
-    }
-}
 
 /// A timestamp of the typed report as a protobuf timestamp.
 fn timestamp_of(t: &DateTime<Utc>) -> prost_types::Timestamp {
@@ -91,7 +54,7 @@ pub fn report_to_proto(report: ScanReport) -> pb::GetScanResponse {
 }
 
 /// The report object as REST and gRPC answer it: the typed report's JSON, each of its findings
-/// (and fixed ones) written as the `Finding` message is (`proto_json`, so a field the message
+/// (and fixed ones) written as the `Finding` message is (`proto::json`, so a field the message
 /// gains is there too), with its `change`.
 pub fn report_json(mut report: Report) -> Value {
     // The findings are taken out first, so that each is written once, as the message.
@@ -106,7 +69,7 @@ pub fn report_json(mut report: Report) -> Value {
 }
 
 fn report_finding_json(f: &ReportFinding) -> Value {
-    let mut value = super::proto_json::to_value(&report_finding_to_proto(f)).unwrap_or(Value::Null);
+    let mut value = crate::proto::json::to_value(&report_finding_to_proto(f)).unwrap_or(Value::Null);
     if let (Some(change), Value::Object(map)) = (f.change, &mut value) {
         map.insert("change".to_string(), Value::from(change.as_str()));
     }
@@ -196,26 +159,6 @@ fn json_to_value(value: &Value) -> prost_types::Value {
     prost_types::Value { kind: Some(kind) }
 }
 
-/// A Struct as JSON. Struct numbers are doubles; whole numbers within 2^53 come back as integers
-/// (counts, sizes, statuses) so REST clients see `3`, not `3.0`.
-pub fn struct_to_json(s: &prost_types::Struct) -> Value {
-    let mut keys: Vec<&String> = s.fields.keys().collect();
-    keys.sort();
-    let map: Map<String, Value> = keys.into_iter().map(|k| (k.clone(), value_to_json(&s.fields[k]))).collect();
-    Value::Object(map)
-}
-
-fn value_to_json(v: &prost_types::Value) -> Value {
-    match &v.kind {
-        None | Some(Kind::NullValue(_)) => Value::Null,
-        Some(Kind::BoolValue(b)) => Value::Bool(*b),
-        Some(Kind::NumberValue(n)) => json_number(*n),
-        Some(Kind::StringValue(s)) => Value::String(s.clone()),
-        Some(Kind::ListValue(l)) => Value::Array(l.values.iter().map(value_to_json).collect()),
-        Some(Kind::StructValue(s)) => struct_to_json(s),
-    }
-}
-
 /// RFC 3339 (microseconds, `Z`) of a protobuf timestamp.
 pub fn rfc3339(ts: &prost_types::Timestamp) -> String {
     to_datetime(timestamp_us(ts)).to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
@@ -229,15 +172,12 @@ mod tests {
     #[test]
     fn struct_round_trip_keeps_integers() {
         let v = json!({"a": 1, "b": 0.25, "c": [1, "x", null, true], "d": {"e": 1700000000}});
-        assert_eq!(struct_to_json(&json_to_struct(&v).unwrap()), v);
+        assert_eq!(crate::proto::json::struct_to_json(&json_to_struct(&v).unwrap()), v);
         assert_eq!(timestamp_us(&timestamp(-1_500_001)), -1_500_001);
         assert_eq!(rfc3339(&timestamp(1_700_000_000_000_001)), "2023-11-14T22:13:20.000001Z");
     }
 }
 
-fn counts_to_proto(counts: &crate::model::SeverityCounts) -> pb::SeverityCounts {
-    pb::SeverityCounts { critical: counts.critical, high: counts.high, medium: counts.medium, low: counts.low, info: counts.info }
-}
 
 /// A page of a site's history.
 pub fn history_to_proto(h: &crate::scans::History) -> pb::ListScanHistoryResponse {

@@ -10,7 +10,7 @@ pub mod limits;
 pub mod metric_labels;
 pub mod openapi;
 pub mod owner;
-pub mod proto_json;
+
 pub mod rest;
 pub mod router;
 pub mod service;

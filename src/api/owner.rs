@@ -3,7 +3,8 @@
 //! issuer must still be an enabled owner of the organisation.
 
 use super::auth::Admitted;
-use super::convert::{scan_to_proto, timestamp};
+use super::convert::scan_to_proto;
+use crate::proto::from_model::timestamp;
 use super::error::ApiError;
 use super::state::AppState;
 use crate::model::{Attestation, Attester, Confirmation, TriggeredBy};
@@ -134,7 +135,7 @@ fn schedule_to_proto(s: &ScheduleRow) -> pb::Schedule {
         site_id: s.site_id.to_string(),
         cron: s.cron.clone(),
         timezone: s.timezone.clone(),
-        mode: s.mode.parse().map_or(pb::ScanMode::Unspecified, super::convert::mode_to_proto) as i32,
+        mode: s.mode.parse().map_or(pb::ScanMode::Unspecified, crate::proto::from_model::mode_to_proto) as i32,
         next_run_at: Some(timestamp(s.next_due_at)),
         last_run_at: s.last_due_at.map(timestamp),
         created_at: Some(timestamp(s.created_at)),

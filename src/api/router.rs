@@ -114,7 +114,7 @@ async fn not_found(req: Request) -> Response {
     let wants_page = !path.starts_with("/api/")
         && req.headers().get(header::ACCEPT).and_then(|v| v.to_str().ok()).is_some_and(|a| a.contains("text/html"));
     if wants_page {
-        return crate::web::error::PageError::NotFound.into_response();
+        return crate::web::error::DashboardError::NotFound.into_response();
     }
     ApiError::NotFound.into_response()
 }

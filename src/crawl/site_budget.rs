@@ -8,7 +8,6 @@
 
 use crate::model::{BudgetResult, ReportFinding, ReportPage};
 use crate::store::{ScanRow, Store, StoreResult};
-use serde_json::{Value, json};
 use uuid::Uuid;
 
 /// The event an organisation's webhooks hear when a scan failed its site's budget.
@@ -35,23 +34,10 @@ pub async fn judge_site_budget(store: &Store, scan: &ScanRow) -> StoreResult<Opt
     Ok(Some(SiteVerdict { site_id: site.id, result }))
 }
 
-/// The `scan.budget_failed` payload: small, the failing `error` assertions and where to look.
-pub fn budget_failed_data(scan_id: Uuid, target_url: &str, verdict: &SiteVerdict) -> Value {
-    let failed: Vec<Value> = verdict
-        .result
-        .failed()
-        .map(|a| json!({"assertion": a.assertion, "level": a.level, "max": a.max, "actual": a.actual, "message": a.message}))
-        .collect();
-    json!({
-        "scan_id": scan_id.to_string(),
-        "target_url": target_url,
-        "site_id": verdict.site_id.to_string(),
-        "failed_assertions": failed,
-        "links": {
-            "scan": format!("/scans/{scan_id}"),
-            "api": format!("/api/v1/scans/{scan_id}"),
-        },
-    })
+/// The `scan.budget_failed` event: small, the failing `error` assertions and where to look.
+pub fn budget_failed_event(now: i64, scan_id: Uuid, target_url: &str, verdict: &SiteVerdict) -> crate::proto::v1::BudgetFailedEvent {
+    let failed: Vec<_> = verdict.result.failed().collect();
+    crate::events::payloads::budget_failed(now, scan_id, target_url, verdict.site_id, &failed)
 }
 
 /// Tells the organisation's webhooks that the completed scan failed its site's budget (nothing
@@ -60,13 +46,13 @@ pub async fn announce_verdict(store: &Store, scan: &ScanRow, verdict: &SiteVerdi
     if verdict.result.passed {
         return Ok(0);
     }
-    crate::events::webhooks::org_event(store, &scan.org_id, BUDGET_FAILED_EVENT, budget_failed_data(scan.id, &scan.target_url, verdict), now).await
+    crate::events::webhooks::org_event(store, &scan.org_id, BUDGET_FAILED_EVENT, &budget_failed_event(now, scan.id, &scan.target_url, verdict), now).await
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::budget::{AssertionResult, Level};
+    use crate::model::budget::{AssertionResult, AssertionLevel};
 
     #[test]
     fn the_payload_names_only_the_failing_error_assertions() {
@@ -81,9 +67,11 @@ mod tests {
         };
         let result = BudgetResult {
             passed: false,
-            assertions: vec![a("findings", Level::Error, false), a("categories:search", Level::Warn, false), a("new-findings", Level::Error, true)],
+            assertions: vec![a("findings", AssertionLevel::Error, false), a("categories:search", AssertionLevel::Warn, false), a("new-findings", AssertionLevel::Error, true)],
         };
-        let data = budget_failed_data(Uuid::nil(), "https://e.com/", &SiteVerdict { site_id: Uuid::nil(), result });
+        let event = crate::proto::json::to_value(&budget_failed_event(0, Uuid::nil(), "https://e.com/", &SiteVerdict { site_id: Uuid::nil(), result })).unwrap();
+        assert_eq!(event["type"], BUDGET_FAILED_EVENT);
+        let data = &event["data"];
         let failed = data["failed_assertions"].as_array().unwrap();
         assert_eq!(failed.len(), 1);
         assert_eq!(failed[0]["assertion"], "findings");

@@ -70,14 +70,9 @@ async fn prove_ownership(store: &Store, scan: &ScanRow, ownership: &Ownership) -
         })),
         Err(e) => {
             if site.verified() {
-                let data = serde_json::json!({
-                    "site_id": site.id.to_string(),
-                    "origin": site.origin,
-                    "scan_id": scan.id.to_string(),
-                    "reason": e.to_string(),
-                });
                 let now = crate::store::time::now_us();
-                if let Err(e) = crate::events::webhooks::org_event(store, &site.org_id, "site.ownership_lost", data, now).await {
+                let event = crate::events::payloads::ownership_lost(now, site.id, &site.origin, scan.id, e.to_string());
+                if let Err(e) = crate::events::webhooks::org_event(store, &site.org_id, "site.ownership_lost", &event, now).await {
                     tracing::warn!(error = %e, "could not queue site.ownership_lost");
                 }
             }

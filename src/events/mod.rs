@@ -4,6 +4,7 @@
 pub mod breaker;
 pub mod chat;
 pub mod endpoints;
+pub mod payloads;
 pub mod retry_after;
 pub mod signing;
 pub mod watch;

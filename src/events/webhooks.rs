@@ -24,12 +24,13 @@ use crate::store::{SealedAt, SecretBox, SecretError};
 use super::breaker::BreakerRule;
 use super::retry_after;
 use super::chat::{ChatMessage, TOP_FINDINGS, WebhookKind};
+use super::payloads;
 use super::signing::SigningKey;
 use crate::model::{OrgSlots, Severity};
 use crate::net::Fetcher;
 use crate::store::throttle::ThrottleRule;
 use crate::store::{OutboxRow, ScanRow, Store, StoreError, WebhookRow};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -228,10 +229,6 @@ fn message_id() -> String {
     format!("msg_{}", Uuid::now_v7().simple())
 }
 
-fn envelope(event: &str, now: i64, data: Value) -> String {
-    json!({"type": event, "timestamp": crate::store::time::to_rfc3339(now), "data": data}).to_string()
-}
-
 /// Queues the events of a scan that ended: `scan.completed` or `scan.failed`, and
 /// `scan.regressed` for endpoints whose minimum severity a new finding reaches, when the scan
 /// was compared with a baseline (`counts` names one): a first scan's findings are all new, but
@@ -250,70 +247,57 @@ pub async fn scan_finished(
         return Ok(0);
     }
     let row = store.scan_any_org(scan.id).await?.unwrap_or_else(|| scan.clone());
-    let findings_count: Value = row.findings_count.as_deref().and_then(|c| serde_json::from_str(c).ok()).unwrap_or(Value::Null);
-    let mut data = json!({
-        "scan_id": scan.id.to_string(),
-        "target_url": scan.target_url,
-        "mode": scan.mode,
-        "status": if completed { "completed" } else { "failed" },
-        "findings_count": findings_count,
-        "changes": counts,
-    });
-    // Present only when some checks did not run on some pages (the report's summary says which).
-    if let Some(g) = gaps {
-        data["checks_not_run"] = json!({"pages": g.pages, "checks": g.checks, "reasons": g.reasons.iter().take(5).map(|r| json!({"reason": r.reason, "pages": r.pages})).collect::<Vec<_>>()});
-    }
+    let findings_count = row.findings_count.as_deref().and_then(|c| serde_json::from_str::<crate::model::SeverityCounts>(c).ok());
+    let data = payloads::scan_data(scan, completed, findings_count, counts, gaps);
     // Chat endpoints also get what their message shows: the top new findings, the new ones'
     // severities, why a scan failed (read once, only when a chat endpoint is there).
-    let chat_data = if endpoints.iter().any(|e| !WebhookKind::from_stored(&e.kind).is_signed()) {
-        Some(chat_data(store, &row, data.clone(), completed, new_severities).await?)
+    let chat_extra = if endpoints.iter().any(|e| !WebhookKind::from_stored(&e.kind).is_signed()) {
+        Some(chat_extra(store, &row, completed, new_severities).await?)
     } else {
         None
     };
     let compared = counts.is_some_and(|c| c.baseline_scan_id.is_some());
     let mut queued = 0;
     for ep in &endpoints {
-        let data = match &chat_data {
-            Some(chat) if !WebhookKind::from_stored(&ep.kind).is_signed() => chat,
-            _ => &data,
-        };
+        let extra = chat_extra.as_ref().filter(|_| !WebhookKind::from_stored(&ep.kind).is_signed());
         let main = if completed { "scan.completed" } else { "scan.failed" };
         if ep.subscribes(main) {
-            store.enqueue_webhook(ep.id, &message_id(), main, &envelope(main, now, data.clone()), now).await?;
+            let body = payloads::body(&payloads::scan_event(main, now, data.clone()), extra)?;
+            store.enqueue_webhook(ep.id, &message_id(), main, &body, now).await?;
             queued += 1;
         }
         let min = ep.min_severity.as_deref().and_then(|s| s.parse().ok()).unwrap_or(DEFAULT_MIN_SEVERITY);
         let reached = new_severities.iter().filter(|s| **s >= min).count();
         if completed && compared && reached > 0 && ep.subscribes("scan.regressed") {
-            let mut d = data.clone();
-            d["min_severity"] = json!(min.as_str());
-            d["new_at_or_above"] = json!(reached);
-            store.enqueue_webhook(ep.id, &message_id(), "scan.regressed", &envelope("scan.regressed", now, d), now).await?;
+            let body = payloads::body(&payloads::scan_event("scan.regressed", now, payloads::regressed(&data, min, reached)), extra)?;
+            store.enqueue_webhook(ep.id, &message_id(), "scan.regressed", &body, now).await?;
             queued += 1;
         }
     }
     Ok(queued)
 }
 
-/// `data` with what a chat message of the scan shows beyond the standard event: the top
+/// What a chat message of the scan shows beyond the standard event's `data`: the top
 /// [`TOP_FINDINGS`] new findings (check, severity, title, page, resource), the count of new findings per
 /// severity, and for a failed scan the reason (`summary.error.message`).
-async fn chat_data(store: &Store, scan: &ScanRow, mut data: Value, completed: bool, new_severities: &[Severity]) -> Result<Value, WebhookError> {
+async fn chat_extra(store: &Store, scan: &ScanRow, completed: bool, new_severities: &[Severity]) -> Result<Map<String, Value>, WebhookError> {
+    let mut data = Map::new();
     if completed {
         let mut by = crate::model::SeverityCounts::default();
         for s in new_severities {
             by.add(*s, 1);
         }
-        data["new_by_severity"] = json!(by);
+        data.insert("new_by_severity".into(), json!(by));
         let top = store.top_new_findings(scan.id, TOP_FINDINGS as i64).await?;
-        data["new_findings"] = top
+        let top: Value = top
             .into_iter()
             .map(|f| json!({"check_id": f.check_id, "severity": f.severity, "title": f.title, "page_url": f.page, "resource": f.resource}))
             .collect();
+        data.insert("new_findings".into(), top);
     } else {
         let report: Option<Value> = scan.report.as_deref().and_then(|r| serde_json::from_str(r).ok());
         if let Some(message) = report.as_ref().and_then(|r| r.pointer("/summary/error/message")).and_then(Value::as_str) {
-            data["error"] = json!(message);
+            data.insert("error".into(), json!(message));
         }
     }
     Ok(data)
@@ -321,10 +305,11 @@ async fn chat_data(store: &Store, scan: &ScanRow, mut data: Value, completed: bo
 
 /// Queues an organisation-wide event (`monitor.triggered`, `site.ownership_lost`) for every
 /// enabled endpoint of the organisation that subscribes to it; returns how many were queued.
-pub async fn org_event(store: &Store, org: &str, event: &str, data: Value, now: i64) -> Result<usize, WebhookError> {
+pub async fn org_event<M: prost::Message + prost::Name>(store: &Store, org: &str, event: &str, message: &M, now: i64) -> Result<usize, WebhookError> {
     let mut queued = 0;
+    let body = payloads::body(message, None)?;
     for ep in store.list_webhooks(org).await?.into_iter().filter(|e| e.enabled && e.subscribes(event)) {
-        store.enqueue_webhook(ep.id, &message_id(), event, &envelope(event, now, data.clone()), now).await?;
+        store.enqueue_webhook(ep.id, &message_id(), event, &body, now).await?;
         queued += 1;
     }
     Ok(queued)
@@ -332,22 +317,9 @@ pub async fn org_event(store: &Store, org: &str, event: &str, data: Value, now: 
 
 /// Queues `monitor.triggered` for the organisation's endpoints that subscribe to it: which
 /// monitor saw what change, and the scan it started (small: ids and the changed fields).
-pub async fn monitor_triggered(
-    store: &Store,
-    scan: &ScanRow,
-    monitor_id: Uuid,
-    changes: &[Value],
-    now: i64,
-) -> Result<usize, WebhookError> {
-    let fields: Vec<Value> = changes.iter().filter_map(|c| c.get("field").cloned()).collect();
-    let data = json!({
-        "monitor_id": monitor_id.to_string(),
-        "site_id": scan.site_id.map(|s| s.to_string()),
-        "scan_id": scan.id.to_string(),
-        "target_url": scan.target_url,
-        "changed_fields": fields,
-    });
-    org_event(store, &scan.org_id, "monitor.triggered", data, now).await
+pub async fn monitor_triggered(store: &Store, scan: &ScanRow, monitor_id: Uuid, changes: &[Value], now: i64) -> Result<usize, WebhookError> {
+    let fields: Vec<String> = changes.iter().filter_map(|c| c.get("field").and_then(Value::as_str).map(str::to_string)).collect();
+    org_event(store, &scan.org_id, "monitor.triggered", &payloads::monitor_triggered(now, monitor_id, scan, fields), now).await
 }
 
 /// One test event per endpoint per [`TEST_EVENT_ENDPOINT_EVERY`].
@@ -401,7 +373,7 @@ pub async fn send_test_unlimited(store: &Store, endpoint: Uuid, now: i64) -> Res
 
 async fn enqueue_test(store: &Store, ep: &WebhookRow, now: i64) -> Result<String, WebhookError> {
     let id = message_id();
-    let body = envelope("webhook.test", now, json!({"webhook_id": ep.id.to_string(), "org": ep.org_id}));
+    let body = payloads::body(&payloads::test_event(now, ep.id, &ep.org_id), None)?;
     store.enqueue_webhook(ep.id, &id, "webhook.test", &body, now).await?;
     Ok(id)
 }

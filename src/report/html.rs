@@ -16,7 +16,7 @@
 //!   4.5:1 (the palette is tested), a visible focus outline.
 //! - Escaping: every text from the report is escaped; links are made only of http(s) URLs.
 
-use super::view::{FindingView, PageView, ReportView, RuleView, category_rank, value_text};
+use super::view::{FindingView, ReportPageView, ReportView, RuleView, category_rank, value_text};
 use crate::model::{Change, ScanReport, ScanStatus, Severity};
 use base64::Engine;
 use serde_json::Value;
@@ -405,7 +405,7 @@ fn failure(o: &mut String, view: &ReportView<'_>) -> std::fmt::Result {
 /// The budget's verdict, assertion by assertion: which one failed is the first thing a reader
 /// of a failed build looks for.
 fn budget(o: &mut String, view: &ReportView<'_>) -> std::fmt::Result {
-    use crate::model::budget::Level;
+    use crate::model::budget::AssertionLevel;
     let Some(b) = view.summary.as_ref().and_then(|s| s.raw.budget.as_ref()) else { return Ok(()) };
     let failed = b.failed().count();
     writeln!(o, "<section class=\"block\" id=\"budget\" aria-labelledby=\"budget-h\">\n<h2 id=\"budget-h\">Budget</h2>")?;
@@ -419,8 +419,8 @@ fn budget(o: &mut String, view: &ReportView<'_>) -> std::fmt::Result {
     for a in &b.assertions {
         let (class, result) = match (a.passed, a.level) {
             (true, _) => ("good", "passed"),
-            (false, Level::Error) => ("poor", "failed"),
-            (false, Level::Warn) => ("ni", "warning"),
+            (false, AssertionLevel::Error) => ("poor", "failed"),
+            (false, AssertionLevel::Warn) => ("ni", "warning"),
         };
         let limit = match a.min_severity {
             Some(s) => format!("{} ({} and above)", number(a.max), s),
@@ -612,7 +612,7 @@ fn pages(o: &mut String, view: &ReportView<'_>) -> std::fmt::Result {
     )
 }
 
-fn page_row(o: &mut String, p: &PageView<'_>) -> std::fmt::Result {
+fn page_row(o: &mut String, p: &ReportPageView<'_>) -> std::fmt::Result {
     let m = p.metrics;
     let num = |k: &str| m.get(k).and_then(Value::as_f64);
     write!(o, "<tr><th scope=\"row\" class=\"page\">{}", link(p.url, p.url))?;

@@ -335,7 +335,7 @@ fn write(w: &mut Writer<Vec<u8>>, view: &ReportView<'_>, fail_on: Option<Severit
                                 .with_attribute(("name", clean(&a.assertion).as_ref()))
                                 .with_attribute(("classname", "sitescan.budget"))
                                 .with_attribute(("time", "0"));
-                            if a.passed || a.level != crate::model::budget::Level::Error {
+                            if a.passed || a.level != crate::model::budget::AssertionLevel::Error {
                                 el.write_empty()?;
                                 continue;
                             }
@@ -347,7 +347,7 @@ fn write(w: &mut Writer<Vec<u8>>, view: &ReportView<'_>, fail_on: Option<Severit
                                 Ok(())
                             })?;
                         }
-                        let warnings: Vec<&str> = budget.assertions.iter().filter(|a| !a.passed && a.level != crate::model::budget::Level::Error).map(|a| a.message.as_str()).collect();
+                        let warnings: Vec<&str> = budget.assertions.iter().filter(|a| !a.passed && a.level != crate::model::budget::AssertionLevel::Error).map(|a| a.message.as_str()).collect();
                         if warnings.is_empty() {
                             w.create_element("system-out").write_empty()?;
                         } else {

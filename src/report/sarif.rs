@@ -362,7 +362,7 @@ fn invocation(view: &ReportView<'_>, omitted: usize) -> Value {
     }
     // A budget's failed assertions, each named: where a code-scanning run says what failed it.
     for a in view.summary.as_ref().and_then(|s| s.raw.budget.as_ref()).into_iter().flat_map(|b| &b.assertions).filter(|a| !a.passed) {
-        let error = a.level == crate::model::budget::Level::Error;
+        let error = a.level == crate::model::budget::AssertionLevel::Error;
         notifications.push(json!({
             "level": if error { "error" } else { "warning" },
             "message": {"text": format!("Budget {}: {}", if error { "failed" } else { "warning" }, a.message)},

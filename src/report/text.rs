@@ -93,8 +93,8 @@ pub fn render(report: &ScanReport, color: bool) -> String {
         for a in &budget.assertions {
             let mark = match (a.passed, a.level) {
                 (true, _) => paint(color, "32", "pass "),
-                (false, crate::model::budget::Level::Error) => paint(color, "31", "FAIL "),
-                (false, crate::model::budget::Level::Warn) => paint(color, "33", "warn "),
+                (false, crate::model::budget::AssertionLevel::Error) => paint(color, "31", "FAIL "),
+                (false, crate::model::budget::AssertionLevel::Warn) => paint(color, "33", "warn "),
             };
             let _ = writeln!(out, "  {mark} {}", a.message);
         }

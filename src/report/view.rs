@@ -16,7 +16,7 @@ pub(crate) struct ReportView<'a> {
     pub scan: ScanView<'a>,
     /// `report.summary`; `None` while the scan has not run.
     pub summary: Option<SummaryView<'a>>,
-    pub pages: Vec<PageView<'a>>,
+    pub pages: Vec<ReportPageView<'a>>,
     /// Most serious first, then check, page, selector (the canonical order).
     pub findings: Vec<FindingView<'a>>,
     /// `report.fixed`: findings of the baseline scan that went away, in the canonical order.
@@ -59,7 +59,7 @@ pub(crate) struct ChangesView<'a> {
 }
 
 #[derive(Debug)]
-pub(crate) struct PageView<'a> {
+pub(crate) struct ReportPageView<'a> {
     pub url: &'a str,
     pub final_url: Option<&'a str>,
     pub status: Option<u64>,
@@ -231,7 +231,7 @@ impl<'a> ReportView<'a> {
         let pages = report
             .pages()
             .iter()
-            .map(|p| PageView {
+            .map(|p| ReportPageView {
                 url: &p.url,
                 final_url: p.final_url.as_deref(),
                 status: p.status.map(u64::from),

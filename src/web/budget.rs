@@ -2,7 +2,7 @@
 //! ones marked (the site page lists their messages, the scan page the whole table).
 
 use crate::model::BudgetResult;
-use crate::model::budget::Level;
+use crate::model::budget::AssertionLevel;
 
 /// One assertion's verdict, ready to print.
 #[derive(Debug, Clone, PartialEq)]
@@ -46,7 +46,7 @@ impl BudgetView {
                 },
                 actual: a.actual.map_or_else(|| "not measured".to_string(), number),
                 passed: a.passed,
-                failed: !a.passed && a.level == Level::Error,
+                failed: !a.passed && a.level == AssertionLevel::Error,
                 message: a.message.clone(),
             })
             .collect();
@@ -77,7 +77,7 @@ mod tests {
         };
         let view = BudgetView::of(&BudgetResult {
             passed: false,
-            assertions: vec![a("metrics.lcp-p75", Level::Error, false, Some(3000.5)), a("metrics.cls-max", Level::Warn, false, None)],
+            assertions: vec![a("metrics.lcp-p75", AssertionLevel::Error, false, Some(3000.5)), a("metrics.cls-max", AssertionLevel::Warn, false, None)],
         });
         assert_eq!(view.failed, 1);
         assert_eq!(view.failures()[0].assertion, "metrics.lcp-p75");

@@ -7,7 +7,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 
 /// A refusal or failure of a page.
 #[derive(Debug)]
-pub enum PageError {
+pub enum DashboardError {
     /// Not signed in (or the session ended): go to `/login`.
     SignIn,
     /// Signed in, but not allowed (a member on an owner page).
@@ -21,42 +21,42 @@ pub enum PageError {
     Internal(String),
 }
 
-impl PageError {
+impl DashboardError {
     /// A failure below the page (the database); logged without request data.
-    pub fn internal(e: impl std::fmt::Display) -> PageError {
-        PageError::Internal(e.to_string())
+    pub fn internal(e: impl std::fmt::Display) -> DashboardError {
+        DashboardError::Internal(e.to_string())
     }
 
     /// The status and the page's heading and text.
     fn parts(&self) -> (StatusCode, &'static str, String) {
         match self {
-            PageError::SignIn => (StatusCode::UNAUTHORIZED, "Sign in required", "Sign in to see this page.".into()),
-            PageError::Forbidden(_) => {
+            DashboardError::SignIn => (StatusCode::UNAUTHORIZED, "Sign in required", "Sign in to see this page.".into()),
+            DashboardError::Forbidden(_) => {
                 (StatusCode::FORBIDDEN, "Not allowed", "Only an owner of the organisation can open this page.".into())
             }
-            PageError::Csrf => (
+            DashboardError::Csrf => (
                 StatusCode::FORBIDDEN,
                 "Request refused",
                 "The form was stale or did not come from this site, so nothing was changed. Go back, reload the page and try again.".into(),
             ),
-            PageError::NotFound => (StatusCode::NOT_FOUND, "Page not found", "There is nothing here, or it is not yours to see.".into()),
-            PageError::BadRequest(m) => (StatusCode::BAD_REQUEST, "Request not understood", m.clone()),
-            PageError::TooMany(s) => (
+            DashboardError::NotFound => (StatusCode::NOT_FOUND, "Page not found", "There is nothing here, or it is not yours to see.".into()),
+            DashboardError::BadRequest(m) => (StatusCode::BAD_REQUEST, "Request not understood", m.clone()),
+            DashboardError::TooMany(s) => (
                 StatusCode::TOO_MANY_REQUESTS,
                 "Too many attempts",
                 format!("Too many failed attempts. Wait {s} seconds before trying again."),
             ),
-            PageError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "Something went wrong", "The server could not answer. Try again in a moment.".into()),
+            DashboardError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "Something went wrong", "The server could not answer. Try again in a moment.".into()),
         }
     }
 }
 
-impl From<crate::accounts::AccountError> for PageError {
+impl From<crate::accounts::AccountError> for DashboardError {
     fn from(e: crate::accounts::AccountError) -> Self {
         match e {
-            crate::accounts::AccountError::Invalid(m) => PageError::BadRequest(m),
-            crate::accounts::AccountError::NotFound(_) => PageError::NotFound,
-            other => PageError::internal(other),
+            crate::accounts::AccountError::Invalid(m) => DashboardError::BadRequest(m),
+            crate::accounts::AccountError::NotFound(_) => DashboardError::NotFound,
+            other => DashboardError::internal(other),
         }
     }
 }
@@ -69,21 +69,21 @@ pub fn error_page(status: StatusCode, heading: &str, message: &str, session: Opt
     response
 }
 
-impl IntoResponse for PageError {
+impl IntoResponse for DashboardError {
     fn into_response(self) -> Response {
-        if let PageError::SignIn = self {
+        if let DashboardError::SignIn = self {
             return Redirect::to("/login").into_response();
         }
-        if let PageError::Internal(detail) = &self {
+        if let DashboardError::Internal(detail) = &self {
             tracing::error!(error = %detail, "dashboard page failed");
         }
         let (status, heading, message) = self.parts();
         let session = match &self {
-            PageError::Forbidden(s) => s.as_deref(),
+            DashboardError::Forbidden(s) => s.as_deref(),
             _ => None,
         };
         let mut response = error_page(status, heading, &message, session);
-        if let PageError::TooMany(s) = self
+        if let DashboardError::TooMany(s) = self
             && let Ok(v) = HeaderValue::from_str(&s.to_string())
         {
             response.headers_mut().insert(header::RETRY_AFTER, v);

@@ -1,7 +1,7 @@
 //! Reading form posts: every field as text (so a wrong type is a form error, not a framework
 //! rejection), the body capped, and the CSRF token compared in constant time.
 
-use super::error::PageError;
+use super::error::DashboardError;
 use super::session::Session;
 use crate::accounts::secret::constant_time_eq;
 use axum::extract::{FromRequest, Request};
@@ -32,21 +32,21 @@ impl FormData {
     }
 
     /// Refuses the form (403, nothing changed) unless its CSRF field equals `expected`.
-    pub fn check_csrf(&self, expected: &str) -> Result<(), PageError> {
+    pub fn check_csrf(&self, expected: &str) -> Result<(), DashboardError> {
         match self.get(CSRF_FIELD) {
             Some(given) if !expected.is_empty() && constant_time_eq(given, expected) => Ok(()),
-            _ => Err(PageError::Csrf),
+            _ => Err(DashboardError::Csrf),
         }
     }
 
     /// `check_csrf` against the session's token.
-    pub fn check_session(&self, session: &Session) -> Result<(), PageError> {
+    pub fn check_session(&self, session: &Session) -> Result<(), DashboardError> {
         self.check_csrf(&session.csrf)
     }
 }
 
 impl<S: Send + Sync> FromRequest<S> for FormData {
-    type Rejection = PageError;
+    type Rejection = DashboardError;
 
     async fn from_request(req: Request, _: &S) -> Result<Self, Self::Rejection> {
         let form_type = req
@@ -55,11 +55,11 @@ impl<S: Send + Sync> FromRequest<S> for FormData {
             .and_then(|v| v.to_str().ok())
             .is_some_and(|c| c.starts_with("application/x-www-form-urlencoded"));
         if !form_type {
-            return Err(PageError::BadRequest("Send the form from its page.".into()));
+            return Err(DashboardError::BadRequest("Send the form from its page.".into()));
         }
         let bytes = axum::body::to_bytes(req.into_body(), MAX_FORM_BYTES)
             .await
-            .map_err(|_| PageError::BadRequest("The form is too large.".into()))?;
+            .map_err(|_| DashboardError::BadRequest("The form is too large.".into()))?;
         Ok(FormData(url::form_urlencoded::parse(&bytes).into_owned().collect()))
     }
 }

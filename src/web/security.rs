@@ -2,7 +2,7 @@
 //! 'none'`, `nosniff`, no caching), the `Origin` check on state-changing requests, and HTML
 //! error pages for framework refusals (405, oversized bodies).
 
-use super::error::{PageError, error_page};
+use super::error::{DashboardError, error_page};
 use super::state::WebState;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
@@ -65,7 +65,7 @@ pub async fn origin(State(state): State<WebState>, req: Request, next: Next) -> 
         let strict = state.settings.public_origin().is_some();
         let ok = expected_origin(&state, headers).is_some_and(|e| same_origin(&seen, &e, strict));
         if !ok {
-            return PageError::Csrf.into_response();
+            return DashboardError::Csrf.into_response();
         }
     }
     next.run(req).await
@@ -93,7 +93,7 @@ pub async fn compress(req: Request, next: Next) -> Response {
     }
     let (mut parts, body) = response.into_parts();
     let Ok(bytes) = axum::body::to_bytes(body, 8 * 1024 * 1024).await else {
-        return PageError::Internal("reading a response body".into()).into_response();
+        return DashboardError::Internal("reading a response body".into()).into_response();
     };
     parts.headers.append(header::VARY, HeaderValue::from_static("accept-encoding"));
     if bytes.len() < COMPRESS_FROM {
@@ -126,8 +126,8 @@ pub async fn html_errors(req: Request, next: Next) -> Response {
     let allow = response.headers().get(header::ALLOW).cloned();
     let mut page = match status {
         StatusCode::METHOD_NOT_ALLOWED => error_page(status, "Method not allowed", "This page does not accept that request.", None),
-        StatusCode::NOT_FOUND => PageError::NotFound.into_response(),
-        s if s.is_server_error() => PageError::Internal(format!("status {s}")).into_response(),
+        StatusCode::NOT_FOUND => DashboardError::NotFound.into_response(),
+        s if s.is_server_error() => DashboardError::Internal(format!("status {s}")).into_response(),
         s => error_page(if s == StatusCode::PAYLOAD_TOO_LARGE { s } else { StatusCode::BAD_REQUEST }, "Request not understood", "The request could not be read.", None),
     };
     if let Some(allow) = allow {

@@ -2,7 +2,7 @@
 //! extractors that turn it into the signed-in person. What a session is (stored as a hash,
 //! shared by a fleet, its timeouts, its CSRF token) is the accounts service's.
 
-use super::error::PageError;
+use super::error::DashboardError;
 use super::state::WebState;
 use crate::accounts::User;
 use axum::extract::FromRequestParts;
@@ -49,17 +49,17 @@ pub fn set_cookie(name: &str, value: &str, max_age_s: i64, secure: bool, same_si
 }
 
 /// Starts a session for `user_id`; returns the cookie value (the plaintext id).
-pub async fn start(state: &WebState, user_id: &str) -> Result<String, PageError> {
+pub async fn start(state: &WebState, user_id: &str) -> Result<String, DashboardError> {
     Ok(state.accounts().start_session(user_id).await?)
 }
 
 /// Ends the session whose cookie value is `id`.
-pub async fn end(state: &WebState, id: &str) -> Result<(), PageError> {
+pub async fn end(state: &WebState, id: &str) -> Result<(), DashboardError> {
     Ok(state.accounts().end_session(id).await?)
 }
 
 /// The live session behind a cookie value, refreshed (the rules are the accounts service's).
-pub async fn load(state: &WebState, id: &str) -> Result<Option<Session>, PageError> {
+pub async fn load(state: &WebState, id: &str) -> Result<Option<Session>, DashboardError> {
     Ok(state.accounts().session(id).await?.map(|s| Session { user: s.user, csrf: s.csrf, id_hash: s.id_hash }))
 }
 
@@ -73,11 +73,11 @@ impl Session {
 /// Any signed-in user; others are sent to `/login`. Reads only the cookie: an
 /// `Authorization` header opens nothing here.
 impl FromRequestParts<WebState> for Session {
-    type Rejection = PageError;
+    type Rejection = DashboardError;
 
     async fn from_request_parts(parts: &mut Parts, state: &WebState) -> Result<Self, Self::Rejection> {
-        let Some(id) = cookie(&parts.headers, SESSION_COOKIE) else { return Err(PageError::SignIn) };
-        load(state, id).await?.ok_or(PageError::SignIn)
+        let Some(id) = cookie(&parts.headers, SESSION_COOKIE) else { return Err(DashboardError::SignIn) };
+        load(state, id).await?.ok_or(DashboardError::SignIn)
     }
 }
 
@@ -86,11 +86,11 @@ impl FromRequestParts<WebState> for Session {
 pub struct OwnerSession(pub Session);
 
 impl FromRequestParts<WebState> for OwnerSession {
-    type Rejection = PageError;
+    type Rejection = DashboardError;
 
     async fn from_request_parts(parts: &mut Parts, state: &WebState) -> Result<Self, Self::Rejection> {
         let session = Session::from_request_parts(parts, state).await?;
-        if session.user.is_owner() { Ok(OwnerSession(session)) } else { Err(PageError::Forbidden(Some(Box::new(session)))) }
+        if session.user.is_owner() { Ok(OwnerSession(session)) } else { Err(DashboardError::Forbidden(Some(Box::new(session)))) }
     }
 }
 

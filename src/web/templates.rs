@@ -209,8 +209,8 @@ pub struct ComparePage {
     pub fixed_count: u64,
     pub persisting_count: u64,
     /// "New in the head" and "Fixed since the base": (title, element id, groups).
-    pub sections: Vec<(String, String, Vec<CheckGroup>)>,
-    pub persisting: Vec<CheckGroup>,
+    pub sections: Vec<(String, String, Vec<CheckGroupView>)>,
+    pub persisting: Vec<CheckGroupView>,
     /// (category, base, head, head - base)
     pub categories: Vec<(String, u64, u64, i64)>,
     pub pages_added: Vec<String>,
@@ -229,7 +229,7 @@ pub struct ScanRef {
 
 /// Findings of one check: (page, selector or resource) each.
 #[derive(Debug, Clone)]
-pub struct CheckGroup {
+pub struct CheckGroupView {
     pub check_id: String,
     /// How many findings (more than `items` when some were not listed).
     pub count: u64,

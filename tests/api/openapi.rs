@@ -602,6 +602,24 @@ fn the_documents_schemas_equal_the_proto_messages() {
         }
     }
     assert!(todo.len() >= 7, "every JSON answer and the one body: {todo:?}");
+    // The webhooks' bodies: each a message of webhooks.proto, every event message listed.
+    let mut hooked = BTreeSet::new();
+    for (name, hook) in doc["webhooks"].as_object().expect("webhooks") {
+        match referenced(&hook["post"]["requestBody"]["content"]["application/json"]["schema"]) {
+            Some(c) => {
+                let full = schemas[&c]["x-proto"].as_str().unwrap_or_default().to_string();
+                hooked.insert(full.clone());
+                todo.push((c, full));
+            }
+            None => diffs.push(format!("webhook {name}: the body is not a schema of the proto")),
+        }
+    }
+    let events: BTreeSet<String> = pool
+        .all_messages()
+        .filter(|m| m.parent_file().name() == "sitescan/v1/webhooks.proto" && m.name().ends_with("Event"))
+        .map(|m| m.full_name().to_string())
+        .collect();
+    assert_eq!(hooked, events, "every webhook event message is a documented webhook");
     // 2. Each schema of a message, and all it reaches.
     let mut seen = BTreeSet::new();
     let mut properties_compared = 0;
@@ -611,7 +629,7 @@ fn the_documents_schemas_equal_the_proto_messages() {
         }
         let schema = &schemas[&component];
         if let Some(e) = pool.get_enum_by_name(&full) {
-            let expected: Vec<String> = e.values().filter(|v| v.number() != 0).map(|v| sitescan::api::proto_json::enum_value_name(e.name(), v.name())).collect();
+            let expected: Vec<String> = e.values().filter(|v| v.number() != 0).map(|v| sitescan::proto::json::enum_value_name(e.name(), v.name())).collect();
             let listed: Vec<String> = schema["enum"].as_array().into_iter().flatten().filter_map(|v| v.as_str().map(str::to_string)).collect();
             if listed != expected {
                 diffs.push(format!("{component}: enum {listed:?}, proto {expected:?}"));

@@ -173,6 +173,7 @@ async fn a_completed_scan_of_the_site_is_judged_shown_and_announced_to_webhooks(
     let bodies = hits.lock().unwrap().clone();
     assert_eq!(bodies.len(), 1, "{bodies:?}");
     let v: Value = serde_json::from_str(&bodies[0]).unwrap();
+    crate::app::contract::check_webhook(&v);
     assert_eq!(v["type"], "scan.budget_failed");
     assert_eq!(v["data"]["scan_id"], scan.to_string());
     assert_eq!(v["data"]["site_id"], site_id);

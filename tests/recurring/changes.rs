@@ -192,6 +192,7 @@ async fn changed_site_reports_exactly(page_sharing: bool) {
     );
     let regressed = queued.iter().find(|m| m.event_type == "scan.regressed" && m.payload.contains(&second_id)).unwrap();
     let payload: Value = serde_json::from_str(&regressed.payload).unwrap();
+    app::contract::check_webhook(&payload);
     assert_eq!(payload["data"]["changes"], *changes);
     assert!(payload["data"]["new_at_or_above"].as_u64().unwrap() >= 1);
     assert!(regressed.payload.len() < 2000, "small payloads: {}", regressed.payload);

@@ -242,4 +242,5 @@ async fn ownership_removed_between_queueing_and_running_fails_the_active_scan() 
     let claimed = app.store.claim_webhooks("test", i64::MAX / 2, 60_000_000, 10).await.expect("outbox");
     assert_eq!(claimed.iter().map(|m| m.event_type.as_str()).collect::<Vec<_>>(), ["site.ownership_lost"]);
     assert!(claimed[0].payload.contains(&row.id.to_string()), "{}", claimed[0].payload);
+    crate::app::contract::check_webhook(&serde_json::from_str(&claimed[0].payload).unwrap());
 }

@@ -218,7 +218,7 @@ async fn the_command_line_keeps_verdicts_in_the_cache_file() {
             let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_sitescan"))
                 .args(["--log-format", "json", "scan", &start, "--allow-target", "127.0.0.1/32", "--max-pages", "3", "--format", "json", "--quiet"])
                 .args(&extra)
-                .env("RUST_LOG", "warn,sitescan::browser::session=debug")
+                .env("RUST_LOG", "warn,sitescan_engine::browser::session=debug")
                 .output()
                 .await
                 .expect("run sitescan");

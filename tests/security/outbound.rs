@@ -28,6 +28,11 @@ fn secrets() -> SecretBox {
     SecretBox::from_text(crate::app::TEST_SECRET_KEY).expect("test key")
 }
 
+/// A `site.ownership_lost` event to queue.
+fn lost() -> sitescan::proto::v1::OwnershipLostEvent {
+    sitescan::events::payloads::ownership_lost(0, uuid::Uuid::nil(), "https://lost.test", uuid::Uuid::nil(), "the token is gone".into())
+}
+
 fn fetcher() -> Arc<Fetcher> {
     let guard = Arc::new(EgressGuard::new(AddressPolicy::new(vec![LOOPBACK.parse().unwrap()])));
     Arc::new(Fetcher::new(guard, FetcherOptions::default()).expect("fetcher"))
@@ -121,13 +126,13 @@ async fn a_slow_tenants_webhooks_do_not_delay_another_tenants_deliveries() {
     }
     let now = sitescan::store::time::now_us();
     for _ in 0..5 {
-        assert_eq!(webhooks::org_event(store, "slowco", "site.ownership_lost", serde_json::json!({}), now - 1_000_000).await.unwrap(), 6);
+        assert_eq!(webhooks::org_event(store, "slowco", "site.ownership_lost", &lost(), now - 1_000_000).await.unwrap(), 6);
     }
     // Tenant B: one quick endpoint, five messages queued after all of A's.
     let quick = receiver("quick", Arc::new(AtomicU64::new(0)), arrivals.clone()).await;
     webhooks::add_endpoint(store, &secrets(), "quickco", &quick, &events, None, 1).await.unwrap();
     for _ in 0..5 {
-        webhooks::org_event(store, "quickco", "site.ownership_lost", serde_json::json!({}), now).await.unwrap();
+        webhooks::org_event(store, "quickco", "site.ownership_lost", &lost(), now).await.unwrap();
     }
 
     // The delivery loop as `serve` runs it.
@@ -170,7 +175,7 @@ async fn a_receiver_that_keeps_answering_slowly_is_rested_by_its_breaker() {
     let (endpoint, _) = webhooks::add_endpoint(store, &secrets(), "slowco", &url, &events, None, 1).await.unwrap();
     let clock = Arc::new(ManualClock::at(sitescan::store::time::now_us()));
     for _ in 0..6 {
-        webhooks::org_event(store, "slowco", "site.ownership_lost", serde_json::json!({}), clock.now_us()).await.unwrap();
+        webhooks::org_event(store, "slowco", "site.ownership_lost", &lost(), clock.now_us()).await.unwrap();
     }
     // Slow is 300 ms here (a 1 s answer is slow), three in a row open it for a minute.
     let rule = BreakerRule { slow_after: Duration::from_millis(300), trip_after: 3, cool_down: Duration::from_secs(60) };

@@ -563,6 +563,17 @@ pub mod contract {
         v
     }
 
+    /// Validates the body of a webhook delivery against the served document's `webhooks:` entry
+    /// for its `type`.
+    #[track_caller]
+    pub fn check_webhook(body: &Value) {
+        let kind = body["type"].as_str().unwrap_or_else(|| panic!("a delivery without a type: {body}"));
+        let entry = &doc()["webhooks"][kind]["post"]["requestBody"]["content"]["application/json"]["schema"];
+        assert!(entry.is_object(), "{kind}: the served document lists no such webhook");
+        let errors: Vec<String> = validator(format!("webhook {kind}"), entry).iter_errors(body).map(|e| format!("{e} at {}", e.instance_path)).collect();
+        assert!(errors.is_empty(), "{kind}: the delivery does not match the served OpenAPI document: {errors:#?}\nbody: {body}");
+    }
+
     /// Validates a JSON response of a documented operation against its documented schema.
     /// Undocumented paths and methods (the 404 and 405 tests) are the router's business.
     #[track_caller]

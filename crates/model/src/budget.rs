@@ -45,16 +45,16 @@ pub const METRICS: &[(&str, &str)] = &[
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Level {
+pub enum AssertionLevel {
     Error,
     Warn,
 }
 
-impl Level {
+impl AssertionLevel {
     pub fn as_str(self) -> &'static str {
         match self {
-            Level::Error => "error",
-            Level::Warn => "warn",
+            AssertionLevel::Error => "error",
+            AssertionLevel::Warn => "warn",
         }
     }
 }
@@ -72,10 +72,10 @@ pub enum Subject {
 
 /// One assertion of a budget.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Assertion {
+pub struct BudgetAssertion {
     /// As written (`accessibility.color-contrast`, `metrics.lcp-p75`).
     pub name: String,
-    pub level: Level,
+    pub level: AssertionLevel,
     pub subject: Subject,
     /// `maxCount` or `maxNumericValue`.
     pub max: f64,
@@ -85,7 +85,7 @@ pub struct Assertion {
 /// A parsed budget (assertions in the order of their names).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Budget {
-    pub assertions: Vec<Assertion>,
+    pub assertions: Vec<BudgetAssertion>,
 }
 
 /// `summary.budget`: the verdict of each assertion and of the whole.
@@ -99,7 +99,7 @@ pub struct BudgetResult {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AssertionResult {
     pub assertion: String,
-    pub level: Level,
+    pub level: AssertionLevel,
     /// The most allowed: a count, or the metric's value.
     pub max: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -114,7 +114,7 @@ pub struct AssertionResult {
 impl BudgetResult {
     /// The `error` assertions that failed.
     pub fn failed(&self) -> impl Iterator<Item = &AssertionResult> {
-        self.assertions.iter().filter(|a| !a.passed && a.level == Level::Error)
+        self.assertions.iter().filter(|a| !a.passed && a.level == AssertionLevel::Error)
     }
 }
 
@@ -145,7 +145,7 @@ fn subject(name: &str, known_check: &dyn Fn(&str) -> bool) -> Result<Subject, St
     if known_check(name) { Ok(Subject::Check(name.to_string())) } else { Err("is not a check id, a category (categories:<name>), findings, new-findings or a metric (metrics.<name>-p75)".into()) }
 }
 
-fn assertion(name: &str, value: &Value, known_check: &dyn Fn(&str) -> bool) -> Result<Option<Assertion>, String> {
+fn assertion(name: &str, value: &Value, known_check: &dyn Fn(&str) -> bool) -> Result<Option<BudgetAssertion>, String> {
     let (level, options) = match value {
         Value::String(level) => (level.as_str(), None),
         Value::Array(items) => match items.as_slice() {
@@ -156,8 +156,8 @@ fn assertion(name: &str, value: &Value, known_check: &dyn Fn(&str) -> bool) -> R
         _ => return Err("must be a level or [level, {options}]".into()),
     };
     let level = match level {
-        "error" => Level::Error,
-        "warn" => Level::Warn,
+        "error" => AssertionLevel::Error,
+        "warn" => AssertionLevel::Warn,
         "off" => return Ok(None),
         other => return Err(format!("unknown level {other:?}: expected error, warn or off")),
     };
@@ -179,7 +179,7 @@ fn assertion(name: &str, value: &Value, known_check: &dyn Fn(&str) -> bool) -> R
         (None, Subject::Metric { .. }) => return Err("a metric needs maxNumericValue".into()),
         (None, _) => 0.0,
     };
-    Ok(Some(Assertion { name: name.to_string(), level, subject, max, min_severity }))
+    Ok(Some(BudgetAssertion { name: name.to_string(), level, subject, max, min_severity }))
 }
 
 impl Budget {
@@ -217,7 +217,7 @@ impl Budget {
     /// `pages` (their metrics). With no comparison made, every finding is new.
     pub fn judge(&self, findings: &[ReportFinding], pages: &[ReportPage]) -> BudgetResult {
         let assertions: Vec<AssertionResult> = self.assertions.iter().map(|a| judge_one(a, findings, pages)).collect();
-        BudgetResult { passed: !assertions.iter().any(|a| !a.passed && a.level == Level::Error), assertions }
+        BudgetResult { passed: !assertions.iter().any(|a| !a.passed && a.level == AssertionLevel::Error), assertions }
     }
 }
 
@@ -226,7 +226,7 @@ fn instances(f: &ReportFinding) -> f64 {
     1.0 + f.evidence.as_ref().and_then(|e| e.get("omitted")).and_then(Value::as_u64).unwrap_or(0) as f64
 }
 
-fn judge_one(a: &Assertion, findings: &[ReportFinding], pages: &[ReportPage]) -> AssertionResult {
+fn judge_one(a: &BudgetAssertion, findings: &[ReportFinding], pages: &[ReportPage]) -> AssertionResult {
     let at_least = |f: &&ReportFinding| a.min_severity.is_none_or(|m| f.severity >= m);
     let count = |keep: &dyn Fn(&ReportFinding) -> bool| findings.iter().filter(at_least).filter(|f| keep(f)).map(instances).sum::<f64>();
     let severity = a.min_severity.map(|s| format!(" at or above {s}")).unwrap_or_default();
@@ -297,7 +297,7 @@ mod tests {
         let by = |n: &str| result.assertions.iter().find(|a| a.assertion == n).unwrap().clone();
         assert_eq!(by("accessibility.color-contrast").actual, Some(3.0), "a finding counts the instances folded into it");
         assert!(!by("accessibility.color-contrast").passed);
-        assert!(!by("categories:search").passed && by("categories:search").level == Level::Warn);
+        assert!(!by("categories:search").passed && by("categories:search").level == AssertionLevel::Warn);
         assert!(by("new-findings").passed, "the high one persists");
         assert_eq!(by("metrics.lcp-p75").actual, Some(3000.0));
         assert!(!by("metrics.lcp-p75").passed);

@@ -1,5 +1,5 @@
 //! The document's message schemas, generated from the proto's descriptors by the rules REST
-//! bodies are written by (`api::proto_json`), then refined by what `openapi.yaml` says of them.
+//! bodies are written by (`proto::json`), then refined by what `openapi.yaml` says of them.
 //!
 //! Which messages: every JSON request body (`body: "*"`) and JSON response of a
 //! `google.api.http` binding, every message and enum they reach, and any schema of the YAML that
@@ -19,7 +19,7 @@
 //! A property the message does not have is an error, unless marked `x-not-in-proto: true` (a
 //! property only another view adds, such as a report's `change`).
 
-use crate::api::proto_json::{STRUCT, TIMESTAMP, declared_optional, enum_value_name, pool};
+use crate::proto::json::{STRUCT, TIMESTAMP, declared_optional, enum_value_name, pool};
 use prost_reflect::{EnumDescriptor, FieldDescriptor, Kind, MessageDescriptor, Value as PValue};
 use serde_yaml::{Mapping, Value};
 use std::collections::{BTreeMap, VecDeque};

@@ -1,13 +1,13 @@
 //! The REST handlers: read the input into the scan service's typed input (`crate::scans`), and
 //! write its answer as the RPC's response message (the same `convert` as gRPC) in the spec's
-//! JSON (`proto_json`). The caller was admitted before the handler runs
+//! JSON (`proto::json`). The caller was admitted before the handler runs
 //! (`admission`), which also adds the rate-limit headers to every answer.
 
 use super::input::{Query, json_object};
 use crate::api::auth::Admitted;
 use crate::api::convert::{comparison_to_proto, created_to_proto, findings_page_to_proto, history_to_proto, report_json, scan_info_to_proto, scans_page_to_proto};
 use crate::api::error::{ApiError, Issue};
-use crate::api::proto_json::{ProtoJson, dynamic};
+use crate::proto::json::{ProtoJson, dynamic};
 use crate::api::service::{ReportDocument, ScanApi, render_report};
 use crate::model::{ScanReport, TriggeredBy};
 use crate::scans::{FindingsQuery, HistoryQuery, ScanServiceError};
@@ -21,7 +21,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 /// The answer of the scan service, as the RPC's response message written as the spec's JSON
-/// (`proto_json`) with `status`, or its refusal.
+/// (`proto::json`) with `status`, or its refusal.
 fn reply<T, M: prost::Message + prost::Name>(status: StatusCode, result: Result<T, ScanServiceError>, to_proto: impl FnOnce(&T) -> M) -> Response {
     let answer = match result {
         Ok(answer) => answer,

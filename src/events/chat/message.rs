@@ -26,7 +26,7 @@ pub struct Fact {
 
 /// A new finding as a message lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FindingLine {
+pub struct ChatFinding {
     pub severity: String,
     pub check_id: String,
     /// The page it was found on (may be empty).
@@ -88,7 +88,7 @@ pub struct ChatMessage {
     pub summary: String,
     pub facts: Vec<Fact>,
     /// The top new findings, the most serious first.
-    pub findings: Vec<FindingLine>,
+    pub findings: Vec<ChatFinding>,
     /// New findings beyond those listed.
     pub more_findings: u64,
     /// The scan is the site's first (no previous scan to compare with): nothing is "new".
@@ -132,11 +132,11 @@ fn worst(counts: Option<&Value>) -> Option<Severity> {
     Severity::ALL.into_iter().find(|s| counts.get(s.as_str()).and_then(Value::as_u64).is_some_and(|n| n > 0))
 }
 
-fn findings(data: &Value) -> Vec<FindingLine> {
+fn findings(data: &Value) -> Vec<ChatFinding> {
     let Some(list) = data.get("new_findings").and_then(Value::as_array) else { return Vec::new() };
     list.iter()
         .take(TOP_FINDINGS)
-        .map(|f| FindingLine {
+        .map(|f| ChatFinding {
             severity: text(f, "severity"),
             check_id: text(f, "check_id"),
             // `page` is what payloads queued by an older sitescan call it.
@@ -342,7 +342,7 @@ impl ChatMessage {
 
     /// One line for a finding: `high · check.id — page` (then the resource it is about, and the
     /// title, which names a header or a cookie, when there are).
-    pub fn finding_text(f: &FindingLine) -> String {
+    pub fn finding_text(f: &ChatFinding) -> String {
         let mut s = format!("{} · {}", f.severity, f.check_id);
         if !f.page.is_empty() {
             s.push_str(" — ");

@@ -5,7 +5,7 @@
 use super::{notice, see_other};
 use crate::accounts::throttle::{PASSWORD_CHANGE_THRESHOLD, password_change_key};
 use crate::accounts::password;
-use crate::web::error::PageError;
+use crate::web::error::DashboardError;
 use crate::web::forms::FormData;
 use crate::web::session::Session;
 use crate::web::state::WebState;
@@ -30,12 +30,12 @@ pub async fn change(
     s: Session,
     client: super::auth::ClientAddr,
     form: FormData,
-) -> Result<Response, PageError> {
+) -> Result<Response, DashboardError> {
     form.check_session(&s)?;
     let (current, new, confirm) = (form.text("current"), form.text("new"), form.text("confirm"));
     let key = password_change_key(&s.user.id);
     if let Err(wait) = state.throttle.begin(&[], &[(key.as_str(), PASSWORD_CHANGE_THRESHOLD)]).await? {
-        return Err(PageError::TooMany(wait));
+        return Err(DashboardError::TooMany(wait));
     }
     let phc = state.accounts().password_hash(&s.user.id).await?;
     let verified = password::verify(current, phc).await;

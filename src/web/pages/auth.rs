@@ -5,7 +5,7 @@ use super::see_other;
 use crate::accounts::throttle::{ACCOUNT_THRESHOLD, ADDRESS_THRESHOLD, account_key, address_key, pair_key};
 use crate::client_addr::Client;
 use crate::accounts::{MAX_EMAIL_LEN, MAX_PASSWORD_LEN, invites, password, secret};
-use crate::web::error::PageError;
+use crate::web::error::DashboardError;
 use crate::web::forms::FormData;
 use crate::web::session::{self, CSRF_COOKIE, SESSION_COOKIE, Session, cookie, set_cookie};
 use crate::web::state::WebState;
@@ -65,7 +65,7 @@ fn session_cookie(id: &str, secure: bool) -> String {
 }
 
 /// `GET /login`
-pub async fn login_form(State(state): State<WebState>, client: ClientAddr, headers: HeaderMap) -> Result<Response, PageError> {
+pub async fn login_form(State(state): State<WebState>, client: ClientAddr, headers: HeaderMap) -> Result<Response, DashboardError> {
     if let Some(id) = cookie(&headers, SESSION_COOKIE)
         && session::load(&state, id).await?.is_some()
     {
@@ -85,7 +85,7 @@ pub async fn login(
     client: ClientAddr,
     headers: HeaderMap,
     form: FormData,
-) -> Result<Response, PageError> {
+) -> Result<Response, DashboardError> {
     let addr = client.0.as_str();
     let expected = cookie(&headers, CSRF_COOKIE).unwrap_or_default().to_string();
     form.check_csrf(&expected)?;
@@ -103,7 +103,7 @@ pub async fn login(
     let (account, pair, address) = (account_key(email), pair_key(email, addr), address_key(addr));
     let counted = [(pair.as_str(), ACCOUNT_THRESHOLD), (address.as_str(), ADDRESS_THRESHOLD)];
     if let Err(wait) = state.throttle.begin(&[account.as_str()], &counted).await? {
-        return Err(PageError::TooMany(wait));
+        return Err(DashboardError::TooMany(wait));
     }
     let found = state.accounts().user_by_email(email).await?;
     let (user, phc) = match found {
@@ -134,7 +134,7 @@ pub async fn logout(
     client: ClientAddr,
     headers: HeaderMap,
     form: FormData,
-) -> Result<Response, PageError> {
+) -> Result<Response, DashboardError> {
     form.check_session(&s)?;
     if let Some(id) = cookie(&headers, SESSION_COOKIE) {
         session::end(&state, id).await?;
@@ -159,8 +159,8 @@ pub async fn invite_form(
     Path(token): Path<String>,
     client: ClientAddr,
     headers: HeaderMap,
-) -> Result<Response, PageError> {
-    let invite = state.accounts().invite_by_token(&token).await?.ok_or(PageError::NotFound)?;
+) -> Result<Response, DashboardError> {
+    let invite = state.accounts().invite_by_token(&token).await?.ok_or(DashboardError::NotFound)?;
     let (csrf, set) = form_token(&headers, client.secure(&state));
     Ok(with_cookie(render(&invite_page(&token, csrf, &invite, None)), set))
 }
@@ -172,10 +172,10 @@ pub async fn accept_invite(
     client: ClientAddr,
     headers: HeaderMap,
     form: FormData,
-) -> Result<Response, PageError> {
+) -> Result<Response, DashboardError> {
     let expected = cookie(&headers, CSRF_COOKIE).unwrap_or_default().to_string();
     form.check_csrf(&expected)?;
-    let invite = state.accounts().invite_by_token(&token).await?.ok_or(PageError::NotFound)?;
+    let invite = state.accounts().invite_by_token(&token).await?.ok_or(DashboardError::NotFound)?;
     let (pw, confirm) = (form.text("password"), form.text("confirm"));
     let error = if pw != confirm {
         Some("The two passwords differ.".to_string())
@@ -200,7 +200,7 @@ pub async fn accept_invite(
 }
 
 /// Sets a new session cookie for `user_id` (after a password change).
-pub async fn fresh_session(state: &WebState, user_id: &str, secure: bool) -> Result<String, PageError> {
+pub async fn fresh_session(state: &WebState, user_id: &str, secure: bool) -> Result<String, DashboardError> {
     let id = session::start(state, user_id).await?;
     Ok(session_cookie(&id, secure))
 }

@@ -6,18 +6,18 @@
 use super::when;
 use crate::compare::view::{BeforeAfter, ComparedScan};
 use crate::scans::ScanServiceError;
-use crate::web::error::PageError;
+use crate::web::error::DashboardError;
 use crate::web::session::Session;
 use crate::web::state::WebState;
-use crate::web::templates::{CheckGroup, ComparePage, Chrome, ScanRef, VitalsLine, render};
+use crate::web::templates::{CheckGroupView, ComparePage, Chrome, ScanRef, VitalsLine, render};
 use axum::extract::{RawQuery, State};
 use axum::response::Response;
 use std::collections::BTreeMap;
 
-fn groups(groups: &[crate::compare::view::CheckGroup]) -> Vec<CheckGroup> {
+fn groups(groups: &[crate::compare::view::CheckGroup]) -> Vec<CheckGroupView> {
     groups
         .iter()
-        .map(|g| CheckGroup {
+        .map(|g| CheckGroupView {
             check_id: g.check_id.clone(),
             count: g.count,
             items: g.findings.iter().map(|f| (f.page_url.clone().unwrap_or_default(), f.locator.clone().unwrap_or_default())).collect(),
@@ -41,16 +41,16 @@ fn scan_ref(s: &ComparedScan) -> ScanRef {
 }
 
 /// `GET /compare?base=ID&head=ID`
-pub async fn compare(State(state): State<WebState>, s: Session, RawQuery(q): RawQuery) -> Result<Response, PageError> {
+pub async fn compare(State(state): State<WebState>, s: Session, RawQuery(q): RawQuery) -> Result<Response, DashboardError> {
     let params: BTreeMap<String, String> = url::form_urlencoded::parse(q.as_deref().unwrap_or("").as_bytes()).into_owned().collect();
     let diff = match state.scans().compare(s.org(), params.get("base").map(String::as_str), params.get("head").map(String::as_str)).await {
         Ok(diff) => diff,
-        Err(ScanServiceError::NotFound) => return Err(PageError::NotFound),
+        Err(ScanServiceError::NotFound) => return Err(DashboardError::NotFound),
         Err(ScanServiceError::Invalid(issues)) => {
             let why: Vec<String> = issues.iter().map(|i| format!("{}: {}", i.path, i.message)).collect();
-            return Err(PageError::BadRequest(format!("Give two completed scans of one site to compare, as ?base=SCAN_ID&head=SCAN_ID ({}).", why.join("; "))));
+            return Err(DashboardError::BadRequest(format!("Give two completed scans of one site to compare, as ?base=SCAN_ID&head=SCAN_ID ({}).", why.join("; "))));
         }
-        Err(e) => return Err(PageError::internal(e)),
+        Err(e) => return Err(DashboardError::internal(e)),
     };
     let page = ComparePage {
         chrome: Chrome::new("Compare scans", Some(&s), "scans"),

@@ -3,7 +3,7 @@
 
 use super::{notice, see_other, when};
 use crate::accounts::{AccountError, Role, users};
-use crate::web::error::PageError;
+use crate::web::error::DashboardError;
 use crate::web::forms::FormData;
 use crate::web::session::{OwnerSession, Session};
 use crate::web::state::WebState;
@@ -12,7 +12,7 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::Response;
 
-async fn page(state: &WebState, s: &Session, invite_link: Option<String>, email: String, error: Option<String>, notice: Option<String>) -> Result<MembersPage, PageError> {
+async fn page(state: &WebState, s: &Session, invite_link: Option<String>, email: String, error: Option<String>, notice: Option<String>) -> Result<MembersPage, DashboardError> {
     let members = state.accounts().members(&s.user.org_id)
         .await?
         .into_iter()
@@ -29,7 +29,7 @@ async fn page(state: &WebState, s: &Session, invite_link: Option<String>, email:
 }
 
 /// `GET /account/members`
-pub async fn list(State(state): State<WebState>, OwnerSession(s): OwnerSession, RawQuery(q): RawQuery) -> Result<Response, PageError> {
+pub async fn list(State(state): State<WebState>, OwnerSession(s): OwnerSession, RawQuery(q): RawQuery) -> Result<Response, DashboardError> {
     let notice = notice(q.as_deref(), &[("role", "The role was changed."), ("removed", "The member was removed and signed out.")]);
     Ok(render(&page(&state, &s, None, String::new(), None, notice).await?))
 }
@@ -44,7 +44,7 @@ fn base_url(state: &WebState, headers: &HeaderMap) -> String {
 }
 
 /// `POST /account/members/invite`: the answer carries the link, once.
-pub async fn invite(State(state): State<WebState>, OwnerSession(s): OwnerSession, headers: HeaderMap, form: FormData) -> Result<Response, PageError> {
+pub async fn invite(State(state): State<WebState>, OwnerSession(s): OwnerSession, headers: HeaderMap, form: FormData) -> Result<Response, DashboardError> {
     form.check_session(&s)?;
     let shown: String = form.text("email").chars().take(254).collect();
     let result = match form.text("role").parse::<Role>() {
@@ -61,16 +61,16 @@ pub async fn invite(State(state): State<WebState>, OwnerSession(s): OwnerSession
     }
 }
 
-async fn other_member(state: &WebState, s: &Session, id: &str) -> Result<users::User, PageError> {
-    let user = state.accounts().member(s.org(), id).await?.ok_or(PageError::NotFound)?;
+async fn other_member(state: &WebState, s: &Session, id: &str) -> Result<users::User, DashboardError> {
+    let user = state.accounts().member(s.org(), id).await?.ok_or(DashboardError::NotFound)?;
     if user.id == s.user.id {
-        return Err(PageError::BadRequest("You cannot change your own role or remove yourself; ask another owner.".into()));
+        return Err(DashboardError::BadRequest("You cannot change your own role or remove yourself; ask another owner.".into()));
     }
     Ok(user)
 }
 
 /// What a change of `user`'s standing to `after` takes away, one line each, for a confirmation.
-async fn consequences(state: &WebState, user: &users::User, after: Option<Role>) -> Result<Vec<String>, PageError> {
+async fn consequences(state: &WebState, user: &users::User, after: Option<Role>) -> Result<Vec<String>, DashboardError> {
     let loss = state.accounts().loss_if(user, after).await?;
     let mut lines: Vec<String> = loss
         .tokens
@@ -86,7 +86,7 @@ async fn consequences(state: &WebState, user: &users::User, after: Option<Role>)
 
 /// `POST /account/members/{id}/role`: a demotion that takes something away is confirmed first,
 /// on a page listing what stops working.
-pub async fn role(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
+pub async fn role(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, DashboardError> {
     form.check_session(&s)?;
     let user = other_member(&state, &s, &id).await?;
     let role = form.text("role").parse::<Role>().map_err(crate::accounts::AccountError::from)?;
@@ -111,7 +111,7 @@ pub async fn role(State(state): State<WebState>, OwnerSession(s): OwnerSession, 
 }
 
 /// `GET /account/members/{id}/remove`: the confirmation.
-pub async fn confirm_remove(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>) -> Result<Response, PageError> {
+pub async fn confirm_remove(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>) -> Result<Response, DashboardError> {
     let user = other_member(&state, &s, &id).await?;
     let page = ConfirmPage {
         chrome: Chrome::new("Remove a member", Some(&s), "members"),
@@ -127,7 +127,7 @@ pub async fn confirm_remove(State(state): State<WebState>, OwnerSession(s): Owne
 }
 
 /// `POST /account/members/{id}/remove`
-pub async fn remove(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
+pub async fn remove(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, DashboardError> {
     form.check_session(&s)?;
     let user = other_member(&state, &s, &id).await?;
     state.accounts().remove_member(s.org(), &user.id).await?;

@@ -12,7 +12,7 @@ use super::when;
 use crate::model::{ScanStatus, Severity};
 use crate::scans::StreamRefusal;
 use crate::scans::{FindingRow, LiveScan, ScanServiceError, WatchEnd};
-use crate::web::error::PageError;
+use crate::web::error::DashboardError;
 use crate::web::session::Session;
 use crate::web::state::WebState;
 use crate::web::templates::{Chrome, ScanPage, render};
@@ -93,20 +93,20 @@ fn live_json(live: &LiveScan) -> LiveJson {
     }
 }
 
-fn not_found_or_internal(e: ScanServiceError) -> PageError {
+fn not_found_or_internal(e: ScanServiceError) -> DashboardError {
     match e {
-        ScanServiceError::NotFound => PageError::NotFound,
-        other => PageError::internal(other),
+        ScanServiceError::NotFound => DashboardError::NotFound,
+        other => DashboardError::internal(other),
     }
 }
 
-fn parse_id(id: &str) -> Result<uuid::Uuid, PageError> {
-    uuid::Uuid::parse_str(id).map_err(|_| PageError::NotFound)
+fn parse_id(id: &str) -> Result<uuid::Uuid, DashboardError> {
+    uuid::Uuid::parse_str(id).map_err(|_| DashboardError::NotFound)
 }
 
 /// `GET /scans/{id}`: the scan live, or its report. Another organisation's scan (or no scan) is
 /// the 404 page.
-pub async fn show(State(state): State<WebState>, s: Session, Path(id): Path<String>) -> Result<Response, PageError> {
+pub async fn show(State(state): State<WebState>, s: Session, Path(id): Path<String>) -> Result<Response, DashboardError> {
     let id = parse_id(&id)?;
     let live = state.scans().live(s.org(), id).await.map_err(not_found_or_internal)?;
     let scan = &live.scan;
@@ -116,7 +116,7 @@ pub async fn show(State(state): State<WebState>, s: Session, Path(id): Path<Stri
     let finished = live.finished();
     let (live_part, report, baseline, budget) = if finished {
         let report = state.scans().report(s.org(), &id.to_string(), true).await.map_err(not_found_or_internal)?;
-        let content = crate::report::html::render_content(&report).map_err(|e| PageError::Internal(format!("rendering the report: {e}")))?;
+        let content = crate::report::html::render_content(&report).map_err(|e| DashboardError::Internal(format!("rendering the report: {e}")))?;
         // Compared with its baseline at completion: a link to that comparison.
         let baseline = report
             .report
@@ -154,7 +154,7 @@ pub async fn show(State(state): State<WebState>, s: Session, Path(id): Path<Stri
 /// JSON) whenever it changes, then `end` (the final status) once the scan ended. When nothing
 /// changed for the idle limit it sends `idle` and ends; after the total limit it ends (the
 /// browser's `EventSource` reconnects by itself). Over a cap: 429, a short page saying which cap.
-pub async fn events(State(state): State<WebState>, s: Session, Path(id): Path<String>) -> Result<Response, PageError> {
+pub async fn events(State(state): State<WebState>, s: Session, Path(id): Path<String>) -> Result<Response, DashboardError> {
     let id = parse_id(&id)?;
     let org = s.user.org_id.clone();
     // A scan of another organisation (or none) is the 404 page, before any place is taken.
@@ -214,10 +214,10 @@ pub async fn events(State(state): State<WebState>, s: Session, Path(id): Path<St
 
 /// `GET /scans/{id}/report.html`: the standalone report, one self-contained file to keep or
 /// send (the same document as the API's `report.html`).
-pub async fn standalone(State(state): State<WebState>, s: Session, Path(id): Path<String>) -> Result<Response, PageError> {
+pub async fn standalone(State(state): State<WebState>, s: Session, Path(id): Path<String>) -> Result<Response, DashboardError> {
     let id = parse_id(&id)?;
     let report = state.scans().report(s.org(), &id.to_string(), true).await.map_err(not_found_or_internal)?;
-    let html = crate::report::html::render(&report).map_err(|e| PageError::Internal(format!("rendering the report: {e}")))?;
+    let html = crate::report::html::render(&report).map_err(|e| DashboardError::Internal(format!("rendering the report: {e}")))?;
     let csp = format!("{}; frame-ancestors 'none'", crate::report::html::content_security_policy());
     let mut r = html.into_response();
     let h = r.headers_mut();
@@ -255,9 +255,9 @@ fn screenshots_section(scan: uuid::Uuid, shots: &[crate::scans::ScreenshotRow]) 
 }
 
 /// `GET /scans/{id}/screenshots/{shot}`: one journey screenshot of the organisation's scan.
-pub async fn screenshot(State(state): State<WebState>, s: Session, Path((id, shot)): Path<(String, String)>) -> Result<Response, PageError> {
+pub async fn screenshot(State(state): State<WebState>, s: Session, Path((id, shot)): Path<(String, String)>) -> Result<Response, DashboardError> {
     let (Ok(id), Ok(shot)) = (uuid::Uuid::parse_str(&id), uuid::Uuid::parse_str(&shot)) else {
-        return Err(PageError::NotFound);
+        return Err(DashboardError::NotFound);
     };
     let png = state.scans().screenshot_png(s.org(), id, shot).await.map_err(not_found_or_internal)?;
     let mut r = png.into_response();

@@ -4,7 +4,7 @@
 use super::{notice, see_other, when};
 use crate::model::{Severity, SeverityCounts, TriggeredBy};
 use crate::scans::{FindingsQuery, Issue, ListQuery, ScanServiceError};
-use crate::web::error::PageError;
+use crate::web::error::DashboardError;
 use crate::web::forms::{FormData, bounded};
 use crate::web::session::Session;
 use crate::web::state::WebState;
@@ -27,8 +27,8 @@ const SEVERITIES: [&str; 5] = [
     Severity::Info.as_str(),
 ];
 
-async fn dashboard_page(state: &WebState, s: &Session, target: String, error: Option<String>, notice: Option<String>) -> Result<DashboardPage, PageError> {
-    let page = state.scans().recent(s.org(), RECENT_SCANS).await.map_err(PageError::internal)?;
+async fn dashboard_page(state: &WebState, s: &Session, target: String, error: Option<String>, notice: Option<String>) -> Result<DashboardPage, DashboardError> {
+    let page = state.scans().recent(s.org(), RECENT_SCANS).await.map_err(DashboardError::internal)?;
     let scans = page
         .rows
         .iter()
@@ -67,14 +67,14 @@ async fn dashboard_page(state: &WebState, s: &Session, target: String, error: Op
 }
 
 /// `GET /`
-pub async fn dashboard(State(state): State<WebState>, s: Session, RawQuery(q): RawQuery) -> Result<Response, PageError> {
+pub async fn dashboard(State(state): State<WebState>, s: Session, RawQuery(q): RawQuery) -> Result<Response, DashboardError> {
     let notice = notice(q.as_deref(), &[("started", "The scan was queued.")]);
     Ok(render(&dashboard_page(&state, &s, String::new(), None, notice).await?))
 }
 
 /// `POST /scans`: the scan service's `create`, as `POST /api/v1/scans` (the address policy, the
 /// quota), `triggered_by: manual`.
-pub async fn create(State(state): State<WebState>, s: Session, form: FormData) -> Result<Response, PageError> {
+pub async fn create(State(state): State<WebState>, s: Session, form: FormData) -> Result<Response, DashboardError> {
     form.check_session(&s)?;
     let raw = form.text("target");
     let shown: String = raw.chars().take(MAX_TARGET_LEN).collect();
@@ -98,13 +98,13 @@ pub async fn create(State(state): State<WebState>, s: Session, form: FormData) -
             );
             refused(&state, &s, (shown, level), msg, StatusCode::TOO_MANY_REQUESTS).await
         }
-        Err(e) => Err(PageError::internal(e)),
+        Err(e) => Err(DashboardError::internal(e)),
     }
 }
 
 /// The dashboard again, with the address as typed and why it was refused.
 /// The dashboard again, the form as it was sent (address and level) and why it was refused.
-async fn refused(state: &WebState, s: &Session, (shown, level): (String, String), message: String, status: StatusCode) -> Result<Response, PageError> {
+async fn refused(state: &WebState, s: &Session, (shown, level): (String, String), message: String, status: StatusCode) -> Result<Response, DashboardError> {
     let mut page = dashboard_page(state, s, shown, Some(message), None).await?;
     page.level = level;
     Ok(render_status(status, &page))
@@ -146,7 +146,7 @@ fn form_message(issue: &Issue) -> &'static str {
 /// findings explorer (several severities and categories at once, a date range, pages), and the
 /// filtered set as CSV or JSON (`format=csv|json`, at most `EXPORT_LIMIT` findings). The filters
 /// are the scan service's, with the API's rules.
-pub async fn findings(State(state): State<WebState>, s: Session, RawQuery(q): RawQuery) -> Result<Response, PageError> {
+pub async fn findings(State(state): State<WebState>, s: Session, RawQuery(q): RawQuery) -> Result<Response, DashboardError> {
     let params: Vec<(String, String)> = url::form_urlencoded::parse(q.as_deref().unwrap_or("").as_bytes()).into_owned().collect();
     let get = |k: &str| params.iter().find(|(n, _)| n == k).map(|(_, v)| v.trim().to_string()).unwrap_or_default();
     let all = |k: &str| params.iter().filter(|(n, v)| n == k && !v.trim().is_empty()).map(|(_, v)| v.trim().to_string()).collect::<Vec<_>>();
@@ -220,7 +220,7 @@ pub async fn findings(State(state): State<WebState>, s: Session, RawQuery(q): Ra
             page.error = Some(errors.join(" "));
             return Ok(render_status(StatusCode::BAD_REQUEST, &page));
         }
-        Err(e) => return Err(PageError::internal(e)),
+        Err(e) => return Err(DashboardError::internal(e)),
     };
     page.findings = rows
         .rows

@@ -8,7 +8,7 @@ use crate::sites::{META_NAME, SiteError, StartActive, TXT_PREFIX, VERIFICATION_P
 use crate::sites::SiteRow;
 use crate::web::budget::BudgetView;
 use crate::web::chart::ChartView;
-use crate::web::error::PageError;
+use crate::web::error::DashboardError;
 use crate::web::forms::FormData;
 use crate::web::session::{OwnerSession, Session};
 use crate::web::state::WebState;
@@ -29,13 +29,13 @@ fn line(s: &SiteRow) -> SiteLine {
     }
 }
 
-async fn list_page(state: &WebState, s: &Session, url: String, error: Option<String>) -> Result<SitesPage, PageError> {
-    let sites = state.sites().list(s.org()).await.map_err(PageError::internal)?;
+async fn list_page(state: &WebState, s: &Session, url: String, error: Option<String>) -> Result<SitesPage, DashboardError> {
+    let sites = state.sites().list(s.org()).await.map_err(DashboardError::internal)?;
     Ok(SitesPage { chrome: Chrome::new("Sites", Some(s), "sites"), sites: sites.iter().map(line).collect(), url, error })
 }
 
 /// `GET /sites`
-pub async fn list(State(state): State<WebState>, s: Session) -> Result<Response, PageError> {
+pub async fn list(State(state): State<WebState>, s: Session) -> Result<Response, DashboardError> {
     Ok(render(&list_page(&state, &s, String::new(), None).await?))
 }
 
@@ -45,16 +45,16 @@ fn ticked_attestation(s: &Session, site: &SiteRow, form: &FormData, client_addr:
     Attestation::confirm(&site.origin, Confirmation::Ticked(form.get("attest") == Some("yes")), attester)
 }
 
-fn site_error(e: SiteError) -> Result<String, PageError> {
+fn site_error(e: SiteError) -> Result<String, DashboardError> {
     match e {
-        SiteError::Store(e) => Err(PageError::internal(e)),
-        SiteError::NotFound => Err(PageError::NotFound),
+        SiteError::Store(e) => Err(DashboardError::internal(e)),
+        SiteError::NotFound => Err(DashboardError::NotFound),
         other => Ok(other.to_string()),
     }
 }
 
 /// `POST /sites`: adds a site, then shows it with its token.
-pub async fn add(State(state): State<WebState>, OwnerSession(s): OwnerSession, form: FormData) -> Result<Response, PageError> {
+pub async fn add(State(state): State<WebState>, OwnerSession(s): OwnerSession, form: FormData) -> Result<Response, DashboardError> {
     form.check_session(&s)?;
     let url = form.text("url").trim().to_string();
     let shown: String = url.chars().take(2048).collect();
@@ -127,12 +127,12 @@ fn history_charts(history: &[crate::scans::HistoryPoint]) -> Vec<ChartView> {
     ]
 }
 
-async fn site_page(state: &WebState, s: &Session, site: SiteRow, flash: Flash) -> Result<SitePage, PageError> {
+async fn site_page(state: &WebState, s: &Session, site: SiteRow, flash: Flash) -> Result<SitePage, DashboardError> {
     let journeys = state
         .sites()
         .list_journeys(s.org(), site.id)
         .await
-        .map_err(PageError::internal)?
+        .map_err(DashboardError::internal)?
         .into_iter()
         .map(|j| {
             let steps = serde_json::from_str::<serde_json::Value>(&j.definition)
@@ -142,12 +142,12 @@ async fn site_page(state: &WebState, s: &Session, site: SiteRow, flash: Flash) -
             JourneyLine { name: j.name, steps, updated: when(j.created_at) }
         })
         .collect();
-    let secrets = state.sites().list_secrets(s.org(), site.id).await.map_err(PageError::internal)?.into_iter().map(|n| (n.name, when(n.created_at))).collect();
+    let secrets = state.sites().list_secrets(s.org(), site.id).await.map_err(DashboardError::internal)?.into_iter().map(|n| (n.name, when(n.created_at))).collect();
     let statement = attestation_statement(&site.origin);
     let site_key = site.id.to_string();
     let schedules = state.sites().list_schedules(s.org(), Some(&site_key))
         .await
-        .map_err(PageError::internal)?
+        .map_err(DashboardError::internal)?
         .into_iter()
         .map(|r| ScheduleLine {
             id: r.id.to_string(),
@@ -160,7 +160,7 @@ async fn site_page(state: &WebState, s: &Session, site: SiteRow, flash: Flash) -
         .collect();
     let monitors = state.sites().list_monitors(s.org(), Some(&site_key))
         .await
-        .map_err(PageError::internal)?
+        .map_err(DashboardError::internal)?
         .into_iter()
         .map(|m| MonitorLine {
             id: m.id.to_string(),
@@ -175,7 +175,7 @@ async fn site_page(state: &WebState, s: &Session, site: SiteRow, flash: Flash) -
                 .unwrap_or_default(),
         })
         .collect();
-    let (history, verdict) = state.scans().site_trend(s.org(), &site.origin, HISTORY_SCANS).await.map_err(PageError::internal)?;
+    let (history, verdict) = state.scans().site_trend(s.org(), &site.origin, HISTORY_SCANS).await.map_err(DashboardError::internal)?;
     let budget_verdict = history.last().zip(verdict).map(|(latest, b)| (latest.scan_id.to_string(), when(latest.completed_at), BudgetView::of(&b)));
     let charts = history_charts(&history);
     let has_budget = site.budget.is_some();
@@ -221,17 +221,17 @@ fn changed_fields(v: &serde_json::Value) -> String {
         .unwrap_or_default()
 }
 
-async fn owned_site(state: &WebState, s: &Session, id: &str) -> Result<SiteRow, PageError> {
-    let id = Uuid::parse_str(id).map_err(|_| PageError::NotFound)?;
+async fn owned_site(state: &WebState, s: &Session, id: &str) -> Result<SiteRow, DashboardError> {
+    let id = Uuid::parse_str(id).map_err(|_| DashboardError::NotFound)?;
     match state.sites().get(s.org(), id).await {
         Ok(site) => Ok(site),
-        Err(SiteError::NotFound) => Err(PageError::NotFound),
-        Err(e) => Err(PageError::internal(e)),
+        Err(SiteError::NotFound) => Err(DashboardError::NotFound),
+        Err(e) => Err(DashboardError::internal(e)),
     }
 }
 
 /// `GET /sites/{id}`
-pub async fn show(State(state): State<WebState>, s: Session, Path(id): Path<String>, RawQuery(q): RawQuery) -> Result<Response, PageError> {
+pub async fn show(State(state): State<WebState>, s: Session, Path(id): Path<String>, RawQuery(q): RawQuery) -> Result<Response, DashboardError> {
     let site = owned_site(&state, &s, &id).await?;
     let notice = notice(q.as_deref(), &[
         ("added", "The site was added. Publish its token by one of the three ways below, then check."),
@@ -251,13 +251,13 @@ pub async fn show(State(state): State<WebState>, s: Session, Path(id): Path<Stri
     Ok(render(&site_page(&state, &s, site, Flash { notice, ..Flash::default() }).await?))
 }
 
-async fn refused(state: &WebState, s: &Session, site: SiteRow, message: String, journey_text: String) -> Result<Response, PageError> {
+async fn refused(state: &WebState, s: &Session, site: SiteRow, message: String, journey_text: String) -> Result<Response, DashboardError> {
     let page = site_page(state, s, site, Flash { error: Some(message), journey_text, ..Flash::default() }).await?;
     Ok(render_status(StatusCode::BAD_REQUEST, &page))
 }
 
 /// `POST /sites/{id}/verify`: proves ownership now.
-pub async fn verify(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
+pub async fn verify(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, DashboardError> {
     form.check_session(&s)?;
     let site = owned_site(&state, &s, &id).await?;
     match state.sites().verify(s.org(), site.id).await {
@@ -277,7 +277,7 @@ pub async fn start_active(
     Path(id): Path<String>,
     super::auth::ClientAddr(client_addr, _): super::auth::ClientAddr,
     form: FormData,
-) -> Result<Response, PageError> {
+) -> Result<Response, DashboardError> {
     form.check_session(&s)?;
     let site = owned_site(&state, &s, &id).await?;
     let attestation = match ticked_attestation(&s, &site, &form, &client_addr) {
@@ -302,7 +302,7 @@ pub async fn start_active(
 }
 
 /// `POST /sites/{id}/journeys`: stores a journey (JSON or YAML), validated first.
-pub async fn put_journey(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
+pub async fn put_journey(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, DashboardError> {
     form.check_session(&s)?;
     let site = owned_site(&state, &s, &id).await?;
     let text = form.text("journey").to_string();
@@ -316,16 +316,16 @@ pub async fn put_journey(State(state): State<WebState>, OwnerSession(s): OwnerSe
 }
 
 /// `POST /sites/{id}/journeys/remove`
-pub async fn remove_journey(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
+pub async fn remove_journey(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, DashboardError> {
     form.check_session(&s)?;
     let site = owned_site(&state, &s, &id).await?;
-    state.sites().remove_journey(s.org(), site.id, form.text("name")).await.map_err(PageError::internal)?;
+    state.sites().remove_journey(s.org(), site.id, form.text("name")).await.map_err(DashboardError::internal)?;
     Ok(see_other(&format!("/sites/{}?done=journey-removed#journeys", site.id), &[]))
 }
 
 /// `POST /sites/{id}/budget`: sets the site's budget (JSON or YAML), validated first; an empty
 /// one removes it. Refused: every error listed, the text kept in the form, nothing changed.
-pub async fn set_budget(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
+pub async fn set_budget(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, DashboardError> {
     form.check_session(&s)?;
     let site = owned_site(&state, &s, &id).await?;
     let text = form.text("budget").to_string();
@@ -349,7 +349,7 @@ pub async fn set_budget(State(state): State<WebState>, OwnerSession(s): OwnerSes
 
 /// `POST /sites/{id}/level`: sets the conformance level the site's scans judge against (empty:
 /// the default). Refused: the reason shown, nothing changed.
-pub async fn set_level(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
+pub async fn set_level(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, DashboardError> {
     form.check_session(&s)?;
     let site = owned_site(&state, &s, &id).await?;
     match state.sites().set_level(s.org(), site.id, form.text("level")).await {
@@ -362,7 +362,7 @@ pub async fn set_level(State(state): State<WebState>, OwnerSession(s): OwnerSess
 }
 
 /// `POST /sites/{id}/secrets`: stores a secret, encrypted; the value is never shown again.
-pub async fn put_secret(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
+pub async fn put_secret(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, DashboardError> {
     form.check_session(&s)?;
     let site = owned_site(&state, &s, &id).await?;
     match state.sites().put_secret(s.org(), site.id, form.text("name"), form.text("value")).await {
@@ -375,20 +375,20 @@ pub async fn put_secret(State(state): State<WebState>, OwnerSession(s): OwnerSes
 }
 
 /// `POST /sites/{id}/secrets/remove`
-pub async fn remove_secret(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
+pub async fn remove_secret(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, DashboardError> {
     form.check_session(&s)?;
     let site = owned_site(&state, &s, &id).await?;
-    state.sites().remove_secret(s.org(), site.id, form.text("name")).await.map_err(PageError::internal)?;
+    state.sites().remove_secret(s.org(), site.id, form.text("name")).await.map_err(DashboardError::internal)?;
     Ok(see_other(&format!("/sites/{}?done=secret-removed#secrets", site.id), &[]))
 }
 
-fn recurring_error(e: crate::recurring::RecurringError) -> Result<String, PageError> {
+fn recurring_error(e: crate::recurring::RecurringError) -> Result<String, DashboardError> {
     match e {
         crate::recurring::RecurringError::Invalid(m)
         | crate::recurring::RecurringError::NotFound(m)
         | crate::recurring::RecurringError::Unverified(m)
         | crate::recurring::RecurringError::TooMany(m) => Ok(m),
-        other => Err(PageError::internal(other)),
+        other => Err(DashboardError::internal(other)),
     }
 }
 
@@ -399,7 +399,7 @@ pub async fn add_schedule(
     Path(id): Path<String>,
     super::auth::ClientAddr(client_addr, _): super::auth::ClientAddr,
     form: FormData,
-) -> Result<Response, PageError> {
+) -> Result<Response, DashboardError> {
     form.check_session(&s)?;
     let site = owned_site(&state, &s, &id).await?;
     let mode = match crate::recurring::parse_mode(form.text("mode")) {
@@ -424,19 +424,19 @@ pub async fn add_schedule(
 }
 
 /// `POST /sites/{id}/schedules/remove`
-pub async fn remove_schedule(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
+pub async fn remove_schedule(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, DashboardError> {
     form.check_session(&s)?;
     let site = owned_site(&state, &s, &id).await?;
-    let schedule = Uuid::parse_str(form.text("id")).map_err(|_| PageError::NotFound)?;
+    let schedule = Uuid::parse_str(form.text("id")).map_err(|_| DashboardError::NotFound)?;
     match state.sites().remove_schedule(s.org(), schedule, Some(site.id)).await {
         Ok(()) => Ok(see_other(&format!("/sites/{}?done=schedule-removed#schedules", site.id), &[])),
-        Err(crate::recurring::RecurringError::NotFound(_)) => Err(PageError::NotFound),
-        Err(e) => Err(PageError::internal(e)),
+        Err(crate::recurring::RecurringError::NotFound(_)) => Err(DashboardError::NotFound),
+        Err(e) => Err(DashboardError::internal(e)),
     }
 }
 
 /// `POST /sites/{id}/monitors`: every N minutes, a light probe.
-pub async fn add_monitor(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
+pub async fn add_monitor(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, DashboardError> {
     form.check_session(&s)?;
     let site = owned_site(&state, &s, &id).await?;
     let now = crate::model::time::now_us();
@@ -450,13 +450,13 @@ pub async fn add_monitor(State(state): State<WebState>, OwnerSession(s): OwnerSe
 }
 
 /// `POST /sites/{id}/monitors/remove`
-pub async fn remove_monitor(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
+pub async fn remove_monitor(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, DashboardError> {
     form.check_session(&s)?;
     let site = owned_site(&state, &s, &id).await?;
-    let monitor = Uuid::parse_str(form.text("id")).map_err(|_| PageError::NotFound)?;
+    let monitor = Uuid::parse_str(form.text("id")).map_err(|_| DashboardError::NotFound)?;
     match state.sites().remove_monitor(s.org(), monitor, Some(site.id)).await {
         Ok(()) => Ok(see_other(&format!("/sites/{}?done=monitor-removed#monitors", site.id), &[])),
-        Err(crate::recurring::RecurringError::NotFound(_)) => Err(PageError::NotFound),
-        Err(e) => Err(PageError::internal(e)),
+        Err(crate::recurring::RecurringError::NotFound(_)) => Err(DashboardError::NotFound),
+        Err(e) => Err(DashboardError::internal(e)),
     }
 }

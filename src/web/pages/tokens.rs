@@ -6,7 +6,7 @@ use crate::accounts::tokens::MAX_TOKEN_NAME_LEN;
 use crate::accounts::tokens::ALL_SCOPES;
 use crate::accounts::{AccountError, IssueToken};
 use crate::model::time::now_us;
-use crate::web::error::PageError;
+use crate::web::error::DashboardError;
 use crate::web::forms::{FormData, bounded};
 use crate::web::session::{OwnerSession, Session};
 use crate::web::state::WebState;
@@ -19,7 +19,7 @@ use uuid::Uuid;
 /// Longest expiry offered (days).
 pub const MAX_EXPIRY_DAYS: i64 = 3650;
 
-async fn page(state: &WebState, s: &Session, created: Option<String>, name: String, error: Option<String>, notice: Option<String>) -> Result<TokensPage, PageError> {
+async fn page(state: &WebState, s: &Session, created: Option<String>, name: String, error: Option<String>, notice: Option<String>) -> Result<TokensPage, DashboardError> {
     let mut rows = state.accounts().tokens(&s.user.org_id).await?;
     rows.reverse();
     let now = now_us();
@@ -50,7 +50,7 @@ async fn page(state: &WebState, s: &Session, created: Option<String>, name: Stri
 }
 
 /// `GET /account/api-tokens`
-pub async fn list(State(state): State<WebState>, OwnerSession(s): OwnerSession, RawQuery(q): RawQuery) -> Result<Response, PageError> {
+pub async fn list(State(state): State<WebState>, OwnerSession(s): OwnerSession, RawQuery(q): RawQuery) -> Result<Response, DashboardError> {
     let notice = notice(q.as_deref(), &[("revoked", "The token was revoked. The next API call with it is refused.")]);
     Ok(render(&page(&state, &s, None, String::new(), None, notice).await?))
 }
@@ -78,7 +78,7 @@ fn read_form(form: &FormData) -> Result<(String, Vec<String>, Option<i64>), Stri
 }
 
 /// `POST /account/api-tokens`: the answer carries the plaintext, once.
-pub async fn create(State(state): State<WebState>, OwnerSession(s): OwnerSession, form: FormData) -> Result<Response, PageError> {
+pub async fn create(State(state): State<WebState>, OwnerSession(s): OwnerSession, form: FormData) -> Result<Response, DashboardError> {
     form.check_session(&s)?;
     let shown: String = form.text("name").chars().take(MAX_TOKEN_NAME_LEN).collect();
     let (name, scopes, expires_at) = match read_form(&form) {
@@ -96,15 +96,15 @@ pub async fn create(State(state): State<WebState>, OwnerSession(s): OwnerSession
     }
 }
 
-async fn live_token(state: &WebState, s: &Session, id: &str) -> Result<(Uuid, String), PageError> {
-    let id = Uuid::parse_str(id).map_err(|_| PageError::NotFound)?;
+async fn live_token(state: &WebState, s: &Session, id: &str) -> Result<(Uuid, String), DashboardError> {
+    let id = Uuid::parse_str(id).map_err(|_| DashboardError::NotFound)?;
     let tokens = state.accounts().tokens(&s.user.org_id).await?;
-    let t = tokens.into_iter().find(|t| t.id == id && t.revoked_at.is_none()).ok_or(PageError::NotFound)?;
+    let t = tokens.into_iter().find(|t| t.id == id && t.revoked_at.is_none()).ok_or(DashboardError::NotFound)?;
     Ok((id, t.name.unwrap_or_else(|| "(unnamed)".into())))
 }
 
 /// `GET /account/api-tokens/{id}/revoke`: the confirmation.
-pub async fn confirm(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>) -> Result<Response, PageError> {
+pub async fn confirm(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>) -> Result<Response, DashboardError> {
     let (id, name) = live_token(&state, &s, &id).await?;
     let page = ConfirmPage {
         chrome: Chrome::new("Revoke a token", Some(&s), "tokens"),
@@ -120,10 +120,10 @@ pub async fn confirm(State(state): State<WebState>, OwnerSession(s): OwnerSessio
 }
 
 /// `POST /account/api-tokens/{id}/revoke`
-pub async fn revoke(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
+pub async fn revoke(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, DashboardError> {
     form.check_session(&s)?;
     let (id, _) = live_token(&state, &s, &id).await?;
-    state.accounts().revoke_token(s.org(), id).await?.ok_or(PageError::NotFound)?;
+    state.accounts().revoke_token(s.org(), id).await?.ok_or(DashboardError::NotFound)?;
     tracing::info!(token_id = %id, user_id = %s.user.id, "token revoked from the dashboard");
     Ok(see_other("/account/api-tokens?done=revoked", &[]))
 }

@@ -8,7 +8,7 @@ use crate::events::Endpoint;
 use crate::events::webhooks::{EVENT_TYPES, WebhookError};
 use crate::model::Severity;
 use crate::model::time::now_us;
-use crate::web::error::PageError;
+use crate::web::error::DashboardError;
 use crate::web::forms::FormData;
 use crate::web::session::{OwnerSession, Session};
 use crate::web::state::WebState;
@@ -28,9 +28,9 @@ struct Typed {
     kind: String,
 }
 
-async fn page(state: &WebState, s: &Session, secret: Option<String>, typed: Typed, error: Option<String>, notice: Option<String>) -> Result<WebhooksPage, PageError> {
+async fn page(state: &WebState, s: &Session, secret: Option<String>, typed: Typed, error: Option<String>, notice: Option<String>) -> Result<WebhooksPage, DashboardError> {
     let mut endpoints = Vec::new();
-    for Endpoint { row: w, deliveries: log } in state.webhooks().list(s.org(), LOG_LINES).await.map_err(PageError::internal)? {
+    for Endpoint { row: w, deliveries: log } in state.webhooks().list(s.org(), LOG_LINES).await.map_err(DashboardError::internal)? {
         let deliveries = log
             .into_iter()
             .map(|d| DeliveryLine {
@@ -73,7 +73,7 @@ async fn page(state: &WebState, s: &Session, secret: Option<String>, typed: Type
 }
 
 /// `GET /settings/webhooks`
-pub async fn list(State(state): State<WebState>, OwnerSession(s): OwnerSession, RawQuery(q): RawQuery) -> Result<Response, PageError> {
+pub async fn list(State(state): State<WebState>, OwnerSession(s): OwnerSession, RawQuery(q): RawQuery) -> Result<Response, DashboardError> {
     let notice = notice(q.as_deref(), &[
         ("test", "A test event is queued; its delivery shows in the log below within seconds."),
         ("removed", "The endpoint was removed with its pending deliveries."),
@@ -82,14 +82,14 @@ pub async fn list(State(state): State<WebState>, OwnerSession(s): OwnerSession, 
 }
 
 /// `POST /settings/webhooks`: the answer carries the signing secret, once (standard kind).
-pub async fn add(State(state): State<WebState>, OwnerSession(s): OwnerSession, form: FormData) -> Result<Response, PageError> {
+pub async fn add(State(state): State<WebState>, OwnerSession(s): OwnerSession, form: FormData) -> Result<Response, DashboardError> {
     form.check_session(&s)?;
     let url = form.text("url").trim().to_string();
     let shown: String = url.chars().take(2048).collect();
     let typed_kind: String = form.text("kind").chars().take(32).collect();
     let refuse = |message: String| async {
         let typed = Typed { url: shown.clone(), kind: typed_kind.clone() };
-        Ok::<_, PageError>(render_status(StatusCode::BAD_REQUEST, &page(&state, &s, None, typed, Some(message), None).await?))
+        Ok::<_, DashboardError>(render_status(StatusCode::BAD_REQUEST, &page(&state, &s, None, typed, Some(message), None).await?))
     };
     if !state.webhooks().enabled() {
         return refuse(format!("Webhooks are off: the server has no secret key ({}).", crate::events::SECRET_KEY_ENV)).await;
@@ -118,16 +118,16 @@ pub async fn add(State(state): State<WebState>, OwnerSession(s): OwnerSession, f
             Ok(render_status(StatusCode::CREATED, &page(&state, &s, secret, Typed::default(), None, notice).await?))
         }
         Err(e @ (WebhookError::Invalid(_) | WebhookError::TooMany(_))) => refuse(format!("The endpoint was not added: {e}.")).await,
-        Err(e) => Err(PageError::internal(e)),
+        Err(e) => Err(DashboardError::internal(e)),
     }
 }
 
-fn endpoint_id(id: &str) -> Result<Uuid, PageError> {
-    Uuid::parse_str(id).map_err(|_| PageError::NotFound)
+fn endpoint_id(id: &str) -> Result<Uuid, DashboardError> {
+    Uuid::parse_str(id).map_err(|_| DashboardError::NotFound)
 }
 
 /// `POST /settings/webhooks/{id}/test`
-pub async fn test(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
+pub async fn test(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, DashboardError> {
     form.check_session(&s)?;
     let id = endpoint_id(&id)?;
     match state.webhooks().send_test(s.org(), id, now_us()).await {
@@ -136,17 +136,17 @@ pub async fn test(State(state): State<WebState>, OwnerSession(s): OwnerSession, 
             let message = format!("No test event was sent: {e}.");
             Ok(render_status(StatusCode::TOO_MANY_REQUESTS, &page(&state, &s, None, Typed::default(), Some(message), None).await?))
         }
-        Err(WebhookError::NotFound) => Err(PageError::NotFound),
-        Err(e) => Err(PageError::internal(e)),
+        Err(WebhookError::NotFound) => Err(DashboardError::NotFound),
+        Err(e) => Err(DashboardError::internal(e)),
     }
 }
 
 /// `POST /settings/webhooks/{id}/remove`
-pub async fn remove(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, PageError> {
+pub async fn remove(State(state): State<WebState>, OwnerSession(s): OwnerSession, Path(id): Path<String>, form: FormData) -> Result<Response, DashboardError> {
     form.check_session(&s)?;
     let id = endpoint_id(&id)?;
-    if !state.webhooks().remove(Some(s.org()), id).await.map_err(PageError::internal)? {
-        return Err(PageError::NotFound);
+    if !state.webhooks().remove(Some(s.org()), id).await.map_err(DashboardError::internal)? {
+        return Err(DashboardError::NotFound);
     }
     Ok(see_other("/settings/webhooks?done=removed", &[]))
 }

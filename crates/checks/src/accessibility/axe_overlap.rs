@@ -10,7 +10,7 @@ use super::zoom_disabled::zoom_blocked;
 
 /// When the covering check reports the same defect the axe rule does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Coverage {
+pub enum AxeCoverage {
     /// Same condition on the same element: the axe rule is never reported.
     Always,
     /// axe's rule is wider (`meta-viewport-large`: maximum-scale < 5); skipped only on pages where
@@ -23,7 +23,7 @@ pub enum Coverage {
 pub struct AxeOverlap {
     pub rule: &'static str,
     pub covered_by: &'static str,
-    pub coverage: Coverage,
+    pub coverage: AxeCoverage,
 }
 
 /// Every overlap, with why the two are the same defect.
@@ -38,13 +38,13 @@ pub struct AxeOverlap {
 /// search result, the presence of audio) under its own category.
 pub const AXE_OVERLAPS: &[AxeOverlap] = &[
     // Both read the viewport meta: user-scalable=no or maximum-scale < 2 (WCAG 1.4.4).
-    AxeOverlap { rule: "meta-viewport", covered_by: "accessibility.zoom-disabled", coverage: Coverage::Always },
+    AxeOverlap { rule: "meta-viewport", covered_by: "accessibility.zoom-disabled", coverage: AxeCoverage::Always },
     // axe's best practice flags maximum-scale < 5 too; on pages where ours fires it is the same
     // defect, elsewhere (2 <= maximum-scale < 5) it is axe's alone.
     AxeOverlap {
         rule: "meta-viewport-large",
         covered_by: "accessibility.zoom-disabled",
-        coverage: Coverage::WhenZoomDisabled,
+        coverage: AxeCoverage::WhenZoomDisabled,
     },
 ];
 
@@ -56,7 +56,7 @@ fn is_registered(check_id: &str) -> bool {
 pub fn always_covered_by(rule: &str) -> Option<&'static str> {
     AXE_OVERLAPS
         .iter()
-        .find(|o| o.rule == rule && o.coverage == Coverage::Always && is_registered(o.covered_by))
+        .find(|o| o.rule == rule && o.coverage == AxeCoverage::Always && is_registered(o.covered_by))
         .map(|o| o.covered_by)
 }
 
@@ -66,8 +66,8 @@ pub fn covered_on_page(rule: &str, page: &PageView<'_>) -> Option<&'static str> 
         .iter()
         .filter(|o| o.rule == rule && is_registered(o.covered_by))
         .find(|o| match o.coverage {
-            Coverage::Always => true,
-            Coverage::WhenZoomDisabled => zoom_blocked(page).is_some(),
+            AxeCoverage::Always => true,
+            AxeCoverage::WhenZoomDisabled => zoom_blocked(page).is_some(),
         })
         .map(|o| o.covered_by)
 }

@@ -61,7 +61,7 @@ pub const MIN_SHARED: f64 = 0.5;
 
 /// What is wrong with a title, when something is.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Verdict {
+pub struct TitleVerdict {
     pub reason: &'static str,
     pub severity: Severity,
     /// What the title was compared with (the h1, for `site-name-only`).
@@ -118,11 +118,11 @@ fn parts(title: &str) -> Vec<&str> {
 }
 
 /// Judges a title (already trimmed, not empty).
-pub fn judge(title: &str, ctx: &TitleContext<'_>) -> Option<Verdict> {
+pub fn judge(title: &str, ctx: &TitleContext<'_>) -> Option<TitleVerdict> {
     let normal = words(title).join(" ");
     let (host, path) = url_parts(ctx.url);
     let start = is_start_page(&path);
-    let sure = |reason| Some(Verdict { reason, severity: Severity::Medium, expected: None });
+    let sure = |reason| Some(TitleVerdict { reason, severity: Severity::Medium, expected: None });
     if PLACEHOLDERS.contains(&normal.as_str()) || (!start && START_PAGE_ONLY.contains(&normal.as_str())) {
         return sure("placeholder");
     }
@@ -150,7 +150,7 @@ pub fn judge(title: &str, ctx: &TitleContext<'_>) -> Option<Verdict> {
         let best = parts(title).into_iter().map(shared).fold(0.0, f64::max);
         if best < MIN_SHARED {
             let expected: String = ctx.text.chars().take(120).collect();
-            return Some(Verdict { reason: "unrelated-to-content", severity: Severity::Low, expected: Some(expected) });
+            return Some(TitleVerdict { reason: "unrelated-to-content", severity: Severity::Low, expected: Some(expected) });
         }
     }
     if let [h1] = ctx.h1s
@@ -160,7 +160,7 @@ pub fn judge(title: &str, ctx: &TitleContext<'_>) -> Option<Verdict> {
         let heading = content_words(h1);
         let n = title_words.len();
         if heading.len() >= n + 2 && heading[heading.len() - n..].iter().zip(&title_words).all(|(h, t)| same_word(h, t)) {
-            return Some(Verdict { reason: "site-name-only", severity: Severity::Low, expected: Some(h1.to_string()) });
+            return Some(TitleVerdict { reason: "site-name-only", severity: Severity::Low, expected: Some(h1.to_string()) });
         }
     }
     None

@@ -77,7 +77,7 @@ pub(crate) struct CaptureSettings {
 
 /// How the capture ended, for the session's retry decision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Outcome {
+pub(crate) enum CaptureOutcome {
     Done,
     /// The renderer crashed.
     PageCrashed,
@@ -181,7 +181,7 @@ pub(crate) async fn capture(
     settings: &CaptureSettings,
     proxy: &EgressProxy,
     reuse: Option<Parked>,
-) -> (PageSnapshot, Outcome, Option<Parked>) {
+) -> (PageSnapshot, CaptureOutcome, Option<Parked>) {
     let started = Instant::now();
     let mut snap = PageSnapshot { requested_url: url.to_string(), final_url: url.to_string(), ..PageSnapshot::default() };
     let mut live = Live::default();
@@ -190,7 +190,7 @@ pub(crate) async fn capture(
     let hard = settings.page_timeout + Duration::from_secs(5);
     let uses = reuse.as_ref().map_or(0, |p| p.uses) + 1;
     let inner = tokio::time::timeout(hard, drive(instance, context, url, settings, &budget, &mut snap, &mut live, reuse)).await;
-    let mut outcome = Outcome::Done;
+    let mut outcome = CaptureOutcome::Done;
     let failure = match inner {
         Ok(Ok(())) => None,
         Ok(Err(e)) => Some(e),
@@ -198,22 +198,22 @@ pub(crate) async fn capture(
     };
     if let Some(e) = &failure {
         outcome = match e {
-            BrowserError::BrowserGone => Outcome::BrowserGone,
-            BrowserError::PageCrashed => Outcome::PageCrashed,
-            BrowserError::Timeout { .. } => Outcome::TimedOut,
-            _ => Outcome::Done,
+            BrowserError::BrowserGone => CaptureOutcome::BrowserGone,
+            BrowserError::PageCrashed => CaptureOutcome::PageCrashed,
+            BrowserError::Timeout { .. } => CaptureOutcome::TimedOut,
+            _ => CaptureOutcome::Done,
         };
     }
     if !instance.is_alive() {
-        outcome = Outcome::BrowserGone;
+        outcome = CaptureOutcome::BrowserGone;
     }
-    if live.log.as_ref().is_some_and(|l| l.signals().crashed) && outcome != Outcome::BrowserGone {
-        outcome = Outcome::PageCrashed;
+    if live.log.as_ref().is_some_and(|l| l.signals().crashed) && outcome != CaptureOutcome::BrowserGone {
+        outcome = CaptureOutcome::PageCrashed;
     }
     live.phases.end("in-page");
     finish(&mut snap, &live, failure, outcome, proxy);
     live.phases.end("artifacts");
-    let mut reusable = outcome == Outcome::Done && snap.error.is_none() && !live.download && uses < PAGES_PER_WINDOW && instance.is_alive();
+    let mut reusable = outcome == CaptureOutcome::Done && snap.error.is_none() && !live.download && uses < PAGES_PER_WINDOW && instance.is_alive();
     if reusable && let Some(page) = &live.page {
         let parked = eval_main(instance, page, "park", &PARK_PAGE, Duration::from_secs(2)).await;
         reusable = matches!(parked.as_deref(), Ok("parked"));
@@ -225,7 +225,7 @@ pub(crate) async fn capture(
         (true, Some(page), Some(session_id), Some(log)) => Some(Parked { page, session_id, log, dialogs: live.dialogs.take(), uses }),
         (_, page, session_id, log) => {
             (live.page, live.session_id, live.log) = (page, session_id, log);
-            close(instance, &mut live, outcome == Outcome::TimedOut).await;
+            close(instance, &mut live, outcome == CaptureOutcome::TimedOut).await;
             None
         }
     };
@@ -888,13 +888,13 @@ fn before_layout(events: Vec<super::events::RawEvent>, from: Option<usize>) -> V
 }
 
 /// Builds the event-based artifacts and decides the page error.
-fn finish(snap: &mut PageSnapshot, live: &Live, failure: Option<BrowserError>, outcome: Outcome, proxy: &EgressProxy) {
+fn finish(snap: &mut PageSnapshot, live: &Live, failure: Option<BrowserError>, outcome: CaptureOutcome, proxy: &EgressProxy) {
     let events = before_layout(live.log.as_ref().map(EventLog::snapshot).unwrap_or_default(), live.layout_from);
     let main_doc = artifacts(snap, live, &events, proxy);
     let error = |kind: &str, message: String| Some(PageError { kind: kind.to_string(), message });
     snap.error = match (outcome, &failure) {
-        (Outcome::BrowserGone, _) => error("crashed", "the browser died while loading the page".into()),
-        (Outcome::PageCrashed, _) => error("crashed", "the page's renderer crashed".into()),
+        (CaptureOutcome::BrowserGone, _) => error("crashed", "the browser died while loading the page".into()),
+        (CaptureOutcome::PageCrashed, _) => error("crashed", "the page's renderer crashed".into()),
         (_, Some(e)) => error(e.page_error_kind(), e.to_string()),
         _ => None,
     };

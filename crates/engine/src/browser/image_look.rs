@@ -9,7 +9,7 @@
 //! Tesseract reads real words is passed over, and most photographs and blank or flat pictures
 //! are (bench/RESULTS.md has the counts).
 
-use super::pixel_contrast::Image;
+use super::pixel_contrast::DecodedImage;
 
 /// Most samples taken of one image (a grid over it).
 const SAMPLES: usize = 65_536;
@@ -32,13 +32,13 @@ pub struct Look {
 impl Look {
     /// Looks at a PNG; `None` when it does not decode (the image is then read, never skipped).
     pub fn of_png(png: &[u8], scale: f64) -> Option<Look> {
-        Image::from_png(png).ok().map(|img| Look::of(&img, scale))
+        DecodedImage::from_png(png).ok().map(|img| Look::of(&img, scale))
     }
 
     /// Looks at an image captured at `scale` device pixels a CSS pixel: neighbours are compared a
     /// CSS pixel apart, so that an image scaled up (and so blurred) shows its edges as sharp as
     /// it was drawn.
-    pub fn of(img: &Image, scale: f64) -> Look {
+    pub fn of(img: &DecodedImage, scale: f64) -> Look {
         let (w, h) = (img.width, img.height);
         if w < 2 || h < 1 {
             return Look::default();
@@ -111,7 +111,7 @@ impl Look {
 mod tests {
     use super::*;
 
-    fn image(width: usize, height: usize, pixel: impl Fn(usize, usize) -> [u8; 3]) -> Image {
+    fn image(width: usize, height: usize, pixel: impl Fn(usize, usize) -> [u8; 3]) -> DecodedImage {
         let mut rgba = Vec::with_capacity(width * height * 4);
         for y in 0..height {
             for x in 0..width {
@@ -119,7 +119,7 @@ mod tests {
                 rgba.extend_from_slice(&[r, g, b, 255]);
             }
         }
-        Image { width, height, rgba }
+        DecodedImage { width, height, rgba }
     }
 
     /// Dark strokes two pixels wide, three apart, in lines of "glyphs" on white: text as a
@@ -185,6 +185,6 @@ mod tests {
     #[test]
     fn an_image_that_does_not_decode_has_no_look() {
         assert_eq!(Look::of_png(b"not a png", 1.0), None);
-        assert_eq!(Look::of(&Image { width: 1, height: 1, rgba: vec![0, 0, 0, 255] }, 1.0), Look::default());
+        assert_eq!(Look::of(&DecodedImage { width: 1, height: 1, rgba: vec![0, 0, 0, 255] }, 1.0), Look::default());
     }
 }

@@ -11,15 +11,15 @@
 
 /// A decoded image, 8-bit RGBA, row-major.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Image {
+pub struct DecodedImage {
     pub width: usize,
     pub height: usize,
     pub rgba: Vec<u8>,
 }
 
-impl Image {
+impl DecodedImage {
     /// Decodes a PNG (any colour type and bit depth the `png` crate reads) into 8-bit RGBA.
-    pub fn from_png(bytes: &[u8]) -> Result<Image, String> {
+    pub fn from_png(bytes: &[u8]) -> Result<DecodedImage, String> {
         // A screenshot of at most `MAX_PIXELS` (the largest clip at a device scale of 2, as
         // RGBA): anything larger is refused before it is decoded.
         let mut decoder = png::Decoder::new_with_limits(std::io::Cursor::new(bytes), png::Limits { bytes: MAX_PIXELS * 4 });
@@ -34,7 +34,7 @@ impl Image {
             png::ColorType::GrayscaleAlpha => buf[..width * height * 2].chunks_exact(2).flat_map(|p| [p[0], p[0], p[0], p[1]]).collect(),
             other => return Err(format!("unexpected colour type {other:?}")),
         };
-        Ok(Image { width, height, rgba })
+        Ok(DecodedImage { width, height, rgba })
     }
 
     fn rgb(&self, i: usize) -> [u8; 3] {
@@ -94,14 +94,14 @@ pub fn contrast(a: [f64; 3], b: [f64; 3]) -> f64 {
     (la.max(lb) + 0.05) / (la.min(lb) + 0.05)
 }
 
-fn change(a: &Image, b: &Image, i: usize) -> u8 {
+fn change(a: &DecodedImage, b: &DecodedImage, i: usize) -> u8 {
     (0..3).map(|c| a.rgba[i * 4 + c].abs_diff(b.rgba[i * 4 + c])).max().unwrap_or(0)
 }
 
 /// Measures the text drawn in `shown` (the page as drawn) against `hidden` (the same box with
 /// the text transparent). `None` when the two differ in size or no glyph was drawn (the text is
 /// covered, clipped away, or already invisible).
-pub fn measure(shown: &Image, hidden: &Image, text: TextColour) -> Option<Measured> {
+pub fn measure(shown: &DecodedImage, hidden: &DecodedImage, text: TextColour) -> Option<Measured> {
     if shown.width != hidden.width || shown.height != hidden.height || shown.width == 0 || shown.height == 0 {
         return None;
     }
@@ -162,7 +162,7 @@ mod tests {
 
     /// An image of `bg` with, when `glyph` is given, a 6x10 block of it at (7, 5) standing for a
     /// glyph, and each pixel passed through `shade` (x, y, colour) for shadows and gradients.
-    fn draw(w: usize, h: usize, bg: [u8; 3], glyph: Option<[u8; 3]>, shade: &dyn Fn(usize, usize, [u8; 3]) -> [u8; 3]) -> Image {
+    fn draw(w: usize, h: usize, bg: [u8; 3], glyph: Option<[u8; 3]>, shade: &dyn Fn(usize, usize, [u8; 3]) -> [u8; 3]) -> DecodedImage {
         let mut rgba = Vec::with_capacity(w * h * 4);
         for y in 0..h {
             for x in 0..w {
@@ -176,7 +176,7 @@ mod tests {
                 rgba.extend_from_slice(&[c[0], c[1], c[2], 255]);
             }
         }
-        Image { width: w, height: h, rgba }
+        DecodedImage { width: w, height: h, rgba }
     }
 
     fn flat(_: usize, _: usize, c: [u8; 3]) -> [u8; 3] {
@@ -282,10 +282,10 @@ mod tests {
             enc.set_depth(png::BitDepth::Eight);
             enc.write_header().unwrap().write_image_data(&[255, 0, 0, 0, 0, 255]).unwrap();
         }
-        let img = Image::from_png(&bytes).unwrap();
+        let img = DecodedImage::from_png(&bytes).unwrap();
         assert_eq!((img.width, img.height), (2, 1));
         assert_eq!(img.rgba, vec![255, 0, 0, 255, 0, 0, 255, 255]);
-        assert!(Image::from_png(b"not a png").is_err());
+        assert!(DecodedImage::from_png(b"not a png").is_err());
         // A PNG claiming more pixels than a capture can hold is refused, not allocated.
         let mut huge = Vec::new();
         {
@@ -294,6 +294,6 @@ mod tests {
             let mut w = enc.write_header().unwrap();
             let _ = w.write_image_data(&[]);
         }
-        assert!(Image::from_png(&huge).is_err());
+        assert!(DecodedImage::from_png(&huge).is_err());
     }
 }

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use crate::model::{PageError, PageSnapshot};
 
-use super::capture::{CaptureSettings, Outcome, Parked, capture};
+use super::capture::{CaptureSettings, CaptureOutcome, Parked, capture};
 use super::cdp::STEP_TIMEOUT;
 use super::error::BrowserError;
 use super::instance::Instance;
@@ -78,13 +78,13 @@ impl BrowserSession {
                 self.park(&inst, parked).await;
             }
             let retry = match outcome {
-                Outcome::Done => false,
-                Outcome::PageCrashed => true,
-                Outcome::BrowserGone => {
+                CaptureOutcome::Done => false,
+                CaptureOutcome::PageCrashed => true,
+                CaptureOutcome::BrowserGone => {
                     self.pool.browser_failed(&inst).await;
                     true
                 }
-                Outcome::TimedOut => {
+                CaptureOutcome::TimedOut => {
                     if inst.ping().await {
                         false
                     } else {

@@ -22,7 +22,7 @@ use crate::browser::cdp::{Deadline, eval_string};
 use crate::browser::error::BrowserError;
 use crate::browser::gather::screenshot::clip_png;
 use crate::browser::instance::Instance;
-use crate::browser::pixel_contrast::{Image, Measured, TextColour, hex, measure};
+use crate::browser::pixel_contrast::{DecodedImage, Measured, TextColour, hex, measure};
 use crate::browser::scripts::CONTRAST_INSTALL;
 use crate::model::{AxeNode, AxeResults, AxeRule};
 
@@ -81,7 +81,7 @@ impl Run {
 
 /// The pixel measurement of one element.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Verdict {
+pub(crate) struct ContrastVerdict {
     pub target: String,
     pub measured: Measured,
     pub large: bool,
@@ -123,7 +123,7 @@ pub(crate) async fn judge(instance: &Instance, page: &Page, budget: &Deadline, a
             eval(instance, page, budget, &format!("window.__sitescanContrast.show({i})")).await?;
             let (Some(shown), Some(hidden)) = (decode(&shown), decode(&hidden?)) else { continue };
             if let Some(measured) = measure(&shown, &hidden, text) {
-                verdicts.push(Verdict { target: run.target, measured, large: run.large, font_size: run.font_size, font_weight: run.font_weight });
+                verdicts.push(ContrastVerdict { target: run.target, measured, large: run.large, font_size: run.font_size, font_weight: run.font_weight });
             }
         }
         Ok::<(), BrowserError>(())
@@ -135,10 +135,10 @@ pub(crate) async fn judge(instance: &Instance, page: &Page, budget: &Deadline, a
     Ok((verdicts.len(), complete))
 }
 
-fn decode(base64_png: &str) -> Option<Image> {
+fn decode(base64_png: &str) -> Option<DecodedImage> {
     use base64::Engine;
     let bytes = base64::engine::general_purpose::STANDARD.decode(base64_png).ok()?;
-    Image::from_png(&bytes).map_err(|e| tracing::debug!(error = %e, "screenshot not decoded")).ok()
+    DecodedImage::from_png(&bytes).map_err(|e| tracing::debug!(error = %e, "screenshot not decoded")).ok()
 }
 
 /// A ratio as axe words it: truncated to two decimals.
@@ -150,7 +150,7 @@ fn ratio_text(r: f64) -> String {
 /// violations when the measured contrast is below what it expects. As axe words the two rules,
 /// text that fails AA is reported by AA alone (AAA's minimum threshold passes it); text that meets
 /// AA but not AAA is an AAA violation, also where axe, not knowing the background, had passed it.
-pub(crate) fn settle(axe: &mut AxeResults, verdicts: &[Verdict]) {
+pub(crate) fn settle(axe: &mut AxeResults, verdicts: &[ContrastVerdict]) {
     let [(aa_id, aa_normal, aa_large), (aaa_id, aaa_normal, aaa_large)] = RULES;
     for v in verdicts {
         let (aa, aaa) = if v.large { (aa_large, aaa_large) } else { (aa_normal, aaa_normal) };
@@ -218,8 +218,8 @@ mod tests {
         AxeRule { id: id.into(), impact: Some("serious".into()), tags: vec!["wcag2aa".into()], help: "Elements must meet minimum color contrast ratio thresholds".into(), description: String::new(), help_url: String::new(), nodes: targets.iter().map(|t| node(t)).collect() }
     }
 
-    fn verdict(target: &str, ratio: f64, large: bool) -> Verdict {
-        Verdict { target: target.into(), measured: Measured { ratio, foreground: [102; 3], background: [170; 3], glyph_pixels: 100 }, large, font_size: 16.0, font_weight: 400 }
+    fn verdict(target: &str, ratio: f64, large: bool) -> ContrastVerdict {
+        ContrastVerdict { target: target.into(), measured: Measured { ratio, foreground: [102; 3], background: [170; 3], glyph_pixels: 100 }, large, font_size: 16.0, font_weight: 400 }
     }
 
     #[test]

@@ -1,6 +1,10 @@
-//! Generated gRPC types and services for `proto/sitescan/v1`.
+//! Generated gRPC types and services for `proto/sitescan/v1`, and their JSON (`json`): the REST
+//! bodies and the webhook deliveries are these messages written by one set of conventions.
 
 #![allow(missing_docs, clippy::all)]
+
+pub mod from_model;
+pub mod json;
 
 /// `sitescan.*`: the packages of the service.
 pub mod sitescan {

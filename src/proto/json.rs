@@ -13,8 +13,10 @@
 //! - `google.protobuf.Timestamp` is RFC 3339 with microseconds and `Z`;
 //! - `google.protobuf.Struct` is the JSON object it holds, whole numbers written as integers.
 
-use super::convert::struct_to_json;
+use crate::model::json_number;
 use crate::model::time::to_rfc3339;
+use prost_types::value::Kind as StructKind;
+use serde_json::Map;
 use prost_reflect::{DescriptorPool, DynamicMessage, FieldDescriptor, Kind, MapKey, MessageDescriptor, ReflectMessage, Value};
 use serde::ser::{Error as _, SerializeMap, SerializeSeq, Serializer};
 use serde::Serialize;
@@ -186,6 +188,26 @@ pub fn to_value<M: prost::Message + prost::Name>(message: &M) -> Result<serde_js
     serde_json::to_value(ProtoJson(&dynamic)).map_err(|e| e.to_string())
 }
 
+/// A Struct as JSON. Struct numbers are doubles; whole numbers within 2^53 come back as integers
+/// (counts, sizes, statuses) so REST clients see `3`, not `3.0`.
+pub fn struct_to_json(s: &prost_types::Struct) -> serde_json::Value {
+    let mut keys: Vec<&String> = s.fields.keys().collect();
+    keys.sort();
+    let map: Map<String, serde_json::Value> = keys.into_iter().map(|k| (k.clone(), value_to_json(&s.fields[k]))).collect();
+    serde_json::Value::Object(map)
+}
+
+fn value_to_json(v: &prost_types::Value) -> serde_json::Value {
+    match &v.kind {
+        None | Some(StructKind::NullValue(_)) => serde_json::Value::Null,
+        Some(StructKind::BoolValue(b)) => serde_json::Value::Bool(*b),
+        Some(StructKind::NumberValue(n)) => json_number(*n),
+        Some(StructKind::StringValue(s)) => serde_json::Value::String(s.clone()),
+        Some(StructKind::ListValue(l)) => serde_json::Value::Array(l.values.iter().map(value_to_json).collect()),
+        Some(StructKind::StructValue(s)) => struct_to_json(s),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -208,7 +230,7 @@ mod tests {
             severity: pb::Severity::High as i32,
             title: Some("No title".into()),
             created_at: Some(prost_types::Timestamp { seconds: 1_700_000_000, nanos: 1000 }),
-            evidence: super::super::convert::json_to_struct(&json!({"url": "https://a.test/", "count": 3})),
+            evidence: crate::api::convert::json_to_struct(&json!({"url": "https://a.test/", "count": 3})),
             ..Default::default()
         };
         let body = serde_json::to_string(&ProtoJson(&dynamic(&finding).unwrap())).unwrap();
