@@ -15,7 +15,7 @@ pub use error::{AccountError, AccountResult};
 pub use invites::{INVITE_TTL_US, Invite};
 pub use service::{Accounts, validate_org};
 pub use sessions::SignedIn;
-pub use crate::store::Organisation;
+pub use crate::model::Organisation;
 pub use password::{MAX_PASSWORD_LEN, MIN_PASSWORD_LEN};
 pub use throttle::Throttle;
 pub use tokens::{IssueToken, issue_token};

@@ -9,7 +9,8 @@ use super::throttle::Throttle;
 use super::tokens::{IssueToken, issue_token};
 use super::users::{self, Role, StandingLoss, User};
 use crate::model::{ApiToken, OrgId};
-use crate::store::{Organisation, Store, hash_token, looks_like_token};
+use crate::model::Organisation;
+use crate::store::{Store, hash_token, looks_like_token};
 
 /// Users, invites, sessions, organisations and tokens over the store.
 #[derive(Debug, Clone)]

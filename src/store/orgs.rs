@@ -9,7 +9,7 @@ use sea_orm::{ActiveValue::Set, EntityTrait, sea_query::OnConflict};
 /// Scans an organisation may create per calendar month (UTC) unless set otherwise.
 pub const DEFAULT_MONTHLY_SCAN_QUOTA: i64 = 1000;
 
-pub type Organisation = organisation::Model;
+pub use crate::model::Organisation;
 
 impl Store {
     /// Creates the organisation if new; sets its quota when given.
@@ -34,6 +34,6 @@ impl Store {
     }
 
     pub async fn org(&self, id: &str) -> StoreResult<Option<Organisation>> {
-        Ok(organisation::Entity::find_by_id(id.to_string()).one(self.conn()).await?)
+        Ok(organisation::Entity::find_by_id(id.to_string()).one(self.conn()).await?.map(Into::into))
     }
 }

@@ -51,7 +51,7 @@ pub use level::{Level, LevelError};
 pub use sample::Sample;
 pub use severity::{Severity, SeverityCounts, UnknownSeverity};
 pub use org::OrgId;
-pub use records::{ApiToken, FindingRow, PageRow, ScanRow};
+pub use records::{ApiToken, FindingRow, Organisation, PageRow, ScanRow};
 pub use progress::{ScanPhase, ScanProgressState};
 pub use report::{CappedCounts, ChangeCounts, ChecksNotRun, NotRunReason, ReportError, ReportSummary};
 pub use robots::ParsedRobots;

@@ -111,3 +111,13 @@ impl ApiToken {
         self.scopes().any(|s| s == scope)
     }
 }
+
+/// An organisation (a tenant) and its monthly scan quota.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Organisation {
+    pub id: String,
+    /// Scans it may create per calendar month (UTC).
+    pub monthly_scan_quota: i64,
+    /// Microseconds since the epoch.
+    pub created_at: i64,
+}

@@ -15,3 +15,9 @@ pub struct Model {
 pub enum Relation {}
 
 impl ActiveModelBehavior for ActiveModel {}
+
+impl From<Model> for crate::model::Organisation {
+    fn from(m: Model) -> Self {
+        crate::model::Organisation { id: m.id, monthly_scan_quota: m.monthly_scan_quota, created_at: m.created_at }
+    }
+}
