@@ -404,7 +404,7 @@ mod tests {
         store.set_org("acme", None).await.unwrap();
         let target = Target::parse("https://a.test/", &AddressPolicy::default()).unwrap();
         let scan = match store.create_scan("acme", &target, ScanMode::Passive, TriggeredBy::Api, None).await.unwrap() {
-            crate::store::CreateOutcome::Created(row) => row.id,
+            crate::CreateOutcome::Created(row) => row.id,
             other => panic!("{other:?}"),
         };
         let n = SLIM_BATCH as usize * 2 + 500;

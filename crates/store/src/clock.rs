@@ -15,7 +15,7 @@ pub struct SystemClock;
 
 impl Clock for SystemClock {
     fn now_us(&self) -> i64 {
-        crate::store::time::now_us()
+        crate::time::now_us()
     }
 }
 

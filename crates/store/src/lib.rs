@@ -1,6 +1,9 @@
 //! Storage: every query of the service (organisations, users, sessions, invites, the sign-in
 //! throttle, tokens, sites, scans, findings, pages, schedules, monitors, webhooks), keyset
-//! pagination and the job lease. The same code serves SQLite and PostgreSQL.
+//! pagination and the job lease. The same code serves SQLite and PostgreSQL. A crate of its own:
+//! it depends on the model and the migrations, and nothing of the engine or the checks reaches it.
+
+use sitescan_model as model;
 
 pub mod changes;
 pub mod clock;

@@ -101,7 +101,7 @@ mod tests {
     async fn scan(store: &Store, url: &str, mode: ScanMode, status: &str, now: i64, days_ago: i64) -> uuid::Uuid {
         let target = Target::parse(url, &crate::model::AddressPolicy::default()).unwrap();
         let id = match store.create_scan("acme", &target, mode, TriggeredBy::Schedule, None).await.unwrap() {
-            crate::store::CreateOutcome::Created(row) => row.id,
+            crate::CreateOutcome::Created(row) => row.id,
             other => panic!("{other:?}"),
         };
         store

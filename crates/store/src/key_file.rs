@@ -98,7 +98,7 @@ pub fn read_or_create(path: &Path) -> Result<KeyFile, SecretError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::SealedAt;
+    use crate::SealedAt;
 
     #[test]
     fn only_an_sqlite_file_has_a_key_file_beside_it() {
