@@ -130,6 +130,28 @@ mod layering_tests {
         out
     }
 
+    /// The crates below the binary are the layers Cargo holds apart: what each may never depend
+    /// on, read from its manifest (a new dependency is a decision, made here).
+    #[test]
+    fn the_crates_below_the_binary_keep_out_of_each_other() {
+        let forbidden: &[(&str, &[&str])] = &[
+            ("model", &["sitescan-", "sea-orm", "sqlx", "tokio", "chromiumoxide", "reqwest", "axum", "tonic"]),
+            ("checks", &["sitescan-store", "sitescan-engine", "sitescan-report", "sea-orm", "sqlx", "tokio", "chromiumoxide", "reqwest", "axum", "tonic"]),
+            ("report", &["sitescan-store", "sitescan-engine", "sea-orm", "sqlx", "tokio", "chromiumoxide", "reqwest", "axum", "tonic"]),
+            ("engine", &["sitescan-store", "sitescan-checks", "sitescan-report", "sea-orm", "sqlx", "axum", "tonic"]),
+            ("store", &["sitescan-engine", "sitescan-checks", "sitescan-report", "chromiumoxide", "reqwest", "axum", "tonic"]),
+        ];
+        for (krate, never) in forbidden {
+            let path = format!("{}/crates/{krate}/Cargo.toml", env!("CARGO_MANIFEST_DIR"));
+            let manifest = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+            let deps = manifest.split("[dependencies]").nth(1).unwrap_or_default().split("\n[").next().unwrap_or_default();
+            for line in deps.lines().map(str::trim).filter(|l| !l.starts_with('#') && !l.is_empty()) {
+                let name = line.split(['=', ' ']).next().unwrap_or_default();
+                assert!(!never.iter().any(|n| name.starts_with(n)), "crates/{krate} depends on {name}, which its layer may not");
+            }
+        }
+    }
+
     #[test]
     fn the_edges_reach_data_only_through_the_app() {
         for edge in ["api", "web", "cli"] {
