@@ -9,6 +9,7 @@ mod api;
 mod bare;
 mod fidelity_site;
 mod fleet;
+mod page_cpu;
 mod proc;
 mod profile;
 mod report;
@@ -104,8 +105,8 @@ pub struct RunArgs {
     /// Pages captured per variant in the profile.
     #[arg(long, default_value_t = 24)]
     pub profile_pages: usize,
-    /// Benchmarks to run (comma-separated): throughput, profile, scaling, sharing, recurring, fleet, fidelity, api.
-    #[arg(long, value_delimiter = ',', default_value = "throughput,profile,scaling,sharing,recurring,fleet,fidelity,api")]
+    /// Benchmarks to run (comma-separated): throughput, profile, page-cpu, scaling, sharing, recurring, fleet, fidelity, api.
+    #[arg(long, value_delimiter = ',', default_value = "throughput,profile,page-cpu,scaling,sharing,recurring,fleet,fidelity,api")]
     pub only: Vec<String>,
     /// Leave out Lighthouse and pa11y.
     #[arg(long)]

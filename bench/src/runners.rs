@@ -25,6 +25,13 @@ pub struct Ctx {
 /// The log filter of measured scans: the engine's info lines plus each page's capture time.
 pub const SCAN_LOG: &str = "info,sitescan_engine::browser::capture=debug,sitescan_engine::browser::session=debug,chromiumoxide=off,sqlx=warn,sea_orm=warn,hyper=warn,h2=warn,tower=warn";
 
+/// `SCAN_LOG` with each page's main-thread time by phase (`--page-cpu`): Chromium's
+/// performance counters are on in every page, which a measured scan should not pay for.
+pub const SCAN_LOG_PAGE_CPU: &str = "info,sitescan_engine::browser::capture=debug,sitescan_engine::browser::session=debug,sitescan_engine::page_cpu=debug,chromiumoxide=off,sqlx=warn,sea_orm=warn,hyper=warn,h2=warn,tower=warn";
+
+/// The flag of `sitescan_scan_with` that turns on the page main-thread log (not passed on).
+pub const PAGE_CPU: &str = "--page-cpu";
+
 /// One `sitescan scan`.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct ScanRun {
@@ -63,6 +70,9 @@ pub struct ScanRun {
     pub cores_by_phase: BTreeMap<String, f64>,
     /// Seconds of the scan with fewer than 1, 1 to 1.5, 1.5 to 1.8 and at least 1.8 cores busy.
     pub time_by_cores: Vec<f64>,
+    /// Capture phase -> the page main thread's [task, script, layout and style] ms of each page
+    /// (debug log "page main thread by phase", with `PAGE_CPU`).
+    pub page_cpu: BTreeMap<String, Vec<[f64; 3]>>,
 }
 
 impl ScanRun {
@@ -81,16 +91,18 @@ pub async fn sitescan_scan(ctx: &Ctx, url: &str, max_pages: usize, pages_per_bro
 /// `sitescan_scan` with more flags to `sitescan scan` (`--no-share`).
 pub async fn sitescan_scan_with(ctx: &Ctx, url: &str, max_pages: usize, pages_per_browser: Option<usize>, tag: &str, extra: &[&str]) -> anyhow::Result<ScanRun> {
     let out = ctx.work.join(format!("report-{tag}.json"));
+    let page_cpu = extra.contains(&PAGE_CPU);
+    let extra: Vec<&str> = extra.iter().copied().filter(|a| *a != PAGE_CPU).collect();
     let mut cmd = Command::new(&ctx.sitescan);
     cmd.args(["--log-format", "json", "scan", url, "--allow-target", "127.0.0.1/32", "--format", "json", "--quiet"])
-        .args(extra)
+        .args(&extra)
         .arg("--max-pages")
         .arg(max_pages.to_string())
         .arg("--output")
         .arg(&out)
         .arg("--chromium")
         .arg(&ctx.chromium)
-        .env("RUST_LOG", SCAN_LOG)
+        .env("RUST_LOG", if page_cpu { SCAN_LOG_PAGE_CPU } else { SCAN_LOG })
         .env("TMPDIR", &ctx.work);
     if let Some(k) = pages_per_browser {
         cmd.arg("--pages-per-browser").arg(k.to_string());
@@ -126,6 +138,15 @@ pub async fn sitescan_scan_with(ctx: &Ctx, url: &str, max_pages: usize, pages_pe
             Some("regions judged once and given back") => {
                 result.regions_reused += v["reused"].as_u64().unwrap_or(0);
                 result.regions_from_earlier_scans += v["from_earlier_scans"].as_u64().unwrap_or(0);
+            }
+            Some("page main thread by phase") => {
+                for pair in v["phases"].as_str().unwrap_or("").split_whitespace() {
+                    let Some((name, ms)) = pair.split_once('=') else { continue };
+                    let ms: Vec<f64> = ms.split('/').filter_map(|x| x.parse().ok()).collect();
+                    if let [task, script, layout] = ms[..] {
+                        result.page_cpu.entry(name.to_string()).or_default().push([task, script, layout]);
+                    }
+                }
             }
             Some("capture phases") => {
                 let mut phases = Vec::new();

@@ -83,6 +83,13 @@ pub async fn run_all(args: RunArgs, root: PathBuf) -> anyhow::Result<()> {
         println!("== profile");
         profile_section(&ctx, &args, &site, main_scan.as_ref(), &bare, &mut report).await;
     }
+    if only("page-cpu") {
+        println!("== page-cpu");
+        let template = TemplateSite::start(args.pages).await;
+        let forms = FormsSite::start(args.pages).await;
+        let sites = [("bench site", site.url(0), site.pages), ("template site", template.url(0), template.pages), ("forms site", forms.url(0), forms.pages)];
+        crate::page_cpu::run(&ctx, &sites, &mut report).await;
+    }
     if only("scaling") {
         println!("== scaling");
         scaling(&ctx, &args, &site, main_scan.as_ref(), &mut report).await;

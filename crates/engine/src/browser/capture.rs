@@ -40,6 +40,7 @@ use super::gather::animation_memo::ImageAnimations;
 use super::gather::{axe, barriers, console, contrast, cookies, csp, dialogs, document, dom, exceptions, image_text, issues, keyboard, layout, metrics, network, page_text, screenshot};
 use super::instance::Instance;
 use super::options::CaptureOptions;
+use super::page_cpu::{self, PageCpu};
 use super::shared_regions::SharedRegions;
 use super::unchanged;
 use super::scripts::{BINDING, EAGER_AT_LOAD, HOOKS_INIT, PARK_PAGE, PERF_INIT, SCROLL_PAGE};
@@ -117,11 +118,13 @@ pub(crate) struct Live {
 pub(crate) struct Phases {
     last: Instant,
     spent: Vec<(&'static str, u128)>,
+    /// What each in-page phase cost the page's main thread (`page_cpu`), when that is logged.
+    cpu: Option<PageCpu>,
 }
 
 impl Default for Phases {
     fn default() -> Self {
-        Phases { last: Instant::now(), spent: Vec::new() }
+        Phases { last: Instant::now(), spent: Vec::new(), cpu: None }
     }
 }
 
@@ -133,10 +136,20 @@ impl Phases {
         self.last = now;
     }
 
+    /// Ends the phase `name` of the in-page part, with what it cost the page's main thread when
+    /// that is logged.
+    async fn end_in(&mut self, instance: &Instance, page: &Page, name: &'static str) {
+        self.end(name);
+        if let Some(cpu) = self.cpu.as_mut() {
+            cpu.end(instance, page, name).await;
+        }
+    }
+
     fn render(&self) -> String {
         self.spent.iter().map(|(n, ms)| format!("{n}={ms}")).collect::<Vec<_>>().join(" ")
     }
 }
+
 
 /// A scan's page kept open after a capture, for the scan's next page on the same browser: its
 /// renderer process, window and subscriptions are reused, and only the navigation is new. Each
@@ -232,6 +245,9 @@ pub(crate) async fn capture(
     live.phases.end("close");
     snap.capture_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     tracing::debug!(url, phases = %live.phases.render(), "capture phases");
+    if let Some(cpu) = live.phases.cpu.as_ref().filter(|c| !c.is_empty()) {
+        tracing::debug!(target: "sitescan_engine::page_cpu", url, phases = %cpu.render(), "page main thread by phase");
+    }
     tracing::debug!(url, final_url = %snap.final_url, status = ?snap.status, error = ?snap.error.as_ref().map(|e| &e.kind), capture_ms = snap.capture_ms, "page captured");
     (snap, outcome, parked)
 }
@@ -469,16 +485,21 @@ pub(crate) async fn gather_in_page(
     // The gatherers' isolated world is made afresh for the document as it is now (a journey may
     // have moved it since the last one).
     forget_world(instance, page);
+    if page_cpu::wanted() {
+        let mut cpu = PageCpu::default();
+        cpu.start(instance, page).await;
+        live.phases.cpu = Some(cpu);
+    }
     match metrics::read(instance, page, budget).await {
         Ok(r) => live.perf_early = Some(r),
         Err(e) => gather_error(snap, Artifact::Metrics.gatherer(), &e),
     }
-    live.phases.end("metrics");
+    live.phases.end_in(instance, page, "metrics").await;
     if settings.capture.scroll {
         match eval_string(instance, page, "scroll", &SCROLL_PAGE, budget.cap(Duration::from_secs(10))).await {
             Ok(how) => {
                 tracing::debug!(how = %how, "lazy content loaded");
-                live.phases.end("scroll");
+                live.phases.end_in(instance, page, "scroll").await;
                 let how = crate::browser::lenient::from_json::<serde_json::Value>(&how).unwrap_or_default();
                 let eager = how["mode"] == "eager";
                 // Every lazy image had loaded in the quiet after `load`: this step started nothing.
@@ -487,7 +508,7 @@ pub(crate) async fn gather_in_page(
                     let quiet = if eager { EAGER_QUIET } else { NETWORK_QUIET };
                     wait_quiet(instance, log, budget, quiet, SCROLL_QUIET_MAX).await?;
                 }
-                live.phases.end("scroll-quiet");
+                live.phases.end_in(instance, page, "scroll-quiet").await;
             }
             Err(e) => gather_error(snap, "scroll", &e),
         }
@@ -495,7 +516,7 @@ pub(crate) async fn gather_in_page(
     if let Err(e) = metrics::settle(instance, page, budget, SETTLE_QUIET, SETTLE_MAX).await {
         tracing::debug!(error = %e, "could not wait for the page to settle");
     }
-    live.phases.end("settle");
+    live.phases.end_in(instance, page, "settle").await;
     match metrics::read(instance, page, budget).await {
         Ok(r) => live.perf_late = Some(r),
         Err(e) => gather_error(snap, Artifact::Metrics.gatherer(), &e),
@@ -538,7 +559,7 @@ async fn read_page(
     window: Option<&PageWindow>,
 ) -> Result<(), BrowserError> {
     let _core = cores::core().await;
-    live.phases.end("core");
+    live.phases.end_in(instance, page, "core").await;
     // With the scan's shared regions: the page's regions, and whether it is unchanged since its
     // facts were kept (`unchanged.rs`), before anything reads it.
     let mut found = None;
@@ -550,7 +571,7 @@ async fn read_page(
     let mut given = None;
     if let Some(shared) = settings.shared.as_deref() {
         let regions = axe::find_regions(instance, page, budget).await;
-        live.phases.end("regions");
+        live.phases.end_in(instance, page, "regions").await;
         if let Some(page_fp) = regions.page.clone() {
             events = event_log(&live.log)?.snapshot();
             facts_key = unchanged::key(instance, page, budget, &events, &page_fp, &settings.capture).await;
@@ -566,7 +587,7 @@ async fn read_page(
             fp = Some(page_fp);
         }
         found = Some(regions);
-        live.phases.end("unchanged");
+        live.phases.end_in(instance, page, "unchanged").await;
     }
     // Results given back are final: their contrast was settled when they were kept.
     let axe_given = known.is_some();
@@ -579,7 +600,7 @@ async fn read_page(
                     Ok(a) => snap.axe = Some(a),
                     Err(e) => gather_error(snap, artifact.gatherer(), &e),
                 }
-                live.phases.end(artifact.gatherer());
+                live.phases.end_in(instance, page, artifact.gatherer()).await;
             }
         } else if !skip(artifact) {
             run_gatherer(artifact, instance, page, settings, budget, snap, live, window).await;
@@ -614,7 +635,7 @@ async fn read_page(
             Err(e) => gather_error(snap, "contrast", &e),
         }
         snap.axe = Some(results);
-        live.phases.end("contrast");
+        live.phases.end_in(instance, page, "contrast").await;
         check_alive(instance, log)?;
     }
     // Last: it emulates a narrow viewport and grows the text (each undone before it returns),
@@ -639,7 +660,7 @@ async fn give_back(instance: &Instance, page: &Page, budget: &Deadline, snap: &m
         layout::animations(instance, page, budget, live.log.as_ref(), memo, &facts.images, &mut layout).await;
         snap.layout = Some(layout);
     }
-    live.phases.end("given-back");
+    live.phases.end_in(instance, page, "given-back").await;
     tracing::debug!("in-page facts of an unchanged page given back");
 }
 
@@ -735,7 +756,7 @@ async fn run_gatherer(
     if let Err(e) = gathered.and_then(|()| injected_failure(artifact, &snap.requested_url)) {
         gather_error(snap, artifact.gatherer(), &e);
     }
-    live.phases.end(artifact.gatherer());
+    live.phases.end_in(instance, page, artifact.gatherer()).await;
 }
 
 /// Debug builds only: the gatherers named in `SITESCAN_TEST_FAIL_GATHERERS` fail after they ran,

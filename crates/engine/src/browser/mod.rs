@@ -13,6 +13,7 @@ mod journey;
 mod lenient;
 mod launch;
 mod options;
+mod page_cpu;
 pub mod image_look;
 pub mod pixel_contrast;
 mod pool;
