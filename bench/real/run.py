@@ -7,6 +7,11 @@ Prints pages where any check did not run (grouped by reason), pages judged as an
 to bench/real/results-<timestamp>.json.
 
   python3 bench/real/run.py --sitescan target/release/sitescan --pages bench/real/pages [--jobs 2]
+
+`--page-cpu` also prints each capture phase's wall time and what it cost the page's main thread
+(Chromium's performance counters, log target `sitescan_engine::page_cpu`), per page. `--compare
+results-....json` prints every finding (check id, selector, evidence) one run has on a page and
+the other has not, for a before/after of a change to what runs in the page.
 """
 import argparse
 import collections
@@ -42,18 +47,48 @@ def extra_flags(binary):
     return ['--allow-incomplete'] if '--allow-incomplete' in help_text else []
 
 
-def scan(binary, url):
+PAGE_CPU_LOG = 'warn,sitescan_engine::browser::capture=debug,sitescan_engine::page_cpu=debug'
+
+
+def scan(binary, url, page_cpu=False):
     began = time.monotonic()
+    env = dict(os.environ, RUST_LOG=PAGE_CPU_LOG) if page_cpu else None
     out = subprocess.run(
-        [binary, 'scan', url, '--max-pages', '1', '--format', 'json', '--allow-target', '127.0.0.1/32', '--quiet', *extra_flags(binary)],
-        capture_output=True, timeout=300,
+        [binary, *(['--log-format', 'json'] if page_cpu else []), 'scan', url, '--max-pages', '1', '--format', 'json',
+         '--allow-target', '127.0.0.1/32', '--quiet', *extra_flags(binary)],
+        capture_output=True, timeout=300, env=env,
     )
     took = time.monotonic() - began
     try:
         body = json.loads(out.stdout)
     except ValueError:
         body = None
-    return took, out.returncode, body, out.stderr.decode(errors='replace')[-2000:]
+    stderr = out.stderr.decode(errors='replace')
+    phases = {}
+    if page_cpu:
+        for line in stderr.splitlines():
+            try:
+                v = json.loads(line)
+            except ValueError:
+                continue
+            msg = v.get('message') or (v.get('fields') or {}).get('message')
+            text = v.get('phases') or (v.get('fields') or {}).get('phases') or ''
+            if msg == 'capture phases':
+                for pair in text.split():
+                    name, _, ms = pair.partition('=')
+                    phases.setdefault(name, {})['wall'] = float(ms)
+            elif msg == 'page main thread by phase':
+                for pair in text.split():
+                    name, _, ms = pair.partition('=')
+                    task, script, layout = (float(x) for x in ms.split('/'))
+                    phases.setdefault(name, {}).update(task=task, script=script, layout=layout)
+    return took, out.returncode, body, stderr[-2000:], phases
+
+
+def finding_key(x):
+    ev = x.get('evidence') or {}
+    detail = {k: ev.get(k) for k in ('selector', 'snippet', 'text', 'value', 'resource') if ev.get(k) is not None}
+    return x['check_id'] + ' ' + json.dumps(detail, sort_keys=True, ensure_ascii=False)
 
 
 def pct(values, p):
@@ -71,6 +106,8 @@ def main():
     ap.add_argument('--jobs', type=int, default=2)
     ap.add_argument('--limit', type=int, default=0)
     ap.add_argument('--keep', default='', help='check ids (comma-separated) whose findings are written to the results, to be looked at')
+    ap.add_argument('--page-cpu', action='store_true', help="each capture phase's wall and page main-thread time")
+    ap.add_argument('--compare', default='', help='an earlier results file: print the findings that differ page by page')
     a = ap.parse_args()
     files = sorted(f for f in os.listdir(a.pages) if f.endswith('.html'))
     if a.limit:
@@ -79,7 +116,7 @@ def main():
     base = f'http://127.0.0.1:{httpd.server_address[1]}/'
     results = {}
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
-        futures = {pool.submit(scan, a.sitescan, base + f): f for f in files}
+        futures = {pool.submit(scan, a.sitescan, base + f, a.page_cpu): f for f in files}
         for fut in concurrent.futures.as_completed(futures):
             f = futures[fut]
             results[f] = fut.result()
@@ -98,7 +135,12 @@ def main():
     keep = set(filter(None, a.keep.split(',')))
     kept = collections.defaultdict(list)
     by_page = {}
-    for f, (took, code, body, stderr) in sorted(results.items()):
+    keys_by_page = {}
+    phase_rows = collections.defaultdict(lambda: collections.defaultdict(float))
+    for f, (took, code, body, stderr, phases) in sorted(results.items()):
+        for name, cols in phases.items():
+            for col, ms in cols.items():
+                phase_rows[name][col] += ms
         seconds.append(took)
         if body is None or body.get('scan', {}).get('status') != 'completed':
             failed.append((f, code, stderr.strip().splitlines()[-1:] if stderr else ''))
@@ -133,6 +175,7 @@ def main():
         for cid in {x['check_id'] for x in found}:
             share[cid] += 1
         by_page[f] = sorted({x['check_id'] for x in found})
+        keys_by_page[f] = sorted(finding_key(x) for x in found)
         for x in found:
             if x['check_id'] in keep:
                 ev = x.get('evidence') or {}
@@ -163,6 +206,27 @@ def main():
     print(f'seconds a page: median {statistics.median(seconds):.2f}, p95 {pct(seconds, 95):.2f}, max {max(seconds):.2f}')
     if findings_per_page:
         print(f'findings a page: median {statistics.median(findings_per_page):.0f}, p95 {pct(findings_per_page, 95):.0f}, max {max(findings_per_page)}')
+    if phase_rows:
+        print(f'capture phases, ms a page over {n} pages (wall; the page main thread: all its tasks, and layout with style among them):')
+        print(f'  {"phase":<14} {"wall":>8} {"main":>8} {"layout":>8}')
+        for name, cols in phase_rows.items():
+            cells = ' '.join(f'{cols[c] / n:>8.1f}' if c in cols else f'{"-":>8}' for c in ('wall', 'task', 'layout'))
+            print(f'  {name:<14} {cells}')
+        totals = ' '.join(f'{sum(cols.get(c, 0) for cols in phase_rows.values()) / n:>8.1f}' for c in ('wall', 'task', 'layout'))
+        print(f'  {"total":<14} {totals}')
+    if a.compare:
+        before = json.load(open(a.compare)).get('keys_by_page') or {}
+        differing = 0
+        for f in sorted(set(before) & set(keys_by_page)):
+            old, new = collections.Counter(before[f]), collections.Counter(keys_by_page[f])
+            lost, gained = old - new, new - old
+            if lost or gained:
+                differing += 1
+                for k in list(lost)[:5]:
+                    print(f'  {f}: only before: {k[:200]}')
+                for k in list(gained)[:5]:
+                    print(f'  {f}: only now: {k[:200]}')
+        print(f'pages whose findings differ from {os.path.basename(a.compare)}: {differing} of {len(set(before) & set(keys_by_page))}')
     print('check ids by share of pages (top 25):')
     for cid, c in share.most_common(25):
         print(f'  {100 * c / n:5.1f}%  {cid}')
@@ -170,7 +234,7 @@ def main():
     with open(out, 'w') as fh:
         json.dump({'pages': n, 'gaps': {k: v for k, v in gaps.items()}, 'other_document': other_doc, 'unservable': unservable, 'failed': failed,
                    'seconds': seconds, 'findings': findings_per_page, 'share': dict(share),
-                   'by_page': by_page, 'kept': kept}, fh, indent=1)
+                   'by_page': by_page, 'keys_by_page': keys_by_page, 'phases': phase_rows, 'kept': kept}, fh, indent=1)
     print(f'wrote {out}')
 
 
