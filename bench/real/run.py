@@ -85,10 +85,14 @@ def scan(binary, url, page_cpu=False):
     return took, out.returncode, body, stderr[-2000:], phases
 
 
+LOOPBACK_PORT = re.compile(r'127\.0\.0\.1:\d+')
+
+
 def finding_key(x):
     ev = x.get('evidence') or {}
     detail = {k: ev.get(k) for k in ('selector', 'snippet', 'text', 'value', 'resource') if ev.get(k) is not None}
-    return x['check_id'] + ' ' + json.dumps(detail, sort_keys=True, ensure_ascii=False)
+    # The corpus is served on a new port each run.
+    return LOOPBACK_PORT.sub('127.0.0.1:PORT', x['check_id'] + ' ' + json.dumps(detail, sort_keys=True, ensure_ascii=False))
 
 
 def pct(values, p):
@@ -215,7 +219,7 @@ def main():
         totals = ' '.join(f'{sum(cols.get(c, 0) for cols in phase_rows.values()) / n:>8.1f}' for c in ('wall', 'task', 'layout'))
         print(f'  {"total":<14} {totals}')
     if a.compare:
-        before = json.load(open(a.compare)).get('keys_by_page') or {}
+        before = {f: [LOOPBACK_PORT.sub('127.0.0.1:PORT', k) for k in keys] for f, keys in (json.load(open(a.compare)).get('keys_by_page') or {}).items()}
         differing = 0
         for f in sorted(set(before) & set(keys_by_page)):
             old, new = collections.Counter(before[f]), collections.Counter(keys_by_page[f])

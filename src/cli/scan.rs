@@ -103,7 +103,11 @@ pub async fn run(args: ScanArgs) -> anyhow::Result<Exit> {
             }
         }
     }
-    let scanner = engine::scanner(&args.browser, policy).await?;
+    // One page, no journey, and nothing kept for the next scan: no other page can be given back
+    // what this page's regions got, so they are not fingerprinted (the findings are the same).
+    let alone = args.crawl.max_pages == 1 && args.cache.is_none() && config.options.journeys.is_empty();
+    let browser = super::args::BrowserArgs { no_share: args.browser.no_share || alone, ..args.browser.clone() };
+    let scanner = engine::scanner(&browser, policy).await?;
 
     let bar = (!args.quiet && std::io::stderr().is_terminal()).then(|| progress_bar(args.crawl.max_pages));
     let progress: Option<ProgressFn> = bar.clone().map(|bar| {

@@ -6,7 +6,6 @@
 use crate::app;
 
 use app::{TestApp, assert_uuid, finding, keys, rfc3339, spawn_app};
-use sea_orm::{ActiveValue::Set, EntityTrait};
 use serde_json::{Value, json};
 use sitescan::model::{PASSIVE_CATEGORIES, ReportSummary, Severity, SeverityCounts};
 use sitescan::model::ReportPage;
@@ -51,25 +50,25 @@ async fn seeded() -> Seeded {
     rich.evidence.insert("nested".into(), json!({"list": [1, "two", null, true]}));
     app.seed_findings(acme_scan, "acme", &[rich, finding("search.title-missing", Severity::Critical, page)]).await;
     tokio::time::sleep(Duration::from_millis(5)).await;
-    // A finding with every nullable column null, through the store's entity.
-    sitescan::store::entity::finding::Entity::insert(sitescan::store::entity::finding::ActiveModel {
-        id: Set(Uuid::now_v7()),
-        scan_id: Set(acme_scan),
-        org_id: Set("acme".into()),
-        check_id: Set("i18n.lang-missing".into()),
-        severity: Set(sitescan::store::entity::values::Text(sitescan::model::Severity::Info)),
-        title: Set(None),
-        description: Set(None),
-        evidence: Set(None),
-        remediation: Set(None),
-        cwe_id: Set(None),
-        page_url: Set(None),
-        created_at: Set(sitescan::store::time::now_us()),
-        change: Set(None),
-    })
-    .exec(app.store.conn())
-    .await
-    .unwrap();
+    // A finding with every nullable column null, written in SQL as no build of ours writes one.
+    {
+        use sea_orm::{ConnectionTrait, DbBackend, Statement};
+        let conn = app.store.conn();
+        let backend = conn.get_database_backend();
+        let sql = match backend {
+            DbBackend::Postgres => "INSERT INTO findings (id, scan_id, org_id, check_id, severity, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
+            _ => "INSERT INTO findings (id, scan_id, org_id, check_id, severity, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+        };
+        let values: [sea_orm::Value; 6] = [
+            Uuid::now_v7().into(),
+            acme_scan.into(),
+            "acme".into(),
+            "i18n.lang-missing".into(),
+            "info".into(),
+            sitescan::store::time::now_us().into(),
+        ];
+        conn.execute_raw(Statement::from_sql_and_values(backend, sql, values)).await.unwrap();
+    }
     app.seed_findings(globex_scan, "globex", &[
         finding("search.title-missing", Severity::High, "https://globex.example.com/"),
         finding("forms.label-missing", Severity::Low, "https://globex.example.com/"),

@@ -244,7 +244,7 @@ async fn the_command_line_keeps_verdicts_in_the_cache_file() {
     assert!(earlier >= 3, "the second scan gave back the first one's regions: {earlier}\n{err}");
     let ids = |report: &str| {
         let v: serde_json::Value = serde_json::from_str(report).expect("a JSON report");
-        let mut ids: Vec<String> = v["findings"]
+        let mut ids: Vec<String> = v["report"]["findings"]
             .as_array()
             .into_iter()
             .flatten()
@@ -254,6 +254,7 @@ async fn the_command_line_keeps_verdicts_in_the_cache_file() {
         ids.sort();
         ids
     };
+    assert!(!ids(&first).is_empty(), "the fixture site has findings");
     assert_eq!(ids(&first), ids(&second), "the same findings with verdicts given back");
     // --no-cache reads nothing from the file.
     let (_, third, _, earlier) = scan(vec!["--cache".to_string(), file_arg, "--no-cache".to_string()]).await;
@@ -263,4 +264,54 @@ async fn the_command_line_keeps_verdicts_in_the_cache_file() {
     let (code, _, err, _) = scan(vec!["--cache".to_string(), dir.path().display().to_string()]).await;
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("--cache"), "the error names the flag: {err}");
+}
+
+/// `sitescan scan --max-pages 1` without `--cache`: no other page can be given back what its
+/// regions got, so they are not fingerprinted; with `--cache` they are (the next scan reads
+/// them). The findings are the same either way.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_one_page_scan_fingerprints_its_regions_only_to_keep_them() {
+    let site = FixtureSite::start().await;
+    publish(&site, Version::default());
+    let dir = tempfile::tempdir().unwrap();
+    let file_arg = dir.path().join("verdicts.db").display().to_string();
+    let start = site.url("/p0");
+    let scan = |extra: Vec<String>| {
+        let start = start.clone();
+        async move {
+            let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_sitescan"))
+                .args(["--log-format", "json", "scan", &start, "--allow-target", "127.0.0.1/32", "--max-pages", "1", "--format", "json", "--quiet"])
+                .args(&extra)
+                .env("RUST_LOG", "warn,sitescan_engine::browser::capture=debug")
+                .output()
+                .await
+                .expect("run sitescan");
+            let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+            let phases: Vec<String> = stderr
+                .lines()
+                .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+                .filter(|v| v["message"] == "capture phases")
+                .map(|v| v["phases"].as_str().unwrap_or_default().to_string())
+                .collect();
+            let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("a JSON report ({e}): {stderr}"));
+            let mut ids: Vec<String> = report["report"]["findings"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|f| !f["check_id"].as_str().unwrap_or_default().starts_with("performance."))
+                .map(|f| format!("{} {} {}", f["check_id"], f["evidence"]["selector"], f["evidence"]["snippet"]))
+                .collect();
+            ids.sort();
+            assert!(matches!(out.status.code(), Some(0) | Some(1)), "{stderr}");
+            (phases, ids)
+        }
+    };
+    let fingerprinted = |phases: &[String]| phases.iter().any(|p| p.split_whitespace().any(|kv| kv.starts_with("regions=")));
+    let (alone, alone_ids) = scan(Vec::new()).await;
+    assert_eq!(alone.len(), 1, "one page captured: {alone:?}");
+    assert!(!fingerprinted(&alone), "a one-page scan that keeps nothing fingerprinted its regions: {alone:?}");
+    let (kept, kept_ids) = scan(vec!["--cache".to_string(), file_arg]).await;
+    assert!(fingerprinted(&kept), "a one-page scan with --cache fingerprints its regions for the next scan: {kept:?}");
+    assert!(!alone_ids.is_empty(), "the fixture page has findings");
+    assert_eq!(alone_ids, kept_ids, "the same findings whether the regions were fingerprinted or not");
 }

@@ -10,7 +10,8 @@ pub mod clock;
 pub mod crawl;
 pub mod cursor;
 pub mod db;
-pub mod entity;
+// The tables as sea-orm sees them: private, so that callers speak in the model's records.
+mod entity;
 pub mod error;
 pub mod expiry;
 pub mod findings;

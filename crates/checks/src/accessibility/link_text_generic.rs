@@ -18,7 +18,7 @@ declare_check! {
     /// A generic text may be made clear
     /// by the sentence or list item around it (WCAG 2.4.4 allows that), which only a person can
     /// weigh: those findings ask for review; a link of punctuation alone is clear in no context.
-    pub struct LinkTextGeneric {
+    pub struct AccessibilityLinkTextGeneric {
         id: "accessibility.link-text-generic",
         severity: Low,
         title: "Link text does not say where the link goes",
@@ -51,7 +51,7 @@ fn adds_words(extra: Option<&str>) -> bool {
     extra.is_some_and(|t| t.chars().any(char::is_alphanumeric) && emptiness(t).is_none())
 }
 
-impl Check for LinkTextGeneric {
+impl Check for AccessibilityLinkTextGeneric {
     fn meta(&self) -> &'static CheckMeta {
         &Self::META
     }
@@ -115,7 +115,7 @@ mod tests {
             ],
             ..Default::default()
         };
-        let f = run(&LinkTextGeneric, &barrier_page(facts));
+        let f = run(&AccessibilityLinkTextGeneric, &barrier_page(facts));
         let got: Vec<_> = f.iter().map(|f| (f.evidence["selector"].as_str().unwrap_or_default(), f.severity)).collect();
         assert_eq!(got, [("#click", Severity::Low), ("#more1", Severity::Low), ("#more2", Severity::Low), ("#dot", Severity::Medium), ("#page", Severity::Low)]);
         assert_eq!(f[3].evidence["needs_review"], false);

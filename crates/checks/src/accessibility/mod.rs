@@ -28,7 +28,7 @@ crate::category_checks! {
     list_not_marked_up::ListNotMarkedUp,
     link_does_nothing::LinkDoesNothing,
     link_text_ambiguous::LinkTextAmbiguous,
-    link_text_generic::LinkTextGeneric,
+    link_text_generic::AccessibilityLinkTextGeneric,
     link_adjacent_duplicate::LinkAdjacentDuplicate,
     link_new_window_unannounced::LinkNewWindowUnannounced,
     link_file_format_unstated::LinkFileFormatUnstated,

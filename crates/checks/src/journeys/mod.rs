@@ -13,7 +13,7 @@ crate::category_checks! {
     step_timeout::StepTimeout,
     login_failed::LoginFailed,
     error_response::ErrorResponse,
-    uncaught_exception::UncaughtException,
+    uncaught_exception::JourneyUncaughtException,
     slow_interaction::SlowInteraction,
     secret_exposed::SecretExposed,
 }

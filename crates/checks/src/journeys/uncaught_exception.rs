@@ -18,7 +18,7 @@ declare_check! {
     ///
     /// # Evidence
     /// `url`, `journey`, `step_index`, `step`, `message`, `script_url`.
-    pub struct UncaughtException {
+    pub struct JourneyUncaughtException {
         id: "journeys.uncaught-exception",
         severity: High,
         title: "An exception was thrown during a journey step",
@@ -32,7 +32,7 @@ declare_check! {
     }
 }
 
-impl Check for UncaughtException {
+impl Check for JourneyUncaughtException {
     fn meta(&self) -> &'static CheckMeta {
         &Self::META
     }

@@ -8,7 +8,7 @@ declare_check! {
     ///
     /// One finding per task in `metrics.long_tasks` longer than `long_task_ms` (250 ms), in the
     /// order they ran (the per-page cap keeps the worst pages readable).
-    pub struct LongTask {
+    pub struct PerformanceLongTask {
         id: "performance.long-task",
         severity: Low,
         title: "Long main-thread task",
@@ -22,7 +22,7 @@ declare_check! {
     }
 }
 
-impl Check for LongTask {
+impl Check for PerformanceLongTask {
     fn meta(&self) -> &'static CheckMeta {
         &Self::META
     }
@@ -55,7 +55,7 @@ mod tests {
             Task { start_ms: 1200.0, duration_ms: 410.5 },
             Task { start_ms: 2000.0, duration_ms: 251.0 },
         ];
-        let f = run(&LongTask, &page(PageMetrics { long_tasks: tasks, ..Default::default() }, vec![]));
+        let f = run(&PerformanceLongTask, &page(PageMetrics { long_tasks: tasks, ..Default::default() }, vec![]));
         assert_eq!(f.len(), 2);
         assert_eq!(f[0].evidence["value"], 410.5);
         assert_eq!(f[0].evidence["start_ms"], 1200.0);
@@ -65,6 +65,6 @@ mod tests {
     #[test]
     fn quiet_for_tasks_at_or_under_the_limit() {
         let tasks = vec![Task { start_ms: 800.0, duration_ms: 250.0 }, Task { start_ms: 900.0, duration_ms: 60.0 }];
-        assert!(run(&LongTask, &page(PageMetrics { long_tasks: tasks, ..Default::default() }, vec![])).is_empty());
+        assert!(run(&PerformanceLongTask, &page(PageMetrics { long_tasks: tasks, ..Default::default() }, vec![])).is_empty());
     }
 }

@@ -23,5 +23,5 @@ crate::category_checks! {
     uncompressed_text::UncompressedText,
     cache_policy::CachePolicy,
     dom_size::DomSize,
-    long_task::LongTask,
+    long_task::PerformanceLongTask,
 }

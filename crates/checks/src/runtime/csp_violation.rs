@@ -12,7 +12,7 @@ declare_check! {
     /// something the page wanted), low for `report`-only policies (nothing was blocked yet, but
     /// enforcing the policy would break this). When the snapshot has no violation reports but the
     /// browser raised `csp` issues, those are used (one per distinct message).
-    pub struct CspViolation {
+    pub struct RuntimeCspViolation {
         id: "runtime.csp-violation",
         severity: Medium,
         title: "Page violates its Content-Security-Policy",
@@ -26,7 +26,7 @@ declare_check! {
     }
 }
 
-impl Check for CspViolation {
+impl Check for RuntimeCspViolation {
     fn meta(&self) -> &'static CheckMeta {
         &Self::META
     }
@@ -94,7 +94,7 @@ mod tests {
             violation("script-src-elem", "https://tracker.test/t.js", "enforce"),
             violation("style-src-attr", "inline", "report"),
         ];
-        let f = run(&CspViolation, &p);
+        let f = run(&RuntimeCspViolation, &p);
         assert_eq!(f.len(), 2);
         assert_eq!((f[0].severity, f[0].evidence["count"].as_u64()), (Severity::Medium, Some(2)));
         assert_eq!(f[0].evidence["resource"], "https://tracker.test/t.js");
@@ -104,7 +104,7 @@ mod tests {
     #[test]
     fn falls_back_to_csp_issues_and_is_quiet_otherwise() {
         let mut p = page();
-        assert!(run(&CspViolation, &p).is_empty());
+        assert!(run(&RuntimeCspViolation, &p).is_empty());
         p.browser_issues = vec![BrowserIssue {
             kind: "csp".into(),
             code: Some("kInlineViolation".into()),
@@ -112,6 +112,6 @@ mod tests {
             url: None,
             line: None,
         }];
-        assert_eq!(run(&CspViolation, &p).len(), 1);
+        assert_eq!(run(&RuntimeCspViolation, &p).len(), 1);
     }
 }

@@ -9,7 +9,7 @@ declare_check! {
     ///
     /// One finding per distinct exception in `js_errors` of kind `exception` (same message,
     /// script, line and column), with how often it was thrown (`count`).
-    pub struct UncaughtException {
+    pub struct RuntimeUncaughtException {
         id: "runtime.uncaught-exception",
         severity: High,
         title: "Uncaught JavaScript exception",
@@ -39,7 +39,7 @@ pub fn report_js_errors(page: &PageView<'_>, kinds: &[&str], out: &mut Findings<
     }
 }
 
-impl Check for UncaughtException {
+impl Check for RuntimeUncaughtException {
     fn meta(&self) -> &'static CheckMeta {
         &Self::META
     }
@@ -75,7 +75,7 @@ mod tests {
             error("exception", "Cannot read properties of null (reading 'addEventListener')", 12),
             error("exception", "x is not defined", 40),
         ];
-        let f = run(&UncaughtException, &p);
+        let f = run(&RuntimeUncaughtException, &p);
         assert_eq!(f.len(), 2);
         assert_eq!(f[0].evidence["count"], 2);
         assert_eq!(f[0].evidence["line"], 12);
@@ -87,7 +87,7 @@ mod tests {
     fn quiet_for_rejections_and_clean_pages() {
         let mut p = page();
         p.js_errors = vec![error("unhandled-rejection", "Failed to fetch", 3)];
-        assert!(run(&UncaughtException, &p).is_empty());
-        assert!(run(&UncaughtException, &page()).is_empty());
+        assert!(run(&RuntimeUncaughtException, &p).is_empty());
+        assert!(run(&RuntimeUncaughtException, &page()).is_empty());
     }
 }

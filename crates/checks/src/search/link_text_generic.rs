@@ -84,7 +84,7 @@ fn is_generic(text: &str) -> bool {
 
 declare_check! {
     /// A link's text is generic ("click here", "read more").
-    pub struct LinkTextGeneric {
+    pub struct SearchLinkTextGeneric {
         id: "search.link-text-generic",
         severity: Low,
         title: "Link text is not descriptive",
@@ -98,7 +98,7 @@ declare_check! {
     }
 }
 
-impl Check for LinkTextGeneric {
+impl Check for SearchLinkTextGeneric {
     fn meta(&self) -> &'static CheckMeta {
         &Self::META
     }

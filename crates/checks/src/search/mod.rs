@@ -21,5 +21,5 @@ crate::category_checks! {
     open_graph_image_broken::OpenGraphImageBroken,
     viewport_missing::ViewportMissing,
     favicon_missing::FaviconMissing,
-    link_text_generic::LinkTextGeneric,
+    link_text_generic::SearchLinkTextGeneric,
 }

@@ -5,7 +5,7 @@ use crate::{declare_check, evidence};
 
 declare_check! {
     /// Two elements share an id.
-    pub struct DuplicateId {
+    pub struct SemanticsDuplicateId {
         id: "semantics.duplicate-id",
         severity: Medium,
         title: "Duplicate id attribute",
@@ -19,7 +19,7 @@ declare_check! {
     }
 }
 
-impl Check for DuplicateId {
+impl Check for SemanticsDuplicateId {
     fn meta(&self) -> &'static CheckMeta {
         &Self::META
     }

@@ -14,7 +14,7 @@ crate::category_checks! {
     heading_skip::HeadingSkip,
     main_missing::MainMissing,
     deprecated_element::DeprecatedElement,
-    duplicate_id::DuplicateId,
+    duplicate_id::SemanticsDuplicateId,
     clickable_non_interactive::ClickableNonInteractive,
     parse_error::ParseError,
 }

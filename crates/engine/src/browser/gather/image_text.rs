@@ -144,6 +144,7 @@ pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Deadline, 
         Err(e) => Err(e),
     }
     .inspect_err(|_| tracing::debug!("image-text listing failed"))?;
+    let list_ms = started.elapsed().as_millis() as u64;
     let mut shots = Vec::with_capacity(listed.candidates.len());
     let mut failure = None;
     for c in &listed.candidates {
@@ -155,14 +156,20 @@ pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Deadline, 
             }
         }
     }
+    let captured = Instant::now();
     // The page's text is shown again whatever happened.
     let restored = eval_string(instance, page, "image-text restore", IMAGE_TEXT_RESTORE, budget.cap(STEP_TIMEOUT)).await;
     if let Some(e) = failure {
         return Err(e);
     }
     restored?;
+    let restored_at = Instant::now();
+    let listed_count = listed.candidates.len();
+    let (beyond, bytes) = (listed.candidates.iter().filter(|c| !c.in_view).count(), shots.iter().map(Vec::len).sum::<usize>());
     let mut out = ImageText { omitted: listed.omitted, ..ImageText::default() };
     let _core = cores::core().await;
+    let cored = Instant::now();
+    let mut ocr_time = Duration::ZERO;
     let deadline = Instant::now() + budget.cap(OCR_PAGE_BUDGET);
     for (c, png) in listed.candidates.into_iter().zip(shots) {
         let key: [u8; 32] = Sha256::digest(&png).into();
@@ -184,7 +191,9 @@ pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Deadline, 
                 continue;
             }
             None => {
+                let began = Instant::now();
                 let words = read(&binary, &png, &c, deadline).await?;
+                ocr_time += began.elapsed();
                 remember(key, &words);
                 words
             }
@@ -212,7 +221,25 @@ pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Deadline, 
         });
     }
     out.ocr_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-    tracing::debug!(images = out.images.len(), passed_over = out.passed_over, recalled = out.recalled, omitted = out.omitted, ms = out.ocr_ms, "images read");
+    let ms = |d: Duration| d.as_millis() as u64;
+    // Where the time went: listing (and hiding the text), the captures, showing the text again,
+    // waiting for a core, and Tesseract; the rest is decoding and looking at the captures.
+    tracing::debug!(
+        images = out.images.len(),
+        passed_over = out.passed_over,
+        recalled = out.recalled,
+        omitted = out.omitted,
+        ms = out.ocr_ms,
+        list_ms,
+        capture_ms = ms(captured.duration_since(started)) - list_ms,
+        captures = listed_count,
+        beyond_viewport = beyond,
+        capture_kib = bytes / 1024,
+        restore_ms = ms(restored_at.duration_since(captured)),
+        core_wait_ms = ms(cored.duration_since(restored_at)),
+        tesseract_ms = ms(ocr_time),
+        "images read"
+    );
     Ok(out)
 }
 
