@@ -13,12 +13,6 @@ use crate::report::{Report, mean};
 use crate::runners::{self, Ctx, ScanRun};
 use serde_json::json;
 
-/// The phases of a capture in the order they run (others follow, by name).
-const ORDER: [&str; 22] = [
-    "open", "navigate", "load", "quiet", "metrics", "scroll", "scroll-quiet", "settle", "screenshot", "image-text", "core", "regions",
-    "unchanged", "dom", "page-text", "served-html", "rendered-html", "barriers", "axe", "keyboard", "contrast", "layout",
-];
-
 /// Scans each site (name, first URL, pages) once with the counters on and reports the table.
 pub async fn run(ctx: &Ctx, sites: &[(&str, String, usize)], report: &mut Report) {
     const B: &str = "page-cpu";
@@ -48,7 +42,7 @@ pub async fn run(ctx: &Ctx, sites: &[(&str, String, usize)], report: &mut Report
 fn table(name: &str, scan: &ScanRun) -> Vec<String> {
     let n = scan.pages.max(1) as f64;
     let mut names: Vec<&String> = scan.phases.keys().chain(scan.page_cpu.keys()).collect();
-    names.sort_by_key(|n| (ORDER.iter().position(|o| o == n).unwrap_or(ORDER.len()), n.to_string()));
+    names.sort_by_key(|n| (runners::phase_rank(n), n.to_string()));
     names.dedup();
     let mut lines = vec![
         format!("{name}: {} pages in {:.1} s; ms a page (summed over the pages, divided by all of them):", scan.pages, scan.wall_s),

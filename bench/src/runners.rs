@@ -29,6 +29,19 @@ pub const SCAN_LOG: &str = "info,sitescan_engine::browser::capture=debug,sitesca
 /// performance counters are on in every page, which a measured scan should not pay for.
 pub const SCAN_LOG_PAGE_CPU: &str = "info,sitescan_engine::browser::capture=debug,sitescan_engine::browser::session=debug,sitescan_engine::page_cpu=debug,chromiumoxide=off,sqlx=warn,sea_orm=warn,hyper=warn,h2=warn,tower=warn";
 
+/// A capture's phases in the order they run (`capture phases` log line); a phase not listed sorts
+/// after them.
+pub const PHASE_ORDER: [&str; 27] = [
+    "open", "navigate", "load", "quiet", "metrics", "scroll", "scroll-quiet", "settle", "screenshot", "image-text", "core", "regions",
+    "unchanged", "dom", "page-text", "served-html", "rendered-html", "barriers", "axe", "keyboard", "contrast", "given-back", "layout",
+    "dialogs", "in-page", "artifacts", "close",
+];
+
+/// Where `phase` sorts in `PHASE_ORDER`.
+pub fn phase_rank(phase: &str) -> usize {
+    PHASE_ORDER.iter().position(|o| *o == phase).unwrap_or(PHASE_ORDER.len())
+}
+
 /// The flag of `sitescan_scan_with` that turns on the page main-thread log (not passed on).
 pub const PAGE_CPU: &str = "--page-cpu";
 

@@ -385,30 +385,8 @@ async fn profile_section(ctx: &Ctx, args: &RunArgs, site: &GeneratedSite, scan: 
         ));
         data.insert("engine".into(), json!(s.engine));
         // The engine's own account of each page, phase by phase (in capture order).
-        const ORDER: [&str; 20] = [
-            "open",
-            "navigate",
-            "load",
-            "quiet",
-            "metrics",
-            "scroll",
-            "scroll-quiet",
-            "settle",
-            "screenshot",
-            "core",
-            "dom",
-            "served-html",
-            "rendered-html",
-            "axe",
-            "keyboard",
-            "contrast",
-            "in-page",
-            "artifacts",
-            "close",
-            "",
-        ];
         let mut names: Vec<&String> = s.phases.keys().collect();
-        names.sort_by_key(|n| ORDER.iter().position(|o| o == n).unwrap_or(ORDER.len()));
+        names.sort_by_key(|n| runners::phase_rank(n));
         let total: f64 = s.phases.values().map(|v| mean(v)).sum();
         lines.push(format!(
             "capture phases of the {}-page scan (mean ms per page, {DEFAULT_CONCURRENCY} at once; total {total:.0} ms; cores busy: the whole process tree's mean while pages were in the phase, of {}):",
