@@ -2,7 +2,9 @@
 // the page's own text while their screenshots are taken, so that text laid over an image is
 // never read as the image's. Installs `window.__sitescanImageText` with `restore()`, which shows
 // the text again (transitions the change would start are finished at once, so later gatherers
-// see the page's own colours). JSON text: {candidates: [...], omitted}.
+// see the page's own colours) and scrolls back to where the page was (a viewport emulated as
+// tall as the page for the captures moves it). JSON text: {candidates: [...], omitted,
+// viewport: [width, height]}.
 //
 // Candidates: rendered `img` (alt="" included: a decorative image of text is still one),
 // `input type=image`, elements with role=img (an `svg` among them), named `canvas`, and
@@ -71,6 +73,7 @@ const bgUrl = (el) => {
   return m ? resolve(m[2]) : null;
 };
 
+const scrolled = [window.scrollX, window.scrollY];
 const found = [];
 const seen = new Set();
 let omitted = 0;
@@ -116,6 +119,7 @@ if (found.length && 'adoptedStyleSheets' in document) {
 }
 window.__sitescanImageText = {
   restore() {
+    if (window.scrollX !== scrolled[0] || window.scrollY !== scrolled[1]) window.scrollTo(scrolled[0], scrolled[1]);
     if (!hidden.length) return 'restored';
     const before = new Set(document.getAnimations ? document.getAnimations() : []);
     document.adoptedStyleSheets = document.adoptedStyleSheets.filter((s) => !hidden.includes(s));
@@ -129,4 +133,4 @@ window.__sitescanImageText = {
     return 'restored';
   },
 };
-return JSON.stringify({ candidates: found, omitted });
+return JSON.stringify({ candidates: found, omitted, viewport: [window.innerWidth, window.innerHeight] });

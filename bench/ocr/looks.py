@@ -5,7 +5,8 @@ Scans pages one at a time, three times: with `--ocr` (every candidate image read
 (images read only when their pixels look like they hold text). From the first run's log
 (`sitescan::image_look` at debug: each image's look, the prefilter's verdict, what Tesseract
 read) it counts the images the prefilter would pass over although Tesseract read a sure word in
-them (misses), and the images it spares; from the runs (and a third with `--no-ocr`), mean seconds a page and the image findings.
+them (misses; those that only the first look passes over, the cheap look at each image in a
+band captured at one device pixel a CSS pixel, are counted apart), and the images it spares; from the runs (and a third with `--no-ocr`), mean seconds a page and the image findings.
 
   python3 bench/ocr/looks.py --sitescan target/release/sitescan \\
       --dir ACT=../shared/act-rules --match testcases/0va7u6/ \\
@@ -100,19 +101,22 @@ def main():
                   f'{t_all:.2f} s all / {t_default:.2f} s default / {t_none:.2f} s none, image findings {len(f_all)} / {len(f_default)}', file=sys.stderr)
         httpd.shutdown()
 
-    print('\n| corpus | pages | images | read by default | sure text | missed by default | s/page `--ocr` | s/page default | s/page `--no-ocr` | image findings `--ocr` | default |')
-    print('|---|---|---|---|---|---|---|---|---|---|---|')
+    print('\n| corpus | pages | images | passed over at the first look | read by default | sure text | missed by default | of them by the first look alone | s/page `--ocr` | s/page default | s/page `--no-ocr` | image findings `--ocr` | default |')
+    print('|---|---|---|---|---|---|---|---|---|---|---|---|---|')
     for name in dict.fromkeys(p['corpus'] for p in pages):
         mine = [r for r in rows if r['corpus'] == name]
         ps = [p for p in pages if p['corpus'] == name]
         read = sum(1 for r in mine if r.get('worth_reading'))
         sure = sum(1 for r in mine if int(r.get('sure', 0)) > 0)
+        first_no = sum(1 for r in mine if r.get('first_worth_reading') is False)
         missed = [r for r in mine if int(r.get('sure', 0)) > 0 and not r.get('worth_reading')]
-        print(f"| {name} | {len(ps)} | {len(mine)} | {read} | {sure} | {len(missed)} | "
+        # Misses the first look adds: passed over there, though the scaled-up look would read them.
+        missed_first = sum(1 for r in missed if r.get('first_worth_reading') is False and r.get('scaled_worth_reading') is not False)
+        print(f"| {name} | {len(ps)} | {len(mine)} | {first_no} | {read} | {sure} | {len(missed)} | {missed_first} | "
               f"{sum(p['seconds_ocr_all'] for p in ps) / len(ps):.2f} | {sum(p['seconds_default'] for p in ps) / len(ps):.2f} | {sum(p['seconds_no_ocr'] for p in ps) / len(ps):.2f} | "
               f"{sum(p['findings_ocr_all'] for p in ps)} | {sum(p['findings_default'] for p in ps)} |")
         for r in missed:
-            print(f"  missed: {r['page']} {r.get('selector')} {r.get('look')} words {r.get('words')}", file=sys.stderr)
+            print(f"  missed: {r['page']} {r.get('selector')} first {r.get('first_look')} scaled {r.get('look')} words {r.get('words')}", file=sys.stderr)
     if opts.json:
         with open(opts.json, 'w') as f:
             json.dump({'images': rows, 'pages': pages}, f, indent=1)

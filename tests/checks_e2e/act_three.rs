@@ -67,3 +67,38 @@ async fn act_three_checks_fire_on_their_fixtures_and_not_on_near_misses() {
     }
     e.finish();
 }
+
+/// By default (no `--ocr`) each image is looked at cheaply first, the images captured together
+/// a band of the page at a time, the viewport made as tall as the page once for those far below
+/// it; only those that may hold words are captured again for Tesseract. Images of text anywhere
+/// on a long page are still found, and the photo among them is not reported.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn by_default_images_of_text_far_down_a_long_page_are_found() {
+    let site = FixtureSite::start().await;
+    fixture_dir::serve(&site, "act3", "http://127.0.0.2:9", &[]);
+    let engine = Engine::start(2).await;
+    let scan = engine.scan(site.url("/images/text-below.html")).await;
+    engine.shutdown().await;
+    scan.dump();
+    let u = |p: &str| site.url(p);
+    let mut e = Expect::default();
+    const TEXT: &str = "accessibility.image-of-text";
+
+    e.check(scan.pages.len() == 2, || format!("the long page and the page it links: {:?}", scan.pages.iter().map(|p| &p.url).collect::<Vec<_>>()));
+    for p in &scan.pages {
+        let skipped: Vec<_> = p.checks_not_run.iter().filter(|n| n.check_id == TEXT).collect();
+        e.check(skipped.is_empty(), || format!("{}: not run: {skipped:?}", p.url));
+    }
+    let below = u("/images/text-below.html");
+    // One image inside the tall viewport's first band, one further down in it, and one below it.
+    scan.fires_with(&mut e, TEXT, &below, Medium, Some("#press-below"), "needs_review", json!(true));
+    scan.fires(&mut e, TEXT, &below, Medium, Some("#welcome-below"));
+    scan.fires(&mut e, TEXT, &below, Medium, Some("#hours-below"));
+    scan.quiet_selector(&mut e, TEXT, &below, "#photo-below");
+    // The short page: every image in the viewport.
+    let text = u("/images/text.html");
+    scan.fires_with(&mut e, TEXT, &text, Medium, Some("#press"), "needs_review", json!(true));
+    scan.fires(&mut e, TEXT, &text, Medium, Some("#welcome"));
+    scan.fires(&mut e, TEXT, &text, Medium, Some("#hours"));
+    e.finish();
+}

@@ -40,6 +40,18 @@ impl DecodedImage {
     fn rgb(&self, i: usize) -> [u8; 3] {
         [self.rgba[i * 4], self.rgba[i * 4 + 1], self.rgba[i * 4 + 2]]
     }
+
+    /// The part of the image `width` x `height` pixels from (`x`, `y`), clamped to the image.
+    pub fn crop(&self, x: usize, y: usize, width: usize, height: usize) -> DecodedImage {
+        let (x, y) = (x.min(self.width), y.min(self.height));
+        let (width, height) = (width.min(self.width - x), height.min(self.height - y));
+        let mut rgba = Vec::with_capacity(width * height * 4);
+        for row in y..y + height {
+            let start = (row * self.width + x) * 4;
+            rgba.extend_from_slice(&self.rgba[start..start + width * 4]);
+        }
+        DecodedImage { width, height, rgba }
+    }
 }
 
 /// The most pixels a decoded capture may hold.
@@ -185,6 +197,17 @@ mod tests {
 
     fn grey(v: u8) -> [u8; 3] {
         [v, v, v]
+    }
+
+    #[test]
+    fn a_crop_takes_the_rows_of_its_box_and_stops_at_the_edges() {
+        let img = draw(20, 20, grey(255), Some(grey(0)), &flat);
+        let glyph = img.crop(7, 5, 6, 10);
+        assert_eq!((glyph.width, glyph.height), (6, 10));
+        assert!(glyph.rgba.chunks_exact(4).all(|p| p == [0, 0, 0, 255]));
+        let corner = img.crop(15, 18, 10, 10);
+        assert_eq!((corner.width, corner.height, corner.rgba.len()), (5, 2, 40));
+        assert_eq!(img.crop(30, 0, 5, 5).rgba.len(), 0);
     }
 
     #[test]

@@ -5,16 +5,24 @@
 //! like they hold text (`image_look`) and that this process has not read before (the same
 //! capture, byte for byte: a site's logo on every page is read once). Fails, so that its checks
 //! are reported as not run, when Tesseract is not installed.
+//!
+//! By default the pixels are first looked at cheaply: the images are captured together, in
+//! bands down the page at one device pixel a CSS pixel, and only those whose box in a band looks
+//! like it may hold text are captured again, scaled up, for Tesseract. A capture of a box outside
+//! the viewport makes Chromium lay the whole page out twice and record it; one band a page
+//! instead of one capture an image is most of what this saves.
 
 use crate::model::{ImageReading, ImageText, OcrWord};
 use base64::Engine as _;
 use chromiumoxide::Page;
+use chromiumoxide::cdp::browser_protocol::emulation::{ClearDeviceMetricsOverrideParams, SetDeviceMetricsOverrideParams};
 use chromiumoxide::cdp::browser_protocol::page::{CaptureScreenshotFormat, CaptureScreenshotParams, Viewport};
 use serde::Deserialize;
 use std::time::{Duration, Instant};
 
 use super::ocr::{self, Layout};
 use crate::browser::image_look::Look;
+use crate::browser::pixel_contrast::DecodedImage;
 use crate::browser::options::OcrMode;
 use sha2::{Digest, Sha256};
 use std::collections::{HashMap, VecDeque};
@@ -39,12 +47,21 @@ const MAX_SCALE: f64 = 4.0;
 const LINE_ASPECT: f64 = 2.5;
 /// A word read with this confidence and at least three letters or digits counts as read.
 const SURE: f32 = 70.0;
+/// A first-look band is at most this high (CSS px)...
+const BAND_HEIGHT: f64 = 3000.0;
+/// ...and holds at most this many device pixels (a band larger than that alone is captured at
+/// less than one device pixel a CSS pixel).
+const BAND_PIXELS: f64 = 3_000_000.0;
+/// The tallest viewport the first look emulates (CSS px); a band further down is captured alone.
+const MAX_TALL_VIEWPORT: f64 = 12_000.0;
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 struct Listed {
     candidates: Vec<Candidate>,
     omitted: usize,
+    /// The layout viewport, CSS px.
+    viewport: [f64; 2],
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -62,6 +79,70 @@ struct Candidate {
     width: f64,
     height: f64,
     in_view: bool,
+}
+
+/// A box in the document, CSS px.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Rect {
+    x: f64,
+    y: f64,
+    width: f64,
+    height: f64,
+}
+
+impl Rect {
+    fn of(c: &Candidate) -> Rect {
+        Rect { x: c.x.max(0.0), y: c.y.max(0.0), width: c.width, height: c.height }
+    }
+
+    fn union(self, o: Rect) -> Rect {
+        let (x, y) = (self.x.min(o.x), self.y.min(o.y));
+        Rect { x, y, width: (self.x + self.width).max(o.x + o.width) - x, height: (self.y + self.height).max(o.y + o.height) - y }
+    }
+
+    fn fits_a_band(&self) -> bool {
+        self.height <= BAND_HEIGHT && self.width * self.height <= BAND_PIXELS
+    }
+}
+
+/// The first look's bands: candidates taken top to bottom, each band the box around as many as
+/// fit (`BAND_HEIGHT`, `BAND_PIXELS`); a candidate larger than a band is a band of its own.
+fn bands(candidates: &[Candidate]) -> Vec<(Vec<usize>, Rect)> {
+    let mut order: Vec<usize> = (0..candidates.len()).collect();
+    order.sort_by(|&a, &b| candidates[a].y.total_cmp(&candidates[b].y));
+    let mut out: Vec<(Vec<usize>, Rect)> = Vec::new();
+    for i in order {
+        let r = Rect::of(&candidates[i]);
+        match out.last_mut() {
+            Some((members, band)) if band.union(r).fits_a_band() => {
+                members.push(i);
+                *band = band.union(r);
+            }
+            _ => out.push((vec![i], r)),
+        }
+    }
+    out
+}
+
+/// The scale of a band's capture: one device pixel a CSS pixel, less for a band over
+/// `BAND_PIXELS`.
+fn band_scale(band: &Rect) -> f64 {
+    (BAND_PIXELS / (band.width * band.height).max(1.0)).sqrt().min(1.0)
+}
+
+/// Looks at each box (document CSS px) in a band's capture; `None` for every box when the
+/// capture does not decode (those images are then captured scaled up, as if they looked likely).
+fn looks_in_band(png: &[u8], band: &Rect, boxes: &[Rect]) -> Vec<Option<Look>> {
+    let Ok(img) = DecodedImage::from_png(png) else { return vec![None; boxes.len()] };
+    let ratio = img.width as f64 / band.width.max(1.0);
+    let px = |v: f64| (v * ratio).round().max(0.0) as usize;
+    boxes
+        .iter()
+        .map(|b| {
+            let crop = img.crop(px(b.x - band.x), px(b.y - band.y), px(b.width).max(1), px(b.height).max(1));
+            Some(Look::of(&crop, ratio))
+        })
+        .collect()
 }
 
 /// The scale of a capture of a `width` x `height` CSS px box.
@@ -120,19 +201,90 @@ async fn read(binary: &str, png: &[u8], c: &Candidate, deadline: Instant) -> Res
     Ok(words)
 }
 
-async fn capture(instance: &Instance, page: &Page, budget: &Deadline, c: &Candidate) -> Result<Vec<u8>, BrowserError> {
-    let clip = Viewport { x: c.x.max(0.0), y: c.y.max(0.0), width: c.width, height: c.height, scale: scale_for(c.width, c.height) };
+/// A PNG of `r` at `scale` device pixels a CSS pixel.
+async fn capture(instance: &Instance, page: &Page, budget: &Deadline, r: Rect, scale: f64, in_view: bool) -> Result<Vec<u8>, BrowserError> {
+    let clip = Viewport { x: r.x, y: r.y, width: r.width, height: r.height, scale };
     let params = CaptureScreenshotParams {
         format: Some(CaptureScreenshotFormat::Png),
         from_surface: Some(true),
         clip: Some(clip),
-        capture_beyond_viewport: Some(!c.in_view),
+        capture_beyond_viewport: Some(!in_view),
         optimize_for_speed: Some(true),
         ..CaptureScreenshotParams::default()
     };
     let shot = run(instance, page, "Page.captureScreenshot", budget.cap(STEP_TIMEOUT), params).await?;
     let data: String = shot.data.into();
     base64::engine::general_purpose::STANDARD.decode(data.as_bytes()).map_err(|e| BrowserError::Cdp { what: "Page.captureScreenshot", message: e.to_string() })
+}
+
+/// What is captured while the page's text is hidden.
+struct Captures {
+    /// Each candidate's first look, where one was taken and decoded.
+    first_looks: Vec<Option<Look>>,
+    /// Each candidate's capture scaled up for Tesseract; `None` where the first look passed it over.
+    shots: Vec<Option<Vec<u8>>>,
+    bands: usize,
+    first_look_ms: u64,
+}
+
+/// How tall the first look makes the viewport: down to the last band that fits
+/// `MAX_TALL_VIEWPORT`, when two bands or more lie outside the viewport (a capture outside it
+/// makes Chromium lay the page out at full height and back each time; this does it once), else
+/// `None`.
+fn tall_viewport(bands: &[(Vec<usize>, Rect)], candidates: &[Candidate], viewport: [f64; 2]) -> Option<f64> {
+    let outside = bands.iter().filter(|(members, _)| !members.iter().all(|&i| candidates[i].in_view)).count();
+    let bottom = bands.iter().map(|(_, b)| (b.y + b.height).ceil()).filter(|&b| b <= MAX_TALL_VIEWPORT).fold(0.0, f64::max);
+    (outside >= 2 && viewport[0] >= 1.0 && bottom > viewport[1]).then_some(bottom)
+}
+
+/// Captures each band at (at most) one device pixel a CSS pixel and looks at each candidate's
+/// box in it.
+async fn first_looks(instance: &Instance, page: &Page, budget: &Deadline, candidates: &[Candidate], planned: Vec<(Vec<usize>, Rect)>, tall: f64) -> Result<Vec<Option<Look>>, BrowserError> {
+    let mut looks = vec![None; candidates.len()];
+    for (members, band) in planned {
+        let in_view = band.y + band.height <= tall || members.iter().all(|&i| candidates[i].in_view);
+        let png = capture(instance, page, budget, band, band_scale(&band), in_view).await?;
+        let boxes: Vec<Rect> = members.iter().map(|&i| Rect::of(&candidates[i])).collect();
+        let seen = tokio::task::spawn_blocking(move || looks_in_band(&png, &band, &boxes)).await.unwrap_or_else(|_| vec![None; members.len()]);
+        for (i, look) in members.into_iter().zip(seen) {
+            looks[i] = look;
+        }
+    }
+    Ok(looks)
+}
+
+async fn take_captures(instance: &Instance, page: &Page, budget: &Deadline, listed: &Listed, mode: OcrMode, first_look: bool) -> Result<Captures, BrowserError> {
+    let began = Instant::now();
+    let candidates = &listed.candidates;
+    let mut first = vec![None; candidates.len()];
+    let mut band_count = 0;
+    if first_look {
+        let planned = bands(candidates);
+        band_count = planned.len();
+        match tall_viewport(&planned, candidates, listed.viewport) {
+            Some(tall) => {
+                let params = SetDeviceMetricsOverrideParams::new(listed.viewport[0].round() as u32, tall as u32, 0.0, false);
+                run(instance, page, "Emulation.setDeviceMetricsOverride", budget.cap(STEP_TIMEOUT), params).await?;
+                let looked = first_looks(instance, page, budget, candidates, planned, tall).await;
+                // The viewport is given back whatever happened (the page's scroll position with
+                // the text, by `IMAGE_TEXT_RESTORE`).
+                run(instance, page, "Emulation.clearDeviceMetricsOverride", budget.cap(STEP_TIMEOUT), ClearDeviceMetricsOverrideParams::default()).await?;
+                first = looked?;
+            }
+            None => first = first_looks(instance, page, budget, candidates, planned, 0.0).await?,
+        }
+    }
+    let first_looks = first;
+    let first_look_ms = began.elapsed().as_millis() as u64;
+    let mut shots = Vec::with_capacity(candidates.len());
+    for (c, first) in candidates.iter().zip(&first_looks) {
+        if mode == OcrMode::Likely && first.is_some_and(|l| !l.may_hold_text()) {
+            shots.push(None);
+            continue;
+        }
+        shots.push(Some(capture(instance, page, budget, Rect::of(c), scale_for(c.width, c.height), c.in_view).await?));
+    }
+    Ok(Captures { first_looks, shots, bands: band_count, first_look_ms })
 }
 
 pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Deadline, mode: OcrMode) -> Result<ImageText, BrowserError> {
@@ -145,36 +297,35 @@ pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Deadline, 
     }
     .inspect_err(|_| tracing::debug!("image-text listing failed"))?;
     let list_ms = started.elapsed().as_millis() as u64;
-    let mut shots = Vec::with_capacity(listed.candidates.len());
-    let mut failure = None;
-    for c in &listed.candidates {
-        match capture(instance, page, budget, c).await {
-            Ok(png) => shots.push(png),
-            Err(e) => {
-                failure = Some(e);
-                break;
-            }
-        }
-    }
+    // The first look: by default, and with `--ocr` when its verdicts are logged (to measure it).
+    let first_look = mode == OcrMode::Likely || tracing::enabled!(target: "sitescan::image_look", tracing::Level::DEBUG);
+    let captures = take_captures(instance, page, budget, &listed, mode, first_look).await;
     let captured = Instant::now();
     // The page's text is shown again whatever happened.
     let restored = eval_string(instance, page, "image-text restore", IMAGE_TEXT_RESTORE, budget.cap(STEP_TIMEOUT)).await;
-    if let Some(e) = failure {
-        return Err(e);
-    }
+    let Captures { first_looks, shots, bands: band_count, first_look_ms } = captures?;
     restored?;
     let restored_at = Instant::now();
     let listed_count = listed.candidates.len();
-    let (beyond, bytes) = (listed.candidates.iter().filter(|c| !c.in_view).count(), shots.iter().map(Vec::len).sum::<usize>());
+    let beyond = listed.candidates.iter().zip(&shots).filter(|(c, shot)| !c.in_view && shot.is_some()).count();
+    let (scaled, bytes) = (shots.iter().flatten().count(), shots.iter().flatten().map(Vec::len).sum::<usize>());
     let mut out = ImageText { omitted: listed.omitted, ..ImageText::default() };
-    let _core = cores::core().await;
-    let cored = Instant::now();
+    // A core is waited for only when Tesseract has something to read.
+    let mut core = None;
+    let mut core_wait = Duration::ZERO;
     let mut ocr_time = Duration::ZERO;
     let deadline = Instant::now() + budget.cap(OCR_PAGE_BUDGET);
-    for (c, png) in listed.candidates.into_iter().zip(shots) {
+    for ((c, shot), first) in listed.candidates.into_iter().zip(shots).zip(first_looks) {
+        let first_likely = first.is_none_or(|l| l.may_hold_text());
+        let Some(png) = shot else {
+            out.passed_over += 1;
+            tracing::debug!(target: "sitescan::image_look", selector = %c.selector, worth_reading = false, first_worth_reading = false, first_look = ?first, "image looked at");
+            continue;
+        };
         let key: [u8; 32] = Sha256::digest(&png).into();
         let look = Look::of_png(&png, scale_for(c.width, c.height));
-        let likely = look.is_none_or(|l| l.may_hold_text());
+        let scaled_likely = look.is_none_or(|l| l.may_hold_text());
+        let likely = first_likely && scaled_likely;
         let known = if mode == OcrMode::All { None } else { recall(&key) };
         let words = match known {
             Some(words) => {
@@ -183,7 +334,7 @@ pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Deadline, 
             }
             None if mode == OcrMode::Likely && !likely => {
                 out.passed_over += 1;
-                tracing::debug!(target: "sitescan::image_look", selector = %c.selector, worth_reading = false, look = ?look, "image looked at");
+                tracing::debug!(target: "sitescan::image_look", selector = %c.selector, worth_reading = false, first_worth_reading = first_likely, scaled_worth_reading = scaled_likely, first_look = ?first, look = ?look, "image looked at");
                 continue;
             }
             None if Instant::now() >= deadline => {
@@ -191,6 +342,11 @@ pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Deadline, 
                 continue;
             }
             None => {
+                if core.is_none() {
+                    let waited = Instant::now();
+                    core = Some(cores::core().await);
+                    core_wait = waited.elapsed();
+                }
                 let began = Instant::now();
                 let words = read(&binary, &png, &c, deadline).await?;
                 ocr_time += began.elapsed();
@@ -202,7 +358,10 @@ pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Deadline, 
             target: "sitescan::image_look",
             selector = %c.selector,
             worth_reading = likely,
+            first_worth_reading = first_likely,
+            scaled_worth_reading = scaled_likely,
             sure = sure(&words),
+            first_look = ?first,
             look = ?look,
             words = ?words.iter().map(|w| format!("{}:{:.0}", w.text, w.confidence)).collect::<Vec<_>>(),
             "image looked at"
@@ -232,11 +391,14 @@ pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Deadline, 
         ms = out.ocr_ms,
         list_ms,
         capture_ms = ms(captured.duration_since(started)).saturating_sub(list_ms),
-        captures = listed_count,
+        first_look_ms,
+        bands = band_count,
+        candidates = listed_count,
+        captures = scaled,
         beyond_viewport = beyond,
         capture_kib = bytes / 1024,
         restore_ms = ms(restored_at.duration_since(captured)),
-        core_wait_ms = ms(cored.duration_since(restored_at)),
+        core_wait_ms = ms(core_wait),
         tesseract_ms = ms(ocr_time),
         "images read"
     );
@@ -254,6 +416,77 @@ mod tests {
         assert_eq!(scale_for(527.0, 263.0), MIN_SCALE);
         assert_eq!(scale_for(451.0, 126.0), MIN_SCALE);
         assert_eq!(scale_for(2500.0, 600.0), MAX_CAPTURE_SIDE / 2500.0);
+    }
+
+    fn at(x: f64, y: f64, width: f64, height: f64) -> Candidate {
+        Candidate { x, y, width, height, ..Candidate::default() }
+    }
+
+    #[test]
+    fn candidates_are_looked_at_in_bands_down_the_page() {
+        let page = [at(0.0, 4000.0, 300.0, 200.0), at(20.0, 100.0, 300.0, 200.0), at(600.0, 900.0, 400.0, 300.0), at(0.0, 9000.0, 2000.0, 2000.0)];
+        let planned = bands(&page);
+        let members: Vec<&[usize]> = planned.iter().map(|(m, _)| m.as_slice()).collect();
+        assert_eq!(members, [&[1, 2][..], &[0], &[3]]);
+        assert_eq!(planned[0].1, Rect { x: 20.0, y: 100.0, width: 980.0, height: 1100.0 });
+        assert_eq!(band_scale(&planned[0].1), 1.0);
+        // An image larger than a band is its own, captured below one device pixel a CSS pixel.
+        let big = planned[2].1;
+        assert!((big.width * big.height * band_scale(&big).powi(2) - BAND_PIXELS).abs() < 1.0);
+        // A tall column of images is cut where a band would be over BAND_HEIGHT.
+        let column: Vec<Candidate> = (0..8).map(|i| at(0.0, f64::from(i) * 1000.0, 200.0, 200.0)).collect();
+        assert_eq!(bands(&column).iter().map(|(m, _)| m.len()).collect::<Vec<_>>(), [3, 3, 2]);
+    }
+
+    #[test]
+    fn the_viewport_is_made_tall_once_for_two_bands_outside_it() {
+        let mut page = vec![at(0.0, 100.0, 300.0, 200.0), at(0.0, 4000.0, 300.0, 200.0)];
+        page[0].in_view = true;
+        // One band outside the viewport: captured alone, as a capture outside it would be.
+        assert_eq!(tall_viewport(&bands(&page), &page, [1280.0, 800.0]), None);
+        page.push(at(0.0, 8000.0, 300.0, 250.5));
+        assert_eq!(tall_viewport(&bands(&page), &page, [1280.0, 800.0]), Some(8251.0));
+        // A band below MAX_TALL_VIEWPORT is left to a capture of its own.
+        page.push(at(0.0, 20_000.0, 300.0, 200.0));
+        assert_eq!(tall_viewport(&bands(&page), &page, [1280.0, 800.0]), Some(8251.0));
+    }
+
+    fn png(width: usize, height: usize, pixel: impl Fn(usize, usize) -> [u8; 3]) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut encoder = png::Encoder::new(&mut out, width as u32, height as u32);
+        encoder.set_color(png::ColorType::Rgba);
+        let mut writer = encoder.write_header().unwrap();
+        let data: Vec<u8> = (0..height)
+            .flat_map(|y| (0..width).map(move |x| (x, y)))
+            .flat_map(|(x, y)| {
+                let [r, g, b] = pixel(x, y);
+                [r, g, b, 255]
+            })
+            .collect();
+        writer.write_image_data(&data).unwrap();
+        drop(writer);
+        out
+    }
+
+    #[test]
+    fn each_box_in_a_band_is_looked_at_alone() {
+        // A band from (100, 50) CSS px captured at 1: dark strokes in lines at its left (a
+        // banner of text) and a flat blue picture at its right.
+        let band = Rect { x: 100.0, y: 50.0, width: 800.0, height: 200.0 };
+        let shot = png(800, 200, |x, y| {
+            if x < 400 {
+                let stroke = (y % 40) >= 10 && (y % 40) < 30 && (x % 60) < 48 && x % 5 < 2;
+                if stroke { [20, 20, 20] } else { [255, 255, 255] }
+            } else {
+                [30, 120, 200]
+            }
+        });
+        let boxes = [Rect { x: 100.0, y: 50.0, width: 400.0, height: 200.0 }, Rect { x: 520.0, y: 60.0, width: 300.0, height: 150.0 }];
+        let looks = looks_in_band(&shot, &band, &boxes);
+        assert!(looks[0].is_some_and(|l| l.may_hold_text()), "{looks:?}");
+        assert!(looks[1].is_some_and(|l| !l.may_hold_text() && l.strong_edges == 0.0), "{looks:?}");
+        // A capture that does not decode is read scaled up, never passed over.
+        assert_eq!(looks_in_band(b"not a png", &band, &boxes), vec![None, None]);
     }
 
     #[test]
