@@ -63,7 +63,7 @@ impl SiteScanner for SimScanner {
                     let mut evidence = serde_json::Map::new();
                     evidence.insert("url".into(), json!(url));
                     evidence.insert("selector".into(), json!(format!("main > section:nth-of-type({k})")));
-                    Finding { check_id: check.into(), severity, title: "A finding".into(), description: "d".into(), remediation: "r".into(), cwe_id: None, evidence }
+                    Finding { check_id: check.into(), severity, title: "A finding".into(), description: "d".into(), remediation: "r".into(), cwe_id: None, evidence, ..Finding::default() }
                 })
                 .collect();
             sink.page(record, findings).await?;

@@ -75,6 +75,7 @@ fn sample_findings(start: usize, n: usize) -> Vec<Finding> {
                 remediation: meta.remediation.to_string(),
                 cwe_id: meta.cwe_id.map(str::to_string),
                 evidence,
+                ..Default::default()
             }
         })
         .collect()

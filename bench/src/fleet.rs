@@ -130,8 +130,7 @@ async fn scan_with(ctx: &Ctx, url: &str, start: &str, pages: usize, workers: usi
     let seconds = (row.completed_at.unwrap_or(0) - row.started_at.unwrap_or(0)) as f64 / 1e6;
     let mut findings = BTreeMap::new();
     for f in store.scan_findings(scan.id).await? {
-        let evidence: serde_json::Value = f.evidence.as_deref().and_then(|e| serde_json::from_str(e).ok()).unwrap_or_default();
-        let key = format!("{} {} {}", f.check_id, f.page_url.unwrap_or_default(), evidence["selector"].as_str().unwrap_or(""));
+        let key = format!("{} {} {}", f.finding.check_id, f.finding.url().unwrap_or_default(), f.finding.selector().unwrap_or(""));
         *findings.entry(key).or_insert(0) += 1;
     }
     let pages_done = store.scan_pages(scan.id).await?.len();

@@ -20,6 +20,7 @@ mod m20261129_000006_shared_crawl;
 mod m20261202_000001_politeness_unlogged;
 mod m20261202_000002_page_numbers;
 mod m20261205_000001_conformance_level;
+mod m20261207_000001_finding_help_url;
 
 /// Runs sitescan's migrations in order.
 pub struct Migrator;
@@ -69,6 +70,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261202_000001_politeness_unlogged::Migration),
             Box::new(m20261202_000002_page_numbers::Migration),
             Box::new(m20261205_000001_conformance_level::Migration),
+            Box::new(m20261207_000001_finding_help_url::Migration),
         ]
     }
 }

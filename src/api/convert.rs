@@ -1,20 +1,15 @@
 //! Stored rows and the typed report to protobuf messages, protobuf enums to the model's, and
 //! JSON to and from `google.protobuf.Struct`.
 
-use crate::model::{Report, ReportFinding, ScanInfo, ScanReport};
+use crate::model::{Report, ScanInfo, ScanReport, StoredFinding};
 use crate::proto::from_model::{counts_to_proto, mode_to_proto, severity_to_proto, status_to_proto, timestamp, timestamp_us, triggered_to_proto};
 use crate::proto::v1 as pb;
 use crate::model::time::to_datetime;
-use crate::model::{FindingRow, ScanRow};
+use crate::model::ScanRow;
 use crate::scans::Page;
 use chrono::{DateTime, Utc};
 use prost_types::value::Kind;
 use serde_json::Value;
-
-
-
-
-
 
 
 /// A timestamp of the typed report as a protobuf timestamp.
@@ -68,30 +63,12 @@ pub fn report_json(mut report: Report) -> Value {
     value
 }
 
-fn report_finding_json(f: &ReportFinding) -> Value {
-    let mut value = crate::proto::json::to_value(&report_finding_to_proto(f)).unwrap_or(Value::Null);
+fn report_finding_json(f: &StoredFinding) -> Value {
+    let mut value = crate::proto::json::to_value(&finding_to_proto(f)).unwrap_or(Value::Null);
     if let (Some(change), Value::Object(map)) = (f.change, &mut value) {
         map.insert("change".to_string(), Value::from(change.as_str()));
     }
     value
-}
-
-/// A finding of the typed report as the `Finding` message.
-pub fn report_finding_to_proto(f: &ReportFinding) -> pb::Finding {
-    pb::Finding {
-        id: f.id.clone(),
-        scan_id: f.scan_id.clone(),
-        check_id: f.check_id.clone(),
-        severity: severity_to_proto(f.severity) as i32,
-        title: f.title.clone(),
-        description: f.description.clone(),
-        evidence: f.evidence.as_ref().map(map_to_struct),
-        remediation: f.remediation.clone(),
-        cwe_id: f.cwe_id.clone(),
-        created_at: Some(timestamp_of(&f.created_at)),
-        // As in `finding_to_proto`: a field the proto adds is unset until given a value.
-        ..Default::default()
-    }
 }
 
 /// `CreateScanResponse` of the scan just created.
@@ -110,25 +87,27 @@ pub fn scans_page_to_proto(page: &Page<ScanRow>) -> pb::ListScansResponse {
 }
 
 /// A page of findings.
-pub fn findings_page_to_proto(page: &Page<FindingRow>) -> pb::ListFindingsResponse {
+pub fn findings_page_to_proto(page: &Page<StoredFinding>) -> pb::ListFindingsResponse {
     pb::ListFindingsResponse { findings: page.rows.iter().map(finding_to_proto).collect(), next_cursor: page.next_cursor.clone() }
 }
 
-pub fn finding_to_proto(row: &FindingRow) -> pb::Finding {
+/// A stored finding as the `Finding` message (REST writes the message: a field the message
+/// gains is written as soon as it is given a value here).
+pub fn finding_to_proto(stored: &StoredFinding) -> pb::Finding {
+    let f = &stored.finding;
+    let text = |s: &str| Some(s.to_string()).filter(|s| !s.is_empty());
     pb::Finding {
-        id: row.id.to_string(),
-        scan_id: row.scan_id.to_string(),
-        check_id: row.check_id.clone(),
-        severity: severity_to_proto(row.severity) as i32,
-        title: row.title.clone(),
-        description: row.description.clone(),
-        evidence: row.evidence_json().as_ref().and_then(json_to_struct),
-        remediation: row.remediation.clone(),
-        cwe_id: row.cwe_id.clone(),
-        created_at: Some(timestamp(row.created_at)),
-        // A field the proto adds is sent (and written to REST and the document) unset until it
-        // is given a value here.
-        ..Default::default()
+        id: stored.id.to_string(),
+        scan_id: stored.scan_id.to_string(),
+        check_id: f.check_id.clone(),
+        severity: severity_to_proto(f.severity) as i32,
+        title: text(&f.title),
+        description: text(&f.description),
+        evidence: (!f.evidence.is_empty()).then(|| map_to_struct(&f.evidence)),
+        remediation: text(&f.remediation),
+        cwe_id: f.cwe_id.clone(),
+        created_at: Some(timestamp_of(&stored.created_at)),
+        help_url: f.help_url.clone(),
     }
 }
 

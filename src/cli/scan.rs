@@ -291,7 +291,7 @@ pub fn exit_status_new(report: &ScanReport, threshold: Severity) -> Exit {
     if report.scan.status == ScanStatus::Failed {
         return Exit::Failed;
     }
-    let failing = report.findings().iter().any(|f| f.change != Some(Change::Persisting) && f.severity >= threshold);
+    let failing = report.findings().iter().any(|f| f.change != Some(Change::Persisting) && f.finding.severity >= threshold);
     if failing { Exit::Findings } else { Exit::Clean }
 }
 
@@ -301,7 +301,7 @@ pub fn exit_status(report: &ScanReport, fail_on: Option<Severity>) -> Exit {
         return Exit::Failed;
     }
     let Some(threshold) = fail_on else { return Exit::Clean };
-    let failing = report.findings().iter().any(|f| f.severity >= threshold);
+    let failing = report.findings().iter().any(|f| f.finding.severity >= threshold);
     if failing { Exit::Findings } else { Exit::Clean }
 }
 

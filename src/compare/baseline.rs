@@ -6,27 +6,21 @@
 //! findings query, and the verdicts are there when the completion events go out.
 
 use super::changes::{ChangeCounts, Coverage, Fingerprint, compare};
-use crate::store::{FindingRow, PageRow, ScanRow, Store, StoreResult};
-use crate::model::{ReportFinding, ReportPage};
-use serde_json::Value;
+use crate::store::{PageRow, ScanRow, Store, StoreResult};
+use crate::model::{ReportPage, StoredFinding};
 
 /// What the comparison adds to the report.
 #[derive(Debug, Clone, Default)]
 pub struct ScanChanges {
     pub counts: ChangeCounts,
     /// The baseline's findings that went away, as the full report lists findings.
-    pub fixed: Vec<ReportFinding>,
+    pub fixed: Vec<StoredFinding>,
     /// The severity of each new finding (for `scan.regressed`).
     pub new_severities: Vec<crate::model::Severity>,
 }
 
-fn fingerprints(rows: &[FindingRow]) -> Vec<Fingerprint> {
-    rows.iter()
-        .map(|r| {
-            let evidence = r.evidence_json();
-            Fingerprint::new(&r.check_id, evidence.as_ref().and_then(Value::as_object))
-        })
-        .collect()
+fn fingerprints(rows: &[StoredFinding]) -> Vec<Fingerprint> {
+    rows.iter().map(|r| Fingerprint::new(&r.finding.check_id, Some(&r.finding.evidence))).collect()
 }
 
 fn report_pages(rows: &[PageRow]) -> Vec<ReportPage> {
@@ -71,12 +65,12 @@ pub async fn compare_with_baseline(store: &Store, scan: &ScanRow, site_not_run: 
         .collect();
     store.set_finding_changes(scan.id, &persisting).await?;
     let fixed_ids: Vec<uuid::Uuid> = comparison.fixed.iter().filter_map(|&i| previous.get(i).map(|r| r.id)).collect();
-    let fixed = store.findings_by_ids(&fixed_ids).await?.iter().map(|r| ReportFinding { change: None, ..ReportFinding::from(r) }).collect();
+    let fixed = store.findings_by_ids(&fixed_ids).await?.into_iter().map(|r| StoredFinding { change: None, ..r }).collect();
     let new_severities = current
         .iter()
         .zip(&comparison.current)
         .filter(|(_, c)| **c == super::changes::Change::New)
-        .map(|(r, _)| r.severity)
+        .map(|(r, _)| r.finding.severity)
         .collect();
     Ok(ScanChanges { counts: comparison.counts, fixed, new_severities })
 }

@@ -154,8 +154,8 @@ pub fn annotate_report(report: &mut ScanReport, baseline: &Value) -> Result<Chan
         return Err("the baseline report has no `findings` list: write it with `sitescan scan --format json`".into());
     }
     let base = ScanReport::from_body(baseline).map_err(|e| format!("the baseline is not a sitescan JSON report: {e}"))?;
-    let base_findings: Vec<_> = base.findings().iter().filter(|f| !f.check_id.is_empty()).collect();
-    let previous: Vec<Fingerprint> = base_findings.iter().map(|f| Fingerprint::new(&f.check_id, f.evidence.as_ref())).collect();
+    let base_findings: Vec<_> = base.findings().iter().filter(|f| !f.finding.check_id.is_empty()).collect();
+    let previous: Vec<Fingerprint> = base_findings.iter().map(|f| Fingerprint::new(&f.finding.check_id, Some(&f.finding.evidence))).collect();
     let baseline_id = if base.scan.id.is_empty() { "baseline".to_string() } else { base.scan.id.clone() };
     let Some(body) = report.report.as_mut() else {
         return Ok(ChangeCounts::default());
@@ -168,12 +168,12 @@ pub fn annotate_report(report: &mut ScanReport, baseline: &Value) -> Result<Chan
         .findings
         .iter()
         .flatten()
-        .filter(|f| !f.check_id.is_empty())
-        .map(|f| Fingerprint::new(&f.check_id, f.evidence.as_ref()))
+        .filter(|f| !f.finding.check_id.is_empty())
+        .map(|f| Fingerprint::new(&f.finding.check_id, Some(&f.finding.evidence)))
         .collect();
     let site_not_run = body.summary.site_checks_not_run.iter().map(|n| n.check_id.clone()).collect();
     let comparison = compare(&current, Some((&baseline_id, &previous)), &Coverage { previous_pages, current_pages, not_run, site_not_run });
-    for (f, change) in body.findings.iter_mut().flatten().filter(|f| !f.check_id.is_empty()).zip(&comparison.current) {
+    for (f, change) in body.findings.iter_mut().flatten().filter(|f| !f.finding.check_id.is_empty()).zip(&comparison.current) {
         f.change = Some(*change);
     }
     body.fixed = Some(comparison.fixed.iter().map(|&i| base_findings[i].clone()).collect());

@@ -5,7 +5,7 @@
 
 use super::changes::{ChangeCounts, Coverage, Fingerprint, compare};
 use crate::model::ReportPage;
-use crate::store::{FindingRow, ScanRow, Store, StoreResult};
+use crate::store::{ScanRow, Store, StoreResult, StoredFinding};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -22,9 +22,9 @@ pub struct VitalsChange {
 #[derive(Debug, Clone, Default)]
 pub struct ScanDiff {
     pub counts: ChangeCounts,
-    pub new: Vec<FindingRow>,
-    pub fixed: Vec<FindingRow>,
-    pub persisting: Vec<FindingRow>,
+    pub new: Vec<StoredFinding>,
+    pub fixed: Vec<StoredFinding>,
+    pub persisting: Vec<StoredFinding>,
     /// Findings per category: (category, base, head).
     pub categories: Vec<(String, u64, u64)>,
     pub pages_added: Vec<String>,
@@ -33,14 +33,14 @@ pub struct ScanDiff {
     pub vitals: Vec<VitalsChange>,
 }
 
-fn fingerprints(rows: &[FindingRow]) -> Vec<Fingerprint> {
-    rows.iter().map(|r| Fingerprint::new(&r.check_id, r.evidence_json().as_ref().and_then(Value::as_object))).collect()
+fn fingerprints(rows: &[StoredFinding]) -> Vec<Fingerprint> {
+    rows.iter().map(|r| Fingerprint::new(&r.finding.check_id, Some(&r.finding.evidence))).collect()
 }
 
-fn category_counts(rows: &[FindingRow]) -> BTreeMap<String, u64> {
+fn category_counts(rows: &[StoredFinding]) -> BTreeMap<String, u64> {
     let mut out = BTreeMap::new();
     for r in rows {
-        *out.entry(r.check_id.split_once('.').map_or(r.check_id.as_str(), |(c, _)| c).to_string()).or_default() += 1;
+        *out.entry(r.finding.category().to_string()).or_default() += 1;
     }
     out
 }

@@ -5,7 +5,7 @@
 
 use super::diff::ScanDiff;
 use crate::model::{ChangeCounts, Severity};
-use crate::store::FindingRow;
+use crate::store::StoredFinding;
 use crate::store::time::to_rfc3339;
 use serde::Serialize;
 use serde_json::Value;
@@ -102,24 +102,23 @@ impl From<&ChangeCounts> for ComparisonCounts {
 }
 
 /// The CSS selector or resource a finding points at.
-pub fn locator(evidence: Option<&Value>) -> Option<String> {
-    let at = |k: &str| evidence.and_then(|e| e.get(k)).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
+pub fn locator(evidence: &serde_json::Map<String, Value>) -> Option<String> {
+    let at = |k: &str| evidence.get(k).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
     at("selector").or_else(|| at("resource"))
 }
 
 /// Findings grouped by check id (in check id order), each group's instances in report order.
-pub fn group_by_check(rows: &[FindingRow]) -> Vec<CheckGroup> {
+pub fn group_by_check(rows: &[StoredFinding]) -> Vec<CheckGroup> {
     let mut by: BTreeMap<&str, CheckGroup> = BTreeMap::new();
     for r in rows {
-        let group = by.entry(&r.check_id).or_insert_with(|| CheckGroup { check_id: r.check_id.clone(), severity: r.severity, count: 0, findings: Vec::new(), omitted: 0 });
+        let f = &r.finding;
+        let group = by.entry(&f.check_id).or_insert_with(|| CheckGroup { check_id: f.check_id.clone(), severity: f.severity, count: 0, findings: Vec::new(), omitted: 0 });
         group.count += 1;
-        if r.severity > group.severity {
-            group.severity = r.severity;
+        if f.severity > group.severity {
+            group.severity = f.severity;
         }
         if group.findings.len() < MAX_GROUP_ITEMS {
-            let evidence = r.evidence_json();
-            let page_url = r.page_url.clone().or_else(|| evidence.as_ref().and_then(|e| e.get("url")).and_then(Value::as_str).map(str::to_string));
-            group.findings.push(ComparedFinding { finding_id: r.id.to_string(), severity: r.severity, page_url, locator: locator(evidence.as_ref()) });
+            group.findings.push(ComparedFinding { finding_id: r.id.to_string(), severity: f.severity, page_url: f.url().map(str::to_string), locator: locator(&f.evidence) });
         } else {
             group.omitted += 1;
         }

@@ -99,6 +99,7 @@ mod tests {
             remediation: String::new(),
             cwe_id: None,
             evidence: serde_json::json!({"url": format!("https://a.test/{i}")}).as_object().cloned().unwrap_or_default(),
+            ..Default::default()
         }
     }
 

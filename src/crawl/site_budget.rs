@@ -6,7 +6,7 @@
 //! The site is the organisation's site on the scan's target origin; scans of other origins or of
 //! other organisations are never judged by it.
 
-use crate::model::{BudgetResult, ReportFinding, ReportPage};
+use crate::model::{BudgetResult, ReportPage};
 use crate::store::{ScanRow, Store, StoreResult};
 use uuid::Uuid;
 
@@ -27,7 +27,7 @@ pub async fn judge_site_budget(store: &Store, scan: &ScanRow) -> StoreResult<Opt
     let Ok(target) = url::Url::parse(&scan.target_url) else { return Ok(None) };
     let Some(site) = store.site_by_origin(&scan.org_id, &target.origin().ascii_serialization()).await? else { return Ok(None) };
     let Some(budget) = crate::sites::stored_budget(&site) else { return Ok(None) };
-    let findings: Vec<ReportFinding> = store.scan_findings(scan.id).await?.iter().map(ReportFinding::from).collect();
+    let findings = store.scan_findings(scan.id).await?;
     let pages: Vec<ReportPage> = store.scan_pages(scan.id).await?.iter().map(ReportPage::from).collect();
     let result = budget.judge(&findings, &pages);
     tracing::info!(site_id = %site.id, passed = result.passed, failed = result.failed().count(), "site budget judged");

@@ -289,9 +289,14 @@ async fn chat_extra(store: &Store, scan: &ScanRow, completed: bool, new_severiti
         }
         data.insert("new_by_severity".into(), json!(by));
         let top = store.top_new_findings(scan.id, TOP_FINDINGS as i64).await?;
+        // Each as the API writes a finding, with only what a message shows of it.
         let top: Value = top
             .into_iter()
-            .map(|f| json!({"check_id": f.check_id, "severity": f.severity, "title": f.title, "page_url": f.page, "resource": f.resource}))
+            .map(|mut f| {
+                f.finding.evidence.retain(|k, _| k == "url" || k == "resource");
+                (f.finding.description, f.finding.remediation) = (String::new(), String::new());
+                json!(f)
+            })
             .collect();
         data.insert("new_findings".into(), top);
     } else {

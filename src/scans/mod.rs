@@ -13,7 +13,7 @@ pub use history::{HISTORY_LIMIT, History, HistoryQuery};
 pub use query::{FINDINGS_LIMIT, FindingsQuery, Issue, ListQuery, SCANS_LIMIT};
 pub use service::{ScanService, ScanServiceError, WatchEnd};
 /// What the service hands out: plain data, never a database type.
-pub use crate::model::{FindingRow, PageRow, ScanRow};
+pub use crate::model::{PageRow, ScanRow, StoredFinding};
 pub use crate::store::history::HistoryPoint;
 pub use crate::store::{LiveScan, Page, QuotaExceeded, ScreenshotRow};
 pub use streams::{StreamCaps, StreamGate, StreamLimits, StreamPermit, StreamRefusal};

@@ -4,7 +4,7 @@ use super::query::{self, FINDINGS_LIMIT, FindingsQuery, Issue, ListQuery, SCANS_
 use super::streams::{StreamCaps, StreamGate, StreamLimits, StreamPermit, StreamRefusal};
 use crate::events::ScanProgress;
 use crate::model::{AddressPolicy, OrgId, ScanMode, ScanReport, Target, TriggeredBy};
-use crate::store::{CreateOutcome, CursorKind, FindingRow, LiveScan, Page, QuotaExceeded, ScanExtras, ScanRow, ScreenshotRow, Store, StoreError, StoreResult};
+use crate::store::{CreateOutcome, CursorKind, LiveScan, Page, QuotaExceeded, ScanExtras, ScanRow, ScreenshotRow, Store, StoreError, StoredFinding, StoreResult};
 use std::time::Duration;
 use tokio::sync::mpsc;
 use uuid::Uuid;
@@ -148,13 +148,13 @@ impl ScanService {
     }
 
     /// The organisation's findings, newest first, filtered, a page at a time.
-    pub async fn findings(&self, org: OrgId<'_>, q: &FindingsQuery) -> Result<Page<FindingRow>, ScanServiceError> {
+    pub async fn findings(&self, org: OrgId<'_>, q: &FindingsQuery) -> Result<Page<StoredFinding>, ScanServiceError> {
         let (filter, limit, cursor) = self.findings_filter(q)?;
         Ok(self.store.list_findings(org.as_str(), &filter, limit, cursor).await?)
     }
 
     /// The first `max` findings `q` selects (its page ignored), newest first: an export.
-    pub async fn all_findings(&self, org: OrgId<'_>, q: &FindingsQuery, max: usize) -> Result<Vec<FindingRow>, ScanServiceError> {
+    pub async fn all_findings(&self, org: OrgId<'_>, q: &FindingsQuery, max: usize) -> Result<Vec<StoredFinding>, ScanServiceError> {
         let (filter, _, _) = self.findings_filter(q)?;
         let mut out = Vec::new();
         let mut cursor = None;

@@ -142,22 +142,11 @@ pub struct ScanPage {
     pub budget: Option<crate::web::budget::BudgetView>,
 }
 
-/// A finding row.
-#[derive(Debug, Clone)]
-pub struct FindingLine {
-    pub severity: String,
-    pub check_id: String,
-    pub title: String,
-    pub page_url: String,
-    pub scan_id: String,
-    pub created: String,
-}
-
 #[derive(Template)]
 #[template(path = "findings.html")]
 pub struct FindingsPage {
     pub chrome: Chrome,
-    pub findings: Vec<FindingLine>,
+    pub findings: Vec<crate::model::StoredFinding>,
     /// Every severity, and whether the filter has it.
     pub severities: Vec<(&'static str, bool)>,
     /// Every category, and whether the filter has it.
@@ -171,6 +160,19 @@ pub struct FindingsPage {
     pub next: Option<String>,
     /// The filter as a query string (no cursor), for the export links.
     pub query: String,
+}
+
+impl FindingsPage {
+    /// When a finding was written, as the dashboard shows times.
+    pub fn found(&self, f: &crate::model::StoredFinding) -> String {
+        super::pages::when(f.created_at_us())
+    }
+
+    /// A finding's reference, when it is a web address (a page's script could have written
+    /// anything into what axe-core reported).
+    pub fn help_link<'f>(&self, f: &'f crate::model::StoredFinding) -> Option<&'f str> {
+        f.finding.help_url.as_deref().filter(|u| u.starts_with("https://") || u.starts_with("http://"))
+    }
 }
 
 /// A token row (never its secret).

@@ -43,6 +43,7 @@ async fn seeded() -> Seeded {
     tokio::time::sleep(Duration::from_millis(5)).await;
     let mut rich = finding("runtime.mixed-content", Severity::High, "https://acme.example.com/shop");
     rich.cwe_id = Some("CWE-319".into());
+    rich.help_url = Some("https://developer.mozilla.org/en-US/docs/Web/Security/Mixed_content".into());
     rich.evidence.insert("selector".into(), json!("img#hero"));
     rich.evidence.insert("snippet".into(), json!("<img id=\"hero\" src=\"http://cdn/x.png\">"));
     rich.evidence.insert("value".into(), json!(3));
@@ -128,8 +129,8 @@ async fn every_finding_field_has_its_shape() {
         assert_eq!(
             keys(f),
             [
-                "check_id", "created_at", "cwe_id", "description", "evidence", "id", "remediation", "scan_id", "severity",
-                "title"
+                "check_id", "created_at", "cwe_id", "description", "evidence", "help_url", "id", "remediation", "scan_id",
+                "severity", "title"
             ],
             "finding {f}"
         );
@@ -138,7 +139,7 @@ async fn every_finding_field_has_its_shape() {
         assert!(check_re.is_match(f["check_id"].as_str().unwrap()), "check_id {}", f["check_id"]);
         assert!(["critical", "high", "medium", "low", "info"].contains(&f["severity"].as_str().unwrap()));
         rfc3339(&f["created_at"]);
-        for field in ["title", "description", "remediation", "cwe_id"] {
+        for field in ["title", "description", "remediation", "cwe_id", "help_url"] {
             assert!(f[field].is_string() || f[field].is_null(), "{field} of {f}");
         }
         assert!(f["evidence"].is_object() || f["evidence"].is_null());
@@ -150,6 +151,8 @@ async fn every_finding_field_has_its_shape() {
     let rich = by_check("runtime.mixed-content");
     assert_eq!(rich["severity"], "high");
     assert_eq!(rich["cwe_id"], "CWE-319");
+    assert_eq!(rich["help_url"], "https://developer.mozilla.org/en-US/docs/Web/Security/Mixed_content");
+    assert!(by_check("performance.lcp-slow")["help_url"].is_null(), "a finding without a reference says so");
     assert_eq!(rich["title"], "runtime.mixed-content title");
     assert_eq!(rich["description"], "runtime.mixed-content description");
     assert_eq!(rich["remediation"], "runtime.mixed-content remediation");
@@ -461,8 +464,8 @@ async fn completed_scan_report() {
         assert_eq!(
             keys(f),
             [
-                "check_id", "created_at", "cwe_id", "description", "evidence", "id", "remediation", "scan_id", "severity",
-                "title"
+                "check_id", "created_at", "cwe_id", "description", "evidence", "help_url", "id", "remediation", "scan_id",
+                "severity", "title"
             ]
         );
         assert_eq!(f["scan_id"], id.to_string().as_str());

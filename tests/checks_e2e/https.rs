@@ -39,8 +39,9 @@ async fn https_only_checks_fire_on_https_pages_and_not_on_near_misses() {
 
     scan.fires(&mut e, "forms.insecure-action", &s("/secure/form.html"), High, Some("#newsletter"));
     e.check(
-        scan.of("forms.insecure-action", &s("/secure/form.html")).all(|f| f.cwe_id.as_deref() == Some("CWE-319")),
-        || "forms.insecure-action carries CWE-319".into(),
+        scan.of("forms.insecure-action", &s("/secure/form.html"))
+            .all(|f| f.cwe_id.as_deref() == Some("CWE-319") && f.help_url.as_deref().is_some_and(|h| h.starts_with("https://developer.mozilla.org/"))),
+        || "forms.insecure-action carries CWE-319 and its check's reference".into(),
     );
     scan.quiet(&mut e, "forms.insecure-action", &s("/secure/form-good.html"));
 

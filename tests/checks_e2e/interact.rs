@@ -53,6 +53,7 @@ async fn interaction_checks_fire_on_their_fixtures_and_not_on_near_misses() {
     e.check(
         axe.is_some_and(|f| {
             f.evidence["help_url"].as_str().is_some_and(|h| h.contains("dequeuniversity"))
+                && f.help_url.as_deref() == f.evidence["help_url"].as_str()
                 && f.evidence["wcag"].as_array().is_some_and(|w| !w.is_empty())
         }),
         || format!("axe evidence has help_url and wcag: {axe:?}"),

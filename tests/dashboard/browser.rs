@@ -99,7 +99,10 @@ async fn in_chromium_sign_in_make_a_token_see_it_once_revoke_it_and_every_page_p
         sitescan::store::CreateOutcome::Created(r) => r,
         other => panic!("{other:?}"),
     };
-    app.seed_findings(scan.id, "acme", &[crate::app::finding("search.title-missing", Severity::High, &app.url("/x"))]).await;
+    // With its check's reference, as the explorer links it ("How to fix").
+    let mut finding = crate::app::finding("search.title-missing", Severity::High, &app.url("/x"));
+    finding.help_url = Some(app.url("/"));
+    app.seed_findings(scan.id, "acme", &[finding]).await;
     // A journey's screenshot, so the report page's screenshots section is drawn and checked too.
     let png = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/dashboard/fixtures/screenshot.png")).unwrap();
     app.store.insert_journey_screenshot(scan.id, "acme", "sign in", 5, "after login", png, 1).await.unwrap();

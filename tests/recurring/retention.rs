@@ -20,6 +20,7 @@ fn finding(check: &str) -> Finding {
         remediation: "r".into(),
         cwe_id: None,
         evidence: serde_json::Map::new(),
+        ..Default::default()
     }
 }
 

@@ -255,9 +255,9 @@ async fn a_worker_drives_a_remote_chromium_through_the_egress_guard() {
     assert_eq!(evil.connections(), 0, "the remote browser could not reach 127.0.0.2");
     let findings = seed.store.scan_findings(id).await.unwrap();
     assert!(
-        findings.iter().any(|f| f.check_id == "runtime.failed-request" && f.evidence.as_deref().unwrap_or("").contains("127.0.0.2")),
+        findings.iter().any(|f| f.finding.check_id == "runtime.failed-request" && serde_json::Value::Object(f.finding.evidence.clone()).to_string().contains("127.0.0.2")),
         "the blocked subresource is reported: {:?}",
-        findings.iter().map(|f| &f.check_id).collect::<Vec<_>>()
+        findings.iter().map(|f| &f.finding.check_id).collect::<Vec<_>>()
     );
     drop(worker);
 }

@@ -58,6 +58,7 @@ fn finding(check_id: &str, severity: Severity, title: &str, evidence: Value) -> 
         remediation: format!("Fix {title}."),
         cwe_id: None,
         evidence: evidence.as_object().unwrap().clone(),
+        ..Default::default()
     }
 }
 

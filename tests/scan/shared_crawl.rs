@@ -62,10 +62,7 @@ async fn finding_keys(store: &Store, scan: Uuid) -> Vec<String> {
         .await
         .unwrap()
         .into_iter()
-        .map(|f| {
-            let evidence: serde_json::Value = f.evidence.as_deref().and_then(|e| serde_json::from_str(e).ok()).unwrap_or_default();
-            format!("{} {} {}", f.check_id, f.page_url.unwrap_or_default(), evidence["selector"].as_str().unwrap_or(""))
-        })
+        .map(|f| format!("{} {} {}", f.finding.check_id, f.finding.url().unwrap_or_default(), f.finding.selector().unwrap_or("")))
         .collect();
     keys.sort();
     keys

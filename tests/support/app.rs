@@ -492,6 +492,7 @@ pub fn finding(check_id: &str, severity: Severity, url: &str) -> Finding {
         remediation: format!("{check_id} remediation"),
         cwe_id: None,
         evidence,
+        ..Default::default()
     }
 }
 

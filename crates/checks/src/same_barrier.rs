@@ -99,6 +99,7 @@ mod tests {
             remediation: String::new(),
             cwe_id: None,
             evidence: evidence.as_object().unwrap().clone(),
+            ..Default::default()
         }
     }
 

@@ -22,7 +22,8 @@
 //! (`"accessibility.image-alt": "error"`) means `maxCount: 0`.
 
 use super::category::{ACTIVE_ONLY_CATEGORIES, PASSIVE_CATEGORIES};
-use super::scan_report::{ReportFinding, ReportPage};
+use super::finding::StoredFinding;
+use super::scan_report::ReportPage;
 use super::{Change, Severity};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -215,28 +216,28 @@ impl Budget {
 
     /// Judges `findings` (each standing for itself and its `evidence.omitted` instances) and
     /// `pages` (their metrics). With no comparison made, every finding is new.
-    pub fn judge(&self, findings: &[ReportFinding], pages: &[ReportPage]) -> BudgetResult {
+    pub fn judge(&self, findings: &[StoredFinding], pages: &[ReportPage]) -> BudgetResult {
         let assertions: Vec<AssertionResult> = self.assertions.iter().map(|a| judge_one(a, findings, pages)).collect();
         BudgetResult { passed: !assertions.iter().any(|a| !a.passed && a.level == AssertionLevel::Error), assertions }
     }
 }
 
 /// Instances a finding stands for: itself and those the per-page cap folded into it.
-fn instances(f: &ReportFinding) -> f64 {
-    1.0 + f.evidence.as_ref().and_then(|e| e.get("omitted")).and_then(Value::as_u64).unwrap_or(0) as f64
+fn instances(f: &StoredFinding) -> f64 {
+    1.0 + f.finding.evidence.get("omitted").and_then(Value::as_u64).unwrap_or(0) as f64
 }
 
-fn judge_one(a: &BudgetAssertion, findings: &[ReportFinding], pages: &[ReportPage]) -> AssertionResult {
-    let at_least = |f: &&ReportFinding| a.min_severity.is_none_or(|m| f.severity >= m);
-    let count = |keep: &dyn Fn(&ReportFinding) -> bool| findings.iter().filter(at_least).filter(|f| keep(f)).map(instances).sum::<f64>();
+fn judge_one(a: &BudgetAssertion, findings: &[StoredFinding], pages: &[ReportPage]) -> AssertionResult {
+    let at_least = |f: &&StoredFinding| a.min_severity.is_none_or(|m| f.finding.severity >= m);
+    let count = |keep: &dyn Fn(&StoredFinding) -> bool| findings.iter().filter(at_least).filter(|f| keep(f)).map(instances).sum::<f64>();
     let severity = a.min_severity.map(|s| format!(" at or above {s}")).unwrap_or_default();
     let (actual, what) = match &a.subject {
         // A finding merged with another check's (one barrier, one finding) answers to both ids.
         Subject::Check(id) => (
-            Some(count(&|f| super::finding::answers_to(&f.check_id, f.evidence.as_ref()).any(|c| c == id))),
+            Some(count(&|f| super::finding::answers_to(&f.finding.check_id, Some(&f.finding.evidence)).any(|c| c == id))),
             format!("findings{severity} of {id}"),
         ),
-        Subject::Category(c) => (Some(count(&|f| f.check_id.split_once('.').is_some_and(|(x, _)| x == c))), format!("{c} findings{severity}")),
+        Subject::Category(c) => (Some(count(&|f| f.finding.check_id.split_once('.').is_some_and(|(x, _)| x == c))), format!("{c} findings{severity}")),
         Subject::Findings => (Some(count(&|_| true)), format!("findings{severity}")),
         Subject::NewFindings => (Some(count(&|f| f.change != Some(Change::Persisting))), format!("new findings{severity}")),
         Subject::Metric { key, p75 } => {
@@ -260,17 +261,18 @@ fn trim(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Finding;
 
     fn known(id: &str) -> bool {
         matches!(id, "accessibility.color-contrast" | "search.title-missing")
     }
 
-    fn finding(check: &str, severity: Severity, change: Option<Change>, omitted: u64) -> ReportFinding {
+    fn finding(check: &str, severity: Severity, change: Option<Change>, omitted: u64) -> StoredFinding {
         let mut evidence = serde_json::Map::new();
         if omitted > 0 {
             evidence.insert("omitted".into(), omitted.into());
         }
-        ReportFinding { change, check_id: check.into(), severity, evidence: Some(evidence), ..ReportFinding::default() }
+        StoredFinding { change, finding: Finding { check_id: check.into(), severity, evidence, ..Finding::default() }, ..StoredFinding::default() }
     }
 
     fn page(lcp: f64) -> ReportPage {

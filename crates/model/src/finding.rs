@@ -1,8 +1,11 @@
 //! A finding: one defect found by one check, with the evidence that proves it.
 
 use super::Severity;
-use serde::{Deserialize, Serialize};
+use super::scan_report::{Change, timestamp};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
+use uuid::Uuid;
 
 /// The evidence key naming the other checks that found the same barrier (one barrier, one
 /// finding: `checks::same_barrier`).
@@ -15,17 +18,62 @@ pub fn answers_to<'a>(check_id: &'a str, evidence: Option<&'a Map<String, Value>
     std::iter::once(check_id).chain(also)
 }
 
-/// What a check reports. Stored findings add ids, scan and creation time (see `store`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// What a check reports. A stored finding ([`StoredFinding`]) adds its id, scan, creation time
+/// and change. Read back from a report body, a missing or null text is empty.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Finding {
+    #[serde(default, deserialize_with = "null_as_default")]
     pub check_id: String,
+    #[serde(default)]
     pub severity: Severity,
+    #[serde(default, deserialize_with = "null_as_default")]
     pub title: String,
+    #[serde(default, deserialize_with = "null_as_default")]
     pub description: String,
+    #[serde(default, deserialize_with = "null_as_default")]
     pub remediation: String,
+    #[serde(default)]
     pub cwe_id: Option<String>,
+    /// Where to read more about the defect: the check's reference (its catalogue entry's).
+    #[serde(default)]
+    pub help_url: Option<String>,
     /// Documented per check; always has `url` (the page the finding belongs to).
+    #[serde(default, deserialize_with = "null_as_default")]
     pub evidence: Map<String, Value>,
+}
+
+/// A finding as stored, and as every report, export, page, webhook and message reads it: the
+/// finding a check made, its id, its scan, when it was written and, once the scan was compared
+/// with its baseline, whether it is new. Its serde form is the spec's Finding (`change` added
+/// once compared).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct StoredFinding {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub change: Option<Change>,
+    pub id: Uuid,
+    pub scan_id: Uuid,
+    #[serde(flatten)]
+    pub finding: Finding,
+    #[serde(with = "timestamp")]
+    pub created_at: DateTime<Utc>,
+}
+
+impl StoredFinding {
+    /// A string of the evidence (`url`, `selector`, ...), if it has one.
+    pub fn evidence_str(&self, key: &str) -> Option<&str> {
+        self.finding.evidence.get(key)?.as_str()
+    }
+
+    /// The creation time in microseconds (the store's and the cursors' unit).
+    pub fn created_at_us(&self) -> i64 {
+        self.created_at.timestamp_micros()
+    }
+}
+
+/// A value that may be written as `null`, read as its default.
+fn null_as_default<'de, D: Deserializer<'de>, T: Default + Deserialize<'de>>(d: D) -> Result<T, D::Error> {
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
 }
 
 impl Finding {

@@ -128,8 +128,8 @@ mod tests {
             title: "t".into(),
             description: "d".into(),
             remediation: "r".into(),
-            cwe_id: None,
             evidence: evidence.as_object().cloned().unwrap_or_default(),
+            ..Finding::default()
         }
     }
 

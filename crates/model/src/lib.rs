@@ -40,7 +40,7 @@ pub use attestation::{Attestation, AttestationRefused, Attester, Confirmation, a
 pub use category::{ACTIVE_ONLY_CATEGORIES, PASSIVE_CATEGORIES};
 pub use dialogs::{DialogFacts, DialogProbe};
 pub use fair_share::{FairQueue, OrgSlots};
-pub use finding::{Finding, sort_findings};
+pub use finding::{Finding, StoredFinding, sort_findings};
 pub use image_text::{ImageReading, ImageText, OcrWord};
 pub use page_text::{MAX_PAGE_TEXT_CHARS, PageText};
 pub use journey::{
@@ -51,12 +51,12 @@ pub use level::{Level, LevelError};
 pub use sample::Sample;
 pub use severity::{Severity, SeverityCounts, UnknownSeverity};
 pub use org::OrgId;
-pub use records::{ApiToken, FindingRow, Organisation, PageRow, ScanRow};
+pub use records::{ApiToken, Organisation, PageRow, ScanRow};
 pub use progress::{ScanPhase, ScanProgressState};
 pub use report::{CappedCounts, ChangeCounts, ChecksNotRun, NotRunReason, ReportError, ReportSummary};
 pub use robots::ParsedRobots;
 pub use role::{Role, UnknownRole};
-pub use scan_report::{Change, Report, ReportFinding, ReportPage, ScanInfo, ScanReport, StoredReport, json_number, report_numbers};
+pub use scan_report::{Change, Report, ReportPage, ScanInfo, ScanReport, StoredReport, json_number, report_numbers};
 pub use scan_state::{ScanMode, ScanStatus, TriggeredBy};
 pub use secret_name::{BadSecretName, MAX_SECRET_NAME_LEN, SecretName};
 pub use snapshot::*;

@@ -2,7 +2,7 @@
 //! read from the database by the store and returned by the services. No database type reaches
 //! past the store: its table entities are converted into these at its edge.
 
-use super::{ScanMode, ScanStatus, Severity, TriggeredBy};
+use super::{ScanMode, ScanStatus, TriggeredBy};
 use uuid::Uuid;
 
 /// A scan as stored (`scans`).
@@ -39,32 +39,6 @@ impl ScanRow {
     /// The progress its worker recorded, while it runs (none before its first word).
     pub fn progress(&self) -> Option<super::ScanProgressState> {
         self.progress.as_deref().and_then(|p| serde_json::from_str(p).ok())
-    }
-}
-
-/// A finding as stored (`findings`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FindingRow {
-    pub id: Uuid,
-    pub scan_id: Uuid,
-    pub org_id: String,
-    pub check_id: String,
-    pub severity: Severity,
-    pub title: Option<String>,
-    pub description: Option<String>,
-    /// The evidence object, JSON.
-    pub evidence: Option<String>,
-    pub remediation: Option<String>,
-    pub cwe_id: Option<String>,
-    pub page_url: Option<String>,
-    pub created_at: i64,
-    /// `new` or `recurring` against the scan's baseline, when it had one.
-    pub change: Option<String>,
-}
-
-impl FindingRow {
-    pub fn evidence_json(&self) -> Option<serde_json::Value> {
-        self.evidence.as_deref().and_then(|e| serde_json::from_str(e).ok())
     }
 }
 

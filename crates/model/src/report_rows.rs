@@ -1,10 +1,10 @@
 //! The report's parts read from the stored rows: a scan's stored summary and fixed findings, its
 //! pages and its findings as the report every edge renders (`ScanInfo`, `ReportPage`,
-//! `ReportFinding`).
+//! `StoredFinding`).
 
-use crate::records::{FindingRow, PageRow, ScanRow};
+use crate::records::{PageRow, ScanRow};
 use crate::time::to_datetime;
-use crate::{Change, CheckNotRun, ReportFinding, ReportPage, ReportSummary, ScanInfo, SeverityCounts, StoredReport, report_numbers};
+use crate::{CheckNotRun, StoredFinding, ReportPage, ReportSummary, ScanInfo, SeverityCounts, StoredReport, report_numbers};
 use serde_json::Value;
 
 impl ScanRow {
@@ -15,7 +15,7 @@ impl ScanRow {
 
     /// The report stored when the scan ended: its summary and the findings fixed since the
     /// baseline (`None` until the scan has run; an error when the stored text cannot be read).
-    pub fn stored_report(&self) -> Result<Option<(ReportSummary, Option<Vec<ReportFinding>>)>, serde_json::Error> {
+    pub fn stored_report(&self) -> Result<Option<(ReportSummary, Option<Vec<StoredFinding>>)>, serde_json::Error> {
         stored(self)
     }
 }
@@ -24,20 +24,23 @@ impl ScanRow {
 /// (`None` until the scan has run).
 /// Reports stored before the report was typed went through protobuf `Struct` (every number a
 /// double); their free-form values are read with the report's numbers.
-fn stored(row: &ScanRow) -> Result<Option<(ReportSummary, Option<Vec<ReportFinding>>)>, serde_json::Error> {
+fn stored(row: &ScanRow) -> Result<Option<(ReportSummary, Option<Vec<StoredFinding>>)>, serde_json::Error> {
     let Some(text) = row.report.as_deref() else { return Ok(None) };
     let StoredReport { summary, fixed } = serde_json::from_str(text)?;
     let summary = ReportSummary { trigger: summary.trigger.map(report_numbers), ..summary };
     let fixed = fixed.map(|list| {
         list.into_iter()
-            .map(|f| ReportFinding { evidence: f.evidence.map(|e| e.into_iter().map(|(k, v)| (k, report_numbers(v))).collect()), ..f })
+            .map(|mut f| {
+                f.finding.evidence = std::mem::take(&mut f.finding.evidence).into_iter().map(|(k, v)| (k, report_numbers(v))).collect();
+                f
+            })
             .collect()
     });
     Ok(Some((summary, fixed)))
 }
 
 /// A stored JSON column, with the report's numbers.
-fn json_column(text: Option<&str>) -> Option<Value> {
+pub fn json_column(text: Option<&str>) -> Option<Value> {
     text.and_then(|t| serde_json::from_str(t).ok()).map(report_numbers)
 }
 
@@ -72,27 +75,6 @@ impl From<&PageRow> for ReportPage {
                 .as_deref()
                 .and_then(|c| serde_json::from_str::<Vec<CheckNotRun>>(c).ok())
                 .unwrap_or_default(),
-        }
-    }
-}
-
-impl From<&FindingRow> for ReportFinding {
-    fn from(f: &FindingRow) -> Self {
-        ReportFinding {
-            change: f.change.as_deref().and_then(|c| c.parse::<Change>().ok()),
-            id: f.id.to_string(),
-            scan_id: f.scan_id.to_string(),
-            check_id: f.check_id.clone(),
-            severity: f.severity,
-            title: f.title.clone(),
-            description: f.description.clone(),
-            evidence: match json_column(f.evidence.as_deref()) {
-                Some(Value::Object(map)) => Some(map),
-                _ => None,
-            },
-            remediation: f.remediation.clone(),
-            cwe_id: f.cwe_id.clone(),
-            created_at: to_datetime(f.created_at),
         }
     }
 }

@@ -9,11 +9,12 @@
 
 use super::report::ReportSummary;
 use super::scan_state::{ScanMode, ScanStatus, TriggeredBy, string_enum};
-use super::severity::{Severity, SeverityCounts};
+use super::severity::SeverityCounts;
+use super::finding::StoredFinding;
 use super::snapshot::CheckNotRun;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Number, Value};
+use serde_json::{Number, Value};
 
 /// A scan and its report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -51,10 +52,10 @@ pub struct Report {
     pub pages: Option<Vec<ReportPage>>,
     /// As stored, in the order the checks reported them (with findings only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub findings: Option<Vec<ReportFinding>>,
+    pub findings: Option<Vec<StoredFinding>>,
     /// Findings of the baseline scan that went away (with findings, once compared).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fixed: Option<Vec<ReportFinding>>,
+    pub fixed: Option<Vec<StoredFinding>>,
 }
 
 /// `report.pages[]`.
@@ -78,27 +79,6 @@ pub struct ReportPage {
     pub checks_not_run: Vec<CheckNotRun>,
 }
 
-/// `report.findings[]` (and `report.fixed[]`): the spec's Finding, plus `change` once the scan
-/// was compared with its baseline.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct ReportFinding {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub change: Option<Change>,
-    pub id: String,
-    pub scan_id: String,
-    pub check_id: String,
-    pub severity: Severity,
-    pub title: Option<String>,
-    pub description: Option<String>,
-    /// Documented per check; `url` is the page the finding belongs to.
-    pub evidence: Option<Map<String, Value>>,
-    pub remediation: Option<String>,
-    pub cwe_id: Option<String>,
-    #[serde(with = "timestamp")]
-    pub created_at: DateTime<Utc>,
-}
-
 /// The report a scan leaves when it ends, as the store keeps it with the scan: its summary, and
 /// the baseline's findings that went away (a completed scan compared with its baseline). Its
 /// pages and findings are rows of their own.
@@ -107,7 +87,7 @@ pub struct StoredReport {
     #[serde(default)]
     pub summary: ReportSummary,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fixed: Option<Vec<ReportFinding>>,
+    pub fixed: Option<Vec<StoredFinding>>,
 }
 
 impl StoredReport {
@@ -147,7 +127,7 @@ impl ScanReport {
     }
 
     /// The findings (none without a report or when read without findings).
-    pub fn findings(&self) -> &[ReportFinding] {
+    pub fn findings(&self) -> &[StoredFinding] {
         self.report.as_ref().and_then(|r| r.findings.as_deref()).unwrap_or_default()
     }
 
@@ -157,15 +137,8 @@ impl ScanReport {
     }
 
     /// The baseline's findings that went away.
-    pub fn fixed(&self) -> &[ReportFinding] {
+    pub fn fixed(&self) -> &[StoredFinding] {
         self.report.as_ref().and_then(|r| r.fixed.as_deref()).unwrap_or_default()
-    }
-}
-
-impl ReportFinding {
-    /// A string of the evidence (`url`, `selector`, ...), if it has one.
-    pub fn evidence_str(&self, key: &str) -> Option<&str> {
-        self.evidence.as_ref()?.get(key)?.as_str()
     }
 }
 
@@ -198,7 +171,7 @@ pub fn rfc3339(t: &DateTime<Utc>) -> String {
 }
 
 /// Serde of a timestamp as `rfc3339` writes it (any RFC 3339 text reads).
-mod timestamp {
+pub(crate) mod timestamp {
     use chrono::{DateTime, Utc};
     use serde::{Deserialize, Deserializer, Serializer};
 

@@ -1,7 +1,7 @@
 //! `--format text`: a compact summary by category and severity, then the findings grouped by
 //! check (count, pages, the worst examples with their page and selector). Colour only when asked (a terminal without NO_COLOR).
 
-use crate::model::{ACTIVE_ONLY_CATEGORIES, PASSIVE_CATEGORIES, ReportFinding, ScanReport, Severity, SeverityCounts};
+use crate::model::{ACTIVE_ONLY_CATEGORIES, PASSIVE_CATEGORIES, ScanReport, StoredFinding, Severity, SeverityCounts};
 use serde_json::Value;
 use std::fmt::Write;
 
@@ -99,7 +99,7 @@ pub fn render(report: &ScanReport, color: bool) -> String {
             let _ = writeln!(out, "  {mark} {}", a.message);
         }
     }
-    let findings: Vec<&ReportFinding> = report.findings().iter().collect();
+    let findings: Vec<&StoredFinding> = report.findings().iter().collect();
     let _ = writeln!(out);
     if findings.is_empty() {
         let _ = writeln!(out, "no findings");
@@ -158,14 +158,14 @@ struct CheckGroup<'a> {
     title: &'a str,
     /// The worst severity among them.
     severity: Severity,
-    findings: Vec<&'a ReportFinding>,
+    findings: Vec<&'a StoredFinding>,
 }
 
 impl CheckGroup<'_> {
     /// What a finding's own title adds to the group's (the part after `Group title: `), or its
     /// whole title when it differs otherwise; `None` when it is the group's.
-    fn own_title<'f>(&self, f: &'f ReportFinding) -> Option<&'f str> {
-        let title = f.title.as_deref().unwrap_or_default();
+    fn own_title<'f>(&self, f: &'f StoredFinding) -> Option<&'f str> {
+        let title = f.finding.title.as_str();
         if title.is_empty() || title == self.title {
             return None;
         }
@@ -179,29 +179,29 @@ impl CheckGroup<'_> {
 
 /// Findings grouped by check id, as Lighthouse groups by audit: the worst severity first, then the
 /// most findings, then the id.
-fn group_by_check<'a>(findings: &[&'a ReportFinding]) -> Vec<CheckGroup<'a>> {
+fn group_by_check<'a>(findings: &[&'a StoredFinding]) -> Vec<CheckGroup<'a>> {
     let mut by_id: std::collections::BTreeMap<&str, CheckGroup<'a>> = std::collections::BTreeMap::new();
     for f in findings {
-        let id = f.check_id.as_str();
+        let id = f.finding.check_id.as_str();
         let group = by_id.entry(id).or_insert_with(|| CheckGroup {
             check_id: id,
-            title: f.title.as_deref().unwrap_or_default(),
+            title: f.finding.title.as_str(),
             severity: Severity::Info,
             findings: Vec::new(),
         });
-        group.severity = group.severity.max(f.severity);
+        group.severity = group.severity.max(f.finding.severity);
         group.findings.push(f);
     }
     let mut groups: Vec<CheckGroup<'a>> = by_id.into_values().collect();
     for g in &mut groups {
         // Titles that name their thing differ: the group goes by the check's catalogue title.
-        if g.findings.iter().any(|f| f.title.as_deref().unwrap_or_default() != g.title)
+        if g.findings.iter().any(|f| f.finding.title != g.title)
             && let Some(meta) = crate::checks::registry::find(g.check_id)
         {
             g.title = meta.title;
         }
         g.findings.sort_by(|a, b| {
-            b.severity.cmp(&a.severity).then_with(|| place(a).cmp(&place(b)))
+            b.finding.severity.cmp(&a.finding.severity).then_with(|| place(a).cmp(&place(b)))
         });
     }
     groups.sort_by(|a, b| {
@@ -211,14 +211,14 @@ fn group_by_check<'a>(findings: &[&'a ReportFinding]) -> Vec<CheckGroup<'a>> {
 }
 
 /// Where a finding is: its page and selector.
-fn place(f: &ReportFinding) -> String {
+fn place(f: &StoredFinding) -> String {
     let mut place = f.evidence_str("url").unwrap_or_default().to_string();
     // What tells the findings of one page apart: the element, else the resource, else the value.
     let detail = f
         .evidence_str("selector")
         .map(str::to_string)
         .or_else(|| f.evidence_str("resource").filter(|r| *r != place).map(str::to_string))
-        .or_else(|| match f.evidence.as_ref().and_then(|e| e.get("value")) {
+        .or_else(|| match f.finding.evidence.get("value") {
             Some(Value::String(s)) => Some(s.clone()),
             Some(Value::Null) | None => None,
             Some(other) => Some(other.to_string()),

@@ -3,12 +3,11 @@
 //! ids seen only in findings, such as `accessibility.<axe-rule>`).
 
 use crate::checks::registry;
-use crate::model::{Change, PASSIVE_CATEGORIES, ReportFinding, ReportSummary, ScanInfo, ScanReport, ScanStatus, Severity};
+use crate::model::{Change, PASSIVE_CATEGORIES, ReportSummary, StoredFinding, ScanInfo, ScanReport, ScanStatus, Severity};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
 /// An empty evidence object, for findings that carry none.
-static NO_EVIDENCE: std::sync::LazyLock<Map<String, Value>> = std::sync::LazyLock::new(Map::new);
 
 /// The report, viewed.
 #[derive(Debug)]
@@ -80,6 +79,8 @@ pub(crate) struct FindingView<'a> {
     pub remediation: &'a str,
     pub cwe_id: Option<&'a str>,
     pub evidence: &'a Map<String, Value>,
+    /// Where to read more (the check's reference), when it has one.
+    pub help_url: Option<&'a str>,
     /// `new` or `persisting` when the scan was compared with a baseline.
     pub change: Option<Change>,
 }
@@ -162,18 +163,22 @@ pub(crate) fn value_text(v: &Value) -> String {
 }
 
 /// The findings of a `findings` (or `fixed`) list; entries without a check id are dropped.
-fn findings_of(list: &[ReportFinding]) -> Vec<FindingView<'_>> {
+fn findings_of(list: &[StoredFinding]) -> Vec<FindingView<'_>> {
     list.iter()
-        .filter(|f| !f.check_id.trim().is_empty())
-        .map(|f| FindingView {
-            check_id: &f.check_id,
-            severity: f.severity,
-            title: f.title.as_deref().unwrap_or_default(),
-            description: f.description.as_deref().unwrap_or_default(),
-            remediation: f.remediation.as_deref().unwrap_or_default(),
-            cwe_id: f.cwe_id.as_deref().filter(|c| !c.is_empty()),
-            evidence: f.evidence.as_ref().unwrap_or(&NO_EVIDENCE),
-            change: f.change,
+        .filter(|s| !s.finding.check_id.trim().is_empty())
+        .map(|s| {
+            let f = &s.finding;
+            FindingView {
+                check_id: &f.check_id,
+                severity: f.severity,
+                title: &f.title,
+                description: &f.description,
+                remediation: &f.remediation,
+                cwe_id: f.cwe_id.as_deref().filter(|c| !c.is_empty()),
+                evidence: &f.evidence,
+                help_url: f.help_url.as_deref().filter(|u| !u.is_empty()),
+                change: s.change,
+            }
         })
         .collect()
 }
@@ -291,7 +296,7 @@ impl<'a> ReportView<'a> {
                 remediation: f.remediation.to_string(),
                 fires_when: None,
                 cwe_id: f.cwe_id.map(str::to_string),
-                help_url: f.evidence.get("help_url").and_then(Value::as_str).filter(|u| !u.is_empty()).map(str::to_string),
+                help_url: f.help_url.or_else(|| f.evidence.get("help_url").and_then(Value::as_str).filter(|u| !u.is_empty())).map(str::to_string),
                 severity: f.severity,
                 wcag: Vec::new(),
                 registered: false,

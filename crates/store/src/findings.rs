@@ -14,7 +14,7 @@ use sea_orm::{
 };
 use uuid::Uuid;
 
-pub use crate::model::{FindingRow, PageRow};
+pub use crate::model::{PageRow, StoredFinding};
 
 /// Whole finding rows read at once by [`Store::scan_findings_slim`].
 pub const SLIM_BATCH: u64 = 1000;
@@ -29,8 +29,8 @@ const TAKE: &str = "INSERT INTO scan_page_numbers (scan_id, last_seq) \
      ON CONFLICT (scan_id) DO UPDATE SET last_seq = scan_page_numbers.last_seq + 1 RETURNING last_seq";
 
 /// The findings table's columns, in `finding_values`' order.
-const FINDING_COLUMNS: &str = "id, scan_id, org_id, check_id, severity, title, description, evidence, remediation, cwe_id, page_url, created_at, change";
-const FINDING_WIDTH: usize = 13;
+const FINDING_COLUMNS: &str = "id, scan_id, org_id, check_id, severity, title, description, evidence, remediation, cwe_id, page_url, created_at, change, help_url";
+const FINDING_WIDTH: usize = 14;
 
 fn finding_values(scan_id: Uuid, org: &str, created_at: i64, f: &Finding, change: Option<Change>) -> Vec<sea_orm::Value> {
     vec![
@@ -47,6 +47,7 @@ fn finding_values(scan_id: Uuid, org: &str, created_at: i64, f: &Finding, change
         f.url().map(str::to_string).into(),
         created_at.into(),
         change.map(|c| c.as_str().to_string()).into(),
+        f.help_url.clone().into(),
     ]
 }
 
@@ -263,7 +264,7 @@ impl Store {
         filter: &FindingFilter,
         limit: u64,
         cursor: Option<Position>,
-    ) -> StoreResult<Page<FindingRow>> {
+    ) -> StoreResult<Page<StoredFinding>> {
         let mut query = finding::Entity::find().filter(finding::Column::OrgId.eq(org));
         if !filter.severities.is_empty() {
             query = query.filter(finding::Column::Severity.is_in(filter.severities.iter().map(|s| s.as_str())));
@@ -300,7 +301,7 @@ impl Store {
     }
 
     /// Every finding of one scan, in insertion order.
-    pub async fn scan_findings(&self, scan_id: Uuid) -> StoreResult<Vec<FindingRow>> {
+    pub async fn scan_findings(&self, scan_id: Uuid) -> StoreResult<Vec<StoredFinding>> {
         Ok(finding::Entity::find()
             .filter(finding::Column::ScanId.eq(scan_id))
             .order_by_asc(finding::Column::CreatedAt)
@@ -316,7 +317,7 @@ impl Store {
     /// at most one batch of whole rows is in memory: each row keeps its id, check, severity and
     /// page, and of its evidence only what identifies it (`url`, `resource`, `selector`,
     /// `journey`); title, description and remediation are left out. In report order.
-    pub async fn scan_findings_slim(&self, scan_id: Uuid) -> StoreResult<Vec<FindingRow>> {
+    pub async fn scan_findings_slim(&self, scan_id: Uuid) -> StoreResult<Vec<StoredFinding>> {
         use sea_orm::Condition;
         let mut out = Vec::new();
         let mut after: Option<(i64, Uuid)> = None;
@@ -337,14 +338,11 @@ impl Store {
                 .await?;
             let full = batch.len() as u64 == SLIM_BATCH;
             for model in batch {
-                let mut row: FindingRow = model.into();
-                after = Some((row.created_at, row.id));
-                row.evidence = row.evidence_json().and_then(|e| {
-                    let kept: serde_json::Map<String, serde_json::Value> =
-                        ["url", "resource", "selector", "journey"].iter().filter_map(|k| e.get(*k).map(|v| (k.to_string(), v.clone()))).collect();
-                    serde_json::to_string(&kept).ok()
-                });
-                (row.title, row.description, row.remediation) = (None, None, None);
+                after = Some((model.created_at, model.id));
+                let mut row: StoredFinding = model.into();
+                let f = &mut row.finding;
+                f.evidence.retain(|k, _| ["url", "resource", "selector", "journey"].contains(&k.as_str()));
+                (f.title, f.description, f.remediation) = (String::new(), String::new(), String::new());
                 out.push(row);
             }
             if !full {
@@ -355,11 +353,11 @@ impl Store {
 
     /// The findings of `ids` whole, in the order of `ids` (those that exist), read
     /// [`INSERT_CHUNK`] at a time.
-    pub async fn findings_by_ids(&self, ids: &[Uuid]) -> StoreResult<Vec<FindingRow>> {
-        let mut found: std::collections::HashMap<Uuid, FindingRow> = std::collections::HashMap::with_capacity(ids.len());
+    pub async fn findings_by_ids(&self, ids: &[Uuid]) -> StoreResult<Vec<StoredFinding>> {
+        let mut found: std::collections::HashMap<Uuid, StoredFinding> = std::collections::HashMap::with_capacity(ids.len());
         for chunk in ids.chunks(INSERT_CHUNK) {
             for model in finding::Entity::find().filter(finding::Column::Id.is_in(chunk.iter().copied())).all(self.conn()).await? {
-                let row: FindingRow = model.into();
+                let row: StoredFinding = model.into();
                 found.insert(row.id, row);
             }
         }
@@ -420,14 +418,15 @@ mod tests {
                     .as_object()
                     .cloned()
                     .unwrap(),
+                ..Finding::default()
             })
             .collect();
         store.insert_findings(scan, "acme", &findings).await.unwrap();
         let whole = store.scan_findings(scan).await.unwrap();
         let slim = store.scan_findings_slim(scan).await.unwrap();
         assert_eq!(slim.iter().map(|r| r.id).collect::<Vec<_>>(), whole.iter().map(|r| r.id).collect::<Vec<_>>(), "all of them, in report order");
-        let e = slim[7].evidence_json().unwrap();
-        assert_eq!(e, serde_json::json!({"url": whole[7].evidence_json().unwrap()["url"], "selector": "title"}));
-        assert!(slim.iter().all(|r| r.title.is_none() && r.description.is_none()));
+        let e = serde_json::Value::Object(slim[7].finding.evidence.clone());
+        assert_eq!(e, serde_json::json!({"url": whole[7].finding.evidence["url"], "selector": "title"}));
+        assert!(slim.iter().all(|r| r.finding.title.is_empty() && r.finding.description.is_empty()));
     }
 }

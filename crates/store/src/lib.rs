@@ -43,7 +43,7 @@ pub use clock::{Clock, ManualClock, SystemClock};
 pub use cursor::{BadCursor, CursorCodec, CursorKind, Position};
 pub use db::{DEFAULT_DATABASE_URL, Store, migrate};
 pub use error::{StoreError, StoreResult};
-pub use findings::{FindingFilter, FindingRow, PageRow};
+pub use findings::{FindingFilter, PageRow, StoredFinding};
 pub use live::{LATEST_FINDINGS, LiveScan};
 pub use orgs::{DEFAULT_MONTHLY_SCAN_QUOTA, Organisation};
 pub use paging::Page;
@@ -54,7 +54,7 @@ pub use schedules::{NewSchedule, ScheduleRow};
 pub use screenshots::ScreenshotRow;
 pub use secret_box::{LEGACY_PREFIX, SECRET_KEY_ENV, SealedAt, SecretBox, SecretError};
 pub use sites::{AttestationRow, JourneyRow, SiteRow, StoredSecret};
-pub use webhooks::{DeliveryRow, NewFindingLine, OutboxRow, WebhookRow};
+pub use webhooks::{DeliveryRow, OutboxRow, WebhookRow};
 pub use tokens::{ALL_SCOPES, ApiToken, DEFAULT_SCOPES, SCOPE_ACTIVE, SCOPE_READ, SCOPE_WRITE, TOKEN_PREFIX, hash_token, looks_like_token};
 
 /// One row of a raw query as `T`, each field read from the column of its name (the row types

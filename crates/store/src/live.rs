@@ -2,7 +2,7 @@
 //! the pages actually stored, the findings so far by severity and the newest of them.
 
 use super::entity::scan_page;
-use super::{FindingFilter, FindingRow, ScanRow, Store, StoreResult};
+use super::{FindingFilter, StoredFinding, ScanRow, Store, StoreResult};
 use crate::model::{ScanProgressState, ScanStatus, SeverityCounts};
 use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
 use uuid::Uuid;
@@ -19,7 +19,7 @@ pub struct LiveScan {
     pub progress: ScanProgressState,
     pub counts: SeverityCounts,
     /// Newest first, at most `LATEST_FINDINGS`.
-    pub latest: Vec<FindingRow>,
+    pub latest: Vec<StoredFinding>,
 }
 
 impl LiveScan {

@@ -3,7 +3,7 @@
 
 use super::Store;
 use super::error::{StoreError, StoreResult};
-use crate::model::{Report, ReportFinding, ReportPage, ScanInfo, ScanReport};
+use crate::model::{Report, ReportPage, ScanInfo, ScanReport};
 use uuid::Uuid;
 
 impl Store {
@@ -18,7 +18,7 @@ impl Store {
                 let mut report = Report { summary, pages: None, findings: None, fixed: None };
                 if include_findings {
                     report.pages = Some(self.scan_pages(id).await?.iter().map(ReportPage::from).collect());
-                    report.findings = Some(self.scan_findings(id).await?.iter().map(ReportFinding::from).collect());
+                    report.findings = Some(self.scan_findings(id).await?);
                     report.fixed = fixed;
                 }
                 Some(report)

@@ -121,6 +121,7 @@ mod tests {
             remediation: "r".into(),
             cwe_id: None,
             evidence: serde_json::Map::new(),
+            ..Default::default()
         }
     }
 

@@ -66,18 +66,6 @@ pub struct DeliveryRow {
     pub created_at: i64,
 }
 
-/// A new finding as a chat message lists it (the most serious first).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NewFindingLine {
-    pub check_id: String,
-    pub severity: String,
-    pub title: Option<String>,
-    /// The page it is on (`page_url`, else the evidence's `url`).
-    pub page: Option<String>,
-    /// The resource it is about (the evidence's `resource`), when not the page itself.
-    pub resource: Option<String>,
-}
-
 const ENDPOINT_COLUMNS: &str = "id, org_id, url, events, min_severity, secret_enc, enabled, disabled_reason, failing_since, created_at, \
      slow_streak, breaker_open_until, kind";
 
@@ -399,30 +387,16 @@ impl Store {
 
     /// Up to `limit` of a scan's findings that are new since its baseline, the most serious
     /// first, then in the order they were found (for the chat messages of `scan.completed`).
-    pub async fn top_new_findings(&self, scan_id: Uuid, limit: i64) -> StoreResult<Vec<NewFindingLine>> {
+    pub async fn top_new_findings(&self, scan_id: Uuid, limit: i64) -> StoreResult<Vec<crate::model::StoredFinding>> {
+        use sea_orm::FromQueryResult;
         let stmt = self.stmt(
-            "SELECT check_id, severity, title, page_url, evidence FROM findings WHERE scan_id = $1 AND change = 'new' \
+            "SELECT * FROM findings WHERE scan_id = $1 AND change = 'new' \
              ORDER BY CASE severity WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 WHEN 'low' THEN 3 ELSE 4 END, \
              created_at, id LIMIT $2",
             vec![scan_id.into(), limit.into()],
         );
-        let mut out = Vec::new();
-        for row in self.conn().query_all_raw(stmt).await? {
-            let page_url: Option<String> = row.try_get("", "page_url")?;
-            let evidence: Option<String> = row.try_get("", "evidence")?;
-            let evidence: Option<serde_json::Value> = evidence.as_deref().and_then(|e| serde_json::from_str(e).ok());
-            let field = |key: &str| evidence.as_ref().and_then(|v| v.get(key)?.as_str().map(str::to_string));
-            let page = page_url.or_else(|| field("url"));
-            let resource = field("resource").filter(|r| Some(r) != page.as_ref());
-            out.push(NewFindingLine {
-                check_id: row.try_get("", "check_id")?,
-                severity: row.try_get("", "severity")?,
-                title: row.try_get("", "title")?,
-                page,
-                resource,
-            });
-        }
-        Ok(out)
+        let rows = self.conn().query_all_raw(stmt).await?;
+        rows.iter().map(|row| Ok(super::entity::finding::Model::from_query_result(row, "")?.into())).collect()
     }
 
     /// An endpoint's delivery log, oldest first.

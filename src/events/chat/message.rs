@@ -9,7 +9,7 @@
 //! `new_by_severity`, `error`). An event type this file does not know becomes a generic
 //! message naming it, with its data's plain fields as facts: never an error.
 
-use crate::model::Severity;
+use crate::model::{Severity, StoredFinding};
 use serde_json::{Map, Value};
 
 /// The most new findings a message lists (the rest are counted).
@@ -22,19 +22,6 @@ const GENERIC_FACTS: usize = 8;
 pub struct Fact {
     pub label: String,
     pub value: String,
-}
-
-/// A new finding as a message lists it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ChatFinding {
-    pub severity: String,
-    pub check_id: String,
-    /// The page it was found on (may be empty).
-    pub page: String,
-    /// The resource it is about, when not the page (may be empty).
-    pub resource: String,
-    /// The check's title (may be empty).
-    pub title: String,
 }
 
 /// A link to the dashboard.
@@ -78,7 +65,7 @@ impl Tone {
 }
 
 /// One event, ready for any platform.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatMessage {
     /// The event type (`scan.completed`, ...).
     pub event: String,
@@ -88,7 +75,7 @@ pub struct ChatMessage {
     pub summary: String,
     pub facts: Vec<Fact>,
     /// The top new findings, the most serious first.
-    pub findings: Vec<ChatFinding>,
+    pub findings: Vec<StoredFinding>,
     /// New findings beyond those listed.
     pub more_findings: u64,
     /// The scan is the site's first (no previous scan to compare with): nothing is "new".
@@ -132,17 +119,21 @@ fn worst(counts: Option<&Value>) -> Option<Severity> {
     Severity::ALL.into_iter().find(|s| counts.get(s.as_str()).and_then(Value::as_u64).is_some_and(|n| n > 0))
 }
 
-fn findings(data: &Value) -> Vec<ChatFinding> {
+/// The listed new findings, as stored findings. Payloads queued by an older sitescan wrote the
+/// page as `page_url` (or `page`) and `resource` beside the finding: read into its evidence.
+fn findings(data: &Value) -> Vec<StoredFinding> {
     let Some(list) = data.get("new_findings").and_then(Value::as_array) else { return Vec::new() };
     list.iter()
         .take(TOP_FINDINGS)
-        .map(|f| ChatFinding {
-            severity: text(f, "severity"),
-            check_id: text(f, "check_id"),
-            // `page` is what payloads queued by an older sitescan call it.
-            page: Some(text(f, "page_url")).filter(|p| !p.is_empty()).unwrap_or_else(|| text(f, "page")),
-            resource: text(f, "resource"),
-            title: text(f, "title"),
+        .filter_map(|f| {
+            let mut found: StoredFinding = serde::Deserialize::deserialize(f).ok()?;
+            for (old, key) in [("page_url", "url"), ("page", "url"), ("resource", "resource")] {
+                let value = text(f, old);
+                if !value.is_empty() && !found.finding.evidence.contains_key(key) {
+                    found.finding.evidence.insert(key.to_string(), Value::String(value));
+                }
+            }
+            Some(found)
         })
         .collect()
 }
@@ -342,15 +333,18 @@ impl ChatMessage {
 
     /// One line for a finding: `high · check.id — page` (then the resource it is about, and the
     /// title, which names a header or a cookie, when there are).
-    pub fn finding_text(f: &ChatFinding) -> String {
+    pub fn finding_text(stored: &StoredFinding) -> String {
+        let f = &stored.finding;
         let mut s = format!("{} · {}", f.severity, f.check_id);
-        if !f.page.is_empty() {
+        let page = f.url().unwrap_or_default();
+        if !page.is_empty() {
             s.push_str(" — ");
-            s.push_str(&f.page);
+            s.push_str(page);
         }
-        if !f.resource.is_empty() {
+        let resource = f.evidence.get("resource").and_then(Value::as_str).unwrap_or_default();
+        if !resource.is_empty() && resource != page {
             s.push_str(": ");
-            s.push_str(&f.resource);
+            s.push_str(resource);
         }
         if !f.title.is_empty() {
             s.push_str(" (");
@@ -429,7 +423,7 @@ mod tests {
         let m = ChatMessage::from_envelope(&e, Some(&dashboard()));
         assert_eq!(m.headline, "3 new findings on https://site.example/ — 1 high, 2 medium");
         assert_eq!(m.link.unwrap().url, "https://scan.example.com/compare?base=B&head=H");
-        assert_eq!(m.findings[0].check_id, "security.csp-missing");
+        assert_eq!(m.findings[0].finding.check_id, "security.csp-missing");
         assert_eq!(m.more_findings, 2);
         assert_eq!(m.tone, Tone::Severity(Severity::High));
         assert!(m.facts.iter().any(|f| f.label == "Findings" && f.value == "1 high, 4 medium, 2 info"), "{:?}", m.facts);

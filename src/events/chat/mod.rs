@@ -13,7 +13,7 @@ pub mod slack;
 pub mod teams;
 
 pub use kind::{UnknownKind, WebhookKind};
-pub use message::{ChatMessage, Fact, ChatFinding, Link, MORE_TEXT_MAX, TOP_FINDINGS, Tone, more_text};
+pub use message::{ChatMessage, Fact, Link, MORE_TEXT_MAX, TOP_FINDINGS, Tone, more_text};
 
 /// The largest card `card(listed)` builds, from every listed finding down to none, whose JSON
 /// is at most `max` bytes (with none listed it is returned whatever its size).

@@ -82,10 +82,11 @@
         var code = document.createElement("code");
         code.textContent = f.check_id;
         li.append(badge(f.severity), " ", code, " " + f.title);
-        if (f.page_url) {
+        var url = f.evidence && f.evidence.url;
+        if (url) {
           var on = document.createElement("span");
           on.className = "muted";
-          on.textContent = "on " + f.page_url;
+          on.textContent = "on " + url;
           li.append(" ", on);
         }
         return li;

@@ -11,7 +11,7 @@
 use super::when;
 use crate::model::{ScanStatus, Severity};
 use crate::scans::StreamRefusal;
-use crate::scans::{FindingRow, LiveScan, ScanServiceError, WatchEnd};
+use crate::scans::{LiveScan, ScanServiceError, StoredFinding, WatchEnd};
 use crate::web::error::DashboardError;
 use crate::web::session::Session;
 use crate::web::state::WebState;
@@ -43,15 +43,6 @@ pub fn paused_line(refusal: StreamRefusal) -> String {
     format!("Live updates are paused: {}; this page refreshes every {REFRESH_SECONDS} s.", who_is_at_cap(refusal))
 }
 
-/// One of the newest findings, as the live view lists it.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct LiveFinding {
-    pub severity: String,
-    pub check_id: String,
-    pub title: String,
-    pub page_url: String,
-}
-
 /// What the live view shows, as the page draws it and the stream sends it.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct LiveJson {
@@ -64,7 +55,7 @@ pub struct LiveJson {
     /// (severity, count), critical first.
     pub counts: Vec<(String, u64)>,
     pub total: u64,
-    pub latest: Vec<LiveFinding>,
+    pub latest: Vec<StoredFinding>,
 }
 
 fn live_json(live: &LiveScan) -> LiveJson {
@@ -75,11 +66,12 @@ fn live_json(live: &LiveScan) -> LiveJson {
         ScanStatus::Completed => "Completed".to_string(),
         ScanStatus::Failed => "Failed".to_string(),
     };
-    let finding = |f: &FindingRow| LiveFinding {
-        severity: f.severity.to_string(),
-        check_id: f.check_id.clone(),
-        title: f.title.clone().unwrap_or_default(),
-        page_url: f.page_url.clone().unwrap_or_default(),
+    // What the list shows of each: its check, severity, title and page (the rest can be large).
+    let finding = |f: &StoredFinding| {
+        let mut f = f.clone();
+        f.finding.evidence.retain(|k, _| k == "url");
+        (f.finding.description, f.finding.remediation) = (String::new(), String::new());
+        f
     };
     LiveJson {
         status: status.as_str().to_string(),

@@ -8,7 +8,7 @@ use crate::web::error::DashboardError;
 use crate::web::forms::{FormData, bounded};
 use crate::web::session::Session;
 use crate::web::state::WebState;
-use crate::web::templates::{Chrome, DashboardPage, FindingLine, FindingsPage, ScanLine, render, render_status};
+use crate::web::templates::{Chrome, DashboardPage, FindingsPage, ScanLine, render, render_status};
 use axum::extract::{RawQuery, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -222,18 +222,7 @@ pub async fn findings(State(state): State<WebState>, s: Session, RawQuery(q): Ra
         }
         Err(e) => return Err(DashboardError::internal(e)),
     };
-    page.findings = rows
-        .rows
-        .iter()
-        .map(|f| FindingLine {
-            severity: f.severity.to_string(),
-            check_id: f.check_id.clone(),
-            title: f.title.clone().unwrap_or_default(),
-            page_url: f.page_url.clone().unwrap_or_default(),
-            scan_id: f.scan_id.to_string(),
-            created: when(f.created_at),
-        })
-        .collect();
+    page.findings = rows.rows;
     page.next = rows.next_cursor.map(|c| {
         let sep = if link_query.is_empty() { "" } else { "&" };
         let cursor: String = url::form_urlencoded::Serializer::new(String::new()).append_pair("cursor", &c).finish();
@@ -242,19 +231,10 @@ pub async fn findings(State(state): State<WebState>, s: Session, RawQuery(q): Ra
     Ok(render(&page))
 }
 
-fn export(rows: Vec<crate::scans::FindingRow>, format: &str) -> Response {
-    let created = |us: i64| crate::model::time::to_datetime(us).to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
+fn export(rows: Vec<crate::scans::StoredFinding>, format: &str) -> Response {
     let (body, content_type, name) = if format == "json" {
-        let list: Vec<serde_json::Value> = rows
-            .iter()
-            .map(|f| {
-                serde_json::json!({
-                    "id": f.id.to_string(), "scan_id": f.scan_id.to_string(), "check_id": f.check_id, "severity": f.severity.as_str(),
-                    "title": f.title, "page_url": f.page_url, "evidence": f.evidence_json(), "cwe_id": f.cwe_id, "created_at": created(f.created_at),
-                })
-            })
-            .collect();
-        (serde_json::to_string_pretty(&serde_json::json!({ "findings": list })).unwrap_or_default(), "application/json", "findings.json")
+        // Each finding as the API lists it (`GET /api/v1/findings`).
+        (serde_json::to_string_pretty(&serde_json::json!({ "findings": rows })).unwrap_or_default(), "application/json", "findings.json")
     } else {
         let cell = |v: &str| {
             // A spreadsheet would run a cell that starts like a formula: quote it as text.
@@ -263,7 +243,9 @@ fn export(rows: Vec<crate::scans::FindingRow>, format: &str) -> Response {
         };
         let mut out = String::from("created_at,severity,check_id,title,page_url,scan_id,finding_id\r\n");
         for f in &rows {
-            let line = [created(f.created_at), f.severity.as_str().to_string(), f.check_id.clone(), f.title.clone().unwrap_or_default(), f.page_url.clone().unwrap_or_default(), f.scan_id.to_string(), f.id.to_string()];
+            let s = &f.finding;
+            let created = crate::model::scan_report::rfc3339(&f.created_at);
+            let line = [created, s.severity.as_str().to_string(), s.check_id.clone(), s.title.clone(), s.url().unwrap_or_default().to_string(), f.scan_id.to_string(), f.id.to_string()];
             out.push_str(&line.iter().map(|v| cell(v)).collect::<Vec<_>>().join(","));
             out.push_str("\r\n");
         }

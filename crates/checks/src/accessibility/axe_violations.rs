@@ -77,6 +77,7 @@ fn rule_findings(page: &PageView<'_>, rule: &AxeRule) -> Vec<Finding> {
         description: description.clone(),
         remediation: remediation.clone(),
         cwe_id: None,
+        help_url: help_url.map(str::to_string),
         evidence,
     };
     let base = |impact: Option<&str>| {

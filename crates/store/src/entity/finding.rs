@@ -23,6 +23,7 @@ pub struct Model {
     pub created_at: i64,
     /// `new` or `persisting` against the previous scan of the target; NULL until compared.
     pub change: Option<String>,
+    pub help_url: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
@@ -30,22 +31,28 @@ pub enum Relation {}
 
 impl ActiveModelBehavior for ActiveModel {}
 
-impl From<Model> for crate::model::FindingRow {
+impl From<Model> for crate::model::StoredFinding {
     fn from(m: Model) -> Self {
-        crate::model::FindingRow {
+        use crate::model::{Finding, StoredFinding, report_rows::json_column, time::to_datetime};
+        let evidence = match json_column(m.evidence.as_deref()) {
+            Some(serde_json::Value::Object(map)) => map,
+            _ => serde_json::Map::new(),
+        };
+        StoredFinding {
+            change: m.change.as_deref().and_then(|c| c.parse().ok()),
             id: m.id,
             scan_id: m.scan_id,
-            org_id: m.org_id,
-            check_id: m.check_id,
-            severity: m.severity.0,
-            title: m.title,
-            description: m.description,
-            evidence: m.evidence,
-            remediation: m.remediation,
-            cwe_id: m.cwe_id,
-            page_url: m.page_url,
-            created_at: m.created_at,
-            change: m.change,
+            finding: Finding {
+                check_id: m.check_id,
+                severity: m.severity.0,
+                title: m.title.unwrap_or_default(),
+                description: m.description.unwrap_or_default(),
+                remediation: m.remediation.unwrap_or_default(),
+                cwe_id: m.cwe_id,
+                help_url: m.help_url,
+                evidence,
+            },
+            created_at: to_datetime(m.created_at),
         }
     }
 }
