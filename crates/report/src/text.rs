@@ -140,6 +140,9 @@ pub fn render(report: &ScanReport, color: bool) -> String {
         if group.findings.len() > EXAMPLES_PER_CHECK {
             let _ = writeln!(out, "           {}", paint(color, "2", &format!("... {} more", group.findings.len() - EXAMPLES_PER_CHECK)));
         }
+        if let Some(help) = group.help_url() {
+            let _ = writeln!(out, "           {}", paint(color, "2", &format!("how to fix: {help}")));
+        }
     }
     if groups.len() > TOP_CHECKS {
         let rest: usize = groups[TOP_CHECKS..].iter().map(|g| g.findings.len()).sum();
@@ -170,6 +173,14 @@ impl CheckGroup<'_> {
             return None;
         }
         Some(title.strip_prefix(self.title).and_then(|rest| rest.strip_prefix(": ")).unwrap_or(title))
+    }
+
+    /// Where to read how to fix the check's findings (the first web address they give).
+    fn help_url(&self) -> Option<&str> {
+        self.findings
+            .iter()
+            .filter_map(|f| f.finding.help_url.as_deref())
+            .find(|u| u.starts_with("https://") || u.starts_with("http://"))
     }
 
     fn pages(&self) -> usize {
@@ -276,7 +287,21 @@ mod tests {
         assert_eq!(text.matches("accessibility.color-contrast").count(), 1, "one line per check, not per finding:\n{text}");
         assert!(text.contains("(16 on 5 pages)"), "{text}");
         assert!(text.contains("... 13 more"), "three examples, then a count:\n{text}");
+        assert!(!text.contains("how to fix"), "no reference, no line:\n{text}");
         assert!(render(&report, true).contains("\x1b["), "colour when asked");
+    }
+
+    #[test]
+    fn a_check_with_a_reference_says_where_to_read_how_to_fix() {
+        let mut f = finding("forms.insecure-action", "high", "https://blog.test/", "form");
+        f["help_url"] = json!("https://developer.mozilla.org/en-US/docs/Web/Security/Mixed_content");
+        let mut hostile = finding("accessibility.image-alt", "high", "https://blog.test/", "img");
+        hostile["help_url"] = json!("javascript:alert(1)");
+        let body = json!({"scan": {"target_url": "https://blog.test/", "status": "completed"},
+                          "report": {"summary": {"pages_scanned": 1, "duration_ms": 10, "categories": {}}, "findings": [f, hostile]}});
+        let text = render(&ScanReport::from_body(&body).unwrap(), false);
+        assert!(text.contains("\n           how to fix: https://developer.mozilla.org/en-US/docs/Web/Security/Mixed_content\n"), "{text}");
+        assert!(!text.contains("javascript:"), "only web addresses are shown:\n{text}");
     }
 
     #[test]

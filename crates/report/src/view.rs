@@ -7,8 +7,6 @@ use crate::model::{Change, PASSIVE_CATEGORIES, ReportSummary, StoredFinding, Sca
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
-/// An empty evidence object, for findings that carry none.
-
 /// The report, viewed.
 #[derive(Debug)]
 pub(crate) struct ReportView<'a> {
