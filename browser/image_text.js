@@ -1,10 +1,14 @@
-// Lists the images whose pixels `ImageText` reads (crates/engine/src/browser/gather/image_text.rs), and hides
-// the page's own text while their screenshots are taken, so that text laid over an image is
-// never read as the image's. Installs `window.__sitescanImageText` with `restore()`, which shows
-// the text again (transitions the change would start are finished at once, so later gatherers
-// see the page's own colours) and scrolls back to where the page was (a viewport emulated as
-// tall as the page for the captures moves it). JSON text: {candidates: [...], omitted,
-// viewport: [width, height]}.
+// Lists the images whose pixels `ImageText` reads (crates/engine/src/browser/gather/image_text.rs).
+// JSON text: {candidates: [...], omitted, viewport: [width, height]}. Installs
+// `window.__sitescanImageText` with:
+// - `look(i)`: what the i-th candidate's own pixels look like (`imageLook`, image_look.js), drawn
+//   from its decoded image onto a canvas of its box's size over the colour behind it, as JSON
+//   text; '' when they cannot be read that way (see `drawable`): that image is captured instead;
+// - `hide()`: hides the page's own text while screenshots are taken, so that text laid over an
+//   image is never read as the image's;
+// - `restore()`: shows the text again (transitions the change would start are finished at
+//   once, so later gatherers see the page's own colours) and scrolls back to where the page was
+//   (a viewport emulated as tall as the page for the captures moves it).
 //
 // Candidates: rendered `img` (alt="" included: a decorative image of text is still one),
 // `input type=image`, elements with role=img (an `svg` among them), named `canvas`, and
@@ -13,6 +17,8 @@
 // read in one go.
 const MAX_CANDIDATES = 8;
 const MIN_SIDE = 12, MIN_AREA = 400, MAX_SIDE = 3000, SCAN = 20000;
+// The most pixels of a candidate drawn onto a canvas (4 bytes each); larger ones are captured.
+const MAX_DRAWN = 1000000;
 __ss.freezeIds();
 const collapse = __ss.collapse;
 const attr = __ss.attr;
@@ -73,8 +79,38 @@ const bgUrl = (el) => {
   return m ? resolve(m[2]) : null;
 };
 
+// The colour an element's box is painted over: the first ancestor's background colour that is
+// opaque (white at the top, as a page with none is shown); null when what lies behind is not one
+// colour (a background image, a translucent colour, an ancestor's opacity, filter or blending).
+function backdropOf(el) {
+  for (let node = el.parentElement; node; node = node.parentElement) {
+    const cs = getComputedStyle(node);
+    if (cs.backgroundImage !== 'none' || cs.opacity !== '1' || cs.filter !== 'none' || cs.mixBlendMode !== 'normal') return null;
+    const m = /^rgba?\(\s*([\d.]+)[,\s]+([\d.]+)[,\s]+([\d.]+)(?:[,\s/]+([\d.]+%?))?\s*\)$/.exec(cs.backgroundColor);
+    if (!m) return null;
+    const alpha = m[4] === undefined ? 1 : m[4].endsWith('%') ? parseFloat(m[4]) / 100 : parseFloat(m[4]);
+    if (alpha >= 1) return `rgb(${m[1]}, ${m[2]}, ${m[3]})`;
+    if (alpha > 0) return null;
+  }
+  return 'rgb(255, 255, 255)';
+}
+// The backdrop of an image whose box shows exactly its own pixels stretched to the box (an
+// `img` drawn as is: no padding, border, rounding, fitting, transform, filter or opacity), else
+// null: that image is captured as the page shows it.
+function drawable(el, r) {
+  if (el.localName !== 'img' || r.width * r.height > MAX_DRAWN) return null;
+  const cs = getComputedStyle(el);
+  const zero = ['paddingTop', 'paddingRight', 'paddingBottom', 'paddingLeft', 'borderTopWidth', 'borderRightWidth', 'borderBottomWidth', 'borderLeftWidth'].every((p) => parseFloat(cs[p]) === 0);
+  const plain = cs.objectFit === 'fill' && cs.transform === 'none' && cs.filter === 'none' && cs.opacity === '1' && cs.mixBlendMode === 'normal'
+    && cs.clipPath === 'none' && (cs.maskImage || cs.webkitMaskImage || 'none') === 'none' && parseFloat(cs.borderTopLeftRadius) === 0
+    && parseFloat(cs.borderTopRightRadius) === 0 && parseFloat(cs.borderBottomLeftRadius) === 0 && parseFloat(cs.borderBottomRightRadius) === 0;
+  return zero && plain ? backdropOf(el) : null;
+}
+
 const scrolled = [window.scrollX, window.scrollY];
 const found = [];
+const elements = [];
+const backdrops = [];
 const seen = new Set();
 let omitted = 0;
 function consider(el, kind, url) {
@@ -86,11 +122,15 @@ function consider(el, kind, url) {
   if (r.width < MIN_SIDE || r.height < MIN_SIDE || r.width * r.height < MIN_AREA || r.width > MAX_SIDE || r.height > MAX_SIDE) return;
   if (found.length >= MAX_CANDIDATES) { omitted++; return; }
   const name = nameOf(el);
+  const backdrop = drawable(el, r);
+  elements.push(el);
+  backdrops.push(backdrop);
   found.push({
     kind, selector: __ss.selector(el), snippet: __ss.snippet(el), url: url || null, name,
     decorative: decorative(el), logo_hint: logoHint(el, name, url),
     x: r.left + window.scrollX, y: r.top + window.scrollY, width: r.width, height: r.height,
     in_view: r.top >= 0 && r.left >= 0 && r.bottom <= window.innerHeight && r.right <= window.innerWidth,
+    drawable: backdrop !== null,
   });
 }
 let scanned = 0;
@@ -109,15 +149,36 @@ for (const el of all) {
   }
 }
 
-// Hide the page's own text (no DOM change: an adopted style sheet).
 const hidden = [];
-if (found.length && 'adoptedStyleSheets' in document) {
-  const sheet = new CSSStyleSheet();
-  sheet.replaceSync('*, *::before, *::after, *::marker, *::placeholder { color: transparent !important; -webkit-text-fill-color: transparent !important; text-shadow: none !important; caret-color: transparent !important; transition: none !important; }');
-  document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
-  hidden.push(sheet);
-}
 window.__sitescanImageText = {
+  look(i) {
+    const el = elements[i], backdrop = backdrops[i];
+    if (!el || !backdrop || !el.isConnected || !(el.complete && el.naturalWidth > 0)) return '';
+    const r = el.getBoundingClientRect();
+    const width = Math.max(1, Math.round(r.width)), height = Math.max(1, Math.round(r.height));
+    if (width * height > MAX_DRAWN) return '';
+    try {
+      const canvas = new OffscreenCanvas(width, height);
+      const ctx = canvas.getContext('2d', { willReadFrequently: true });
+      ctx.fillStyle = backdrop;
+      ctx.fillRect(0, 0, width, height);
+      ctx.imageSmoothingQuality = 'high';
+      ctx.drawImage(el, 0, 0, width, height);
+      // Throws for an image of another origin not shared with this one (a tainted canvas).
+      return JSON.stringify(imageLook(ctx.getImageData(0, 0, width, height).data, width, height));
+    } catch (_) {
+      return '';
+    }
+  },
+  // Hide the page's own text (no DOM change: an adopted style sheet).
+  hide() {
+    if (hidden.length || !found.length || !('adoptedStyleSheets' in document)) return 'hidden';
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync('*, *::before, *::after, *::marker, *::placeholder { color: transparent !important; -webkit-text-fill-color: transparent !important; text-shadow: none !important; caret-color: transparent !important; transition: none !important; }');
+    document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+    hidden.push(sheet);
+    return 'hidden';
+  },
   restore() {
     if (window.scrollX !== scrolled[0] || window.scrollY !== scrolled[1]) window.scrollTo(scrolled[0], scrolled[1]);
     if (!hidden.length) return 'restored';

@@ -171,7 +171,7 @@ impl FindingsPage {
     /// A finding's reference, when it is a web address (a page's script could have written
     /// anything into what axe-core reported).
     pub fn help_link<'f>(&self, f: &'f crate::model::StoredFinding) -> Option<&'f str> {
-        f.finding.help_url.as_deref().filter(|u| u.starts_with("https://") || u.starts_with("http://"))
+        f.finding.help_url.as_deref().filter(|u| crate::model::finding_size::is_link(u))
     }
 }
 

@@ -102,3 +102,33 @@ async fn by_default_images_of_text_far_down_a_long_page_are_found() {
     scan.fires(&mut e, TEXT, &text, Medium, Some("#hours"));
     e.finish();
 }
+
+/// By default an `img` shown as it is is looked at first from its own decoded pixels, drawn over
+/// the colour behind it: white words on a transparent image in a dark header are found (they would
+/// vanish over white). Images that cannot be drawn that way (fitted into a bordered box, or of
+/// another origin, whose pixels the page may not read) are captured as before and found too; the
+/// photo is passed over.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn by_default_images_drawn_from_their_own_pixels_or_captured_are_found() {
+    let site = FixtureSite::start().await;
+    let other = FixtureSite::start().await;
+    fixture_dir::serve(&other, "act3", "http://127.0.0.2:9", &[]);
+    fixture_dir::serve(&site, "act3", "http://127.0.0.2:9", &[("cross", other.origin())]);
+    let engine = Engine::start(2).await;
+    let scan = engine.scan(site.url("/images/text-drawn.html")).await;
+    engine.shutdown().await;
+    scan.dump();
+    let page = site.url("/images/text-drawn.html");
+    let mut e = Expect::default();
+    const TEXT: &str = "accessibility.image-of-text";
+
+    for p in &scan.pages {
+        let skipped: Vec<_> = p.checks_not_run.iter().filter(|n| n.check_id == TEXT).collect();
+        e.check(skipped.is_empty(), || format!("{}: not run: {skipped:?}", p.url));
+    }
+    scan.fires(&mut e, TEXT, &page, Medium, Some("#white-on-dark"));
+    scan.fires(&mut e, TEXT, &page, Medium, Some("#fitted"));
+    scan.fires(&mut e, TEXT, &page, Medium, Some("#other-origin"));
+    scan.quiet_selector(&mut e, TEXT, &page, "#photo-drawn");
+    e.finish();
+}

@@ -68,9 +68,23 @@ fn serialised_len(evidence: &Map<String, Value>) -> usize {
     serde_json::to_vec(evidence).map_or(usize::MAX, |v| v.len())
 }
 
-/// Applies the budget to `finding`; `true` when anything was cut.
+/// True for an address a finding may link to: `http(s)`, at most [`MAX_VALUE_BYTES`], no
+/// whitespace or control characters.
+pub fn is_link(url: &str) -> bool {
+    let lower = url.get(..8).unwrap_or(url).to_ascii_lowercase();
+    (lower.starts_with("https://") || lower.starts_with("http://"))
+        && url.len() <= MAX_VALUE_BYTES
+        && !url.chars().any(|c| c.is_whitespace() || c.is_control())
+}
+
+/// Applies the budget to `finding`; `true` when anything was cut. A `help_url` that is not a
+/// link (see [`is_link`]) is dropped, never cut: half an address is a wrong one.
 pub fn bound(finding: &mut Finding) -> bool {
     let mut cut_any = false;
+    if finding.help_url.as_deref().is_some_and(|u| !is_link(u)) {
+        finding.help_url = None;
+        cut_any = true;
+    }
     for text in [&mut finding.title, &mut finding.description, &mut finding.remediation] {
         if let Some(short) = cut(text, MAX_VALUE_BYTES) {
             *text = short;
@@ -131,6 +145,24 @@ mod tests {
             evidence: evidence.as_object().cloned().unwrap_or_default(),
             ..Finding::default()
         }
+    }
+
+    #[test]
+    fn a_help_url_is_a_web_address_within_the_budget_or_none() {
+        let with = |url: &str| {
+            let mut f = finding(json!({"url": "https://a.test/"}));
+            f.help_url = Some(url.into());
+            let cut = bound(&mut f);
+            (f.help_url, cut)
+        };
+        let good = "https://dequeuniversity.com/rules/axe/4.14/image-alt?application=axeAPI";
+        assert_eq!(with(good), (Some(good.into()), false));
+        assert_eq!(with("HTTP://a.test/x"), (Some("HTTP://a.test/x".into()), false));
+        for bad in ["javascript:alert(1)", "data:text/html,x", "//a.test/", "https://a.test/\nx", "https://a.test/ x", ""] {
+            assert_eq!(with(bad), (None, true), "{bad:?}");
+        }
+        let long = format!("https://a.test/{}", "a".repeat(MAX_VALUE_BYTES));
+        assert_eq!(with(&long), (None, true));
     }
 
     #[test]

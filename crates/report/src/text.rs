@@ -180,7 +180,7 @@ impl CheckGroup<'_> {
         self.findings
             .iter()
             .filter_map(|f| f.finding.help_url.as_deref())
-            .find(|u| u.starts_with("https://") || u.starts_with("http://"))
+            .find(|u| crate::model::finding_size::is_link(u))
     }
 
     fn pages(&self) -> usize {

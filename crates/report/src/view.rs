@@ -174,7 +174,7 @@ fn findings_of(list: &[StoredFinding]) -> Vec<FindingView<'_>> {
                 remediation: &f.remediation,
                 cwe_id: f.cwe_id.as_deref().filter(|c| !c.is_empty()),
                 evidence: &f.evidence,
-                help_url: f.help_url.as_deref().filter(|u| !u.is_empty()),
+                help_url: f.help_url.as_deref().filter(|u| crate::model::finding_size::is_link(u)),
                 change: s.change,
             }
         })
@@ -294,7 +294,7 @@ impl<'a> ReportView<'a> {
                 remediation: f.remediation.to_string(),
                 fires_when: None,
                 cwe_id: f.cwe_id.map(str::to_string),
-                help_url: f.help_url.or_else(|| f.evidence.get("help_url").and_then(Value::as_str).filter(|u| !u.is_empty())).map(str::to_string),
+                help_url: f.help_url.or_else(|| f.evidence.get("help_url").and_then(Value::as_str).filter(|u| crate::model::finding_size::is_link(u))).map(str::to_string),
                 severity: f.severity,
                 wcag: Vec::new(),
                 registered: false,

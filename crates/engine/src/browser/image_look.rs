@@ -3,7 +3,9 @@
 //! colours (a banner, a button, a logo's words) or over a photo in a colour of its own. A photo
 //! without words has softer edges spread over many colours; a flat picture has no edges at all.
 //!
-//! Pure: PNG bytes in, a [`Look`] and a verdict out; unit-tested on images drawn here. The
+//! Pure: PNG bytes in, a [`Look`] and a verdict out; unit-tested on images drawn here. The page
+//! computes the same numbers from an image's own pixels (`browser/image_look.js`, for the first
+//! look of an `img`); a test here runs it under Node on the same images and requires equality. The
 //! thresholds were set on the images of the ACT rules' test assets, the GDS audit pages and the
 //! saved real pages, each read in full (`--ocr`, `bench/ocr/looks.py`): no image there in which
 //! Tesseract reads real words is passed over, and most photographs and blank or flat pictures
@@ -19,7 +21,7 @@ const STRONG_EDGE: i32 = 96;
 const BUCKETS: usize = 4096;
 
 /// What an image's pixels look like.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Deserialize)]
 pub struct Look {
     /// Share of horizontal steps between neighbouring samples that are strong edges.
     pub strong_edges: f64,
@@ -94,6 +96,13 @@ const EDGES_DRAWN: f64 = 0.005;
 const EDGES_PHOTO: f64 = 0.02;
 
 impl Look {
+    /// True for numbers a look can have (shares between 0 and 1, at most every colour bucket):
+    /// what the page answered is checked before it is believed.
+    pub fn is_plausible(&self) -> bool {
+        let share = |v: f64| (0.0..=1.0).contains(&v);
+        share(self.strong_edges) && share(self.top_two) && self.colours <= BUCKETS
+    }
+
     /// Whether Tesseract may find words here: enough strong edges for what the image is.
     pub fn may_hold_text(&self) -> bool {
         let needed = if self.top_two >= PLAIN {
@@ -180,6 +189,57 @@ mod tests {
         let scaled = image(1800, 360, |x, y| banner(x / 3, y / 3));
         let look = Look::of(&scaled, 3.0);
         assert!(look.may_hold_text(), "{look:?}");
+    }
+
+    /// `browser/image_look.js`, run by Node on `images`: its look of each.
+    fn looks_in_node(images: &[DecodedImage]) -> Vec<Look> {
+        use base64::Engine as _;
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../browser/image_look.js");
+        let input: Vec<serde_json::Value> = images
+            .iter()
+            .map(|i| serde_json::json!({"w": i.width, "h": i.height, "rgba": base64::engine::general_purpose::STANDARD.encode(&i.rgba)}))
+            .collect();
+        let dir = std::env::temp_dir().join(format!("sitescan-look-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let data = dir.join("images.json");
+        std::fs::write(&data, serde_json::to_vec(&input).unwrap()).unwrap();
+        let program = format!(
+            "const fs = require('fs'); eval(fs.readFileSync({script:?}, 'utf8') + '; globalThis.imageLook = imageLook;');\n\
+             const images = JSON.parse(fs.readFileSync({data:?}, 'utf8'));\n\
+             console.log(JSON.stringify(images.map((i) => imageLook(new Uint8ClampedArray(Buffer.from(i.rgba, 'base64')), i.w, i.h))));"
+        );
+        let out = std::process::Command::new("node").arg("-e").arg(program).output().expect("node runs (Node.js is required to build sitescan)");
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+
+    #[test]
+    fn the_page_computes_the_same_look() {
+        let mut images = vec![
+            image(600, 120, banner),
+            image(300, 200, |_, _| [30, 120, 200]),
+            image(400, 300, photo),
+            image(600, 300, patches),
+            // Large enough to be sampled on a grid (steps of 3), and odd sizes.
+            image(701, 333, |x, y| if (x / 7 + y / 5) % 3 == 0 { [250, 250, 250] } else { photo(x, y) }),
+            image(2, 1, |x, _| if x == 0 { [0, 0, 0] } else { [255, 255, 255] }),
+            image(1, 5, |_, _| [0, 0, 0]),
+        ];
+        // Translucent pixels: compared over white, bucketed apart below half opacity.
+        let mut translucent = image(120, 40, banner);
+        for (i, px) in translucent.rgba.chunks_exact_mut(4).enumerate() {
+            px[3] = (i * 37 % 256) as u8;
+        }
+        images.push(translucent);
+        let in_node = looks_in_node(&images);
+        for (img, node) in images.iter().zip(in_node) {
+            let here = Look::of(img, 1.0);
+            // The same integers divided alike; JSON's text of a double may come back an ulp apart.
+            let close = |a: f64, b: f64| (a - b).abs() <= 1e-12;
+            assert!(close(node.strong_edges, here.strong_edges) && close(node.top_two, here.top_two) && node.colours == here.colours, "{}x{}: {node:?} against {here:?}", img.width, img.height);
+            assert!(node.is_plausible());
+        }
     }
 
     #[test]

@@ -27,6 +27,8 @@ const PARK: &str = include_str!("../../../../browser/park.js");
 const DIALOGS: &str = include_str!("../../../../browser/dialogs.js");
 const PAGE_TEXT: &str = include_str!("../../../../browser/page_text.js");
 const IMAGE_TEXT: &str = include_str!("../../../../browser/image_text.js");
+/// `imageLook`: `Look::of`'s numbers, computed in the page (`image_look.rs` tests that they agree).
+pub(crate) const IMAGE_LOOK: &str = include_str!("../../../../browser/image_look.js");
 const UNCHANGED: &str = include_str!("../../../../browser/unchanged.js");
 const AXE_SOURCE: &str = include_str!(concat!(env!("OUT_DIR"), "/axe.min.js"));
 const AXE_VERSION: &str = include_str!(concat!(env!("OUT_DIR"), "/axe_version.txt"));
@@ -96,9 +98,15 @@ pub(crate) fn dialogs_script(mode: &str, index: usize) -> String {
 }
 /// Returns the page's rendered text as JSON text (`PageText`).
 pub(crate) static PAGE_TEXT_READ: LazyLock<String> = LazyLock::new(|| wrap(PAGE_TEXT));
-/// Lists the images to read and hides the page's text until `IMAGE_TEXT_RESTORE`; JSON text.
-pub(crate) static IMAGE_TEXT_LIST: LazyLock<String> = LazyLock::new(|| wrap(IMAGE_TEXT));
-/// Shows the text `IMAGE_TEXT_LIST` hid; returns `restored`.
+/// Lists the images to read; JSON text.
+pub(crate) static IMAGE_TEXT_LIST: LazyLock<String> = LazyLock::new(|| wrap(&format!("{IMAGE_LOOK}\n{IMAGE_TEXT}")));
+/// What the `index`-th listed image's own pixels look like, as JSON text, or `''`.
+pub(crate) fn image_text_look(index: usize) -> String {
+    format!("window.__sitescanImageText ? String(window.__sitescanImageText.look({index})) : ''")
+}
+/// Hides the page's text until `IMAGE_TEXT_RESTORE`; returns `hidden`.
+pub(crate) const IMAGE_TEXT_HIDE: &str = "window.__sitescanImageText ? window.__sitescanImageText.hide() : 'hidden'";
+/// Shows the text `IMAGE_TEXT_HIDE` hid; returns `restored`.
 pub(crate) const IMAGE_TEXT_RESTORE: &str = "window.__sitescanImageText ? window.__sitescanImageText.restore() : 'restored'";
 /// Quiets a captured page whose window is kept for the next URL; returns `parked`.
 pub(crate) static PARK_PAGE: LazyLock<String> = LazyLock::new(|| wrap(PARK));

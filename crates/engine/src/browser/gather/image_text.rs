@@ -1,16 +1,19 @@
 //! Image text gatherer: `browser/image_text.js` lists the page's images (bounded in count and
-//! size) and hides the page's own text; each image's box is captured (`Page.captureScreenshot`
+//! size); the page's own text is hidden, each image's box is captured (`Page.captureScreenshot`
 //! clipped to it, scaled up so small text is legible), the text is shown again, and Tesseract
 //! (`ocr`) reads the captures: every one (`OcrMode::All`), or by default those whose pixels look
 //! like they hold text (`image_look`) and that this process has not read before (the same
 //! capture, byte for byte: a site's logo on every page is read once). Fails, so that its checks
 //! are reported as not run, when Tesseract is not installed.
 //!
-//! By default the pixels are first looked at cheaply: the images are captured together, in
-//! bands down the page at one device pixel a CSS pixel, and only those whose box in a band looks
-//! like it may hold text are captured again, scaled up, for Tesseract. A capture of a box outside
-//! the viewport makes Chromium lay the whole page out twice and record it; one band a page
-//! instead of one capture an image is most of what this saves.
+//! By default the pixels are first looked at cheaply, at one device pixel a CSS pixel, and only
+//! the images that look like they may hold text are captured, scaled up, for Tesseract. The
+//! first look of an `img` shown as it is (no fitting, border, filter...: `drawable` in the
+//! script) over one colour takes its own decoded pixels, drawn in the page onto a canvas of its
+//! box's size over that colour: no capture, no layout, no raster. The others (images of another
+//! origin, CSS backgrounds, SVG, canvases) are captured together, in bands down the page. A
+//! capture of a box outside the viewport makes Chromium lay the whole page out twice and
+//! record it; a page whose images all look like pictures needs no capture at all.
 
 use crate::model::{ImageReading, ImageText, OcrWord};
 use base64::Engine as _;
@@ -31,7 +34,7 @@ use crate::browser::cdp::{Deadline, STEP_TIMEOUT, eval_string, run};
 use crate::browser::cores;
 use crate::browser::error::BrowserError;
 use crate::browser::instance::Instance;
-use crate::browser::scripts::{IMAGE_TEXT_LIST, IMAGE_TEXT_RESTORE};
+use crate::browser::scripts::{IMAGE_TEXT_HIDE, IMAGE_TEXT_LIST, IMAGE_TEXT_RESTORE, image_text_look};
 
 /// Longest a page's recognitions may take together; images left over are counted as omitted.
 pub const OCR_PAGE_BUDGET: Duration = Duration::from_secs(6);
@@ -79,6 +82,21 @@ struct Candidate {
     width: f64,
     height: f64,
     in_view: bool,
+    /// Its own pixels can be drawn onto a canvas as the page shows them (`pixels(i)`).
+    drawable: bool,
+}
+
+/// The first look of each drawable candidate, from its own pixels as the page drew them
+/// (`imageLook`); `None` where they could not be read (another origin's image, one gone since it
+/// was listed): that image is captured instead.
+async fn drawn_looks(instance: &Instance, page: &Page, budget: &Deadline, candidates: &[Candidate]) -> Vec<Option<Look>> {
+    let mut looks = vec![None; candidates.len()];
+    for (i, c) in candidates.iter().enumerate().filter(|(_, c)| c.drawable) {
+        let Ok(text) = eval_string(instance, page, "image-text look", &image_text_look(i), budget.cap(STEP_TIMEOUT)).await else { continue };
+        looks[i] = serde_json::from_str::<Look>(&text).ok().filter(Look::is_plausible);
+        tracing::trace!(selector = %c.selector, look = ?looks[i], "image drawn");
+    }
+    looks
 }
 
 /// A box in the document, CSS px.
@@ -105,10 +123,11 @@ impl Rect {
     }
 }
 
-/// The first look's bands: candidates taken top to bottom, each band the box around as many as
-/// fit (`BAND_HEIGHT`, `BAND_PIXELS`); a candidate larger than a band is a band of its own.
-fn bands(candidates: &[Candidate]) -> Vec<(Vec<usize>, Rect)> {
-    let mut order: Vec<usize> = (0..candidates.len()).collect();
+/// The first look's bands of the candidates `pending` (indices): taken top to bottom, each band
+/// the box around as many as fit (`BAND_HEIGHT`, `BAND_PIXELS`); a candidate larger than a band
+/// is a band of its own.
+fn bands(candidates: &[Candidate], pending: &[usize]) -> Vec<(Vec<usize>, Rect)> {
+    let mut order = pending.to_vec();
     order.sort_by(|&a, &b| candidates[a].y.total_cmp(&candidates[b].y));
     let mut out: Vec<(Vec<usize>, Rect)> = Vec::new();
     for i in order {
@@ -219,7 +238,7 @@ async fn capture(instance: &Instance, page: &Page, budget: &Deadline, r: Rect, s
 
 /// What is captured while the page's text is hidden.
 struct Captures {
-    /// Each candidate's first look, where one was taken and decoded.
+    /// Each candidate's first look, where one was taken and decoded (drawn or captured).
     first_looks: Vec<Option<Look>>,
     /// Each candidate's capture scaled up for Tesseract; `None` where the first look passed it over.
     shots: Vec<Option<Vec<u8>>>,
@@ -235,6 +254,15 @@ fn tall_viewport(bands: &[(Vec<usize>, Rect)], candidates: &[Candidate], viewpor
     let outside = bands.iter().filter(|(members, _)| !members.iter().all(|&i| candidates[i].in_view)).count();
     let bottom = bands.iter().map(|(_, b)| (b.y + b.height).ceil()).filter(|&b| b <= MAX_TALL_VIEWPORT).fold(0.0, f64::max);
     (outside >= 2 && viewport[0] >= 1.0 && bottom > viewport[1]).then_some(bottom)
+}
+
+/// Fills the first looks not taken yet with those of the bands.
+fn merge(first: &mut [Option<Look>], captured: Vec<Option<Look>>) {
+    for (slot, look) in first.iter_mut().zip(captured) {
+        if slot.is_none() {
+            *slot = look;
+        }
+    }
 }
 
 /// Captures each band at (at most) one device pixel a CSS pixel and looks at each candidate's
@@ -253,13 +281,23 @@ async fn first_looks(instance: &Instance, page: &Page, budget: &Deadline, candid
     Ok(looks)
 }
 
-async fn take_captures(instance: &Instance, page: &Page, budget: &Deadline, listed: &Listed, mode: OcrMode, first_look: bool) -> Result<Captures, BrowserError> {
+/// True when a candidate needs a capture: a first look the page could not draw, or the
+/// scaled-up capture Tesseract reads (every image with `--ocr`, by default one that may hold text).
+fn needs_capture(first_look: bool, drawn: Option<&Look>, mode: OcrMode) -> bool {
+    match drawn {
+        None => first_look || mode == OcrMode::All,
+        Some(look) => mode == OcrMode::All || look.may_hold_text(),
+    }
+}
+
+async fn take_captures(instance: &Instance, page: &Page, budget: &Deadline, listed: &Listed, mode: OcrMode, first_look: bool, drawn: Vec<Option<Look>>) -> Result<Captures, BrowserError> {
     let began = Instant::now();
     let candidates = &listed.candidates;
-    let mut first = vec![None; candidates.len()];
+    let mut first = drawn.clone();
     let mut band_count = 0;
-    if first_look {
-        let planned = bands(candidates);
+    let pending: Vec<usize> = (0..candidates.len()).filter(|&i| drawn[i].is_none()).collect();
+    if first_look && !pending.is_empty() {
+        let planned = bands(candidates, &pending);
         band_count = planned.len();
         match tall_viewport(&planned, candidates, listed.viewport) {
             Some(tall) => {
@@ -269,9 +307,9 @@ async fn take_captures(instance: &Instance, page: &Page, budget: &Deadline, list
                 // The viewport is given back whatever happened (the page's scroll position with
                 // the text, by `IMAGE_TEXT_RESTORE`).
                 run(instance, page, "Emulation.clearDeviceMetricsOverride", budget.cap(STEP_TIMEOUT), ClearDeviceMetricsOverrideParams::default()).await?;
-                first = looked?;
+                merge(&mut first, looked?);
             }
-            None => first = first_looks(instance, page, budget, candidates, planned, 0.0).await?,
+            None => merge(&mut first, first_looks(instance, page, budget, candidates, planned, 0.0).await?),
         }
     }
     let first_looks = first;
@@ -299,13 +337,26 @@ pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Deadline, 
     let list_ms = started.elapsed().as_millis() as u64;
     // The first look: by default, and with `--ocr` when its verdicts are logged (to measure it).
     let first_look = mode == OcrMode::Likely || tracing::enabled!(target: "sitescan::image_look", tracing::Level::DEBUG);
-    let captures = take_captures(instance, page, budget, &listed, mode, first_look).await;
+    let drawn = if first_look { drawn_looks(instance, page, budget, &listed.candidates).await } else { vec![None; listed.candidates.len()] };
+    let drawn_count = drawn.iter().flatten().count();
+    let drawn_ms = started.elapsed().as_millis() as u64 - list_ms;
+    let mut restore_ms = 0;
+    let Captures { first_looks, shots, bands: band_count, first_look_ms } = if drawn.iter().any(|d| needs_capture(first_look, d.as_ref(), mode)) {
+        eval_string(instance, page, "image-text hide", IMAGE_TEXT_HIDE, budget.cap(STEP_TIMEOUT)).await?;
+        let captures = take_captures(instance, page, budget, &listed, mode, first_look, drawn).await;
+        // The page's text is shown again whatever happened.
+        let restoring = Instant::now();
+        let restored = eval_string(instance, page, "image-text restore", IMAGE_TEXT_RESTORE, budget.cap(STEP_TIMEOUT)).await;
+        restore_ms = restoring.elapsed().as_millis() as u64;
+        let captures = captures?;
+        restored?;
+        captures
+    } else {
+        // Every image looked like a picture from its own pixels: nothing to capture or hide.
+        let n = drawn.len();
+        Captures { first_looks: drawn, shots: vec![None; n], bands: 0, first_look_ms: 0 }
+    };
     let captured = Instant::now();
-    // The page's text is shown again whatever happened.
-    let restored = eval_string(instance, page, "image-text restore", IMAGE_TEXT_RESTORE, budget.cap(STEP_TIMEOUT)).await;
-    let Captures { first_looks, shots, bands: band_count, first_look_ms } = captures?;
-    restored?;
-    let restored_at = Instant::now();
     let listed_count = listed.candidates.len();
     let beyond = listed.candidates.iter().zip(&shots).filter(|(c, shot)| !c.in_view && shot.is_some()).count();
     let (scaled, bytes) = (shots.iter().flatten().count(), shots.iter().flatten().map(Vec::len).sum::<usize>());
@@ -390,14 +441,16 @@ pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Deadline, 
         omitted = out.omitted,
         ms = out.ocr_ms,
         list_ms,
-        capture_ms = ms(captured.duration_since(started)).saturating_sub(list_ms),
+        capture_ms = ms(captured.duration_since(started)).saturating_sub(list_ms + drawn_ms + restore_ms),
+        drawn_ms,
+        drawn = drawn_count,
         first_look_ms,
         bands = band_count,
         candidates = listed_count,
         captures = scaled,
         beyond_viewport = beyond,
         capture_kib = bytes / 1024,
-        restore_ms = ms(restored_at.duration_since(captured)),
+        restore_ms,
         core_wait_ms = ms(core_wait),
         tesseract_ms = ms(ocr_time),
         "images read"
@@ -418,6 +471,10 @@ mod tests {
         assert_eq!(scale_for(2500.0, 600.0), MAX_CAPTURE_SIDE / 2500.0);
     }
 
+    fn all(page: &[Candidate]) -> Vec<usize> {
+        (0..page.len()).collect()
+    }
+
     fn at(x: f64, y: f64, width: f64, height: f64) -> Candidate {
         Candidate { x, y, width, height, ..Candidate::default() }
     }
@@ -425,7 +482,7 @@ mod tests {
     #[test]
     fn candidates_are_looked_at_in_bands_down_the_page() {
         let page = [at(0.0, 4000.0, 300.0, 200.0), at(20.0, 100.0, 300.0, 200.0), at(600.0, 900.0, 400.0, 300.0), at(0.0, 9000.0, 2000.0, 2000.0)];
-        let planned = bands(&page);
+        let planned = bands(&page, &all(&page));
         let members: Vec<&[usize]> = planned.iter().map(|(m, _)| m.as_slice()).collect();
         assert_eq!(members, [&[1, 2][..], &[0], &[3]]);
         assert_eq!(planned[0].1, Rect { x: 20.0, y: 100.0, width: 980.0, height: 1100.0 });
@@ -435,7 +492,7 @@ mod tests {
         assert!((big.width * big.height * band_scale(&big).powi(2) - BAND_PIXELS).abs() < 1.0);
         // A tall column of images is cut where a band would be over BAND_HEIGHT.
         let column: Vec<Candidate> = (0..8).map(|i| at(0.0, f64::from(i) * 1000.0, 200.0, 200.0)).collect();
-        assert_eq!(bands(&column).iter().map(|(m, _)| m.len()).collect::<Vec<_>>(), [3, 3, 2]);
+        assert_eq!(bands(&column, &all(&column)).iter().map(|(m, _)| m.len()).collect::<Vec<_>>(), [3, 3, 2]);
     }
 
     #[test]
@@ -443,12 +500,12 @@ mod tests {
         let mut page = vec![at(0.0, 100.0, 300.0, 200.0), at(0.0, 4000.0, 300.0, 200.0)];
         page[0].in_view = true;
         // One band outside the viewport: captured alone, as a capture outside it would be.
-        assert_eq!(tall_viewport(&bands(&page), &page, [1280.0, 800.0]), None);
+        assert_eq!(tall_viewport(&bands(&page, &all(&page)), &page, [1280.0, 800.0]), None);
         page.push(at(0.0, 8000.0, 300.0, 250.5));
-        assert_eq!(tall_viewport(&bands(&page), &page, [1280.0, 800.0]), Some(8251.0));
+        assert_eq!(tall_viewport(&bands(&page, &all(&page)), &page, [1280.0, 800.0]), Some(8251.0));
         // A band below MAX_TALL_VIEWPORT is left to a capture of its own.
         page.push(at(0.0, 20_000.0, 300.0, 200.0));
-        assert_eq!(tall_viewport(&bands(&page), &page, [1280.0, 800.0]), Some(8251.0));
+        assert_eq!(tall_viewport(&bands(&page, &all(&page)), &page, [1280.0, 800.0]), Some(8251.0));
     }
 
     fn png(width: usize, height: usize, pixel: impl Fn(usize, usize) -> [u8; 3]) -> Vec<u8> {
