@@ -1,9 +1,10 @@
 // Lists the images whose pixels `ImageText` reads (crates/engine/src/browser/gather/image_text.rs).
 // JSON text: {candidates: [...], omitted, viewport: [width, height]}. Installs
 // `window.__sitescanImageText` with:
-// - `look(i)`: what the i-th candidate's own pixels look like (`imageLook`, image_look.js), drawn
-//   from its decoded image onto a canvas of its box's size over the colour behind it, as JSON
-//   text; '' when they cannot be read that way (see `drawable`): that image is captured instead;
+// - `looks()`: what each candidate's own pixels look like (`imageLook`, image_look.js), drawn from
+//   its decoded image onto a canvas of its box's size over the colour behind it, as JSON text (an
+//   array); null for one whose pixels cannot be read that way (see `drawable`): that image is
+//   captured instead;
 // - `hide()`: hides the page's own text while screenshots are taken, so that text laid over an
 //   image is never read as the image's;
 // - `restore()`: shows the text again (transitions the change would start are finished at
@@ -151,24 +152,26 @@ for (const el of all) {
 
 const hidden = [];
 window.__sitescanImageText = {
-  look(i) {
-    const el = elements[i], backdrop = backdrops[i];
-    if (!el || !backdrop || !el.isConnected || !(el.complete && el.naturalWidth > 0)) return '';
-    const r = el.getBoundingClientRect();
-    const width = Math.max(1, Math.round(r.width)), height = Math.max(1, Math.round(r.height));
-    if (width * height > MAX_DRAWN) return '';
-    try {
-      const canvas = new OffscreenCanvas(width, height);
-      const ctx = canvas.getContext('2d', { willReadFrequently: true });
-      ctx.fillStyle = backdrop;
-      ctx.fillRect(0, 0, width, height);
-      ctx.imageSmoothingQuality = 'high';
-      ctx.drawImage(el, 0, 0, width, height);
-      // Throws for an image of another origin not shared with this one (a tainted canvas).
-      return JSON.stringify(imageLook(ctx.getImageData(0, 0, width, height).data, width, height));
-    } catch (_) {
-      return '';
-    }
+  looks() {
+    return JSON.stringify(elements.map((el, i) => {
+      const backdrop = backdrops[i];
+      if (!backdrop || !el.isConnected || !(el.complete && el.naturalWidth > 0)) return null;
+      const r = el.getBoundingClientRect();
+      const width = Math.max(1, Math.round(r.width)), height = Math.max(1, Math.round(r.height));
+      if (width * height > MAX_DRAWN) return null;
+      try {
+        const canvas = new OffscreenCanvas(width, height);
+        const ctx = canvas.getContext('2d', { willReadFrequently: true });
+        ctx.fillStyle = backdrop;
+        ctx.fillRect(0, 0, width, height);
+        ctx.imageSmoothingQuality = 'high';
+        ctx.drawImage(el, 0, 0, width, height);
+        // Throws for an image of another origin not shared with this one (a tainted canvas).
+        return imageLook(ctx.getImageData(0, 0, width, height).data, width, height);
+      } catch (_) {
+        return null;
+      }
+    }));
   },
   // Hide the page's own text (no DOM change: an adopted style sheet).
   hide() {

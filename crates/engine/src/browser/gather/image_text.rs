@@ -34,7 +34,7 @@ use crate::browser::cdp::{Deadline, STEP_TIMEOUT, eval_string, run};
 use crate::browser::cores;
 use crate::browser::error::BrowserError;
 use crate::browser::instance::Instance;
-use crate::browser::scripts::{IMAGE_TEXT_HIDE, IMAGE_TEXT_LIST, IMAGE_TEXT_RESTORE, image_text_look};
+use crate::browser::scripts::{IMAGE_TEXT_HIDE, IMAGE_TEXT_LIST, IMAGE_TEXT_LOOKS, IMAGE_TEXT_RESTORE};
 
 /// Longest a page's recognitions may take together; images left over are counted as omitted.
 pub const OCR_PAGE_BUDGET: Duration = Duration::from_secs(6);
@@ -91,10 +91,13 @@ struct Candidate {
 /// was listed): that image is captured instead.
 async fn drawn_looks(instance: &Instance, page: &Page, budget: &Deadline, candidates: &[Candidate]) -> Vec<Option<Look>> {
     let mut looks = vec![None; candidates.len()];
-    for (i, c) in candidates.iter().enumerate().filter(|(_, c)| c.drawable) {
-        let Ok(text) = eval_string(instance, page, "image-text look", &image_text_look(i), budget.cap(STEP_TIMEOUT)).await else { continue };
-        looks[i] = serde_json::from_str::<Look>(&text).ok().filter(Look::is_plausible);
-        tracing::trace!(selector = %c.selector, look = ?looks[i], "image drawn");
+    if !candidates.iter().any(|c| c.drawable) {
+        return looks;
+    }
+    let Ok(text) = eval_string(instance, page, "image-text looks", IMAGE_TEXT_LOOKS, budget.cap(STEP_TIMEOUT)).await else { return looks };
+    let drawn: Vec<Option<Look>> = serde_json::from_str(&text).unwrap_or_default();
+    for (slot, look) in looks.iter_mut().zip(drawn) {
+        *slot = look.filter(Look::is_plausible);
     }
     looks
 }
