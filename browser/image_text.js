@@ -1,10 +1,10 @@
 // Lists the images whose pixels `ImageText` reads (crates/engine/src/browser/gather/image_text.rs).
 // JSON text: {candidates: [...], omitted, viewport: [width, height]}. Installs
 // `window.__sitescanImageText` with:
-// - `looks()`: what each candidate's own pixels look like (`imageLook`, image_look.js), drawn from
-//   its decoded image onto a canvas of its box's size over the colour behind it, as JSON text (an
-//   array); null for one whose pixels cannot be read that way (see `drawable`): that image is
-//   captured instead;
+// - `looks(indexes)`: what those candidates' own pixels look like (`imageLook`, image_look.js),
+//   each drawn from its decoded image onto a canvas of its `draw` size (its box's, as listed) over
+//   its `draw` colour (the colour behind it), as JSON text (an array in the order asked); null
+//   for one whose pixels cannot be read that way: that image is captured instead;
 // - `hide()`: hides the page's own text while screenshots are taken, so that text laid over an
 //   image is never read as the image's;
 // - `restore()`: shows the text again (transitions the change would start are finished at
@@ -111,7 +111,7 @@ function drawable(el, r) {
 const scrolled = [window.scrollX, window.scrollY];
 const found = [];
 const elements = [];
-const backdrops = [];
+const draws = [];
 const seen = new Set();
 let omitted = 0;
 function consider(el, kind, url) {
@@ -124,14 +124,17 @@ function consider(el, kind, url) {
   if (found.length >= MAX_CANDIDATES) { omitted++; return; }
   const name = nameOf(el);
   const backdrop = drawable(el, r);
+  const width = Math.max(1, Math.round(r.width)), height = Math.max(1, Math.round(r.height));
+  // How its first look is drawn (null: it is captured as the page shows it).
+  const draw = backdrop && width * height <= MAX_DRAWN ? { width, height, backdrop } : null;
   elements.push(el);
-  backdrops.push(backdrop);
+  draws.push(draw);
   found.push({
     kind, selector: __ss.selector(el), snippet: __ss.snippet(el), url: url || null, name,
     decorative: decorative(el), logo_hint: logoHint(el, name, url),
     x: r.left + window.scrollX, y: r.top + window.scrollY, width: r.width, height: r.height,
     in_view: r.top >= 0 && r.left >= 0 && r.bottom <= window.innerHeight && r.right <= window.innerWidth,
-    drawable: backdrop !== null,
+    draw,
   });
 }
 let scanned = 0;
@@ -152,13 +155,11 @@ for (const el of all) {
 
 const hidden = [];
 window.__sitescanImageText = {
-  looks() {
-    return JSON.stringify(elements.map((el, i) => {
-      const backdrop = backdrops[i];
-      if (!backdrop || !el.isConnected || !(el.complete && el.naturalWidth > 0)) return null;
-      const r = el.getBoundingClientRect();
-      const width = Math.max(1, Math.round(r.width)), height = Math.max(1, Math.round(r.height));
-      if (width * height > MAX_DRAWN) return null;
+  looks(indexes) {
+    return JSON.stringify(indexes.map((i) => {
+      const el = elements[i], draw = draws[i];
+      if (!el || !draw || !el.isConnected || !(el.complete && el.naturalWidth > 0)) return null;
+      const { width, height, backdrop } = draw;
       try {
         const canvas = new OffscreenCanvas(width, height);
         const ctx = canvas.getContext('2d', { willReadFrequently: true });

@@ -36,7 +36,7 @@ use super::cdp::{Deadline, STEP_TIMEOUT, eval_main, eval_string, forget_world, r
 use super::cores;
 use super::error::BrowserError;
 use super::events::{EVENT_LOG_FULL, EventLog, MAX_EVENT_BYTES, MAX_EVENTS};
-use super::gather::animation_memo::ImageAnimations;
+use super::gather::animation::ImageAnimations;
 use super::gather::{axe, barriers, console, contrast, cookies, csp, dialogs, document, dom, exceptions, image_text, issues, keyboard, layout, metrics, network, page_text, screenshot};
 use super::instance::Instance;
 use super::options::CaptureOptions;
@@ -745,7 +745,7 @@ async fn run_gatherer(
             live.layout_images = Some(images);
         }),
         Artifact::PageText => page_text::gather(instance, page, budget).await.map(|t| snap.page_text = Some(t)),
-        Artifact::ImageText => image_text::gather(instance, page, budget, settings.capture.ocr).await.map(|t| snap.image_text = Some(t)),
+        Artifact::ImageText => image_text::gather(instance, page, budget, settings.capture.ocr, live.log.as_ref(), settings.shared.as_deref().map(|s| &s.looks)).await.map(|t| snap.image_text = Some(t)),
         Artifact::Dialogs => dialogs::gather(instance, page, budget, window).await.map(|d| snap.dialogs = Some(d)),
         // Read twice around the scroll (`gather_in_page`), or built from the event log
         // (`artifacts`): not gatherers of their own.

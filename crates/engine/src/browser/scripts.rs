@@ -100,8 +100,12 @@ pub(crate) fn dialogs_script(mode: &str, index: usize) -> String {
 pub(crate) static PAGE_TEXT_READ: LazyLock<String> = LazyLock::new(|| wrap(PAGE_TEXT));
 /// Lists the images to read; JSON text.
 pub(crate) static IMAGE_TEXT_LIST: LazyLock<String> = LazyLock::new(|| wrap(&format!("{IMAGE_LOOK}\n{IMAGE_TEXT}")));
-/// What each listed image's own pixels look like (null where they cannot be drawn): JSON text.
-pub(crate) const IMAGE_TEXT_LOOKS: &str = "window.__sitescanImageText ? window.__sitescanImageText.looks() : '[]'";
+/// What the listed images at `indexes` look like from their own pixels (null where they cannot
+/// be drawn), in that order: JSON text.
+pub(crate) fn image_text_looks(indexes: &[usize]) -> String {
+    let list = indexes.iter().map(usize::to_string).collect::<Vec<_>>().join(",");
+    format!("window.__sitescanImageText ? window.__sitescanImageText.looks([{list}]) : '[]'")
+}
 /// Hides the page's text until `IMAGE_TEXT_RESTORE`; returns `hidden`.
 pub(crate) const IMAGE_TEXT_HIDE: &str = "window.__sitescanImageText ? window.__sitescanImageText.hide() : 'hidden'";
 /// Shows the text `IMAGE_TEXT_HIDE` hid; returns `restored`.

@@ -218,6 +218,10 @@ impl BrowserSession {
             tracing::debug!(images_reused, "image animations known from an earlier page");
             self.pool.images_reused.fetch_add(images_reused as u64, Ordering::SeqCst);
         }
+        let looks_reused = self.shared.looks.reused();
+        if looks_reused > 0 {
+            tracing::debug!(looks_reused, "first looks of images known from an earlier page");
+        }
         if kept > 0 {
             let (pages_unchanged, facts_unchanged) = (self.shared.pages_reused(), self.shared.facts_reused());
             tracing::debug!(kept, reused, from_earlier_scans, pages_unchanged, facts_unchanged, "regions judged once and given back");

@@ -7,14 +7,16 @@
 //! scanner keeps the verdicts per site (`crawl::region_cache`) and hands back at the end the
 //! regions judged for the first time and the seeded ones given back again (`verdicts`).
 //!
-//! It also holds the scan's image animations by response (`gather::animation_memo`), read once
-//! a scan for an image many pages show.
+//! It also holds what the scan learnt from its images by response (`gather::response_memo`):
+//! their animations, and their first looks for text, each taken once a scan for an image many
+//! pages show.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::browser::gather::animation_memo::ImageAnimations;
+use crate::browser::gather::animation::ImageAnimations;
+use crate::browser::gather::image_text::ImageLooks;
 
 /// Regions kept per scan.
 const MAX_REGIONS: usize = 20_000;
@@ -36,6 +38,8 @@ pub(crate) struct SharedRegions {
     facts_reused: AtomicUsize,
     /// What the images' bytes hold, by response.
     pub(crate) images: ImageAnimations,
+    /// The first looks of the images drawn for text, by response and drawing.
+    pub(crate) looks: ImageLooks,
 }
 
 #[derive(Debug, Default)]

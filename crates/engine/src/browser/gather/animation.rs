@@ -26,6 +26,9 @@ pub struct Animation {
     pub plays: Option<u32>,
 }
 
+/// A scan's animations by response (`None`: a still image).
+pub(crate) type ImageAnimations = super::response_memo::ResponseMemo<Option<Animation>>;
+
 /// A frame delay as Chromium plays it.
 fn shown_ms(ms: u64) -> u64 {
     if ms <= 10 { 100 } else { ms }

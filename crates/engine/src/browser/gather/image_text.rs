@@ -34,7 +34,13 @@ use crate::browser::cdp::{Deadline, STEP_TIMEOUT, eval_string, run};
 use crate::browser::cores;
 use crate::browser::error::BrowserError;
 use crate::browser::instance::Instance;
-use crate::browser::scripts::{IMAGE_TEXT_HIDE, IMAGE_TEXT_LIST, IMAGE_TEXT_LOOKS, IMAGE_TEXT_RESTORE};
+use crate::browser::events::{EventLog, RawEvent};
+use crate::browser::scripts::{IMAGE_TEXT_HIDE, IMAGE_TEXT_LIST, IMAGE_TEXT_RESTORE, image_text_looks};
+use super::response_memo::{self, Reusable, ResponseMemo, response_for};
+
+/// A scan's first looks of the images it drew, by response and drawing (`None`: the image could
+/// not be drawn, or drew an implausible look, and is captured instead).
+pub(crate) type ImageLooks = ResponseMemo<Option<Look>>;
 
 /// Longest a page's recognitions may take together; images left over are counted as omitted.
 pub const OCR_PAGE_BUDGET: Duration = Duration::from_secs(6);
@@ -82,24 +88,66 @@ struct Candidate {
     width: f64,
     height: f64,
     in_view: bool,
-    /// Its own pixels can be drawn onto a canvas as the page shows them (`pixels(i)`).
-    drawable: bool,
+    /// How its own pixels are drawn onto a canvas as the page shows them (`looks`); none when
+    /// they cannot be.
+    draw: Option<Draw>,
+}
+
+/// A canvas an image's first look is drawn on: its box's size, CSS px, over its backdrop.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Draw {
+    width: u32,
+    height: u32,
+    /// The colour behind the image (`rgb(r, g, b)`).
+    backdrop: String,
+}
+
+impl Candidate {
+    /// The key of this candidate's first look among the scan's (`ImageLooks`): its response's,
+    /// with how it is drawn; none when the response may not be reused (or is not in `events`).
+    fn look_key(&self, events: &[RawEvent]) -> Option<Reusable> {
+        let (draw, url) = (self.draw.as_ref()?, self.url.as_deref()?);
+        let response = if url.starts_with("data:") {
+            Reusable::of_data_url(url)
+        } else {
+            response_memo::reusable(events, &response_for(events, url, f64::INFINITY)?)?
+        };
+        Some(response.with(format!("{}x{} {}", draw.width, draw.height, draw.backdrop).as_bytes()))
+    }
 }
 
 /// The first look of each drawable candidate, from its own pixels as the page drew them
-/// (`imageLook`); `None` where they could not be read (another origin's image, one gone since it
-/// was listed): that image is captured instead.
-async fn drawn_looks(instance: &Instance, page: &Page, budget: &Deadline, candidates: &[Candidate]) -> Vec<Option<Look>> {
+/// (`imageLook`), or as the scan's `memo` remembers the same response drawn alike; `None` where
+/// they could not be read (another origin's image, one gone since it was listed): that image is
+/// captured instead. Also how many were drawn here.
+async fn drawn_looks(instance: &Instance, page: &Page, budget: &Deadline, candidates: &[Candidate], events: &[RawEvent], memo: Option<&ImageLooks>) -> (Vec<Option<Look>>, usize) {
     let mut looks = vec![None; candidates.len()];
-    if !candidates.iter().any(|c| c.drawable) {
-        return looks;
+    let keys: Vec<Option<Reusable>> = candidates.iter().map(|c| memo.and_then(|_| c.look_key(events))).collect();
+    let mut wanted = Vec::new();
+    for (i, c) in candidates.iter().enumerate() {
+        match (memo, keys[i]) {
+            _ if c.draw.is_none() => {}
+            (Some(memo), Some(key)) => match memo.get(&key.key) {
+                Some(known) => looks[i] = known,
+                None => wanted.push(i),
+            },
+            _ => wanted.push(i),
+        }
     }
-    let Ok(text) = eval_string(instance, page, "image-text looks", IMAGE_TEXT_LOOKS, budget.cap(STEP_TIMEOUT)).await else { return looks };
+    if wanted.is_empty() {
+        return (looks, 0);
+    }
+    let Ok(text) = eval_string(instance, page, "image-text looks", &image_text_looks(&wanted), budget.cap(STEP_TIMEOUT)).await else { return (looks, 0) };
     let drawn: Vec<Option<Look>> = serde_json::from_str(&text).unwrap_or_default();
-    for (slot, look) in looks.iter_mut().zip(drawn) {
-        *slot = look.filter(Look::is_plausible);
+    for (&i, look) in wanted.iter().zip(drawn) {
+        let look = look.filter(Look::is_plausible);
+        if let (Some(memo), Some(key)) = (memo, keys[i]) {
+            memo.keep(key, look);
+        }
+        looks[i] = look;
     }
-    looks
+    (looks, wanted.len())
 }
 
 /// A box in the document, CSS px.
@@ -328,7 +376,9 @@ async fn take_captures(instance: &Instance, page: &Page, budget: &Deadline, list
     Ok(Captures { first_looks, shots, bands: band_count, first_look_ms })
 }
 
-pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Deadline, mode: OcrMode) -> Result<ImageText, BrowserError> {
+/// Lists the page's images, looks at them and reads the text of those that may hold some; `memo`:
+/// the scan's first looks by response (with the page's network record in `log`).
+pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Deadline, mode: OcrMode, log: Option<&EventLog>, memo: Option<&ImageLooks>) -> Result<ImageText, BrowserError> {
     let started = Instant::now();
     let binary = ocr::available().await?;
     let listed = eval_string(instance, page, "image-text", &IMAGE_TEXT_LIST, budget.cap(Duration::from_secs(10))).await;
@@ -340,9 +390,14 @@ pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Deadline, 
     let list_ms = started.elapsed().as_millis() as u64;
     // The first look: by default, and with `--ocr` when its verdicts are logged (to measure it).
     let first_look = mode == OcrMode::Likely || tracing::enabled!(target: "sitescan::image_look", tracing::Level::DEBUG);
-    let drawn = if first_look { drawn_looks(instance, page, budget, &listed.candidates).await } else { vec![None; listed.candidates.len()] };
-    let drawn_count = drawn.iter().flatten().count();
+    let (drawn, drawn_count) = if first_look {
+        let events = log.map(EventLog::snapshot).unwrap_or_default();
+        drawn_looks(instance, page, budget, &listed.candidates, &events, memo).await
+    } else {
+        (vec![None; listed.candidates.len()], 0)
+    };
     let drawn_ms = started.elapsed().as_millis() as u64 - list_ms;
+    let looks_remembered = if first_look { listed.candidates.iter().filter(|c| c.draw.is_some()).count().saturating_sub(drawn_count) } else { 0 };
     let mut restore_ms = 0;
     let Captures { first_looks, shots, bands: band_count, first_look_ms } = if drawn.iter().any(|d| needs_capture(first_look, d.as_ref(), mode)) {
         eval_string(instance, page, "image-text hide", IMAGE_TEXT_HIDE, budget.cap(STEP_TIMEOUT)).await?;
@@ -447,6 +502,7 @@ pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Deadline, 
         capture_ms = ms(captured.duration_since(started)).saturating_sub(list_ms + drawn_ms + restore_ms),
         drawn_ms,
         drawn = drawn_count,
+        looks_remembered,
         first_look_ms,
         bands = band_count,
         candidates = listed_count,
@@ -464,6 +520,31 @@ pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Deadline, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_first_look_is_remembered_by_response_and_drawing() {
+        let event = |method: &str, params: serde_json::Value| RawEvent { method: method.into(), params };
+        let url = "http://a.test/logo.png";
+        let events = [
+            event("Network.responseReceived", serde_json::json!({"requestId": "7", "response": {"url": url, "mimeType": "image/png", "headers": {"ETag": "\"v1\""}}})),
+            event("Network.loadingFinished", serde_json::json!({"requestId": "7", "encodedDataLength": 900})),
+        ];
+        let candidate = |url: &str, draw: Option<(u32, &str)>| Candidate {
+            url: Some(url.to_string()),
+            draw: draw.map(|(side, backdrop)| Draw { width: side, height: side, backdrop: backdrop.to_string() }),
+            ..Candidate::default()
+        };
+        let white = candidate(url, Some((40, "rgb(255, 255, 255)"))).look_key(&events).expect("a response with a validator is remembered");
+        assert_eq!(Some(white), candidate(url, Some((40, "rgb(255, 255, 255)"))).look_key(&events));
+        assert_ne!(Some(white), candidate(url, Some((41, "rgb(255, 255, 255)"))).look_key(&events));
+        assert_ne!(Some(white), candidate(url, Some((40, "rgb(0, 0, 0)"))).look_key(&events));
+        // Not drawn, not in the page's network record, or a response no cache may reuse: none.
+        assert_eq!(candidate(url, None).look_key(&events), None);
+        assert_eq!(candidate("http://a.test/other.png", Some((40, "rgb(255, 255, 255)"))).look_key(&events), None);
+        let uncached = [event("Network.responseReceived", serde_json::json!({"requestId": "7", "response": {"url": url, "headers": {"Cache-Control": "no-store"}}})), events[1].clone()];
+        assert_eq!(candidate(url, Some((40, "rgb(255, 255, 255)"))).look_key(&uncached), None);
+        assert!(candidate("data:image/png;base64,AAAA", Some((40, "rgb(255, 255, 255)"))).look_key(&[]).is_some());
+    }
 
     #[test]
     fn small_images_are_scaled_up_and_large_ones_bounded() {

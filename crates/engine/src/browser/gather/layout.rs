@@ -27,7 +27,8 @@ use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
 
 use super::animation::{self, Animation, MAX_ANIMATION_BYTES};
-use super::animation_memo::{self, ImageAnimations};
+use super::animation::ImageAnimations;
+use super::response_memo::{self, response_for};
 use crate::browser::cdp::{Deadline, STEP_TIMEOUT, eval_string, run};
 use crate::browser::error::BrowserError;
 use crate::browser::events::{EventLog, RawEvent};
@@ -157,8 +158,8 @@ async fn animation_of(instance: &Instance, page: &Page, budget: &Deadline, event
     if url.starts_with("data:") {
         return data_url_bytes(url).map(|bytes| animation::parse(&bytes));
     }
-    let request_id = response_for(events, url)?;
-    let reusable = memo.and(animation_memo::reusable(events, &request_id));
+    let request_id = response_for(events, url, MAX_ANIMATION_BYTES as f64)?;
+    let reusable = memo.and(response_memo::reusable(events, &request_id));
     if let (Some(memo), Some(r)) = (memo, reusable) {
         if let Some(known) = memo.get(&r.key) {
             return Some(known);
@@ -204,45 +205,9 @@ async fn response_bytes(instance: &Instance, page: &Page, budget: &Deadline, req
     if body.base64_encoded { base64::engine::general_purpose::STANDARD.decode(body.body.as_bytes()).ok() } else { Some(body.body.into_bytes()) }
 }
 
-/// The request id of the last finished response for `url` that fits `MAX_ANIMATION_BYTES`.
-fn response_for(events: &[RawEvent], url: &str) -> Option<String> {
-    let finished = |id: &str| {
-        events.iter().any(|e| {
-            e.method == "Network.loadingFinished"
-                && e.str("requestId") == Some(id)
-                && e.params.get("encodedDataLength").and_then(serde_json::Value::as_f64).is_none_or(|n| n <= MAX_ANIMATION_BYTES as f64)
-        })
-    };
-    events
-        .iter()
-        .rev()
-        .filter(|e| e.method == "Network.responseReceived" && e.params["response"]["url"].as_str() == Some(url))
-        .filter_map(|e| e.str("requestId"))
-        .find(|id| finished(id))
-        .map(str::to_string)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
-
-    fn event(method: &str, params: serde_json::Value) -> RawEvent {
-        RawEvent { method: method.into(), params }
-    }
-
-    #[test]
-    fn finds_the_finished_response_of_an_image() {
-        let events = vec![
-            event("Network.responseReceived", json!({"requestId": "1", "response": {"url": "http://a.test/x.gif"}})),
-            event("Network.responseReceived", json!({"requestId": "2", "response": {"url": "http://a.test/big.gif"}})),
-            event("Network.loadingFinished", json!({"requestId": "1", "encodedDataLength": 500})),
-            event("Network.loadingFinished", json!({"requestId": "2", "encodedDataLength": 50_000_000})),
-        ];
-        assert_eq!(response_for(&events, "http://a.test/x.gif").as_deref(), Some("1"));
-        assert_eq!(response_for(&events, "http://a.test/big.gif"), None);
-        assert_eq!(response_for(&events, "http://a.test/other.gif"), None);
-    }
 
     #[test]
     fn reads_the_scripts_answers() {

@@ -2,7 +2,7 @@
 //! functions, unit-tested on literal events) or by asking the page (in-page scripts).
 
 pub(crate) mod animation;
-pub(crate) mod animation_memo;
+pub(crate) mod response_memo;
 pub(crate) mod axe;
 pub(crate) mod barriers;
 pub(crate) mod console;

@@ -1,8 +1,9 @@
-//! A scan's image animations by response (`ImageAnimations`): an image many pages show (a logo,
-//! a product photo) has its bytes read from the browser once a scan, not once a page. Reading
-//! them is a `Network.getResponseBody` round trip carrying the whole image as base64 (12
-//! images of a page of photos: about 4 MB and 60 to 90 ms), for an answer that depends on the
-//! bytes alone.
+//! What a scan learnt from an image's response, by response (`ResponseMemo`): an image many
+//! pages show (a logo, a product photo) is looked at once a scan, not once a page. Two answers
+//! depend on the image's bytes alone and are remembered this way: its animation (reading the
+//! bytes is a `Network.getResponseBody` round trip carrying the whole image as base64: 12 images
+//! of a page of photos, about 4 MB and 60 to 90 ms) and its first look for text drawn at one size
+//! over one colour (`gather::image_text`, 5 to 20 ms of the page's main thread an image).
 //!
 //! Only a response whose server says its bytes may be reused is remembered, and only as long as
 //! the server says, the way a browser's cache reuses it: one with a validator (`ETag`,
@@ -10,8 +11,9 @@
 //! (`Cache-Control: max-age=N` over 0, or `immutable`), kept N seconds from when its bytes were
 //! read. `no-store` or `no-cache` is never remembered. The key is the response's URL, type,
 //! encoding, length and validators, so a changed image under the same URL (a new `ETag`, another
-//! length) is read again. Held by the scan's `SharedRegions` (none under `--no-share`, which reads
-//! every image on every page); bounded to `MAX_IMAGES` responses.
+//! length) is looked at again; a `data:` URL is its own key. Held by the scan's `SharedRegions`
+//! (none under `--no-share`, which looks at every image on every page); bounded to `MAX_IMAGES`
+//! responses.
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -20,7 +22,6 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use super::animation::Animation;
 use crate::browser::events::RawEvent;
 
 /// Responses remembered per scan (48 bytes each with their answer).
@@ -36,46 +37,87 @@ pub(crate) struct Reusable {
     pub(crate) for_secs: Option<u64>,
 }
 
-#[derive(Debug, Default)]
-pub(crate) struct ImageAnimations {
-    read: Mutex<HashMap<[u8; 32], (Option<Animation>, Option<Instant>)>>,
-    /// Images answered from here instead of their bytes, over the scan.
+/// What was learnt from each response (`V`), while the server allows it to be reused.
+#[derive(Debug)]
+pub(crate) struct ResponseMemo<V> {
+    read: Mutex<HashMap<[u8; 32], (V, Option<Instant>)>>,
+    /// Answers given from here instead of the page, over the scan.
     reused: AtomicUsize,
 }
 
-impl ImageAnimations {
-    /// The animation read before from a response with this key (`Some(None)`: a still image),
-    /// if it may still be reused.
-    pub(crate) fn get(&self, key: &[u8; 32]) -> Option<Option<Animation>> {
+impl<V> Default for ResponseMemo<V> {
+    fn default() -> Self {
+        ResponseMemo { read: Mutex::default(), reused: AtomicUsize::new(0) }
+    }
+}
+
+impl<V: Clone> ResponseMemo<V> {
+    /// What was learnt before from a response with this key, if it may still be reused.
+    pub(crate) fn get(&self, key: &[u8; 32]) -> Option<V> {
         let read = self.read.lock().ok()?;
-        let (animation, until) = read.get(key)?;
-        let known = until.is_none_or(|t| Instant::now() < t).then_some(*animation);
+        let (value, until) = read.get(key)?;
+        let known = until.is_none_or(|t| Instant::now() < t).then(|| value.clone());
         if known.is_some() {
             self.reused.fetch_add(1, Ordering::Relaxed);
         }
         known
     }
 
-    /// Images answered from here instead of their bytes so far.
+    /// Answers given from here so far.
     pub(crate) fn reused(&self) -> usize {
         self.reused.load(Ordering::Relaxed)
     }
 
-    /// Remembers what the bytes of the response `reusable` describes hold.
-    pub(crate) fn keep(&self, reusable: Reusable, animation: Option<Animation>) {
+    /// Remembers what was learnt from the response `reusable` describes.
+    pub(crate) fn keep(&self, reusable: Reusable, value: V) {
         let Ok(mut read) = self.read.lock() else { return };
         if read.len() >= MAX_IMAGES && !read.contains_key(&reusable.key) {
             return;
         }
         let now = Instant::now();
         let until = reusable.for_secs.map(|s| now.checked_add(Duration::from_secs(s.min(MAX_FRESH_SECS))).unwrap_or(now));
-        read.insert(reusable.key, (animation, until));
+        read.insert(reusable.key, (value, until));
     }
 
     #[cfg(test)]
     fn len(&self) -> usize {
         self.read.lock().map(|r| r.len()).unwrap_or_default()
     }
+}
+
+impl Reusable {
+    /// The key of what was learnt from this response under `more` (how it was drawn, say): reused
+    /// as long as the response is.
+    pub(crate) fn with(self, more: &[u8]) -> Reusable {
+        let mut hash = Sha256::new();
+        hash.update(self.key);
+        hash.update(more);
+        Reusable { key: hash.finalize().into(), for_secs: self.for_secs }
+    }
+
+    /// The key of a `data:` URL: its bytes are in it, so it may be reused for the scan.
+    pub(crate) fn of_data_url(url: &str) -> Reusable {
+        Reusable { key: Sha256::digest(url.as_bytes()).into(), for_secs: None }
+    }
+}
+
+/// The request id of the last finished response for `url` in `events` that took at most
+/// `max_bytes` on the wire.
+pub(crate) fn response_for(events: &[RawEvent], url: &str, max_bytes: f64) -> Option<String> {
+    let finished = |id: &str| {
+        events.iter().any(|e| {
+            e.method == "Network.loadingFinished"
+                && e.str("requestId") == Some(id)
+                && e.params.get("encodedDataLength").and_then(serde_json::Value::as_f64).is_none_or(|n| n <= max_bytes)
+        })
+    };
+    events
+        .iter()
+        .rev()
+        .filter(|e| e.method == "Network.responseReceived" && e.params["response"]["url"].as_str() == Some(url))
+        .filter_map(|e| e.str("requestId"))
+        .find(|id| finished(id))
+        .map(str::to_string)
 }
 
 /// Whether the response of `request_id` in `events` may be reused, and its key.
@@ -116,6 +158,7 @@ pub(crate) fn reusable(events: &[RawEvent], request_id: &str) -> Option<Reusable
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::browser::gather::animation::Animation;
     use serde_json::json;
 
     fn response(id: &str, url: &str, headers: Value) -> RawEvent {
@@ -153,8 +196,33 @@ mod tests {
     }
 
     #[test]
+    fn what_was_learnt_under_more_is_keyed_apart_and_lives_as_long_as_the_response() {
+        let response = key_of(json!({"cache-control": "max-age=600"})).unwrap();
+        let small = response.with(b"40x40 rgb(255, 255, 255)");
+        assert_eq!(small, response.with(b"40x40 rgb(255, 255, 255)"));
+        assert_ne!(small.key, response.with(b"80x80 rgb(255, 255, 255)").key);
+        assert_ne!(small.key, response.with(b"40x40 rgb(0, 0, 0)").key);
+        assert_ne!(small.key, response.key);
+        assert_eq!(small.for_secs, Some(600));
+        let data = Reusable::of_data_url("data:image/png;base64,AAAA");
+        assert_eq!(data.for_secs, None);
+        assert_ne!(data.key, Reusable::of_data_url("data:image/png;base64,AAAB").key);
+    }
+
+    #[test]
+    fn the_response_of_a_url_is_its_last_finished_one_within_the_size() {
+        let finished = |id: &str, bytes: f64| RawEvent { method: "Network.loadingFinished".into(), params: json!({"requestId": id, "encodedDataLength": bytes}) };
+        let url = "http://a.test/x.png";
+        let events = [response("1", url, json!({})), finished("1", 10.0), response("2", url, json!({})), response("3", "http://a.test/y.png", json!({})), finished("3", 10.0)];
+        // The second response for the URL never finished: the first is the page's.
+        assert_eq!(response_for(&events, url, f64::INFINITY).as_deref(), Some("1"));
+        assert_eq!(response_for(&events, url, 5.0), None);
+        assert_eq!(response_for(&events, "http://a.test/z.png", f64::INFINITY), None);
+    }
+
+    #[test]
     fn remembers_within_the_time_the_server_allows_and_the_bound() {
-        let memo = ImageAnimations::default();
+        let memo = ResponseMemo::<Option<Animation>>::default();
         let still = Reusable { key: [1; 32], for_secs: None };
         let expired = Reusable { key: [2; 32], for_secs: Some(0) };
         let gif = Animation { format: "gif", frames: 3, loop_ms: 300, plays: None };
