@@ -7,6 +7,7 @@
 pub mod background;
 pub mod local;
 pub mod operations;
+mod worker_output;
 pub mod worker_process;
 
 use crate::accounts::Accounts;

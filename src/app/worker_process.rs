@@ -14,7 +14,8 @@
 //! retried once, never in a loop. Another process is started after a pause that grows while
 //! they keep stopping quickly (1 s doubling to 30 s). On shutdown the process is asked to stop
 //! (SIGTERM: it releases its scans) and killed if it has not after a minute; it is also sent
-//! SIGTERM by the kernel if `serve` itself dies.
+//! SIGTERM by the kernel if `serve` itself dies. Its standard error reaches `serve`'s a whole line
+//! at a time (`worker_output`).
 
 use crate::model::{ReportSummary, StoredReport};
 use crate::store::Store;
@@ -73,7 +74,9 @@ impl WorkerProcess {
 fn spawn(memory_mb: u64, metrics_file: Option<&std::path::Path>) -> std::io::Result<tokio::process::Child> {
     let exe = std::env::current_exe()?;
     let mut cmd = std::process::Command::new(exe);
-    cmd.args(std::env::args_os().skip(1)).arg(CHILD_FLAG).stdin(std::process::Stdio::null());
+    // Its standard error (its log, and its Chromium's) is relayed a whole line at a time
+    // (`worker_output`).
+    cmd.args(std::env::args_os().skip(1)).arg(CHILD_FLAG).stdin(std::process::Stdio::null()).stderr(std::process::Stdio::piped());
     if let Some(file) = metrics_file {
         cmd.env(crate::metrics::WORKER_FILE_ENV, file);
     }
@@ -133,12 +136,17 @@ async fn supervise(store: Store, memory_mb: u64, metrics_file: Option<std::path:
                 continue;
             }
         };
+        let relay = child.stderr.take().map(super::worker_output::Relay::to_stderr);
         let Some(pid) = child.id() else { continue };
         tracing::info!(pid, memory_mb, "scan worker process started");
         let started = Instant::now();
         tokio::select! {
             status = child.wait() => {
                 let how = status.map(describe).unwrap_or_else(|e| format!("an unknown status ({e})"));
+                // Its last words first, a cut line ended, so that nothing is glued onto this one.
+                if let Some(relay) = &relay {
+                    relay.worker_stopped().await;
+                }
                 tracing::error!(pid, status = %how, memory_mb, "the scan worker process stopped; its scans go back to the queue and another process starts");
                 match recover(&store, pid, &how, memory_mb).await {
                     Ok((requeued, failed)) => tracing::info!(pid, requeued, failed, "scans of the stopped worker process recovered"),

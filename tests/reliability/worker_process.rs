@@ -78,7 +78,7 @@ async fn a_scan_that_exhausts_its_worker_takes_only_itself_down() {
     // missing from the output while its recovery line, written right after it, was there.
     let stopped = || {
         let lines = server.lines.lock().unwrap();
-        let of = |l: &String| l.split("pid=").nth(1).map(|rest| rest.chars().take_while(char::is_ascii_digit).collect::<String>());
+        let of = |l: &String| l.rsplit("pid=").next().filter(|_| l.contains("pid=")).map(|rest| rest.chars().take_while(char::is_ascii_digit).collect::<String>());
         let pids: std::collections::BTreeSet<String> = lines
             .iter()
             .filter(|l| l.contains("the scan worker process stopped") || l.contains("scans of the stopped worker process recovered"))

@@ -37,10 +37,14 @@ pub(crate) struct Reusable {
     pub(crate) for_secs: Option<u64>,
 }
 
+/// What was learnt from a response, and until when it may be reused (`None`: while its
+/// validators are the same).
+type Learnt<V> = (V, Option<Instant>);
+
 /// What was learnt from each response (`V`), while the server allows it to be reused.
 #[derive(Debug)]
 pub(crate) struct ResponseMemo<V> {
-    read: Mutex<HashMap<[u8; 32], (V, Option<Instant>)>>,
+    read: Mutex<HashMap<[u8; 32], Learnt<V>>>,
     /// Answers given from here instead of the page, over the scan.
     reused: AtomicUsize,
 }
