@@ -57,9 +57,26 @@ where
     }
 }
 
+/// Whether the log is JSON lines (`--log-format json`).
+static JSON_LOG: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// Installs the global subscriber (once; later calls do nothing).
 pub fn init(json: bool, level: &str) {
+    JSON_LOG.store(json, std::sync::atomic::Ordering::Relaxed);
     let _ = subscriber(json, level, std::io::stderr, stderr_color()).try_init();
+}
+
+/// Whether the log is JSON lines: standard error then holds nothing else.
+pub fn json_log() -> bool {
+    JSON_LOG.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// A line for the person at the terminal, on standard error, with the text log only: with
+/// `--log-format json` every line there is a JSON object, and a log event says the same.
+pub fn hint(line: std::fmt::Arguments<'_>) {
+    if !json_log() {
+        eprintln!("{line}");
+    }
 }
 
 #[cfg(test)]

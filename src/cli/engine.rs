@@ -93,10 +93,10 @@ pub fn secret_box(key: &SecretKeyArgs, database: &str, beside: KeyBeside) -> any
     Ok(found.map(|f| {
         if f.created {
             tracing::info!(path = %f.path.display(), "created the secret key file");
-            eprintln!(
+            crate::telemetry::hint(format_args!(
                 "created the secret key file {} (owner-only): it seals webhook, chat and site secrets; keep it with the database and back it up with it",
                 f.path.display()
-            );
+            ));
         } else {
             tracing::info!(path = %f.path.display(), "secret key from the file beside the database");
         }

@@ -38,14 +38,15 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let public_url = web.public_url.clone();
     let server = Application::build_with_web(&settings, app.clone(), web).await.with_context(|| format!("listening on {}", args.listen))?;
     tracing::info!(addr = %server.addr(), database = %redact(&args.db.database), "sitescan API listening");
-    eprintln!("sitescan {} listening on http://{}", crate::VERSION, server.addr());
+    crate::telemetry::hint(format_args!("sitescan {} listening on http://{}", crate::VERSION, server.addr()));
     if !app.has_users().await {
-        eprintln!(
-            "no user yet: create the first owner with `{} user create --org ORG --email EMAIL --role owner --database {}` (the password is read from stdin), then sign in at http://{}/login",
-            super::invoked_as(),
-            redact(&args.db.database),
-            server.addr()
-        );
+        let create = format!("{} user create --org ORG --email EMAIL --role owner --database {}", super::invoked_as(), redact(&args.db.database));
+        let sign_in = format!("http://{}/login", server.addr());
+        if crate::telemetry::json_log() {
+            tracing::info!(%create, %sign_in, "no user yet: create the first owner (the password is read from stdin), then sign in");
+        } else {
+            eprintln!("no user yet: create the first owner with `{create}` (the password is read from stdin), then sign in at {sign_in}");
+        }
     }
     if !args.trusted_proxy.is_empty() {
         let proxies: Vec<String> = args.trusted_proxy.iter().map(ToString::to_string).collect();

@@ -19,7 +19,11 @@ pub async fn run(args: WorkerArgs) -> anyhow::Result<()> {
     let deliveries = app.start_delivery(public_url)?;
     let recurring = super::recurring::start(&args.engine.recurring, &app)?;
     let workers = start(&args.engine, args.workers, &app).await?;
-    eprintln!("sitescan {} worker(s) running; Ctrl-C to stop", args.workers.max(1));
+    if crate::telemetry::json_log() {
+        tracing::info!(workers = args.workers.max(1), "sitescan workers running");
+    } else {
+        eprintln!("sitescan {} worker(s) running; Ctrl-C to stop", args.workers.max(1));
+    }
     shutdown.wait().await;
     tracing::info!("shutting down: releasing scans, closing browsers");
     workers.shutdown().await;

@@ -194,3 +194,24 @@ async fn serve_is_quiet_by_default() {
     assert!(command.contains(" user create --org ORG"), "{hint}");
     assert!(std::path::Path::new(program).is_file(), "`{program}` from {hint:?} does not exist here");
 }
+
+/// With `--log-format json` every line `serve` writes is one JSON object: the first-run hints are
+/// log events then (the address, the key file, the command that creates the first owner).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_with_the_json_log_writes_only_json_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite://{}/s.db?mode=rwc", dir.path().display());
+    let mut server = sitescan_test_support::process::Proc::spawn(&["serve", "--no-workers", "--log-format", "json", "--listen", "127.0.0.1:0", "--database", &db], &[]);
+    let base = server.base_url().await;
+    assert!(reqwest::get(format!("{base}/healthz")).await.unwrap().status().is_success());
+    let stopped = server.stop(std::time::Duration::from_secs(10)).await;
+    let said = server.output();
+    assert!(stopped.is_some_and(|s| s.success()), "{said}");
+    let events: Vec<serde_json::Value> =
+        said.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a JSON line ({e}): {l:?}\n{said}"))).collect();
+    let message = |m: &str| events.iter().find(|e| e["message"].as_str().is_some_and(|s| s.starts_with(m))).unwrap_or_else(|| panic!("no {m:?} event:\n{said}"));
+    assert!(message("created the secret key file")["path"].as_str().is_some_and(|p| p.ends_with("s.db.key")), "{said}");
+    let hint = message("no user yet");
+    assert!(hint["create"].as_str().is_some_and(|c| c.contains(" user create --org ORG")), "{hint}");
+    assert_eq!(hint["sign_in"].as_str(), Some(format!("{base}/login").as_str()), "{hint}");
+}

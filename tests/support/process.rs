@@ -115,10 +115,25 @@ impl Proc {
         }
     }
 
-    /// The `http://ADDR` a `serve` process announced.
+    /// The `http://ADDR` a `serve` process announced: its hint with the text log, the `addr` of
+    /// its "sitescan API listening" event with the JSON log.
     pub async fn base_url(&self) -> String {
-        let line = self.wait_line("listening on http://", Duration::from_secs(60)).await;
-        line[line.find("http://").unwrap()..].trim().to_string()
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        loop {
+            for line in self.lines.lock().unwrap().iter() {
+                if let Some(at) = line.find("listening on http://") {
+                    return line[at + "listening on ".len()..].trim().to_string();
+                }
+                if let Ok(event) = serde_json::from_str::<serde_json::Value>(line)
+                    && event["message"] == "sitescan API listening"
+                    && let Some(addr) = event["addr"].as_str()
+                {
+                    return format!("http://{addr}");
+                }
+            }
+            assert!(std::time::Instant::now() < deadline, "serve announced no address within 60 s; output:\n{}", self.output());
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
     }
 
     /// Everything it printed so far.
