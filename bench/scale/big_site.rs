@@ -11,7 +11,7 @@ use sitescan::crawl::frontier::Site;
 use sitescan::crawl::shared_crawl::{self, CrawlContext, PageRender, SharedCrawl, Until};
 use sitescan::crawl::site_gather::{RobotsRules, SiteFacts};
 use sitescan::crawl::{ProgressFn, ScanError, ScanOptions, ScanSink, ScanStats, SiteScanner, WorkerConfig, Workers};
-use sitescan::store::{CreateOutcome, Store};
+use sitescan_store::{CreateOutcome, Store};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};

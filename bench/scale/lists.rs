@@ -14,7 +14,7 @@
 
 use sea_orm::ConnectionTrait;
 use sitescan::api::{ApiSettings, Application, RateWindow};
-use sitescan::store::Store;
+use sitescan_store::Store;
 use std::time::{Duration, Instant};
 
 const ORGS: usize = 10;

@@ -29,7 +29,7 @@ mod workers;
 
 use sitescan::model::{AddressPolicy, ScanMode};
 use sitescan::recurring::schedule::Scheduler;
-use sitescan::store::{Store, SystemClock};
+use sitescan_store::{Store, SystemClock};
 use sea_orm::{ConnectionTrait, Statement};
 use futures::stream::{self, StreamExt};
 use std::sync::Arc;
@@ -154,7 +154,7 @@ async fn rush(url: &str, planners: usize, n: usize, due_offset_us: i64) -> anyho
     let admin = Store::open(url, false).await?;
     exec(&admin, "DELETE FROM schedule_runs").await?;
     exec(&admin, "DELETE FROM scans").await?;
-    let t0 = sitescan::store::time::now_us();
+    let t0 = sitescan_store::time::now_us();
     exec(&admin, &format!("UPDATE schedules SET next_due_at = {}, claimed_until = NULL, last_due_at = NULL", t0 - due_offset_us)).await?;
     let began = Instant::now();
     let stop = tokio_util::sync::CancellationToken::new();
@@ -190,7 +190,7 @@ async fn rush(url: &str, planners: usize, n: usize, due_offset_us: i64) -> anyho
 /// What a tick costs when nothing is due (the planner's standing cost per N).
 async fn idle_tick(url: &str) -> anyhow::Result<Duration> {
     let store = Store::open(url, false).await?;
-    exec(&store, &format!("UPDATE schedules SET next_due_at = {}", sitescan::store::time::now_us() + 3_600_000_000)).await?;
+    exec(&store, &format!("UPDATE schedules SET next_due_at = {}", sitescan_store::time::now_us() + 3_600_000_000)).await?;
     // As autovacuum leaves it in a running fleet: the rushes' dead row versions gone, statistics
     // current (without this, an idle tick walks every dead index entry of the last rush).
     exec(&store, "VACUUM ANALYZE schedules").await?;

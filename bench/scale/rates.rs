@@ -15,7 +15,7 @@ use sitescan::events::webhooks::{Deliverer, add_endpoint, org_event};
 use sitescan::model::AddressPolicy;
 use sitescan::net::{EgressGuard, Fetcher, FetcherOptions};
 use sitescan::recurring::monitor::MonitorRunner;
-use sitescan::store::{SecretBox, Store, SystemClock};
+use sitescan_store::{SecretBox, Store, SystemClock};
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -76,7 +76,7 @@ fn fetcher() -> anyhow::Result<Arc<Fetcher>> {
 pub async fn monitors(url: &str, n: usize, runners: usize, latency: Duration) -> anyhow::Result<Rate> {
     let (base, srv) = server(latency, Arc::new(Mutex::new(Vec::new()))).await?;
     let store = Store::open(url, true).await?;
-    let now = sitescan::store::time::now_us();
+    let now = sitescan_store::time::now_us();
     for i in 0..n {
         let org = format!("mon-{i}");
         store.set_org(&org, Some(1_000_000)).await?;
@@ -108,7 +108,7 @@ pub async fn webhooks(url: &str, endpoints: usize, messages: usize, runners: usi
     let (base, srv) = server(latency, received.clone()).await?;
     let store = Store::open(url, true).await?;
     let secrets = SecretBox::from_text("5ca1eb5ca1eb5ca1eb5ca1eb5ca1eb5ca1eb5ca1eb5ca1eb5ca1eb5ca1eb5ca1")?;
-    let now = sitescan::store::time::now_us();
+    let now = sitescan_store::time::now_us();
     let events = vec!["monitor.triggered".to_string()];
     for e in 0..endpoints {
         let org = format!("hook-{e}");

@@ -9,7 +9,7 @@ use serde_json::json;
 use sitescan::model::{Finding, ScanMode, Severity, Target, TriggeredBy};
 use sitescan::crawl::{Progress, ProgressFn, ScanError, ScanOptions, ScanSink, ScanStats, SiteScanner, WorkerConfig, Workers};
 use sitescan::model::ReportPage;
-use sitescan::store::{CreateOutcome, Store};
+use sitescan_store::{CreateOutcome, Store};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;

@@ -12,7 +12,7 @@ use sitescan::model::{AddressPolicy, Finding, ScanMode, Severity, Target, Trigge
 use sitescan::proto::v1 as pb;
 use sitescan::proto::v1::scan_service_client::ScanServiceClient;
 use sitescan::model::ReportPage;
-use sitescan::store::{CreateOutcome, CursorKind, Position, Store};
+use sitescan_store::{CreateOutcome, CursorKind, Position, Store};
 use std::process::Stdio;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -9,7 +9,7 @@ use crate::api::Db;
 use crate::report::Report;
 use crate::runners::Ctx;
 use sitescan::model::{AddressPolicy, ScanMode, ScanStatus, Target, TriggeredBy};
-use sitescan::store::{CreateOutcome, Store};
+use sitescan_store::{CreateOutcome, Store};
 use std::collections::BTreeMap;
 use std::process::Stdio;
 use std::time::{Duration, Instant};

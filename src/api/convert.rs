@@ -4,11 +4,11 @@
 use crate::model::{Report, ScanInfo, ScanReport, StoredFinding};
 use crate::proto::from_model::{counts_to_proto, mode_to_proto, severity_to_proto, status_to_proto, timestamp, timestamp_us, triggered_to_proto};
 use crate::proto::v1 as pb;
+pub use crate::proto::json::{json_to_struct, map_to_struct};
 use crate::model::time::to_datetime;
 use crate::model::ScanRow;
 use crate::scans::Page;
 use chrono::{DateTime, Utc};
-use prost_types::value::Kind;
 use serde_json::Value;
 
 
@@ -109,33 +109,6 @@ pub fn finding_to_proto(stored: &StoredFinding) -> pb::Finding {
         created_at: Some(timestamp_of(&stored.created_at)),
         help_url: f.help_url.clone(),
     }
-}
-
-/// A JSON object as a Struct (`None` for non-objects).
-pub fn json_to_struct(value: &Value) -> Option<prost_types::Struct> {
-    match value {
-        Value::Object(map) => Some(map_to_struct(map)),
-        _ => None,
-    }
-}
-
-/// A JSON object's members as a Struct.
-fn map_to_struct(map: &serde_json::Map<String, Value>) -> prost_types::Struct {
-    prost_types::Struct { fields: map.iter().map(|(k, v)| (k.clone(), json_to_value(v))).collect() }
-}
-
-fn json_to_value(value: &Value) -> prost_types::Value {
-    let kind = match value {
-        Value::Null => Kind::NullValue(0),
-        Value::Bool(b) => Kind::BoolValue(*b),
-        Value::Number(n) => Kind::NumberValue(n.as_f64().unwrap_or(0.0)),
-        Value::String(s) => Kind::StringValue(s.clone()),
-        Value::Array(items) => {
-            Kind::ListValue(prost_types::ListValue { values: items.iter().map(json_to_value).collect() })
-        }
-        Value::Object(map) => Kind::StructValue(map_to_struct(map)),
-    };
-    prost_types::Value { kind: Some(kind) }
 }
 
 /// RFC 3339 (microseconds, `Z`) of a protobuf timestamp.

@@ -87,7 +87,7 @@ async fn the_database_never_holds_the_plaintext() {
     }
     let contains = |needle: &[u8]| bytes.windows(needle.len()).any(|w| w == needle);
     for t in [&token, &token2] {
-        let hash = sitescan::store::hash_token(t);
+        let hash = sitescan_store::hash_token(t);
         assert!(contains(hash.as_bytes()), "sanity: the SHA-256 of the token is stored (and this search reads the data)");
         assert!(!contains(t.as_bytes()), "the plaintext token is in the database files");
         assert!(!contains(&t.as_bytes()["sitescan_".len()..]), "the token's secret part is in the database files");

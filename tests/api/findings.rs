@@ -66,7 +66,7 @@ async fn seeded() -> Seeded {
             "acme".into(),
             "i18n.lang-missing".into(),
             "info".into(),
-            sitescan::store::time::now_us().into(),
+            sitescan_store::time::now_us().into(),
         ];
         conn.execute_raw(Statement::from_sql_and_values(backend, sql, values)).await.unwrap();
     }

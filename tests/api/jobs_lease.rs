@@ -5,7 +5,7 @@
 use crate::app;
 
 use sitescan::model::{ReportSummary, ScanMode, Target, TriggeredBy};
-use sitescan::store::{CreateOutcome, Store};
+use sitescan_store::{CreateOutcome, Store};
 use std::collections::HashSet;
 use std::time::Duration;
 

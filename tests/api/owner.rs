@@ -127,11 +127,11 @@ async fn secrets_are_sealed_and_never_returned() {
     let stored = app.store.site_secret_values(site_id).await.expect("read");
     assert_eq!(stored.len(), 1);
     assert!(!stored[0].1.contains(value), "stored in clear: {}", stored[0].1);
-    let key = sitescan::store::SecretBox::from_text(app::TEST_SECRET_KEY).unwrap();
-    let at = sitescan::store::SealedAt { table: "site_secrets", row: &added.id, name: "PASSWORD" };
+    let key = sitescan_store::SecretBox::from_text(app::TEST_SECRET_KEY).unwrap();
+    let at = sitescan_store::SealedAt { table: "site_secrets", row: &added.id, name: "PASSWORD" };
     assert_eq!(key.open(&stored[0].1, at).expect("opens with the key, bound to its site and name"), value);
     // Moved to another site (or name), the sealed value no longer opens.
-    let moved = sitescan::store::SealedAt { row: "00000000-0000-0000-0000-000000000000", ..at };
+    let moved = sitescan_store::SealedAt { row: "00000000-0000-0000-0000-000000000000", ..at };
     assert!(key.open(&stored[0].1, moved).is_err());
 
     let removed = c

@@ -96,7 +96,7 @@ async fn in_chromium_sign_in_make_a_token_see_it_once_revoke_it_and_every_page_p
     let policy = AddressPolicy::new(vec!["127.0.0.0/8".parse().unwrap()]);
     let target = Target::parse(&app.base, &policy).unwrap();
     let scan = match app.store.create_scan("acme", &target, ScanMode::Passive, TriggeredBy::Manual, None).await.unwrap() {
-        sitescan::store::CreateOutcome::Created(r) => r,
+        sitescan_store::CreateOutcome::Created(r) => r,
         other => panic!("{other:?}"),
     };
     // With its check's reference, as the explorer links it ("How to fix").
@@ -159,7 +159,7 @@ async fn in_chromium_sign_in_make_a_token_see_it_once_revoke_it_and_every_page_p
     click_and_wait(&page, "form[action='/account/api-tokens'] button[type=submit]").await;
     let token = eval(&page, "document.getElementById('token-value') && document.getElementById('token-value').textContent").await;
     let token = token.as_str().expect("the new token is shown").trim().to_string();
-    assert!(sitescan::store::looks_like_token(&token), "{token}");
+    assert!(sitescan_store::looks_like_token(&token), "{token}");
     assert_eq!(eval(&page, "document.querySelector('button.copy').hidden").await, Value::Bool(false), "the copy button appears with JS");
     shoot(&page, "", "tokens-created", &mut shots).await;
     app.get("/api/v1/scans", &token).await.expect(200);

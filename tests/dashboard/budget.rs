@@ -49,7 +49,7 @@ fn secrets() -> SecretBox {
 
 /// The site with `BUDGET` set through the page; returns the site page's path.
 async fn site_with_budget(app: &TestApp, web: &mut Web) -> String {
-    let now = sitescan::store::time::now_us();
+    let now = sitescan_store::time::now_us();
     let site = app.store.add_site("acme", ORIGIN, "shop.example.com", "Budget_Token_0123456789abcdef", "t", now).await.unwrap().unwrap();
     let path = format!("/sites/{}", site.id);
     page(&web.get(&path).await, 200);
@@ -69,7 +69,7 @@ fn text_of(html: &scraper::Html, s: &str) -> Vec<String> {
 async fn an_owner_sets_a_budget_on_the_site_page_and_an_invalid_one_changes_nothing() {
     let app = app_with_owner().await;
     let mut web = owner(&app).await;
-    let now = sitescan::store::time::now_us();
+    let now = sitescan_store::time::now_us();
     let site = app.store.add_site("acme", ORIGIN, "shop.example.com", "Budget_Token_0123456789abcdef", "t", now).await.unwrap().unwrap();
     let path = format!("/sites/{}", site.id);
     let empty = web.get(&path).await;
@@ -111,7 +111,7 @@ async fn a_completed_scan_of_the_site_is_judged_shown_and_announced_to_webhooks(
     let site_id = path.trim_start_matches("/sites/").to_string();
     let (url, hits) = receiver().await;
     let events = vec!["scan.budget_failed".to_string()];
-    webhooks::add_endpoint(&app.store, &secrets(), "acme", &url, &events, None, sitescan::store::time::now_us()).await.unwrap();
+    webhooks::add_endpoint(&app.store, &secrets(), "acme", &url, &events, None, sitescan_store::time::now_us()).await.unwrap();
 
     // Two title-missing findings (the limit is 0) and LCP 3 s at the 75th percentile.
     let scan = app

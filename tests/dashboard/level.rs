@@ -9,7 +9,7 @@ use sitescan::model::Level;
 async fn an_owner_sets_the_sites_level_and_its_scans_take_it() {
     let app = app_with_owner().await;
     let mut web = owner(&app).await;
-    let now = sitescan::store::time::now_us();
+    let now = sitescan_store::time::now_us();
     let site = app.store.add_site("acme", "https://shop.example.com", "shop.example.com", "Level_Token_0123456789abcdef", "t", now).await.unwrap().unwrap();
     let path = format!("/sites/{}", site.id);
     let shown = web.get(&path).await;

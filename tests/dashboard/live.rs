@@ -147,7 +147,7 @@ async fn in_chromium_a_scans_page_follows_it_from_queued_to_its_report_without_a
     let policy = AddressPolicy::new(vec!["127.0.0.0/8".parse().unwrap()]);
     let target = Target::parse(&site.url("/"), &policy).unwrap();
     let scan = match app.store.create_scan("acme", &target, ScanMode::Passive, TriggeredBy::Manual, None).await.unwrap() {
-        sitescan::store::CreateOutcome::Created(r) => r,
+        sitescan_store::CreateOutcome::Created(r) => r,
         other => panic!("{other:?}"),
     };
 

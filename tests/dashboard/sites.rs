@@ -236,7 +236,7 @@ async fn a_sites_history_charts_exactly_its_completed_scans() {
     use sitescan::model::Severity::{High, Low, Medium};
     let (app, _fixture, mut web) = setup().await;
     let origin = "https://shop.example.com";
-    let now = sitescan::store::time::now_us();
+    let now = sitescan_store::time::now_us();
     let site = app.store.add_site("acme", origin, "shop.example.com", "History_Token_0123456789abcd", "t", now).await.unwrap().unwrap();
     let empty = web.get(&format!("/sites/{}", site.id)).await;
     page(&empty, 200);

@@ -2,7 +2,7 @@
 //! confirmation (401 on the next call); expired tokens are 401 too.
 
 use crate::dashboard_client::*;
-use sitescan::store::time::now_us;
+use sitescan_store::time::now_us;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_token_made_on_the_page_works_once_shown_and_dies_when_revoked() {
@@ -20,7 +20,7 @@ async fn a_token_made_on_the_page_works_once_shown_and_dies_when_revoked() {
     assert!(!list.text.contains(&token) && list.text.contains("CI pipeline") && list.text.contains("scans:read, scans:write"));
     let row = app.store.list_tokens("acme").await.unwrap().pop().unwrap();
     assert!(row.expires_at.is_some() && row.created_by.is_some());
-    assert_eq!(row.token_hash, sitescan::store::hash_token(&token));
+    assert_eq!(row.token_hash, sitescan_store::hash_token(&token));
 
     app.get("/api/v1/scans", &token).await.expect(200);
     app.create_scan(&token, "example.com").await;

@@ -45,7 +45,7 @@ async fn an_owner_adds_an_endpoint_sends_a_test_event_and_reads_the_log() {
     let deliverer = Deliverer {
         store: app.store.clone(),
         fetcher: Arc::new(Fetcher::new(guard, FetcherOptions::default()).unwrap()),
-        secrets: sitescan::store::SecretBox::from_text(crate::app::TEST_SECRET_KEY).unwrap(),
+        secrets: sitescan_store::SecretBox::from_text(crate::app::TEST_SECRET_KEY).unwrap(),
         clock: Arc::new(SystemClock),
         owner: "dashboard-test".into(),
         breaker: Default::default(),

@@ -34,7 +34,7 @@ fn home(img: &str, links: &str) -> Route {
     page("Home of the changing site", &format!("<p>{img}</p><p>{links}</p>"))
 }
 
-async fn start_workers(store: sitescan::store::Store, page_sharing: bool) -> Workers {
+async fn start_workers(store: sitescan_store::Store, page_sharing: bool) -> Workers {
     let browser = BrowserArgs { browsers: 1, pages_per_browser: 2, cdp: vec![], chromium: None, proxy_listen: "127.0.0.1:0".parse().unwrap(), no_share: false, no_cache: false, ocr: false, no_ocr: false, chromium_no_sandbox: false };
     let policy = AddressPolicy::new(vec!["127.0.0.1/32".parse().unwrap()]);
     let scanner = sitescan::cli::engine::scanner(&browser, policy).await.expect("start the browser pool");
@@ -115,7 +115,7 @@ async fn changed_site_reports_exactly(page_sharing: bool) {
     // A webhook endpoint: the worker queues the scans' events in the outbox.
     let sealer = sitescan::events::SecretBox::from_text(&"ab".repeat(32)).unwrap();
     let events = vec!["scan.completed".to_string(), "scan.regressed".to_string()];
-    let now = sitescan::store::time::now_us();
+    let now = sitescan_store::time::now_us();
     sitescan::events::webhooks::add_endpoint(&app.store, &sealer, "acme", "https://hooks.example.com/x", &events, Some(sitescan::model::Severity::High), now)
         .await
         .unwrap();

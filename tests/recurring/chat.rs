@@ -28,7 +28,7 @@ fn secrets() -> SecretBox {
     SecretBox::from_text(app::TEST_SECRET_KEY).unwrap()
 }
 
-fn deliverer(store: &sitescan::store::Store, clock: Arc<dyn Clock>) -> Deliverer {
+fn deliverer(store: &sitescan_store::Store, clock: Arc<dyn Clock>) -> Deliverer {
     let guard = Arc::new(EgressGuard::new(AddressPolicy::new(vec!["127.0.0.1/32".parse().unwrap()])));
     Deliverer {
         store: store.clone(),
@@ -111,7 +111,7 @@ async fn every_platform_gets_a_valid_unsigned_message_for_a_real_scan_and_standa
     site.route("/", page("<p>Nothing wrong here yet.</p>"));
     let app = app::spawn_app_with(AppOptions::default().allow_target("127.0.0.1/32")).await;
     let token = app.token("acme").await;
-    let now = sitescan::store::time::now_us();
+    let now = sitescan_store::time::now_us();
     let events = ["scan.completed", "scan.regressed"];
     let mut receivers = Vec::new();
     for p in Platform::ALL {
@@ -182,7 +182,7 @@ async fn every_platform_gets_a_valid_unsigned_message_for_a_real_scan_and_standa
 async fn a_refused_message_is_retried_on_schedule_and_the_log_shows_the_failure_then_the_success() {
     let app = app::spawn_app().await;
     let scan = app.seed_scan("acme", "https://site.example/").await;
-    let clock = Arc::new(ManualClock::at(sitescan::store::time::now_us()));
+    let clock = Arc::new(ManualClock::at(sitescan_store::time::now_us()));
     let slack = Receiver::start_refusing(Platform::Slack, 1).await;
     let discord = Receiver::start_refusing(Platform::Discord, 1).await;
     let (slack_id, _) = add(&app, &slack.url, WebhookKind::Slack, &["scan.completed"], clock.now()).await;
@@ -215,7 +215,7 @@ async fn a_refused_message_is_retried_on_schedule_and_the_log_shows_the_failure_
 async fn a_429_or_503_with_retry_after_is_not_tried_again_before_the_receiver_asked() {
     let app = app::spawn_app().await;
     let scan = app.seed_scan("acme", "https://site.example/").await;
-    let clock = Arc::new(ManualClock::at(sitescan::store::time::now_us()));
+    let clock = Arc::new(ManualClock::at(sitescan_store::time::now_us()));
     let start = clock.now();
     // Slack rate limits for 120 s; Teams is down until two hours from now (an HTTP-date), more
     // than the longest wait a receiver may impose.
@@ -265,7 +265,7 @@ async fn a_429_or_503_with_retry_after_is_not_tried_again_before_the_receiver_as
 async fn test_failed_and_unknown_events_arrive_as_valid_messages_on_every_platform() {
     let app = app::spawn_app().await;
     let scan = app.seed_scan("acme", "https://site.example/").await;
-    let now = sitescan::store::time::now_us();
+    let now = sitescan_store::time::now_us();
     let mut receivers = Vec::new();
     for p in Platform::ALL {
         let r = Receiver::start(p).await;
@@ -301,7 +301,7 @@ async fn a_chat_url_is_sealed_kept_out_of_the_delivery_log_and_page_text_stays_i
     let app = app::spawn_app().await;
     let hostile = "https://site.example/[Reset-your-password](https://evil.example/)";
     let scan = app.seed_scan("acme", hostile).await;
-    let now = sitescan::store::time::now_us();
+    let now = sitescan_store::time::now_us();
     let closed = {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap().port()

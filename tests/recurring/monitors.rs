@@ -15,7 +15,7 @@ use sitescan::recurring::{self, Clock, ManualClock, MonitorRunner, Probe};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-fn runner(store: &sitescan::store::Store, clock: Arc<ManualClock>) -> MonitorRunner {
+fn runner(store: &sitescan_store::Store, clock: Arc<ManualClock>) -> MonitorRunner {
     let policy = AddressPolicy::new(vec!["127.0.0.1/32".parse().unwrap()]);
     let fetcher = Fetcher::new(Arc::new(EgressGuard::new(policy.clone())), FetcherOptions::default()).unwrap();
     MonitorRunner { store: store.clone(), fetcher: Arc::new(fetcher), clock, policy, on_trigger: None, probe_deadline: recurring::monitor::PROBE_DEADLINE }
@@ -57,7 +57,7 @@ async fn robots_txt_and_noindex_changes_each_start_one_scan() {
     store.set_org("acme", None).await.unwrap();
     let site = store.add_site("acme", &fixture.origin(), "127.0.0.1", "tok", "test", 0).await.unwrap().unwrap();
     store.record_site_verification(site.id, Ok("file"), 0).await.unwrap();
-    let clock = Arc::new(ManualClock::at(sitescan::store::time::now_us()));
+    let clock = Arc::new(ManualClock::at(sitescan_store::time::now_us()));
     let e = recurring::add_monitor(store, "acme", &fixture.origin(), 30, 0).await.unwrap_err();
     assert!(e.to_string().starts_with("every: "), "below the 1 minute minimum: {e}");
     let m = recurring::add_monitor(store, "acme", &site.id.to_string(), 60, clock.now_us()).await.unwrap();
@@ -161,7 +161,7 @@ async fn a_certificate_near_expiry_starts_one_scan() {
     store.set_org("acme", None).await.unwrap();
     let site = store.add_site("acme", &origin, "127.0.0.1", "tok", "test", 0).await.unwrap().unwrap();
     store.record_site_verification(site.id, Ok("file"), 0).await.unwrap();
-    let clock = Arc::new(ManualClock::at(sitescan::store::time::now_us()));
+    let clock = Arc::new(ManualClock::at(sitescan_store::time::now_us()));
     let m = recurring::add_monitor(store, "acme", &origin, 3600, clock.now_us()).await.unwrap();
     let r = runner(store, clock.clone());
     assert_eq!(r.run_once().await.unwrap(), [Probe::Recorded { monitor_id: m.id }]);

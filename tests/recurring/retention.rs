@@ -28,7 +28,7 @@ fn finding(check: &str) -> Finding {
 async fn scans_past_the_retention_period_leave_with_their_findings_and_each_targets_newest_stays() {
     let app = spawn_app().await;
     let token = app.token("acme").await;
-    let now = sitescan::store::time::now_us();
+    let now = sitescan_store::time::now_us();
     // (target, status, age in days): two old scans of a.test and its recent one; b.test scanned
     // once, long ago; c.test queued long ago and never run.
     let mut ids = Vec::new();

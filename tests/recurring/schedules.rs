@@ -7,7 +7,7 @@ use super::app;
 use super::fixture_site::{FixtureSite, Route};
 use crate::process::{free_port, sitescan, wait_ready};
 use serde_json::Value;
-use sitescan::store::Store;
+use sitescan_store::Store;
 use std::time::{Duration, Instant};
 
 async fn cli(args: &[&str]) -> (Option<i32>, String, String) {
@@ -15,7 +15,7 @@ async fn cli(args: &[&str]) -> (Option<i32>, String, String) {
     (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
-async fn site(store: &Store, org: &str, fixture: &FixtureSite) -> sitescan::store::SiteRow {
+async fn site(store: &Store, org: &str, fixture: &FixtureSite) -> sitescan_store::SiteRow {
     store.set_org(org, None).await.unwrap();
     store.add_site(org, &fixture.origin(), "127.0.0.1", "token", "test", 0).await.unwrap().expect("a new site")
 }

@@ -47,7 +47,7 @@ fn secrets() -> SecretBox {
     SecretBox::from_text(&base64::engine::general_purpose::STANDARD.encode([42u8; 32])).unwrap()
 }
 
-fn deliverer(store: &sitescan::store::Store, clock: Arc<ManualClock>, owner: &str, allow_loopback: bool) -> Deliverer {
+fn deliverer(store: &sitescan_store::Store, clock: Arc<ManualClock>, owner: &str, allow_loopback: bool) -> Deliverer {
     let allow = if allow_loopback { vec!["127.0.0.1/32".parse().unwrap()] } else { vec![] };
     let guard = Arc::new(EgressGuard::new(AddressPolicy::new(allow)));
     let fetcher = Fetcher::new(guard, FetcherOptions::default()).unwrap();
@@ -81,7 +81,7 @@ async fn a_failing_receiver_gets_one_event_retried_on_schedule_with_one_id() {
     let app = app::spawn_app().await;
     let store = &app.store;
     let scan = app.seed_scan("acme", "https://hooks.example.com/").await;
-    let clock = Arc::new(ManualClock::at(sitescan::store::time::now_us()));
+    let clock = Arc::new(ManualClock::at(sitescan_store::time::now_us()));
     let (url, rec) = receiver(vec![500, 503, 200]).await;
     let events = vec!["scan.completed".to_string()];
     let (endpoint, secret) = webhooks::add_endpoint(store, &secrets(), "acme", &url, &events, None, clock.now()).await.unwrap();
@@ -133,7 +133,7 @@ async fn two_instances_deliver_once_and_a_dead_claim_is_taken_over() {
     let app = app::spawn_app().await;
     let store = &app.store;
     let scan = app.seed_scan("acme", "https://hooks.example.com/").await;
-    let clock = Arc::new(ManualClock::at(sitescan::store::time::now_us()));
+    let clock = Arc::new(ManualClock::at(sitescan_store::time::now_us()));
     let (url, rec) = receiver(vec![200]).await;
     let events = vec!["scan.completed".to_string(), "scan.regressed".to_string()];
     webhooks::add_endpoint(store, &secrets(), "acme", &url, &events, Some(Severity::High), clock.now()).await.unwrap();
@@ -166,7 +166,7 @@ async fn gone_disables_and_a_blocked_address_is_never_contacted() {
     let app = app::spawn_app().await;
     let store = &app.store;
     let scan = app.seed_scan("acme", "https://hooks.example.com/").await;
-    let clock = Arc::new(ManualClock::at(sitescan::store::time::now_us()));
+    let clock = Arc::new(ManualClock::at(sitescan_store::time::now_us()));
     let events = vec!["scan.failed".to_string()];
 
     let (gone_url, gone) = receiver(vec![410]).await;
@@ -197,7 +197,7 @@ async fn a_day_of_failures_disables_the_endpoint() {
     let app = app::spawn_app().await;
     let store = &app.store;
     let scan = app.seed_scan("acme", "https://hooks.example.com/").await;
-    let clock = Arc::new(ManualClock::at(sitescan::store::time::now_us()));
+    let clock = Arc::new(ManualClock::at(sitescan_store::time::now_us()));
     let (url, rec) = receiver(vec![500]).await;
     let events = vec!["scan.completed".to_string()];
     let (id, _) = webhooks::add_endpoint(store, &secrets(), "acme", &url, &events, None, clock.now()).await.unwrap();

@@ -339,7 +339,7 @@ async fn a_full_then_read_only_disk_gives_clear_errors_and_no_corruption() {
     let ro_refused = 1;
 
     // No corruption, nothing acknowledged lost.
-    let store = sitescan::store::Store::open(&db, false).await.unwrap();
+    let store = sitescan_store::Store::open(&db, false).await.unwrap();
     let check = store.conn().query_one_raw(store.stmt("PRAGMA integrity_check", vec![])).await.unwrap().unwrap();
     let verdict: String = check.try_get_by_index(0).unwrap();
     assert_eq!(verdict, "ok", "the SQLite file is intact");

@@ -10,7 +10,7 @@ use sitescan::model::{AddressPolicy, Finding, ReportSummary, ScanMode, Severity,
 use sitescan::proto::v1 as pb;
 use crate::renderers::{html, sarif};
 use sitescan::model::ReportPage;
-use sitescan::store::{CreateOutcome, SCOPE_READ, SCOPE_WRITE, Store};
+use sitescan_store::{CreateOutcome, SCOPE_READ, SCOPE_WRITE, Store};
 use std::collections::BTreeSet;
 use std::time::Duration;
 use uuid::Uuid;

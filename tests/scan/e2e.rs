@@ -61,7 +61,7 @@ fn worker_config() -> WorkerConfig {
     }
 }
 
-async fn start_workers(store: sitescan::store::Store, count: usize) -> Workers {
+async fn start_workers(store: sitescan_store::Store, count: usize) -> Workers {
     let browser = BrowserArgs { browsers: 1, pages_per_browser: 4, cdp: vec![], chromium: None, proxy_listen: "127.0.0.1:0".parse().unwrap(), no_share: false, no_cache: false, ocr: false, no_ocr: false, chromium_no_sandbox: false };
     let policy = AddressPolicy::new(vec!["127.0.0.1/32".parse().unwrap()]);
     let scanner = sitescan::cli::engine::scanner(&browser, policy).await.expect("start the browser pool");

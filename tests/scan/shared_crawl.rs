@@ -9,7 +9,7 @@ use crate::fixture_site::{FixtureSite, Route};
 use sitescan::crawl::shared_crawl::{CrawlContext, SharedCrawl};
 use sitescan::crawl::worker::{Outcome, Ownership, run_claimed};
 use sitescan::crawl::{ScanOptions, Scanner, WorkerConfig};
-use sitescan::store::Store;
+use sitescan_store::Store;
 use sitescan_test_support::engine::EngineSpec;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -88,16 +88,16 @@ async fn every_page_judged_once(store: &Store, scan: Uuid, counted: usize) -> Ve
 }
 
 /// A queued scan of `start` for the organisation `acme`.
-async fn seed(store: &Store, start: &str) -> sitescan::store::ScanRow {
+async fn seed(store: &Store, start: &str) -> sitescan_store::ScanRow {
     seed_max(store, start, None).await
 }
 
-async fn seed_max(store: &Store, start: &str, max_pages: Option<i32>) -> sitescan::store::ScanRow {
+async fn seed_max(store: &Store, start: &str, max_pages: Option<i32>) -> sitescan_store::ScanRow {
     use sitescan::model::{AddressPolicy, ScanMode, Target, TriggeredBy};
     store.set_org("acme", None).await.unwrap();
     let target = Target::parse(start, &AddressPolicy::new(vec!["127.0.0.1/32".parse().unwrap()])).unwrap();
     match store.create_scan("acme", &target, ScanMode::Passive, TriggeredBy::Api, max_pages).await.unwrap() {
-        sitescan::store::CreateOutcome::Created(row) => row,
+        sitescan_store::CreateOutcome::Created(row) => row,
         other => panic!("{other:?}"),
     }
 }
@@ -127,7 +127,7 @@ fn helper(store: Store, scanner: Arc<Scanner>, scan: Uuid, options: ScanOptions,
 
 /// Claims `n` of the scan's pages as `holder` as soon as the crawl is open to other workers (its
 /// start page judged), from a task of its own; the pages it got.
-fn claim_once_open(store: &Store, scan: Uuid, holder: &'static str, lease: Duration, n: usize) -> tokio::task::JoinHandle<Vec<sitescan::store::crawl::ClaimedPage>> {
+fn claim_once_open(store: &Store, scan: Uuid, holder: &'static str, lease: Duration, n: usize) -> tokio::task::JoinHandle<Vec<sitescan_store::crawl::ClaimedPage>> {
     let store = store.clone();
     tokio::spawn(async move {
         let began = Instant::now();
@@ -437,9 +437,9 @@ async fn a_claim_cursor_still_finds_pages_given_back_behind_it() {
     let pages: Vec<(String, u32)> = (0..8).map(|i| (url(i), 1)).collect();
     assert_eq!(store.enqueue_pages(scan.id, &pages, 100).await.unwrap().added, 8);
     let lease = Duration::from_secs(30);
-    let names = |claimed: Vec<sitescan::store::crawl::ClaimedPage>| -> Vec<String> { claimed.into_iter().map(|p| p.url).collect() };
-    let mut cursor = sitescan::store::crawl::ClaimCursor::default();
-    let claim = async |holder: &str, n: usize, cursor: &mut sitescan::store::crawl::ClaimCursor| names(store.claim_pages_from(scan.id, holder, lease, n, cursor).await.unwrap());
+    let names = |claimed: Vec<sitescan_store::crawl::ClaimedPage>| -> Vec<String> { claimed.into_iter().map(|p| p.url).collect() };
+    let mut cursor = sitescan_store::crawl::ClaimCursor::default();
+    let claim = async |holder: &str, n: usize, cursor: &mut sitescan_store::crawl::ClaimCursor| names(store.claim_pages_from(scan.id, holder, lease, n, cursor).await.unwrap());
 
     assert_eq!(claim("a", 2, &mut cursor).await, vec![url(0), url(1)]);
     assert_eq!(claim("a", 2, &mut cursor).await, vec![url(2), url(3)]);
@@ -510,7 +510,7 @@ async fn a_helper_goes_back_to_the_queue_while_another_organisations_scan_waits(
     store.set_org("globex", None).await.unwrap();
     let target = Target::parse(&site.url("/p3"), &AddressPolicy::new(vec!["127.0.0.1/32".parse().unwrap()])).unwrap();
     let waiting = match store.create_scan("globex", &target, ScanMode::Passive, TriggeredBy::Api, None).await.unwrap() {
-        sitescan::store::CreateOutcome::Created(row) => row,
+        sitescan_store::CreateOutcome::Created(row) => row,
         other => panic!("{other:?}"),
     };
     let began = Instant::now();
@@ -547,7 +547,7 @@ async fn a_scan_its_organisations_cap_holds_back_sends_no_helper_back() {
     store.set_org("globex", None).await.unwrap();
     let target = Target::parse("http://127.0.0.1:9/a", &AddressPolicy::new(vec!["127.0.0.1/32".parse().unwrap()])).unwrap();
     for _ in 0..2 {
-        assert!(matches!(store.create_scan("globex", &target, ScanMode::Passive, TriggeredBy::Api, None).await.unwrap(), sitescan::store::CreateOutcome::Created(_)));
+        assert!(matches!(store.create_scan("globex", &target, ScanMode::Passive, TriggeredBy::Api, None).await.unwrap(), sitescan_store::CreateOutcome::Created(_)));
     }
     assert!(store.scan_waits_beside("acme", 1).await.unwrap(), "nothing of globex runs: its scan could be claimed");
     assert!(store.claim_scan("elsewhere", Duration::from_secs(30), 3).await.unwrap().is_some());

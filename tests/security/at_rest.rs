@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 async fn a_secret_copied_to_another_sites_row_does_not_open() {
     let app = spawn_app_with(AppOptions::default().allow_target("127.0.0.0/8")).await;
     let sites = app::site_service(&app.store, AddressPolicy::new(vec!["127.0.0.0/8".parse().unwrap()]), None);
-    let now = sitescan::store::time::now_us();
+    let now = sitescan_store::time::now_us();
     let victim = app.store.add_site("acme", "https://victim.example.com", "victim.example.com", "Victim_Token_0123456789abcd", "t", now).await.unwrap().unwrap();
     let mine = app.store.add_site("evil", "https://evil.example.com", "evil.example.com", "Evil_Token_0123456789abcdef", "t", now).await.unwrap().unwrap();
     sites.put_secret(sitescan::model::OrgId::new("acme"), victim.id, "PASSWORD", "victims-password-123").await.expect("put");

@@ -16,7 +16,7 @@ use sitescan::model::AddressPolicy;
 use sitescan::net::{EgressGuard, Fetcher, FetcherOptions};
 use sitescan::recurring::monitor::{MAX_MONITORS_PER_ORG, MAX_MONITORS_PER_SITE, PROBES_PER_ORG};
 use sitescan::recurring::{self, Clock, MonitorRunner, Probe, ProbeState};
-use sitescan::store::Store;
+use sitescan_store::Store;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -124,7 +124,7 @@ async fn a_slow_tenants_webhooks_do_not_delay_another_tenants_deliveries() {
         let url = receiver("slow", slow.clone(), arrivals.clone()).await;
         webhooks::add_endpoint(store, &secrets(), "slowco", &url, &events, None, 1).await.unwrap();
     }
-    let now = sitescan::store::time::now_us();
+    let now = sitescan_store::time::now_us();
     for _ in 0..5 {
         assert_eq!(webhooks::org_event(store, "slowco", "site.ownership_lost", &lost(), now - 1_000_000).await.unwrap(), 6);
     }
@@ -173,7 +173,7 @@ async fn a_receiver_that_keeps_answering_slowly_is_rested_by_its_breaker() {
     let url = receiver("slow", delay.clone(), arrivals.clone()).await;
     let events = vec!["site.ownership_lost".to_string()];
     let (endpoint, _) = webhooks::add_endpoint(store, &secrets(), "slowco", &url, &events, None, 1).await.unwrap();
-    let clock = Arc::new(ManualClock::at(sitescan::store::time::now_us()));
+    let clock = Arc::new(ManualClock::at(sitescan_store::time::now_us()));
     for _ in 0..6 {
         webhooks::org_event(store, "slowco", "site.ownership_lost", &lost(), clock.now_us()).await.unwrap();
     }
@@ -249,7 +249,7 @@ async fn a_loop_of_test_events_is_refused_past_the_limits() {
 }
 
 /// A verified site of `org` at `origin`.
-async fn verified_site(store: &Store, org: &str, origin: &str) -> sitescan::store::SiteRow {
+async fn verified_site(store: &Store, org: &str, origin: &str) -> sitescan_store::SiteRow {
     store.set_org(org, None).await.unwrap();
     let host = url::Url::parse(origin).unwrap().host_str().unwrap().to_string();
     let site = store.add_site(org, origin, &host, "Outbound_Token_0123456789abcdef", "test", 1).await.unwrap().unwrap();
@@ -312,7 +312,7 @@ async fn a_probe_of_a_host_that_never_answers_ends_at_its_deadline() {
     host.route("/", Behaviour::Stall);
     let origin = host.url("/").trim_end_matches('/').to_string();
     let site = verified_site(&app.store, "acme", &origin).await;
-    let clock = Arc::new(ManualClock::at(sitescan::store::time::now_us()));
+    let clock = Arc::new(ManualClock::at(sitescan_store::time::now_us()));
     let m = recurring::add_monitor(&app.store, "acme", &site.id.to_string(), 60, clock.now_us()).await.unwrap();
     // The fetcher's own timeout is far longer; the probe's deadline ends it.
     let r = runner(&app.store, clock, Duration::from_secs(2));
@@ -333,7 +333,7 @@ async fn one_tenants_many_stalled_probes_do_not_starve_another_tenants_monitor()
     quick.route("/", Route::html("<!doctype html><html lang=en><title>Quick</title><h1>Quick</h1>"));
     let slow_site = verified_site(&app.store, "slowco", stalled.url("/").trim_end_matches('/')).await;
     let quick_site = verified_site(&app.store, "quickco", &quick.origin()).await;
-    let clock = Arc::new(ManualClock::at(sitescan::store::time::now_us()));
+    let clock = Arc::new(ManualClock::at(sitescan_store::time::now_us()));
     // Sixteen monitors on one site, from before the caps (seeded past them): they keep working.
     let mut slow_ids = Vec::new();
     for i in 0..16 {

@@ -94,7 +94,7 @@ async fn expired_sessions_and_stale_throttle_rows_are_deleted_on_a_timer() {
     let mut live = browser(&s.base, "127.0.0.1", &[]);
     redirect_to(&live.login(OWNER, PASSWORD).await, "/");
     let (user, _) = sitescan::accounts::users::by_email(&s.app.store, OWNER).await.unwrap().unwrap();
-    let now = sitescan::store::time::now_us();
+    let now = sitescan_store::time::now_us();
     let hour = 3_600_000_000i64;
     let store = &s.app.store;
     // Idle past 12 hours; past 7 days though used a moment ago; a throttle row from an hour ago.

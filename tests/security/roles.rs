@@ -19,7 +19,7 @@ async fn boss_with_handouts(app: &crate::app::TestApp, email: &str, token_name: 
         .expect("token");
     let (invite, _) = invites::create(&app.store, "acme", &format!("new-{email}"), Role::Member, &boss.id).await.expect("invite");
     let origin = format!("https://{}.example.com", token_name.replace(' ', "-"));
-    let now = sitescan::store::time::now_us();
+    let now = sitescan_store::time::now_us();
     let site = app.store.add_site("acme", &origin, &origin[8..], "Roles_Token_0123456789abcdef", &boss.id, now).await.expect("site").expect("new");
     app.store.record_site_verification(site.id, Ok("file"), now).await.expect("verified");
     let attester = Attester { actor: format!("user:{} <{}>", boss.id, boss.email), client_addr: Some("127.0.0.1".into()) };

@@ -18,7 +18,7 @@ async fn the_plaintext_token_never_appears_in_the_database_logs_or_responses() {
     let (code, stdout, stderr) = run(&["token", "create", "--org", "acme", "--name", "ci", "--database", &db], &[]).await;
     assert_eq!(code, 0, "{stderr}");
     let token = stdout.trim().to_string();
-    assert!(sitescan::store::looks_like_token(&token), "stdout is exactly the token: {stdout:?}");
+    assert!(sitescan_store::looks_like_token(&token), "stdout is exactly the token: {stdout:?}");
     assert_eq!(stdout.lines().count(), 1);
     let secret = token.trim_start_matches("sitescan_").to_string();
     assert!(!stderr.contains(&secret), "token create's stderr does not repeat it");
@@ -82,7 +82,7 @@ async fn the_plaintext_token_never_appears_in_the_database_logs_or_responses() {
     assert!(!logs.to_ascii_lowercase().contains("bearer "), "the logs carry an authorization value");
 
     // The database holds the SHA-256 only.
-    let hash = sitescan::store::hash_token(&token);
+    let hash = sitescan_store::hash_token(&token);
     let dump = dump_database(&app).await;
     assert!(dump.contains(&hash), "the token's hash is stored (the dump covers the tokens table)");
     assert!(!dump.contains(&secret), "the database holds the plaintext token");
@@ -192,7 +192,7 @@ async fn passwords_session_ids_and_dashboard_tokens_never_appear_in_logs_or_the_
     let body = made.text().await.unwrap();
     let i = body.find("sitescan_").unwrap();
     let token: String = body[i..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-').collect();
-    assert!(sitescan::store::looks_like_token(&token));
+    assert!(sitescan_store::looks_like_token(&token));
     let r = http.get(format!("{base}/api/v1/scans")).bearer_auth(&token).send().await.unwrap();
     assert_eq!(r.status(), 200);
     // An invite link: its token is a secret too (request logs carry the path).

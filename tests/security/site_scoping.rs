@@ -10,7 +10,7 @@ use sitescan::recurring::{add_monitor, add_schedule};
 async fn a_sites_removal_forms_never_reach_another_sites_schedules_or_monitors() {
     let app = app_with_owner().await;
     let mut web = owner(&app).await;
-    let now = sitescan::store::time::now_us();
+    let now = sitescan_store::time::now_us();
     let mut ids = Vec::new();
     for (org, origin) in [("acme", "https://shop.example.com"), ("acme", "https://blog.example.com"), ("rival", "https://rival.example.com")] {
         let site = app.store.add_site(org, origin, &origin[8..], "Scoping_Token_0123456789abcdef", "seed", now).await.expect("site").expect("new");

@@ -18,7 +18,7 @@ use serde_json::Value;
 use sitescan::api::{ApiSettings, Application, RateWindow};
 use sitescan::model::{AddressPolicy, Finding, ScanMode, Severity, Target, TriggeredBy};
 use sitescan::model::ReportPage;
-use sitescan::store::{ApiToken, CreateOutcome, ScanRow, Store};
+use sitescan_store::{ApiToken, CreateOutcome, ScanRow, Store};
 use std::net::SocketAddr;
 use std::time::Duration;
 use uuid::Uuid;
@@ -222,7 +222,7 @@ pub fn site_service_with_hosts(
     let fetcher = Fetcher::new(std::sync::Arc::new(guard), FetcherOptions::default()).expect("fetcher");
     let dns = dns.map_or(sitescan::sites::DnsServer::System, sitescan::sites::DnsServer::At);
     let verifier = sitescan::sites::Verifier::new(std::sync::Arc::new(fetcher), dns);
-    let key = sitescan::store::SecretBox::from_text(TEST_SECRET_KEY).expect("test key");
+    let key = sitescan_store::SecretBox::from_text(TEST_SECRET_KEY).expect("test key");
     sitescan::sites::SiteService::new(store.clone(), verifier, policy, Some(key))
 }
 
@@ -467,7 +467,7 @@ impl TestApp {
         summary.budget = verdict.as_ref().map(|v| v.result.clone());
         assert!(self.store.complete_scan(row.id, owner, &sitescan::model::StoredReport::of(summary)).await.expect("complete"));
         if let Some(verdict) = &verdict {
-            sitescan::crawl::site_budget::announce_verdict(&self.store, &scan, verdict, sitescan::store::time::now_us()).await.expect("announce the verdict");
+            sitescan::crawl::site_budget::announce_verdict(&self.store, &scan, verdict, sitescan_store::time::now_us()).await.expect("announce the verdict");
         }
         row.id
     }

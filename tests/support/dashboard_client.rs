@@ -120,7 +120,7 @@ pub fn csrf_of(html: &str) -> Option<String> {
 pub fn token_in(html: &str) -> Option<String> {
     let i = html.find("sitescan_")?;
     let t: String = html[i..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-').collect();
-    sitescan::store::looks_like_token(&t).then_some(t)
+    sitescan_store::looks_like_token(&t).then_some(t)
 }
 
 #[track_caller]

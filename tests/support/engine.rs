@@ -12,7 +12,7 @@ use sitescan::net::{EgressGuard, Fetcher, FetcherOptions};
 use sitescan::crawl::{ScanOptions, Scanner, WorkerConfig, Workers};
 
 pub use crate::sink::Collect;
-use sitescan::store::Store;
+use sitescan_store::Store;
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

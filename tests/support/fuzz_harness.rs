@@ -8,7 +8,7 @@
 use sitescan::model::{AddressPolicy, MAX_TARGET_LEN, Target};
 use sitescan::crawl::site_gather::RobotsRules;
 use sitescan::crawl::sitemap_parse::{MAX_URLS_KEPT, parse_sitemap};
-use sitescan::store::{CursorCodec, CursorKind, Position};
+use sitescan_store::{CursorCodec, CursorKind, Position};
 
 /// `Target::parse`: anything accepted is http(s), without credentials, at most 2048 characters,
 /// never a local name or a blocked address, and normalising it again changes nothing.

@@ -391,7 +391,10 @@ pub(crate) async fn gather(instance: &Instance, page: &Page, budget: &Deadline, 
     // The first look: by default, and with `--ocr` when its verdicts are logged (to measure it).
     let first_look = mode == OcrMode::Likely || tracing::enabled!(target: "sitescan::image_look", tracing::Level::DEBUG);
     let (drawn, drawn_count) = if first_look {
-        let events = log.map(EventLog::snapshot).unwrap_or_default();
+        // The network record is read only to key a remembered look: with no memo (a one-page
+        // scan) or nothing drawable, no copy of it is taken.
+        let keyed = memo.is_some() && listed.candidates.iter().any(|c| c.draw.is_some());
+        let events = if keyed { log.map(EventLog::snapshot).unwrap_or_default() } else { Vec::new() };
         drawn_looks(instance, page, budget, &listed.candidates, &events, memo).await
     } else {
         (vec![None; listed.candidates.len()], 0)

@@ -30,7 +30,7 @@ pub const STRUCT: &str = "google.protobuf.Struct";
 /// The service's descriptors (decoded once).
 pub fn pool() -> &'static DescriptorPool {
     static POOL: OnceLock<DescriptorPool> = OnceLock::new();
-    POOL.get_or_init(|| DescriptorPool::decode(crate::proto::FILE_DESCRIPTOR_SET).expect("the compiled descriptor set decodes"))
+    POOL.get_or_init(|| DescriptorPool::decode(crate::FILE_DESCRIPTOR_SET).expect("the compiled descriptor set decodes"))
 }
 
 /// A message of the service as its dynamic form, to be written by its descriptor.
@@ -208,10 +208,37 @@ fn value_to_json(v: &prost_types::Value) -> serde_json::Value {
     }
 }
 
+/// A JSON object as a Struct (`None` for non-objects).
+pub fn json_to_struct(value: &serde_json::Value) -> Option<prost_types::Struct> {
+    match value {
+        serde_json::Value::Object(map) => Some(map_to_struct(map)),
+        _ => None,
+    }
+}
+
+/// A JSON object's members as a Struct.
+pub fn map_to_struct(map: &serde_json::Map<String, serde_json::Value>) -> prost_types::Struct {
+    prost_types::Struct { fields: map.iter().map(|(k, v)| (k.clone(), json_to_value(v))).collect() }
+}
+
+fn json_to_value(value: &serde_json::Value) -> prost_types::Value {
+    let kind = match value {
+        serde_json::Value::Null => StructKind::NullValue(0),
+        serde_json::Value::Bool(b) => StructKind::BoolValue(*b),
+        serde_json::Value::Number(n) => StructKind::NumberValue(n.as_f64().unwrap_or(0.0)),
+        serde_json::Value::String(s) => StructKind::StringValue(s.clone()),
+        serde_json::Value::Array(items) => {
+            StructKind::ListValue(prost_types::ListValue { values: items.iter().map(json_to_value).collect() })
+        }
+        serde_json::Value::Object(map) => StructKind::StructValue(map_to_struct(map)),
+    };
+    prost_types::Value { kind: Some(kind) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::proto::v1 as pb;
+    use crate::v1 as pb;
     use serde_json::json;
 
     #[test]
@@ -230,7 +257,7 @@ mod tests {
             severity: pb::Severity::High as i32,
             title: Some("No title".into()),
             created_at: Some(prost_types::Timestamp { seconds: 1_700_000_000, nanos: 1000 }),
-            evidence: crate::api::convert::json_to_struct(&json!({"url": "https://a.test/", "count": 3})),
+            evidence: json_to_struct(&json!({"url": "https://a.test/", "count": 3})),
             ..Default::default()
         };
         let body = serde_json::to_string(&ProtoJson(&dynamic(&finding).unwrap())).unwrap();

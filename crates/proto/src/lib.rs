@@ -3,6 +3,8 @@
 
 #![allow(missing_docs, clippy::all)]
 
+use sitescan_model as model;
+
 pub mod from_model;
 pub mod json;
 

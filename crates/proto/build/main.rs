@@ -1,17 +1,17 @@
-//! The build script (`build = "build/main.rs"` in Cargo.toml): compiles the proto (gRPC server,
-//! client and descriptor set). axe-core and the rule tables are built by the engine's and the
-//! checks' crates (`crates/`).
+//! The build script: compiles the contract in the workspace's `proto/` (gRPC server, client and
+//! descriptor set).
 
 use std::path::PathBuf;
 
 fn main() {
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
-    println!("cargo:rerun-if-changed=proto");
+    let proto = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR")).join("../../proto");
+    println!("cargo:rerun-if-changed={}", proto.display());
     // Type names (`prost::Name`): the REST side finds each message's descriptor by its name.
     let mut config = tonic_prost_build::Config::new();
     config.enable_type_names();
     tonic_prost_build::configure()
         .file_descriptor_set_path(out_dir.join("sitescan_descriptor.bin"))
-        .compile_with_config(config, &["proto/sitescan/v1/scan_service.proto", "proto/sitescan/v1/owner_service.proto", "proto/sitescan/v1/webhooks.proto"], &["proto"])
+        .compile_with_config(config, &["scan_service.proto", "owner_service.proto", "webhooks.proto"].map(|f| proto.join("sitescan/v1").join(f)), &[proto.clone()])
         .expect("compile protos (is protoc installed? apt-get install -y protobuf-compiler)");
 }
