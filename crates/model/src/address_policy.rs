@@ -133,7 +133,7 @@ fn embedded_v4(v6: Ipv6Addr) -> Option<Ipv4Addr> {
         return Some(tail);
     }
     // 64:ff9b::/96 (NAT64) and 64:ff9b:1::/48 (local-use NAT64).
-    if (s[0] == 0x64 && s[1] == 0xff9b && s[2..6] == [0; 4]) || (s[0] == 0x64 && s[1] == 0xff9b && s[2] == 1) {
+    if s[0] == 0x64 && s[1] == 0xff9b && (s[2..6] == [0; 4] || s[2] == 1) {
         return Some(tail);
     }
     // 2002:AABB:CCDD::/48 (6to4) carries the IPv4 address in segments 1 and 2.

@@ -54,7 +54,7 @@ pub struct ScanProgressState {
 impl ScanProgressState {
     /// Done out of found in whole per cent (0 before any page is found).
     pub fn percent(&self) -> u64 {
-        if self.pages_found == 0 { 0 } else { (self.pages_done.min(self.pages_found) * 100) / self.pages_found }
+        (self.pages_done.min(self.pages_found) * 100).checked_div(self.pages_found).unwrap_or(0)
     }
 }
 

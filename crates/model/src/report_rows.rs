@@ -10,12 +10,12 @@ use serde_json::Value;
 impl ScanRow {
     /// The summary stored when the scan ended (`None` before, or when it cannot be read).
     pub fn summary(&self) -> Option<ReportSummary> {
-        stored(self).ok().flatten().map(|(summary, _)| summary)
+        stored(self).ok().flatten().map(|report| report.summary)
     }
 
     /// The report stored when the scan ended: its summary and the findings fixed since the
     /// baseline (`None` until the scan has run; an error when the stored text cannot be read).
-    pub fn stored_report(&self) -> Result<Option<(ReportSummary, Option<Vec<StoredFinding>>)>, serde_json::Error> {
+    pub fn stored_report(&self) -> Result<Option<StoredReport>, serde_json::Error> {
         stored(self)
     }
 }
@@ -24,7 +24,7 @@ impl ScanRow {
 /// (`None` until the scan has run).
 /// Reports stored before the report was typed went through protobuf `Struct` (every number a
 /// double); their free-form values are read with the report's numbers.
-fn stored(row: &ScanRow) -> Result<Option<(ReportSummary, Option<Vec<StoredFinding>>)>, serde_json::Error> {
+fn stored(row: &ScanRow) -> Result<Option<StoredReport>, serde_json::Error> {
     let Some(text) = row.report.as_deref() else { return Ok(None) };
     let StoredReport { summary, fixed } = serde_json::from_str(text)?;
     let summary = ReportSummary { trigger: summary.trigger.map(report_numbers), ..summary };
@@ -36,7 +36,7 @@ fn stored(row: &ScanRow) -> Result<Option<(ReportSummary, Option<Vec<StoredFindi
             })
             .collect()
     });
-    Ok(Some((summary, fixed)))
+    Ok(Some(StoredReport { summary, fixed }))
 }
 
 /// A stored JSON column, with the report's numbers.

@@ -3,7 +3,7 @@
 
 use super::Store;
 use super::error::{StoreError, StoreResult};
-use crate::model::{Report, ReportPage, ScanInfo, ScanReport};
+use crate::model::{Report, ReportPage, ScanInfo, ScanReport, StoredReport};
 use uuid::Uuid;
 
 impl Store {
@@ -14,7 +14,7 @@ impl Store {
         let Some(row) = self.scan(org, id).await? else { return Ok(None) };
         let report = match row.stored_report().map_err(|e| corrupt(row.id, e))? {
             None => None,
-            Some((summary, fixed)) => {
+            Some(StoredReport { summary, fixed }) => {
                 let mut report = Report { summary, pages: None, findings: None, fixed: None };
                 if include_findings {
                     report.pages = Some(self.scan_pages(id).await?.iter().map(ReportPage::from).collect());
