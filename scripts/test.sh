@@ -16,9 +16,18 @@ run() {
   fi
 }
 
+# clippy, warnings as errors (its settings: clippy.toml). A toolchain without clippy skips it.
+if cargo clippy --version >/dev/null 2>&1; then
+  echo "== clippy"
+  cargo clippy --workspace --all-targets --quiet -- -D warnings
+else
+  echo "== clippy: skipped (not installed: rustup component add clippy)"
+fi
+
 # The benchmark (bench/, a workspace of its own) uses the library's API: it must keep compiling.
+# It is checked in the main target directory, where clippy has just checked its dependencies.
 echo "== the benchmark compiles"
-cargo check --manifest-path bench/Cargo.toml --all-targets
+CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}" cargo check --manifest-path bench/Cargo.toml --all-targets
 
 echo "== tests on SQLite"
 ( unset SITESCAN_TEST_DATABASE_URL; run )

@@ -116,20 +116,6 @@ pub fn rfc3339(ts: &prost_types::Timestamp) -> String {
     to_datetime(timestamp_us(ts)).to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn struct_round_trip_keeps_integers() {
-        let v = json!({"a": 1, "b": 0.25, "c": [1, "x", null, true], "d": {"e": 1700000000}});
-        assert_eq!(crate::proto::json::struct_to_json(&json_to_struct(&v).unwrap()), v);
-        assert_eq!(timestamp_us(&timestamp(-1_500_001)), -1_500_001);
-        assert_eq!(rfc3339(&timestamp(1_700_000_000_000_001)), "2023-11-14T22:13:20.000001Z");
-    }
-}
-
 
 /// A page of a site's history.
 pub fn history_to_proto(h: &crate::scans::History) -> pb::ListScanHistoryResponse {
@@ -191,5 +177,19 @@ pub fn comparison_to_proto(c: &crate::compare::ScanComparison) -> pb::CompareSca
         pages_added: c.pages_added.clone(),
         pages_gone: c.pages_gone.clone(),
         vitals: c.vitals.iter().map(|v| pb::PageVitals { url: v.url.clone(), lcp_ms: pair(v.lcp_ms), cls_score: pair(v.cls_score), tbt_ms: pair(v.tbt_ms) }).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn struct_round_trip_keeps_integers() {
+        let v = json!({"a": 1, "b": 0.25, "c": [1, "x", null, true], "d": {"e": 1700000000}});
+        assert_eq!(crate::proto::json::struct_to_json(&json_to_struct(&v).unwrap()), v);
+        assert_eq!(timestamp_us(&timestamp(-1_500_001)), -1_500_001);
+        assert_eq!(rfc3339(&timestamp(1_700_000_000_000_001)), "2023-11-14T22:13:20.000001Z");
     }
 }

@@ -86,8 +86,9 @@ async fn openapi_paths_equal_the_routes() {
     }
     assert_eq!(documented, routed);
     // Path parameters are declared with the name the template uses.
+    let param = regex::Regex::new(r"\{([^}]+)\}").unwrap();
     for (path, item) in doc["paths"].as_object().unwrap() {
-        for name in regex::Regex::new(r"\{([^}]+)\}").unwrap().captures_iter(path) {
+        for name in param.captures_iter(path) {
             for (method, op) in item.as_object().unwrap() {
                 let declared = op["parameters"].as_array().into_iter().flatten().any(|p| p["in"] == "path" && p["name"] == name[1]);
                 assert!(declared, "{method} {path} does not declare path parameter {}", &name[1]);
@@ -439,8 +440,9 @@ async fn every_annotated_route_answers_on_a_live_server() {
         "/api/v1/compare" => format!("?base={base}&head={head}"),
         _ => String::new(),
     };
+    let param = regex::Regex::new(r"\{[^}]+\}").unwrap();
     for (verb, path) in annotations() {
-        let path = regex::Regex::new(r"\{[^}]+\}").unwrap().replace_all(&path, id.as_str()).to_string() + &query(&path);
+        let path = param.replace_all(&path, id.as_str()).to_string() + &query(&path);
         let body = (verb == "POST").then_some(r#"{"target":"example.org"}"#);
         let r = app.call(&verb, &path, Some(&token), body).await;
         assert!(
@@ -459,6 +461,7 @@ fn annotated_inputs() -> std::collections::BTreeMap<(String, String), (BTreeSet<
     let pool = DescriptorPool::decode(sitescan::proto::FILE_DESCRIPTOR_SET).expect("descriptor set decodes");
     let ext = pool.get_extension_by_name("google.api.http").expect("google.api.http is in the descriptor set");
     let service = pool.get_service_by_name("sitescan.v1.ScanService").expect("ScanService");
+    let param = regex::Regex::new(r"\{([^}=]+)").unwrap();
     let mut out = std::collections::BTreeMap::new();
     for method in service.methods().filter(|m| !m.is_server_streaming()) {
         let options = method.options();
@@ -471,7 +474,7 @@ fn annotated_inputs() -> std::collections::BTreeMap<(String, String), (BTreeSet<
         for b in bindings {
             let verb = ["get", "put", "post", "delete", "patch"].into_iter().find(|v| b.has_field_by_name(v)).expect("a verb");
             let path = b.get_field_by_name(verb).unwrap().as_str().unwrap().to_string();
-            let in_path: BTreeSet<String> = regex::Regex::new(r"\{([^}=]+)").unwrap().captures_iter(&path).map(|c| c[1].to_string()).collect();
+            let in_path: BTreeSet<String> = param.captures_iter(&path).map(|c| c[1].to_string()).collect();
             let body = b.get_field_by_name("body").and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
             let rest: BTreeSet<String> = method.input().fields().map(|f| f.name().to_string()).filter(|n| !in_path.contains(n)).collect();
             let (query, body) = if body == "*" { (BTreeSet::new(), rest) } else { (rest, BTreeSet::new()) };
@@ -513,8 +516,9 @@ fn the_documents_parameters_and_bodies_equal_the_proto_requests() {
     let doc = serde_json::to_value(doc).expect("YAML as JSON");
     let mut compared = 0;
     let mut diffs = Vec::new();
+    let param = regex::Regex::new(r"\{([a-z_]+)\}").unwrap();
     for ((verb, path), (query, body)) in annotated_inputs() {
-        let doc_path = regex::Regex::new(r"\{([a-z_]+)\}").unwrap().replace_all(&path, |c: &regex::Captures| {
+        let doc_path = param.replace_all(&path, |c: &regex::Captures| {
             // The document names path parameters in camelCase (`{scanId}`).
             let mut out = String::from("{");
             let mut upper = false;
@@ -584,8 +588,9 @@ fn the_documents_schemas_equal_the_proto_messages() {
     let mut diffs = Vec::new();
     // 1. Each binding's JSON answer and body.
     let mut todo: Vec<(String, String)> = Vec::new(); // (component, message full name)
+    let scan_id = regex::Regex::new(r"\{scan_id\}").unwrap();
     for b in sitescan::api::openapi::schemas::bindings() {
-        let doc_path = regex::Regex::new(r"\{scan_id\}").unwrap().replace_all(&b.path, "{scanId}").to_string();
+        let doc_path = scan_id.replace_all(&b.path, "{scanId}").to_string();
         let op = &doc["paths"][&doc_path][b.verb.to_ascii_lowercase()];
         if b.answers_json() {
             let ok = ["200", "201"].iter().map(|s| &op["responses"][*s]).find(|r| r.is_object()).expect("a success response");

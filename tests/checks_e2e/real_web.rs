@@ -292,7 +292,7 @@ const LEVELS: &str = r#"<!doctype html><html lang="en"><head><meta charset="utf-
 async fn the_conformance_level_adds_and_removes_checks() {
     let site = FixtureSite::start().await;
     let words = "a line of running text that goes on and on across the whole width of the desktop window ".repeat(12);
-    site.route("/", Route::html(&format!("{}{words}</p></main></body></html>", LEVELS.replace("WORDS", ""))));
+    site.route("/", Route::html(format!("{}{words}</p></main></body></html>", LEVELS.replace("WORDS", ""))));
     site.route("/a.png", Route::typed("image/png", crate::media_gen::png(10, 10)));
     let url = site.url("/");
     let has = |body: &Value, id: &str| ids(body).iter().any(|i| i == id);
@@ -336,7 +336,7 @@ async fn a_very_long_page_is_judged_in_part_and_says_so() {
     let stories: String = (0..6_000).map(|i| format!("<p>Story {i}: a reader wrote in to say what happened that day.</p>")).collect();
     site.route(
         "/",
-        Route::html(&format!(
+        Route::html(format!(
             "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Readers' stories, the archive</title>\
              <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
              <style>a:focus {{ outline: none }} p {{ font-size: 8px }}</style></head>\
@@ -368,7 +368,7 @@ async fn a_dead_host_is_one_failure_however_many_requests() {
     let images: String = (0..20).map(|i| format!("<img src=\"http://cdn{}.dead-cdn.invalid/photo{i}.jpg\" width=\"40\" height=\"40\" alt=\"Photo {i}\">", i % 4)).collect();
     site.route(
         "/",
-        Route::html(&format!(
+        Route::html(format!(
             "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>A gallery on a dead CDN</title>\
              <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"></head><body><main><h1>Gallery</h1>{images}</main></body></html>"
         )),

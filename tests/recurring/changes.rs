@@ -202,7 +202,7 @@ async fn changed_site_reports_exactly(page_sharing: bool) {
     summary_only.expect(200);
     assert_eq!(summary_only.json["report"]["summary"]["changes"], *changes);
     assert!(summary_only.json["report"].get("fixed").is_none());
-    let listed = app.get(&format!("/api/v1/findings?limit=200"), &token).await;
+    let listed = app.get("/api/v1/findings?limit=200", &token).await;
     listed.expect(200);
     for f in listed.json["findings"].as_array().unwrap() {
         assert!(f.get("change").is_none(), "the v1 Finding has no `change` key: {f}");

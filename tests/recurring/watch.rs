@@ -69,12 +69,12 @@ async fn watch_scan_streams_state_and_pages_until_the_end() {
 
     // Another organisation's scan does not exist; a token without scans:read is refused.
     let globex = app.token("globex").await;
-    let err = client.watch_scan(watch_request(&globex, &scan.id.to_string())).await.err().expect("refused");
+    let err = client.watch_scan(watch_request(&globex, &scan.id.to_string())).await.expect_err("refused");
     assert_eq!(err.code(), tonic::Code::NotFound);
-    let err = client.watch_scan(watch_request(&token, "not-a-uuid")).await.err().expect("refused");
+    let err = client.watch_scan(watch_request(&token, "not-a-uuid")).await.expect_err("refused");
     assert_eq!(err.code(), tonic::Code::NotFound);
     let (write_only, _) = app.token_with("acme", &["scans:write"]).await;
-    let err = client.watch_scan(watch_request(&write_only, &scan.id.to_string())).await.err().expect("refused");
+    let err = client.watch_scan(watch_request(&write_only, &scan.id.to_string())).await.expect_err("refused");
     assert_eq!(err.code(), tonic::Code::PermissionDenied);
 }
 

@@ -95,18 +95,18 @@ async fn hostile_pages_end_within_budget_with_bounded_memory_and_the_server_stay
         Behaviour::wrapped(
             "text/html; charset=utf-8",
             "<!doctype html><html lang=en><head><title>Fifty megabytes</title></head><body><h1>Big</h1><a href=\"/big.bin\">bin</a><!--",
-            50 * scale << 20,
+            (50 * scale) << 20,
             |_| "x".repeat(1024),
             "--><p>end</p></body></html>",
         ),
     );
-    site.route("/big.bin", Behaviour::generated("application/octet-stream", 50 * scale << 20, |_| "\0".repeat(4096)));
+    site.route("/big.bin", Behaviour::generated("application/octet-stream", (50 * scale) << 20, |_| "\0".repeat(4096)));
     site.route(
         "/links",
         Behaviour::wrapped(
             "text/html; charset=utf-8",
             "<!doctype html><html lang=en><head><title>A million links</title></head><body><h1>Links</h1>",
-            25 * scale << 20,
+            (25 * scale) << 20,
             |i| format!("<a href=\"/p{i}\">{i}</a>\n"),
             "</body></html>",
         ),
@@ -182,14 +182,14 @@ async fn hostile_pages_end_within_budget_with_bounded_memory_and_the_server_stay
     robots_big.route("/a", html("A", ""));
     robots_big.route(
         "/robots.txt",
-        Behaviour::generated("text/plain", 20 * scale << 20, |i| format!("User-agent: bot{i}\nDisallow: /private/{i}/\nAllow: /*$\n")),
+        Behaviour::generated("text/plain", (20 * scale) << 20, |i| format!("User-agent: bot{i}\nDisallow: /private/{i}/\nAllow: /*$\n")),
     );
     robots_big.route(
         "/sitemap.xml",
         Behaviour::wrapped(
             "application/xml",
             r#"<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">"#,
-            60 * scale << 20,
+            (60 * scale) << 20,
             |i| format!("<url><loc>http://127.0.0.1/page/{i}</loc></url>"),
             "</urlset>",
         ),
@@ -225,7 +225,7 @@ async fn hostile_pages_end_within_budget_with_bounded_memory_and_the_server_stay
             ),
             2 => Behaviour::typed("application/xml", format!("<urlset>{}</urlset>", "<url>".repeat(100_000))),
             3 => Behaviour::Trickle { content_type: "application/xml".into(), every: Duration::from_millis(200) },
-            _ => Behaviour::typed("application/xml", gzip_bomb(200 * scale << 20)).header("content-encoding", "gzip"),
+            _ => Behaviour::typed("application/xml", gzip_bomb((200 * scale) << 20)).header("content-encoding", "gzip"),
         };
         robots_evil.route(&format!("/sitemap-{i}.xml"), body);
     }

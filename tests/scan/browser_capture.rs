@@ -449,7 +449,7 @@ async fn shifts_and_long_tasks_a_moment_after_load_are_counted() {
          }});</script></html>"
     );
     site.route("/late", Route::html(&late));
-    site.route("/calm", Route::html(&format!("<!doctype html><html lang='en'><title>Calm</title><main><h1>Calm</h1>{filler}</main></html>")));
+    site.route("/calm", Route::html(format!("<!doctype html><html lang='en'><title>Calm</title><main><h1>Calm</h1>{filler}</main></html>")));
     let pool = pool(CaptureOptions::default()).await;
     let session = pool.session().await.unwrap();
     let snap = session.capture(&site.url("/late")).await;

@@ -67,7 +67,7 @@ fn page(i: usize, v: Version) -> String {
     if i == 1 {
         main.push_str("<p class=\"over\">Words over a picture</p>");
     }
-    if i % 3 == 0 {
+    if i.is_multiple_of(3) {
         main.push_str("<img src=\"/photo.png\" width=\"20\" height=\"20\"><button></button>");
     }
     let mut head = header();

@@ -19,28 +19,26 @@ use uuid::Uuid;
 const PAGES: usize = 14;
 
 /// Pages that link to a few others each; each answers after `delay`, so that renders overlap.
-fn site_with(delay: Duration) -> impl std::future::Future<Output = FixtureSite> {
-    async move {
-        let site = FixtureSite::start().await;
-        for i in 0..PAGES {
-            let links: String = [(i + 1) % PAGES, (i * 3 + 2) % PAGES, (i + 5) % PAGES]
-                .iter()
-                .map(|k| format!("<a href=\"/p{k}\">Page {k}</a> "))
-                .collect();
-            // Something for the page checks to find on some pages: an image without text.
-            let extra = if i % 4 == 0 { "<img src=\"/x.png\" width=\"10\" height=\"10\">" } else { "" };
-            let title = if i % 5 == 0 { "Same title".to_string() } else { format!("Page {i}") };
-            site.route(
-                &format!("/p{i}"),
-                Route::html(format!(
-                    "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title></head>\
-                     <body><main><h1>Page {i}</h1><p>{links}</p>{extra}</main></body></html>"
-                ))
-                .delay(delay),
-            );
-        }
-        site
+async fn site_with(delay: Duration) -> FixtureSite {
+    let site = FixtureSite::start().await;
+    for i in 0..PAGES {
+        let links: String = [(i + 1) % PAGES, (i * 3 + 2) % PAGES, (i + 5) % PAGES]
+            .iter()
+            .map(|k| format!("<a href=\"/p{k}\">Page {k}</a> "))
+            .collect();
+        // Something for the page checks to find on some pages: an image without text.
+        let extra = if i % 4 == 0 { "<img src=\"/x.png\" width=\"10\" height=\"10\">" } else { "" };
+        let title = if i % 5 == 0 { "Same title".to_string() } else { format!("Page {i}") };
+        site.route(
+            &format!("/p{i}"),
+            Route::html(format!(
+                "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title></head>\
+                 <body><main><h1>Page {i}</h1><p>{links}</p>{extra}</main></body></html>"
+            ))
+            .delay(delay),
+        );
     }
+    site
 }
 
 fn config(sharing: bool, lease: Duration) -> WorkerConfig {

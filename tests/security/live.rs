@@ -79,7 +79,7 @@ async fn a_live_scan_shows_a_hostile_sites_addresses_as_text_and_stays_in_its_or
     app.store.insert_page_results(scan.id, "acme", 2, &page_record(&second), &[f]).await.unwrap();
     let mut redrawn = false;
     for _ in 0..60 {
-        if eval("document.querySelectorAll('#live-latest li').length").await == Value::from(2) {
+        if eval("document.querySelectorAll('#live-latest li').length").await == 2 {
             redrawn = true;
             break;
         }

@@ -43,11 +43,8 @@ async fn open_events(web: &Web, scan: uuid::Uuid) -> reqwest::Response {
 async fn events_until_the_end(r: reqwest::Response) -> Vec<String> {
     let mut body = r.bytes_stream();
     let mut text = String::new();
-    loop {
-        match tokio::time::timeout(PATIENCE, body.next()).await.expect("the stream ends by itself") {
-            Some(chunk) => text.push_str(&String::from_utf8_lossy(&chunk.unwrap())),
-            None => break,
-        }
+    while let Some(chunk) = tokio::time::timeout(PATIENCE, body.next()).await.expect("the stream ends by itself") {
+        text.push_str(&String::from_utf8_lossy(&chunk.unwrap()));
     }
     text.lines().filter_map(|l| l.strip_prefix("event:")).map(|e| e.trim().to_string()).collect()
 }

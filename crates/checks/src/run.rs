@@ -169,7 +169,7 @@ mod tests {
         fn page(&self, page: &PageView<'_>, _: &Thresholds, out: &mut Findings<'_>) {
             out.report(evidence! { "url" => page.final_url });
             let empty: Vec<u8> = Vec::new();
-            let _ = empty[usize::from(page.final_url.len() > 0)];
+            let _ = empty[usize::from(!page.final_url.is_empty())];
         }
     }
 

@@ -272,9 +272,9 @@ mod tests {
     fn checks_not_run_are_summed_by_reason() {
         use super::super::CheckNotRun;
         let gap = |id: &str, reason: &str| CheckNotRun { check_id: id.into(), reason: reason.into() };
-        let a = vec![gap("search.title-missing", "the dom gatherer failed: x"), gap("links.broken", "the dom gatherer failed: x"), gap("accessibility.color-contrast", "axe timed out")];
-        let b = vec![gap("search.title-missing", "the dom gatherer failed: x")];
-        let journey = vec![gap("*", "a journey's audit page")];
+        let a = [gap("search.title-missing", "the dom gatherer failed: x"), gap("links.broken", "the dom gatherer failed: x"), gap("accessibility.color-contrast", "axe timed out")];
+        let b = [gap("search.title-missing", "the dom gatherer failed: x")];
+        let journey = [gap("*", "a journey's audit page")];
         assert_eq!(ChecksNotRun::of([("https://e.com/j", &journey[..])]), None, "a journey's audit page is no gap");
         let sum = ChecksNotRun::of([("https://e.com/a", &a[..]), ("https://e.com/b", &b[..]), ("https://e.com/c", &[][..])]).expect("gaps");
         assert_eq!((sum.pages, sum.checks), (2, 3));

@@ -4,7 +4,7 @@
 
 use crate::records::{PageRow, ScanRow};
 use crate::time::to_datetime;
-use crate::{CheckNotRun, StoredFinding, ReportPage, ReportSummary, ScanInfo, SeverityCounts, StoredReport, report_numbers};
+use crate::{CheckNotRun, ReportPage, ReportSummary, ScanInfo, SeverityCounts, StoredReport, report_numbers};
 use serde_json::Value;
 
 impl ScanRow {

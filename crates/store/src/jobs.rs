@@ -161,7 +161,7 @@ impl Store {
         counts: Option<&SeverityCounts>,
         report: &StoredReport,
     ) -> StoreResult<bool> {
-        let counts = counts.map(|c| serde_json::to_string(c)).transpose().map_err(|e| super::StoreError::Corrupt(format!("counts: {e}")))?;
+        let counts = counts.map(serde_json::to_string).transpose().map_err(|e| super::StoreError::Corrupt(format!("counts: {e}")))?;
         let report = serde_json::to_string(report).map_err(|e| super::StoreError::Corrupt(format!("the report of scan {id}: {e}")))?;
         let stmt = self.stmt(
             "UPDATE scans SET status = $1, completed_at = $2, findings_count = $3, report = $4, \

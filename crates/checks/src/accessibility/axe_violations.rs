@@ -124,7 +124,7 @@ fn rule_level(rule: &AxeRule) -> Option<Level> {
 /// opened are shown by Chromium in a viewer of its own: axe would judge that viewer (no title, no
 /// lang, no landmarks), not the site.
 fn is_markup(page: &PageView<'_>) -> bool {
-    page.mime_type.as_deref().is_none_or(|m| {
+    page.mime_type.is_none_or(|m| {
         let m = m.trim().to_ascii_lowercase();
         m.is_empty() || m.starts_with("text/html") || m.starts_with("application/xhtml+xml")
     })

@@ -28,7 +28,7 @@ impl Check for RedirectChain {
 
     fn page(&self, page: &PageView<'_>, thresholds: &Thresholds, out: &mut Findings<'_>) {
         if page.redirects.len() > 1
-            && !loops(&page.redirects, thresholds.redirect_max_hops)
+            && !loops(page.redirects, thresholds.redirect_max_hops)
             && page.error.is_none()
         {
             out.report(evidence! {
@@ -36,7 +36,7 @@ impl Check for RedirectChain {
                 "resource" => page.requested_url,
                 "value" => page.redirects.len(),
                 "limit" => 1,
-                "chain" => chain(&page.redirects, Some(&page.final_url)),
+                "chain" => chain(page.redirects, Some(page.final_url)),
             });
         }
     }

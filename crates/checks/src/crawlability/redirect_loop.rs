@@ -48,7 +48,7 @@ impl Check for RedirectLoop {
             .error
             .as_ref()
             .is_some_and(|e| e.kind == "redirect_loop" || is_loop_error(&e.message));
-        if errored || loops(&page.redirects, thresholds.redirect_max_hops) {
+        if errored || loops(page.redirects, thresholds.redirect_max_hops) {
             // A loop has no final page: the finding belongs to the URL that was asked for (the
             // final URL is wherever the browser happened to give up).
             out.report(evidence! {
@@ -56,7 +56,7 @@ impl Check for RedirectLoop {
                 "resource" => page.requested_url,
                 "value" => page.redirects.len(),
                 "limit" => thresholds.redirect_max_hops,
-                "chain" => first_cycle(chain(&page.redirects, None)),
+                "chain" => first_cycle(chain(page.redirects, None)),
             });
         }
     }

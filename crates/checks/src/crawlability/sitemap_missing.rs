@@ -34,7 +34,7 @@ impl Check for SitemapMissing {
         if listed || found {
             return;
         }
-        let expected = url::Url::parse(&site.start_url)
+        let expected = url::Url::parse(site.start_url)
             .and_then(|u| u.join("/sitemap.xml"))
             .map(|u| u.to_string())
             .unwrap_or_else(|_| "/sitemap.xml".to_string());

@@ -35,7 +35,6 @@ impl Check for CharsetMissing {
         // XHTML served as XML defaults to UTF-8 by the XML rules.
         if page
             .mime_type
-            .as_deref()
             .is_some_and(|m| m.to_ascii_lowercase().contains("xml"))
         {
             return;

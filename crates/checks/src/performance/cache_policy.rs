@@ -112,7 +112,7 @@ impl Check for CachePolicy {
         if !page.rendered() {
             return;
         }
-        let page_host = host(&page.final_url);
+        let page_host = host(page.final_url);
         let mut seen: Vec<&str> = Vec::new();
         for request in page.requests() {
             if !STATIC_TYPES.contains(&request.resource_type.as_str())

@@ -57,7 +57,7 @@ fn has_directive(policy: &str, name: &str) -> bool {
 }
 
 fn is_html(page: &PageView<'_>) -> bool {
-    page.mime_type.as_deref().is_none_or(|m| {
+    page.mime_type.is_none_or(|m| {
         let m = m.to_ascii_lowercase();
         m.starts_with("text/html") || m.starts_with("application/xhtml+xml")
     })

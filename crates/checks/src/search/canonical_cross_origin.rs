@@ -30,7 +30,7 @@ impl Check for CanonicalCrossOrigin {
         if !is_html_document(page) {
             return;
         }
-        let Some(own) = origin(&page.final_url) else {
+        let Some(own) = origin(page.final_url) else {
             return;
         };
         for c in canonicals(page) {

@@ -25,7 +25,7 @@ fn rel_has_canonical(rel: &str) -> bool {
 /// Canonical targets from `Link` headers (`<https://x/>; rel="canonical"`).
 fn header_canonicals(page: &PageView<'_>) -> Vec<Canonical> {
     let mut found = Vec::new();
-    for value in crate::model::header_all(&page.response_headers, "link") {
+    for value in crate::model::header_all(page.response_headers, "link") {
         for entry in value.split(',') {
             let entry = entry.trim();
             let Some(rest) = entry.strip_prefix('<') else {

@@ -8,7 +8,7 @@ use crate::PageView;
 pub fn is_html_document(page: &PageView<'_>) -> bool {
     page.rendered()
         && page.status.is_some_and(|s| s < 400)
-        && page.mime_type.as_deref().is_none_or(|m| {
+        && page.mime_type.is_none_or(|m| {
             let m = m.to_ascii_lowercase();
             m.contains("html") || m.is_empty()
         })

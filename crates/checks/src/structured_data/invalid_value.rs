@@ -87,7 +87,7 @@ impl Check for InvalidValue {
         if !is_html_document(page) {
             return;
         }
-        for item in page_items(&page.dom()) {
+        for item in page_items(page.dom()) {
             let types: Vec<_> = item
                 .schema_types()
                 .into_iter()

@@ -29,7 +29,7 @@ impl Check for MissingContext {
         if !is_html_document(page) {
             return;
         }
-        for item in page_items(&page.dom())
+        for item in page_items(page.dom())
             .iter()
             .filter(|i| i.syntax == Syntax::JsonLd && i.top_level)
         {

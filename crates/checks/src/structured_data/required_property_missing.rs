@@ -239,7 +239,7 @@ impl Check for RequiredPropertyMissing {
         if !is_html_document(page) {
             return;
         }
-        let items = page_items(&page.dom());
+        let items = page_items(page.dom());
         for item in &items {
             let Some(row) = applicable_row(item, &items) else {
                 continue;

@@ -30,7 +30,7 @@ impl Check for UnknownProperty {
         if !is_html_document(page) {
             return;
         }
-        for item in page_items(&page.dom()) {
+        for item in page_items(page.dom()) {
             let types: Vec<&SchemaType> = item
                 .schema_types()
                 .into_iter()

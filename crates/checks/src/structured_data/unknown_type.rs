@@ -30,7 +30,7 @@ impl Check for UnknownType {
         if !is_html_document(page) {
             return;
         }
-        for item in page_items(&page.dom()) {
+        for item in page_items(page.dom()) {
             for name in item.schema_types() {
                 if schema_type(name).is_none() {
                     out.report(evidence! {

@@ -52,7 +52,7 @@ impl PageWindow {
                 return None;
             }
         };
-        if !set_state(instance, id.clone(), WindowState::Minimized).await {
+        if !set_state(instance, id, WindowState::Minimized).await {
             return None;
         }
         if known == MINIMIZE_UNKNOWN {
@@ -81,7 +81,7 @@ impl PageWindow {
     /// Draws the page again (once; later calls do nothing).
     pub(crate) async fn restore(&self, instance: &Instance) {
         if self.minimized.swap(false, Ordering::SeqCst) {
-            set_state(instance, self.id.clone(), WindowState::Normal).await;
+            set_state(instance, self.id, WindowState::Normal).await;
         }
     }
 }

@@ -123,12 +123,12 @@ struct Probe {
 fn plan(start: &Url, leads: &ProbeLeads) -> Vec<Probe> {
     let mut out: Vec<Probe> = FIXED_PROBES
         .iter()
-        .filter_map(|(kind, path)| {
+        .map(|(kind, path)| {
             let mut u = start.clone();
             u.set_query(None);
             u.set_fragment(None);
             u.set_path(path);
-            Some(Probe { kind: *kind, url: u, source: None })
+            Probe { kind: *kind, url: u, source: None }
         })
         .collect();
     let mut maps = BTreeSet::new();

@@ -160,11 +160,10 @@ async fn animation_of(instance: &Instance, page: &Page, budget: &Deadline, event
     }
     let request_id = response_for(events, url, MAX_ANIMATION_BYTES as f64)?;
     let reusable = memo.and(response_memo::reusable(events, &request_id));
-    if let (Some(memo), Some(r)) = (memo, reusable) {
-        if let Some(known) = memo.get(&r.key) {
+    if let (Some(memo), Some(r)) = (memo, reusable)
+        && let Some(known) = memo.get(&r.key) {
             return Some(known);
         }
-    }
     let bytes = response_bytes(instance, page, budget, &request_id).await?;
     let found = animation::parse(&bytes);
     if let (Some(memo), Some(r)) = (memo, reusable) {

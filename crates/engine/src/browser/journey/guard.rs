@@ -50,11 +50,10 @@ impl NavigationGuard {
                     Ok(()) => tokio::time::timeout(READ_LIMIT, page.execute(ContinueRequestParams::new(event.request_id.clone()))).await.map(|r| r.is_ok()),
                     Err(why) => {
                         tracing::info!(url = %url, reason = %why, "journey navigation refused");
-                        if let Ok(mut l) = log.lock() {
-                            if l.len() < 100 {
+                        if let Ok(mut l) = log.lock()
+                            && l.len() < 100 {
                                 l.push(format!("{url}: {why}"));
                             }
-                        }
                         let fail = FailRequestParams::new(event.request_id.clone(), ErrorReason::BlockedByClient);
                         tokio::time::timeout(READ_LIMIT, page.execute(fail)).await.map(|r| r.is_ok())
                     }
