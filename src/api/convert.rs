@@ -1,21 +1,16 @@
 //! Stored rows and the typed report to protobuf messages, protobuf enums to the model's, and
 //! JSON to and from `google.protobuf.Struct`.
 
-use crate::model::{Report, ScanInfo, ScanReport, StoredFinding};
+use crate::model::{ScanInfo, ScanReport, StoredFinding};
 use crate::proto::from_model::{counts_to_proto, mode_to_proto, severity_to_proto, status_to_proto, timestamp, timestamp_us, triggered_to_proto};
+use crate::proto::from_report::{report_to_proto, timestamp_of};
+pub use crate::proto::from_report::finding_to_proto;
 use crate::proto::v1 as pb;
 pub use crate::proto::json::{json_to_struct, map_to_struct};
 use crate::model::time::to_datetime;
 use crate::model::ScanRow;
 use crate::scans::Page;
 use chrono::{DateTime, Utc};
-use serde_json::Value;
-
-
-/// A timestamp of the typed report as a protobuf timestamp.
-fn timestamp_of(t: &DateTime<Utc>) -> prost_types::Timestamp {
-    timestamp(t.timestamp_micros())
-}
 
 /// A protobuf timestamp as a timestamp of the typed report.
 pub fn datetime(ts: &prost_types::Timestamp) -> DateTime<Utc> {
@@ -42,33 +37,10 @@ pub fn scan_info_to_proto(scan: &ScanInfo) -> pb::Scan {
     }
 }
 
-/// `GetScanResponse` of the typed report: the scan, and the report object as a `Struct` (the
-/// same JSON REST answers with, `report_json`).
-pub fn report_to_proto(report: ScanReport) -> pb::GetScanResponse {
-    pb::GetScanResponse { scan: Some(scan_info_to_proto(&report.scan)), report: report.report.map(report_json).as_ref().and_then(json_to_struct) }
-}
-
-/// The report object as REST and gRPC answer it: the typed report's JSON, each of its findings
-/// (and fixed ones) written as the `Finding` message is (`proto::json`, so a field the message
-/// gains is there too), with its `change`.
-pub fn report_json(mut report: Report) -> Value {
-    // The findings are taken out first, so that each is written once, as the message.
-    let lists = [("findings", report.findings.take()), ("fixed", report.fixed.take())];
-    let mut value = serde_json::to_value(&report).unwrap_or(Value::Null);
-    for (key, list) in lists {
-        if let (Some(list), Value::Object(map)) = (list, &mut value) {
-            map.insert(key.to_string(), Value::Array(list.iter().map(report_finding_json).collect()));
-        }
-    }
-    value
-}
-
-fn report_finding_json(f: &StoredFinding) -> Value {
-    let mut value = crate::proto::json::to_value(&finding_to_proto(f)).unwrap_or(Value::Null);
-    if let (Some(change), Value::Object(map)) = (f.change, &mut value) {
-        map.insert("change".to_string(), Value::from(change.as_str()));
-    }
-    value
+/// `GetScanResponse` of the typed report: the scan and its report (REST writes the same
+/// message).
+pub fn get_scan_to_proto(report: &ScanReport) -> pb::GetScanResponse {
+    pb::GetScanResponse { scan: Some(scan_info_to_proto(&report.scan)), report: report.report.as_ref().map(report_to_proto) }
 }
 
 /// `CreateScanResponse` of the scan just created.
@@ -89,26 +61,6 @@ pub fn scans_page_to_proto(page: &Page<ScanRow>) -> pb::ListScansResponse {
 /// A page of findings.
 pub fn findings_page_to_proto(page: &Page<StoredFinding>) -> pb::ListFindingsResponse {
     pb::ListFindingsResponse { findings: page.rows.iter().map(finding_to_proto).collect(), next_cursor: page.next_cursor.clone() }
-}
-
-/// A stored finding as the `Finding` message (REST writes the message: a field the message
-/// gains is written as soon as it is given a value here).
-pub fn finding_to_proto(stored: &StoredFinding) -> pb::Finding {
-    let f = &stored.finding;
-    let text = |s: &str| Some(s.to_string()).filter(|s| !s.is_empty());
-    pb::Finding {
-        id: stored.id.to_string(),
-        scan_id: stored.scan_id.to_string(),
-        check_id: f.check_id.clone(),
-        severity: severity_to_proto(f.severity) as i32,
-        title: text(&f.title),
-        description: text(&f.description),
-        evidence: (!f.evidence.is_empty()).then(|| map_to_struct(&f.evidence)),
-        remediation: text(&f.remediation),
-        cwe_id: f.cwe_id.clone(),
-        created_at: Some(timestamp_of(&stored.created_at)),
-        help_url: f.help_url.clone(),
-    }
 }
 
 /// RFC 3339 (microseconds, `Z`) of a protobuf timestamp.

@@ -7,6 +7,7 @@ use super::limits::RateLimitInfo;
 use crate::scans::QuotaExceeded;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use crate::proto::v1 as pb;
 use serde_json::{Value, json};
 
 pub use crate::scans::Issue;
@@ -58,54 +59,53 @@ impl ApiError {
         }
     }
 
-    /// The spec's error object.
+    /// The spec's error object: the `ErrorBody` message, written as REST writes any message.
     pub fn body(&self) -> Value {
+        let (error, message) = self.code_and_message();
+        let mut body = pb::ErrorBody { error: error.into(), message, ..Default::default() };
         match self {
-            ApiError::InvalidInput(issues) => json!({
-                "error": "invalid_input",
-                "message": issues.first().map_or("the input is invalid".to_string(), |i| {
+            ApiError::InvalidInput(issues) => {
+                body.issues = issues.iter().map(|i| pb::InputIssue { path: i.path.clone(), message: i.message.clone() }).collect();
+            }
+            ApiError::RateLimited(info) => body.retry_after_seconds = Some(info.retry_after_secs()),
+            ApiError::QuotaExceeded(q) => {
+                body.retry_after_seconds = Some(quota_retry_after(q));
+                body.quota = Some(pb::ScanQuota {
+                    limit: q.limit,
+                    used: q.used,
+                    resets_at: q.resets_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                });
+            }
+            ApiError::TooManyStreams(_) => body.retry_after_seconds = Some(crate::scans::streams::STREAM_RETRY_AFTER.as_secs()),
+            _ => {}
+        }
+        // The message is the service's own: writing it cannot fail unless the descriptors are
+        // broken, and then the error is still an error object.
+        crate::proto::json::to_value(&body).unwrap_or_else(|e| json!({"error": "internal", "message": format!("writing the error: {e}")}))
+    }
+
+    /// The `error` code and the sentence that explains it.
+    fn code_and_message(&self) -> (&'static str, String) {
+        match self {
+            ApiError::InvalidInput(issues) => (
+                "invalid_input",
+                issues.first().map_or("the input is invalid".to_string(), |i| {
                     if i.path.is_empty() { i.message.clone() } else { format!("{}: {}", i.path, i.message) }
                 }),
-                "issues": issues,
-            }),
-            ApiError::InvalidToken => json!({
-                "error": "invalid_token",
-                "message": "the bearer token is missing, invalid or revoked",
-            }),
-            ApiError::Forbidden(why) => json!({"error": "forbidden", "message": why}),
-            ApiError::NotFound => json!({
-                "error": "not_found",
-                "message": "the resource does not exist or is not visible to the caller",
-            }),
-            ApiError::MethodNotAllowed => json!({
-                "error": "method_not_allowed",
-                "message": "the method is not allowed on this resource",
-            }),
-            ApiError::RateLimited(info) => json!({
-                "error": "rate_limited",
-                "message": format!("rate limit of {} requests exceeded; retry in {} s", info.limit, info.retry_after_secs()),
-                "retry_after_seconds": info.retry_after_secs(),
-            }),
-            ApiError::QuotaExceeded(q) => json!({
-                "error": "quota_exceeded",
-                "message": format!("the monthly scan quota of {} is used up", q.limit),
-                "retry_after_seconds": quota_retry_after(q),
-                "quota": {
-                    "limit": q.limit,
-                    "used": q.used,
-                    "resets_at": q.resets_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-                },
-            }),
-            ApiError::TooManyStreams(refusal) => json!({
-                "error": "rate_limited",
-                "message": format!("{refusal}; close one or retry in {} s", crate::scans::streams::STREAM_RETRY_AFTER.as_secs()),
-                "retry_after_seconds": crate::scans::streams::STREAM_RETRY_AFTER.as_secs(),
-            }),
-            ApiError::Unavailable => json!({
-                "error": "unavailable",
-                "message": "the service is temporarily unavailable; retry shortly",
-            }),
-            ApiError::Internal(_) => json!({"error": "internal", "message": "internal error"}),
+            ),
+            ApiError::InvalidToken => ("invalid_token", "the bearer token is missing, invalid or revoked".into()),
+            ApiError::Forbidden(why) => ("forbidden", why.clone()),
+            ApiError::NotFound => ("not_found", "the resource does not exist or is not visible to the caller".into()),
+            ApiError::MethodNotAllowed => ("method_not_allowed", "the method is not allowed on this resource".into()),
+            ApiError::RateLimited(info) => {
+                ("rate_limited", format!("rate limit of {} requests exceeded; retry in {} s", info.limit, info.retry_after_secs()))
+            }
+            ApiError::QuotaExceeded(q) => ("quota_exceeded", format!("the monthly scan quota of {} is used up", q.limit)),
+            ApiError::TooManyStreams(refusal) => {
+                ("rate_limited", format!("{refusal}; close one or retry in {} s", crate::scans::streams::STREAM_RETRY_AFTER.as_secs()))
+            }
+            ApiError::Unavailable => ("unavailable", "the service is temporarily unavailable; retry shortly".into()),
+            ApiError::Internal(_) => ("internal", "internal error".into()),
         }
     }
 

@@ -3,7 +3,7 @@
 //! same service's other adapter (`rest::handlers`).
 
 use super::auth::Admitted;
-use super::convert::{comparison_to_proto, created_to_proto, findings_page_to_proto, history_to_proto, report_to_proto, scan_to_proto, scans_page_to_proto};
+use super::convert::{comparison_to_proto, created_to_proto, findings_page_to_proto, get_scan_to_proto, history_to_proto, scan_to_proto, scans_page_to_proto};
 use super::error::ApiError;
 use super::state::AppState;
 use crate::model::{ScanReport, TriggeredBy};
@@ -155,7 +155,7 @@ impl pb::scan_service_server::ScanService for ScanApi {
         let who = self.admitted(&req, "GetScan").await?;
         let req = req.into_inner();
         let result = self.state.scans().report(who.org(), &req.scan_id, req.include_findings).await.map_err(ApiError::from);
-        respond(&who, result.map(report_to_proto))
+        respond(&who, result.map(|r| get_scan_to_proto(&r)))
     }
 
     async fn list_findings(

@@ -53,7 +53,7 @@ pub use severity::{Severity, SeverityCounts, UnknownSeverity};
 pub use org::OrgId;
 pub use records::{ApiToken, Organisation, PageRow, ScanRow};
 pub use progress::{ScanPhase, ScanProgressState};
-pub use report::{CappedCounts, ChangeCounts, ChecksNotRun, NotRunReason, ReportError, ReportSummary};
+pub use report::{CappedCounts, ChangeCounts, ChecksNotRun, MonitorChange, NotRunReason, ReportError, ReportSummary, ScanTrigger};
 pub use robots::ParsedRobots;
 pub use role::{Role, UnknownRole};
 pub use scan_report::{Change, Report, ReportPage, ScanInfo, ScanReport, StoredReport, json_number, report_numbers};

@@ -31,9 +31,9 @@ pub struct ReportSummary {
     /// scans only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub changes: Option<ChangeCounts>,
-    /// Why a schedule or monitor started the scan (absent otherwise), as it was stored.
+    /// Why a schedule or monitor started the scan (absent otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub trigger: Option<serde_json::Value>,
+    pub trigger: Option<ScanTrigger>,
     /// What sitescan's budgets cut from this report (absent when nothing was cut).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capped: Option<CappedCounts>,
@@ -54,6 +54,43 @@ pub struct ReportSummary {
     /// ran then).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub level: Option<super::Level>,
+}
+
+/// `report.summary.trigger`: why a schedule or a monitor started a scan. Recorded with the scan
+/// when it is created and copied into its summary when it ends.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ScanTrigger {
+    /// `schedule` or `monitor`.
+    pub kind: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub schedule_id: Option<String>,
+    /// The schedule's cron expression and time zone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cron: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timezone: Option<String>,
+    /// When the schedule was due (RFC 3339).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub due_at: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub monitor_id: Option<String>,
+    /// When the monitor's probe saw the change (RFC 3339).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detected_at: Option<String>,
+    /// What the monitor's probe saw change.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<MonitorChange>,
+}
+
+/// One field a monitor's probe saw change, with its value before and after (a string, a boolean
+/// or null).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct MonitorChange {
+    pub field: String,
+    pub before: serde_json::Value,
+    pub after: serde_json::Value,
 }
 
 /// `report.summary.checks_not_run`: how many page checks did not run on how many pages, by

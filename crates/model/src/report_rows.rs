@@ -27,7 +27,6 @@ impl ScanRow {
 fn stored(row: &ScanRow) -> Result<Option<StoredReport>, serde_json::Error> {
     let Some(text) = row.report.as_deref() else { return Ok(None) };
     let StoredReport { summary, fixed } = serde_json::from_str(text)?;
-    let summary = ReportSummary { trigger: summary.trigger.map(report_numbers), ..summary };
     let fixed = fixed.map(|list| {
         list.into_iter()
             .map(|mut f| {

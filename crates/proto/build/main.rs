@@ -12,6 +12,6 @@ fn main() {
     config.enable_type_names();
     tonic_prost_build::configure()
         .file_descriptor_set_path(out_dir.join("sitescan_descriptor.bin"))
-        .compile_with_config(config, &["scan_service.proto", "owner_service.proto", "webhooks.proto"].map(|f| proto.join("sitescan/v1").join(f)), std::slice::from_ref(&proto))
+        .compile_with_config(config, &["json_options.proto", "scan_service.proto", "owner_service.proto", "webhooks.proto"].map(|f| proto.join("sitescan/v1").join(f)), std::slice::from_ref(&proto))
         .expect("compile protos (is protoc installed? apt-get install -y protobuf-compiler)");
 }

@@ -1,7 +1,8 @@
 //! The model's values as the wire's: enums, timestamps and counts, for the API's answers and the
 //! webhook deliveries alike.
 
-use crate::model::{ScanMode, ScanStatus, Severity, SeverityCounts, TriggeredBy};
+use crate::model::budget::AssertionLevel;
+use crate::model::{ChangeCounts, ScanMode, ScanStatus, Severity, SeverityCounts, TriggeredBy};
 use super::v1 as pb;
 
 /// A protobuf timestamp of microseconds since the epoch.
@@ -51,4 +52,16 @@ pub fn severity_to_proto(s: Severity) -> pb::Severity {
 
 pub fn counts_to_proto(counts: &SeverityCounts) -> pb::SeverityCounts {
     pb::SeverityCounts { critical: counts.critical, high: counts.high, medium: counts.medium, low: counts.low, info: counts.info }
+}
+
+pub fn assertion_level_to_proto(level: AssertionLevel) -> pb::AssertionLevel {
+    match level {
+        AssertionLevel::Error => pb::AssertionLevel::Error,
+        AssertionLevel::Warn => pb::AssertionLevel::Warn,
+    }
+}
+
+/// `report.summary.changes`, as the report and the `scan.*` webhooks have it.
+pub fn changes_to_proto(c: &ChangeCounts) -> pb::ScanChanges {
+    pb::ScanChanges { new: c.new, fixed: c.fixed, persisting: c.persisting, baseline_scan_id: c.baseline_scan_id.clone() }
 }

@@ -7,11 +7,17 @@
 //! - every field is written, in declaration order, under its proto name (`scan_id`);
 //! - a field declared `optional` that is unset is `null`; an unset message field not declared
 //!   `optional` is its empty message (`findings_count` of zeros);
+//! - a field marked `omit_when_unset` (`json_options.proto`) is left out when unset (a repeated
+//!   or map field: when empty);
+//! - a message marked `json_list` is written as the list of its one repeated field (a list with
+//!   presence: the report's `pages` are absent without findings, `[]` with none);
 //! - an enum is its value's name without the enum's prefix, in lowercase (`SEVERITY_HIGH` is
 //!   `"high"`);
-//! - 64-bit integers are JSON numbers, not strings;
+//! - 64-bit integers are JSON numbers, not strings; a floating-point number with no fraction is
+//!   written as an integer (`1200`, not `1200.0`), as JSON has one number type;
 //! - `google.protobuf.Timestamp` is RFC 3339 with microseconds and `Z`;
-//! - `google.protobuf.Struct` is the JSON object it holds, whole numbers written as integers.
+//! - `google.protobuf.Struct` is the JSON object it holds, `google.protobuf.Value` the JSON
+//!   value, whole numbers written as integers.
 
 use crate::model::json_number;
 use crate::model::time::to_rfc3339;
@@ -26,6 +32,12 @@ use std::sync::OnceLock;
 pub const TIMESTAMP: &str = "google.protobuf.Timestamp";
 /// Full name of the free-form object message.
 pub const STRUCT: &str = "google.protobuf.Struct";
+/// Full name of the free-form value message.
+pub const VALUE: &str = "google.protobuf.Value";
+/// The field option that leaves an unset field out (`json_options.proto`).
+pub const OMIT_WHEN_UNSET: &str = "sitescan.v1.omit_when_unset";
+/// The message option that writes a message as its one repeated field's list.
+pub const JSON_LIST: &str = "sitescan.v1.json_list";
 
 /// The service's descriptors (decoded once).
 pub fn pool() -> &'static DescriptorPool {
@@ -45,6 +57,37 @@ pub struct ProtoJson<'a>(pub &'a DynamicMessage);
 /// Whether `field` was declared `optional` (it may be absent, and is then `null`).
 pub fn declared_optional(field: &FieldDescriptor) -> bool {
     field.field_descriptor_proto().proto3_optional()
+}
+
+/// Whether `field` is marked `omit_when_unset`: absent from the JSON when unset or empty.
+pub fn omitted_when_unset(field: &FieldDescriptor) -> bool {
+    let Some(ext) = pool().get_extension_by_name(OMIT_WHEN_UNSET) else { return false };
+    let options = field.options();
+    options.has_extension(&ext) && options.get_extension(&ext).as_bool() == Some(true)
+}
+
+/// The one repeated field of a message marked `json_list` (`None`: an ordinary message).
+pub fn list_field(message: &MessageDescriptor) -> Option<FieldDescriptor> {
+    let ext = pool().get_extension_by_name(JSON_LIST)?;
+    let options = message.options();
+    let marked = options.has_extension(&ext) && options.get_extension(&ext).as_bool() == Some(true);
+    let mut fields = message.fields();
+    match (marked, fields.next(), fields.next()) {
+        (true, Some(field), None) if field.is_list() => Some(field),
+        _ => None,
+    }
+}
+
+/// Whether `field` of `message` is unset: not present, or an empty list or map.
+fn unset(message: &DynamicMessage, field: &FieldDescriptor) -> bool {
+    if field.is_list() || field.is_map() {
+        return match &*message.get_field(field) {
+            Value::List(items) => items.is_empty(),
+            Value::Map(entries) => entries.is_empty(),
+            _ => true,
+        };
+    }
+    !message.has_field(field)
 }
 
 /// The JSON name of an enum value: `SCAN_STATUS_QUEUED` of `ScanStatus` is `queued`.
@@ -67,8 +110,14 @@ impl Serialize for ProtoJson<'_> {
         if is_well_known(&descriptor) {
             return WellKnown(message).serialize(serializer);
         }
-        let mut map = serializer.serialize_map(Some(descriptor.fields().len()))?;
+        if let Some(field) = list_field(&descriptor) {
+            return FieldValue { field: &field, value: &message.get_field(&field) }.serialize(serializer);
+        }
+        let mut map = serializer.serialize_map(None)?;
         for field in descriptor.fields() {
+            if omitted_when_unset(&field) && unset(message, &field) {
+                continue;
+            }
             if declared_optional(&field) && !message.has_field(&field) {
                 map.serialize_entry(field.name(), &())?;
             } else if !field.is_list() && !field.is_map() && matches!(field.kind(), Kind::Message(_)) && !message.has_field(&field) {
@@ -85,18 +134,22 @@ impl Serialize for ProtoJson<'_> {
 }
 
 fn is_well_known(descriptor: &MessageDescriptor) -> bool {
-    matches!(descriptor.full_name(), TIMESTAMP | STRUCT)
+    matches!(descriptor.full_name(), TIMESTAMP | STRUCT | VALUE)
 }
 
-/// A timestamp or a Struct.
+/// A timestamp, a Struct or a Value.
 struct WellKnown<'a>(&'a DynamicMessage);
 
 impl Serialize for WellKnown<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if self.0.descriptor().full_name() == TIMESTAMP {
+        let name = self.0.descriptor().full_name().to_string();
+        if name == TIMESTAMP {
             let ts = self.0.transcode_to::<prost_types::Timestamp>().map_err(S::Error::custom)?;
             let us = ts.seconds.saturating_mul(1_000_000).saturating_add(i64::from(ts.nanos) / 1000);
             serializer.serialize_str(&to_rfc3339(us))
+        } else if name == VALUE {
+            let value = self.0.transcode_to::<prost_types::Value>().map_err(S::Error::custom)?;
+            value_to_json(&value).serialize(serializer)
         } else {
             let object = self.0.transcode_to::<prost_types::Struct>().map_err(S::Error::custom)?;
             struct_to_json(&object).serialize(serializer)
@@ -165,8 +218,8 @@ impl Serialize for Single<'_> {
             Value::I64(n) => serializer.serialize_i64(*n),
             Value::U32(n) => serializer.serialize_u32(*n),
             Value::U64(n) => serializer.serialize_u64(*n),
-            Value::F32(n) => serializer.serialize_f32(*n),
-            Value::F64(n) => serializer.serialize_f64(*n),
+            Value::F32(n) => json_number(f64::from(*n)).serialize(serializer),
+            Value::F64(n) => json_number(*n).serialize(serializer),
             Value::String(s) => serializer.serialize_str(s),
             Value::Bytes(_) => Err(S::Error::custom("bytes fields have no REST form")),
             Value::EnumNumber(n) => match self.kind {
@@ -197,7 +250,8 @@ pub fn struct_to_json(s: &prost_types::Struct) -> serde_json::Value {
     serde_json::Value::Object(map)
 }
 
-fn value_to_json(v: &prost_types::Value) -> serde_json::Value {
+/// A `google.protobuf.Value` as JSON (an unset one is `null`).
+pub fn value_to_json(v: &prost_types::Value) -> serde_json::Value {
     match &v.kind {
         None | Some(StructKind::NullValue(_)) => serde_json::Value::Null,
         Some(StructKind::BoolValue(b)) => serde_json::Value::Bool(*b),
@@ -221,7 +275,8 @@ pub fn map_to_struct(map: &serde_json::Map<String, serde_json::Value>) -> prost_
     prost_types::Struct { fields: map.iter().map(|(k, v)| (k.clone(), json_to_value(v))).collect() }
 }
 
-fn json_to_value(value: &serde_json::Value) -> prost_types::Value {
+/// JSON as a `google.protobuf.Value`.
+pub fn json_to_value(value: &serde_json::Value) -> prost_types::Value {
     let kind = match value {
         serde_json::Value::Null => StructKind::NullValue(0),
         serde_json::Value::Bool(b) => StructKind::BoolValue(*b),
@@ -283,5 +338,29 @@ mod tests {
         let body = serde_json::to_string(&ProtoJson(&dynamic(&history).unwrap())).unwrap();
         assert!(body.contains(r#""categories":{"a":1,"b":2}"#), "{body}");
         assert!(body.contains(r#""lcp_p75_ms":1200.5,"cls_p75":null"#), "{body}");
+    }
+
+    #[test]
+    fn omitted_fields_and_lists_with_presence() {
+        let bare = pb::Report { summary: Some(pb::ReportSummary { pages_scanned: 2, duration_ms: 1500, ..Default::default() }), ..Default::default() };
+        let body = to_value(&bare).unwrap();
+        assert_eq!(body.as_object().unwrap().keys().collect::<Vec<_>>(), ["summary"], "the lists are absent unless set: {body}");
+        assert_eq!(body["summary"], json!({"pages_scanned": 2, "duration_ms": 1500, "categories": {}, "error": null}), "omitted, not null");
+        let empty = pb::Report { pages: Some(pb::ReportPages::default()), findings: Some(pb::ReportFindings::default()), ..bare };
+        let body = to_value(&empty).unwrap();
+        assert_eq!((&body["pages"], &body["findings"]), (&json!([]), &json!([])), "set and empty: []");
+        assert!(body.get("fixed").is_none());
+        let finding = pb::Finding { id: "f".into(), change: Some(pb::FindingChange::Persisting as i32), ..Default::default() };
+        assert_eq!(to_value(&finding).unwrap()["change"], "persisting");
+        assert!(to_value(&pb::Finding::default()).unwrap().get("change").is_none());
+    }
+
+    #[test]
+    fn whole_doubles_are_integers_and_values_are_json() {
+        let metrics = pb::PageMetrics { ttfb_ms: Some(120.0), cls: Some(0.0125), ..Default::default() };
+        let body = serde_json::to_string(&ProtoJson(&dynamic(&metrics).unwrap())).unwrap();
+        assert!(body.starts_with(r#"{"ttfb_ms":120,"fcp_ms":null,"lcp_ms":null,"cls":0.0125,"#), "{body}");
+        let change = pb::MonitorChange { field: "tls_near_expiry".into(), before: Some(json_to_value(&json!(false))), after: None };
+        assert_eq!(to_value(&change).unwrap(), json!({"field": "tls_near_expiry", "before": false, "after": null}));
     }
 }

@@ -6,6 +6,7 @@
 use sitescan_model as model;
 
 pub mod from_model;
+pub mod from_report;
 pub mod json;
 
 /// `sitescan.*`: the packages of the service.

@@ -9,8 +9,10 @@
 //! The generated schema of a message: an object with no other properties, every field a property
 //! under its proto name, required unless declared `optional`. Strings, booleans, numbers and
 //! integers as such (unsigned ones with `minimum: 0`); an enum or a message by reference; a
-//! timestamp as a `date-time` string; a Struct as an object; a repeated field as an array; a map
-//! as an object of its values; an `optional` field also `null`.
+//! timestamp as a `date-time` string; a Struct as an object, a `google.protobuf.Value` as any
+//! value; a repeated field as an array; a map as an object of its values; an `optional` field
+//! also `null`. A field marked `omit_when_unset` is not required and never `null`; a message
+//! marked `json_list` is the array of its one repeated field (`json_options.proto`).
 //!
 //! What the YAML may add to a generated schema: any keyword of the schema (a `description`),
 //! and per property any keyword (`format`, `pattern`, `maxLength`, `description`); a property's
@@ -19,7 +21,7 @@
 //! A property the message does not have is an error, unless marked `x-not-in-proto: true` (a
 //! property only another view adds, such as a report's `change`).
 
-use crate::proto::json::{STRUCT, TIMESTAMP, declared_optional, enum_value_name, pool};
+use crate::proto::json::{STRUCT, TIMESTAMP, VALUE, declared_optional, enum_value_name, list_field, omitted_when_unset, pool};
 use prost_reflect::{EnumDescriptor, FieldDescriptor, Kind, MessageDescriptor, Value as PValue};
 use serde_yaml::{Mapping, Value};
 use std::collections::{BTreeMap, VecDeque};
@@ -135,7 +137,7 @@ fn described(yaml_schemas: &Mapping) -> (Vec<(String, Described)>, Vec<String>) 
     let mut order: Vec<(String, Described)> = Vec::new();
     let mut queue: VecDeque<(Option<String>, Described)> = roots.into();
     while let Some((name, d)) = queue.pop_front() {
-        if names.contains_key(d.full_name()) || matches!(d.full_name(), TIMESTAMP | STRUCT) {
+        if names.contains_key(d.full_name()) || matches!(d.full_name(), TIMESTAMP | STRUCT | VALUE) {
             continue;
         }
         let name = name.unwrap_or_else(|| d.simple_name().to_string());
@@ -184,6 +186,7 @@ fn value_schema(kind: &Kind, order: &[(String, Described)]) -> Value {
         Kind::Enum(e) => reference(&name_of(order, e.full_name())),
         Kind::Message(m) if m.full_name() == TIMESTAMP => mapping([("type", Value::from("string")), ("format", Value::from("date-time"))]),
         Kind::Message(m) if m.full_name() == STRUCT => typed("object"),
+        Kind::Message(m) if m.full_name() == VALUE => Value::Mapping(Mapping::new()),
         Kind::Message(m) => reference(&name_of(order, m.full_name())),
     }
 }
@@ -198,7 +201,7 @@ fn field_schema(field: &FieldDescriptor, order: &[(String, Described)]) -> Value
     if field.is_list() {
         return mapping([("type", Value::from("array")), ("items", one)]);
     }
-    if !declared_optional(field) {
+    if !declared_optional(field) || omitted_when_unset(field) {
         return one;
     }
     // Optional: also null. A plain type gains `null`; a reference becomes a choice.
@@ -220,9 +223,14 @@ fn generated(d: &Described, order: &[(String, Described)]) -> Value {
                 e.values().filter(|v| v.number() != 0).map(|v| Value::from(enum_value_name(e.name(), v.name()))).collect();
             mapping([("type", Value::from("string")), ("enum", Value::Sequence(values))])
         }
+        Described::Message(m) if list_field(m).is_some() => {
+            let items = list_field(m).map(|f| value_schema(&f.kind(), order)).unwrap_or_default();
+            mapping([("x-proto", Value::from(m.full_name())), ("type", Value::from("array")), ("items", items)])
+        }
         Described::Message(m) => {
             let properties: Mapping = m.fields().map(|f| (Value::from(f.name()), field_schema(&f, order))).collect();
-            let required: Vec<Value> = m.fields().filter(|f| !declared_optional(f)).map(|f| Value::from(f.name())).collect();
+            let required: Vec<Value> =
+                m.fields().filter(|f| !declared_optional(f) && !omitted_when_unset(f)).map(|f| Value::from(f.name())).collect();
             mapping([
                 ("x-proto", Value::from(m.full_name())),
                 ("type", Value::from("object")),
@@ -340,10 +348,30 @@ mod tests {
     }
 
     #[test]
+    fn the_report_is_generated_with_its_absent_keys_and_lists() {
+        let (out, problems) = schemas("{}");
+        assert!(problems.is_empty(), "{problems:?}");
+        let required = |name: &str| -> Vec<String> {
+            out[name]["required"].as_sequence().unwrap().iter().filter_map(Value::as_str).map(str::to_string).collect()
+        };
+        assert_eq!(required("Report"), ["summary"], "the lists are there only with findings");
+        assert_eq!(out["Report"]["properties"]["pages"]["$ref"], "#/components/schemas/ReportPages");
+        assert_eq!(out["ReportPages"]["type"], "array", "a json_list message is its list");
+        assert_eq!(out["ReportPages"]["items"]["$ref"], "#/components/schemas/ReportPage");
+        assert_eq!(out["ReportFindings"]["items"]["$ref"], "#/components/schemas/Finding");
+        assert_eq!(required("ReportSummary"), ["pages_scanned", "duration_ms", "categories"]);
+        assert_eq!(out["ReportSummary"]["properties"]["changes"]["$ref"], "#/components/schemas/ScanChanges", "absent, never null");
+        assert_eq!(out["ReportSummary"]["properties"]["error"]["oneOf"][0]["type"], "null", "declared optional: null");
+        assert_eq!(out["ReportSummary"]["properties"]["level"]["type"], "string", "absent, never null");
+        assert!(!required("Finding").contains(&"change".to_string()));
+        assert_eq!(out["MonitorChange"]["properties"]["before"], Value::Mapping(Mapping::new()), "any JSON value");
+    }
+
+    #[test]
     fn the_yaml_names_and_refines_and_cannot_invent() {
         let (out, problems) = schemas(
             "ScanHistory: {x-proto: sitescan.v1.ListScanHistoryResponse, description: A site's scans}\n\
-             Finding:\n  properties:\n    check_id: {$ref: '#/components/schemas/CheckId'}\n    cwe_id: {pattern: '^CWE-[0-9]+$'}\n    change: {x-not-in-proto: true, type: string}\n",
+             Finding:\n  properties:\n    check_id: {$ref: '#/components/schemas/CheckId'}\n    cwe_id: {pattern: '^CWE-[0-9]+$'}\n    colour: {x-not-in-proto: true, type: string}\n",
         );
         assert!(problems.is_empty(), "{problems:?}");
         assert!(!out.contains_key("ListScanHistoryResponse"));
@@ -353,6 +381,7 @@ mod tests {
         assert!(!check_id.contains_key("type"), "the reference replaces the generated type");
         assert_eq!(out["Finding"]["properties"]["cwe_id"]["pattern"], "^CWE-[0-9]+$");
         assert_eq!(out["Finding"]["properties"]["cwe_id"]["type"][1], "null", "a refinement keeps the generated type");
+        assert_eq!(out["Finding"]["properties"]["colour"]["type"], "string", "a property marked as not in the proto is kept");
         let (_, problems) = schemas("Finding:\n  properties:\n    nickname: {type: string}\n");
         assert_eq!(problems, ["Finding.nickname is not a field of sitescan.v1.Finding"]);
         let (_, problems) = schemas("Finding: {required: [id]}\n");

@@ -5,11 +5,11 @@
 
 use super::input::{Query, json_object};
 use crate::api::auth::Admitted;
-use crate::api::convert::{comparison_to_proto, created_to_proto, findings_page_to_proto, history_to_proto, report_json, scan_info_to_proto, scans_page_to_proto};
+use crate::api::convert::{comparison_to_proto, created_to_proto, findings_page_to_proto, history_to_proto, get_scan_to_proto, scans_page_to_proto};
 use crate::api::error::{ApiError, Issue};
 use crate::proto::json::{ProtoJson, dynamic};
 use crate::api::service::{ReportDocument, ScanApi, render_report};
-use crate::model::{ScanReport, TriggeredBy};
+use crate::model::TriggeredBy;
 use crate::scans::{FindingsQuery, HistoryQuery, ScanServiceError};
 use axum::body::Body;
 use axum::extract::rejection::PathRejection;
@@ -17,7 +17,6 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
-use serde::Serialize;
 use serde_json::Value;
 
 /// The answer of the scan service, as the RPC's response message written as the spec's JSON
@@ -29,25 +28,6 @@ fn reply<T, M: prost::Message + prost::Name>(status: StatusCode, result: Result<
     };
     match dynamic(&to_proto(&answer)) {
         Ok(message) => (status, Json(ProtoJson(&message))).into_response(),
-        Err(e) => ApiError::Internal(format!("writing the answer: {e}")).into_response(),
-    }
-}
-
-/// `GetScanResponse` as JSON: the scan by the proto's rules, and the report (a `Struct` in the
-/// proto) as `report_json` writes it, its numbers as they were measured.
-#[derive(Serialize)]
-struct GetScanBody<'a> {
-    scan: ProtoJson<'a>,
-    report: Option<Value>,
-}
-
-fn reply_report(result: Result<ScanReport, ScanServiceError>) -> Response {
-    let report = match result {
-        Ok(report) => report,
-        Err(e) => return ApiError::from(e).into_response(),
-    };
-    match dynamic(&scan_info_to_proto(&report.scan)) {
-        Ok(scan) => (StatusCode::OK, Json(GetScanBody { scan: ProtoJson(&scan), report: report.report.map(report_json) })).into_response(),
         Err(e) => ApiError::Internal(format!("writing the answer: {e}")).into_response(),
     }
 }
@@ -101,7 +81,7 @@ pub async fn get_scan(
     if !issues.is_empty() {
         return ApiError::InvalidInput(issues).into_response();
     }
-    reply_report(api.state().scans().report(who.org(), &scan_id, include_findings).await)
+    reply(StatusCode::OK, api.state().scans().report(who.org(), &scan_id, include_findings).await, get_scan_to_proto)
 }
 
 /// `GET /api/v1/findings`

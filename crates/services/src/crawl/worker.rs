@@ -156,8 +156,8 @@ pub fn owner_prefix(pid: u32) -> String {
 }
 
 /// `report.summary.trigger`: why a schedule or monitor started the scan (absent otherwise).
-fn trigger_of(scan: &ScanRow) -> Option<serde_json::Value> {
-    scan.trigger.as_deref().and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
+fn trigger_of(scan: &ScanRow) -> Option<crate::model::ScanTrigger> {
+    scan.trigger.as_deref().and_then(|t| serde_json::from_str(t).ok())
 }
 
 /// The options a scan runs with: the worker's, within the scan's page budget and mode, with

@@ -5,9 +5,8 @@
 //! (what their message shows); those stay internal, never sent as JSON.
 
 use super::webhooks::WebhookError;
-use crate::model::budget::AssertionLevel;
 use crate::model::{ChangeCounts, ChecksNotRun, ScanRow, Severity, SeverityCounts};
-use crate::proto::from_model::{counts_to_proto, mode_to_proto, severity_to_proto, status_to_proto, timestamp};
+use crate::proto::from_model::{assertion_level_to_proto, changes_to_proto, counts_to_proto, mode_to_proto, severity_to_proto, status_to_proto, timestamp};
 use crate::proto::v1 as pb;
 use serde_json::{Map, Value};
 use uuid::Uuid;
@@ -34,7 +33,7 @@ pub fn scan_data(scan: &ScanRow, completed: bool, findings_count: Option<Severit
         mode: mode_to_proto(scan.mode) as i32,
         status: status_to_proto(status) as i32,
         findings_count: findings_count.as_ref().map(counts_to_proto),
-        changes: changes.map(|c| pb::ScanChanges { new: c.new, fixed: c.fixed, persisting: c.persisting, baseline_scan_id: c.baseline_scan_id.clone() }),
+        changes: changes.map(changes_to_proto),
         checks_not_run: gaps.map(|g| pb::ChecksNotRunCounts {
             pages: g.pages,
             checks: g.checks,
@@ -58,10 +57,6 @@ pub fn scan_event(kind: &str, now: i64, data: pb::ScanEventData) -> pb::ScanEven
 
 /// `scan.budget_failed`: the failing `error` assertions of a site's budget and where to look.
 pub fn budget_failed(now: i64, scan_id: Uuid, target_url: &str, site_id: Uuid, failed: &[&crate::model::budget::AssertionResult]) -> pb::BudgetFailedEvent {
-    let level = |l: AssertionLevel| match l {
-        AssertionLevel::Error => pb::AssertionLevel::Error,
-        AssertionLevel::Warn => pb::AssertionLevel::Warn,
-    };
     pb::BudgetFailedEvent {
         r#type: "scan.budget_failed".into(),
         timestamp: Some(timestamp(now)),
@@ -71,7 +66,7 @@ pub fn budget_failed(now: i64, scan_id: Uuid, target_url: &str, site_id: Uuid, f
             site_id: site_id.to_string(),
             failed_assertions: failed
                 .iter()
-                .map(|a| pb::FailedAssertion { assertion: a.assertion.clone(), level: level(a.level) as i32, max: a.max, actual: a.actual, message: a.message.clone() })
+                .map(|a| pb::FailedAssertion { assertion: a.assertion.clone(), level: assertion_level_to_proto(a.level) as i32, max: a.max, actual: a.actual, message: a.message.clone() })
                 .collect(),
             links: Some(pb::ScanLinks { scan: format!("/scans/{scan_id}"), api: format!("/api/v1/scans/{scan_id}") }),
         }),

@@ -416,13 +416,14 @@ impl MonitorRunner {
         };
         // A monitor starts a passive scan: no one attested to an active one at that moment.
         let mode = ScanMode::Passive;
-        let trigger = json!({
-            "kind": "monitor",
-            "monitor_id": row.id.to_string(),
-            "detected_at": to_rfc3339(now),
-            "changes": changes,
-        });
-        let extras = ScanExtras { site_id: Some(site.id), trigger: Some(trigger.to_string()), attestation: None, schedule_due: None, level: site.level() };
+        let trigger = crate::model::ScanTrigger {
+            kind: "monitor".into(),
+            monitor_id: Some(row.id.to_string()),
+            detected_at: Some(to_rfc3339(now)),
+            changes: changes.iter().filter_map(|c| serde_json::from_value(c.clone()).ok()).collect(),
+            ..Default::default()
+        };
+        let extras = ScanExtras { site_id: Some(site.id), trigger: serde_json::to_string(&trigger).ok(), attestation: None, schedule_due: None, level: site.level() };
         match self.store.create_scan_with(&row.org_id, &target, mode, TriggeredBy::Monitor, None, extras).await? {
             Some(CreateOutcome::Created(scan)) => {
                 tracing::info!(monitor = %row.id, scan_id = %scan.id, "monitor: scan started");

@@ -271,13 +271,14 @@ impl Scheduler {
             Ok(t) => t,
             Err(e) => return Ok(skipped(format!("the site's origin is not a valid target: {e}"))),
         };
-        let trigger = serde_json::json!({
-            "kind": "schedule",
-            "schedule_id": row.id.to_string(),
-            "cron": row.cron,
-            "timezone": row.timezone,
-            "due_at": to_rfc3339(due_at),
-        });
+        let trigger = crate::model::ScanTrigger {
+            kind: "schedule".into(),
+            schedule_id: Some(row.id.to_string()),
+            cron: Some(row.cron.clone()),
+            timezone: Some(row.timezone.clone()),
+            due_at: Some(to_rfc3339(due_at)),
+            ..Default::default()
+        };
         let attestation = match mode {
             ScanMode::Passive => None,
             ScanMode::Active => match schedule_attestation(row, &site) {
@@ -287,7 +288,7 @@ impl Scheduler {
         };
         let extras = ScanExtras {
             site_id: Some(site.id),
-            trigger: Some(trigger.to_string()),
+            trigger: serde_json::to_string(&trigger).ok(),
             attestation,
             schedule_due: Some((row.id, due_at)),
             level: site.level(),
