@@ -234,6 +234,11 @@ async fn the_findings_explorer_filters_like_the_api_and_exports_the_filtered_set
     let checks: Vec<&str> = json["findings"].as_array().unwrap().iter().map(|f| f["check_id"].as_str().unwrap()).collect();
     assert_eq!(checks.len(), 3);
     assert!(checks.iter().all(|c| c.starts_with("search.")));
+    let mut keys: Vec<&str> = json["findings"][0].as_object().unwrap().keys().map(String::as_str).collect();
+    keys.sort_unstable();
+    let mut v1 = ["id", "scan_id", "check_id", "severity", "title", "description", "evidence", "remediation", "cwe_id", "created_at", "help_url"];
+    v1.sort_unstable();
+    assert_eq!(keys, v1, "each finding as GET /api/v1/findings writes it: {}", json["findings"][0]);
 
     // Bad input: a page that says why, with a 400.
     for bad in ["/findings?category=cooking", "/findings?severity=urgent", "/findings?scan=nope", "/findings?until=tomorrow", "/findings?since=2026-02-01&until=2026-01-01", "/findings?format=xml"] {

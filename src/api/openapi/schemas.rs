@@ -14,6 +14,9 @@
 //! also `null`. A field marked `omit_when_unset` is not required and never `null`; a message
 //! marked `json_list` is the array of its one repeated field (`json_options.proto`).
 //!
+//! A message's or field's leading comment in the proto is its `description`, so the prose is
+//! written once, beside the field.
+//!
 //! What the YAML may add to a generated schema: any keyword of the schema (a `description`),
 //! and per property any keyword (`format`, `pattern`, `maxLength`, `description`); a property's
 //! `type`, `$ref` or `oneOf` takes the place of the generated value's form (`check_id` is a
@@ -172,6 +175,23 @@ fn name_of(order: &[(String, Described)], full: &str) -> String {
     order.iter().find(|(_, d)| d.full_name() == full).map(|(n, _)| n.clone()).unwrap_or_else(|| full.rsplit('.').next().unwrap_or(full).to_string())
 }
 
+/// The leading comment of the declaration at `path` of `file`, as one paragraph of prose (`None`
+/// when it has none).
+fn comment(file: &prost_reflect::FileDescriptor, path: &[i32]) -> Option<Value> {
+    let info = file.file_descriptor_proto().source_code_info.as_ref()?;
+    let text = info.location.iter().find(|l| l.path == path)?.leading_comments.as_deref()?;
+    let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    (!lines.is_empty()).then(|| Value::from(lines.join(" ")))
+}
+
+/// `schema` with `description` when the proto has a comment for it.
+fn described_by(mut schema: Value, file: &prost_reflect::FileDescriptor, path: &[i32]) -> Value {
+    if let (Some(text), Value::Mapping(map)) = (comment(file, path), &mut schema) {
+        map.insert(Value::from("description"), text);
+    }
+    schema
+}
+
 /// The schema of one value of a field's kind.
 fn value_schema(kind: &Kind, order: &[(String, Described)]) -> Value {
     let typed = |t: &str| mapping([("type", Value::from(t))]);
@@ -193,6 +213,11 @@ fn value_schema(kind: &Kind, order: &[(String, Described)]) -> Value {
 
 /// A field's property schema.
 fn field_schema(field: &FieldDescriptor, order: &[(String, Described)]) -> Value {
+    described_by(field_form(field, order), &field.parent_file(), field.path())
+}
+
+/// A field's property schema without its prose.
+fn field_form(field: &FieldDescriptor, order: &[(String, Described)]) -> Value {
     if field.is_map() {
         let Kind::Message(entry) = field.kind() else { return mapping([("type", Value::from("object"))]) };
         return mapping([("type", Value::from("object")), ("additionalProperties", value_schema(&entry.map_entry_value_field().kind(), order))]);
@@ -225,19 +250,21 @@ fn generated(d: &Described, order: &[(String, Described)]) -> Value {
         }
         Described::Message(m) if list_field(m).is_some() => {
             let items = list_field(m).map(|f| value_schema(&f.kind(), order)).unwrap_or_default();
-            mapping([("x-proto", Value::from(m.full_name())), ("type", Value::from("array")), ("items", items)])
+            let list = mapping([("x-proto", Value::from(m.full_name())), ("type", Value::from("array")), ("items", items)]);
+            described_by(list, &m.parent_file(), m.path())
         }
         Described::Message(m) => {
             let properties: Mapping = m.fields().map(|f| (Value::from(f.name()), field_schema(&f, order))).collect();
             let required: Vec<Value> =
                 m.fields().filter(|f| !declared_optional(f) && !omitted_when_unset(f)).map(|f| Value::from(f.name())).collect();
-            mapping([
+            let object = mapping([
                 ("x-proto", Value::from(m.full_name())),
                 ("type", Value::from("object")),
                 ("additionalProperties", Value::Bool(false)),
                 ("required", Value::Sequence(required)),
                 ("properties", Value::Mapping(properties)),
-            ])
+            ]);
+            described_by(object, &m.parent_file(), m.path())
         }
     }
 }
@@ -364,7 +391,9 @@ mod tests {
         assert_eq!(out["ReportSummary"]["properties"]["error"]["oneOf"][0]["type"], "null", "declared optional: null");
         assert_eq!(out["ReportSummary"]["properties"]["level"]["type"], "string", "absent, never null");
         assert!(!required("Finding").contains(&"change".to_string()));
-        assert_eq!(out["MonitorChange"]["properties"]["before"], Value::Mapping(Mapping::new()), "any JSON value");
+        assert_eq!(out["MonitorChange"]["properties"]["after"], Value::Mapping(Mapping::new()), "any JSON value");
+        let findings = out["Report"]["properties"]["findings"]["description"].as_str().unwrap_or_default();
+        assert!(findings.starts_with("With include_findings only: the findings in the order"), "the proto's comment is the description: {findings}");
     }
 
     #[test]

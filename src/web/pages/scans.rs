@@ -233,8 +233,10 @@ pub async fn findings(State(state): State<WebState>, s: Session, RawQuery(q): Ra
 
 fn export(rows: Vec<crate::scans::StoredFinding>, format: &str) -> Response {
     let (body, content_type, name) = if format == "json" {
-        // Each finding as the API lists it (`GET /api/v1/findings`).
-        (serde_json::to_string_pretty(&serde_json::json!({ "findings": rows })).unwrap_or_default(), "application/json", "findings.json")
+        // Each finding as the API lists it (`GET /api/v1/findings`): the `Finding` message.
+        let findings: Vec<serde_json::Value> =
+            rows.iter().filter_map(|f| crate::proto::json::to_value(&crate::proto::from_report::finding_to_proto(f)).ok()).collect();
+        (serde_json::to_string_pretty(&serde_json::json!({ "findings": findings })).unwrap_or_default(), "application/json", "findings.json")
     } else {
         let cell = |v: &str| {
             // A spreadsheet would run a cell that starts like a formula: quote it as text.
