@@ -109,7 +109,7 @@ async fn a_rescan_reuses_unchanged_regions_and_finds_exactly_what_a_full_judgeme
         max_pages: PAGES,
         max_depth: 3,
         page_concurrency: 4,
-        region_cache: Some(RegionCache::new(cache.clone()).for_site("acme", &url)),
+        region_cache: Some(RegionCache::new(std::sync::Arc::new(cache.clone())).for_site("acme", &url)),
         ..ScanOptions::default()
     };
     let plain = ScanOptions { region_cache: None, ..options.clone() };

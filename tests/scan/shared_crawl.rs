@@ -9,6 +9,7 @@ use crate::fixture_site::{FixtureSite, Route};
 use sitescan::crawl::shared_crawl::{CrawlContext, SharedCrawl};
 use sitescan::crawl::worker::{Outcome, Ownership, run_claimed};
 use sitescan::crawl::{ScanOptions, Scanner, WorkerConfig};
+use sitescan::model::crawl_store::CrawlStore;
 use sitescan_store::Store;
 use sitescan_test_support::engine::EngineSpec;
 use std::sync::Arc;
@@ -116,7 +117,7 @@ fn helper(store: Store, scanner: Arc<Scanner>, scan: Uuid, options: ScanOptions,
             if sitescan::crawl::worker::is_finished(&row) {
                 return judged;
             }
-            let crawl = SharedCrawl { store: &store, scan_id: scan, org: "acme", holder: "helper", lease, org_cap: i64::MAX };
+            let crawl = SharedCrawl { store: &shared(&store), scan_id: scan, org: "acme", holder: "helper", lease, org_cap: i64::MAX };
             judged += scanner.help(crawl, &options, &cancel).await.expect("the helper's share");
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
@@ -310,7 +311,7 @@ async fn a_hosts_politeness_holds_across_workers() {
     for worker in ["w1", "w2"] {
         let (store, context, spans) = (store.clone(), context.clone(), spans.clone());
         tasks.push(tokio::spawn(async move {
-            let crawl = SharedCrawl { store: &store, scan_id: Uuid::nil(), org: "acme", holder: worker, lease: Duration::from_secs(30), org_cap: i64::MAX };
+            let crawl = SharedCrawl { store: &shared(&store), scan_id: Uuid::nil(), org: "acme", holder: worker, lease: Duration::from_secs(30), org_cap: i64::MAX };
             let gate = context.gate(crawl);
             let cancel = CancellationToken::new();
             for _ in 0..4 {
@@ -522,7 +523,7 @@ async fn a_helper_goes_back_to_the_queue_while_another_organisations_scan_waits(
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     let options = config(true, lease).options;
-    let crawl = SharedCrawl { store: &store, scan_id: scan.id, org: "acme", holder: "helper", lease, org_cap: i64::MAX };
+    let crawl = SharedCrawl { store: &shared(&store), scan_id: scan.id, org: "acme", holder: "helper", lease, org_cap: i64::MAX };
     let judged = scanner.help(crawl, &options, &CancellationToken::new()).await.unwrap();
     assert_eq!(judged, 0, "with globex's scan waiting, the helper goes back to the queue");
 
@@ -586,4 +587,9 @@ async fn helpers_count_against_their_organisations_cap() {
     store.release_pages(scan.id, "helper-1").await.unwrap();
     let outcome = owner.await.unwrap();
     assert!(matches!(outcome, Outcome::Completed(_)), "{outcome:?}");
+}
+
+/// The store as the crawl sees it.
+fn shared(store: &Store) -> Arc<dyn CrawlStore> {
+    Arc::new(store.clone())
 }

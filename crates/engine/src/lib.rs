@@ -7,9 +7,11 @@
 //! | `metrics` | the process's Prometheus registry, written by the engine and the API alike |
 
 pub mod browser;
+pub mod crawl;
 pub mod metrics;
 pub mod net;
 
+use sitescan_checks as checks;
 use sitescan_model as model;
 
 /// The version of sitescan (one for the whole workspace), named in the browser's user agent.

@@ -5,6 +5,7 @@ pub mod attestation;
 pub mod barriers;
 pub mod budget;
 pub mod category;
+pub mod crawl_store;
 pub mod dialogs;
 pub mod fair_share;
 pub mod finding;

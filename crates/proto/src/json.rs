@@ -59,23 +59,53 @@ pub fn declared_optional(field: &FieldDescriptor) -> bool {
     field.field_descriptor_proto().proto3_optional()
 }
 
-/// Whether `field` is marked `omit_when_unset`: absent from the JSON when unset or empty.
-pub fn omitted_when_unset(field: &FieldDescriptor) -> bool {
-    let Some(ext) = pool().get_extension_by_name(OMIT_WHEN_UNSET) else { return false };
-    let options = field.options();
-    options.has_extension(&ext) && options.get_extension(&ext).as_bool() == Some(true)
+/// Which fields and messages carry the JSON options, read from the descriptors once: decoding a
+/// descriptor's options is not free, and the writer asks for every field it writes.
+struct JsonOptions {
+    /// Full names of the fields marked `omit_when_unset`.
+    omitted: std::collections::HashSet<String>,
+    /// Full names of the messages marked `json_list`, with their one repeated field's name.
+    lists: std::collections::HashMap<String, String>,
 }
 
-/// The one repeated field of a message marked `json_list` (`None`: an ordinary message).
+fn json_options() -> &'static JsonOptions {
+    static OPTIONS: OnceLock<JsonOptions> = OnceLock::new();
+    OPTIONS.get_or_init(|| {
+        let pool = pool();
+        let omit = pool.get_extension_by_name(OMIT_WHEN_UNSET);
+        let list = pool.get_extension_by_name(JSON_LIST);
+        let marked = |options: &DynamicMessage, ext: &Option<prost_reflect::ExtensionDescriptor>| {
+            ext.as_ref().is_some_and(|ext| options.has_extension(ext) && options.get_extension(ext).as_bool() == Some(true))
+        };
+        let mut found = JsonOptions { omitted: Default::default(), lists: Default::default() };
+        for message in pool.all_messages() {
+            for field in message.fields() {
+                if marked(&field.options(), &omit) {
+                    found.omitted.insert(field.full_name().to_string());
+                }
+            }
+            if marked(&message.options(), &list) {
+                let mut fields = message.fields();
+                if let (Some(field), None) = (fields.next(), fields.next())
+                    && field.is_list()
+                {
+                    found.lists.insert(message.full_name().to_string(), field.name().to_string());
+                }
+            }
+        }
+        found
+    })
+}
+
+/// Whether `field` is marked `omit_when_unset`: absent from the JSON when unset or empty.
+pub fn omitted_when_unset(field: &FieldDescriptor) -> bool {
+    json_options().omitted.contains(field.full_name())
+}
+
+/// The one repeated field of a message marked `json_list` (`None`: an ordinary message, or a
+/// marked one that has other fields or a field that is not repeated).
 pub fn list_field(message: &MessageDescriptor) -> Option<FieldDescriptor> {
-    let ext = pool().get_extension_by_name(JSON_LIST)?;
-    let options = message.options();
-    let marked = options.has_extension(&ext) && options.get_extension(&ext).as_bool() == Some(true);
-    let mut fields = message.fields();
-    match (marked, fields.next(), fields.next()) {
-        (true, Some(field), None) if field.is_list() => Some(field),
-        _ => None,
-    }
+    json_options().lists.get(message.full_name()).and_then(|name| message.get_field_by_name(name))
 }
 
 /// Whether `field` of `message` is unset: not present, or an empty list or map.

@@ -30,7 +30,7 @@ pub mod sites;
 pub mod tasks;
 
 use sitescan_checks as checks;
-use sitescan_engine::{browser, metrics, net};
+use sitescan_engine::{metrics, net};
 use sitescan_model as model;
 use sitescan_proto as proto;
 use sitescan_store as store;

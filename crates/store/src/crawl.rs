@@ -31,21 +31,7 @@ pub fn url_key(url: &str) -> String {
     format!("{:x}", Sha256::digest(url.as_bytes()))
 }
 
-/// A page a worker claimed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ClaimedPage {
-    pub url: String,
-    pub depth: u32,
-}
-
-/// Where one worker's claims of a scan's frontier stand (see [`Store::claim_pages_from`]).
-#[derive(Debug, Clone, Default)]
-pub struct ClaimCursor {
-    /// The queue position (depth, ordinal) of the last page this worker took from the queue.
-    after: Option<(i32, i64)>,
-    /// When this worker last looked for pages whose holder's lease expired.
-    expired_seen: Option<std::time::Instant>,
-}
+pub use crate::model::crawl_store::{Admission, ClaimCursor, ClaimedPage, CrawlCounts};
 
 /// The queue position past which each crawl's queue was last claimed by this process, shared
 /// by its worker loops: a loop's own last claim is older by every claim the others made since,
@@ -84,33 +70,6 @@ struct Claimed {
     position: (i32, i64),
     /// Taken from the queue (not from an expired lease).
     queued: bool,
-}
-
-/// Where a scan's crawl stands.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct CrawlCounts {
-    pub queued: u64,
-    /// Claimed under a live lease.
-    pub claimed: u64,
-    /// Claimed under a lease that expired (its worker died): claimable again.
-    pub abandoned: u64,
-    pub done: u64,
-}
-
-impl CrawlCounts {
-    /// Nothing left to render within `budget`, and nobody rendering.
-    pub fn drained(&self, budget: u64) -> bool {
-        self.claimed == 0 && (self.queued + self.abandoned == 0 || self.done >= budget)
-    }
-}
-
-/// What an admission to the frontier did.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Admission {
-    /// Pages that joined.
-    pub added: u64,
-    /// The crawl's page budget is spent (it stays so: later links need not be offered).
-    pub spent: bool,
 }
 
 /// A running scan whose pages another worker may help with.

@@ -34,3 +34,9 @@ impl StoreError {
 }
 
 pub type StoreResult<T> = Result<T, StoreError>;
+
+impl From<StoreError> for crate::model::crawl_store::StorageError {
+    fn from(error: StoreError) -> Self {
+        crate::model::crawl_store::StorageError::new(error)
+    }
+}

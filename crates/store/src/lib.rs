@@ -8,6 +8,7 @@ use sitescan_model as model;
 pub mod changes;
 pub mod clock;
 pub mod crawl;
+mod crawl_store;
 pub mod cursor;
 pub mod db;
 // The tables as sea-orm sees them: private, so that callers speak in the model's records.

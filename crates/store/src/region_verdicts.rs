@@ -43,25 +43,7 @@ fn unpack(stored: &str) -> Option<String> {
     Some(out)
 }
 
-/// How much of a site's verdicts is kept.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct VerdictBounds {
-    /// Rows per site at most (the most recently used are kept).
-    pub max_entries: usize,
-    /// Bytes of findings per site at most, as stored (compressed).
-    pub max_bytes: u64,
-    /// A verdict not given back for this long is dropped (microseconds).
-    pub expiry_us: i64,
-}
-
-/// One site's verdicts: `org_id` and the origin its scans start from.
-#[derive(Debug, Clone, Copy)]
-pub struct VerdictSite<'a> {
-    pub org_id: &'a str,
-    pub origin: &'a str,
-    /// The generation a verdict must have to be given back (`browser::region_generation`).
-    pub generation: &'a str,
-}
+pub use crate::model::crawl_store::{VerdictBounds, VerdictSite};
 
 impl Store {
     /// The site's verdicts of its generation, most recently used first, within `bounds`:

@@ -80,7 +80,7 @@ impl App {
     /// kept in this database.
     pub fn spawn_workers(&self, scanner: Arc<dyn SiteScanner>, count: usize, mut config: WorkerConfig, share_regions: bool) -> Workers {
         if share_regions {
-            config.options.region_cache = Some(crate::crawl::RegionCache::new(self.store.clone()));
+            config.options.region_cache = Some(crate::crawl::RegionCache::new(Arc::new(self.store.clone())));
         }
         Workers::spawn(self.store.clone(), scanner, count, config)
     }

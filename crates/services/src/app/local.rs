@@ -20,7 +20,7 @@ pub struct LocalScan {
 /// Opens the region cache kept in the SQLite file at `path` (`--cache FILE`).
 pub async fn region_cache_file(path: &std::path::Path) -> Result<RegionCache, StoreError> {
     let url = format!("sqlite://{}?mode=rwc", path.display());
-    Ok(RegionCache::new(Store::open(&url, true).await?))
+    Ok(RegionCache::new(std::sync::Arc::new(Store::open(&url, true).await?)))
 }
 
 impl LocalScan {

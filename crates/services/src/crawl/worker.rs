@@ -9,7 +9,8 @@ use super::scanner::{ProgressFn, ScanSink, ScanStats, SiteScanner};
 use super::shared_crawl::SharedCrawl;
 use crate::model::{Finding, ReportSummary, ScanMode, ScanStatus, StoredReport};
 use crate::model::ReportPage;
-use crate::store::{ScanRow, Store};
+use crate::model::crawl_store::CrawlStore;
+use crate::store::{ScanRow, Store, StoreError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::task::JoinHandle;
@@ -52,14 +53,14 @@ async fn prove_ownership(store: &Store, scan: &ScanRow, ownership: &Ownership) -
         Ownership::Reverify(sites) => sites,
     };
     let site = match scan.site_id {
-        Some(id) => store.site_any_org(id).await?,
+        Some(id) => store.site_any_org(id).await.map_err(stored)?,
         None => None,
     };
     let Some(site) = site else {
         return Err(ScanError::OwnershipUnverified("an active scan must belong to a site of its organisation".into()));
     };
     let outcome = sites.reverify(&site).await.map_err(|e| match e {
-        crate::sites::SiteError::Store(e) => ScanError::Store(e),
+        crate::sites::SiteError::Store(e) => stored(e),
         other => ScanError::OwnershipUnverified(other.to_string()),
     })?;
     match outcome {
@@ -110,13 +111,13 @@ struct StoreSink {
 impl ScanSink for StoreSink {
     async fn page(&mut self, record: ReportPage, findings: Vec<Finding>) -> Result<(), ScanError> {
         let findings = self.ceiling.admit(findings, super::ceiling::Source::Page);
-        self.store.append_page_results(self.scan_id, &self.org, &record, &findings).await?;
+        self.store.append_page_results(self.scan_id, &self.org, &record, &findings).await.map_err(stored)?;
         Ok(())
     }
 
     async fn site(&mut self, findings: Vec<Finding>) -> Result<(), ScanError> {
         let findings = self.ceiling.admit(findings, super::ceiling::Source::Site);
-        self.store.insert_findings(self.scan_id, &self.org, &findings).await?;
+        self.store.insert_findings(self.scan_id, &self.org, &findings).await.map_err(stored)?;
         Ok(())
     }
 
@@ -129,7 +130,7 @@ impl ScanSink for StoreSink {
             };
             let step = i32::try_from(shot.step).unwrap_or(i32::MAX);
             let now = crate::store::time::now_us();
-            self.store.insert_journey_screenshot(self.scan_id, &self.org, journey, step, &shot.name, png, now).await?;
+            self.store.insert_journey_screenshot(self.scan_id, &self.org, journey, step, &shot.name, png, now).await.map_err(stored)?;
         }
         Ok(())
     }
@@ -142,6 +143,11 @@ pub enum Outcome {
     Failed(String),
     /// Released (shutdown) or lost (lease taken over): another worker finishes it.
     Interrupted,
+}
+
+/// A store error, as the scan's.
+fn stored(e: StoreError) -> ScanError {
+    ScanError::Store(e.into())
 }
 
 /// A unique owner id for leases: host, process, worker index.
@@ -187,12 +193,13 @@ fn org_cap(config: &WorkerConfig) -> i64 {
 async fn help_one(store: &Store, scanner: &dyn SiteScanner, owner: &str, config: &WorkerConfig, shutdown: &CancellationToken) -> Result<usize, ScanError> {
     // A helper counts against the organisation of the scan it helps, as a scan of its own would.
     let cap = org_cap(config);
-    let Some(wanted) = store.help_wanted(cap).await? else { return Ok(0) };
-    let Some(scan) = store.scan_any_org(wanted.scan_id).await? else { return Ok(0) };
+    let Some(wanted) = store.help_wanted(cap).await.map_err(stored)? else { return Ok(0) };
+    let Some(scan) = store.scan_any_org(wanted.scan_id).await.map_err(stored)? else { return Ok(0) };
     let span = tracing::info_span!("help", scan_id = %scan.id, target = %scan.target_url);
     let _enter = span.enter();
     let options = options_for(config, &scan);
-    let crawl = SharedCrawl { store, scan_id: scan.id, org: &scan.org_id, holder: owner, lease: config.lease, org_cap: cap };
+    let shared: Arc<dyn CrawlStore> = Arc::new(store.clone());
+    let crawl = SharedCrawl { store: &shared, scan_id: scan.id, org: &scan.org_id, holder: owner, lease: config.lease, org_cap: cap };
     let judged = scanner.help(crawl, &options, shutdown).await?;
     if judged > 0 {
         tracing::info!(pages = judged, "helped with another worker's scan");
@@ -229,12 +236,12 @@ pub async fn run_claimed(
     #[cfg(debug_assertions)]
     balloon(&scan.target_url);
     let began = Instant::now();
-    let resume = config.page_sharing && store.crawl_context(scan.id).await?.is_some();
+    let resume = config.page_sharing && store.crawl_context(scan.id).await.map_err(stored)?.is_some();
     if !resume {
         // An earlier attempt died or was released part-way: start clean so nothing is
         // duplicated. (A shared crawl keeps its judged pages and resumes.)
-        store.delete_scan_results(scan.id).await?;
-        store.drop_crawl(scan.id).await?;
+        store.delete_scan_results(scan.id).await.map_err(stored)?;
+        store.drop_crawl(scan.id).await.map_err(stored)?;
     }
     let cancel = shutdown.child_token();
     let lease = LeaseGuard::start(store.clone(), scan.id, owner.to_string(), config.lease, cancel.clone());
@@ -249,7 +256,7 @@ pub async fn run_claimed(
         if let (Ownership::Reverify(sites), Some(site_id)) = (&config.ownership, scan.site_id) {
             match sites.journey_specs(site_id).await {
                 Ok(specs) => options.journeys = specs,
-                Err(crate::sites::SiteError::Store(e)) => return Err(ScanError::Store(e)),
+                Err(crate::sites::SiteError::Store(e)) => return Err(stored(e)),
                 Err(e) => tracing::warn!(error = %e, "the site's journeys cannot run"),
             }
         }
@@ -258,7 +265,8 @@ pub async fn run_claimed(
         (Err(e), _) => Err(e),
         (Ok(()), Ok(start)) => {
             if config.page_sharing {
-                let crawl = SharedCrawl { store, scan_id: scan.id, org: &scan.org_id, holder: owner, lease: config.lease, org_cap: org_cap(config) };
+                let shared: Arc<dyn CrawlStore> = Arc::new(store.clone());
+                let crawl = SharedCrawl { store: &shared, scan_id: scan.id, org: &scan.org_id, holder: owner, lease: config.lease, org_cap: org_cap(config) };
                 scanner.run_shared(crawl, &start, &options, &mut sink, Some(progress), cancel.clone()).await
             } else {
                 scanner.run(&start, &options, &mut sink, Some(progress), cancel.clone()).await
@@ -281,16 +289,16 @@ pub async fn run_claimed(
     match result {
         Ok(stats) => {
             let mut summary = ReportSummary::for_mode(mode);
-            for (check, severity, n) in store.scan_check_counts(scan.id).await? {
+            for (check, severity, n) in store.scan_check_counts(scan.id).await.map_err(stored)? {
                 summary.count(&check, severity, n);
             }
             summary.pages_scanned = stats.pages as u64;
             summary.level = Some(options.thresholds.level);
             summary.duration_ms = began.elapsed().as_millis() as u64;
             let counts = summary.totals();
-            let changes = crate::compare::compare_with_baseline(store, &scan, &stats.site_checks_not_run).await?;
+            let changes = crate::compare::compare_with_baseline(store, &scan, &stats.site_checks_not_run).await.map_err(stored)?;
             summary.changes = Some(changes.counts.clone());
-            let verdict = super::site_budget::judge_site_budget(store, &scan).await?;
+            let verdict = super::site_budget::judge_site_budget(store, &scan).await.map_err(stored)?;
             summary.budget = verdict.as_ref().map(|v| v.result.clone());
             summary.trigger = trigger_of(&scan);
             let mut capped = stats.capped;
@@ -300,13 +308,13 @@ pub async fn run_claimed(
             }
             summary.capped = capped.any();
             summary.site_checks_not_run = stats.site_checks_not_run.clone();
-            let not_run = store.scan_pages_not_run(scan.id).await?;
+            let not_run = store.scan_pages_not_run(scan.id).await.map_err(stored)?;
             summary.checks_not_run = crate::model::ChecksNotRun::of(not_run.iter().map(|(url, list)| (url.as_str(), list.as_slice())));
             if let Some(gaps) = &summary.checks_not_run {
                 tracing::warn!(pages = gaps.pages, checks = gaps.checks, "the scan is incomplete: {}", gaps.headline());
             }
             let report = StoredReport { summary, fixed: Some(changes.fixed) };
-            let completed = store.complete_scan(scan.id, owner, &report).await?;
+            let completed = store.complete_scan(scan.id, owner, &report).await.map_err(stored)?;
             lease.stop().await;
             if completed {
                 if config.page_sharing {
@@ -340,7 +348,7 @@ pub async fn run_claimed(
         }
         Err(ScanError::Interrupted) => {
             if !lease.stop().await {
-                store.release_scan(scan.id, owner).await?;
+                store.release_scan(scan.id, owner).await.map_err(stored)?;
                 tracing::info!("scan released for another worker");
             }
             Ok(Outcome::Interrupted)
@@ -350,7 +358,7 @@ pub async fn run_claimed(
             let mut summary = ReportSummary::failed_in(mode, e.code(), &e.to_string());
             summary.duration_ms = began.elapsed().as_millis() as u64;
             summary.trigger = trigger_of(&scan);
-            let failed = store.fail_scan(scan.id, owner, &StoredReport::of(summary)).await?;
+            let failed = store.fail_scan(scan.id, owner, &StoredReport::of(summary)).await.map_err(stored)?;
             lease.stop().await;
             if failed {
                 let now = crate::store::time::now_us();

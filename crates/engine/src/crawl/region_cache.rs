@@ -10,7 +10,8 @@
 //! per site (`BOUNDS`) and dropped when unused for `BOUNDS.expiry_us`.
 
 use crate::browser::{BrowserSession, VIEWPORT_HEIGHT, VIEWPORT_WIDTH, region_generation};
-use crate::store::{Store, VerdictBounds, VerdictSite};
+use crate::model::crawl_store::{RegionVerdicts, VerdictBounds, VerdictSite};
+use std::sync::Arc;
 use std::sync::LazyLock;
 use url::Url;
 
@@ -24,13 +25,13 @@ static GENERATION: LazyLock<String> = LazyLock::new(|| region_generation((VIEWPO
 /// scan is claimed, the site they belong to.
 #[derive(Debug, Clone)]
 pub struct RegionCache {
-    store: Store,
+    store: Arc<dyn RegionVerdicts>,
     site: Option<(String, String)>,
 }
 
 impl RegionCache {
     /// Verdicts kept in `store` (the service's own database, or the CLI's `--cache` file).
-    pub fn new(store: Store) -> Self {
+    pub fn new(store: Arc<dyn RegionVerdicts>) -> Self {
         RegionCache { store, site: None }
     }
 
@@ -53,7 +54,7 @@ impl RegionCache {
     /// reuse: the scan then judges everything.
     pub async fn seed(&self, session: &BrowserSession) {
         let Some(site) = self.site() else { return };
-        match self.store.region_verdicts(site, BOUNDS, crate::store::time::now_us()).await {
+        match self.store.region_verdicts(site, BOUNDS, crate::model::time::now_us()).await {
             Ok(entries) => {
                 tracing::debug!(regions = entries.len(), "region verdicts of earlier scans");
                 session.seed_regions(entries);
@@ -66,7 +67,7 @@ impl RegionCache {
     pub async fn save(&self, session: &BrowserSession) {
         let Some(site) = self.site() else { return };
         let verdicts = session.region_verdicts();
-        let now = crate::store::time::now_us();
+        let now = crate::model::time::now_us();
         if let Err(e) = self.store.save_region_verdicts(site, &verdicts.fresh, &verdicts.used, BOUNDS, now).await {
             tracing::warn!(error = %e, "region verdicts not kept for the next scan");
         }

@@ -18,8 +18,7 @@ use super::scanner::{Opened, Progress, ProgressFn, ScanSink, ScanStats, Scanner,
 use super::site_gather::{RobotsRules, SiteFacts, listed_pages};
 use crate::browser::BrowserSession;
 use crate::model::ScanPhase;
-use crate::store::Store;
-use crate::store::crawl::ClaimCursor;
+use crate::model::crawl_store::{ClaimCursor, CrawlStore, StorageError};
 use super::in_flight::InFlight;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -50,7 +49,7 @@ const SLOT_POLL: Duration = Duration::from_millis(50);
 /// One scan's crawl in the store, as one worker takes part in it.
 #[derive(Clone, Copy)]
 pub struct SharedCrawl<'a> {
-    pub store: &'a Store,
+    pub store: &'a Arc<dyn CrawlStore>,
     pub scan_id: Uuid,
     pub org: &'a str,
     /// The worker's lease owner id (page claims and host slots are held under it).
@@ -94,13 +93,13 @@ impl CrawlContext {
     }
 
     fn decode(text: &str) -> Result<CrawlContext, ScanError> {
-        serde_json::from_str(text).map_err(|e| ScanError::Store(crate::store::StoreError::Corrupt(format!("the crawl context: {e}"))))
+        serde_json::from_str(text).map_err(|e| ScanError::Store(StorageError::corrupt(format!("the crawl context: {e}"))))
     }
 
     /// The host gate of the crawl, as `crawl`'s worker passes it.
     pub fn gate<'a>(&'a self, crawl: SharedCrawl<'a>) -> FleetGate<'a> {
         FleetGate {
-            store: crawl.store,
+            store: crawl.store.as_ref(),
             host: &self.host,
             slots: self.host_concurrency.max(1),
             interval: Duration::from_millis(self.interval_ms),
@@ -113,7 +112,7 @@ impl CrawlContext {
 
 /// The host gate of [`super::politeness::HostGate`], kept in the store for the fleet.
 pub struct FleetGate<'a> {
-    store: &'a Store,
+    store: &'a dyn CrawlStore,
     host: &'a str,
     slots: usize,
     interval: Duration,
@@ -155,7 +154,7 @@ impl FleetGate<'_> {
                         return Err(e.into());
                     }
                 };
-                wait = at - crate::store::time::now_us();
+                wait = at - crate::model::time::now_us();
                 if wait >= -LATE_START_US {
                     break;
                 }
@@ -197,7 +196,7 @@ impl Drop for PageLeases {
 }
 
 impl PageLeases {
-    fn start(store: Store, scan_id: Uuid, holder: String, lease: Duration, held: Held) -> PageLeases {
+    fn start(store: Arc<dyn CrawlStore>, scan_id: Uuid, holder: String, lease: Duration, held: Held) -> PageLeases {
         let stop = CancellationToken::new();
         let handle = {
             let stop = stop.clone();
@@ -527,10 +526,7 @@ pub struct Part {
 /// context the crawl goes on with.
 pub async fn open(crawl: SharedCrawl<'_>, mut context: CrawlContext) -> Result<CrawlContext, ScanError> {
     let store = crawl.store;
-    context.first = match store.scan_any_org(crawl.scan_id).await? {
-        Some(scan) => store.baseline_scan(&scan).await?.is_none(),
-        None => false,
-    };
+    context.first = store.first_of_target(crawl.scan_id).await?;
     let context = if store.open_crawl(crawl.scan_id, &context.encode()?).await? {
         context
     } else {
@@ -608,7 +604,7 @@ pub async fn gather_facts(crawl: SharedCrawl<'_>, facts: &mut SiteFacts) -> Resu
     let mut capped = crate::model::CappedCounts::default();
     for (text, by) in crawl.store.crawl_facts(crawl.scan_id).await? {
         let page: PageFacts =
-            serde_json::from_str(&text).map_err(|e| ScanError::Store(crate::store::StoreError::Corrupt(format!("a page's facts: {e}"))))?;
+            serde_json::from_str(&text).map_err(|e| ScanError::Store(StorageError::corrupt(format!("a page's facts: {e}"))))?;
         capped.add(page.capped);
         page.add_to(facts);
         *by_worker.entry(by).or_default() += 1;

@@ -20,7 +20,7 @@ pub enum ScanError {
     #[error("{0}")]
     OwnershipUnverified(String),
     #[error("storage failed: {0}")]
-    Store(#[from] crate::store::StoreError),
+    Store(#[from] crate::model::crawl_store::StorageError),
     /// Shutdown or a lost lease stopped the scan; it is not failed (another worker resumes it).
     #[error("the scan was interrupted")]
     Interrupted,

@@ -24,7 +24,7 @@ pub const DEFAULT_LEASE_SECONDS: u64 = 60;
 /// Idle worker poll interval default, milliseconds.
 pub const DEFAULT_POLL_MS: u64 = 500;
 /// Scans of one organisation running at once across the fleet (0: no cap, the default). Claims
-/// are fair across organisations whatever the cap (`Store::claim_scan_fair`): another
+/// are fair across organisations whatever the cap (the store's fair claim): another
 /// organisation's scan takes the next free worker however long the first one's backlog. A cap
 /// also keeps workers in reserve for the others, at the price of idle workers while one
 /// organisation is alone, so it is the operator's choice (e.g. half the fleet's loops).
