@@ -1,4 +1,4 @@
-//! `sitescan scan URL`: the same engine, in-process, on an in-memory database; prints the report.
+//! `sitescan scan URL`: the same engine, in this process, its results kept in memory (no database); prints the report.
 
 use super::Exit;
 use super::args::{ReportFormat, ScanArgs};
@@ -81,7 +81,7 @@ pub async fn run(args: ScanArgs) -> anyhow::Result<Exit> {
         return Ok(Exit::Failed);
     }
     let mode = if args.active { ScanMode::Active } else { ScanMode::Passive };
-    let scan = LocalScan::create(&target, mode, args.crawl.max_pages, config.lease).await.context("opening the in-memory database")?;
+    let scan = LocalScan::create(&target, mode, args.crawl.max_pages);
     if args.active {
         let token = args.verification_token.clone().unwrap_or_default();
         match verify_ownership(&target, &token, args.policy.dns_server, &policy).await? {
@@ -89,7 +89,7 @@ pub async fn run(args: ScanArgs) -> anyhow::Result<Exit> {
                 let error = ScanError::OwnershipUnverified(e.to_string());
                 eprintln!("error: {error}");
                 let summary = ReportSummary::failed_in(ScanMode::Active, error.code(), &error.to_string());
-                scan.fail(summary).await?;
+                scan.fail(summary);
                 return write_report(&scan, &args, budget.as_ref()).await;
             }
             // The probes and journeys connect only where ownership was just proved.
@@ -145,7 +145,7 @@ pub async fn run(args: ScanArgs) -> anyhow::Result<Exit> {
         return Ok(Exit::Failed);
     }
     if let Some(dir) = &args.screenshots {
-        write_screenshots(&scan, dir).await?;
+        write_screenshots(&scan, dir)?;
     }
 
     write_report(&scan, &args, budget.as_ref()).await
@@ -230,7 +230,7 @@ pub fn load_budget(path: &std::path::Path) -> Result<Budget, String> {
 }
 
 async fn write_report(scan: &LocalScan, args: &ScanArgs, budget: Option<&Budget>) -> anyhow::Result<Exit> {
-    let mut report = scan.report().await.context("reading the report")?;
+    let mut report = scan.report();
     if let Some(path) = &args.baseline {
         let text = std::fs::read_to_string(path).with_context(|| format!("reading the baseline {}", path.display()))?;
         let baseline: serde_json::Value =
@@ -315,10 +315,10 @@ fn progress_bar(budget: usize) -> indicatif::ProgressBar {
     bar
 }
 
-/// Writes the scan's journey screenshots, as the store kept them, to `dir` as
+/// Writes the scan's journey screenshots to `dir` as
 /// `<journey>-step<N>-<name>.png`.
-async fn write_screenshots(scan: &LocalScan, dir: &std::path::Path) -> anyhow::Result<()> {
-    for (journey, step, name, png) in scan.screenshots().await? {
+fn write_screenshots(scan: &LocalScan, dir: &std::path::Path) -> anyhow::Result<()> {
+    for (journey, step, name, png) in scan.screenshots() {
         let file = dir.join(screenshot_file_name(&journey, step, &name));
         std::fs::write(&file, png).with_context(|| format!("--screenshots: writing {}", file.display()))?;
     }

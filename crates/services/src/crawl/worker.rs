@@ -122,18 +122,23 @@ impl ScanSink for StoreSink {
     }
 
     async fn screenshots(&mut self, journey: &str, shots: &[crate::model::journey::JourneyScreenshot]) -> Result<(), ScanError> {
-        use base64::Engine;
         for shot in shots {
-            let Ok(png) = base64::engine::general_purpose::STANDARD.decode(&shot.png_base64) else {
-                tracing::warn!(journey, step = shot.step, "a journey screenshot was not base64; not kept");
-                continue;
-            };
-            let step = i32::try_from(shot.step).unwrap_or(i32::MAX);
+            let Some((step, png)) = screenshot_png(journey, shot) else { continue };
             let now = crate::store::time::now_us();
             self.store.insert_journey_screenshot(self.scan_id, &self.org, journey, step, &shot.name, png, now).await.map_err(stored)?;
         }
         Ok(())
     }
+}
+
+/// A journey screenshot's step and PNG, as kept with its scan (`None`, logged: not base64).
+pub fn screenshot_png(journey: &str, shot: &crate::model::journey::JourneyScreenshot) -> Option<(i32, Vec<u8>)> {
+    use base64::Engine;
+    let Ok(png) = base64::engine::general_purpose::STANDARD.decode(&shot.png_base64) else {
+        tracing::warn!(journey, step = shot.step, "a journey screenshot was not base64; not kept");
+        return None;
+    };
+    Some((i32::try_from(shot.step).unwrap_or(i32::MAX), png))
 }
 
 /// What became of a claimed scan.
@@ -168,7 +173,7 @@ fn trigger_of(scan: &ScanRow) -> Option<crate::model::ScanTrigger> {
 
 /// The options a scan runs with: the worker's, within the scan's page budget and mode, with
 /// the region verdicts of its organisation and site.
-fn options_for(config: &WorkerConfig, scan: &ScanRow) -> ScanOptions {
+pub fn options_for(config: &WorkerConfig, scan: &ScanRow) -> ScanOptions {
     let mut options = config.options.clone();
     if let Some(max) = scan.max_pages.filter(|m| *m > 0) {
         options.max_pages = options.max_pages.min(max as usize);
@@ -219,6 +224,40 @@ fn balloon(target: &str) {
             held.push(vec![1u8; 16 << 20]);
         }
     }
+}
+
+/// A completed scan's summary from what its crawl returned (`stats`), its stored findings'
+/// counts per check and severity, the findings its ceiling left out (`omitted`) and each page's
+/// checks that did not run; the comparison, the site budget's verdict and the trigger are the
+/// caller's to add.
+pub fn completed_summary(
+    mode: ScanMode,
+    options: &ScanOptions,
+    stats: &ScanStats,
+    duration: Duration,
+    check_counts: &[(String, crate::model::Severity, u64)],
+    omitted: u64,
+    pages_not_run: &[(String, Vec<crate::model::CheckNotRun>)],
+) -> ReportSummary {
+    let mut summary = ReportSummary::for_mode(mode);
+    for (check, severity, n) in check_counts {
+        summary.count(check, *severity, *n);
+    }
+    summary.pages_scanned = stats.pages as u64;
+    summary.level = Some(options.thresholds.level);
+    summary.duration_ms = duration.as_millis() as u64;
+    let mut capped = stats.capped;
+    capped.findings_omitted += omitted;
+    if capped.findings_omitted > 0 {
+        tracing::warn!(omitted = capped.findings_omitted, "the scan reached its findings ceiling; the rest were not stored");
+    }
+    summary.capped = capped.any();
+    summary.site_checks_not_run = stats.site_checks_not_run.clone();
+    summary.checks_not_run = crate::model::ChecksNotRun::of(pages_not_run.iter().map(|(url, list)| (url.as_str(), list.as_slice())));
+    if let Some(gaps) = &summary.checks_not_run {
+        tracing::warn!(pages = gaps.pages, checks = gaps.checks, "the scan is incomplete: {}", gaps.headline());
+    }
+    summary
 }
 
 /// Runs one claimed scan to its end.
@@ -288,31 +327,15 @@ pub async fn run_claimed(
     }
     match result {
         Ok(stats) => {
-            let mut summary = ReportSummary::for_mode(mode);
-            for (check, severity, n) in store.scan_check_counts(scan.id).await.map_err(stored)? {
-                summary.count(&check, severity, n);
-            }
-            summary.pages_scanned = stats.pages as u64;
-            summary.level = Some(options.thresholds.level);
-            summary.duration_ms = began.elapsed().as_millis() as u64;
+            let check_counts = store.scan_check_counts(scan.id).await.map_err(stored)?;
+            let not_run = store.scan_pages_not_run(scan.id).await.map_err(stored)?;
+            let mut summary = completed_summary(mode, &options, &stats, began.elapsed(), &check_counts, sink.ceiling.omitted(), &not_run);
             let counts = summary.totals();
             let changes = crate::compare::compare_with_baseline(store, &scan, &stats.site_checks_not_run).await.map_err(stored)?;
             summary.changes = Some(changes.counts.clone());
             let verdict = super::site_budget::judge_site_budget(store, &scan).await.map_err(stored)?;
             summary.budget = verdict.as_ref().map(|v| v.result.clone());
             summary.trigger = trigger_of(&scan);
-            let mut capped = stats.capped;
-            capped.findings_omitted += sink.ceiling.omitted();
-            if capped.findings_omitted > 0 {
-                tracing::warn!(omitted = capped.findings_omitted, "the scan reached its findings ceiling; the rest were not stored");
-            }
-            summary.capped = capped.any();
-            summary.site_checks_not_run = stats.site_checks_not_run.clone();
-            let not_run = store.scan_pages_not_run(scan.id).await.map_err(stored)?;
-            summary.checks_not_run = crate::model::ChecksNotRun::of(not_run.iter().map(|(url, list)| (url.as_str(), list.as_slice())));
-            if let Some(gaps) = &summary.checks_not_run {
-                tracing::warn!(pages = gaps.pages, checks = gaps.checks, "the scan is incomplete: {}", gaps.headline());
-            }
             let report = StoredReport { summary, fixed: Some(changes.fixed) };
             let completed = store.complete_scan(scan.id, owner, &report).await.map_err(stored)?;
             lease.stop().await;
