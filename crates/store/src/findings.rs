@@ -28,37 +28,15 @@ const TAKE: &str = "INSERT INTO scan_page_numbers (scan_id, last_seq) \
      VALUES ($1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM scan_pages WHERE scan_id = $1)) \
      ON CONFLICT (scan_id) DO UPDATE SET last_seq = scan_page_numbers.last_seq + 1 RETURNING last_seq";
 
-/// The findings table's columns, in `finding_values`' order.
-const FINDING_COLUMNS: &str = "id, scan_id, org_id, check_id, severity, title, description, evidence, remediation, cwe_id, page_url, created_at, change, help_url";
-const FINDING_WIDTH: usize = 14;
-
-fn finding_values(scan_id: Uuid, org: &str, created_at: i64, f: &Finding, change: Option<Change>) -> Vec<sea_orm::Value> {
-    vec![
-        Uuid::now_v7().into(),
-        scan_id.into(),
-        org.into(),
-        f.check_id.clone().into(),
-        f.severity.as_str().into(),
-        Some(f.title.clone()).into(),
-        Some(f.description.clone()).into(),
-        Some(serde_json::Value::Object(f.evidence.clone()).to_string()).into(),
-        Some(f.remediation.clone()).into(),
-        f.cwe_id.clone().into(),
-        f.url().map(str::to_string).into(),
-        created_at.into(),
-        change.map(|c| c.as_str().to_string()).into(),
-        f.help_url.clone().into(),
-    ]
-}
-
 /// `findings`' values appended to `values` and their rows of placeholders, `($n, ...), ...`,
 /// numbered after the values already there.
 fn finding_rows(values: &mut Vec<sea_orm::Value>, scan_id: Uuid, org: &str, created_at: i64, findings: &[Finding], change: Option<Change>) -> String {
     let mut rows = Vec::with_capacity(findings.len());
     for f in findings {
         let n = values.len();
-        rows.push(format!("({})", (1..=FINDING_WIDTH).map(|i| format!("${}", n + i)).collect::<Vec<_>>().join(", ")));
-        values.extend(finding_values(scan_id, org, created_at, f, change));
+        let row = finding::Model::of(scan_id, org, created_at, f, change).values();
+        rows.push(format!("({})", (1..=row.len()).map(|i| format!("${}", n + i)).collect::<Vec<_>>().join(", ")));
+        values.extend(row);
     }
     rows.join(", ")
 }
@@ -89,7 +67,7 @@ pub(crate) fn crawled_page_statement(
         "SELECT 0 AS n FROM done".to_string()
     } else {
         let rows = finding_rows(&mut values, scan_id, org, now_us(), findings, change);
-        format!("INSERT INTO findings ({FINDING_COLUMNS}) SELECT v.* FROM (VALUES {rows}) AS v({FINDING_COLUMNS}) WHERE EXISTS (SELECT 1 FROM done) RETURNING 0 AS n")
+        format!("INSERT INTO findings ({columns}) SELECT v.* FROM (VALUES {rows}) AS v({columns}) WHERE EXISTS (SELECT 1 FROM done) RETURNING 0 AS n", columns = finding::columns())
     };
     let sql = format!(
         "WITH lazy AS (SELECT set_config('synchronous_commit', 'off', true) AS c), \
@@ -139,9 +117,9 @@ async fn insert_findings_in<C: ConnectionTrait>(
     let backend = conn.get_database_backend();
     let now = now_us();
     for chunk in findings.chunks(INSERT_CHUNK) {
-        let mut values = Vec::with_capacity(chunk.len() * FINDING_WIDTH);
+        let mut values = Vec::with_capacity(chunk.len() * 16);
         let rows = finding_rows(&mut values, scan_id, org, now, chunk, change);
-        let sql = format!("INSERT INTO findings ({FINDING_COLUMNS}) VALUES {rows}");
+        let sql = format!("INSERT INTO findings ({}) VALUES {rows}", finding::columns());
         conn.execute_raw(statement(backend, &sql, values)).await?;
     }
     Ok(())
