@@ -1,7 +1,7 @@
 //! What the scan engine asks of storage, as two traits the store implements: the shared crawl of
 //! a running scan (`CrawlStore`: its frontier, page claims under a lease, each judged page's
 //! results, host politeness across workers) and the region verdicts kept across scans of a site
-//! (`RegionVerdicts`). The engine names only these, never a database: a one-shot scan needs none.
+//! (`RegionVerdictStore`). The engine names only these, never a database: a one-shot scan needs none.
 
 use crate::{Change, Finding, ReportPage};
 use std::time::Duration;
@@ -159,7 +159,7 @@ pub struct VerdictSite<'a> {
 
 /// The region verdicts of earlier scans of a site (`RegionCache` in the engine).
 #[async_trait::async_trait]
-pub trait RegionVerdicts: Send + Sync + std::fmt::Debug {
+pub trait RegionVerdictStore: Send + Sync + std::fmt::Debug {
     /// The site's verdicts of its generation (fingerprint, entry), most recently used first,
     /// within `bounds`.
     async fn region_verdicts(&self, site: VerdictSite<'_>, bounds: VerdictBounds, now: i64) -> StorageResult<Vec<(String, String)>>;

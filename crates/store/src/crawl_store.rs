@@ -1,8 +1,8 @@
 //! The store as the engine sees it: `CrawlStore` (a running scan's shared crawl) and
-//! `RegionVerdicts` (what earlier scans of a site judged), each method the store's own.
+//! `RegionVerdictStore` (what earlier scans of a site judged), each method the store's own.
 
 use super::Store;
-use crate::model::crawl_store::{Admission, ClaimCursor, ClaimedPage, CrawlCounts, CrawlStore, RegionVerdicts, StorageResult, VerdictBounds, VerdictSite};
+use crate::model::crawl_store::{Admission, ClaimCursor, ClaimedPage, CrawlCounts, CrawlStore, RegionVerdictStore, StorageResult, VerdictBounds, VerdictSite};
 use crate::model::{Change, Finding, ReportPage};
 use std::time::Duration;
 use uuid::Uuid;
@@ -104,7 +104,7 @@ impl CrawlStore for Store {
 }
 
 #[async_trait::async_trait]
-impl RegionVerdicts for Store {
+impl RegionVerdictStore for Store {
     async fn region_verdicts(&self, site: VerdictSite<'_>, bounds: VerdictBounds, now: i64) -> StorageResult<Vec<(String, String)>> {
         Ok(Store::region_verdicts(self, site, bounds, now).await?)
     }

@@ -10,7 +10,7 @@
 //! per site (`BOUNDS`) and dropped when unused for `BOUNDS.expiry_us`.
 
 use crate::browser::{BrowserSession, VIEWPORT_HEIGHT, VIEWPORT_WIDTH, region_generation};
-use crate::model::crawl_store::{RegionVerdicts, VerdictBounds, VerdictSite};
+use crate::model::crawl_store::{RegionVerdictStore, VerdictBounds, VerdictSite};
 use std::sync::Arc;
 use std::sync::LazyLock;
 use url::Url;
@@ -25,13 +25,13 @@ static GENERATION: LazyLock<String> = LazyLock::new(|| region_generation((VIEWPO
 /// scan is claimed, the site they belong to.
 #[derive(Debug, Clone)]
 pub struct RegionCache {
-    store: Arc<dyn RegionVerdicts>,
+    store: Arc<dyn RegionVerdictStore>,
     site: Option<(String, String)>,
 }
 
 impl RegionCache {
     /// Verdicts kept in `store` (the service's own database, or the CLI's `--cache` file).
-    pub fn new(store: Arc<dyn RegionVerdicts>) -> Self {
+    pub fn new(store: Arc<dyn RegionVerdictStore>) -> Self {
         RegionCache { store, site: None }
     }
 
