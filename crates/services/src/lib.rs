@@ -9,7 +9,7 @@
 //! | `app` | every service over one database, and the background work over it | `scans`, `sites`, `accounts`, `events`, `recurring`, `crawl`, `store`, `net`, `model`, `metrics` |
 //! | `scans` | the scan service every edge calls: create, list, report, findings (one set of input rules), watch | `compare`, `events`, `store`, `model`, `metrics` |
 //! | `accounts` | users, roles, passwords, invites, token issuing shared with the CLI | `store`, `model` |
-//! | `crawl` | the crawl, the worker loop, the lease guard, site facts, repository probes; ownership re-proved before an active scan; at completion, the comparison and the events | `browser`, `net`, `compare`, `events`, `sites`, `store`, `checks`, `model`, `metrics`, `proto` |
+//! | `crawl` | the scan jobs: the worker loop over the engine's crawl (`sitescan_engine::crawl`, re-exported), the lease guard, progress; ownership re-proved before an active scan; at completion, the comparison, the site budget's verdict and the events | `compare`, `events`, `sites`, `store`, `model`, `metrics`, `proto` |
 //! | `sites` | sites, ownership verification (file, meta tag, DNS TXT), journeys and secrets stored per site, starting active scans with their attestation, the site's schedules and monitors | `recurring`, `net`, `store`, `checks`, `model` |
 //! | `recurring` | schedules (cron) and monitors that start scans of a site | `store`, `net`, `model`, `tasks` |
 //! | `compare` | scans compared: new, fixed and persisting findings, the comparison stored at completion, two scans side by side | `store`, `model` |
@@ -17,7 +17,8 @@
 //! | `tasks` | periodic rounds, long-running loops and drains of claimed work | nothing |
 //!
 //! Below sit the crates Cargo keeps apart: the plain model (`model`), the pure checks (`checks`),
-//! the engine that reads the web (`net`, `browser`, `metrics`), the wire (`proto`) and the store.
+//! the engine that reads the web and crawls it (`net`, `browser`, `crawl`, `metrics`; storage
+//! through the model's `CrawlStore`, which the store implements), the wire (`proto`) and the store.
 
 pub mod accounts;
 pub mod app;
@@ -63,7 +64,7 @@ mod layering_tests {
     fn the_module_map_above_holds() {
         let allowed: &[(&str, &[&str])] = &[
             ("tasks", &[]),
-            ("crawl", &["browser", "net", "compare", "events", "sites", "store", "checks", "model", "metrics", "proto"]),
+            ("crawl", &["compare", "events", "sites", "store", "model", "metrics", "proto"]),
             ("recurring", &["store", "model", "net", "tasks"]),
             ("compare", &["store", "model"]),
             ("events", &["net", "store", "model", "metrics", "tasks", "proto"]),
