@@ -2,25 +2,8 @@
 
 pub use sea_orm_migration::prelude::*;
 
-mod m20261122_000001_init;
-mod m20261125_000001_page_checks_not_run;
-mod m20261125_000002_changes;
-mod m20261125_000003_webhooks;
-mod m20261125_000004_accounts;
-mod m20261125_000005_sites;
-mod m20261127_000001_journey_screenshots;
-mod m20261128_000001_scan_progress;
-mod m20261128_000002_schedule_claims;
-mod m20261129_000001_fair_queue;
-mod m20261129_000002_webhook_lanes;
-mod m20261129_000003_webhook_kind;
-mod m20261129_000004_site_budget;
-mod m20261129_000005_region_verdicts;
-mod m20261129_000006_shared_crawl;
-mod m20261202_000001_politeness_unlogged;
-mod m20261202_000002_page_numbers;
-mod m20261205_000001_conformance_level;
-mod m20261207_000001_finding_help_url;
+// One module per migration file, and `every_migration()` listing them in order (build.rs).
+include!(concat!(env!("OUT_DIR"), "/migrations.rs"));
 
 /// Runs sitescan's migrations in order.
 pub struct Migrator;
@@ -51,27 +34,7 @@ pub async fn renumber_applied<C: ConnectionTrait>(db: &C) -> Result<(), DbErr> {
 #[async_trait::async_trait]
 impl MigratorTrait for Migrator {
     fn migrations() -> Vec<Box<dyn MigrationTrait>> {
-        vec![
-            Box::new(m20261122_000001_init::Migration),
-            Box::new(m20261125_000001_page_checks_not_run::Migration),
-            Box::new(m20261125_000002_changes::Migration),
-            Box::new(m20261125_000003_webhooks::Migration),
-            Box::new(m20261125_000004_accounts::Migration),
-            Box::new(m20261125_000005_sites::Migration),
-            Box::new(m20261127_000001_journey_screenshots::Migration),
-            Box::new(m20261128_000001_scan_progress::Migration),
-            Box::new(m20261128_000002_schedule_claims::Migration),
-            Box::new(m20261129_000001_fair_queue::Migration),
-            Box::new(m20261129_000002_webhook_lanes::Migration),
-            Box::new(m20261129_000003_webhook_kind::Migration),
-            Box::new(m20261129_000004_site_budget::Migration),
-            Box::new(m20261129_000005_region_verdicts::Migration),
-            Box::new(m20261129_000006_shared_crawl::Migration),
-            Box::new(m20261202_000001_politeness_unlogged::Migration),
-            Box::new(m20261202_000002_page_numbers::Migration),
-            Box::new(m20261205_000001_conformance_level::Migration),
-            Box::new(m20261207_000001_finding_help_url::Migration),
-        ]
+        every_migration()
     }
 }
 
@@ -97,6 +60,19 @@ mod tests {
         renumber_applied(&db).await.unwrap();
         let applied = Migrator::get_applied_migrations(&db).await.unwrap();
         assert_eq!(applied.len(), Migrator::migrations().len());
+    }
+
+    #[test]
+    fn every_file_in_src_is_a_migration_named_for_its_file() {
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files: Vec<String> = std::fs::read_dir(src)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().trim_end_matches(".rs").to_string())
+            .filter(|stem| stem != "lib")
+            .collect();
+        files.sort();
+        let names: Vec<String> = Migrator::migrations().iter().map(|m| m.name().to_string()).collect();
+        assert_eq!(names, files);
     }
 
     #[test]
