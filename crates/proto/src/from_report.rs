@@ -13,12 +13,17 @@ pub fn timestamp_of(t: &DateTime<Utc>) -> prost_types::Timestamp {
     timestamp(t.timestamp_micros())
 }
 
+// `copy_finding_fields`: the fields named and typed alike in `model::Finding` and the message.
+include!(concat!(env!("OUT_DIR"), "/finding_fields.rs"));
+
 /// A stored finding as the `Finding` message of `/api/v1/findings` (no `change`: that is the
-/// report's verdict against its baseline, [`report_finding_to_proto`]).
+/// report's verdict against its baseline, [`report_finding_to_proto`]). The fields listed here
+/// are those the build script leaves to this hand (`FINDING_FIELDS_BY_HAND`); every other field
+/// is copied by name.
 pub fn finding_to_proto(stored: &StoredFinding) -> pb::Finding {
     let f = &stored.finding;
     let text = |s: &str| Some(s.to_string()).filter(|s| !s.is_empty());
-    pb::Finding {
+    let mut message = pb::Finding {
         id: stored.id.to_string(),
         scan_id: stored.scan_id.to_string(),
         check_id: f.check_id.clone(),
@@ -27,11 +32,12 @@ pub fn finding_to_proto(stored: &StoredFinding) -> pb::Finding {
         description: text(&f.description),
         evidence: (!f.evidence.is_empty()).then(|| map_to_struct(&f.evidence)),
         remediation: text(&f.remediation),
-        cwe_id: f.cwe_id.clone(),
         created_at: Some(timestamp_of(&stored.created_at)),
-        help_url: f.help_url.clone(),
         change: None,
-    }
+        ..pb::Finding::default()
+    };
+    copy_finding_fields(f, &mut message);
+    message
 }
 
 /// A finding of a report: the `Finding` message with its `change` once the scan was compared.
@@ -148,5 +154,38 @@ fn page_to_proto(p: &ReportPage) -> pb::ReportPage {
         }),
         error: p.error.as_ref().filter(|e| e.is_object()).map(|e| pb::PageError { kind: text(e, "kind"), message: text(e, "message") }),
         checks_not_run: p.checks_not_run.iter().map(check_not_run).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Finding, Severity};
+
+    #[test]
+    fn the_finding_message_says_what_the_stored_finding_serialises_to() {
+        let stored = StoredFinding {
+            change: Some(Change::New),
+            id: uuid::Uuid::now_v7(),
+            scan_id: uuid::Uuid::now_v7(),
+            finding: Finding {
+                check_id: "forms.insecure-action".into(),
+                severity: Severity::High,
+                title: "Form submits over http".into(),
+                description: "d".into(),
+                remediation: "r".into(),
+                cwe_id: Some("CWE-319".into()),
+                help_url: Some("https://developer.mozilla.org/".into()),
+                evidence: serde_json::json!({"url": "https://a.test/", "selector": "form"}).as_object().cloned().unwrap(),
+            },
+            created_at: chrono::DateTime::from_timestamp_micros(1_700_000_000_000_001).unwrap(),
+        };
+        let serde = serde_json::to_value(&stored).unwrap();
+        let wire = crate::json::to_value(&report_finding_to_proto(&stored)).unwrap();
+        // Every key of the model's finding, those copied by name included, reaches the wire alike.
+        for (key, want) in serde.as_object().unwrap() {
+            assert_eq!(&wire[key], want, "{key}");
+        }
+        assert_eq!(wire.as_object().unwrap().len(), serde.as_object().unwrap().len(), "{wire}");
     }
 }

@@ -70,6 +70,7 @@ fn rule_findings(page: &PageView<'_>, rule: &AxeRule) -> Vec<Finding> {
             .or(known.map(|k| k.meta.severity))
             .unwrap_or(Severity::Medium)
     };
+    #[allow(clippy::needless_update, reason = "a field added to Finding defaults here until axe gives it")]
     let finding = |severity: Severity, evidence: Map<String, Value>| Finding {
         check_id: format!("accessibility.{}", rule.id),
         severity,
@@ -79,6 +80,7 @@ fn rule_findings(page: &PageView<'_>, rule: &AxeRule) -> Vec<Finding> {
         cwe_id: None,
         help_url: help_url.map(str::to_string),
         evidence,
+        ..Finding::default()
     };
     let base = |impact: Option<&str>| {
         let mut e = Map::new();
