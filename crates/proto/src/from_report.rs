@@ -163,6 +163,7 @@ mod tests {
     use crate::model::{Finding, Severity};
 
     #[test]
+    #[allow(clippy::needless_update, reason = "a field added to Finding is held here at its default")]
     fn the_finding_message_says_what_the_stored_finding_serialises_to() {
         let stored = StoredFinding {
             change: Some(Change::New),
@@ -177,6 +178,7 @@ mod tests {
                 cwe_id: Some("CWE-319".into()),
                 help_url: Some("https://developer.mozilla.org/".into()),
                 evidence: serde_json::json!({"url": "https://a.test/", "selector": "form"}).as_object().cloned().unwrap(),
+                ..Finding::default()
             },
             created_at: chrono::DateTime::from_timestamp_micros(1_700_000_000_000_001).unwrap(),
         };
