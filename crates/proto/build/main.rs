@@ -46,9 +46,14 @@ fn write_finding_fields(descriptors: &Path, out: &Path) {
          /// Sets each field of `m` that follows the model by name from `f`.\n\
          fn copy_finding_fields(f: &crate::model::Finding, m: &mut crate::v1::Finding) {\n",
     );
+    let mut copied = 0;
     for field in finding.field.iter().filter(|field| !FINDING_FIELDS_BY_HAND.contains(&field.name())) {
         writeln!(code, "    m.{0} = ::core::clone::Clone::clone(&f.{0});", field.name()).unwrap();
+        copied += 1;
     }
-    code.push_str("    let _ = (f, m);\n}\n");
+    if copied == 0 {
+        code.push_str("    let _ = (f, m);\n");
+    }
+    code.push_str("}\n");
     std::fs::write(out, code).expect("OUT_DIR is writable");
 }
